@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Clients: open files of /dev/cufab.
+ *
+ * A client belongs to the thread group that opened it. Objects name
+ * process-local things (contexts of this process, later its endpoint id
+ * space), so another process using the file, a forked child included, is
+ * refused (see cufab_fops_ioctl()). Closing the last reference to the file,
+ * whoever holds it, destroys everything the client held.
+ *
+ * The global client list lets debugfs show who is connected and lets the
+ * topology be changed only while nobody is.
+ *
+ * Lock order: cufab_clients_lock -> cufab_topo_rwsem (device.c) ->
+ * client->objects xa_lock (object.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "client.h"
+#include "fault.h"
+#include "object.h"
+
+static LIST_HEAD(cufab_clients);
+static DEFINE_MUTEX(cufab_clients_lock);
+static unsigned int cufab_nr_clients;
+
+/**
+ * cufab_client_alloc() - a client for the calling process
+ *
+ * Return: the client, not yet on the client list, or ERR_PTR(-ENOMEM).
+ */
+struct cufab_client *cufab_client_alloc(void)
+{
+	struct cufab_client *client;
+
+	if (cufab_should_fail(CUFAB_FAULT_CLIENT_OPEN))
+		return ERR_PTR(-ENOMEM);
+	client = kzalloc(sizeof(*client), GFP_KERNEL_ACCOUNT);
+	if (!client)
+		return ERR_PTR(-ENOMEM);
+	xa_init_flags(&client->objects, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	client->tgid = get_pid(task_tgid(current));
+	get_task_comm(client->comm, current);
+	INIT_LIST_HEAD(&client->node);
+	return client;
+}
+
+/**
+ * cufab_client_free() - destroy a client and everything it holds
+ * @client: not on the client list
+ */
+void cufab_client_free(struct cufab_client *client)
+{
+	cufab_object_destroy_all(client);
+	xa_destroy(&client->objects);
+	put_pid(client->tgid);
+	kfree(client);
+}
+
+void cufab_client_register(struct cufab_client *client)
+{
+	mutex_lock(&cufab_clients_lock);
+	list_add_tail(&client->node, &cufab_clients);
+	WRITE_ONCE(cufab_nr_clients, cufab_nr_clients + 1);
+	mutex_unlock(&cufab_clients_lock);
+}
+
+void cufab_client_unregister(struct cufab_client *client)
+{
+	mutex_lock(&cufab_clients_lock);
+	list_del_init(&client->node);
+	WRITE_ONCE(cufab_nr_clients, cufab_nr_clients - 1);
+	mutex_unlock(&cufab_clients_lock);
+}
+
+/* Is the caller the process that opened the client? */
+bool cufab_client_is_owner(const struct cufab_client *client)
+{
+	return task_tgid(current) == client->tgid;
+}
+
+int cufab_fops_open(struct inode *inode, struct file *filp)
+{
+	struct cufab_client *client;
+	int ret;
+
+	ret = nonseekable_open(inode, filp);
+	if (ret)
+		return ret;
+	client = cufab_client_alloc();
+	if (IS_ERR(client))
+		return PTR_ERR(client);
+	cufab_client_register(client);
+	filp->private_data = client;
+	return 0;
+}
+
+int cufab_fops_release(struct inode *inode, struct file *filp)
+{
+	struct cufab_client *client = filp->private_data;
+
+	/*
+	 * Objects go before the client leaves the list: the topology must
+	 * not change while any of them still refers to a GPU.
+	 */
+	cufab_object_destroy_all(client);
+	cufab_client_unregister(client);
+	cufab_client_free(client);
+	return 0;
+}
+
+/**
+ * cufab_clients_block() - keep clients out while the topology changes
+ *
+ * Return: 0 with no client open and opens blocked until
+ * cufab_clients_unblock(), or -EBUSY while a client is open.
+ */
+int cufab_clients_block(void)
+{
+	mutex_lock(&cufab_clients_lock);
+	if (cufab_nr_clients) {
+		mutex_unlock(&cufab_clients_lock);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+void cufab_clients_unblock(void)
+{
+	mutex_unlock(&cufab_clients_lock);
+}
+
+unsigned int cufab_clients_count(void)
+{
+	return READ_ONCE(cufab_nr_clients);
+}
+
+static unsigned int cufab_client_nr_objects(struct cufab_client *client)
+{
+	struct cufab_object *obj;
+	unsigned long index;
+	unsigned int n = 0;
+
+	xa_for_each(&client->objects, index, obj)
+		n++;
+	return n;
+}
+
+/* debugfs "clients": "pid comm objects", one line per open client. */
+void cufab_clients_show(struct seq_file *m)
+{
+	struct cufab_client *client;
+
+	mutex_lock(&cufab_clients_lock);
+	list_for_each_entry(client, &cufab_clients, node)
+		seq_printf(m, "%d %s %u\n", pid_nr(client->tgid), client->comm,
+			   cufab_client_nr_objects(client));
+	mutex_unlock(&cufab_clients_lock);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A client is one open file of /dev/cufab. It belongs to the process that
+ * opened it and holds every object that process created; closing the file
+ * (or the death of the process) destroys them all.
+ */
+#ifndef _CUFAB_CLIENT_H
+#define _CUFAB_CLIENT_H
+
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+struct file;
+struct inode;
+struct pid;
+struct seq_file;
+
+/**
+ * struct cufab_client - one open /dev/cufab
+ * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
+ * @tgid: thread group that opened the file; only it may use the file
+ * @comm: name of the opener, for messages and debugfs
+ * @node: entry in the global client list
+ */
+struct cufab_client {
+	struct xarray objects;
+	struct pid *tgid;
+	char comm[TASK_COMM_LEN];
+	struct list_head node;
+};
+
+struct cufab_client *cufab_client_alloc(void);
+void cufab_client_free(struct cufab_client *client);
+void cufab_client_register(struct cufab_client *client);
+void cufab_client_unregister(struct cufab_client *client);
+bool cufab_client_is_owner(const struct cufab_client *client);
+
+int cufab_fops_open(struct inode *inode, struct file *filp);
+int cufab_fops_release(struct inode *inode, struct file *filp);
+
+int cufab_clients_block(void);
+void cufab_clients_unblock(void);
+unsigned int cufab_clients_count(void);
+void cufab_clients_show(struct seq_file *m);
+
+#endif /* _CUFAB_CLIENT_H */

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts (CUFAB_IOCTL_CTX_CREATE; destroyed with CUFAB_IOCTL_DESTROY).
+ */
+#include <linux/err.h>
+#include <linux/cufab.h>
+
+#include "context.h"
+#include "device.h"
+#include "fault.h"
+#include "ioctl.h"
+
+/* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
+#define CU_CTX_SCHED_MASK		0x07
+#define CU_CTX_SCHED_AUTO		0x00
+#define CU_CTX_SCHED_SPIN		0x01
+#define CU_CTX_SCHED_YIELD		0x02
+#define CU_CTX_SCHED_BLOCKING_SYNC	0x04
+
+/* A context holds nothing yet; later issues hang peer access off it. */
+const struct cufab_object_ops cufab_ctx_ops = {
+	.name = "context",
+};
+
+/**
+ * cufab_ctx_flags_valid() - are these CUctx_flags acceptable?
+ * @flags: as given to cuCtxCreate
+ *
+ * Only known bits, and at most one scheduling policy: the policies are an
+ * enumeration in the low bits, not independent flags.
+ *
+ * Return: true when valid.
+ */
+bool cufab_ctx_flags_valid(u32 flags)
+{
+	if (flags & ~CUFAB_CTX_FLAGS_VALID)
+		return false;
+	switch (flags & CU_CTX_SCHED_MASK) {
+	case CU_CTX_SCHED_AUTO:
+	case CU_CTX_SCHED_SPIN:
+	case CU_CTX_SCHED_YIELD:
+	case CU_CTX_SCHED_BLOCKING_SYNC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int cufab_ioctl_ctx_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_ctx_create *cmd = ucmd->cmd;
+	struct cufab_ctx *ctx;
+	int ret;
+
+	if (!cufab_ctx_flags_valid(cmd->flags))
+		return -EINVAL;
+	if (!cufab_node_gpu_exists(cmd->dev))
+		return -ENODEV;
+	if (cufab_should_fail(CUFAB_FAULT_CTX_CREATE))
+		return -ENOMEM;
+
+	ctx = cufab_object_alloc(ucmd->client, ctx, CUFAB_OBJ_CTX);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	ctx->dev = cmd->dev;
+	ctx->flags = cmd->flags;
+
+	/* reply before publishing, so a failed copy leaves no orphan */
+	cmd->out_ctx_id = ctx->obj.id;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cufab_object_abort_and_destroy(&ctx->obj);
+		return ret;
+	}
+	cufab_object_finalize(&ctx->obj);
+	return 0;
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /sys/kernel/debug/cufab: state for tests and for people debugging.
+ *
+ *   live_objects  objects allocated and not yet freed, all clients
+ *                 together; back to its previous value once a process's
+ *                 client is gone, 0 with no client open
+ *   clients       "pid comm objects", one line per open /dev/cufab
+ *   gpus          the topology, one line per GPU
+ *   fail_*        fault_attr directories (see fault.h)
+ *
+ * Failure to create debugfs entries is not an error (debugfs is optional).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "client.h"
+#include "debugfs.h"
+#include "device.h"
+#include "fault.h"
+#include "object.h"
+
+static struct dentry *cufab_debugfs_root;
+
+static int live_objects_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "%llu\n", cufab_live_objects());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(live_objects);
+
+static int clients_show(struct seq_file *m, void *unused)
+{
+	cufab_clients_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(clients);
+
+static int gpus_show(struct seq_file *m, void *unused)
+{
+	cufab_node_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(gpus);
+
+void cufab_debugfs_init(void)
+{
+	struct dentry *root;
+
+	root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	cufab_debugfs_root = root;
+	debugfs_create_file("live_objects", 0444, root, NULL,
+			    &live_objects_fops);
+	debugfs_create_file("clients", 0444, root, NULL, &clients_fops);
+	debugfs_create_file("gpus", 0444, root, NULL, &gpus_fops);
+	cufab_fault_debugfs_init(root);
+}
+
+void cufab_debugfs_exit(void)
+{
+	debugfs_remove(cufab_debugfs_root);
+	cufab_debugfs_root = NULL;
+}

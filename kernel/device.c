@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The virtual node: its GPUs, their identity, and the lock protecting the
+ * topology.
+ *
+ * Lock order: cufab_clients_lock (client.c) -> cufab_topo_rwsem.
+ * A topology change takes both (cufab_topo_change_begin()), so it can only
+ * happen while no client is open and no client can open meanwhile. Readers
+ * take cufab_topo_rwsem for read only.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/lockdep.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/unaligned.h>
+
+#include "client.h"
+#include "device.h"
+#include "ioctl.h"
+
+struct cufab_topo cufab_node;
+DECLARE_RWSEM(cufab_topo_rwsem);
+
+/**
+ * cufab_gpu_init() - a GPU with the default configuration
+ * @gpu: GPU to initialise
+ * @index: its kernel index
+ * @mem_total: capacity in bytes
+ *
+ * Defaults: clique 0, NUMA node spread over the online nodes, every
+ * feature, no explicit peers.
+ */
+void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total)
+{
+	gpu->index = index;
+	gpu->clique = 0;
+	gpu->numa_node = cufab_default_numa_node(index);
+	gpu->features = CUFAB_DEV_F_ALL;
+	gpu->peers = 0;
+	gpu->mem_total = mem_total;
+	atomic64_set(&gpu->mem_used, 0);
+}
+
+/**
+ * cufab_default_numa_node() - the default host node of a GPU
+ * @index: kernel index of the GPU
+ *
+ * GPU i sits next to the (i mod nr_online_nodes)-th online node, like GPUs
+ * spread evenly over the sockets of a host.
+ *
+ * Return: a node id, or NUMA_NO_NODE without CONFIG_NUMA.
+ */
+int cufab_default_numa_node(u32 index)
+{
+	unsigned int nth;
+	int node;
+
+	if (!IS_ENABLED(CONFIG_NUMA))
+		return NUMA_NO_NODE;
+	nth = index % num_online_nodes();
+	for_each_online_node(node) {
+		if (!nth--)
+			return node;
+	}
+	return NUMA_NO_NODE;
+}
+
+/**
+ * cufab_numa_node_valid() - may a GPU be attached to @node?
+ * @node: NUMA_NO_NODE or a node id
+ *
+ * Return: true for NUMA_NO_NODE or an online node.
+ */
+bool cufab_numa_node_valid(int node)
+{
+	if (node == NUMA_NO_NODE)
+		return true;
+	return node >= 0 && node < MAX_NUMNODES && node_online(node);
+}
+
+/**
+ * cufab_topo_update_peers() - derive peers from cliques
+ * @topo: topology to update
+ *
+ * With the virtual NVSwitch every GPU reaches every other GPU of its
+ * clique. Without it the peer masks are explicit and left alone.
+ */
+void cufab_topo_update_peers(struct cufab_topo *topo)
+{
+	u32 i, j;
+
+	if (!topo->nvswitch)
+		return;
+	for (i = 0; i < topo->num_gpus; i++) {
+		u64 peers = 0;
+
+		for (j = 0; j < topo->num_gpus; j++) {
+			if (j != i && topo->gpus[j].clique == topo->gpus[i].clique)
+				peers |= BIT_ULL(j);
+		}
+		topo->gpus[i].peers = peers;
+	}
+}
+
+/**
+ * cufab_topo_resize() - change the number of GPUs
+ * @topo: topology to resize; must not be in use by any client
+ * @num_gpus: 1 .. CUFAB_MAX_GPUS
+ *
+ * Surviving GPUs keep their configuration (minus peers that disappear);
+ * new GPUs get the defaults of cufab_gpu_init().
+ *
+ * Return: 0, -EINVAL for an out-of-range count, or -ENOMEM (then @topo is
+ * unchanged).
+ */
+int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus)
+{
+	struct cufab_gpu *gpus;
+	u64 keep;
+	u32 i;
+
+	if (num_gpus < 1 || num_gpus > CUFAB_MAX_GPUS)
+		return -EINVAL;
+	if (num_gpus == topo->num_gpus)
+		return 0;
+
+	gpus = kcalloc(num_gpus, sizeof(*gpus), GFP_KERNEL);
+	if (!gpus)
+		return -ENOMEM;
+	keep = GENMASK_ULL(num_gpus - 1, 0);
+	for (i = 0; i < num_gpus; i++) {
+		if (i >= topo->num_gpus) {
+			cufab_gpu_init(&gpus[i], i, topo->default_mem);
+			continue;
+		}
+		gpus[i] = topo->gpus[i];
+		gpus[i].peers &= keep;
+	}
+	kfree(topo->gpus);
+	topo->gpus = gpus;
+	topo->num_gpus = num_gpus;
+	cufab_topo_update_peers(topo);
+	return 0;
+}
+
+void cufab_topo_free(struct cufab_topo *topo)
+{
+	kfree(topo->gpus);
+	topo->gpus = NULL;
+	topo->num_gpus = 0;
+}
+
+/**
+ * cufab_gpu_uuid() - the UUID of a GPU
+ * @index: kernel index
+ * @uuid: out
+ *
+ * GPU-cfab0000-0000-4000-8000-0000000000NN (RFC 4122 version 4 and variant
+ * bits set). It depends on the index only, so it survives module reloads
+ * and reboots and can be written into CUDA_VISIBLE_DEVICES.
+ */
+void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN])
+{
+	static const u8 base[CUFAB_UUID_LEN] = {
+		0xcf, 0xab, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00,
+		0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+
+	memcpy(uuid, base, CUFAB_UUID_LEN);
+	put_unaligned_be32(index, &uuid[CUFAB_UUID_LEN - sizeof(u32)]);
+}
+
+/**
+ * cufab_gpu_bus_id() - the PCI-like bus id of a GPU, "0000:41:00.0"
+ * @index: kernel index (< CUFAB_MAX_GPUS, so the bus fits in a byte)
+ * @buf: out
+ */
+void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN])
+{
+	u8 bus = CUFAB_PCI_BUS_BASE + index;
+
+	snprintf(buf, CUFAB_BUS_ID_LEN, "%04x:%02x:%02x.0", CUFAB_PCI_DOMAIN,
+		 bus, CUFAB_PCI_DEVICE);
+}
+
+/**
+ * cufab_gpu_effective_features() - what the GPU can do in this topology
+ * @topo: the topology the GPU is part of
+ * @gpu: the GPU
+ *
+ * The configured feature bits, minus what the topology rules out: switch
+ * multicast (multicast objects and multicast logical endpoints) needs the
+ * NVSwitch; counted operations are a mode of some logical endpoint type;
+ * owner-device access is a property of unicast endpoints.
+ *
+ * Return: enum cufab_device_feature bits.
+ */
+u32 cufab_gpu_effective_features(const struct cufab_topo *topo,
+				 const struct cufab_gpu *gpu)
+{
+	u32 f = gpu->features;
+
+	if (!topo->nvswitch)
+		f &= ~(CUFAB_DEV_F_MULTICAST | CUFAB_DEV_F_LE_MULTICAST);
+	if (!(f & (CUFAB_DEV_F_LE_UNICAST | CUFAB_DEV_F_LE_MULTICAST)))
+		f &= ~CUFAB_DEV_F_LE_COUNTED;
+	if (!(f & CUFAB_DEV_F_LE_UNICAST))
+		f &= ~CUFAB_DEV_F_LE_OWNER_ACCESS;
+	return f;
+}
+
+int cufab_node_init(const struct cufab_params *p)
+{
+	return cufab_topo_build(&cufab_node, p);
+}
+
+void cufab_node_exit(void)
+{
+	cufab_topo_free(&cufab_node);
+}
+
+/**
+ * cufab_node_gpu() - a GPU of the node
+ * @index: kernel index
+ *
+ * Context: cufab_topo_rwsem held.
+ * Return: the GPU, or NULL past the last one.
+ */
+struct cufab_gpu *cufab_node_gpu(u32 index)
+{
+	lockdep_assert_held(&cufab_topo_rwsem);
+	if (index >= cufab_node.num_gpus)
+		return NULL;
+	return &cufab_node.gpus[index];
+}
+
+u32 cufab_node_num_gpus(void)
+{
+	u32 n;
+
+	down_read(&cufab_topo_rwsem);
+	n = cufab_node.num_gpus;
+	up_read(&cufab_topo_rwsem);
+	return n;
+}
+
+bool cufab_node_gpu_exists(u32 index)
+{
+	return index < cufab_node_num_gpus();
+}
+
+/**
+ * cufab_topo_change_begin() - start changing the node's topology
+ *
+ * On success the caller may modify cufab_node until cufab_topo_change_end();
+ * meanwhile no client can open /dev/cufab.
+ *
+ * Return: 0, or -EBUSY while any client has /dev/cufab open: its objects
+ * and the library's view were built for the current topology.
+ */
+int cufab_topo_change_begin(void)
+{
+	int ret;
+
+	ret = cufab_clients_block();
+	if (ret)
+		return ret;
+	down_write(&cufab_topo_rwsem);
+	return 0;
+}
+
+void cufab_topo_change_end(void)
+{
+	up_write(&cufab_topo_rwsem);
+	cufab_clients_unblock();
+}
+
+/* debugfs "gpus": one line per GPU, key=value. */
+void cufab_node_show(struct seq_file *m)
+{
+	char bus[CUFAB_BUS_ID_LEN];
+	u8 uuid[CUFAB_UUID_LEN];
+	struct cufab_gpu *gpu;
+	u32 i;
+
+	down_read(&cufab_topo_rwsem);
+	seq_printf(m, "num_gpus=%u nvswitch=%d\n", cufab_node.num_gpus,
+		   cufab_node.nvswitch);
+	for (i = 0; i < cufab_node.num_gpus; i++) {
+		gpu = &cufab_node.gpus[i];
+		cufab_gpu_uuid(i, uuid);
+		cufab_gpu_bus_id(i, bus);
+		seq_printf(m, "gpu%u bus=%s uuid=GPU-%pUb mem_total=%llu mem_used=%lld numa=%d clique=%u features=0x%x effective=0x%x peers=0x%llx\n",
+			   i, bus, uuid, gpu->mem_total,
+			   (s64)atomic64_read(&gpu->mem_used), gpu->numa_node,
+			   gpu->clique, gpu->features,
+			   cufab_gpu_effective_features(&cufab_node, gpu),
+			   gpu->peers);
+	}
+	up_read(&cufab_topo_rwsem);
+}
+
+static void cufab_device_info_fill(struct cufab_device_info *info,
+				   const struct cufab_gpu *gpu)
+{
+	info->flags = cufab_gpu_effective_features(&cufab_node, gpu);
+	info->host_numa_node = gpu->numa_node;
+	info->total_mem = gpu->mem_total;
+	info->peer_mask = gpu->peers;
+	info->clique_id = gpu->clique;
+	info->pci_domain = CUFAB_PCI_DOMAIN;
+	info->pci_bus = CUFAB_PCI_BUS_BASE + gpu->index;
+	info->pci_device = CUFAB_PCI_DEVICE;
+	cufab_gpu_uuid(gpu->index, info->uuid);
+	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
+}
+
+/*
+ * CUFAB_IOCTL_DEVICE_INFO. The attribute table is built in kernel memory
+ * under the lock and copied out after it: a page fault on the user buffer
+ * must not happen with cufab_topo_rwsem held.
+ */
+int cufab_ioctl_device_info(struct cufab_ucmd *ucmd)
+{
+	struct cufab_device_info *cmd = ucmd->cmd;
+	u32 n = min_t(u32, cmd->num_attrs, CUFAB_NUM_DEVICE_ATTRS);
+	struct cufab_gpu *gpu;
+	s32 *attrs;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+
+	attrs = kcalloc(CUFAB_NUM_DEVICE_ATTRS, sizeof(*attrs), GFP_KERNEL);
+	if (!attrs)
+		return -ENOMEM;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(cmd->index);
+	if (gpu) {
+		cufab_device_info_fill(cmd, gpu);
+		cufab_gpu_attrs_fill(&cufab_node, gpu, attrs);
+	}
+	up_read(&cufab_topo_rwsem);
+	if (!gpu) {
+		ret = -ENODEV;
+		goto out;
+	}
+
+	cmd->num_attrs = CUFAB_NUM_DEVICE_ATTRS;
+	if (n && copy_to_user(u64_to_user_ptr(cmd->attrs_ptr), attrs,
+			      n * sizeof(*attrs))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+out:
+	kfree(attrs);
+	return ret;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/cufab ioctl dispatcher: one table indexed by command number.
+ *
+ * Every struct starts with its __u32 size as the caller compiled it. The
+ * dispatcher reads the size, refuses one shorter than the struct's first
+ * version (-EINVAL), copies with copy_struct_from_user() (a longer struct
+ * whose unknown tail is not zero is -E2BIG, a shorter one is zero-extended)
+ * and copies back only as many bytes as the caller has. So old binaries
+ * run on new kernels and new binaries on old kernels as long as they do
+ * not need what the other side lacks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/stddef.h>
+#include <linux/uaccess.h>
+#include <linux/cufab.h>
+
+#include "client.h"
+#include "context.h"
+#include "device.h"
+#include "ioctl.h"
+#include "object.h"
+
+/**
+ * cufab_ucmd_respond() - copy the (updated) struct back to the caller
+ * @ucmd: the call
+ * @cmd_len: the kernel's size of the struct
+ *
+ * Return: 0 or -EFAULT.
+ */
+int cufab_ucmd_respond(struct cufab_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+static int cufab_ioctl_get_version(struct cufab_ucmd *ucmd)
+{
+	struct cufab_get_version *cmd = ucmd->cmd;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	cmd->major = CUFAB_VERSION_MAJOR;
+	cmd->minor = CUFAB_VERSION_MINOR;
+	cmd->num_gpus = cufab_node_num_gpus();
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int cufab_ioctl_noop(struct cufab_ucmd *ucmd)
+{
+	struct cufab_noop *cmd = ucmd->cmd;
+
+	return cmd->flags ? -EINVAL : 0;
+}
+
+static int cufab_ioctl_destroy(struct cufab_ucmd *ucmd)
+{
+	struct cufab_destroy *cmd = ucmd->cmd;
+
+	return cufab_object_destroy_user(ucmd->client, cmd->id);
+}
+
+/* Big enough for any command struct; lives on the dispatcher's stack. */
+union cufab_ucmd_buffer {
+	struct cufab_get_version get_version;
+	struct cufab_noop noop;
+	struct cufab_destroy destroy;
+	struct cufab_device_info device_info;
+	struct cufab_ctx_create ctx_create;
+};
+
+struct cufab_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int ioctl_num;
+	int (*execute)(struct cufab_ucmd *ucmd);
+};
+
+/*
+ * @_last is the last field of the struct's first version: callers built
+ * against it must keep working, anything shorter is not a valid struct.
+ */
+#define CUFAB_IOCTL_OP(_name, _fn, _struct, _last)			\
+	[CUFAB_CMD_##_name - CUFAB_CMD_BASE] = {			\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(union cufab_ucmd_buffer) < \
+					  sizeof(_struct)),		\
+		.min_size = offsetofend(_struct, _last),		\
+		.ioctl_num = CUFAB_IOCTL_##_name,			\
+		.execute = _fn,						\
+	}
+
+static const struct cufab_ioctl_op cufab_ioctl_ops[] = {
+	CUFAB_IOCTL_OP(GET_VERSION, cufab_ioctl_get_version,
+		       struct cufab_get_version, __reserved),
+	CUFAB_IOCTL_OP(NOOP, cufab_ioctl_noop, struct cufab_noop, flags),
+	CUFAB_IOCTL_OP(DESTROY, cufab_ioctl_destroy, struct cufab_destroy, id),
+	CUFAB_IOCTL_OP(DEVICE_INFO, cufab_ioctl_device_info,
+		       struct cufab_device_info, name),
+	CUFAB_IOCTL_OP(CTX_CREATE, cufab_ioctl_ctx_create,
+		       struct cufab_ctx_create, out_ctx_id),
+};
+
+static_assert(ARRAY_SIZE(cufab_ioctl_ops) == CUFAB_CMD_LAST - CUFAB_CMD_BASE);
+
+/*
+ * The fd names objects of the process that opened it; in any other process
+ * (a forked child, a receiver of the fd over a socket) those ids mean
+ * nothing, so refuse like /dev/kfd does.
+ */
+static bool cufab_ioctl_caller_ok(struct cufab_client *client)
+{
+	if (likely(cufab_client_is_owner(client)))
+		return true;
+	pr_warn_ratelimited("/dev/cufab opened by pid %d (%s) used by pid %d (%s): refused, every process must open its own\n",
+			    pid_nr(client->tgid), client->comm,
+			    task_tgid_nr(current), current->comm);
+	return false;
+}
+
+long cufab_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct cufab_client *client = filp->private_data;
+	const struct cufab_ioctl_op *op;
+	union cufab_ucmd_buffer buf;
+	struct cufab_ucmd ucmd = {};
+	unsigned int nr;
+	int ret;
+
+	if (!cufab_ioctl_caller_ok(client))
+		return -EBADF;
+
+	nr = _IOC_NR(cmd);
+	if (nr < CUFAB_CMD_BASE || nr >= CUFAB_CMD_LAST)
+		return -ENOTTY;
+	op = &cufab_ioctl_ops[nr - CUFAB_CMD_BASE];
+	if (op->ioctl_num != cmd)
+		return -ENOTTY;
+
+	ucmd.client = client;
+	ucmd.ubuffer = (void __user *)arg;
+	ret = get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer);
+	if (ret)
+		return ret;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+
+	ucmd.cmd = &buf;
+	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
+	return op->execute(&ucmd);
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cufab: software emulation of the CUDA driver's fabric-memory API.
+ *
+ * The module emulates a node of virtual GPUs whose device memory is host
+ * memory. Processes talk to it through /dev/cufab (ioctl.c); administrators
+ * through the "cufab" generic netlink family (netlink.c).
+ *
+ * Init order: topology, debugfs, netlink, device node; exit in reverse, so
+ * nothing can reach a part that is not set up yet or already gone. The
+ * device node comes last because opening it is what lets clients in.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/cufab.h>
+
+#include "client.h"
+#include "debugfs.h"
+#include "device.h"
+#include "ioctl.h"
+#include "netlink.h"
+
+static unsigned int num_gpus = 4;
+module_param(num_gpus, uint, 0444);
+MODULE_PARM_DESC(num_gpus, "Number of virtual GPUs, 1..64 (default 4)");
+
+static unsigned long mem_mib = 1024;
+module_param(mem_mib, ulong, 0444);
+MODULE_PARM_DESC(mem_mib, "Device memory per GPU in MiB (default 1024)");
+
+static char *cliques;
+module_param(cliques, charp, 0444);
+MODULE_PARM_DESC(cliques,
+		 "Fabric cliques, e.g. \"0-3\" or \"0,1;2,3\" (default: one clique of all GPUs)");
+
+static char *numa_nodes;
+module_param(numa_nodes, charp, 0444);
+MODULE_PARM_DESC(numa_nodes,
+		 "Host NUMA node per GPU, e.g. \"0,0,1,1\", -1 for none (default: spread over online nodes)");
+
+static bool nvswitch = true;
+module_param(nvswitch, bool, 0444);
+MODULE_PARM_DESC(nvswitch,
+		 "GPUs of a clique are peers through a virtual NVSwitch, which also enables switch multicast (default Y)");
+
+static char *peers;
+module_param(peers, charp, 0444);
+MODULE_PARM_DESC(peers, "Peer pairs when nvswitch=0, e.g. \"0-1,2-3\"");
+
+static char *features;
+module_param(features, charp, 0444);
+MODULE_PARM_DESC(features,
+		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: all features)");
+
+static const struct file_operations cufab_fops = {
+	.owner = THIS_MODULE,
+	.open = cufab_fops_open,
+	.release = cufab_fops_release,
+	.unlocked_ioctl = cufab_fops_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* Any user may open: sharing across processes is checked per operation. */
+static struct miscdevice cufab_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = CUFAB_DEVICE_NAME,
+	.fops = &cufab_fops,
+	.mode = 0666,
+};
+
+static int __init cufab_init(void)
+{
+	const struct cufab_params params = {
+		.num_gpus = num_gpus,
+		.mem_mib = mem_mib,
+		.cliques = cliques,
+		.numa_nodes = numa_nodes,
+		.nvswitch = nvswitch,
+		.peers = peers,
+		.features = features,
+	};
+	int ret;
+
+	ret = cufab_node_init(&params);
+	if (ret)
+		return ret;
+	cufab_debugfs_init();
+	ret = cufab_nl_init();
+	if (ret) {
+		pr_err("cannot register generic netlink family \"%s\": %d\n",
+		       CUFAB_GENL_NAME, ret);
+		goto err_debugfs;
+	}
+	ret = misc_register(&cufab_misc);
+	if (ret) {
+		pr_err("cannot register /dev/%s: %d\n", CUFAB_DEVICE_NAME, ret);
+		goto err_nl;
+	}
+	pr_info("%u virtual GPUs, %lu MiB each, %s, interface %u.%u\n",
+		num_gpus, mem_mib, nvswitch ? "NVSwitch" : "no NVSwitch",
+		CUFAB_VERSION_MAJOR, CUFAB_VERSION_MINOR);
+	return 0;
+
+err_nl:
+	cufab_nl_exit();
+err_debugfs:
+	cufab_debugfs_exit();
+	cufab_node_exit();
+	return ret;
+}
+
+static void __exit cufab_exit(void)
+{
+	misc_deregister(&cufab_misc);
+	cufab_nl_exit();
+	cufab_debugfs_exit();
+	cufab_node_exit();
+}
+
+module_init(cufab_init);
+module_exit(cufab_exit);
+
+MODULE_DESCRIPTION("cufab: virtual GPUs emulating the CUDA fabric-memory API");
+MODULE_AUTHOR("The cufab authors");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(__stringify(CUFAB_VERSION_MAJOR) "."
+	       __stringify(CUFAB_VERSION_MINOR));

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "cufab": administration and observation of the
+ * virtual node (Documentation/netlink/cufab.yaml). Per-process work never
+ * comes through here.
+ *
+ * Policies validate types and ranges before a handler runs; handlers check
+ * what depends on the current state (online NUMA nodes, existing GPUs,
+ * whether a client is open) and say in the extack which rule was broken.
+ * Every successful change is announced on the "events" group.
+ *
+ * Locking: the family is not parallel_ops, so genl_mutex serialises the
+ * handlers. Under it: cufab_clients_lock -> cufab_topo_rwsem (device.c).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/numa.h>
+#include <linux/sizes.h>
+#include <net/genetlink.h>
+#include <linux/cufab.h>
+
+#include "client.h"
+#include "device.h"
+#include "netlink.h"
+#include "object.h"
+
+enum cufab_nl_mcgrp {
+	CUFAB_NL_MCGRP_EVENTS,
+};
+
+static const struct genl_multicast_group cufab_nl_mcgrps[] = {
+	[CUFAB_NL_MCGRP_EVENTS] = { .name = CUFAB_GENL_MCGRP_EVENTS },
+};
+
+/* not const: the 6.1 nla_policy range pointer is not const */
+static struct netlink_range_validation cufab_nl_mem_range = {
+	.min = CUFAB_MEM_MIB_MIN * SZ_1M,
+	.max = CUFAB_MEM_MIB_MAX * SZ_1M,
+};
+
+static const struct nla_policy cufab_nl_dev_get_policy[CUFAB_NL_A_MAX + 1] = {
+	[CUFAB_NL_A_DEV_INDEX] = NLA_POLICY_MAX(NLA_U32, CUFAB_MAX_GPUS - 1),
+};
+
+static const struct nla_policy cufab_nl_dev_set_policy[CUFAB_NL_A_MAX + 1] = {
+	[CUFAB_NL_A_DEV_INDEX] = NLA_POLICY_MAX(NLA_U32, CUFAB_MAX_GPUS - 1),
+	[CUFAB_NL_A_DEV_MEM_TOTAL] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							   &cufab_nl_mem_range),
+	[CUFAB_NL_A_DEV_NUMA_NODE] = NLA_POLICY_RANGE(NLA_S32, NUMA_NO_NODE,
+						      MAX_NUMNODES - 1),
+	[CUFAB_NL_A_DEV_CLIQUE] = NLA_POLICY_MAX(NLA_U32, CUFAB_MAX_GPUS - 1),
+	[CUFAB_NL_A_DEV_FEATURES] = NLA_POLICY_MASK(NLA_U32, CUFAB_DEV_F_ALL),
+	[CUFAB_NL_A_DEV_FEATURES_MASK] = NLA_POLICY_MASK(NLA_U32,
+							 CUFAB_DEV_F_ALL),
+	[CUFAB_NL_A_DEV_PEERS] = { .type = NLA_U64 },
+};
+
+static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
+	[CUFAB_NL_A_TOPO_NUM_GPUS] = NLA_POLICY_RANGE(NLA_U32, 1,
+						      CUFAB_MAX_GPUS),
+	[CUFAB_NL_A_TOPO_NVSWITCH] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static struct genl_family cufab_nl_family;
+
+/* Attributes of one GPU: a DEV_GET reply, a DEV_SET event, a DEV nest. */
+static size_t cufab_nl_dev_size(void)
+{
+	return nla_total_size(sizeof(u32)) +		/* INDEX */
+	       nla_total_size(sizeof(CUFAB_GPU_NAME)) +	/* NAME */
+	       nla_total_size(CUFAB_UUID_LEN) +		/* UUID */
+	       nla_total_size(CUFAB_BUS_ID_LEN) +	/* BUS_ID */
+	       nla_total_size_64bit(sizeof(u64)) +	/* MEM_TOTAL */
+	       nla_total_size_64bit(sizeof(u64)) +	/* MEM_USED */
+	       nla_total_size(sizeof(s32)) +		/* NUMA_NODE */
+	       nla_total_size(sizeof(u32)) +		/* CLIQUE */
+	       nla_total_size(sizeof(u32)) +		/* FEATURES */
+	       nla_total_size_64bit(sizeof(u64));	/* PEERS */
+}
+
+static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
+{
+	char bus[CUFAB_BUS_ID_LEN];
+	u8 uuid[CUFAB_UUID_LEN];
+
+	cufab_gpu_uuid(gpu->index, uuid);
+	cufab_gpu_bus_id(gpu->index, bus);
+	if (nla_put_u32(skb, CUFAB_NL_A_DEV_INDEX, gpu->index) ||
+	    nla_put_string(skb, CUFAB_NL_A_DEV_NAME, CUFAB_GPU_NAME) ||
+	    nla_put(skb, CUFAB_NL_A_DEV_UUID, CUFAB_UUID_LEN, uuid) ||
+	    nla_put_string(skb, CUFAB_NL_A_DEV_BUS_ID, bus) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MEM_TOTAL, gpu->mem_total,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MEM_USED,
+			      atomic64_read(&gpu->mem_used), CUFAB_NL_A_PAD) ||
+	    nla_put_s32(skb, CUFAB_NL_A_DEV_NUMA_NODE, gpu->numa_node) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CLIQUE, gpu->clique) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_FEATURES, gpu->features) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_PEERS, gpu->peers,
+			      CUFAB_NL_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* TOPO_GET reply and TOPO_SET event: node attributes, one nest per GPU. */
+static size_t cufab_nl_topo_size(u32 num_gpus)
+{
+	return nla_total_size(sizeof(u32)) +		/* TOPO_NUM_GPUS */
+	       nla_total_size(sizeof(u8)) +		/* TOPO_NVSWITCH */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_CLIENTS */
+	       nla_total_size_64bit(sizeof(u64)) +	/* TOPO_LIVE_OBJECTS */
+	       num_gpus * nla_total_size(cufab_nl_dev_size());
+}
+
+static int cufab_nl_put_topo(struct sk_buff *skb)
+{
+	struct nlattr *nest;
+	u32 i;
+
+	lockdep_assert_held(&cufab_topo_rwsem);
+	if (nla_put_u32(skb, CUFAB_NL_A_TOPO_NUM_GPUS, cufab_node.num_gpus) ||
+	    nla_put_u8(skb, CUFAB_NL_A_TOPO_NVSWITCH, cufab_node.nvswitch) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_CLIENTS, cufab_clients_count()) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_TOPO_LIVE_OBJECTS,
+			      cufab_live_objects(), CUFAB_NL_A_PAD))
+		return -EMSGSIZE;
+	for (i = 0; i < cufab_node.num_gpus; i++) {
+		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);
+		if (!nest)
+			return -EMSGSIZE;
+		if (cufab_nl_put_dev(skb, &cufab_node.gpus[i])) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+		nla_nest_end(skb, nest);
+	}
+	return 0;
+}
+
+/* Announce on "events" the state of GPU @index (cmd DEV_SET) or of the
+ * node (cmd TOPO_SET) after a successful change.
+ */
+static void cufab_nl_notify(u8 cmd, u32 index)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (!genl_has_listeners(&cufab_nl_family, &init_net,
+				CUFAB_NL_MCGRP_EVENTS))
+		return;
+
+	down_read(&cufab_topo_rwsem);
+	msg = genlmsg_new(cmd == CUFAB_NL_CMD_DEV_SET ? cufab_nl_dev_size() :
+			  cufab_nl_topo_size(cufab_node.num_gpus), GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+	if (!hdr)
+		goto err_free;
+	if (cmd == CUFAB_NL_CMD_DEV_SET)
+		ret = cufab_node_gpu(index) ?
+		      cufab_nl_put_dev(msg, cufab_node_gpu(index)) : -ENODEV;
+	else
+		ret = cufab_nl_put_topo(msg);
+	if (ret)
+		goto err_free;
+	genlmsg_end(msg, hdr);
+	up_read(&cufab_topo_rwsem);
+	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+	return;
+
+err_free:
+	nlmsg_free(msg);
+out:
+	up_read(&cufab_topo_rwsem);
+}
+
+static int cufab_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cufab_gpu *gpu;
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_NL_A_DEV_INDEX))
+		return -EINVAL;
+
+	msg = genlmsg_new(cufab_nl_dev_size(), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &cufab_nl_family, 0,
+				CUFAB_NL_CMD_DEV_GET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err_free;
+	}
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(nla_get_u32(info->attrs[CUFAB_NL_A_DEV_INDEX]));
+	if (gpu)
+		ret = cufab_nl_put_dev(msg, gpu);
+	up_read(&cufab_topo_rwsem);
+	if (!gpu) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[CUFAB_NL_A_DEV_INDEX],
+				    "no such GPU: index is not below TOPO_NUM_GPUS");
+		ret = -ENODEV;
+	}
+	if (ret)
+		goto err_free;
+
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_free:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int cufab_nl_dev_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	u32 i = cb->args[0];
+	void *hdr;
+
+	down_read(&cufab_topo_rwsem);
+	for (; i < cufab_node.num_gpus; i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &cufab_nl_family,
+				  NLM_F_MULTI, CUFAB_NL_CMD_DEV_GET);
+		if (!hdr)
+			break;
+		if (cufab_nl_put_dev(skb, &cufab_node.gpus[i])) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	up_read(&cufab_topo_rwsem);
+	cb->args[0] = i;
+	return skb->len;
+}
+
+/* DEV_PEERS rules that the policy cannot express. */
+static int cufab_nl_check_peers(struct genl_info *info, u32 index)
+{
+	struct nlattr *attr = info->attrs[CUFAB_NL_A_DEV_PEERS];
+	u64 peers = nla_get_u64(attr);
+
+	if (cufab_node.nvswitch) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "peers follow cliques while TOPO_NVSWITCH is on: turn it off first");
+		return -EINVAL;
+	}
+	if (peers & ~GENMASK_ULL(cufab_node.num_gpus - 1, 0)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "DEV_PEERS has a bit for a GPU that does not exist");
+		return -EINVAL;
+	}
+	if (peers & BIT_ULL(index)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "DEV_PEERS: a GPU cannot be its own peer");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Everything DEV_SET asks for is checked before anything is changed. */
+static int cufab_nl_dev_set_check(struct genl_info *info, u32 index)
+{
+	struct nlattr **tb = info->attrs;
+
+	if (tb[CUFAB_NL_A_DEV_MEM_TOTAL] &&
+	    !IS_ALIGNED(nla_get_u64(tb[CUFAB_NL_A_DEV_MEM_TOTAL]), SZ_1M)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUFAB_NL_A_DEV_MEM_TOTAL],
+				    "DEV_MEM_TOTAL must be a multiple of 1 MiB");
+		return -EINVAL;
+	}
+	if (tb[CUFAB_NL_A_DEV_NUMA_NODE] &&
+	    !cufab_numa_node_valid(nla_get_s32(tb[CUFAB_NL_A_DEV_NUMA_NODE]))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUFAB_NL_A_DEV_NUMA_NODE],
+				    "DEV_NUMA_NODE is not an online NUMA node (-1 for none)");
+		return -EINVAL;
+	}
+	if (tb[CUFAB_NL_A_DEV_PEERS])
+		return cufab_nl_check_peers(info, index);
+	return 0;
+}
+
+static void cufab_nl_set_peers(struct cufab_gpu *gpu, u64 peers)
+{
+	u32 j;
+
+	/* peering is symmetric: update the other side of every pair */
+	for (j = 0; j < cufab_node.num_gpus; j++) {
+		if (j == gpu->index)
+			continue;
+		if (peers & BIT_ULL(j))
+			cufab_node.gpus[j].peers |= BIT_ULL(gpu->index);
+		else
+			cufab_node.gpus[j].peers &= ~BIT_ULL(gpu->index);
+	}
+	gpu->peers = peers;
+}
+
+static void cufab_nl_dev_set_apply(struct genl_info *info,
+				   struct cufab_gpu *gpu)
+{
+	struct nlattr **tb = info->attrs;
+
+	if (tb[CUFAB_NL_A_DEV_MEM_TOTAL])
+		gpu->mem_total = nla_get_u64(tb[CUFAB_NL_A_DEV_MEM_TOTAL]);
+	if (tb[CUFAB_NL_A_DEV_NUMA_NODE])
+		gpu->numa_node = nla_get_s32(tb[CUFAB_NL_A_DEV_NUMA_NODE]);
+	if (tb[CUFAB_NL_A_DEV_CLIQUE])
+		gpu->clique = nla_get_u32(tb[CUFAB_NL_A_DEV_CLIQUE]);
+	if (tb[CUFAB_NL_A_DEV_FEATURES]) {
+		u32 mask = CUFAB_DEV_F_ALL;
+
+		if (tb[CUFAB_NL_A_DEV_FEATURES_MASK])
+			mask = nla_get_u32(tb[CUFAB_NL_A_DEV_FEATURES_MASK]);
+		gpu->features &= ~mask;
+		gpu->features |= nla_get_u32(tb[CUFAB_NL_A_DEV_FEATURES]) & mask;
+	}
+	if (tb[CUFAB_NL_A_DEV_PEERS])
+		cufab_nl_set_peers(gpu, nla_get_u64(tb[CUFAB_NL_A_DEV_PEERS]));
+	cufab_topo_update_peers(&cufab_node);
+}
+
+static int cufab_nl_change_begin(struct genl_info *info)
+{
+	int ret = cufab_topo_change_begin();
+
+	if (ret)
+		NL_SET_ERR_MSG_MOD(info->extack,
+				   "topology is fixed while a client has /dev/cufab open (see debugfs cufab/clients)");
+	return ret;
+}
+
+static int cufab_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct cufab_gpu *gpu;
+	u32 index;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_NL_A_DEV_INDEX))
+		return -EINVAL;
+	if (tb[CUFAB_NL_A_DEV_FEATURES_MASK] && !tb[CUFAB_NL_A_DEV_FEATURES]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUFAB_NL_A_DEV_FEATURES_MASK],
+				    "DEV_FEATURES_MASK needs DEV_FEATURES");
+		return -EINVAL;
+	}
+	index = nla_get_u32(tb[CUFAB_NL_A_DEV_INDEX]);
+
+	ret = cufab_nl_change_begin(info);
+	if (ret)
+		return ret;
+	gpu = cufab_node_gpu(index);
+	if (!gpu) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[CUFAB_NL_A_DEV_INDEX],
+				    "no such GPU: index is not below TOPO_NUM_GPUS");
+		ret = -ENODEV;
+		goto out;
+	}
+	ret = cufab_nl_dev_set_check(info, index);
+	if (!ret)
+		cufab_nl_dev_set_apply(info, gpu);
+out:
+	cufab_topo_change_end();
+	if (!ret)
+		cufab_nl_notify(CUFAB_NL_CMD_DEV_SET, index);
+	return ret;
+}
+
+static int cufab_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	down_read(&cufab_topo_rwsem);
+	msg = genlmsg_new(cufab_nl_topo_size(cufab_node.num_gpus), GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	hdr = genlmsg_put_reply(msg, info, &cufab_nl_family, 0,
+				CUFAB_NL_CMD_TOPO_GET);
+	ret = hdr ? cufab_nl_put_topo(msg) : -EMSGSIZE;
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+out:
+	up_read(&cufab_topo_rwsem);
+	return ret ? ret : genlmsg_reply(msg, info);
+}
+
+static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	int ret;
+
+	ret = cufab_nl_change_begin(info);
+	if (ret)
+		return ret;
+	if (tb[CUFAB_NL_A_TOPO_NUM_GPUS])
+		ret = cufab_topo_resize(&cufab_node,
+					nla_get_u32(tb[CUFAB_NL_A_TOPO_NUM_GPUS]));
+	if (!ret && tb[CUFAB_NL_A_TOPO_NVSWITCH]) {
+		/* turning it off keeps the derived peers as explicit ones */
+		cufab_node.nvswitch = nla_get_u8(tb[CUFAB_NL_A_TOPO_NVSWITCH]);
+		cufab_topo_update_peers(&cufab_node);
+	}
+	cufab_topo_change_end();
+	if (!ret)
+		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
+	return ret;
+}
+
+static const struct genl_ops cufab_nl_ops[] = {
+	{
+		.cmd = CUFAB_NL_CMD_DEV_GET,
+		.doit = cufab_nl_dev_get_doit,
+		.dumpit = cufab_nl_dev_get_dumpit,
+		.policy = cufab_nl_dev_get_policy,
+		.maxattr = CUFAB_NL_A_MAX,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_DEV_SET,
+		.doit = cufab_nl_dev_set_doit,
+		.policy = cufab_nl_dev_set_policy,
+		.maxattr = CUFAB_NL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_TOPO_GET,
+		.doit = cufab_nl_topo_get_doit,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_TOPO_SET,
+		.doit = cufab_nl_topo_set_doit,
+		.policy = cufab_nl_topo_set_policy,
+		.maxattr = CUFAB_NL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family cufab_nl_family __ro_after_init = {
+	.name = CUFAB_GENL_NAME,
+	.version = CUFAB_GENL_VERSION,
+	.module = THIS_MODULE,
+	.ops = cufab_nl_ops,
+	.n_ops = ARRAY_SIZE(cufab_nl_ops),
+	.mcgrps = cufab_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(cufab_nl_mcgrps),
+};
+
+int cufab_nl_init(void)
+{
+	return genl_register_family(&cufab_nl_family);
+}
+
+void cufab_nl_exit(void)
+{
+	genl_unregister_family(&cufab_nl_family);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The per-client object table.
+ *
+ * Creation is two-phase: _cufab_object_alloc() reserves an id with an
+ * XA_ZERO_ENTRY placeholder, which lookups treat as absent; the creator
+ * builds the object and then publishes it with cufab_object_finalize() or
+ * gives the id back with cufab_object_abort(). No other thread can ever
+ * find a half-built object.
+ *
+ * Lifetime: users starts at 1 (the table's reference). Lookups and
+ * dependent objects take more. Destroy succeeds only when the table holds
+ * the last reference, so an object something depends on is -EBUSY.
+ *
+ * Locking: the xarray's own lock. Nothing else is taken under it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/bug.h>
+#include <linux/err.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "client.h"
+#include "context.h"
+#include "fault.h"
+#include "object.h"
+
+static const struct cufab_object_ops *const cufab_object_ops[CUFAB_OBJ_MAX] = {
+	[CUFAB_OBJ_CTX] = &cufab_ctx_ops,
+#ifdef CUFAB_KUNIT
+	[CUFAB_OBJ_TEST] = &cufab_test_object_ops,
+#endif
+};
+
+/* Objects allocated and not yet freed, all clients together (debugfs). */
+static atomic64_t cufab_live = ATOMIC64_INIT(0);
+
+void cufab_live_objects_inc(void)
+{
+	atomic64_inc(&cufab_live);
+}
+
+void cufab_live_objects_dec(void)
+{
+	WARN_ON_ONCE(atomic64_dec_return(&cufab_live) < 0);
+}
+
+u64 cufab_live_objects(void)
+{
+	return atomic64_read(&cufab_live);
+}
+
+/**
+ * _cufab_object_alloc() - allocate an object and reserve its id
+ * @client: owner
+ * @size: size of the containing structure
+ * @type: a real object type
+ *
+ * Use cufab_object_alloc(). The object is invisible to lookups until
+ * cufab_object_finalize().
+ *
+ * Return: the object header (users = 1), or ERR_PTR(-ENOMEM) / -ENOSPC.
+ */
+struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
+					 size_t size,
+					 enum cufab_object_type type)
+{
+	struct cufab_object *obj;
+	int ret;
+
+	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
+		    !cufab_object_ops[type]))
+		return ERR_PTR(-EINVAL);
+	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
+		return ERR_PTR(-ENOMEM);
+
+	obj = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	obj->type = type;
+	obj->client = client;
+	refcount_set(&obj->users, 1);
+
+	/* ids fit a signed int so that userspace may store them in one */
+	ret = xa_alloc(&client->objects, &obj->id, XA_ZERO_ENTRY, xa_limit_31b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(obj);
+		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+	}
+	cufab_live_objects_inc();
+	return obj;
+}
+
+/**
+ * cufab_object_finalize() - publish a fully built object
+ * @obj: from cufab_object_alloc()
+ *
+ * Cannot fail: the slot was reserved, so no memory is needed.
+ */
+void cufab_object_finalize(struct cufab_object *obj)
+{
+	void *old;
+
+	old = xa_store(&obj->client->objects, obj->id, obj, GFP_KERNEL);
+	WARN_ON(old);
+}
+
+static void cufab_object_free(struct cufab_object *obj)
+{
+	kfree(obj);
+	cufab_live_objects_dec();
+}
+
+/**
+ * cufab_object_abort() - undo cufab_object_alloc()
+ * @obj: never finalized, holding nothing its destroy op would release
+ */
+void cufab_object_abort(struct cufab_object *obj)
+{
+	void *old;
+
+	old = xa_erase(&obj->client->objects, obj->id);
+	WARN_ON(old);
+	cufab_object_free(obj);
+}
+
+/**
+ * cufab_object_abort_and_destroy() - undo a partly built object
+ * @obj: never finalized; its destroy op releases what it holds so far
+ */
+void cufab_object_abort_and_destroy(struct cufab_object *obj)
+{
+	const struct cufab_object_ops *ops = cufab_object_ops[obj->type];
+
+	if (ops->destroy)
+		ops->destroy(obj);
+	cufab_object_abort(obj);
+}
+
+/**
+ * cufab_object_get() - find an object of a client by id
+ * @client: owner
+ * @id: the id userspace gave
+ * @type: expected type, or CUFAB_OBJ_ANY
+ *
+ * Return: the object with a reference the caller drops with
+ * cufab_object_put(), or ERR_PTR(-ENOENT) when no published object of
+ * @type has @id.
+ */
+struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
+				      enum cufab_object_type type)
+{
+	struct cufab_object *obj;
+
+	xa_lock(&client->objects);
+	obj = xa_load(&client->objects, id);
+	if (!obj || (type != CUFAB_OBJ_ANY && obj->type != type) ||
+	    !refcount_inc_not_zero(&obj->users))
+		obj = ERR_PTR(-ENOENT);
+	xa_unlock(&client->objects);
+	return obj;
+}
+
+void cufab_object_put(struct cufab_object *obj)
+{
+	/* the table's reference keeps a published object above zero */
+	refcount_dec(&obj->users);
+}
+
+static void cufab_object_destroy(struct cufab_object *obj)
+{
+	const struct cufab_object_ops *ops = cufab_object_ops[obj->type];
+
+	if (ops->destroy)
+		ops->destroy(obj);
+	cufab_object_free(obj);
+}
+
+/**
+ * cufab_object_destroy_user() - CUFAB_IOCTL_DESTROY: destroy by id
+ * @client: owner
+ * @id: any object type
+ *
+ * Return: 0, -ENOENT for no such object, -EBUSY while another object
+ * depends on it or another thread of the client is using it.
+ */
+int cufab_object_destroy_user(struct cufab_client *client, u32 id)
+{
+	struct cufab_object *obj;
+
+	xa_lock(&client->objects);
+	obj = xa_load(&client->objects, id);
+	if (!obj) {
+		xa_unlock(&client->objects);
+		return -ENOENT;
+	}
+	if (!refcount_dec_if_one(&obj->users)) {
+		xa_unlock(&client->objects);
+		return -EBUSY;
+	}
+	__xa_erase(&client->objects, id);
+	xa_unlock(&client->objects);
+
+	cufab_object_destroy(obj);
+	return 0;
+}
+
+/**
+ * cufab_object_destroy_all() - destroy every object of a closing client
+ * @client: no ioctl can be running on it any more
+ *
+ * Leaf first: each pass destroys the objects nothing depends on, which
+ * releases their references on the others. A pass that destroys nothing
+ * while objects remain means a reference was leaked: warn and leak the
+ * rest rather than free memory still in use.
+ */
+void cufab_object_destroy_all(struct cufab_client *client)
+{
+	struct cufab_object *obj;
+	unsigned long index;
+
+	while (!xa_empty(&client->objects)) {
+		unsigned int destroyed = 0;
+
+		xa_for_each(&client->objects, index, obj) {
+			if (!refcount_dec_if_one(&obj->users))
+				continue;
+			xa_erase(&client->objects, index);
+			cufab_object_destroy(obj);
+			destroyed++;
+		}
+		if (WARN_ON(!destroyed)) {
+			pr_err("pid %d (%s): objects left with references on close\n",
+			       pid_nr(client->tgid), client->comm);
+			break;
+		}
+	}
+}

@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters -> the initial topology of the virtual node.
+ *
+ * A rejected parameter fails the module load, and the kernel log is then
+ * the only explanation the user gets: every message names the parameter,
+ * the value given and the rule it breaks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "device.h"
+
+/* Split "a-b" at the dash into two GPU indices; the dash is restored. */
+static int cufab_parse_pair(char *tok, u32 *a, u32 *b)
+{
+	char *dash = strchr(tok, '-');
+	int ret;
+
+	if (!dash)
+		return -EINVAL;
+	*dash = '\0';
+	ret = kstrtou32(tok, 10, a);
+	if (!ret)
+		ret = kstrtou32(dash + 1, 10, b);
+	*dash = '-';
+	return ret ? -EINVAL : 0;
+}
+
+/* "a" or "a-b" with a <= b, inclusive. */
+static int cufab_parse_range(char *tok, u32 *lo, u32 *hi)
+{
+	if (!strchr(tok, '-')) {
+		if (kstrtou32(tok, 10, lo))
+			return -EINVAL;
+		*hi = *lo;
+		return 0;
+	}
+	if (cufab_parse_pair(tok, lo, hi) || *hi < *lo)
+		return -EINVAL;
+	return 0;
+}
+
+static int cufab_parse_clique(const char *str, char *group, u32 clique,
+			      struct cufab_gpu *gpus, u32 n, u64 *seen)
+{
+	u32 lo, hi, g;
+	char *item;
+
+	group = strim(group);
+	if (!*group) {
+		pr_err("cliques=\"%s\": clique %u is empty\n", str, clique);
+		return -EINVAL;
+	}
+	while ((item = strsep(&group, ","))) {
+		item = strim(item);
+		if (cufab_parse_range(item, &lo, &hi)) {
+			pr_err("cliques=\"%s\": \"%s\" is not a GPU index or range a-b\n",
+			       str, item);
+			return -EINVAL;
+		}
+		if (hi >= n) {
+			pr_err("cliques=\"%s\": GPU %u does not exist (num_gpus=%u)\n",
+			       str, hi, n);
+			return -EINVAL;
+		}
+		for (g = lo; g <= hi; g++) {
+			if (*seen & BIT_ULL(g)) {
+				pr_err("cliques=\"%s\": GPU %u is listed twice (a GPU is in exactly one clique)\n",
+				       str, g);
+				return -EINVAL;
+			}
+			*seen |= BIT_ULL(g);
+			gpus[g].clique = clique;
+		}
+	}
+	return 0;
+}
+
+/**
+ * cufab_parse_cliques() - assign cliques from "0-3" or "0,1;2,3"
+ * @str: ';' separates cliques, ',' separates GPU indices or ranges a-b;
+ *	clique ids are the position of the group (0, 1, ...). NULL or ""
+ *	leaves @gpus unchanged.
+ * @gpus: GPUs to update
+ * @n: entries of @gpus
+ *
+ * Every GPU must be in exactly one clique.
+ *
+ * Return: 0, -EINVAL on a malformed or inconsistent list, or -ENOMEM.
+ */
+int cufab_parse_cliques(const char *str, struct cufab_gpu *gpus, u32 n)
+{
+	char *buf, *rest, *group;
+	u32 clique = 0, g;
+	u64 seen = 0;
+	int ret = 0;
+
+	if (!str || !*str)
+		return 0;
+	buf = kstrdup(str, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rest = buf;
+	while (!ret && (group = strsep(&rest, ";")))
+		ret = cufab_parse_clique(str, group, clique++, gpus, n, &seen);
+	kfree(buf);
+	if (ret)
+		return ret;
+	for (g = 0; g < n; g++) {
+		if (!(seen & BIT_ULL(g))) {
+			pr_err("cliques=\"%s\": GPU %u is in no clique (num_gpus=%u, list every GPU)\n",
+			       str, g, n);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int cufab_parse_numa_node(const char *str, char *item, u32 g, u32 n,
+				 struct cufab_gpu *gpus)
+{
+	int node;
+
+	if (g >= n) {
+		pr_err("numa_nodes=\"%s\": more entries than GPUs (num_gpus=%u)\n",
+		       str, n);
+		return -EINVAL;
+	}
+	if (kstrtoint(item, 10, &node)) {
+		pr_err("numa_nodes=\"%s\": GPU %u: \"%s\" is not a NUMA node number\n",
+		       str, g, item);
+		return -EINVAL;
+	}
+	if (!cufab_numa_node_valid(node)) {
+		pr_err("numa_nodes=\"%s\": GPU %u: NUMA node %d is not online (use -1 for none)\n",
+		       str, g, node);
+		return -EINVAL;
+	}
+	gpus[g].numa_node = node;
+	return 0;
+}
+
+/**
+ * cufab_parse_numa_nodes() - host NUMA node per GPU from "0,0,1,1"
+ * @str: one entry per GPU, each an online node or -1; NULL or "" leaves
+ *	@gpus unchanged
+ * @gpus: GPUs to update
+ * @n: entries of @gpus
+ *
+ * Return: 0, -EINVAL on a malformed list or wrong count, or -ENOMEM.
+ */
+int cufab_parse_numa_nodes(const char *str, struct cufab_gpu *gpus, u32 n)
+{
+	char *buf, *rest, *item;
+	int ret = 0;
+	u32 g = 0;
+
+	if (!str || !*str)
+		return 0;
+	buf = kstrdup(str, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rest = buf;
+	while (!ret && (item = strsep(&rest, ",")))
+		ret = cufab_parse_numa_node(str, strim(item), g++, n, gpus);
+	kfree(buf);
+	if (ret)
+		return ret;
+	if (g != n) {
+		pr_err("numa_nodes=\"%s\": %u entries for %u GPUs (give one per GPU)\n",
+		       str, g, n);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cufab_parse_peer_pair(const char *str, char *item,
+				 struct cufab_gpu *gpus, u32 n)
+{
+	u32 a, b;
+
+	if (cufab_parse_pair(item, &a, &b)) {
+		pr_err("peers=\"%s\": \"%s\" is not a pair of GPU indices a-b\n",
+		       str, item);
+		return -EINVAL;
+	}
+	if (a >= n || b >= n) {
+		pr_err("peers=\"%s\": GPU %u does not exist (num_gpus=%u)\n",
+		       str, a >= n ? a : b, n);
+		return -EINVAL;
+	}
+	if (a == b) {
+		pr_err("peers=\"%s\": GPU %u cannot be its own peer\n", str, a);
+		return -EINVAL;
+	}
+	gpus[a].peers |= BIT_ULL(b);
+	gpus[b].peers |= BIT_ULL(a);
+	return 0;
+}
+
+/**
+ * cufab_parse_peers() - explicit peer pairs from "0-1,2-3"
+ * @str: pairs of distinct GPU indices; peering is symmetric. NULL or ""
+ *	adds no peers.
+ * @gpus: GPUs to update (pairs are added to their peer masks)
+ * @n: entries of @gpus
+ *
+ * Return: 0, -EINVAL on a malformed pair, or -ENOMEM.
+ */
+int cufab_parse_peers(const char *str, struct cufab_gpu *gpus, u32 n)
+{
+	char *buf, *rest, *item;
+	int ret = 0;
+
+	if (!str || !*str)
+		return 0;
+	buf = kstrdup(str, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rest = buf;
+	while (!ret && (item = strsep(&rest, ",")))
+		ret = cufab_parse_peer_pair(str, strim(item), gpus, n);
+	kfree(buf);
+	return ret;
+}
+
+static int cufab_parse_feature(const char *str, char *item, u32 g, u32 n,
+			       struct cufab_gpu *gpus)
+{
+	u32 features;
+
+	if (g >= n) {
+		pr_err("features=\"%s\": more entries than GPUs (num_gpus=%u)\n",
+		       str, n);
+		return -EINVAL;
+	}
+	if (kstrtou32(item, 0, &features)) {
+		pr_err("features=\"%s\": GPU %u: \"%s\" is not a number\n",
+		       str, g, item);
+		return -EINVAL;
+	}
+	if (features & ~CUFAB_DEV_F_ALL) {
+		pr_err("features=\"%s\": GPU %u: 0x%x has bits outside the known features 0x%x\n",
+		       str, g, features, CUFAB_DEV_F_ALL);
+		return -EINVAL;
+	}
+	gpus[g].features = features;
+	return 0;
+}
+
+/**
+ * cufab_parse_features() - per-GPU feature override from "0x1ff,0x3"
+ * @str: enum cufab_device_feature masks for GPUs 0, 1, ...; GPUs past the
+ *	end of the list keep their features. NULL or "" changes nothing.
+ * @gpus: GPUs to update
+ * @n: entries of @gpus
+ *
+ * Return: 0, -EINVAL on a malformed list or unknown bits, or -ENOMEM.
+ */
+int cufab_parse_features(const char *str, struct cufab_gpu *gpus, u32 n)
+{
+	char *buf, *rest, *item;
+	int ret = 0;
+	u32 g = 0;
+
+	if (!str || !*str)
+		return 0;
+	buf = kstrdup(str, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rest = buf;
+	while (!ret && (item = strsep(&rest, ",")))
+		ret = cufab_parse_feature(str, strim(item), g++, n, gpus);
+	kfree(buf);
+	return ret;
+}
+
+static int cufab_params_check(const struct cufab_params *p)
+{
+	if (p->num_gpus < 1 || p->num_gpus > CUFAB_MAX_GPUS) {
+		pr_err("num_gpus=%u: must be 1..%u\n", p->num_gpus,
+		       CUFAB_MAX_GPUS);
+		return -EINVAL;
+	}
+	if (p->mem_mib < CUFAB_MEM_MIB_MIN || p->mem_mib > CUFAB_MEM_MIB_MAX) {
+		pr_err("mem_mib=%lu: must be %lu..%lu (MiB per GPU)\n",
+		       p->mem_mib, CUFAB_MEM_MIB_MIN, CUFAB_MEM_MIB_MAX);
+		return -EINVAL;
+	}
+	if (p->nvswitch && p->peers && *p->peers) {
+		pr_err("peers=\"%s\": needs nvswitch=0 (with the virtual NVSwitch the GPUs of a clique are all peers)\n",
+		       p->peers);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * cufab_topo_build() - build a topology from module parameters
+ * @topo: filled on success; release with cufab_topo_free()
+ * @p: the parameters
+ *
+ * Return: 0, -EINVAL when a parameter is out of range or malformed (the
+ * reason is logged), or -ENOMEM.
+ */
+int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
+{
+	struct cufab_gpu *gpus;
+	u64 mem;
+	int ret;
+	u32 g;
+
+	ret = cufab_params_check(p);
+	if (ret)
+		return ret;
+
+	mem = (u64)p->mem_mib << 20;
+	gpus = kcalloc(p->num_gpus, sizeof(*gpus), GFP_KERNEL);
+	if (!gpus)
+		return -ENOMEM;
+	for (g = 0; g < p->num_gpus; g++)
+		cufab_gpu_init(&gpus[g], g, mem);
+
+	ret = cufab_parse_cliques(p->cliques, gpus, p->num_gpus);
+	if (!ret)
+		ret = cufab_parse_numa_nodes(p->numa_nodes, gpus, p->num_gpus);
+	if (!ret)
+		ret = cufab_parse_features(p->features, gpus, p->num_gpus);
+	if (!ret && !p->nvswitch)
+		ret = cufab_parse_peers(p->peers, gpus, p->num_gpus);
+	if (ret) {
+		kfree(gpus);
+		return ret;
+	}
+
+	topo->num_gpus = p->num_gpus;
+	topo->nvswitch = p->nvswitch;
+	topo->default_mem = mem;
+	topo->gpus = gpus;
+	cufab_topo_update_peers(topo);
+	return 0;
+}

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: GPU identity and topology changes (kernel/device.c), context
+ * flag validation (kernel/context.c).
+ */
+#include <kunit/test.h>
+#include <linux/bits.h>
+#include <linux/numa.h>
+#include <linux/slab.h>
+#include <linux/sizes.h>
+#include <linux/string.h>
+
+#include "context.h"
+#include "device.h"
+
+static void build(struct kunit *test, struct cufab_topo *topo, u32 n,
+		  bool nvswitch, const char *peers)
+{
+	const struct cufab_params p = {
+		.num_gpus = n,
+		.mem_mib = 1024,
+		.nvswitch = nvswitch,
+		.peers = peers,
+	};
+
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(topo, &p), 0);
+}
+
+static void gpu_uuid_layout(struct kunit *test)
+{
+	static const u8 want[CUFAB_UUID_LEN] = {
+		0xcf, 0xab, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00,
+		0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05,
+	};
+	u8 uuid[CUFAB_UUID_LEN], again[CUFAB_UUID_LEN];
+	u8 (*seen)[CUFAB_UUID_LEN];
+	u32 i, j;
+
+	seen = kunit_kcalloc(test, CUFAB_MAX_GPUS, CUFAB_UUID_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
+	cufab_gpu_uuid(5, uuid);
+	KUNIT_EXPECT_EQ(test, memcmp(uuid, want, sizeof(want)), 0);
+
+	for (i = 0; i < CUFAB_MAX_GPUS; i++) {
+		cufab_gpu_uuid(i, seen[i]);
+		cufab_gpu_uuid(i, again);
+		/* stable: a function of the index only */
+		KUNIT_EXPECT_EQ(test, memcmp(seen[i], again, CUFAB_UUID_LEN),
+				0);
+		/* RFC 4122: version 4, variant 10xx */
+		KUNIT_EXPECT_EQ(test, seen[i][6] >> 4, 4);
+		KUNIT_EXPECT_EQ(test, seen[i][8] >> 6, 2);
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, memcmp(seen[i], seen[j],
+						     CUFAB_UUID_LEN), 0);
+	}
+}
+
+static void gpu_bus_id_format(struct kunit *test)
+{
+	char bus[CUFAB_BUS_ID_LEN];
+
+	cufab_gpu_bus_id(0, bus);
+	KUNIT_EXPECT_STREQ(test, bus, "0000:41:00.0");
+	cufab_gpu_bus_id(CUFAB_MAX_GPUS - 1, bus);
+	KUNIT_EXPECT_STREQ(test, bus, "0000:80:00.0");
+}
+
+static void numa_node_rules(struct kunit *test)
+{
+	u32 i;
+
+	KUNIT_EXPECT_TRUE(test, cufab_numa_node_valid(NUMA_NO_NODE));
+	KUNIT_EXPECT_TRUE(test, cufab_numa_node_valid(0));
+	KUNIT_EXPECT_FALSE(test, cufab_numa_node_valid(-2));
+	KUNIT_EXPECT_FALSE(test, cufab_numa_node_valid(MAX_NUMNODES));
+	for (i = 0; i < CUFAB_MAX_GPUS; i++) {
+		int node = cufab_default_numa_node(i);
+
+		KUNIT_EXPECT_TRUE(test, cufab_numa_node_valid(node));
+	}
+	if (!IS_ENABLED(CONFIG_NUMA))
+		KUNIT_EXPECT_EQ(test, cufab_default_numa_node(0), NUMA_NO_NODE);
+}
+
+static void peers_follow_cliques(struct kunit *test)
+{
+	struct cufab_topo topo = {};
+
+	build(test, &topo, 4, true, NULL);
+	topo.gpus[0].clique = 7;
+	topo.gpus[3].clique = 7;
+	cufab_topo_update_peers(&topo);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers, 0x8ULL);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].peers, 0x4ULL);
+	KUNIT_EXPECT_EQ(test, topo.gpus[2].peers, 0x2ULL);
+	KUNIT_EXPECT_EQ(test, topo.gpus[3].peers, 0x1ULL);
+
+	/* without the switch, explicit peers are left alone */
+	topo.nvswitch = false;
+	topo.gpus[0].clique = 0;
+	cufab_topo_update_peers(&topo);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers, 0x8ULL);
+	cufab_topo_free(&topo);
+}
+
+static void resize_grow_keeps_config(struct kunit *test)
+{
+	struct cufab_topo topo = {};
+	u32 g;
+
+	build(test, &topo, 2, false, "0-1");
+	topo.gpus[1].features = CUFAB_DEV_F_MULTICAST;
+	topo.gpus[1].mem_total = SZ_2G;
+	topo.gpus[1].clique = 3;
+
+	KUNIT_ASSERT_EQ(test, cufab_topo_resize(&topo, 4), 0);
+	KUNIT_EXPECT_EQ(test, topo.num_gpus, 4U);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].features,
+			(u32)CUFAB_DEV_F_MULTICAST);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].mem_total, (u64)SZ_2G);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].clique, 3U);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers, 0x2ULL);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].peers, 0x1ULL);
+	for (g = 2; g < 4; g++) {
+		KUNIT_EXPECT_EQ(test, topo.gpus[g].index, g);
+		KUNIT_EXPECT_EQ(test, topo.gpus[g].features,
+				(u32)CUFAB_DEV_F_ALL);
+		KUNIT_EXPECT_EQ(test, topo.gpus[g].mem_total, topo.default_mem);
+		KUNIT_EXPECT_EQ(test, topo.gpus[g].peers, 0ULL);
+	}
+	cufab_topo_free(&topo);
+}
+
+static void resize_shrink_drops_peers(struct kunit *test)
+{
+	struct cufab_topo topo = {};
+
+	build(test, &topo, 4, false, "0-3,1-2,0-1");
+	KUNIT_ASSERT_EQ(test, cufab_topo_resize(&topo, 2), 0);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers, 0x2ULL);
+	KUNIT_EXPECT_EQ(test, topo.gpus[1].peers, 0x1ULL);
+	cufab_topo_free(&topo);
+}
+
+static void resize_nvswitch_recomputes_peers(struct kunit *test)
+{
+	struct cufab_topo topo = {};
+
+	build(test, &topo, 2, true, NULL);
+	KUNIT_ASSERT_EQ(test, cufab_topo_resize(&topo, CUFAB_MAX_GPUS), 0);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers,
+			GENMASK_ULL(CUFAB_MAX_GPUS - 1, 1));
+	KUNIT_ASSERT_EQ(test, cufab_topo_resize(&topo, 1), 0);
+	KUNIT_EXPECT_EQ(test, topo.gpus[0].peers, 0ULL);
+	cufab_topo_free(&topo);
+}
+
+static void resize_rejects_bad_count(struct kunit *test)
+{
+	struct cufab_topo topo = {};
+	struct cufab_gpu *before;
+
+	build(test, &topo, 3, true, NULL);
+	before = topo.gpus;
+	KUNIT_EXPECT_EQ(test, cufab_topo_resize(&topo, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, cufab_topo_resize(&topo, CUFAB_MAX_GPUS + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, topo.num_gpus, 3U);
+	KUNIT_EXPECT_PTR_EQ(test, topo.gpus, before);
+	/* same size: nothing to do */
+	KUNIT_EXPECT_EQ(test, cufab_topo_resize(&topo, 3), 0);
+	KUNIT_EXPECT_PTR_EQ(test, topo.gpus, before);
+	cufab_topo_free(&topo);
+}
+
+/*
+ * Every single CUctx_flags bit: scheduling policies are values, of which
+ * only AUTO (0), SPIN, YIELD and BLOCKING_SYNC exist; other bits are
+ * accepted exactly when CUFAB_CTX_FLAGS_VALID has them.
+ */
+static void ctx_flags_validation(struct kunit *test)
+{
+	const u32 sched_mask = 0x7;
+	u32 bit;
+
+	KUNIT_EXPECT_TRUE(test, cufab_ctx_flags_valid(0));
+	for (bit = 0; bit < 32; bit++) {
+		u32 flag = BIT(bit);
+
+		KUNIT_EXPECT_EQ_MSG(test, cufab_ctx_flags_valid(flag),
+				    !!(flag & CUFAB_CTX_FLAGS_VALID),
+				    "flag 0x%x", flag);
+	}
+	/* two policies at once */
+	KUNIT_EXPECT_FALSE(test, cufab_ctx_flags_valid(0x3));
+	KUNIT_EXPECT_FALSE(test, cufab_ctx_flags_valid(0x5));
+	KUNIT_EXPECT_FALSE(test, cufab_ctx_flags_valid(0x6));
+	KUNIT_EXPECT_FALSE(test, cufab_ctx_flags_valid(sched_mask));
+	/* a policy with other valid flags */
+	KUNIT_EXPECT_TRUE(test, cufab_ctx_flags_valid(0x4 | 0x8 | 0x80));
+}
+
+static struct kunit_case cufab_topo_cases[] = {
+	KUNIT_CASE(gpu_uuid_layout),
+	KUNIT_CASE(gpu_bus_id_format),
+	KUNIT_CASE(numa_node_rules),
+	KUNIT_CASE(peers_follow_cliques),
+	KUNIT_CASE(resize_grow_keeps_config),
+	KUNIT_CASE(resize_shrink_drops_peers),
+	KUNIT_CASE(resize_nvswitch_recomputes_peers),
+	KUNIT_CASE(resize_rejects_bad_count),
+	{}
+};
+
+static struct kunit_suite cufab_topo_suite = {
+	.name = "cufab_topo",
+	.test_cases = cufab_topo_cases,
+};
+
+static struct kunit_case cufab_context_cases[] = {
+	KUNIT_CASE(ctx_flags_validation),
+	{}
+};
+
+static struct kunit_suite cufab_context_suite = {
+	.name = "cufab_context",
+	.test_cases = cufab_context_cases,
+};
+
+kunit_test_suites(&cufab_topo_suite, &cufab_context_suite);

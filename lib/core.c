@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * The process's client of /dev/cufab: opening it, the version handshake,
+ * the ioctl wrapper, errno -> CUresult translation, logging and fork
+ * handling.
+ *
+ * Fork: the kernel binds a client to the process that opened it and answers
+ * -EBADF to any other, so a forked child must start over. The atfork child
+ * handler drops everything the parent had (fd, devices, contexts, primary
+ * contexts, thread stacks) and the child's calls return
+ * CUDA_ERROR_NOT_INITIALIZED until it calls cuInit itself. cuInit also
+ * compares getpid() with the opener's pid, for children created without
+ * running atfork handlers (raw clone()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct cufab_state cufab = { .fd = -1 };
+int cufab_initialized;
+/* Bumped in a forked child: thread context stacks of older epochs are empty. */
+unsigned long cufab_epoch;
+pthread_mutex_t cufab_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int cufab_debug;
+static int cufab_open_warned;
+
+void cufab_log(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("cufab: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+void cufab_dbg(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!cufab_debug)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "cufab[%d]: ", (int)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+/* Returns 0 or -errno; a signal never makes a call fail. */
+int cufab_ioctl(unsigned long request, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(cufab.fd, request, arg);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0) {
+		ret = -errno;
+		cufab_dbg("ioctl 0x%lx: %s", request, strerror(-ret));
+	}
+	return ret;
+}
+
+/*
+ * The generic errno -> CUresult table (Documentation/uapi.rst); callers
+ * override it where the documentation of their call asks for another code
+ * (e.g. ENOENT on a context id is CUDA_ERROR_INVALID_CONTEXT).
+ */
+CUresult cufab_errno_result(int err)
+{
+	switch (err) {
+	case 0:
+		return CUDA_SUCCESS;
+	case EINVAL:
+		return CUDA_ERROR_INVALID_VALUE;
+	case ENOMEM:
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	case ENODEV:
+		return CUDA_ERROR_INVALID_DEVICE;
+	case ENOENT:
+		return CUDA_ERROR_INVALID_HANDLE;
+	case EPERM:
+	case EACCES:
+		return CUDA_ERROR_NOT_PERMITTED;
+	case EOPNOTSUPP:
+		return CUDA_ERROR_NOT_SUPPORTED;
+	case EBADF:
+		/* The fd belongs to another process: we were forked. */
+		return CUDA_ERROR_NOT_INITIALIZED;
+	case ENOTTY:
+	case E2BIG:
+		/* The module does not know this ioctl or struct tail. */
+		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+	default:
+		cufab_dbg("no CUresult for errno %d (%s)", err, strerror(err));
+		return CUDA_ERROR_UNKNOWN;
+	}
+}
+
+static CUresult cufab_check_version(__u32 *num_gpus)
+{
+	/* Variables, not constants: minor 0 makes the test look vacuous. */
+	static const __u32 lib_major = CUFAB_VERSION_MAJOR;
+	static const __u32 lib_minor = CUFAB_VERSION_MINOR;
+	struct cufab_get_version ver = { .size = sizeof(ver) };
+	int ret;
+
+	ret = cufab_ioctl(CUFAB_IOCTL_GET_VERSION, &ver);
+	if (ret) {
+		cufab_log("%s: version query failed: %s (not a cufab module?)",
+			  CUFAB_DEVICE_PATH, strerror(-ret));
+		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+	}
+	if (ver.major != lib_major || ver.minor < lib_minor) {
+		cufab_log("kernel module interface %u.%u does not fit library interface %u.%u (major must match, module minor must be >= %u)",
+			  ver.major, ver.minor, lib_major, lib_minor, lib_minor);
+		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
+	}
+	*num_gpus = ver.num_gpus;
+	cufab_dbg("module interface %u.%u, %u GPUs", ver.major, ver.minor,
+		  ver.num_gpus);
+	return CUDA_SUCCESS;
+}
+
+/* Called with cufab_lock held. */
+CUresult cufab_open(__u32 *num_gpus)
+{
+	CUresult res;
+
+	cufab.fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (cufab.fd < 0) {
+		if (!cufab_open_warned)
+			cufab_log("cannot open %s: %s (is cufab.ko loaded? see README)",
+				  CUFAB_DEVICE_PATH, strerror(errno));
+		cufab_open_warned = 1;
+		return CUDA_ERROR_NO_DEVICE;
+	}
+	cufab.pid = getpid();
+	res = cufab_check_version(num_gpus);
+	if (res != CUDA_SUCCESS)
+		cufab_close();
+	return res;
+}
+
+void cufab_close(void)
+{
+	if (cufab.fd >= 0)
+		close(cufab.fd);
+	cufab.fd = -1;
+}
+
+/*
+ * Forget everything this process had: called with cufab_lock held, in a
+ * forked child or by a cuInit that finds itself in a new process. The fd
+ * is closed, not reused: the kernel refuses it here anyway.
+ */
+void cufab_reset_locked(void)
+{
+	__atomic_store_n(&cufab_initialized, 0, __ATOMIC_RELEASE);
+	cufab_close();
+	cufab.num_kdev = 0;
+	cufab.num_dev = 0;
+	cufab_open_warned = 0;
+	cufab_ctx_reset_locked();
+	cufab_primary_reset_locked();
+	__atomic_add_fetch(&cufab_epoch, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * Holding cufab_lock across fork() keeps the child from inheriting a
+ * half-done cuInit or context operation.
+ */
+static void cufab_atfork_prepare(void)
+{
+	pthread_mutex_lock(&cufab_lock);
+}
+
+static void cufab_atfork_parent(void)
+{
+	pthread_mutex_unlock(&cufab_lock);
+}
+
+static void cufab_atfork_child(void)
+{
+	cufab_reset_locked();
+	pthread_mutex_unlock(&cufab_lock);
+}
+
+__attribute__((constructor))
+static void cufab_core_init(void)
+{
+	const char *dbg = getenv("CUFAB_DEBUG");
+
+	cufab_debug = dbg && *dbg;
+	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
+		       cufab_atfork_child);
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * Every entry point libcufab exports, the single registry of exported
+ * names: cuGetProcAddress resolves through it (lib/procaddr.c) and
+ * lib/libcufab.map must list exactly its symbols (selftests/abi checks).
+ *
+ * CUFAB_ENTRY(symbol, name, version): the exported symbol, the name
+ * cuGetProcAddress knows it by, and the CUDA version that introduced that
+ * symbol (the suffix of its PFN_<name>_v<version> typedef in NVIDIA's
+ * cudaTypedefs.h). cuGetProcAddress(name, v) picks the entry of that name
+ * with the highest version <= v.
+ *
+ * Include after legacy.h, and with CUFAB_ENTRY defined. Keep the list
+ * grouped as lib/ is; later API groups append their block.
+ */
+
+/* error.c */
+CUFAB_ENTRY(cuGetErrorString, cuGetErrorString, 6000)
+CUFAB_ENTRY(cuGetErrorName, cuGetErrorName, 6000)
+
+/* init.c */
+CUFAB_ENTRY(cuInit, cuInit, 2000)
+CUFAB_ENTRY(cuDriverGetVersion, cuDriverGetVersion, 2020)
+
+/* device.c, legacy.c */
+CUFAB_ENTRY(cuDeviceGet, cuDeviceGet, 2000)
+CUFAB_ENTRY(cuDeviceGetCount, cuDeviceGetCount, 2000)
+CUFAB_ENTRY(cuDeviceGetName, cuDeviceGetName, 2000)
+CUFAB_ENTRY(cuDeviceGetUuid, cuDeviceGetUuid, 9020)
+CUFAB_ENTRY(cuDeviceGetUuid_v2, cuDeviceGetUuid, 11040)
+CUFAB_ENTRY(cuDeviceTotalMem_v2, cuDeviceTotalMem, 3020)
+CUFAB_ENTRY(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000)
+CUFAB_ENTRY(cuDeviceGetByPCIBusId, cuDeviceGetByPCIBusId, 4010)
+CUFAB_ENTRY(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010)
+CUFAB_ENTRY(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000)
+
+/* primary.c, legacy.c */
+CUFAB_ENTRY(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000)
+CUFAB_ENTRY(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000)
+CUFAB_ENTRY(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease, 11000)
+CUFAB_ENTRY(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags, 7000)
+CUFAB_ENTRY(cuDevicePrimaryCtxSetFlags_v2, cuDevicePrimaryCtxSetFlags, 11000)
+CUFAB_ENTRY(cuDevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000)
+CUFAB_ENTRY(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset, 7000)
+CUFAB_ENTRY(cuDevicePrimaryCtxReset_v2, cuDevicePrimaryCtxReset, 11000)
+
+/* context.c, legacy.c */
+CUFAB_ENTRY(cuCtxCreate_v2, cuCtxCreate, 3020)
+CUFAB_ENTRY(cuCtxCreate_v3, cuCtxCreate, 11040)
+CUFAB_ENTRY(cuCtxCreate_v4, cuCtxCreate, 12050)
+CUFAB_ENTRY(cuCtxDestroy_v2, cuCtxDestroy, 4000)
+CUFAB_ENTRY(cuCtxPushCurrent_v2, cuCtxPushCurrent, 4000)
+CUFAB_ENTRY(cuCtxPopCurrent_v2, cuCtxPopCurrent, 4000)
+CUFAB_ENTRY(cuCtxSetCurrent, cuCtxSetCurrent, 4000)
+CUFAB_ENTRY(cuCtxGetCurrent, cuCtxGetCurrent, 4000)
+CUFAB_ENTRY(cuCtxGetDevice, cuCtxGetDevice, 2000)
+CUFAB_ENTRY(cuCtxGetDevice_v2, cuCtxGetDevice, 13000)
+CUFAB_ENTRY(cuCtxGetFlags, cuCtxGetFlags, 7000)
+CUFAB_ENTRY(cuCtxGetId, cuCtxGetId, 12000)
+CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
+CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
+CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
+
+/* procaddr.c, legacy.c */
+CUFAB_ENTRY(cuGetProcAddress, cuGetProcAddress, 11030)
+CUFAB_ENTRY(cuGetProcAddress_v2, cuGetProcAddress, 12000)

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * libcufab internals shared by the API groups (lib/<group>.c).
+ *
+ * The library is thin: the kernel owns every object and every rule that
+ * outlives a call; the library marshals arguments, keeps the per-thread
+ * context stack and a read-only copy of the device table, and translates
+ * errno into CUresult.
+ *
+ * Locking: one mutex, cufab_lock, serialises cuInit, the context slot
+ * allocator and the primary contexts. Hot paths (device queries, the
+ * context stack) take no lock: they read state published with release
+ * stores once cuInit has finished.
+ */
+#ifndef CUFAB_LIB_INTERNAL_H
+#define CUFAB_LIB_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <linux/cufab.h>
+#include <cufab/cuda.h>
+
+#define CUFAB_EXPORT	__attribute__((visibility("default")))
+#define cufab_likely(x)		__builtin_expect(!!(x), 1)
+#define cufab_unlikely(x)	__builtin_expect(!!(x), 0)
+#define CUFAB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Context handles encode a pointer-sized (generation, slot) pair. */
+_Static_assert(sizeof(void *) == 8, "libcufab needs a 64-bit (LP64) target");
+
+/* One virtual GPU as the kernel described it at cuInit. */
+struct cufab_device {
+	__u32 index;			/* kernel index */
+	__u32 features;			/* enum cufab_device_feature */
+	__s32 host_numa_node;
+	__u32 clique_id;
+	__u64 total_mem;
+	__u64 peer_mask;		/* bit i: kernel GPU i is a peer */
+	__u32 pci_domain;
+	__u32 pci_bus;
+	__u32 pci_device;
+	__u32 num_attrs;		/* attributes the kernel knows */
+	__u8 uuid[CUFAB_UUID_LEN];
+	char name[CUFAB_NAME_LEN];
+	__s32 attrs[CUFAB_NUM_DEVICE_ATTRS];
+};
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and its NUL. */
+#define CUFAB_UUID_STR_LEN	41
+
+/*
+ * Process-wide state. Written under cufab_lock by cuInit (and reset in a
+ * forked child); read without the lock once cufab_initialized is set.
+ */
+struct cufab_state {
+	int fd;				/* /dev/cufab, -1 when closed */
+	pid_t pid;			/* process that opened fd */
+	int num_kdev;			/* GPUs of the node */
+	int num_dev;			/* GPUs visible to this process */
+	int visible[CUFAB_MAX_GPUS];	/* CUdevice -> kernel index */
+	struct cufab_device kdev[CUFAB_MAX_GPUS];	/* by kernel index */
+};
+
+extern struct cufab_state cufab;
+extern int cufab_initialized;
+extern unsigned long cufab_epoch;
+extern pthread_mutex_t cufab_lock;
+
+/* core.c */
+void cufab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cufab_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int cufab_ioctl(unsigned long request, void *arg);
+CUresult cufab_errno_result(int err);
+CUresult cufab_open(__u32 *num_gpus);
+void cufab_close(void);
+void cufab_reset_locked(void);
+
+/* device.c */
+CUresult cufab_devices_load(int num_gpus);
+void cufab_uuid_format(const __u8 *uuid, char *out);
+
+/* visible.c */
+int cufab_visible_parse(const char *env, const struct cufab_device *kdev,
+			int num_kdev, int *visible);
+
+/* context.c */
+struct cufab_ctx;
+CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid);
+CUresult cufab_ctx_kernel_destroy(__u32 kid);
+CUcontext cufab_primary_handle(CUdevice dev);
+void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
+void cufab_primary_deactivate(CUdevice dev);
+void cufab_primary_set_flags(CUdevice dev, unsigned int flags);
+void cufab_ctx_reset_locked(void);
+CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
+
+/* primary.c */
+void cufab_primary_reset_locked(void);
+CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,
+					 int refuse_active);
+
+/* procaddr.c */
+CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
+			    cuuint64_t flags,
+			    CUdriverProcAddressQueryResult *status);
+
+static inline int cufab_ready(void)
+{
+	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
+}
+
+/* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
+static inline const struct cufab_device *cufab_device(CUdevice dev)
+{
+	if ((unsigned int)dev >= (unsigned int)cufab.num_dev)
+		return NULL;
+	return &cufab.kdev[cufab.visible[dev]];
+}
+
+/*
+ * Context flags the library accepts where it stores them itself
+ * (cuDevicePrimaryCtxSetFlags): the bits the kernel accepts at creation,
+ * with at most one scheduling mode.
+ */
+static inline int cufab_ctx_flags_valid(unsigned int flags)
+{
+	unsigned int sched = flags & CU_CTX_SCHED_MASK;
+
+	if (flags & ~CUFAB_CTX_FLAGS_VALID)
+		return 0;
+	return sched == 0 || (sched & (sched - 1)) == 0;
+}
+
+#endif /* CUFAB_LIB_INTERNAL_H */

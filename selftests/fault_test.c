@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Error paths of cufab.ko under fault injection.
+ *
+ * fail_nth: a scenario (open, version, contexts, device info, destroy,
+ * close) is replayed with /proc/self/task/<tid>/fail-nth = 1, 2, 3 ...
+ * until no injection point is left to hit: every allocation (failslab, with
+ * GFP_KERNEL included) and every cufab fault point fails once in turn.
+ * Each run must fail with a clean errno or absorb the failure, and leave
+ * live_objects where it was. What it is really after are KASAN, lockdep
+ * and WARN splats on unwind paths, which the VM runner catches.
+ *
+ * knobs: the debugfs fault_attr directories, one per operation class,
+ * each made to fail exactly once.
+ *
+ * Skipped on kernels without fault injection (Debian's), or without the
+ * module.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/cufab.h>
+
+#include "kselftest_harness.h"
+
+#define DEBUGFS		"/sys/kernel/debug"
+#define CUFAB_DEBUGFS	DEBUGFS "/cufab"
+#define LIVE_OBJECTS	CUFAB_DEBUGFS "/live_objects"
+#define NCTX		4
+
+static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static int ctx_create(int fd, __u32 *id)
+{
+	struct cufab_ctx_create cmd = { .size = sizeof(cmd) };
+	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
+
+	if (!ret && id)
+		*id = cmd.out_ctx_id;
+	return ret;
+}
+
+static __s64 live_objects(void)
+{
+	unsigned long long v;
+	FILE *f = fopen(LIVE_OBJECTS, "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	return n == 1 ? (__s64)v : -1;
+}
+
+/* Debugfs knobs: value strings, saved to be restored. */
+struct knob {
+	const char *path;
+	char saved[64];
+	int have;
+};
+
+static int knob_read(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+static int knob_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+/* Remember the current value; a missing knob is simply not used. */
+static void knob_save(struct knob *k, const char *path)
+{
+	k->path = path;
+	k->have = !knob_read(path, k->saved, sizeof(k->saved));
+}
+
+static int knob_set(struct knob *k, const char *val)
+{
+	return k->have ? knob_write(k->path, val) : 0;
+}
+
+static void knob_restore(struct knob *k)
+{
+	if (k->have)
+		knob_write(k->path, k->saved);
+}
+
+/*
+ * Allocations made with GFP_KERNEL must count for fail-nth too, and nobody
+ * wants a stack dump per injected fault in the console.
+ */
+static const char *const quiet_knobs[][2] = {
+	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },
+	{ DEBUGFS "/failslab/verbose", "0" },
+	{ DEBUGFS "/fail_page_alloc/verbose", "0" },
+	{ CUFAB_DEBUGFS "/fail_client_open/verbose", "0" },
+	{ CUFAB_DEBUGFS "/fail_object_alloc/verbose", "0" },
+	{ CUFAB_DEBUGFS "/fail_ctx_create/verbose", "0" },
+};
+
+#define NQUIET ARRAY_SIZE(quiet_knobs)
+
+FIXTURE(fault) {
+	struct knob quiet[NQUIET];
+	__s64 live_before;
+};
+
+FIXTURE_SETUP(fault)
+{
+	unsigned int i;
+
+	if (access(CUFAB_DEVICE_PATH, F_OK))
+		SKIP(return, "%s absent (cufab.ko not loaded)",
+		     CUFAB_DEVICE_PATH);
+	if (access(CUFAB_DEBUGFS "/fail_object_alloc", F_OK))
+		SKIP(return, "no fault injection in this kernel (%s absent)",
+		     CUFAB_DEBUGFS "/fail_object_alloc");
+	for (i = 0; i < NQUIET; i++) {
+		knob_save(&self->quiet[i], quiet_knobs[i][0]);
+		ASSERT_EQ(0, knob_set(&self->quiet[i], quiet_knobs[i][1]))
+			TH_LOG("%s", quiet_knobs[i][0]);
+	}
+	self->live_before = live_objects();
+	ASSERT_LE(0, self->live_before);
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	unsigned int i;
+
+	for (i = 0; i < NQUIET; i++)
+		knob_restore(&self->quiet[i]);
+}
+
+/* The 6.1 harness runs the test body after a SKIP in the fixture setup. */
+static bool skipped(struct __test_metadata *_metadata)
+{
+	return _metadata->skip;
+}
+
+/*
+ * The scenario: what a library does at cuInit plus a few contexts. Returns
+ * 0 or the errno of the first step that failed; always closes what it
+ * opened. Its buffers are static so that no page fault happens under
+ * fail-nth.
+ */
+static __s32 scenario_attrs[CUFAB_NUM_DEVICE_ATTRS];
+
+static int scenario(void)
+{
+	struct cufab_get_version ver = { .size = sizeof(ver) };
+	struct cufab_device_info info = {
+		.size = sizeof(info),
+		.num_attrs = CUFAB_NUM_DEVICE_ATTRS,
+		.attrs_ptr = (uintptr_t)scenario_attrs,
+	};
+	__u32 ids[NCTX];
+	int fd, err, i, n = 0;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = cufab_ioctl(fd, CUFAB_IOCTL_GET_VERSION, &ver);
+	for (i = 0; !err && i < NCTX; i++) {
+		err = ctx_create(fd, &ids[i]);
+		n += !err;
+	}
+	if (!err)
+		err = cufab_ioctl(fd, CUFAB_IOCTL_DEVICE_INFO, &info);
+	/* destroy half explicitly, leave the rest to close() */
+	for (i = 0; i < n / 2; i++) {
+		struct cufab_destroy d = { .size = sizeof(d), .id = ids[i] };
+		int e = cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &d);
+
+		if (!err)
+			err = e;
+	}
+	close(fd);
+	return err;
+}
+
+TEST_F_TIMEOUT(fault, fail_nth, 600)
+{
+	unsigned int n, injected = 0, failed = 0;
+	char path[64], buf[32];
+	int fd, err;
+	bool done = false;
+
+	if (skipped(_metadata))
+		return;
+	/* warm up: code and data paged in, lazy symbols bound */
+	ASSERT_EQ(0, scenario());
+	ASSERT_EQ(self->live_before, live_objects());
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+		 (long)syscall(SYS_gettid));
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+
+	for (n = 1; n < 10000 && !done; n++) {
+		int len = snprintf(buf, sizeof(buf), "%u", n);
+		ssize_t r;
+
+		ASSERT_EQ(len, write(fd, buf, len));
+		err = scenario();
+		r = pread(fd, buf, sizeof(buf) - 1, 0);
+		/* stop injecting before anything else runs */
+		ASSERT_EQ(1, write(fd, "0", 1));
+		ASSERT_LT(0, r);
+		buf[r] = '\0';
+		/* not 0: fewer than n injection points, all were covered */
+		done = atoi(buf) != 0;
+		if (done) {
+			ASSERT_EQ(0, err);
+			break;
+		}
+		injected++;
+		if (err) {
+			failed++;
+			EXPECT_EQ(ENOMEM, err)
+				TH_LOG("fault %u: %s", n, strerror(err));
+		}
+		ASSERT_EQ(self->live_before, live_objects())
+			TH_LOG("fault %u leaked objects", n);
+	}
+	close(fd);
+	ASSERT_TRUE(done);
+	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
+	/* at least: open, get_version, contexts, object allocations */
+	EXPECT_LE(1U + 2 * NCTX, injected);
+	EXPECT_LT(0U, failed);
+}
+
+/*
+ * One debugfs fault_attr: made to fail exactly once, for this task only
+ * (task-filter + make-it-fail), so nothing else on the system trips on it.
+ */
+FIXTURE(knob) {
+	struct knob attr[6];
+	struct knob make_it_fail;
+	int fd;
+};
+
+FIXTURE_VARIANT(knob) {
+	const char *name;
+	int (*op)(int fd);
+};
+
+/* 0 or errno; opens its own client for fail_client_open */
+static int op_open(int fd)
+{
+	int nfd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (nfd < 0)
+		return errno;
+	close(nfd);
+	return 0;
+}
+
+static int op_ctx_create(int fd)
+{
+	return ctx_create(fd, NULL);
+}
+
+FIXTURE_VARIANT_ADD(knob, fail_client_open) {
+	.name = "fail_client_open",
+	.op = op_open,
+};
+
+FIXTURE_VARIANT_ADD(knob, fail_object_alloc) {
+	.name = "fail_object_alloc",
+	.op = op_ctx_create,
+};
+
+FIXTURE_VARIANT_ADD(knob, fail_ctx_create) {
+	.name = "fail_ctx_create",
+	.op = op_ctx_create,
+};
+
+static const char *const knob_files[][2] = {
+	{ "verbose", "0" },
+	{ "interval", "1" },
+	{ "space", "0" },
+	{ "task-filter", "Y" },
+	{ "times", "1" },
+	{ "probability", "100" },	/* last: arms the point */
+};
+
+FIXTURE_SETUP(knob)
+{
+	static char paths[6][128];
+	unsigned int i;
+
+	self->fd = -1;
+	if (access(CUFAB_DEVICE_PATH, F_OK))
+		SKIP(return, "%s absent (cufab.ko not loaded)",
+		     CUFAB_DEVICE_PATH);
+	snprintf(paths[0], sizeof(paths[0]), CUFAB_DEBUGFS "/%s",
+		 variant->name);
+	if (access(paths[0], F_OK))
+		SKIP(return, "no fault injection in this kernel (%s absent)",
+		     paths[0]);
+	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+
+	knob_save(&self->make_it_fail, "/proc/self/make-it-fail");
+	ASSERT_EQ(1, self->make_it_fail.have);
+	ASSERT_EQ(0, knob_set(&self->make_it_fail, "1"));
+	for (i = 0; i < 6; i++) {
+		snprintf(paths[i], sizeof(paths[i]), CUFAB_DEBUGFS "/%s/%s",
+			 variant->name, knob_files[i][0]);
+		knob_save(&self->attr[i], paths[i]);
+		ASSERT_EQ(1, self->attr[i].have) TH_LOG("%s", paths[i]);
+	}
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(0, knob_set(&self->attr[i], knob_files[i][1]))
+			TH_LOG("%s", paths[i]);
+}
+
+FIXTURE_TEARDOWN(knob)
+{
+	int i;
+
+	/* disarm first */
+	for (i = 5; i >= 0; i--)
+		knob_restore(&self->attr[i]);
+	knob_restore(&self->make_it_fail);
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+TEST_F(knob, fails_once)
+{
+	__s64 live;
+
+	if (skipped(_metadata))
+		return;
+	live = live_objects();
+	EXPECT_EQ(ENOMEM, variant->op(self->fd));
+	EXPECT_EQ(live, live_objects());
+	/* times was 1: the next call goes through */
+	EXPECT_EQ(0, variant->op(self->fd));
+	EXPECT_EQ(0, variant->op(self->fd));
+}
+
+/* With the knob armed, another task (no make-it-fail) is not affected. */
+TEST_F(knob, task_filter)
+{
+	int status;
+	pid_t pid;
+
+	if (skipped(_metadata))
+		return;
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd;
+
+		if (knob_write("/proc/self/make-it-fail", "0"))
+			_exit(2);
+		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			_exit(3);
+		_exit(variant->op(fd) ? 4 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* still armed for us */
+	EXPECT_EQ(ENOMEM, variant->op(self->fd));
+}
+
+TEST_HARNESS_MAIN

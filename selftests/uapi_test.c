@@ -1,0 +1,646 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The /dev/cufab ioctl ABI, through raw ioctls: the size rules every
+ * command shares (short -> EINVAL, longer with a zero tail -> accepted,
+ * non-zero tail -> E2BIG), reserved fields and flags, unknown commands,
+ * and what each command returns.
+ *
+ * Each test opens its own client, so objects never leak between tests.
+ * Without /dev/cufab (module not loaded) every test is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/cufab.h>
+
+#include "kselftest_harness.h"
+
+/* CUdevice_attribute numbers the tests look at */
+#define ATTR_MAX_THREADS_PER_BLOCK	1
+#define ATTR_PCI_BUS_ID			33
+#define ATTR_PCI_DOMAIN_ID		50
+#define ATTR_COMPUTE_CAPABILITY_MAJOR	75
+#define ATTR_HANDLE_TYPE_FABRIC		128
+#define ATTR_MULTICAST_SUPPORTED	132
+#define ATTR_HOST_NUMA_ID		134
+#define ATTR_LE_UNICAST			153
+
+#define CANARY		0x5a5a5a5aU
+#define CMD_BUF_LEN	1024
+
+/* 0 or the errno of a failed ioctl */
+static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? errno : 0;
+}
+
+static int ctx_create(int fd, __u32 dev, __u32 flags, __u32 *id)
+{
+	struct cufab_ctx_create cmd = {
+		.size = sizeof(cmd),
+		.flags = flags,
+		.dev = dev,
+	};
+	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
+
+	if (!ret && id)
+		*id = cmd.out_ctx_id;
+	return ret;
+}
+
+static int destroy(int fd, __u32 id)
+{
+	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
+
+	return cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &cmd);
+}
+
+static int device_info(int fd, __u32 index, struct cufab_device_info *info,
+		       __s32 *attrs, __u32 num_attrs)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->index = index;
+	info->num_attrs = num_attrs;
+	info->attrs_ptr = (uintptr_t)attrs;
+	return cufab_ioctl(fd, CUFAB_IOCTL_DEVICE_INFO, info);
+}
+
+FIXTURE(cufab) {
+	int fd;
+	__u32 num_gpus;
+};
+
+FIXTURE_SETUP(cufab)
+{
+	struct cufab_get_version ver = { .size = sizeof(ver) };
+
+	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, "%s absent (cufab.ko not loaded)",
+		     CUFAB_DEVICE_PATH);
+	ASSERT_LE(0, self->fd)
+		TH_LOG("open %s: %s", CUFAB_DEVICE_PATH, strerror(errno));
+	ASSERT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	self->num_gpus = ver.num_gpus;
+}
+
+FIXTURE_TEARDOWN(cufab)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* The 6.1 harness runs the test body after a SKIP in the fixture setup. */
+static bool skipped(struct __test_metadata *_metadata)
+{
+	return _metadata->skip;
+}
+
+/*
+ * The size rules, once per command. prepare() fills a valid struct
+ * (everything but size), creating what the command needs.
+ */
+FIXTURE(cufab_size) {
+	int fd;
+	__u64 buf[CMD_BUF_LEN / 8];	/* struct, tail and canary */
+};
+
+FIXTURE_VARIANT(cufab_size) {
+	unsigned long cmd;
+	__u32 size;
+	void (*prepare)(struct __test_metadata *_metadata, int fd, void *buf);
+};
+
+static void prepare_nothing(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+}
+
+static void prepare_destroy(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_destroy *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->id));
+}
+
+static void prepare_device_info(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_device_info *cmd = buf;
+
+	cmd->index = 0;
+	cmd->num_attrs = 0;
+	cmd->attrs_ptr = 0;
+}
+
+static void prepare_ctx_create(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_ctx_create *cmd = buf;
+
+	cmd->dev = 0;
+	cmd->flags = 0;
+}
+
+FIXTURE_VARIANT_ADD(cufab_size, get_version) {
+	.cmd = CUFAB_IOCTL_GET_VERSION,
+	.size = sizeof(struct cufab_get_version),
+	.prepare = prepare_nothing,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, noop) {
+	.cmd = CUFAB_IOCTL_NOOP,
+	.size = sizeof(struct cufab_noop),
+	.prepare = prepare_nothing,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, destroy) {
+	.cmd = CUFAB_IOCTL_DESTROY,
+	.size = sizeof(struct cufab_destroy),
+	.prepare = prepare_destroy,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, device_info) {
+	.cmd = CUFAB_IOCTL_DEVICE_INFO,
+	.size = sizeof(struct cufab_device_info),
+	.prepare = prepare_device_info,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
+	.cmd = CUFAB_IOCTL_CTX_CREATE,
+	.size = sizeof(struct cufab_ctx_create),
+	.prepare = prepare_ctx_create,
+};
+
+FIXTURE_SETUP(cufab_size)
+{
+	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (self->fd < 0 && errno == ENOENT)
+		SKIP(return, "%s absent (cufab.ko not loaded)",
+		     CUFAB_DEVICE_PATH);
+	ASSERT_LE(0, self->fd);
+}
+
+FIXTURE_TEARDOWN(cufab_size)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* A valid struct declaring @size bytes; bytes past the struct are zero. */
+static void sized_cmd(struct __test_metadata *_metadata, int fd, __u64 *buf,
+		      void (*prepare)(struct __test_metadata *, int, void *),
+		      __u32 size)
+{
+	memset(buf, 0, CMD_BUF_LEN);
+	prepare(_metadata, fd, buf);
+	memcpy(buf, &size, sizeof(size));
+}
+
+TEST_F(cufab_size, exact_size)
+{
+	if (skipped(_metadata))
+		return;
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  variant->size);
+	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+}
+
+TEST_F(cufab_size, short_size_is_einval)
+{
+	__u32 sizes[] = { 0, 1, sizeof(__u32), variant->size - 1 };
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+			  sizes[i]);
+		EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, variant->cmd,
+					      self->buf))
+			TH_LOG("size %u", sizes[i]);
+	}
+}
+
+TEST_F(cufab_size, longer_size_zero_tail_ok)
+{
+	const __u32 extra = 64;
+	unsigned char *tail = (unsigned char *)self->buf + variant->size;
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  variant->size + extra);
+	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	/* the kernel writes back only what it knows: the tail stays zero */
+	for (i = 0; i < extra; i++)
+		ASSERT_EQ(0, tail[i]) TH_LOG("tail byte %u", i);
+}
+
+TEST_F(cufab_size, page_sized_zero_tail_ok)
+{
+	if (skipped(_metadata))
+		return;
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  sizeof(self->buf));
+	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+}
+
+TEST_F(cufab_size, nonzero_tail_is_e2big)
+{
+	unsigned char *tail = (unsigned char *)self->buf + variant->size;
+
+	if (skipped(_metadata))
+		return;
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  variant->size + 8);
+	tail[7] = 1;
+	ASSERT_EQ(E2BIG, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  variant->size + 8);
+	tail[0] = 0x80;
+	ASSERT_EQ(E2BIG, cufab_ioctl(self->fd, variant->cmd, self->buf));
+}
+
+TEST_F(cufab_size, no_write_past_user_size)
+{
+	__u32 *canary = (__u32 *)((char *)self->buf + variant->size);
+
+	if (skipped(_metadata))
+		return;
+	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+		  variant->size);
+	canary[0] = CANARY;
+	canary[1] = CANARY;
+	/* a non-zero byte past the declared size is not part of the struct */
+	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(CANARY, canary[0]);
+	ASSERT_EQ(CANARY, canary[1]);
+}
+
+TEST_F(cufab_size, bad_pointer_is_efault)
+{
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(EFAULT, cufab_ioctl(self->fd, variant->cmd, NULL));
+	ASSERT_EQ(EFAULT, cufab_ioctl(self->fd, variant->cmd,
+				      (void *)(uintptr_t)8));
+}
+
+TEST_F(cufab, unknown_ioctl_is_enotty)
+{
+	struct cufab_noop noop = { .size = sizeof(noop) };
+	unsigned long bad[] = {
+		_IO(CUFAB_TYPE, CUFAB_CMD_LAST),
+		_IO(CUFAB_TYPE, CUFAB_CMD_BASE - 1),
+		_IO(CUFAB_TYPE, 0),
+		_IO(CUFAB_TYPE, 0xff),
+		_IO('x', CUFAB_CMD_NOOP),
+		/* right number, other direction/size bits */
+		_IOWR(CUFAB_TYPE, CUFAB_CMD_NOOP, struct cufab_noop),
+	};
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(ENOTTY, cufab_ioctl(self->fd, bad[i], &noop))
+			TH_LOG("cmd 0x%lx", bad[i]);
+	}
+}
+
+TEST_F(cufab, get_version)
+{
+	struct cufab_get_version ver = { .size = sizeof(ver) };
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	EXPECT_EQ((__u32)CUFAB_VERSION_MAJOR, ver.major);
+	EXPECT_EQ((__u32)CUFAB_VERSION_MINOR, ver.minor);
+	EXPECT_LE(1U, ver.num_gpus);
+	EXPECT_GE((__u32)CUFAB_MAX_GPUS, ver.num_gpus);
+	EXPECT_EQ(sizeof(ver), ver.size);
+}
+
+TEST_F(cufab, get_version_flags_and_reserved)
+{
+	struct cufab_get_version ver = { .size = sizeof(ver), .flags = 1 };
+
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	ver.flags = 0x80000000;
+	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	ver.flags = 0;
+	ver.__reserved = 1;
+	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+}
+
+TEST_F(cufab, noop_flags)
+{
+	struct cufab_noop noop = { .size = sizeof(noop) };
+
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_NOOP, &noop));
+	noop.flags = 1;
+	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_NOOP, &noop));
+}
+
+TEST_F(cufab, not_seekable)
+{
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(-1, lseek(self->fd, 0, SEEK_SET));
+	EXPECT_EQ(ESPIPE, errno);
+}
+
+TEST_F(cufab, device_info_bad_index_is_enodev)
+{
+	struct cufab_device_info info;
+
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(ENODEV, device_info(self->fd, self->num_gpus, &info, NULL, 0));
+	EXPECT_EQ(ENODEV, device_info(self->fd, CUFAB_MAX_GPUS, &info, NULL, 0));
+	EXPECT_EQ(ENODEV, device_info(self->fd, UINT32_MAX, &info, NULL, 0));
+	EXPECT_EQ(0, device_info(self->fd, self->num_gpus - 1, &info, NULL, 0));
+}
+
+TEST_F(cufab, device_info_reserved_is_einval)
+{
+	struct cufab_device_info info;
+
+	if (skipped(_metadata))
+		return;
+	memset(&info, 0, sizeof(info));
+	info.size = sizeof(info);
+	info.__reserved = 1;
+	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_DEVICE_INFO, &info));
+}
+
+TEST_F(cufab, device_info_identity)
+{
+	struct cufab_device_info info[CUFAB_MAX_GPUS];
+	__u32 i, j;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < self->num_gpus; i++) {
+		ASSERT_EQ(0, device_info(self->fd, i, &info[i], NULL, 0));
+		EXPECT_EQ((__u32)CUFAB_NUM_DEVICE_ATTRS, info[i].num_attrs);
+		/* NUL-terminated, non-empty name */
+		EXPECT_NE(0, info[i].name[0]);
+		EXPECT_GT(sizeof(info[i].name),
+			  strnlen(info[i].name, sizeof(info[i].name)));
+		/* RFC 4122 version 4, variant 10xx */
+		EXPECT_EQ(4, info[i].uuid[6] >> 4);
+		EXPECT_EQ(2, info[i].uuid[8] >> 6);
+		EXPECT_LT(0ULL, info[i].total_mem);
+		EXPECT_EQ(0ULL, info[i].total_mem % (1024 * 1024));
+		EXPECT_EQ(0U, info[i].flags & ~(__u32)CUFAB_DEV_F_ALL);
+		EXPECT_LE(-1, info[i].host_numa_node);
+		for (j = 0; j < i; j++) {
+			EXPECT_NE(0, memcmp(info[i].uuid, info[j].uuid,
+					    CUFAB_UUID_LEN))
+				TH_LOG("GPUs %u and %u share a UUID", i, j);
+			EXPECT_FALSE(info[i].pci_domain == info[j].pci_domain &&
+				     info[i].pci_bus == info[j].pci_bus &&
+				     info[i].pci_device == info[j].pci_device);
+		}
+	}
+}
+
+TEST_F(cufab, device_info_uuid_stable)
+{
+	struct cufab_device_info a, b;
+	int fd2;
+
+	if (skipped(_metadata))
+		return;
+	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, device_info(self->fd, 0, &a, NULL, 0));
+	ASSERT_EQ(0, device_info(fd2, 0, &b, NULL, 0));
+	EXPECT_EQ(0, memcmp(a.uuid, b.uuid, CUFAB_UUID_LEN));
+	close(fd2);
+}
+
+TEST_F(cufab, device_info_peers)
+{
+	struct cufab_device_info info[CUFAB_MAX_GPUS];
+	__u64 valid;
+	__u32 i, j;
+
+	if (skipped(_metadata))
+		return;
+	valid = self->num_gpus == 64 ? ~0ULL : (1ULL << self->num_gpus) - 1;
+	for (i = 0; i < self->num_gpus; i++)
+		ASSERT_EQ(0, device_info(self->fd, i, &info[i], NULL, 0));
+	for (i = 0; i < self->num_gpus; i++) {
+		EXPECT_EQ(0ULL, info[i].peer_mask & (1ULL << i))
+			TH_LOG("GPU %u is its own peer", i);
+		EXPECT_EQ(0ULL, info[i].peer_mask & ~valid);
+		for (j = 0; j < self->num_gpus; j++) {
+			int ij = !!(info[i].peer_mask & (1ULL << j));
+			int ji = !!(info[j].peer_mask & (1ULL << i));
+
+			EXPECT_EQ(ij, ji) TH_LOG("peers %u-%u not symmetric",
+						 i, j);
+		}
+	}
+}
+
+TEST_F(cufab, device_info_attributes)
+{
+	__s32 attrs[CUFAB_NUM_DEVICE_ATTRS];
+	struct cufab_device_info info;
+	__u32 i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < self->num_gpus; i++) {
+		memset(attrs, 0xff, sizeof(attrs));
+		ASSERT_EQ(0, device_info(self->fd, i, &info, attrs,
+					 CUFAB_NUM_DEVICE_ATTRS));
+		EXPECT_EQ(0, attrs[0]);
+		EXPECT_EQ(1024, attrs[ATTR_MAX_THREADS_PER_BLOCK]);
+		EXPECT_EQ(9, attrs[ATTR_COMPUTE_CAPABILITY_MAJOR]);
+		EXPECT_EQ((__s32)info.pci_bus, attrs[ATTR_PCI_BUS_ID]);
+		EXPECT_EQ((__s32)info.pci_domain, attrs[ATTR_PCI_DOMAIN_ID]);
+		EXPECT_EQ(info.host_numa_node, attrs[ATTR_HOST_NUMA_ID]);
+		EXPECT_EQ(!!(info.flags & CUFAB_DEV_F_MULTICAST),
+			  attrs[ATTR_MULTICAST_SUPPORTED]);
+		EXPECT_EQ(!!(info.flags & CUFAB_DEV_F_FABRIC_HANDLE),
+			  attrs[ATTR_HANDLE_TYPE_FABRIC]);
+		EXPECT_EQ(!!(info.flags & CUFAB_DEV_F_LE_UNICAST),
+			  attrs[ATTR_LE_UNICAST]);
+	}
+}
+
+/* The kernel writes min(num_attrs, CUFAB_NUM_DEVICE_ATTRS) entries. */
+TEST_F(cufab, device_info_short_attr_buffer)
+{
+	__s32 buf[CUFAB_NUM_DEVICE_ATTRS + 8];
+	struct cufab_device_info info;
+	const __u32 n = 10;
+	__u32 i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(buf); i++)
+		buf[i] = CANARY;
+	ASSERT_EQ(0, device_info(self->fd, 0, &info, buf, n));
+	EXPECT_EQ((__u32)CUFAB_NUM_DEVICE_ATTRS, info.num_attrs);
+	EXPECT_EQ(1024, buf[ATTR_MAX_THREADS_PER_BLOCK]);
+	for (i = n; i < ARRAY_SIZE(buf); i++) {
+		ASSERT_EQ((__s32)CANARY, buf[i])
+			TH_LOG("entry %u overwritten", i);
+	}
+}
+
+TEST_F(cufab, device_info_long_attr_buffer)
+{
+	__s32 buf[CUFAB_NUM_DEVICE_ATTRS + 40];
+	struct cufab_device_info info;
+	__u32 i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(buf); i++)
+		buf[i] = CANARY;
+	ASSERT_EQ(0, device_info(self->fd, 0, &info, buf, ARRAY_SIZE(buf)));
+	EXPECT_EQ((__u32)CUFAB_NUM_DEVICE_ATTRS, info.num_attrs);
+	EXPECT_EQ(0, buf[0]);
+	for (i = CUFAB_NUM_DEVICE_ATTRS; i < ARRAY_SIZE(buf); i++) {
+		ASSERT_EQ((__s32)CANARY, buf[i])
+			TH_LOG("entry %u overwritten", i);
+	}
+}
+
+TEST_F(cufab, device_info_bad_attr_pointer)
+{
+	struct cufab_device_info info;
+	void *ro;
+
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(EFAULT, device_info(self->fd, 0, &info,
+				      (__s32 *)(uintptr_t)8, 4));
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(EFAULT, device_info(self->fd, 0, &info, ro, 4));
+	munmap(ro, 4096);
+	/* no entries asked: the pointer is not used */
+	EXPECT_EQ(0, device_info(self->fd, 0, &info,
+				 (__s32 *)(uintptr_t)8, 0));
+}
+
+TEST_F(cufab, ctx_create_destroy)
+{
+	__u32 a, b;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &a));
+	ASSERT_EQ(0, ctx_create(self->fd, self->num_gpus - 1, 0, &b));
+	EXPECT_NE(0U, a);
+	EXPECT_NE(0U, b);
+	EXPECT_NE(a, b);
+	EXPECT_EQ(0, destroy(self->fd, a));
+	EXPECT_EQ(ENOENT, destroy(self->fd, a));
+	EXPECT_EQ(0, destroy(self->fd, b));
+}
+
+TEST_F(cufab, ctx_create_every_gpu_and_policy)
+{
+	const __u32 policies[] = { 0x0, 0x1, 0x2, 0x4 };
+	__u32 dev, p, id;
+
+	if (skipped(_metadata))
+		return;
+	for (dev = 0; dev < self->num_gpus; dev++) {
+		for (p = 0; p < ARRAY_SIZE(policies); p++) {
+			__u32 flags = policies[p] | 0x08 /* MAP_HOST */;
+
+			ASSERT_EQ(0, ctx_create(self->fd, dev, flags, &id))
+				TH_LOG("dev %u flags 0x%x", dev, flags);
+			ASSERT_EQ(0, destroy(self->fd, id));
+		}
+	}
+}
+
+TEST_F(cufab, ctx_create_bad_flags_is_einval)
+{
+	const __u32 bad[] = { 0x3, 0x5, 0x6, 0x7, 0x100, 0x80000000 };
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		EXPECT_EQ(EINVAL, ctx_create(self->fd, 0, bad[i], NULL))
+			TH_LOG("flags 0x%x", bad[i]);
+	}
+}
+
+TEST_F(cufab, ctx_create_bad_device_is_enodev)
+{
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(ENODEV, ctx_create(self->fd, self->num_gpus, 0, NULL));
+	EXPECT_EQ(ENODEV, ctx_create(self->fd, UINT32_MAX, 0, NULL));
+}
+
+TEST_F(cufab, destroy_unknown_is_enoent)
+{
+	if (skipped(_metadata))
+		return;
+	EXPECT_EQ(ENOENT, destroy(self->fd, 0));
+	EXPECT_EQ(ENOENT, destroy(self->fd, 1));
+	EXPECT_EQ(ENOENT, destroy(self->fd, UINT32_MAX));
+}
+
+/* Ids name objects of one client only. */
+TEST_F(cufab, ids_are_per_client)
+{
+	__u32 id;
+	int fd2;
+
+	if (skipped(_metadata))
+		return;
+	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &id));
+	EXPECT_EQ(ENOENT, destroy(fd2, id));
+	EXPECT_EQ(0, destroy(self->fd, id));
+	close(fd2);
+}
+
+TEST_F(cufab, many_contexts)
+{
+	enum { N = 1000 };
+	static __u32 ids[N];
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, ctx_create(self->fd, i % self->num_gpus, 0,
+					&ids[i]));
+	/* destroy in an order unrelated to creation */
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, destroy(self->fd, ids[(i * 7) % N]));
+	EXPECT_EQ(ENOENT, destroy(self->fd, ids[0]));
+}
+
+TEST_HARNESS_MAIN

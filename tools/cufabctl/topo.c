@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cufabctl topo: the node-wide topology (CUFAB_NL_CMD_TOPO_GET/SET).
+ *
+ * "topo show" prints the node summary, the cliques and a peer matrix in
+ * the shape of "nvidia-smi topo -m" (X self, NV peer, - none); with -j
+ * the cliques and every GPU as "dev show -j" prints it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <netlink/genl/genl.h>
+
+#include "cufabctl.h"
+
+void topo_help(FILE *f)
+{
+	fprintf(f,
+		"cufabctl topo show\n"
+		"cufabctl topo set [ gpus N ] [ nvswitch { on | off } ]\n"
+		"  gpus N          number of virtual GPUs, 1 to %d\n"
+		"  nvswitch on     every GPU of a clique is a peer of the others\n"
+		"  nvswitch off    peers are what \"dev set DEV peers LIST\" says\n",
+		CUFAB_MAX_GPUS);
+}
+
+static int topo_devs(struct nlmsghdr *nlh, struct topo_info *t)
+{
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[CUFAB_NL_A_MAX + 1];
+	struct nlattr *nla;
+	int rem;
+
+	nla_for_each_attr(nla, genlmsg_attrdata(gnlh, 0),
+			  genlmsg_attrlen(gnlh, 0), rem) {
+		if (nla_type(nla) != CUFAB_NL_A_DEV)
+			continue;
+		if (t->ndevs == CUFAB_MAX_GPUS) {
+			fprintf(stderr, "cufabctl: kernel sent more than %d GPUs\n",
+				CUFAB_MAX_GPUS);
+			return -1;
+		}
+		if (cnl_parse_nested(nla, tb) < 0 ||
+		    dev_from_attrs(tb, &t->devs[t->ndevs]))
+			return -1;
+		t->ndevs++;
+	}
+	return 0;
+}
+
+int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
+		  struct topo_info *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->has_num_gpus = tb[CUFAB_NL_A_TOPO_NUM_GPUS];
+	if (t->has_num_gpus)
+		t->num_gpus = nla_get_u32(tb[CUFAB_NL_A_TOPO_NUM_GPUS]);
+	t->has_nvswitch = tb[CUFAB_NL_A_TOPO_NVSWITCH];
+	if (t->has_nvswitch)
+		t->nvswitch = nla_get_u8(tb[CUFAB_NL_A_TOPO_NVSWITCH]);
+	t->has_clients = tb[CUFAB_NL_A_TOPO_CLIENTS];
+	if (t->has_clients)
+		t->clients = nla_get_u32(tb[CUFAB_NL_A_TOPO_CLIENTS]);
+	t->has_live_objects = tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS];
+	if (t->has_live_objects)
+		t->live_objects = nla_get_u64(tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS]);
+	return topo_devs(nlh, t);
+}
+
+/* node: 4 GPUs  nvswitch on  clients 0  live objects 0 */
+void topo_print_summary(const struct topo_info *t)
+{
+	print_fp("node:");
+	if (t->has_num_gpus)
+		print_uint(PRINT_ANY, "num_gpus", " %u GPUs", t->num_gpus);
+	if (t->has_nvswitch)
+		print_bool(PRINT_ANY, "nvswitch", "  nvswitch %s", t->nvswitch);
+	if (t->has_clients)
+		print_uint(PRINT_ANY, "clients", "  clients %u", t->clients);
+	if (t->has_live_objects)
+		print_u64(PRINT_ANY, "live_objects", "  live objects %llu",
+			  t->live_objects);
+	print_nl();
+}
+
+/* Distinct clique ids of the GPUs, ascending; returns how many. */
+static unsigned int clique_ids(const struct topo_info *t, uint32_t *ids)
+{
+	unsigned int i, j, n = 0;
+	uint32_t c;
+
+	for (i = 0; i < t->ndevs; i++) {
+		c = t->devs[i].clique;
+		for (j = 0; j < n && ids[j] < c; j++)
+			;
+		if (j < n && ids[j] == c)
+			continue;
+		memmove(&ids[j + 1], &ids[j], (n - j) * sizeof(*ids));
+		ids[j] = c;
+		n++;
+	}
+	return n;
+}
+
+static void print_cliques(const struct topo_info *t)
+{
+	uint32_t ids[CUFAB_MAX_GPUS];
+	unsigned int i, j, n = clique_ids(t, ids);
+
+	open_array(PRINT_JSON, "cliques", NULL);
+	for (i = 0; i < n; i++) {
+		open_object(NULL);
+		print_uint(PRINT_ANY, "clique", "clique %u:", ids[i]);
+		open_array(PRINT_JSON, "gpus", NULL);
+		for (j = 0; j < t->ndevs; j++)
+			if (t->devs[j].clique == ids[i])
+				print_uint(PRINT_ANY, NULL, " gpu%u",
+					   t->devs[j].index);
+		close_array(PRINT_JSON, NULL);
+		close_object();
+		print_nl();
+	}
+	close_array(PRINT_JSON, NULL);
+}
+
+static const char *peer_cell(const struct dev_info *row,
+			     const struct dev_info *col)
+{
+	if (row->index == col->index)
+		return "X";
+	if (col->index < 64 && (row->peers & (1ULL << col->index)))
+		return "NV";
+	return "-";
+}
+
+/* Text only: JSON readers have every GPU's peers in "devices". */
+static void print_matrix(const struct topo_info *t)
+{
+	const struct dev_info *d;
+	unsigned int i, j;
+	char cell[16];
+
+	print_fp("\n%-8s", "");
+	for (j = 0; j < t->ndevs; j++) {
+		snprintf(cell, sizeof(cell), "GPU%u", t->devs[j].index);
+		print_fp("%-6s", cell);
+	}
+	print_fp("%-6s%s\n", "NUMA", "Clique");
+	for (i = 0; i < t->ndevs; i++) {
+		d = &t->devs[i];
+		snprintf(cell, sizeof(cell), "GPU%u", d->index);
+		print_fp("%-8s", cell);
+		for (j = 0; j < t->ndevs; j++)
+			print_fp("%-6s", peer_cell(d, &t->devs[j]));
+		if (d->has_numa_node && d->numa_node >= 0)
+			print_fp("%-6d", d->numa_node);
+		else
+			print_fp("%-6s", "N/A");
+		print_fp("%u\n", d->clique);
+	}
+	print_fp("\nLegend: X = self, NV = peer over the fabric, - = not a peer\n");
+}
+
+static void topo_print(const struct topo_info *t)
+{
+	unsigned int i;
+
+	open_object(NULL);
+	topo_print_summary(t);
+	print_cliques(t);
+	print_matrix(t);
+	if (print_json()) {
+		open_array(PRINT_JSON, "devices", NULL);
+		for (i = 0; i < t->ndevs; i++)
+			dev_print(&t->devs[i], NULL);
+		close_array(PRINT_JSON, NULL);
+	}
+	close_object();
+}
+
+static int topo_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
+			void *arg)
+{
+	struct topo_info *t = arg;
+
+	if (topo_from_msg(tb, nlh, t))
+		return -1;
+	topo_print(t);
+	return 0;
+}
+
+static int topo_show(struct ctl *ctl, int argc, char **argv)
+{
+	static struct topo_info t;
+	struct cnl_error e;
+	struct nl_msg *msg;
+	int ret;
+
+	if (argc > 0) {
+		usage_error("topo show: unexpected \"%s\"", argv[0]);
+		return EXIT_FAIL;
+	}
+	ret = cnl_connect(ctl);
+	if (ret)
+		return ret;
+	msg = cnl_new_request(ctl, CUFAB_NL_CMD_TOPO_GET, false);
+	if (!msg)
+		return EXIT_FAIL;
+	ret = cnl_transact(ctl, msg, topo_show_cb, &t, &e);
+	if (ret == -1)
+		return cnl_report("topo show", &e, NULL);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+static int clients_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
+		      void *arg)
+{
+	if (!tb[CUFAB_NL_A_TOPO_CLIENTS])
+		return -1;
+	*(uint32_t *)arg = nla_get_u32(tb[CUFAB_NL_A_TOPO_CLIENTS]);
+	return 0;
+}
+
+/*
+ * Report a refused dev set / topo set. For -EBUSY add how many clients
+ * hold /dev/cufab open, so the user knows what to close.
+ */
+int set_report(struct ctl *ctl, const char *what, const struct cnl_error *e)
+{
+	struct cnl_error e2;
+	struct nl_msg *msg;
+	uint32_t n = 0;
+	char hint[64] = "";
+
+	if (e->err == EBUSY) {
+		msg = cnl_new_request(ctl, CUFAB_NL_CMD_TOPO_GET, false);
+		if (msg && !cnl_transact(ctl, msg, clients_cb, &n, &e2))
+			snprintf(hint, sizeof(hint), "%u client%s /dev/cufab open",
+				 n, n == 1 ? " has" : "s have");
+	}
+	return cnl_report(what, e, hint);
+}
+
+struct topo_change {
+	uint32_t num_gpus;
+	bool nvswitch;
+	bool has_num_gpus, has_nvswitch;
+};
+
+static int parse_topo_change(const char *key, const char *val,
+			     struct topo_change *c)
+{
+	bool *seen;
+
+	if (!strcmp(key, "gpus")) {
+		seen = &c->has_num_gpus;
+	} else if (!strcmp(key, "nvswitch")) {
+		seen = &c->has_nvswitch;
+	} else {
+		usage_error("topo set: unknown keyword \"%s\" (try \"cufabctl topo help\")",
+			    key);
+		return -1;
+	}
+	if (*seen) {
+		usage_error("topo set: \"%s\" given twice", key);
+		return -1;
+	}
+	if (!val) {
+		usage_error("topo set: \"%s\" needs a value", key);
+		return -1;
+	}
+	*seen = true;
+	if (seen == &c->has_num_gpus)
+		return parse_u32("topo set", key, val, 1, CUFAB_MAX_GPUS,
+				 &c->num_gpus);
+	return parse_on_off("topo set", key, val, &c->nvswitch);
+}
+
+static int topo_set(struct ctl *ctl, int argc, char **argv)
+{
+	struct topo_change c = { 0 };
+	struct cnl_error e;
+	struct nl_msg *msg;
+	int i, ret, err = 0;
+
+	for (i = 0; i < argc; i += 2)
+		if (parse_topo_change(argv[i], i + 1 < argc ? argv[i + 1] : NULL,
+				      &c))
+			return EXIT_FAIL;
+	if (!c.has_num_gpus && !c.has_nvswitch) {
+		usage_error("topo set: nothing to change (give gpus or nvswitch)");
+		return EXIT_FAIL;
+	}
+	ret = cnl_connect(ctl);
+	if (ret)
+		return ret;
+	msg = cnl_new_request(ctl, CUFAB_NL_CMD_TOPO_SET, false);
+	if (!msg)
+		return EXIT_FAIL;
+	if (c.has_num_gpus)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_NUM_GPUS, c.num_gpus);
+	if (!err && c.has_nvswitch)
+		err = nla_put_u8(msg, CUFAB_NL_A_TOPO_NVSWITCH, c.nvswitch);
+	if (err < 0) {
+		nlmsg_free(msg);
+		return EXIT_FAIL;
+	}
+	ret = cnl_transact(ctl, msg, NULL, NULL, &e);
+	if (ret == -1)
+		return set_report(ctl, "topo set", &e);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+static int topo_help_cmd(struct ctl *ctl, int argc, char **argv)
+{
+	topo_help(stdout);
+	return EXIT_OK;
+}
+
+static const struct cmd topo_cmds[] = {
+	{ "show",	topo_show },
+	{ "set",	topo_set },
+	{ "help",	topo_help_cmd },
+	{ NULL,		NULL },
+};
+
+int do_topo(struct ctl *ctl, int argc, char **argv)
+{
+	return run_cmd(ctl, "topo", topo_cmds, argc, argv);
+}
