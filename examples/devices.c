@@ -23,6 +23,9 @@ static int check(CUresult res, const char *what)
 	return -1;
 }
 
+#define LE_OWNER_ACCESS \
+	CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED
+
 static int attr(CUdevice dev, CUdevice_attribute a)
 {
 	int v = 0;
@@ -38,9 +41,11 @@ static const char *yes(int v)
 /* CUmemAllocationHandleType bits as words. */
 static void handle_types(int mask, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s%s", mask & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ?
-		 "posix-fd " : "", mask & CU_MEM_HANDLE_TYPE_FABRIC ? "fabric " : "",
-		 mask ? "" : "none");
+	int fd = mask & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	int fabric = mask & CU_MEM_HANDLE_TYPE_FABRIC;
+
+	snprintf(out, len, "%s%s%s%s", fd ? "posix-fd" : "", fd && fabric ? "," : "",
+		 fabric ? "fabric" : "", mask > 0 ? "" : "none");
 }
 
 static void print_uuid(const CUuuid *u)
@@ -84,16 +89,19 @@ static int show(CUdevice dev, int all)
 		     handles, sizeof(handles));
 	printf("  pools       memory pools %s, IPC handles %s\n",
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED)), handles);
-	printf("  managed     managed memory %s, concurrent access %s, pageable access %s\n",
+	printf("  managed     managed memory %s, concurrent %s, pageable %s\n",
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY)),
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS)),
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS)));
 	le = attr(dev, CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES);
-	printf("  endpoints   unicast %s, multicast %s, counted ops %s, owner access %s, IPC handles 0x%x\n",
+	printf("  endpoints   unicast %s, multicast %s, counted ops %s, owner access %s\n",
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED)),
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED)),
 	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED)),
-	       yes(attr(dev, CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED)),
+	       yes(attr(dev, LE_OWNER_ACCESS)));
+	/* A mask of CUlogicalEndpointIpcHandleType values. */
+	printf("  LE IPC      fabric handles %s (mask 0x%x)\n",
+	       yes(le < 0 ? le : !!(le & CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)),
 	       le < 0 ? 0 : le);
 	if (all) {
 		for (a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; a++)

@@ -25,6 +25,7 @@
 
 #include "client.h"
 #include "fault.h"
+#include "imex.h"
 #include "object.h"
 
 static LIST_HEAD(cufab_clients);
@@ -49,6 +50,8 @@ struct cufab_client *cufab_client_alloc(void)
 	client->tgid = get_pid(task_tgid(current));
 	get_task_comm(client->comm, current);
 	INIT_LIST_HEAD(&client->node);
+	client->imex_channel = CUFAB_IMEX_NO_CHANNEL;
+	cufab_va_space_init(&client->va);
 	return client;
 }
 
@@ -60,6 +63,7 @@ void cufab_client_free(struct cufab_client *client)
 {
 	cufab_object_destroy_all(client);
 	xa_destroy(&client->objects);
+	cufab_va_space_destroy(&client->va);
 	put_pid(client->tgid);
 	kfree(client);
 }
@@ -98,6 +102,7 @@ int cufab_fops_open(struct inode *inode, struct file *filp)
 	if (IS_ERR(client))
 		return PTR_ERR(client);
 	cufab_client_register(client);
+	client->file = filp;
 	filp->private_data = client;
 	return 0;
 }

@@ -12,6 +12,8 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "va.h"
+
 struct file;
 struct inode;
 struct pid;
@@ -23,13 +25,26 @@ struct seq_file;
  * @tgid: thread group that opened the file; only it may use the file
  * @comm: name of the opener, for messages and debugfs
  * @node: entry in the global client list
+ * @imex_channel: IMEX channel (minor) the client presented with
+ *	IMEX_SET_CHANNEL, CUFAB_IMEX_NO_CHANNEL (-1) for none (imex.c)
+ * @imex_flags: CUFAB_CLIENT_IMEX_* bits (imex.c)
+ * @file: the open file (not a reference: the file owns the client); VA
+ *	reservations are vm_mmap()s of it (va.c)
+ * @va: address reservations and their mappings (va.c)
  */
 struct cufab_client {
 	struct xarray objects;
 	struct pid *tgid;
 	char comm[TASK_COMM_LEN];
 	struct list_head node;
+	int imex_channel;
+	unsigned long imex_flags;
+	struct file *file;
+	struct cufab_va_space va;
 };
+
+/* imex_flags: the "needs an IMEX channel" hint was logged for this client */
+#define CUFAB_CLIENT_IMEX_WARNED	0
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);

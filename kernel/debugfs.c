@@ -7,6 +7,10 @@
  *                 client is gone, 0 with no client open
  *   clients       "pid comm objects", one line per open /dev/cufab
  *   gpus          the topology, one line per GPU
+ *   mem           per-GPU memory use, then the live allocations with
+ *                 their owner (alloc.c)
+ *   fabric_exports  FABRIC export records: "id channel alloc length
+ *                 owner_pid owner_comm" (share_fabric.c)
  *   fail_*        fault_attr directories (see fault.h)
  *
  * Failure to create debugfs entries is not an error (debugfs is optional).
@@ -14,11 +18,13 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
+#include "alloc.h"
 #include "client.h"
 #include "debugfs.h"
 #include "device.h"
 #include "fault.h"
 #include "object.h"
+#include "share.h"
 
 static struct dentry *cufab_debugfs_root;
 
@@ -43,6 +49,20 @@ static int gpus_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(gpus);
 
+static int mem_show(struct seq_file *m, void *unused)
+{
+	cufab_allocs_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(mem);
+
+static int fabric_exports_show(struct seq_file *m, void *unused)
+{
+	cufab_fabric_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fabric_exports);
+
 void cufab_debugfs_init(void)
 {
 	struct dentry *root;
@@ -53,6 +73,9 @@ void cufab_debugfs_init(void)
 			    &live_objects_fops);
 	debugfs_create_file("clients", 0444, root, NULL, &clients_fops);
 	debugfs_create_file("gpus", 0444, root, NULL, &gpus_fops);
+	debugfs_create_file("mem", 0444, root, NULL, &mem_fops);
+	debugfs_create_file("fabric_exports", 0444, root, NULL,
+			    &fabric_exports_fops);
 	cufab_fault_debugfs_init(root);
 }
 

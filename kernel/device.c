@@ -21,6 +21,7 @@
 #include <linux/uaccess.h>
 #include <asm/unaligned.h>
 
+#include "alloc.h"
 #include "client.h"
 #include "device.h"
 #include "ioctl.h"
@@ -262,8 +263,9 @@ bool cufab_node_gpu_exists(u32 index)
  * On success the caller may modify cufab_node until cufab_topo_change_end();
  * meanwhile no client can open /dev/cufab.
  *
- * Return: 0, or -EBUSY while any client has /dev/cufab open: its objects
- * and the library's view were built for the current topology.
+ * Return: 0, or -EBUSY while any client has /dev/cufab open (its objects
+ * and the library's view were built for the current topology) or any
+ * allocation lives (it is charged to a GPU).
  */
 int cufab_topo_change_begin(void)
 {
@@ -272,6 +274,13 @@ int cufab_topo_change_begin(void)
 	ret = cufab_clients_block();
 	if (ret)
 		return ret;
+	/* exported allocations outlive their clients and are charged to GPUs */
+	if (cufab_allocs_live()) {
+		cufab_clients_unblock();
+		pr_info("topology change refused: %llu allocations still live (exported dma-bufs? see debugfs cufab/mem)\n",
+			cufab_allocs_live());
+		return -EBUSY;
+	}
 	down_write(&cufab_topo_rwsem);
 	return 0;
 }
@@ -320,6 +329,10 @@ static void cufab_device_info_fill(struct cufab_device_info *info,
 	info->pci_device = CUFAB_PCI_DEVICE;
 	cufab_gpu_uuid(gpu->index, info->uuid);
 	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
+	info->mem_granularity = cufab_mem_granularity();
+	info->mem_granularity_rec = cufab_mem_granularity_rec();
+	info->mc_granularity = CUFAB_MC_GRANULARITY;
+	info->mc_granularity_rec = CUFAB_MC_GRANULARITY_REC;
 }
 
 /*

@@ -220,7 +220,7 @@ static void cufab_attrs_fill_features(u32 f, s32 *attrs)
 		cufab_has(f, CUFAB_DEV_F_LE_OWNER_ACCESS);
 	/* endpoints are shared only through fabric handles */
 	attrs[CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES] =
-		le && fabric ? BIT(CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC) : 0;
+		le && fabric ? CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC : 0;
 }
 
 /**

@@ -18,6 +18,10 @@ static const char *const cufab_fault_names[CUFAB_FAULT_NR] = {
 	[CUFAB_FAULT_CLIENT_OPEN] = "fail_client_open",
 	[CUFAB_FAULT_OBJECT_ALLOC] = "fail_object_alloc",
 	[CUFAB_FAULT_CTX_CREATE] = "fail_ctx_create",
+	[CUFAB_FAULT_MEM_CREATE] = "fail_mem_create",
+	[CUFAB_FAULT_MEM_MAP] = "fail_mem_map",
+	[CUFAB_FAULT_MEM_PAGE] = "fail_mem_page",
+	[CUFAB_FAULT_MEM_SHARE] = "fail_mem_share",
 };
 
 /**

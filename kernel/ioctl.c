@@ -21,11 +21,16 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
+#include "alloc.h"
 #include "client.h"
 #include "context.h"
 #include "device.h"
+#include "imex.h"
 #include "ioctl.h"
+#include "memops.h"
 #include "object.h"
+#include "share.h"
+#include "va.h"
 
 /**
  * cufab_ucmd_respond() - copy the (updated) struct back to the caller
@@ -75,6 +80,25 @@ union cufab_ucmd_buffer {
 	struct cufab_destroy destroy;
 	struct cufab_device_info device_info;
 	struct cufab_ctx_create ctx_create;
+	struct cufab_mem_create mem_create;
+	struct cufab_mem_release mem_release;
+	struct cufab_mem_retain mem_retain;
+	struct cufab_mem_get_props mem_get_props;
+	struct cufab_mem_get_info mem_get_info;
+	struct cufab_va_reserve va_reserve;
+	struct cufab_va_free va_free;
+	struct cufab_mem_map mem_map;
+	struct cufab_mem_unmap mem_unmap;
+	struct cufab_mem_set_access mem_set_access;
+	struct cufab_mem_get_access mem_get_access;
+	struct cufab_mem_alloc mem_alloc;
+	struct cufab_mem_free mem_free;
+	struct cufab_mem_copy mem_copy;
+	struct cufab_mem_set mem_set;
+	struct cufab_pointer_info pointer_info;
+	struct cufab_imex_set_channel imex_set_channel;
+	struct cufab_mem_export mem_export;
+	struct cufab_mem_import mem_import;
 };
 
 struct cufab_ioctl_op {
@@ -98,7 +122,8 @@ struct cufab_ioctl_op {
 		.execute = _fn,						\
 	}
 
-static const struct cufab_ioctl_op cufab_ioctl_ops[] = {
+/* Commands without an entry (ioctl_num 0) are -ENOTTY. */
+static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BASE] = {
 	CUFAB_IOCTL_OP(GET_VERSION, cufab_ioctl_get_version,
 		       struct cufab_get_version, __reserved),
 	CUFAB_IOCTL_OP(NOOP, cufab_ioctl_noop, struct cufab_noop, flags),
@@ -107,9 +132,45 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[] = {
 		       struct cufab_device_info, name),
 	CUFAB_IOCTL_OP(CTX_CREATE, cufab_ioctl_ctx_create,
 		       struct cufab_ctx_create, out_ctx_id),
+	CUFAB_IOCTL_OP(MEM_CREATE, cufab_ioctl_mem_create,
+		       struct cufab_mem_create, __reserved),
+	CUFAB_IOCTL_OP(MEM_RELEASE, cufab_ioctl_mem_release,
+		       struct cufab_mem_release, handle),
+	CUFAB_IOCTL_OP(MEM_RETAIN, cufab_ioctl_mem_retain,
+		       struct cufab_mem_retain, __reserved),
+	CUFAB_IOCTL_OP(MEM_GET_PROPS, cufab_ioctl_mem_get_props,
+		       struct cufab_mem_get_props, out_length),
+	CUFAB_IOCTL_OP(MEM_GET_INFO, cufab_ioctl_mem_get_info,
+		       struct cufab_mem_get_info, out_total),
+	CUFAB_IOCTL_OP(VA_RESERVE, cufab_ioctl_va_reserve,
+		       struct cufab_va_reserve, addr),
+	CUFAB_IOCTL_OP(VA_FREE, cufab_ioctl_va_free,
+		       struct cufab_va_free, length),
+	CUFAB_IOCTL_OP(MEM_MAP, cufab_ioctl_mem_map,
+		       struct cufab_mem_map, __reserved),
+	CUFAB_IOCTL_OP(MEM_UNMAP, cufab_ioctl_mem_unmap,
+		       struct cufab_mem_unmap, length),
+	CUFAB_IOCTL_OP(MEM_SET_ACCESS, cufab_ioctl_mem_set_access,
+		       struct cufab_mem_set_access, descs_ptr),
+	CUFAB_IOCTL_OP(MEM_GET_ACCESS, cufab_ioctl_mem_get_access,
+		       struct cufab_mem_get_access, addr),
+	CUFAB_IOCTL_OP(MEM_ALLOC, cufab_ioctl_mem_alloc,
+		       struct cufab_mem_alloc, out_addr),
+	CUFAB_IOCTL_OP(MEM_FREE, cufab_ioctl_mem_free,
+		       struct cufab_mem_free, addr),
+	CUFAB_IOCTL_OP(MEM_COPY, cufab_ioctl_mem_copy,
+		       struct cufab_mem_copy, length),
+	CUFAB_IOCTL_OP(MEM_SET, cufab_ioctl_mem_set,
+		       struct cufab_mem_set, __reserved),
+	CUFAB_IOCTL_OP(POINTER_INFO, cufab_ioctl_pointer_info,
+		       struct cufab_pointer_info, out_alloc_flags),
+	CUFAB_IOCTL_OP(IMEX_SET_CHANNEL, cufab_ioctl_imex_set_channel,
+		       struct cufab_imex_set_channel, out_channel),
+	CUFAB_IOCTL_OP(MEM_EXPORT, cufab_ioctl_mem_export,
+		       struct cufab_mem_export, out_fabric),
+	CUFAB_IOCTL_OP(MEM_IMPORT, cufab_ioctl_mem_import,
+		       struct cufab_mem_import, __reserved),
 };
-
-static_assert(ARRAY_SIZE(cufab_ioctl_ops) == CUFAB_CMD_LAST - CUFAB_CMD_BASE);
 
 /*
  * The fd names objects of the process that opened it; in any other process

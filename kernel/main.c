@@ -21,8 +21,11 @@
 #include "client.h"
 #include "debugfs.h"
 #include "device.h"
+#include "imex.h"
 #include "ioctl.h"
 #include "netlink.h"
+#include "share.h"
+#include "va.h"
 
 static unsigned int num_gpus = 4;
 module_param(num_gpus, uint, 0444);
@@ -62,6 +65,7 @@ static const struct file_operations cufab_fops = {
 	.release = cufab_fops_release,
 	.unlocked_ioctl = cufab_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = cufab_fops_mmap,
 	.llseek = no_llseek,
 };
 
@@ -96,16 +100,24 @@ static int __init cufab_init(void)
 		       CUFAB_GENL_NAME, ret);
 		goto err_debugfs;
 	}
+	ret = cufab_imex_init();
+	if (ret) {
+		pr_err("cannot register the %s char-device region: %d\n",
+		       CUFAB_IMEX_REGION_NAME, ret);
+		goto err_nl;
+	}
 	ret = misc_register(&cufab_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", CUFAB_DEVICE_NAME, ret);
-		goto err_nl;
+		goto err_imex;
 	}
 	pr_info("%u virtual GPUs, %lu MiB each, %s, interface %u.%u\n",
 		num_gpus, mem_mib, nvswitch ? "NVSwitch" : "no NVSwitch",
 		CUFAB_VERSION_MAJOR, CUFAB_VERSION_MINOR);
 	return 0;
 
+err_imex:
+	cufab_imex_exit();
 err_nl:
 	cufab_nl_exit();
 err_debugfs:
@@ -117,6 +129,8 @@ err_debugfs:
 static void __exit cufab_exit(void)
 {
 	misc_deregister(&cufab_misc);
+	cufab_imex_exit();
+	cufab_fabric_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
 	cufab_node_exit();

@@ -22,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
+#include "alloc.h"
 #include "client.h"
 #include "context.h"
 #include "fault.h"
@@ -29,6 +30,7 @@
 
 static const struct cufab_object_ops *const cufab_object_ops[CUFAB_OBJ_MAX] = {
 	[CUFAB_OBJ_CTX] = &cufab_ctx_ops,
+	[CUFAB_OBJ_MEM_HANDLE] = &cufab_mem_handle_ops,
 #ifdef CUFAB_KUNIT
 	[CUFAB_OBJ_TEST] = &cufab_test_object_ops,
 #endif

@@ -16,6 +16,7 @@ enum cufab_object_type {
 	CUFAB_OBJ_NONE,
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
+	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif

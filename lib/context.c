@@ -56,7 +56,11 @@ static __u32 ctx_free_head;		/* slot + 1, 0: empty */
 static __u32 ctx_high = CUFAB_MAX_GPUS;	/* slots below have been used */
 static unsigned long long ctx_next_uid = 1;
 
-static __thread struct ctx_stack tls_stack;
+/*
+ * initial-exec: no __tls_get_addr call on the hot path. The block is small
+ * enough for the static TLS surplus glibc keeps for dlopen()ed libraries.
+ */
+static __thread struct ctx_stack tls_stack __attribute__((tls_model("initial-exec")));
 static pthread_key_t ctx_stack_key;
 
 /* Handles and lookup. */

@@ -122,7 +122,7 @@ static CUresult cufab_check_version(__u32 *num_gpus)
 		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
 	}
 	if (ver.major != lib_major || ver.minor < lib_minor) {
-		cufab_log("kernel module interface %u.%u does not fit library interface %u.%u (major must match, module minor must be >= %u)",
+		cufab_log("module interface %u.%u, library %u.%u: majors must match, module minor >= %u",
 			  ver.major, ver.minor, lib_major, lib_minor, lib_minor);
 		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
 	}

@@ -47,6 +47,10 @@ static CUresult device_load(__u32 index, struct cufab_device *d)
 	memcpy(d->uuid, info.uuid, sizeof(d->uuid));
 	memcpy(d->name, info.name, sizeof(d->name));
 	d->name[sizeof(d->name) - 1] = '\0';
+	d->mem_granularity = info.mem_granularity;
+	d->mem_granularity_rec = info.mem_granularity_rec;
+	d->mc_granularity = info.mc_granularity;
+	d->mc_granularity_rec = info.mc_granularity_rec;
 	return CUDA_SUCCESS;
 }
 

@@ -64,3 +64,39 @@ CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 /* procaddr.c, legacy.c */
 CUFAB_ENTRY(cuGetProcAddress, cuGetProcAddress, 11030)
 CUFAB_ENTRY(cuGetProcAddress_v2, cuGetProcAddress, 12000)
+
+/* vmm.c */
+CUFAB_ENTRY(cuMemCreate, cuMemCreate, 10020)
+CUFAB_ENTRY(cuMemRelease, cuMemRelease, 10020)
+CUFAB_ENTRY(cuMemGetAllocationGranularity, cuMemGetAllocationGranularity, 10020)
+CUFAB_ENTRY(cuMemRetainAllocationHandle, cuMemRetainAllocationHandle, 11000)
+CUFAB_ENTRY(cuMemGetAllocationPropertiesFromHandle, cuMemGetAllocationPropertiesFromHandle, 10020)
+CUFAB_ENTRY(cuMemAddressReserve, cuMemAddressReserve, 10020)
+CUFAB_ENTRY(cuMemAddressFree, cuMemAddressFree, 10020)
+CUFAB_ENTRY(cuMemMap, cuMemMap, 10020)
+CUFAB_ENTRY(cuMemUnmap, cuMemUnmap, 10020)
+CUFAB_ENTRY(cuMemSetAccess, cuMemSetAccess, 10020)
+CUFAB_ENTRY(cuMemGetAccess, cuMemGetAccess, 10020)
+CUFAB_ENTRY(cuMemGetInfo_v2, cuMemGetInfo, 3020)
+
+/* share.c */
+CUFAB_ENTRY(cuMemExportToShareableHandle, cuMemExportToShareableHandle, 10020)
+CUFAB_ENTRY(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, 10020)
+
+/* legacy_mem.c */
+CUFAB_ENTRY(cuMemAlloc_v2, cuMemAlloc, 3020)
+CUFAB_ENTRY(cuMemFree_v2, cuMemFree, 3020)
+CUFAB_ENTRY(cuMemAllocHost_v2, cuMemAllocHost, 3020)
+CUFAB_ENTRY(cuMemFreeHost, cuMemFreeHost, 2000)
+CUFAB_ENTRY(cuMemcpy, cuMemcpy, 4000)
+CUFAB_ENTRY(cuMemcpyHtoD_v2, cuMemcpyHtoD, 3020)
+CUFAB_ENTRY(cuMemcpyDtoH_v2, cuMemcpyDtoH, 3020)
+CUFAB_ENTRY(cuMemcpyDtoD_v2, cuMemcpyDtoD, 3020)
+CUFAB_ENTRY(cuMemsetD8_v2, cuMemsetD8, 3020)
+CUFAB_ENTRY(cuMemsetD16_v2, cuMemsetD16, 3020)
+CUFAB_ENTRY(cuMemsetD32_v2, cuMemsetD32, 3020)
+CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
+
+/* pointer.c */
+CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
+CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)

@@ -23,6 +23,7 @@
 #include <cufab/cuda.h>
 
 #define CUFAB_EXPORT	__attribute__((visibility("default")))
+#define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define cufab_likely(x)		__builtin_expect(!!(x), 1)
 #define cufab_unlikely(x)	__builtin_expect(!!(x), 0)
 #define CUFAB_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -45,6 +46,10 @@ struct cufab_device {
 	__u8 uuid[CUFAB_UUID_LEN];
 	char name[CUFAB_NAME_LEN];
 	__s32 attrs[CUFAB_NUM_DEVICE_ATTRS];
+	__u64 mem_granularity;		/* cuMemCreate MINIMUM */
+	__u64 mem_granularity_rec;	/* cuMemCreate RECOMMENDED */
+	__u64 mc_granularity;		/* multicast MINIMUM */
+	__u64 mc_granularity_rec;	/* multicast RECOMMENDED */
 };
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and its NUL. */
@@ -69,8 +74,8 @@ extern unsigned long cufab_epoch;
 extern pthread_mutex_t cufab_lock;
 
 /* core.c */
-void cufab_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void cufab_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cufab_log(const char *fmt, ...) __printf(1, 2);
+void cufab_dbg(const char *fmt, ...) __printf(1, 2);
 int cufab_ioctl(unsigned long request, void *arg);
 CUresult cufab_errno_result(int err);
 CUresult cufab_open(__u32 *num_gpus);

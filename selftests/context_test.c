@@ -101,13 +101,13 @@ TEST(create_flags)
 	size_t i;
 
 	INIT_OR_SKIP();
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
 		ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, good[i], 0));
 		ASSERT_CU(CUDA_SUCCESS, cuCtxGetFlags(&flags));
 		EXPECT_EQ(good[i], flags);
 		ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		ctx = GARBAGE_CTX;
 		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(&ctx, NULL, bad[i], 0)) {
 			TH_LOG("flags 0x%x", bad[i]);
@@ -443,7 +443,7 @@ static void *churn_thread(void *arg)
 			return (void *)3;
 		if (cuCtxDestroy(ctx) != CUDA_SUCCESS)
 			return (void *)4;
-		if (cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur != NULL)
+		if (cuCtxGetCurrent(&cur) != CUDA_SUCCESS || cur)
 			return (void *)5;
 	}
 	return NULL;

@@ -244,7 +244,7 @@ TEST(init_version_major_mismatch)
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
 	capture_stderr(init_major, res, msg, sizeof(msg));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, res[0]);
-	EXPECT_NE(NULL, strstr(msg, "kernel module interface"));
+	EXPECT_NE(NULL, strstr(msg, "module interface"));
 	/* The refused client was closed; a matching module is accepted. */
 	EXPECT_CU(CUDA_SUCCESS, res[1]);
 }
@@ -322,7 +322,7 @@ static int forked_child(void *arg)
 	if (cuDeviceGetCount(&n) != CUDA_SUCCESS || n != fc->parent_count)
 		return 5;
 	/* Nothing of the parent is inherited: no current context ... */
-	if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx != NULL)
+	if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx)
 		return 6;
 	/* ... and its contexts are not ours. */
 	if (cuCtxPushCurrent(fc->parent_ctx) != CUDA_ERROR_INVALID_CONTEXT)
@@ -450,7 +450,7 @@ static const struct {
 };
 #undef E
 
-#define NUM_RESULTS	(sizeof(results) / sizeof(results[0]))
+#define NUM_RESULTS	ARRAY_SIZE(results)
 
 TEST(error_name_and_string_of_every_result)
 {
@@ -458,7 +458,8 @@ TEST(error_name_and_string_of_every_result)
 	size_t i;
 
 	for (i = 0; i < NUM_RESULTS; i++) {
-		name = str = NULL;
+		name = NULL;
+		str = NULL;
 		EXPECT_CU(CUDA_SUCCESS, cuGetErrorName(results[i].code, &name));
 		EXPECT_CU(CUDA_SUCCESS, cuGetErrorString(results[i].code, &str));
 		ASSERT_NE(NULL, name);

@@ -29,7 +29,7 @@ static const struct entry entries[] = {
 #undef CUFAB_ENTRY
 };
 
-#define NUM_ENTRIES	(sizeof(entries) / sizeof(entries[0]))
+#define NUM_ENTRIES	ARRAY_SIZE(entries)
 
 static void *lookup(const char *name, int version, cuuint64_t flags,
 		    CUdriverProcAddressQueryResult *status)
@@ -141,15 +141,17 @@ TEST(unknown_symbols)
 	void *pfn;
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		st = -1;
 		pfn = (void *)1;
-		EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress(names[i], &pfn, CUDA_VERSION, 0, &st));
+		EXPECT_CU(CUDA_SUCCESS,
+			  cuGetProcAddress(names[i], &pfn, CUDA_VERSION, 0, &st));
 		EXPECT_EQ(NULL, pfn);
 		EXPECT_EQ((int)CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND, (int)st);
 	}
 	/* The status is optional. */
-	EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress("cuNoSuchCall", &pfn, CUDA_VERSION, 0, NULL));
+	EXPECT_CU(CUDA_SUCCESS,
+		  cuGetProcAddress("cuNoSuchCall", &pfn, CUDA_VERSION, 0, NULL));
 	EXPECT_EQ(NULL, pfn);
 }
 
@@ -157,13 +159,14 @@ TEST(bad_arguments)
 {
 	void *pfn;
 
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress(NULL, &pfn, CUDA_VERSION, 0, NULL));
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", NULL, CUDA_VERSION, 0, NULL));
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, CUDA_VERSION, 4, NULL));
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
-		  cuGetProcAddress("cuInit", &pfn, CUDA_VERSION, 1ULL << 40, NULL));
+	const int v = CUDA_VERSION;
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress(NULL, &pfn, v, 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", NULL, v, 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, v, 4, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, v, 1ULL << 40, NULL));
 	/* A version newer than the driver is refused. */
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, CUDA_VERSION + 10, 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, v + 10, 0, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, 99999, 0, NULL));
 }
 
@@ -173,7 +176,8 @@ TEST(stream_flags)
 	size_t i;
 
 	for (i = 0; i < NUM_ENTRIES; i++) {
-		void *def = lookup(entries[i].name, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, NULL);
+		void *def = lookup(entries[i].name, CUDA_VERSION,
+				   CU_GET_PROC_ADDRESS_DEFAULT, NULL);
 
 		EXPECT_EQ(def, lookup(entries[i].name, CUDA_VERSION,
 				      CU_GET_PROC_ADDRESS_LEGACY_STREAM, NULL));

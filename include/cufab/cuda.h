@@ -49,6 +49,12 @@ typedef uint64_t cuuint64_t;
 #define cuIpcOpenMemHandle		cuIpcOpenMemHandle_v2
 #define cuGetProcAddress		cuGetProcAddress_v2
 #define cuEventElapsedTime		cuEventElapsedTime_v2
+#define cuMemcpyHtoD			cuMemcpyHtoD_v2
+#define cuMemcpyDtoH			cuMemcpyDtoH_v2
+#define cuMemcpyDtoD			cuMemcpyDtoD_v2
+#define cuMemsetD8			cuMemsetD8_v2
+#define cuMemsetD16			cuMemsetD16_v2
+#define cuMemsetD32			cuMemsetD32_v2
 
 /* The driver API version this header describes: CUDA 13.3. */
 #define CUDA_VERSION 13030
@@ -567,6 +573,21 @@ typedef struct CUmemAccessDesc_st {
 } CUmemAccessDesc_v1;
 typedef CUmemAccessDesc_v1 CUmemAccessDesc;
 
+/* Kinds of memory (CU_POINTER_ATTRIBUTE_MEMORY_TYPE). */
+typedef enum CUmemorytype_enum {
+	CU_MEMORYTYPE_HOST = 0x01,
+	CU_MEMORYTYPE_DEVICE = 0x02,
+	CU_MEMORYTYPE_ARRAY = 0x03,
+	CU_MEMORYTYPE_UNIFIED = 0x04
+} CUmemorytype;
+
+/* CU_POINTER_ATTRIBUTE_ACCESS_FLAGS values. */
+typedef enum CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS_enum {
+	CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE = 0x0,
+	CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ = 0x1,
+	CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE = 0x3
+} CUDA_POINTER_ATTRIBUTE_ACCESS_FLAGS;
+
 /* Stream-ordered allocator pools. */
 typedef enum CUmemPool_attribute_enum {
 	CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1,	/* int */
@@ -703,6 +724,62 @@ CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags,
 				  CUdriverProcAddressQueryResult *symbolStatus);
+
+/* Virtual memory management: no current context needed. */
+CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+			     const CUmemAllocationProp *prop,
+			     unsigned long long flags);
+CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle);
+CUresult CUDAAPI cuMemGetAllocationGranularity(size_t *granularity,
+					       const CUmemAllocationProp *prop,
+					       CUmemAllocationGranularity_flags option);
+CUresult CUDAAPI cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle,
+					     void *addr);
+CUresult CUDAAPI cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+							CUmemGenericAllocationHandle handle);
+CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
+				     CUdeviceptr addr, unsigned long long flags);
+CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size);
+CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
+			  CUmemGenericAllocationHandle handle,
+			  unsigned long long flags);
+CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size);
+CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
+				const CUmemAccessDesc *desc, size_t count);
+CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
+				const CUmemLocation *location, CUdeviceptr ptr);
+CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
+					      CUmemGenericAllocationHandle handle,
+					      CUmemAllocationHandleType handleType,
+					      unsigned long long flags);
+CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+						void *osHandle,
+						CUmemAllocationHandleType shHandleType);
+
+/* Legacy memory: in the current context. */
+CUresult CUDAAPI cuMemGetInfo(size_t *free, size_t *total);
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize);
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
+CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize);
+CUresult CUDAAPI cuMemFreeHost(void *p);
+CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize,
+				      CUdeviceptr dptr);
+CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost,
+			      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+			      size_t ByteCount);
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N);
+CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N);
+
+/* Pointer classification. */
+CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+				       CUdeviceptr ptr);
+CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+					CUpointer_attribute *attributes,
+					void **data, CUdeviceptr ptr);
 
 #ifdef __cplusplus
 }

@@ -117,10 +117,10 @@ static void attrs_all_features(struct kunit *test)
 	KUNIT_EXPECT_EQ(test,
 			a[CUFAB_ATTR_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED],
 			1);
-	/* 1 << CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC */
+	/* a mask of CUlogicalEndpointIpcHandleType values: FABRIC is 1 */
 	KUNIT_EXPECT_EQ(test,
 			a[CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES],
-			0x2);
+			0x1);
 }
 
 static void attrs_no_features(struct kunit *test)

@@ -15,12 +15,12 @@
 #endif
 
 static const char *const symbols[] = {
-#define CUFAB_ENTRY(symbol, name, version)	#symbol,
+#define CUFAB_ENTRY(symbol, name, version)	(#symbol),
 #include "../../lib/entrypoints.h"
 #undef CUFAB_ENTRY
 };
 
-#define NUM_SYMBOLS	(sizeof(symbols) / sizeof(symbols[0]))
+#define NUM_SYMBOLS	ARRAY_SIZE(symbols)
 #define MAX_GLOBALS	1024
 
 static int registered(const char *s)

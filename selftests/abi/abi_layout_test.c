@@ -40,7 +40,7 @@ static int fact_check(const struct abi_fact *f)
 	const struct abi_fact *nv;
 
 	if (f->flags & ABI_F_MISSING) {
-		ksft_print_msg("%s: enumerator of %s in NVIDIA's cuda.h, missing in cufab/cuda.h\n",
+		ksft_print_msg("%s: %s enumerator in NVIDIA's cuda.h only\n",
 			       f->fact, f->group);
 		return 0;
 	}

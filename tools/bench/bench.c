@@ -28,6 +28,9 @@
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
 	CUcontext ctx;		/* created by main, current while rows run */
+	size_t mem_size;	/* memory rows: 2 MiB (a granularity multiple) */
+	CUmemGenericAllocationHandle mem;	/* for the map row */
+	CUdeviceptr va;		/* a reservation of mem_size, for the map row */
 };
 
 struct stats {
@@ -76,11 +79,74 @@ static int step_create_destroy(struct bench *b)
 	return cuCtxCreate(&c, NULL, 0, 0) || cuCtxDestroy(c);
 }
 
+/* Memory rows (cuMemCreate and VMM), each 2 MiB on GPU 0. */
+static CUmemAllocationProp mem_prop(void)
+{
+	CUmemAllocationProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.location.id = 0;
+	return p;
+}
+
+static int step_mem_create_release(struct bench *b)
+{
+	CUmemAllocationProp p = mem_prop();
+	CUmemGenericAllocationHandle h;
+
+	return cuMemCreate(&h, b->mem_size, &p, 0) || cuMemRelease(h);
+}
+
+static int step_va_reserve_free(struct bench *b)
+{
+	CUdeviceptr va;
+
+	return cuMemAddressReserve(&va, b->mem_size, 0, 0, 0) ||
+	       cuMemAddressFree(va, b->mem_size);
+}
+
+static int step_map_access_unmap(struct bench *b)
+{
+	CUmemAccessDesc d = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+
+	return cuMemMap(b->va, b->mem_size, 0, b->mem, 0) ||
+	       cuMemSetAccess(b->va, b->mem_size, &d, 1) ||
+	       cuMemUnmap(b->va, b->mem_size);
+}
+
+static int mem_setup(struct bench *b)
+{
+	CUmemAllocationProp p = mem_prop();
+	size_t g;
+
+	if (cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM))
+		return -1;
+	b->mem_size = (2 << 20) > g ? 2 << 20 : g;
+	return cuMemCreate(&b->mem, b->mem_size, &p, 0) ||
+	       cuMemAddressReserve(&b->va, b->mem_size, 0, 0, 0);
+}
+
+static void mem_teardown(struct bench *b)
+{
+	cuMemAddressFree(b->va, b->mem_size);
+	cuMemRelease(b->mem);
+}
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const struct row rows[] = {
 	{ "cuDeviceGetAttribute", step_attribute, 1 },
 	{ "cuCtxGetCurrent", step_get_current, 1 },
 	{ "cuCtxPushCurrent+cuCtxPopCurrent", step_push_pop, 1 },
 	{ "cuCtxCreate+cuCtxDestroy", step_create_destroy, 10 },
+	{ "cuMemCreate+cuMemRelease 2MiB", step_mem_create_release, 10 },
+	{ "cuMemAddressReserve+cuMemAddressFree 2MiB", step_va_reserve_free, 10 },
+	{ "cuMemMap+cuMemSetAccess+cuMemUnmap 2MiB", step_map_access_unmap, 10 },
 };
 
 static double now_ns(void)
@@ -104,6 +170,84 @@ static double percentile(const double *v, int n, int pct)
 	int i = (pct * n + 99) / 100 - 1;
 
 	return v[i < 0 ? 0 : i];
+}
+
+/* A mapped, accessible view of h; 0 on failure. */
+static CUdeviceptr map_view(CUmemGenericAllocationHandle h, size_t size)
+{
+	CUmemAccessDesc d = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	CUdeviceptr va;
+
+	if (cuMemAddressReserve(&va, size, 0, 0, 0))
+		return 0;
+	if (cuMemMap(va, size, 0, h, 0) || cuMemSetAccess(va, size, &d, 1)) {
+		cuMemAddressFree(va, size);
+		return 0;
+	}
+	return va;
+}
+
+static void unmap_view(CUdeviceptr va, size_t size)
+{
+	cuMemUnmap(va, size);
+	cuMemAddressFree(va, size);
+}
+
+/* ns per page to write one byte in each page of [va, va + size). */
+static double touch_pages(CUdeviceptr va, size_t size, long page)
+{
+	volatile unsigned char *p = (volatile unsigned char *)va;
+	double t = now_ns();
+	size_t off;
+
+	for (off = 0; off < size; off += page)
+		p[off] = 1;
+	return (now_ns() - t) / (size / page);
+}
+
+/*
+ * CPU write cost per page of a 2 MiB mapping: first touch (the page is
+ * allocated, zeroed and mapped), a fresh mapping of pages that another
+ * mapping already populated (the fault only maps), and resident pages.
+ */
+static int measure_touch(struct bench *b, int reps, double med[3])
+{
+	CUmemAllocationProp p = mem_prop();
+	long page = sysconf(_SC_PAGESIZE);
+	double *v = calloc(3 * reps, sizeof(*v));
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr a, c;
+	int k, j;
+
+	if (!v)
+		return -1;
+	for (k = 0; k < reps; k++) {
+		if (cuMemCreate(&h, b->mem_size, &p, 0))
+			goto fail;
+		a = map_view(h, b->mem_size);
+		c = map_view(h, b->mem_size);
+		if (!a || !c)
+			goto fail;
+		v[k] = touch_pages(a, b->mem_size, page);
+		v[reps + k] = touch_pages(c, b->mem_size, page);
+		v[2 * reps + k] = touch_pages(a, b->mem_size, page);
+		unmap_view(a, b->mem_size);
+		unmap_view(c, b->mem_size);
+		cuMemRelease(h);
+	}
+	for (j = 0; j < 3; j++) {
+		qsort(v + j * reps, reps, sizeof(*v), cmp_double);
+		med[j] = percentile(v + j * reps, reps, 50);
+	}
+	free(v);
+	return 0;
+fail:
+	fprintf(stderr, "cufab-bench: first-touch setup failed\n");
+	free(v);
+	return -1;
 }
 
 static int measure(struct bench *b, const struct row *r, long n, int reps,
@@ -153,6 +297,7 @@ int main(int argc, char **argv)
 	static const struct row noop = { "CUFAB_IOCTL_NOOP", step_noop, 1 };
 	struct bench b = { .fd = -1 };
 	struct stats base, s;
+	double touch[3];
 	long n = 20000;
 	int reps = 11, opt;
 	FILE *out = stdout;
@@ -190,6 +335,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: cuInit or cuCtxCreate failed\n");
 		return 1;
 	}
+	if (mem_setup(&b)) {
+		fprintf(stderr, "cufab-bench: memory rows setup failed\n");
+		return 1;
+	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
 
@@ -197,15 +346,20 @@ int main(int argc, char **argv)
 	fprintf(out, "  \"noop_ioctl_ns\": %.1f,\n  \"noop_ioctl\": { ", base.median);
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
-	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		if (measure(&b, &rows[i], n, reps, &s))
 			return 1;
 		fprintf(out, "    { \"name\": \"%s\", ", rows[i].name);
 		print_stats(out, &s);
 		fprintf(out, ", \"ratio_to_noop\": %.3f }%s\n", s.median / base.median,
-			i + 1 < sizeof(rows) / sizeof(rows[0]) ? "," : "");
+			i + 1 < ARRAY_SIZE(rows) ? "," : "");
 	}
-	fprintf(out, "  ]\n}\n");
+	fprintf(out, "  ],\n");
+	if (measure_touch(&b, reps, touch))
+		return 1;
+	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }\n}\n",
+		touch[0], touch[1], touch[2]);
+	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);
 	close(b.fd);
 	return out != stdout && fclose(out) ? 1 : 0;

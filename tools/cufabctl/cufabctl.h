@@ -34,7 +34,7 @@ struct cmd {
 
 int run_cmd(struct ctl *ctl, const char *object, const struct cmd *cmds,
 	    int argc, char **argv);
-void usage_error(const char *fmt, ...);
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool is_help(const char *word);
 
 /* ---- nl.c ------------------------------------------------------------ */
@@ -98,7 +98,7 @@ void print_bool(enum output_type t, const char *key, const char *fmt,
 		bool val);
 void print_size(enum output_type t, const char *key, const char *fmt,
 		uint64_t bytes);
-void print_fp(const char *fmt, ...);
+void print_fp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_nl(void);
 int print_flush(void);
 
@@ -164,6 +164,11 @@ void topo_print_summary(const struct topo_info *t);
 void topo_help(FILE *f);
 int set_report(struct ctl *ctl, const char *what, const struct cnl_error *e);
 int do_topo(struct ctl *ctl, int argc, char **argv);
+
+/* ---- imex.c ---------------------------------------------------------- */
+
+void imex_help(FILE *f);
+int do_imex(struct ctl *ctl, int argc, char **argv);
 
 /* ---- monitor.c ------------------------------------------------------- */
 

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | monitor | help }\n"
+	      "OBJECT := { dev | topo | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -28,6 +28,8 @@ static void usage(FILE *f)
 	dev_help(f);
 	fputc('\n', f);
 	topo_help(f);
+	fputc('\n', f);
+	imex_help(f);
 	fputc('\n', f);
 	monitor_help(f);
 	fputs("\n"
@@ -42,6 +44,7 @@ static void usage(FILE *f)
 	      "  cufabctl topo set gpus 8 nvswitch off\n"
 	      "  cufabctl dev set gpu0 peers 1,2\n"
 	      "  cufabctl topo show\n"
+	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
 	      "Exit status: 0 success, 1 error, 2 cufab.ko not loaded.\n", f);
@@ -56,6 +59,7 @@ static int do_help(struct ctl *ctl, int argc, char **argv)
 static const struct cmd objects[] = {
 	{ "dev",	do_dev },
 	{ "topo",	do_topo },
+	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ "help",	do_help },
 	{ NULL,		NULL },

@@ -51,6 +51,25 @@ enum {
 	CUFAB_CMD_DESTROY,
 	CUFAB_CMD_DEVICE_INFO,
 	CUFAB_CMD_CTX_CREATE,
+	CUFAB_CMD_IMEX_SET_CHANNEL,
+	CUFAB_CMD_MEM_CREATE,
+	CUFAB_CMD_MEM_RELEASE,
+	CUFAB_CMD_MEM_RETAIN,
+	CUFAB_CMD_MEM_GET_PROPS,
+	CUFAB_CMD_MEM_GET_INFO,
+	CUFAB_CMD_VA_RESERVE,
+	CUFAB_CMD_VA_FREE,
+	CUFAB_CMD_MEM_MAP,
+	CUFAB_CMD_MEM_UNMAP,
+	CUFAB_CMD_MEM_SET_ACCESS,
+	CUFAB_CMD_MEM_GET_ACCESS,
+	CUFAB_CMD_MEM_ALLOC,
+	CUFAB_CMD_MEM_FREE,
+	CUFAB_CMD_MEM_COPY,
+	CUFAB_CMD_MEM_SET,
+	CUFAB_CMD_POINTER_INFO,
+	CUFAB_CMD_MEM_EXPORT,
+	CUFAB_CMD_MEM_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -137,6 +156,10 @@ enum cufab_device_feature {
  *             when @num_attrs is 0.
  * @uuid: out, the GPU's UUID (RFC 4122 version 4 layout, stable per index)
  * @name: out, NUL-terminated marketing name
+ * @mem_granularity: out, cuMemCreate MINIMUM granularity of this GPU
+ * @mem_granularity_rec: out, cuMemCreate RECOMMENDED granularity
+ * @mc_granularity: out, multicast MINIMUM granularity
+ * @mc_granularity_rec: out, multicast RECOMMENDED granularity
  *
  * -ENODEV for an index past the last GPU.
  */
@@ -156,6 +179,10 @@ struct cufab_device_info {
 	__aligned_u64 attrs_ptr;
 	__u8 uuid[CUFAB_UUID_LEN];
 	char name[CUFAB_NAME_LEN];
+	__aligned_u64 mem_granularity;
+	__aligned_u64 mem_granularity_rec;
+	__aligned_u64 mc_granularity;
+	__aligned_u64 mc_granularity_rec;
 };
 #define CUFAB_IOCTL_DEVICE_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_DEVICE_INFO)
 
@@ -181,7 +208,302 @@ struct cufab_ctx_create {
 
 /* CUctx_flags bits the kernel accepts (CU_CTX_SCHED_MASK | MAP_HOST |
  * LMEM_RESIZE_TO_MAX | COREDUMP | USER_COREDUMP | SYNC_MEMOPS). */
-#define CUFAB_CTX_FLAGS_VALID		0xbfU
+#define CUFAB_CTX_FLAGS_VALID		0xffU	/* CU_CTX_FLAGS_MASK */
+
+/* ---- memory (cuMemCreate, VMM, legacy, sharing, IMEX) ---- */
+
+/* CUmemLocationType values */
+enum cufab_mem_location {
+	CUFAB_LOC_DEVICE	= 1,
+	CUFAB_LOC_HOST		= 2,
+	CUFAB_LOC_HOST_NUMA	= 3,
+};
+
+/* CUmemAllocationHandleType bits accepted by the kernel */
+#define CUFAB_HANDLE_POSIX_FD		0x1
+#define CUFAB_HANDLE_FABRIC		0x8
+#define CUFAB_FABRIC_HANDLE_LEN		64
+
+/**
+ * struct cufab_imex_set_channel - CUFAB_IOCTL_IMEX_SET_CHANNEL
+ * @size: sizeof
+ * @flags: must be 0
+ * @fd: an open fd of /dev/cufab-imex-channels/channelN; -1 clears
+ * @out_channel: the channel (minor) now recorded for this client
+ *
+ * The kernel accepts only a file of the cufab-imex-channels char device
+ * (-EINVAL otherwise, -EBADF for a bad fd) and records its minor: the
+ * client's IMEX channel, checked by every FABRIC create/export/import.
+ */
+struct cufab_imex_set_channel {
+	__u32 size;
+	__u32 flags;
+	__s32 fd;
+	__u32 out_channel;
+};
+#define CUFAB_IOCTL_IMEX_SET_CHANNEL	_IO(CUFAB_TYPE, CUFAB_CMD_IMEX_SET_CHANNEL)
+
+/**
+ * struct cufab_mem_create - CUFAB_IOCTL_MEM_CREATE (cuMemCreate)
+ * @size: sizeof
+ * @flags: must be 0 (cuMemCreate's flags)
+ * @location_type: enum cufab_mem_location (DEVICE or HOST_NUMA)
+ * @location_id: GPU index for DEVICE, host NUMA node for HOST_NUMA
+ * @handle_types: CUFAB_HANDLE_* bits that may later be exported
+ * @alloc_flags: CUFAB_ALLOC_F_GPU_DIRECT_RDMA; compression -> EOPNOTSUPP
+ * @length: bytes, multiple of the location's minimum granularity
+ * @out_handle: the client's handle id (CUmemGenericAllocationHandle)
+ *
+ * Charges @length to the GPU's capacity (-ENOMEM past it). Pages are
+ * allocated zeroed on first touch on the location's NUMA node.
+ * FABRIC without an IMEX channel: -EPERM.
+ */
+struct cufab_mem_create {
+	__u32 size;
+	__u32 flags;
+	__u32 location_type;
+	__s32 location_id;
+	__u32 handle_types;
+	__u32 alloc_flags;
+	__aligned_u64 length;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+#define CUFAB_IOCTL_MEM_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_CREATE)
+#define CUFAB_ALLOC_F_GPU_DIRECT_RDMA	0x1
+#define CUFAB_ALLOC_F_COMPRESSIBLE	0x2
+
+/* cufab_mem_handle: MEM_RELEASE, MEM_GET_PROPS */
+struct cufab_mem_release {
+	__u32 size;
+	__u32 handle;
+};
+#define CUFAB_IOCTL_MEM_RELEASE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RELEASE)
+
+/**
+ * struct cufab_mem_retain - CUFAB_IOCTL_MEM_RETAIN (cuMemRetainAllocationHandle)
+ * @addr: any address inside a mapping made with MEM_MAP
+ * @out_handle: a handle on the mapped allocation; each retain must be
+ *	matched by one MEM_RELEASE
+ */
+struct cufab_mem_retain {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+#define CUFAB_IOCTL_MEM_RETAIN	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RETAIN)
+
+struct cufab_mem_get_props {
+	__u32 size;
+	__u32 handle;
+	__u32 out_location_type;
+	__s32 out_location_id;
+	__u32 out_handle_types;
+	__u32 out_alloc_flags;
+	__aligned_u64 out_length;
+};
+#define CUFAB_IOCTL_MEM_GET_PROPS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_PROPS)
+
+/* MEM_GET_INFO: cuMemGetInfo for one GPU */
+struct cufab_mem_get_info {
+	__u32 size;
+	__u32 dev;
+	__aligned_u64 out_free;
+	__aligned_u64 out_total;
+};
+#define CUFAB_IOCTL_MEM_GET_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_INFO)
+
+/**
+ * struct cufab_va_reserve - CUFAB_IOCTL_VA_RESERVE (cuMemAddressReserve)
+ * @length: bytes, multiple of the host page size (library checks the
+ *	granularity rule and passes it as @alignment floor)
+ * @alignment: power of two or 0 (= minimum granularity)
+ * @addr: in, hint (0 = anywhere); out, the reserved address
+ *
+ * The kernel creates the CPU mapping itself (vm_mmap of this client's file),
+ * inaccessible until memory is mapped into it and access is granted.
+ */
+struct cufab_va_reserve {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 length;
+	__aligned_u64 alignment;
+	__aligned_u64 addr;
+};
+#define CUFAB_IOCTL_VA_RESERVE	_IO(CUFAB_TYPE, CUFAB_CMD_VA_RESERVE)
+
+struct cufab_va_free {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+};
+#define CUFAB_IOCTL_VA_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_VA_FREE)
+
+/* MEM_MAP (cuMemMap) / MEM_UNMAP (cuMemUnmap) */
+struct cufab_mem_map {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 offset;
+	__u32 handle;
+	__u32 __reserved;
+};
+#define CUFAB_IOCTL_MEM_MAP	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_MAP)
+
+struct cufab_mem_unmap {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+};
+#define CUFAB_IOCTL_MEM_UNMAP	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_UNMAP)
+
+/* CUmemAccessDesc, flags = CUmemAccess_flags (0 none, 1 read, 3 rw) */
+struct cufab_mem_access {
+	__u32 location_type;	/* DEVICE or HOST */
+	__s32 location_id;
+	__u32 flags;
+	__u32 __reserved;
+};
+
+struct cufab_mem_set_access {
+	__u32 size;
+	__u32 num_descs;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 descs_ptr;	/* struct cufab_mem_access[num_descs] */
+};
+#define CUFAB_IOCTL_MEM_SET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_SET_ACCESS)
+
+struct cufab_mem_get_access {
+	__u32 size;
+	__u32 location_type;
+	__s32 location_id;
+	__u32 out_flags;
+	__aligned_u64 addr;
+};
+#define CUFAB_IOCTL_MEM_GET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_ACCESS)
+
+/**
+ * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost)
+ * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory
+ * @dev: GPU whose memory (or, for host memory, whose context) it is
+ * @length: bytes (rounded up to the page size by the kernel)
+ * @out_addr: the mapped, accessible address
+ *
+ * One call does create + reserve + map + access for @dev (and the host).
+ */
+struct cufab_mem_alloc {
+	__u32 size;
+	__u32 flags;
+	__u32 dev;
+	__u32 __reserved;
+	__aligned_u64 length;
+	__aligned_u64 out_addr;
+};
+#define CUFAB_IOCTL_MEM_ALLOC	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ALLOC)
+#define CUFAB_MEM_ALLOC_HOST		0x1
+
+struct cufab_mem_free {
+	__u32 size;
+	__u32 flags;		/* CUFAB_MEM_ALLOC_HOST for cuMemFreeHost */
+	__aligned_u64 addr;
+};
+#define CUFAB_IOCTL_MEM_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_FREE)
+
+/**
+ * struct cufab_mem_copy - CUFAB_IOCTL_MEM_COPY (cuMemcpy*, synchronous)
+ * @dev: the device performing the copy (the current context's); each
+ *	cufab range touched must be accessible to it (read for @src, write
+ *	for @dst), else -EACCES
+ * @dst, @src, @length: byte range; either may be ordinary host memory
+ */
+struct cufab_mem_copy {
+	__u32 size;
+	__u32 flags;
+	__u32 dev;
+	__u32 __reserved;
+	__aligned_u64 dst;
+	__aligned_u64 src;
+	__aligned_u64 length;
+};
+#define CUFAB_IOCTL_MEM_COPY	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_COPY)
+
+/* MEM_SET: cuMemsetD8/D16/D32 */
+struct cufab_mem_set {
+	__u32 size;
+	__u32 flags;
+	__u32 dev;
+	__u32 elem_size;	/* 1, 2 or 4 */
+	__aligned_u64 dst;
+	__aligned_u64 count;	/* elements */
+	__u32 value;
+	__u32 __reserved;
+};
+#define CUFAB_IOCTL_MEM_SET	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_SET)
+
+/**
+ * struct cufab_pointer_info - CUFAB_IOCTL_POINTER_INFO
+ * @addr: in
+ * @out_flags: CUFAB_PTR_F_* ; 0 when @addr is not cufab memory (-ENOENT is
+ *	not used so that pointer classification is one cheap call)
+ */
+struct cufab_pointer_info {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__u32 out_flags;
+	__u32 out_memory_type;		/* CUmemorytype: 1 host, 2 device */
+	__s32 out_dev;			/* GPU index, -1 for host memory */
+	__u32 out_handle_types;
+	__aligned_u64 out_range_base;	/* allocation (legacy) or mapping start */
+	__aligned_u64 out_range_length;
+	__aligned_u64 out_alloc_id;	/* node-wide id of the allocation, for
+					 * CU_POINTER_ATTRIBUTE_BUFFER_ID */
+	__u32 out_access_flags;		/* for the host */
+	__u32 out_alloc_flags;
+	__aligned_u64 out_va_base;	/* reservation or legacy range, 0: none */
+	__aligned_u64 out_va_length;	/* its length (RANGE_START_ADDR/SIZE) */
+};
+#define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)
+#define CUFAB_PTR_F_CUFAB		0x1	/* addr is in a cufab range */
+#define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
+#define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
+#define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
+
+/**
+ * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
+ * @handle_type: CUFAB_HANDLE_POSIX_FD or CUFAB_HANDLE_FABRIC; must have
+ *	been requested at create (-EINVAL otherwise)
+ * @out_fd: POSIX_FD: a new dma-buf fd (O_CLOEXEC) for the allocation
+ * @out_fabric: FABRIC: 64 unguessable bytes, valid while the allocation
+ *	lives; needs an IMEX channel (-EPERM)
+ */
+struct cufab_mem_export {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 handle_type;
+	__s32 out_fd;
+	__u32 __reserved;
+	__u8 out_fabric[CUFAB_FABRIC_HANDLE_LEN];
+};
+#define CUFAB_IOCTL_MEM_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_EXPORT)
+
+struct cufab_mem_import {
+	__u32 size;
+	__u32 flags;
+	__u32 handle_type;
+	__s32 fd;
+	__u8 fabric[CUFAB_FABRIC_HANDLE_LEN];
+	__u32 out_handle;
+	__u32 __reserved;
+};
+#define CUFAB_IOCTL_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_IMPORT)
 
 /*
  * Generic netlink: family "cufab", administration and observation.

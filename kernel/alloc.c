@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Physical allocations: cuMemCreate / cuMemRelease /
+ * cuMemGetAllocationPropertiesFromHandle, and the pages behind cuMemAlloc.
+ *
+ * Device memory of a virtual GPU is host memory charged against the GPU's
+ * capacity: the whole length is charged at create (CUDA reserves device
+ * memory at cuMemCreate, so cuMemGetInfo must drop right away), while the
+ * pages themselves are allocated zeroed on first touch, on the GPU's (or
+ * the HOST_NUMA location's) node.
+ *
+ * Lock order: cufab_topo_rwsem (read) -> cufab_allocs_lock. Pages are
+ * published with xa_cmpxchg(), without any lock of ours, so the fault path
+ * (under mmap_lock) never waits for an ioctl.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/gfp.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "device.h"
+#include "fault.h"
+#include "imex.h"
+#include "ioctl.h"
+#include "object.h"
+
+static unsigned long mem_granularity_kib = CUFAB_MEM_GRANULARITY_DEFAULT >> 10;
+
+/* A power of two, at least one page: callers align with it as a mask. */
+static int cufab_granularity_set(const char *val,
+				 const struct kernel_param *kp)
+{
+	unsigned long kib;
+	int ret;
+
+	ret = kstrtoul(val, 0, &kib);
+	if (ret)
+		return ret;
+	if (!is_power_of_2(kib) || (kib << 10) < PAGE_SIZE ||
+	    kib > (1UL << 30)) {
+		pr_err("mem_granularity_kib=%s: must be a power of two between %lu and %lu\n",
+		       val, PAGE_SIZE >> 10, 1UL << 30);
+		return -EINVAL;
+	}
+	*(unsigned long *)kp->arg = kib;
+	return 0;
+}
+
+static const struct kernel_param_ops cufab_granularity_ops = {
+	.set = cufab_granularity_set,
+	.get = param_get_ulong,
+};
+module_param_cb(mem_granularity_kib, &cufab_granularity_ops,
+		&mem_granularity_kib, 0444);
+MODULE_PARM_DESC(mem_granularity_kib,
+		 "cuMemCreate minimum and recommended granularity in KiB, a power of two (default 2048)");
+
+u64 cufab_mem_granularity(void)
+{
+	return (u64)mem_granularity_kib << 10;
+}
+
+u64 cufab_mem_granularity_rec(void)
+{
+	return cufab_mem_granularity();
+}
+
+static LIST_HEAD(cufab_allocs);
+static DEFINE_MUTEX(cufab_allocs_lock);
+static atomic64_t cufab_alloc_next_id = ATOMIC64_INIT(0);
+static atomic64_t cufab_allocs_nr = ATOMIC64_INIT(0);
+
+u64 cufab_allocs_live(void)
+{
+	return atomic64_read(&cufab_allocs_nr);
+}
+
+/**
+ * cufab_gpu_charge() - reserve capacity
+ * @used: the GPU's mem_used
+ * @total: its capacity
+ * @bytes: to charge
+ *
+ * Return: 0, or -ENOMEM when @used + @bytes would exceed @total. Never
+ * overshoots, even transiently, so concurrent creators cannot both win.
+ */
+int cufab_gpu_charge(atomic64_t *used, u64 total, u64 bytes)
+{
+	s64 old = atomic64_read(used);
+
+	do {
+		if (bytes > total || (u64)old > total - bytes)
+			return -ENOMEM;
+	} while (!atomic64_try_cmpxchg(used, &old, old + bytes));
+	return 0;
+}
+
+void cufab_gpu_uncharge(atomic64_t *used, u64 bytes)
+{
+	WARN_ON_ONCE(atomic64_sub_return(bytes, used) < 0);
+}
+
+/* Charge a DEVICE allocation and pick the node its pages live on. */
+static int cufab_alloc_charge(struct cufab_alloc *alloc)
+{
+	struct cufab_gpu *gpu;
+	int ret = 0;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(alloc->gpu);
+	if (!gpu) {
+		ret = -ENODEV;
+	} else {
+		alloc->nid = gpu->numa_node;
+		ret = cufab_gpu_charge(&gpu->mem_used, gpu->mem_total,
+				       alloc->length);
+		if (ret)
+			pr_warn_ratelimited("gpu %d: cuMemCreate of %llu bytes exceeds capacity (used %lld of %llu)\n",
+					    alloc->gpu, alloc->length,
+					    (s64)atomic64_read(&gpu->mem_used),
+					    gpu->mem_total);
+	}
+	up_read(&cufab_topo_rwsem);
+	return ret;
+}
+
+static void cufab_alloc_uncharge(struct cufab_alloc *alloc)
+{
+	struct cufab_gpu *gpu;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(alloc->gpu);
+	if (!WARN_ON_ONCE(!gpu))
+		cufab_gpu_uncharge(&gpu->mem_used, alloc->length);
+	up_read(&cufab_topo_rwsem);
+}
+
+/* Where do the pages go, and is the location valid? */
+static int cufab_alloc_locate(struct cufab_alloc *alloc,
+			      const struct cufab_alloc_desc *desc)
+{
+	alloc->gpu = -1;
+	alloc->nid = NUMA_NO_NODE;
+	switch (desc->location_type) {
+	case CUFAB_LOC_DEVICE:
+		if (desc->location_id < 0)
+			return -ENODEV;
+		alloc->gpu = desc->location_id;
+		return cufab_alloc_charge(alloc);
+	case CUFAB_LOC_HOST_NUMA:
+		if (desc->location_id < 0 || desc->location_id >= MAX_NUMNODES ||
+		    !node_online(desc->location_id))
+			return -EINVAL;
+		alloc->nid = desc->location_id;
+		return 0;
+	case CUFAB_LOC_HOST:
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * cufab_alloc_create() - a new allocation with one reference
+ * @desc: validated by the caller, except for the location
+ *
+ * Return: the allocation, ERR_PTR(-ENOMEM) past the GPU's capacity or
+ * without memory, -ENODEV for a GPU that does not exist, -EINVAL for a
+ * NUMA node that is not online.
+ */
+struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
+{
+	struct cufab_alloc *alloc;
+	int ret;
+
+	if (cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
+		return ERR_PTR(-ENOMEM);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	if (!alloc)
+		return ERR_PTR(-ENOMEM);
+	alloc->length = desc->length;
+	alloc->location_type = desc->location_type;
+	alloc->location_id = desc->location_type == CUFAB_LOC_HOST ?
+			     -1 : desc->location_id;
+	alloc->handle_types = desc->handle_types;
+	alloc->alloc_flags = desc->alloc_flags;
+	alloc->legacy = desc->legacy;
+	ret = cufab_alloc_locate(alloc, desc);
+	if (ret) {
+		kfree(alloc);
+		return ERR_PTR(ret);
+	}
+	kref_init(&alloc->ref);
+	xa_init(&alloc->pages);
+	alloc->id = atomic64_inc_return(&cufab_alloc_next_id);
+	alloc->owner_pid = task_tgid_nr(current);
+	get_task_comm(alloc->owner_comm, current);
+
+	mutex_lock(&cufab_allocs_lock);
+	list_add_tail(&alloc->node, &cufab_allocs);
+	mutex_unlock(&cufab_allocs_lock);
+	atomic64_inc(&cufab_allocs_nr);
+	cufab_live_objects_inc();
+	return alloc;
+}
+
+void cufab_alloc_get(struct cufab_alloc *alloc)
+{
+	kref_get(&alloc->ref);
+}
+
+static void cufab_alloc_release(struct kref *ref)
+{
+	struct cufab_alloc *alloc = container_of(ref, struct cufab_alloc, ref);
+	struct page *page;
+	unsigned long index;
+
+	if (alloc->ext_ops && alloc->ext_ops->release)
+		alloc->ext_ops->release(alloc);
+
+	mutex_lock(&cufab_allocs_lock);
+	list_del(&alloc->node);
+	mutex_unlock(&cufab_allocs_lock);
+
+	xa_for_each(&alloc->pages, index, page)
+		__free_page(page);
+	xa_destroy(&alloc->pages);
+	if (alloc->gpu >= 0)
+		cufab_alloc_uncharge(alloc);
+	atomic64_dec(&cufab_allocs_nr);
+	kfree(alloc);
+	cufab_live_objects_dec();
+}
+
+void cufab_alloc_put(struct cufab_alloc *alloc)
+{
+	kref_put(&alloc->ref, cufab_alloc_release);
+}
+
+/**
+ * cufab_alloc_page() - the page backing one page of an allocation
+ * @alloc: the allocation
+ * @index: page index inside it
+ *
+ * Allocated zeroed on first use. HOST_NUMA pages must be on the requested
+ * node (__GFP_THISNODE: fail rather than fall back); device pages prefer
+ * the GPU's node.
+ *
+ * Context: may sleep; called from the fault handler under mmap_lock.
+ * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM) / -EINVAL.
+ */
+struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
+	struct page *page, *old;
+
+	if (index >= alloc->length >> PAGE_SHIFT)
+		return ERR_PTR(-EINVAL);
+	page = xa_load(&alloc->pages, index);
+	if (page)
+		return page;
+
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return ERR_PTR(-ENOMEM);
+	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
+		gfp |= __GFP_THISNODE;
+	page = alloc_pages_node(alloc->nid, gfp, 0);
+	if (!page)
+		return ERR_PTR(-ENOMEM);
+
+	/* another fault may have raced us to the same page */
+	old = xa_cmpxchg(&alloc->pages, index, NULL, page, GFP_KERNEL);
+	if (old) {
+		__free_page(page);
+		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
+	}
+	return page;
+}
+
+int cufab_alloc_populate(struct cufab_alloc *alloc)
+{
+	pgoff_t i;
+
+	for (i = 0; i < alloc->length >> PAGE_SHIFT; i++) {
+		struct page *page = cufab_alloc_page(alloc, i);
+
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* ---- client handles (CUFAB_OBJ_MEM_HANDLE) ---- */
+
+static void cufab_mem_handle_destroy(struct cufab_object *obj)
+{
+	struct cufab_mem_handle *h = container_of(obj, struct cufab_mem_handle,
+						  obj);
+
+	if (h->alloc)
+		cufab_alloc_put(h->alloc);
+}
+
+const struct cufab_object_ops cufab_mem_handle_ops = {
+	.name = "memory handle",
+	.destroy = cufab_mem_handle_destroy,
+};
+
+static_assert(offsetof(struct cufab_mem_handle, obj) == 0);
+
+struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
+						struct cufab_alloc *alloc)
+{
+	struct cufab_mem_handle *h;
+
+	h = cufab_object_alloc(client, h, CUFAB_OBJ_MEM_HANDLE);
+	if (IS_ERR(h))
+		return h;
+	cufab_alloc_get(alloc);
+	h->alloc = alloc;
+	return h;
+}
+
+int cufab_mem_handle_create(struct cufab_client *client,
+			    struct cufab_alloc *alloc, u32 *out_id)
+{
+	struct cufab_mem_handle *h;
+
+	h = cufab_mem_handle_alloc(client, alloc);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	*out_id = h->obj.id;
+	cufab_object_finalize(&h->obj);
+	return 0;
+}
+
+struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
+					    u32 handle)
+{
+	struct cufab_object *obj;
+	struct cufab_alloc *alloc;
+
+	obj = cufab_object_get(client, handle, CUFAB_OBJ_MEM_HANDLE);
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	alloc = container_of(obj, struct cufab_mem_handle, obj)->alloc;
+	cufab_alloc_get(alloc);
+	cufab_object_put(obj);
+	return alloc;
+}
+
+/* ---- ioctls ---- */
+
+/* Everything of CUmemAllocationProp that is not the location. */
+static int cufab_mem_create_check(struct cufab_client *client,
+				  const struct cufab_mem_create *cmd)
+{
+	if (cmd->flags || cmd->__reserved ||
+	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
+	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID))
+		return -EINVAL;
+	if (cmd->location_type != CUFAB_LOC_DEVICE &&
+	    cmd->location_type != CUFAB_LOC_HOST_NUMA)
+		return -EINVAL;
+	/* no virtual GPU compresses: like a GPU without compression */
+	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)
+		return -EOPNOTSUPP;
+	if (!cmd->length || !IS_ALIGNED(cmd->length, cufab_mem_granularity()))
+		return -EINVAL;
+	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
+		return cufab_imex_check(client, "cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC");
+	return 0;
+}
+
+int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_create *cmd = ucmd->cmd;
+	struct cufab_alloc_desc desc = {
+		.location_type = cmd->location_type,
+		.location_id = cmd->location_id,
+		.handle_types = cmd->handle_types,
+		.alloc_flags = cmd->alloc_flags,
+		.length = cmd->length,
+	};
+	struct cufab_mem_handle *h;
+	struct cufab_alloc *alloc;
+	int ret;
+
+	ret = cufab_mem_create_check(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	alloc = cufab_alloc_create(&desc);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	h = cufab_mem_handle_alloc(ucmd->client, alloc);
+	cufab_alloc_put(alloc);	/* the handle holds it now */
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+
+	cmd->out_handle = h->obj.id;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cufab_object_abort_and_destroy(&h->obj);
+		return ret;
+	}
+	cufab_object_finalize(&h->obj);
+	return 0;
+}
+
+/*
+ * cuMemRelease: drop the handle. Mappings hold the allocation itself, so
+ * releasing a mapped handle is legal and the memory stays until unmapped.
+ */
+int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_release *cmd = ucmd->cmd;
+	struct cufab_object *obj;
+
+	obj = cufab_object_get(ucmd->client, cmd->handle, CUFAB_OBJ_MEM_HANDLE);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	cufab_object_put(obj);
+	return cufab_object_destroy_user(ucmd->client, cmd->handle);
+}
+
+int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_get_props *cmd = ucmd->cmd;
+	struct cufab_alloc *alloc;
+
+	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	cmd->out_location_type = alloc->location_type;
+	cmd->out_location_id = alloc->location_id;
+	cmd->out_handle_types = alloc->handle_types;
+	cmd->out_alloc_flags = alloc->alloc_flags;
+	cmd->out_length = alloc->length;
+	cufab_alloc_put(alloc);
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* " nodes=N:pages,..." for the pages of @alloc present so far */
+static void cufab_alloc_show_nodes(struct seq_file *m, struct cufab_alloc *alloc,
+				   unsigned long *count)
+{
+	struct page *page;
+	unsigned long index;
+	int nid;
+	char sep = '=';
+
+	memset(count, 0, nr_node_ids * sizeof(*count));
+	xa_for_each(&alloc->pages, index, page)
+		count[page_to_nid(page)]++;
+	seq_puts(m, " nodes");
+	for (nid = 0; nid < nr_node_ids; nid++) {
+		if (!count[nid])
+			continue;
+		seq_printf(m, "%c%d:%lu", sep, nid, count[nid]);
+		sep = ',';
+	}
+	if (sep == '=')
+		seq_puts(m, "=-");
+}
+
+/*
+ * debugfs "mem": per-GPU use, then one line per live allocation with its
+ * owner, size, resident pages per NUMA node and references.
+ */
+void cufab_allocs_show(struct seq_file *m)
+{
+	struct cufab_alloc *alloc;
+	unsigned long *count;
+	u32 i, n;
+
+	down_read(&cufab_topo_rwsem);
+	n = cufab_node.num_gpus;
+	for (i = 0; i < n; i++)
+		seq_printf(m, "gpu%u used=%lld total=%llu\n", i,
+			   (s64)atomic64_read(&cufab_node.gpus[i].mem_used),
+			   cufab_node.gpus[i].mem_total);
+	up_read(&cufab_topo_rwsem);
+
+	count = kcalloc(nr_node_ids, sizeof(*count), GFP_KERNEL);
+	if (!count)
+		return;
+	mutex_lock(&cufab_allocs_lock);
+	list_for_each_entry(alloc, &cufab_allocs, node) {
+		seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x%s refs=%u",
+			   alloc->id, alloc->owner_pid, alloc->owner_comm,
+			   alloc->location_type, alloc->location_id,
+			   alloc->length, alloc->handle_types,
+			   alloc->alloc_flags, alloc->legacy ? " legacy" : "",
+			   kref_read(&alloc->ref));
+		cufab_alloc_show_nodes(m, alloc, count);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&cufab_allocs_lock);
+	kfree(count);
+}

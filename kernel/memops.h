@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Legacy allocations (cuMemAlloc, cuMemAllocHost), synchronous copies and
+ * sets, pointer classification and cuMemGetInfo.
+ */
+#ifndef _CUFAB_MEMOPS_H
+#define _CUFAB_MEMOPS_H
+
+struct cufab_ucmd;
+
+int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
+
+#endif /* _CUFAB_MEMOPS_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * POSIX_FD handles are dma-bufs of the allocation.
+ *
+ * A dma-buf is a real file descriptor that can cross a unix socket, and
+ * other drivers can import it (map_dma_buf), which is what a POSIX fd of
+ * real GPU memory is good for. It holds a reference on the allocation, so
+ * the memory lives while any process holds the fd. Mapping the fd with
+ * mmap() shows the same pages as every cufab mapping of the allocation.
+ * Modelled on drivers/dma-buf/udmabuf.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+
+#include "alloc.h"
+#include "share.h"
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+static const struct dma_buf_ops cufab_dmabuf_ops;
+
+/* Every page of the allocation, in order, one entry each. */
+static struct sg_table *cufab_dmabuf_sgt(struct cufab_alloc *alloc)
+{
+	unsigned int i, npages = alloc->length >> PAGE_SHIFT;
+	struct scatterlist *sg;
+	struct sg_table *sgt;
+	struct page *page;
+	int ret;
+
+	sgt = kzalloc(sizeof(*sgt), GFP_KERNEL);
+	if (!sgt)
+		return ERR_PTR(-ENOMEM);
+	ret = sg_alloc_table(sgt, npages, GFP_KERNEL);
+	if (ret)
+		goto err_free;
+	for_each_sgtable_sg(sgt, sg, i) {
+		page = cufab_alloc_page(alloc, i);
+		if (IS_ERR(page)) {
+			ret = PTR_ERR(page);
+			goto err_table;
+		}
+		sg_set_page(sg, page, PAGE_SIZE, 0);
+	}
+	return sgt;
+
+err_table:
+	sg_free_table(sgt);
+err_free:
+	kfree(sgt);
+	return ERR_PTR(ret);
+}
+
+static struct sg_table *cufab_dmabuf_map(struct dma_buf_attachment *at,
+					 enum dma_data_direction dir)
+{
+	struct sg_table *sgt = cufab_dmabuf_sgt(at->dmabuf->priv);
+	int ret;
+
+	if (IS_ERR(sgt))
+		return sgt;
+	ret = dma_map_sgtable(at->dev, sgt, dir, 0);
+	if (ret) {
+		sg_free_table(sgt);
+		kfree(sgt);
+		return ERR_PTR(ret);
+	}
+	return sgt;
+}
+
+static void cufab_dmabuf_unmap(struct dma_buf_attachment *at,
+			       struct sg_table *sgt,
+			       enum dma_data_direction dir)
+{
+	dma_unmap_sgtable(at->dev, sgt, dir, 0);
+	sg_free_table(sgt);
+	kfree(sgt);
+}
+
+static void cufab_dmabuf_release(struct dma_buf *dmabuf)
+{
+	cufab_alloc_put(dmabuf->priv);
+}
+
+/* First touch through the dma-buf mapping allocates the zeroed page. */
+static vm_fault_t cufab_dmabuf_fault(struct vm_fault *vmf)
+{
+	struct cufab_alloc *alloc = vmf->vma->vm_private_data;
+	struct page *page;
+
+	page = cufab_alloc_page(alloc, vmf->pgoff);
+	if (IS_ERR(page))
+		return PTR_ERR(page) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+	get_page(page);
+	vmf->page = page;
+	return 0;
+}
+
+static const struct vm_operations_struct cufab_dmabuf_vm_ops = {
+	.fault = cufab_dmabuf_fault,
+};
+
+/*
+ * dma_buf_mmap_internal() already checked that the range fits. Only shared
+ * mappings: a private copy of device memory would not be what it shows.
+ */
+static int cufab_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
+{
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	vma->vm_ops = &cufab_dmabuf_vm_ops;
+	vma->vm_private_data = dmabuf->priv;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	return 0;
+}
+
+/* CPU and "device" see the same coherent host pages: nothing to flush. */
+static int cufab_dmabuf_begin_cpu_access(struct dma_buf *dmabuf,
+					 enum dma_data_direction dir)
+{
+	return 0;
+}
+
+static int cufab_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
+				       enum dma_data_direction dir)
+{
+	return 0;
+}
+
+static const struct dma_buf_ops cufab_dmabuf_ops = {
+	.map_dma_buf = cufab_dmabuf_map,
+	.unmap_dma_buf = cufab_dmabuf_unmap,
+	.release = cufab_dmabuf_release,
+	.mmap = cufab_dmabuf_mmap,
+	.begin_cpu_access = cufab_dmabuf_begin_cpu_access,
+	.end_cpu_access = cufab_dmabuf_end_cpu_access,
+};
+
+/**
+ * cufab_dmabuf_export() - a new dma-buf of an allocation
+ * @alloc: the caller's reference stays the caller's; the dma-buf takes one
+ *
+ * The caller installs dmabuf->file in an fd, or drops it with
+ * dma_buf_put().
+ *
+ * Return: the dma-buf or an ERR_PTR.
+ */
+struct dma_buf *cufab_dmabuf_export(struct cufab_alloc *alloc)
+{
+	DEFINE_DMA_BUF_EXPORT_INFO(exp);
+	struct dma_buf *dmabuf;
+
+	exp.ops = &cufab_dmabuf_ops;
+	exp.size = alloc->length;
+	exp.flags = O_RDWR;
+	exp.priv = alloc;
+	cufab_alloc_get(alloc);
+	dmabuf = dma_buf_export(&exp);
+	if (IS_ERR(dmabuf))
+		cufab_alloc_put(alloc);
+	return dmabuf;
+}
+
+/**
+ * cufab_dmabuf_to_alloc() - the allocation behind a POSIX_FD handle
+ * @fd: a dma-buf fd made by cufab_dmabuf_export(), in any process
+ *
+ * Return: the allocation with a reference, ERR_PTR(-EBADF) for a bad fd,
+ * -EINVAL for a file that is not a cufab dma-buf.
+ */
+struct cufab_alloc *cufab_dmabuf_to_alloc(int fd)
+{
+	struct cufab_alloc *alloc;
+	struct dma_buf *dmabuf;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf)) {
+		if (PTR_ERR(dmabuf) == -EINVAL)
+			pr_warn_ratelimited("pid %d (%s): fd %d is not a dma-buf, so not a cufab allocation\n",
+					    task_tgid_nr(current), current->comm,
+					    fd);
+		return ERR_CAST(dmabuf);
+	}
+	if (dmabuf->ops != &cufab_dmabuf_ops) {
+		pr_warn_ratelimited("pid %d (%s): fd %d is a dma-buf of %s, not a cufab allocation\n",
+				    task_tgid_nr(current), current->comm, fd,
+				    dmabuf->exp_name);
+		dma_buf_put(dmabuf);
+		return ERR_PTR(-EINVAL);
+	}
+	alloc = dmabuf->priv;
+	cufab_alloc_get(alloc);
+	dma_buf_put(dmabuf);
+	return alloc;
+}

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: allocation accounting (kernel/alloc.c): capacity charges never
+ * overshoot, uncharges return the capacity, and an allocation frees its
+ * pages and its charge with its last reference.
+ */
+#include <kunit/test.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+
+#include "alloc.h"
+#include "device.h"
+#include "object.h"
+
+/*
+ * KUnit runs module suites before the module's init, so the node has no
+ * GPUs yet: give it a small one for the duration of each test.
+ */
+static bool alloc_test_built_node;
+
+static int alloc_test_init(struct kunit *test)
+{
+	const struct cufab_params p = {
+		.num_gpus = 2,
+		.mem_mib = 16,
+		.nvswitch = true,
+	};
+	int ret = 0;
+
+	down_write(&cufab_topo_rwsem);
+	alloc_test_built_node = !cufab_node.num_gpus;
+	if (alloc_test_built_node)
+		ret = cufab_topo_build(&cufab_node, &p);
+	up_write(&cufab_topo_rwsem);
+	return ret;
+}
+
+static void alloc_test_exit(struct kunit *test)
+{
+	if (!alloc_test_built_node)
+		return;
+	down_write(&cufab_topo_rwsem);
+	cufab_topo_free(&cufab_node);
+	up_write(&cufab_topo_rwsem);
+}
+
+static void charge_fits_exactly(struct kunit *test)
+{
+	atomic64_t used = ATOMIC64_INIT(0);
+
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 4096), 0);
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 4096), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&used), 8192);
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 1), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&used), 8192);
+	cufab_gpu_uncharge(&used, 4096);
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 4096), 0);
+	cufab_gpu_uncharge(&used, 8192);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&used), 0);
+}
+
+static void charge_overflow_refused(struct kunit *test)
+{
+	atomic64_t used = ATOMIC64_INIT(4096);
+
+	/* used + bytes wraps: must not look like it fits */
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, U64_MAX - 100),
+			-ENOMEM);
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 8192), -ENOMEM);
+	KUNIT_EXPECT_EQ(test, cufab_gpu_charge(&used, 8192, 4096), 0);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&used), 8192);
+}
+
+static void granularity_is_power_of_two(struct kunit *test)
+{
+	u64 g = cufab_mem_granularity();
+
+	KUNIT_EXPECT_TRUE(test, g >= PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, g & (g - 1), 0);
+	KUNIT_EXPECT_GE(test, cufab_mem_granularity_rec(), g);
+}
+
+static void device_alloc_charges_and_frees(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+		.length = 4 * PAGE_SIZE,
+	};
+	u64 live = cufab_live_objects(), nallocs = cufab_allocs_live();
+	struct cufab_alloc *alloc;
+	struct cufab_gpu *gpu;
+	struct page *p0, *p0again, *p3;
+	s64 used;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(0);
+	used = atomic64_read(&gpu->mem_used);
+	up_read(&cufab_topo_rwsem);
+
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&gpu->mem_used), used + 4 * PAGE_SIZE);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs + 1);
+
+	p0 = cufab_alloc_page(alloc, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p0));
+	p0again = cufab_alloc_page(alloc, 0);
+	KUNIT_EXPECT_PTR_EQ(test, p0, p0again);
+	p3 = cufab_alloc_page(alloc, 3);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p3));
+	KUNIT_EXPECT_TRUE(test, IS_ERR(cufab_alloc_page(alloc, 4)));
+
+	cufab_alloc_get(alloc);
+	cufab_alloc_put(alloc);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs + 1);
+	cufab_alloc_put(alloc);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&gpu->mem_used), used);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+}
+
+static void device_alloc_bad_gpu(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = CUFAB_MAX_GPUS,
+		.length = PAGE_SIZE,
+	};
+
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-ENODEV));
+	desc.location_id = -1;
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-ENODEV));
+	desc.location_type = CUFAB_LOC_HOST_NUMA;
+	desc.location_id = MAX_NUMNODES;
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-EINVAL));
+}
+
+static void device_alloc_past_capacity(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+	};
+	struct cufab_gpu *gpu;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(0);
+	desc.length = gpu->mem_total + PAGE_SIZE;
+	up_read(&cufab_topo_rwsem);
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-ENOMEM));
+}
+
+static struct kunit_case alloc_test_cases[] = {
+	KUNIT_CASE(charge_fits_exactly),
+	KUNIT_CASE(charge_overflow_refused),
+	KUNIT_CASE(granularity_is_power_of_two),
+	KUNIT_CASE(device_alloc_charges_and_frees),
+	KUNIT_CASE(device_alloc_bad_gpu),
+	KUNIT_CASE(device_alloc_past_capacity),
+	{}
+};
+
+static struct kunit_suite alloc_test_suite = {
+	.name = "cufab_alloc",
+	.init = alloc_test_init,
+	.exit = alloc_test_exit,
+	.test_cases = alloc_test_cases,
+};
+
+kunit_test_suite(alloc_test_suite);

@@ -1,0 +1,992 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Virtual address management with real CPU mappings: cuMemAddressReserve /
+ * Free, cuMemMap / Unmap, cuMemSetAccess / GetAccess,
+ * cuMemRetainAllocationHandle.
+ *
+ * A reservation is one VMA of this client's /dev/cufab file, created by the
+ * kernel with vm_mmap() from inside VA_RESERVE (userspace cannot mmap the
+ * device itself). The VMA is VM_PFNMAP | VM_IO, never copied into a child
+ * (VM_DONTCOPY) and never executable: pages are inserted by the fault
+ * handler, from the allocation mapped at the faulting address, only when
+ * the CPU view is accessible there. Unmap and access changes zap the PTEs,
+ * so the next touch faults and is checked again.
+ *
+ * The CPU view stands in for the device's loads and stores: it may read
+ * when read access was granted to the host or to any device, and write
+ * when read-write access was.
+ *
+ * The VMA cannot be split (may_split) or moved (mremap): the reservation
+ * is always exactly one VMA. munmap() of the whole VMA by userspace, or the
+ * death of the mm, closes it; the close drops the reservation and its
+ * mappings. The VMA holds a reference on the file, so the client outlives
+ * every reservation it has.
+ *
+ * Lock order:
+ *   space->reserve_lock -> mmap_lock -> space->lock
+ *   mmap_lock -> va->lock -> (page allocation)
+ * space->lock and va->lock are never held together, and never while taking
+ * mmap_lock (the fault handler and vm_ops->close run under mmap_lock).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "device.h"
+#include "fault.h"
+#include "ioctl.h"
+#include "object.h"
+#include "va.h"
+
+/* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
+#define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
+/* How often VA_RESERVE retries when another thread takes its hole. */
+#define CUFAB_RESERVE_TRIES	4
+
+static const struct vm_operations_struct cufab_va_vm_ops;
+
+/* ---- pure range logic (KUnit: kernel/tests/va_test.c) ---- */
+
+/* [start, start + length) is non-empty and does not wrap. */
+bool cufab_range_ok(u64 start, u64 length)
+{
+	return length && start + length > start;
+}
+
+bool cufab_range_inside(u64 start, u64 length, u64 outer, u64 outer_len)
+{
+	return cufab_range_ok(start, length) && start >= outer &&
+	       start - outer <= outer_len && length <= outer_len - (start - outer);
+}
+
+/**
+ * cufab_map_args_check() - cuMemMap's argument rules
+ * @addr: where
+ * @length: bytes
+ * @offset: into the allocation
+ * @alloc_len: the allocation's size
+ * @granularity: the allocation's minimum granularity
+ *
+ * Return: 0, or -EINVAL when a value is not a multiple of the granularity,
+ * the range is empty or wraps, or offset + length passes the end.
+ */
+int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
+			 u64 granularity)
+{
+	if (!IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity) ||
+	    !IS_ALIGNED(offset, granularity))
+		return -EINVAL;
+	if (!cufab_range_ok(addr, length))
+		return -EINVAL;
+	if (offset > alloc_len || length > alloc_len - offset)
+		return -EINVAL;
+	return 0;
+}
+
+/* What a device may do through @map. */
+u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev)
+{
+	if (dev >= 64)
+		return CUFAB_ACCESS_NONE;
+	if (map->gpu_write & BIT_ULL(dev))
+		return CUFAB_ACCESS_RW;
+	if (map->gpu_read & BIT_ULL(dev))
+		return CUFAB_ACCESS_READ;
+	return CUFAB_ACCESS_NONE;
+}
+
+/* What the CPU view may do: the host's access or any device's. */
+u32 cufab_map_cpu_access(const struct cufab_va_map *map)
+{
+	if (map->host == CUFAB_ACCESS_RW || map->gpu_write)
+		return CUFAB_ACCESS_RW;
+	if (map->host == CUFAB_ACCESS_READ || map->gpu_read)
+		return CUFAB_ACCESS_READ;
+	return CUFAB_ACCESS_NONE;
+}
+
+/* ---- reservations ---- */
+
+void cufab_va_space_init(struct cufab_va_space *space)
+{
+	mutex_init(&space->lock);
+	mutex_init(&space->reserve_lock);
+	mt_init(&space->ranges);
+	space->pending = NULL;
+	space->pending_task = NULL;
+}
+
+/*
+ * Every VMA holds the file, so by the time the client goes every
+ * reservation has been closed and removed.
+ */
+void cufab_va_space_destroy(struct cufab_va_space *space)
+{
+	WARN_ON(!mtree_empty(&space->ranges));
+	mtree_destroy(&space->ranges);
+	mutex_destroy(&space->lock);
+	mutex_destroy(&space->reserve_lock);
+}
+
+static void cufab_va_map_free(struct cufab_va_map *map)
+{
+	cufab_alloc_put(map->alloc);
+	kfree(map);
+	cufab_live_objects_dec();
+}
+
+static void cufab_va_release(struct kref *ref)
+{
+	struct cufab_va *va = container_of(ref, struct cufab_va, ref);
+	struct cufab_va_map *map;
+	unsigned long index = 0;
+
+	/* only a reservation whose VMA never came to be has maps here: none */
+	mt_for_each(&va->maps, map, index, ULONG_MAX)
+		cufab_va_map_free(map);
+	mtree_destroy(&va->maps);
+	kfree(va);
+	cufab_live_objects_dec();
+}
+
+void cufab_va_put(struct cufab_va *va)
+{
+	kref_put(&va->ref, cufab_va_release);
+}
+
+/* The reservation containing @addr, with a reference, or NULL. */
+struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va;
+
+	if (addr > ULONG_MAX)
+		return NULL;
+	mutex_lock(&space->lock);
+	va = mtree_load(&space->ranges, addr);
+	if (va)
+		kref_get(&va->ref);
+	mutex_unlock(&space->lock);
+	return va;
+}
+
+/*
+ * The VMA is gone: forget the reservation and drop every mapping. The mm
+ * already zapped the PTEs. Runs under mmap_lock (vm_ops->close).
+ */
+static void cufab_va_teardown(struct cufab_va *va)
+{
+	struct cufab_va_space *space = &va->client->va;
+	struct cufab_va_map *map;
+	unsigned long index = 0;
+	bool in_tree = false;
+
+	mutex_lock(&space->lock);
+	if (mtree_load(&space->ranges, va->start) == va) {
+		mtree_erase(&space->ranges, va->start);
+		in_tree = true;
+	}
+	mutex_unlock(&space->lock);
+
+	/* once dead, nothing else looks at the maps: free them unlocked */
+	down_write(&va->lock);
+	va->dead = true;
+	up_write(&va->lock);
+
+	mt_for_each(&va->maps, map, index, ULONG_MAX)
+		cufab_va_map_free(map);
+	mtree_destroy(&va->maps);
+	if (in_tree)
+		cufab_va_put(va);
+}
+
+static void cufab_va_vm_open(struct vm_area_struct *vma)
+{
+	struct cufab_va *va = vma->vm_private_data;
+
+	atomic_inc(&va->vmas);
+	kref_get(&va->ref);
+}
+
+static void cufab_va_vm_close(struct vm_area_struct *vma)
+{
+	struct cufab_va *va = vma->vm_private_data;
+
+	if (atomic_dec_and_test(&va->vmas))
+		cufab_va_teardown(va);
+	cufab_va_put(va);
+}
+
+/* A reservation is exactly one VMA: refuse partial munmap/mprotect. */
+static int cufab_va_vm_may_split(struct vm_area_struct *vma,
+				 unsigned long addr)
+{
+	return -EINVAL;
+}
+
+/* ... and refuse to move it: its address is the CUdeviceptr. */
+static int cufab_va_vm_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+/*
+ * The mapping at @addr and the CPU's access to it, or NULL.
+ * Context: va->lock held.
+ */
+static struct cufab_va_map *cufab_va_map_at(struct cufab_va *va,
+					    unsigned long addr)
+{
+	if (va->dead)
+		return NULL;
+	return mtree_load(&va->maps, addr);
+}
+
+static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct cufab_va *va = vma->vm_private_data;
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
+	unsigned long addr = vmf->address & PAGE_MASK;
+	struct cufab_va_map *map;
+	struct page *page;
+	vm_fault_t ret;
+	pgprot_t prot;
+	u32 access;
+
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, addr);
+	access = map ? cufab_map_cpu_access(map) : CUFAB_ACCESS_NONE;
+	if (access == CUFAB_ACCESS_NONE ||
+	    (write && access != CUFAB_ACCESS_RW)) {
+		ret = VM_FAULT_SIGSEGV;
+		goto out;
+	}
+	page = cufab_alloc_page(map->alloc,
+				(map->offset + addr - map->start) >> PAGE_SHIFT);
+	if (IS_ERR(page)) {
+		ret = PTR_ERR(page) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		goto out;
+	}
+	/*
+	 * vm_page_prot is read-only (pfn_mkwrite asks for write notification):
+	 * a write fault maps writable right away, a read fault read-only and
+	 * the first write then goes through pfn_mkwrite.
+	 */
+	prot = write ? vm_get_page_prot(vma->vm_flags) : vma->vm_page_prot;
+	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
+out:
+	up_read(&va->lock);
+	return ret;
+}
+
+/* Write to a present read-only PTE: allowed only with read-write access. */
+static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct cufab_va *va = vmf->vma->vm_private_data;
+	struct cufab_va_map *map;
+	vm_fault_t ret = VM_FAULT_SIGSEGV;
+
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, vmf->address);
+	if (map && cufab_map_cpu_access(map) == CUFAB_ACCESS_RW)
+		ret = 0;
+	up_read(&va->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct cufab_va_vm_ops = {
+	.open = cufab_va_vm_open,
+	.close = cufab_va_vm_close,
+	.may_split = cufab_va_vm_may_split,
+	.mremap = cufab_va_vm_mremap,
+	.fault = cufab_va_vm_fault,
+	.pfn_mkwrite = cufab_va_vm_pfn_mkwrite,
+};
+
+/**
+ * cufab_fops_mmap() - attach the reservation VA_RESERVE is creating
+ * @filp: the client's file
+ * @vma: the new VMA
+ *
+ * Only the vm_mmap() issued by VA_RESERVE itself succeeds; an mmap() of
+ * /dev/cufab by userspace is -EINVAL.
+ *
+ * Context: mmap_lock held for write.
+ */
+int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct cufab_client *client = filp->private_data;
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va;
+
+	mutex_lock(&space->lock);
+	va = space->pending;
+	if (!va || space->pending_task != current || vma->vm_pgoff ||
+	    vma->vm_end - vma->vm_start != va->length ||
+	    !(vma->vm_flags & VM_SHARED)) {
+		mutex_unlock(&space->lock);
+		pr_warn_ratelimited("pid %d (%s): mmap of /dev/cufab refused: reservations are made with cuMemAddressReserve\n",
+				    task_tgid_nr(current), current->comm);
+		return -EINVAL;
+	}
+	space->pending = NULL;
+	va->start = vma->vm_start;
+	atomic_set(&va->vmas, 1);
+	kref_get(&va->ref);	/* the VMA's */
+	mutex_unlock(&space->lock);
+
+	/*
+	 * VM_IO: MADV_DOFORK cannot undo VM_DONTCOPY (a copy in a child's mm
+	 * would keep PTEs that MEM_UNMAP never zaps) and GUP stays out.
+	 */
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP |
+			 VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_private_data = va;
+	vma->vm_ops = &cufab_va_vm_ops;
+	return 0;
+}
+
+static struct cufab_va *cufab_va_new(struct cufab_client *client,
+				     u64 length, bool legacy, s32 legacy_dev)
+{
+	struct cufab_va *va;
+
+	va = kzalloc(sizeof(*va), GFP_KERNEL_ACCOUNT);
+	if (!va)
+		return NULL;
+	kref_init(&va->ref);
+	va->client = client;
+	va->length = length;
+	va->legacy = legacy;
+	va->legacy_dev = legacy_dev;
+	init_rwsem(&va->lock);
+	mt_init(&va->maps);
+	cufab_live_objects_inc();
+	return va;
+}
+
+/* A free, @align-aligned hole of @length bytes, or a negative errno. */
+static long cufab_va_hole(u64 length, u64 align)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long addr;
+
+	if (length + align - PAGE_SIZE < length)
+		return -ENOMEM;
+	mmap_read_lock(mm);
+	addr = get_unmapped_area(NULL, 0, length + align - PAGE_SIZE, 0, 0);
+	mmap_read_unlock(mm);
+	if (IS_ERR_VALUE(addr))
+		return addr;
+	return ALIGN(addr, align);
+}
+
+/*
+ * vm_mmap() of the client's file at @addr exactly; the mmap handler
+ * recognizes the call by space->pending.
+ */
+static long cufab_va_mmap_at(struct cufab_client *client, struct cufab_va *va,
+			     unsigned long addr)
+{
+	struct cufab_va_space *space = &client->va;
+	unsigned long ret;
+
+	mutex_lock(&space->lock);
+	space->pending = va;
+	space->pending_task = current;
+	mutex_unlock(&space->lock);
+
+	ret = vm_mmap(client->file, addr, va->length, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_FIXED_NOREPLACE, 0);
+
+	mutex_lock(&space->lock);
+	space->pending = NULL;
+	space->pending_task = NULL;
+	mutex_unlock(&space->lock);
+
+	/*
+	 * mmap_region() may fail after our handler attached the VMA without
+	 * closing it: then the VMA's reference is ours to drop.
+	 */
+	if (IS_ERR_VALUE(ret) && atomic_read(&va->vmas) && !va->dead) {
+		atomic_set(&va->vmas, 0);
+		cufab_va_put(va);
+	}
+	return ret;
+}
+
+/* Make the VMA: at the hint when it is free and aligned, else anywhere. */
+static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
+			   u64 hint, u64 align)
+{
+	long addr, ret = -ENOMEM;
+	int tries;
+
+	if (hint && IS_ALIGNED(hint, align) && cufab_range_ok(hint, va->length) &&
+	    hint + va->length <= TASK_SIZE) {
+		ret = cufab_va_mmap_at(client, va, hint);
+		if (!IS_ERR_VALUE(ret))
+			return ret;
+	}
+	for (tries = 0; tries < CUFAB_RESERVE_TRIES; tries++) {
+		addr = cufab_va_hole(va->length, align);
+		if (IS_ERR_VALUE(addr))
+			return addr;
+		ret = cufab_va_mmap_at(client, va, addr);
+		/* another thread took the hole in between: look again */
+		if (ret != -EEXIST)
+			break;
+	}
+	return ret;
+}
+
+/**
+ * cufab_va_reserve() - reserve and map a range of the caller's address space
+ * @client: owner
+ * @hint: preferred address, 0 for none
+ * @length: bytes, a multiple of PAGE_SIZE
+ * @alignment: a power of two, at least PAGE_SIZE
+ * @legacy: for MEM_ALLOC
+ * @legacy_dev: MEM_ALLOC's device
+ * @out: the address
+ *
+ * Return: 0, -ENOMEM when no hole is large enough.
+ */
+int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
+		     u64 alignment, bool legacy, s32 legacy_dev, u64 *out)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va;
+	long addr;
+	int ret;
+
+	va = cufab_va_new(client, length, legacy, legacy_dev);
+	if (!va)
+		return -ENOMEM;
+
+	mutex_lock(&space->reserve_lock);
+	addr = cufab_va_place(client, va, hint, alignment);
+	if (IS_ERR_VALUE(addr)) {
+		ret = addr;
+		goto out;
+	}
+	mutex_lock(&space->lock);
+	/* a concurrent munmap() may already have closed the new VMA */
+	ret = va->dead ? -ENOMEM :
+	      mtree_insert_range(&space->ranges, va->start,
+				 va->start + length - 1, va, GFP_KERNEL);
+	if (!ret)
+		kref_get(&va->ref);	/* the tree's */
+	mutex_unlock(&space->lock);
+	if (ret) {
+		if (!va->dead)
+			vm_munmap(addr, length);
+		goto out;
+	}
+	*out = va->start;
+out:
+	mutex_unlock(&space->reserve_lock);
+	cufab_va_put(va);
+	return ret;
+}
+
+/**
+ * cufab_va_unmap_munmap() - free a reservation (VA_FREE, MEM_FREE)
+ * @client: owner
+ * @addr: must be the reservation's start
+ * @length: must be its length, or 0 for "whatever it is" (MEM_FREE)
+ * @legacy: VA_FREE frees only cuMemAddressReserve ranges, MEM_FREE only
+ *	cuMemAlloc ones
+ *
+ * Return: 0, -EINVAL when @addr/@length do not name such a reservation or
+ * (VA_FREE) something is still mapped in it.
+ */
+int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
+			  bool legacy)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va;
+	bool busy = false;
+	int ret = 0;
+
+	mutex_lock(&space->reserve_lock);
+	va = cufab_va_find(client, addr);
+	if (!va || va->start != addr || va->legacy != legacy ||
+	    (length && va->length != length)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!legacy) {
+		down_read(&va->lock);
+		busy = !mtree_empty(&va->maps);
+		up_read(&va->lock);
+	}
+	if (busy) {
+		pr_warn_ratelimited("pid %d (%s): cuMemAddressFree(0x%llx, %llu): range still has mappings; cuMemUnmap them first\n",
+				    task_tgid_nr(current), current->comm, addr,
+				    length);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* the close of the VMA drops the reservation and what it maps */
+	ret = vm_munmap(va->start, va->length);
+out:
+	if (va)
+		cufab_va_put(va);
+	mutex_unlock(&space->reserve_lock);
+	return ret;
+}
+
+/* ---- mappings ---- */
+
+/**
+ * cufab_va_map_alloc() - map part of an allocation into a reservation
+ * @client: owner
+ * @addr: inside one reservation
+ * @length: bytes
+ * @offset: into @alloc
+ * @alloc: a reference is taken for the mapping
+ *
+ * Arguments are checked by the caller. The new range is inaccessible
+ * until access is granted.
+ *
+ * Return: 0, -EINVAL when the range is not inside one reservation or
+ * overlaps a mapping.
+ */
+int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
+		       u64 offset, struct cufab_alloc *alloc)
+{
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	int ret;
+
+	va = cufab_va_find(client, addr);
+	if (!va)
+		return -EINVAL;
+	ret = -EINVAL;
+	if (!cufab_range_inside(addr, length, va->start, va->length))
+		goto out;
+	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone */
+	if (va->legacy && !alloc->legacy)
+		goto out;
+	ret = -ENOMEM;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
+		goto out;
+	map = kzalloc(sizeof(*map), GFP_KERNEL_ACCOUNT);
+	if (!map)
+		goto out;
+	map->start = addr;
+	map->length = length;
+	map->offset = offset;
+	map->alloc = alloc;
+	cufab_alloc_get(alloc);
+	cufab_live_objects_inc();
+
+	down_write(&va->lock);
+	ret = va->dead ? -EINVAL :
+	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
+				 GFP_KERNEL);
+	up_write(&va->lock);
+	if (ret) {
+		cufab_va_map_free(map);
+		/* an overlap is "not a free range of the reservation" */
+		if (ret == -EEXIST)
+			ret = -EINVAL;
+	}
+out:
+	cufab_va_put(va);
+	return ret;
+}
+
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ */
+static int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+			   int (*fn)(struct cufab_va *va,
+				     struct vm_area_struct *vma, u64 addr,
+				     u64 length, void *arg),
+			   void *arg)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct cufab_va *va;
+	int ret = -EINVAL;
+
+	if (!cufab_range_ok(addr, length))
+		return -EINVAL;
+	va = cufab_va_find(client, addr);
+	if (!va)
+		return -EINVAL;
+	if (!cufab_range_inside(addr, length, va->start, va->length))
+		goto out;
+
+	mmap_read_lock(mm);
+	vma = vma_lookup(mm, va->start);
+	if (vma && vma->vm_ops == &cufab_va_vm_ops &&
+	    vma->vm_private_data == va) {
+		down_write(&va->lock);
+		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
+		up_write(&va->lock);
+	}
+	mmap_read_unlock(mm);
+out:
+	cufab_va_put(va);
+	return ret;
+}
+
+/*
+ * Is [addr, addr + length) exactly a run of adjacent whole mappings?
+ * cuMemUnmap and (here) cuMemSetAccess act on whole mapped ranges.
+ */
+static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length)
+{
+	u64 cur = addr, end = addr + length;
+	struct cufab_va_map *map;
+
+	while (cur < end) {
+		map = mtree_load(&va->maps, cur);
+		if (!map || map->start != cur || map->length > end - cur)
+			return false;
+		cur += map->length;
+	}
+	return true;
+}
+
+static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
+			     u64 addr, u64 length, void *arg)
+{
+	struct list_head *freed = arg;
+	struct cufab_va_map *map;
+	u64 cur = addr;
+
+	if (va->legacy || !cufab_va_whole_maps(va, addr, length))
+		return -EINVAL;
+	zap_vma_ptes(vma, addr, length);
+	while (cur < addr + length) {
+		map = mtree_erase(&va->maps, cur);
+		cur += map->length;
+		list_add(&map->free_node, freed);
+	}
+	return 0;
+}
+
+static int cufab_va_unmap(struct cufab_client *client, u64 addr, u64 length)
+{
+	struct cufab_va_map *map, *tmp;
+	LIST_HEAD(freed);
+	int ret;
+
+	ret = cufab_va_locked(client, addr, length, cufab_va_do_unmap, &freed);
+	/* drop the allocations outside the locks: the last put frees pages */
+	list_for_each_entry_safe(map, tmp, &freed, free_node) {
+		list_del(&map->free_node);
+		cufab_va_map_free(map);
+	}
+	return ret;
+}
+
+struct cufab_access_set {
+	u32 host;		/* CUFAB_ACCESS_* or U32_MAX: unchanged */
+	u64 gpu_mask;		/* GPUs the descriptors name */
+	u64 gpu_read;
+	u64 gpu_write;
+};
+
+static int cufab_va_do_set_access(struct cufab_va *va,
+				  struct vm_area_struct *vma, u64 addr,
+				  u64 length, void *arg)
+{
+	struct cufab_access_set *set = arg;
+	struct cufab_va_map *map;
+	u64 cur = addr;
+
+	if (!cufab_va_whole_maps(va, addr, length))
+		return -EINVAL;
+	/* revoked or downgraded PTEs must fault again */
+	zap_vma_ptes(vma, addr, length);
+	while (cur < addr + length) {
+		map = mtree_load(&va->maps, cur);
+		if (set->host != U32_MAX)
+			map->host = set->host;
+		map->gpu_read = (map->gpu_read & ~set->gpu_mask) |
+				set->gpu_read;
+		map->gpu_write = (map->gpu_write & ~set->gpu_mask) |
+				 set->gpu_write;
+		cur += map->length;
+	}
+	return 0;
+}
+
+int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
+			    u64 length, u32 host, u64 gpu_read, u64 gpu_write)
+{
+	struct cufab_access_set set = {
+		.host = host,
+		.gpu_mask = U64_MAX,
+		.gpu_read = gpu_read,
+		.gpu_write = gpu_write,
+	};
+
+	return cufab_va_locked(client, addr, length, cufab_va_do_set_access,
+			       &set);
+}
+
+/**
+ * cufab_va_check_access() - may @dev touch a user range?
+ * @client: owner
+ * @addr: start
+ * @length: bytes, the range does not wrap
+ * @dev: GPU index
+ * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
+ *
+ * Return: 0, -EFAULT for an unmapped byte of a reservation, -EACCES when a
+ * mapping does not grant @need to @dev.
+ */
+int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
+			  s32 dev, u32 need)
+{
+	u64 cur = addr, end = addr + length;
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	int ret = 0;
+
+	while (cur < end && !ret) {
+		u64 next;
+
+		va = cufab_va_find(client, cur);
+		if (!va) {
+			/* plain memory up to the next reservation, if any */
+			unsigned long index = cur;
+
+			mutex_lock(&client->va.lock);
+			va = mt_find(&client->va.ranges, &index,
+				     min_t(u64, end - 1, ULONG_MAX));
+			next = va ? va->start : end;
+			mutex_unlock(&client->va.lock);
+			cur = next;
+			continue;
+		}
+		down_read(&va->lock);
+		map = cufab_va_map_at(va, cur);
+		if (!map) {
+			ret = -EFAULT;
+		} else if ((cufab_map_dev_access(map, dev) & need) != need) {
+			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
+					    task_tgid_nr(current),
+					    current->comm, dev,
+					    need == CUFAB_ACCESS_RW ?
+					    "write" : "read", cur);
+			ret = -EACCES;
+		} else {
+			cur = map->start + map->length;
+		}
+		up_read(&va->lock);
+		cufab_va_put(va);
+	}
+	return ret;
+}
+
+/* ---- ioctls ---- */
+
+int cufab_ioctl_va_reserve(struct cufab_ucmd *ucmd)
+{
+	struct cufab_va_reserve *cmd = ucmd->cmd;
+	u64 align = cmd->alignment;
+	u64 addr;
+	int ret;
+
+	if (cmd->flags || !cmd->length || !PAGE_ALIGNED(cmd->length))
+		return -EINVAL;
+	if (align && !is_power_of_2(align))
+		return -EINVAL;
+	if (!align)
+		align = cufab_mem_granularity();
+	align = max_t(u64, align, PAGE_SIZE);
+	if (align > TASK_SIZE || cmd->length > TASK_SIZE)
+		return -ENOMEM;
+
+	ret = cufab_va_reserve(ucmd->client, cmd->addr, cmd->length, align,
+			       false, -1, &addr);
+	if (ret)
+		return ret;
+	cmd->addr = addr;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		cufab_va_unmap_munmap(ucmd->client, addr, cmd->length, false);
+	return ret;
+}
+
+int cufab_ioctl_va_free(struct cufab_ucmd *ucmd)
+{
+	struct cufab_va_free *cmd = ucmd->cmd;
+
+	if (cmd->flags || !cmd->length)
+		return -EINVAL;
+	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, cmd->length,
+				     false);
+}
+
+int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_map *cmd = ucmd->cmd;
+	struct cufab_alloc *alloc;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
+				   alloc->length, cufab_mem_granularity());
+	if (!ret)
+		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
+					 cmd->offset, alloc);
+	cufab_alloc_put(alloc);
+	return ret;
+}
+
+int cufab_ioctl_mem_unmap(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_unmap *cmd = ucmd->cmd;
+
+	if (cmd->flags)
+		return -EINVAL;
+	return cufab_va_unmap(ucmd->client, cmd->addr, cmd->length);
+}
+
+/* One CUmemAccessDesc into @set; -EINVAL / -ENODEV. */
+static int cufab_access_desc_add(struct cufab_access_set *set,
+				 const struct cufab_mem_access *d, u32 num_gpus)
+{
+	if (d->__reserved)
+		return -EINVAL;
+	if (d->flags != CUFAB_ACCESS_NONE && d->flags != CUFAB_ACCESS_READ &&
+	    d->flags != CUFAB_ACCESS_RW)
+		return -EINVAL;
+	switch (d->location_type) {
+	case CUFAB_LOC_DEVICE:
+		if (d->location_id < 0 || d->location_id >= num_gpus)
+			return -ENODEV;
+		set->gpu_mask |= BIT_ULL(d->location_id);
+		set->gpu_read &= ~BIT_ULL(d->location_id);
+		set->gpu_write &= ~BIT_ULL(d->location_id);
+		if (d->flags & CUFAB_ACCESS_READ)
+			set->gpu_read |= BIT_ULL(d->location_id);
+		if (d->flags == CUFAB_ACCESS_RW)
+			set->gpu_write |= BIT_ULL(d->location_id);
+		return 0;
+	case CUFAB_LOC_HOST:
+	case CUFAB_LOC_HOST_NUMA:
+		set->host = d->flags;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_set_access *cmd = ucmd->cmd;
+	struct cufab_access_set set = { .host = U32_MAX };
+	struct cufab_mem_access *descs;
+	u32 i, num_gpus = cufab_node_num_gpus();
+	int ret = 0;
+
+	if (!cmd->num_descs || cmd->num_descs > CUFAB_MAX_ACCESS_DESCS)
+		return -EINVAL;
+	descs = memdup_user(u64_to_user_ptr(cmd->descs_ptr),
+			    array_size(cmd->num_descs, sizeof(*descs)));
+	if (IS_ERR(descs))
+		return PTR_ERR(descs);
+	for (i = 0; i < cmd->num_descs && !ret; i++)
+		ret = cufab_access_desc_add(&set, &descs[i], num_gpus);
+	kfree(descs);
+	if (ret)
+		return ret;
+	return cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
+			       cufab_va_do_set_access, &set);
+}
+
+int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_get_access *cmd = ucmd->cmd;
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	int ret = 0;
+
+	if (cmd->location_type == CUFAB_LOC_DEVICE &&
+	    (cmd->location_id < 0 ||
+	     !cufab_node_gpu_exists(cmd->location_id)))
+		return -ENODEV;
+	if (cmd->location_type != CUFAB_LOC_DEVICE &&
+	    cmd->location_type != CUFAB_LOC_HOST &&
+	    cmd->location_type != CUFAB_LOC_HOST_NUMA)
+		return -EINVAL;
+	va = cufab_va_find(ucmd->client, cmd->addr);
+	if (!va)
+		return -EINVAL;
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, cmd->addr);
+	if (!map)
+		ret = -EINVAL;
+	else if (cmd->location_type == CUFAB_LOC_DEVICE)
+		cmd->out_flags = cufab_map_dev_access(map, cmd->location_id);
+	else
+		cmd->out_flags = map->host;
+	up_read(&va->lock);
+	cufab_va_put(va);
+	return ret ? ret : cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* cuMemRetainAllocationHandle: a new handle on the mapped allocation. */
+int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_retain *cmd = ucmd->cmd;
+	struct cufab_alloc *alloc = NULL;
+	struct cufab_mem_handle *h;
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	va = cufab_va_find(ucmd->client, cmd->addr);
+	if (!va)
+		return -EINVAL;
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, cmd->addr);
+	if (map && !va->legacy) {
+		alloc = map->alloc;
+		cufab_alloc_get(alloc);
+	}
+	up_read(&va->lock);
+	cufab_va_put(va);
+	if (!alloc)
+		return -EINVAL;
+
+	h = cufab_mem_handle_alloc(ucmd->client, alloc);
+	cufab_alloc_put(alloc);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	cmd->out_handle = h->obj.id;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cufab_object_abort_and_destroy(&h->obj);
+		return ret;
+	}
+	cufab_object_finalize(&h->obj);
+	return 0;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * Helpers shared by the memory API groups (vmm.c, legacy_mem.c,
+ * pointer.c, share.c, imex.c).
+ *
+ * The kernel owns allocations, reservations, mappings and every rule about
+ * them; these calls validate only the shape of their arguments (NULL
+ * pointers, values that do not fit the uAPI fields) and translate devices
+ * and errno.
+ */
+#ifndef CUFAB_LIB_MEM_H
+#define CUFAB_LIB_MEM_H
+
+#include <errno.h>
+
+#include "internal.h"
+
+/*
+ * errno -> CUresult for the memory calls (Documentation/uapi.rst). Their
+ * documentation lists CUDA_ERROR_INVALID_VALUE, not INVALID_HANDLE, for a
+ * released or foreign handle and for an address that is not (or already)
+ * mapped, so those errnos differ from the generic table.
+ */
+static inline CUresult cufab_mem_result(int err)
+{
+	switch (err) {
+	case ENOENT:	/* no such handle, reservation or mapping */
+	case EEXIST:	/* range already mapped */
+	case EBUSY:	/* reservation still has mappings */
+	case ERANGE:	/* offset + size past the allocation */
+		return CUDA_ERROR_INVALID_VALUE;
+	default:
+		return cufab_errno_result(err);
+	}
+}
+
+/*
+ * errno -> CUresult for copies and memsets: their documentation has no
+ * NOT_PERMITTED, and a range the device may not access, like a bad host
+ * pointer, is an invalid argument.
+ */
+static inline CUresult cufab_copy_result(int err)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+	case EFAULT:
+		return CUDA_ERROR_INVALID_VALUE;
+	default:
+		return cufab_mem_result(err);
+	}
+}
+
+/* A CUmemGenericAllocationHandle is a kernel handle id (u32, never 0). */
+static inline int cufab_mem_handle_ok(CUmemGenericAllocationHandle h)
+{
+	return h != 0 && h <= 0xffffffffULL;
+}
+
+/* The CUdevice ordinal of kernel GPU kindex, or -1 when it is not visible. */
+static inline int cufab_ordinal(int kindex)
+{
+	int i;
+
+	for (i = 0; i < cufab.num_dev; i++)
+		if (cufab.visible[i] == kindex)
+			return i;
+	return -1;
+}
+
+/*
+ * A CUmemLocation as the kernel names it: DEVICE ids are CUdevice
+ * ordinals here and kernel indexes there. Other types pass through for
+ * the kernel to judge. Returns CUDA_ERROR_INVALID_DEVICE for a bad
+ * ordinal.
+ */
+static inline CUresult cufab_location_to_kernel(const CUmemLocation *loc,
+						__u32 *type, __s32 *id)
+{
+	const struct cufab_device *d;
+
+	*type = (__u32)loc->type;
+	*id = loc->id;
+	if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_SUCCESS;
+	d = cufab_device(loc->id);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*id = (__s32)d->index;
+	return CUDA_SUCCESS;
+}
+
+/* imex.c: make sure the client presented an IMEX channel (FABRIC calls). */
+void cufab_imex_prepare(void);
+
+/* legacy_mem.c: the context and device of a legacy allocation. */
+int cufab_legacy_lookup(CUdeviceptr base, CUcontext *ctx, CUdevice *dev);
+
+#endif /* CUFAB_LIB_MEM_H */

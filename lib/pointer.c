@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * cuPointerGetAttribute and cuPointerGetAttributes: what a pointer is,
+ * from one CUFAB_IOCTL_POINTER_INFO (plus one MEM_GET_ACCESS when the
+ * access flags of the current context's device are asked for; alone,
+ * that attribute costs only the latter).
+ *
+ * A pointer cufab knows nothing about is CUDA_ERROR_INVALID_VALUE for
+ * cuPointerGetAttribute, like unregistered host memory in CUDA;
+ * cuPointerGetAttributes answers it with zeroed values instead.
+ */
+#include <string.h>
+
+#include "mem.h"
+
+struct ptr_query {
+	CUdeviceptr ptr;
+	struct cufab_pointer_info info;
+};
+
+static CUresult ptr_info(struct ptr_query *q)
+{
+	int ret;
+
+	memset(&q->info, 0, sizeof(q->info));
+	q->info.size = sizeof(q->info);
+	q->info.addr = q->ptr;
+	ret = cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &q->info);
+	return ret ? cufab_mem_result(-ret) : CUDA_SUCCESS;
+}
+
+static int ptr_mapped(const struct ptr_query *q)
+{
+	return (q->info.out_flags & (CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED)) ==
+	       (CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED);
+}
+
+static int ptr_legacy(const struct ptr_query *q)
+{
+	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LEGACY);
+}
+
+/* The access flags of the current context's device on ptr. */
+static CUresult ptr_access(const struct ptr_query *q, unsigned int *out)
+{
+	struct cufab_mem_get_access arg = {
+		.size = sizeof(arg), .location_type = CUFAB_LOC_DEVICE,
+		.addr = q->ptr,
+	};
+	CUdevice dev;
+	CUresult res;
+	int ret;
+
+	res = cuCtxGetDevice(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	arg.location_id = (__s32)cufab_device(dev)->index;
+	ret = cufab_ioctl(CUFAB_IOCTL_MEM_GET_ACCESS, &arg);
+	if (ret)
+		return cufab_mem_result(-ret);
+	*out = arg.out_flags;
+	return CUDA_SUCCESS;
+}
+
+/* The device ordinal the memory belongs to (host memory: its context's). */
+static int ptr_ordinal(const struct ptr_query *q)
+{
+	CUcontext ctx;
+	CUdevice dev;
+
+	if (q->info.out_dev >= 0)
+		return cufab_ordinal(q->info.out_dev);
+	if (!cufab_legacy_lookup(q->info.out_range_base, &ctx, &dev))
+		return dev;
+	return -1;
+}
+
+/*
+ * cuMemAlloc memory is GPUDirect RDMA capable when its GPU is, cuMemCreate
+ * memory when it was asked for.
+ */
+static int ptr_gdr(const struct ptr_query *q)
+{
+	const struct cufab_device *d = cufab_device(ptr_ordinal(q));
+
+	if (q->info.out_alloc_flags & CUFAB_ALLOC_F_GPU_DIRECT_RDMA)
+		return 1;
+	return ptr_legacy(q) && q->info.out_memory_type == CU_MEMORYTYPE_DEVICE &&
+	       d && d->attrs[CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED];
+}
+
+/* Writes one attribute of a mapped cufab pointer. */
+static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
+			 void *data)
+{
+	const struct cufab_pointer_info *i = &q->info;
+	CUcontext ctx = NULL, cur;
+	CUdevice dev;
+
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+		/* Only legacy memory belongs to a context; VMM memory: NULL. */
+		if (ptr_legacy(q) &&
+		    cufab_legacy_lookup(i->out_range_base, &ctx, &dev))
+			return CUDA_ERROR_INVALID_VALUE;
+		*(CUcontext *)data = ctx;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)data = i->out_memory_type;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+		if (cuCtxGetCurrent(&cur) != CUDA_SUCCESS || !cur)
+			return CUDA_ERROR_INVALID_CONTEXT;
+		*(CUdeviceptr *)data = q->ptr;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+		if (i->out_memory_type != CU_MEMORYTYPE_HOST)
+			return CUDA_ERROR_INVALID_VALUE;
+		*(void **)data = (void *)(uintptr_t)q->ptr;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+		*(unsigned long long *)data = i->out_alloc_id;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+		*(int *)data = 0;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)data = ptr_ordinal(q);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		*(int *)data = ptr_legacy(q) &&
+			       i->out_memory_type == CU_MEMORYTYPE_DEVICE;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+		/* The reservation; a module that does not report it: the mapping. */
+		*(CUdeviceptr *)data = i->out_va_length ? i->out_va_base :
+				       i->out_range_base;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+		*(size_t *)data = i->out_va_length ? i->out_va_length :
+				  i->out_range_length;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+		*(unsigned long long *)data = i->out_handle_types;
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+		*(int *)data = ptr_gdr(q);
+		return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		return ptr_access(q, (unsigned int *)data);
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		*(CUmemoryPool *)data = NULL;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/* The attributes cufab answers, for memory or not. */
+static int attr_known(CUpointer_attribute attr)
+{
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+	case CU_POINTER_ATTRIBUTE_MAPPED:
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Bytes each attribute writes: the zeroed answer for unknown memory. */
+static size_t attr_size(CUpointer_attribute attr)
+{
+	switch (attr) {
+	case CU_POINTER_ATTRIBUTE_CONTEXT:
+	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+		return 8;
+	default:
+		return 4;
+	}
+}
+
+/*
+ * MAPPED is the one attribute of an address inside a reservation that is
+ * not mapped (0); every other attribute needs mapped cufab memory.
+ */
+static CUresult ptr_get(const struct ptr_query *q, CUpointer_attribute attr,
+			void *data)
+{
+	if (attr == CU_POINTER_ATTRIBUTE_MAPPED) {
+		if (!(q->info.out_flags & CUFAB_PTR_F_CUFAB))
+			return CUDA_ERROR_INVALID_VALUE;
+		*(int *)data = ptr_mapped(q);
+		return CUDA_SUCCESS;
+	}
+	if (!ptr_mapped(q))
+		return CUDA_ERROR_INVALID_VALUE;
+	return ptr_attr(q, attr, data);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data,
+						    CUpointer_attribute attribute,
+						    CUdeviceptr ptr)
+{
+	struct ptr_query q = { .ptr = ptr };
+	unsigned int flags;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!data || !attr_known(attribute))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* The kernel answers for unmapped or foreign addresses itself. */
+	if (attribute == CU_POINTER_ATTRIBUTE_ACCESS_FLAGS) {
+		res = ptr_access(&q, &flags);
+		if (res == CUDA_SUCCESS)
+			*(unsigned int *)data = flags;
+		return res;
+	}
+	res = ptr_info(&q);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return ptr_get(&q, attribute, data);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
+						     CUpointer_attribute *attributes,
+						     void **data, CUdeviceptr ptr)
+{
+	struct ptr_query q = { .ptr = ptr };
+	unsigned int i;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!numAttributes || !attributes || !data)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < numAttributes; i++)
+		if (!data[i] || !attr_known(attributes[i]))
+			return CUDA_ERROR_INVALID_VALUE;
+	res = ptr_info(&q);
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (i = 0; i < numAttributes; i++) {
+		if (!ptr_mapped(&q)) {
+			/* Not CUDA memory: default values, not an error. */
+			memset(data[i], 0, attr_size(attributes[i]));
+			if (attributes[i] == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+				*(int *)data[i] = -1;
+			continue;
+		}
+		res = ptr_get(&q, attributes[i], data[i]);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,1168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Virtual memory management through libcufab: cuMemCreate and its
+ * handles, granularity, address reservations, mappings with real CPU
+ * mappings, access, capacity and cuMemGetInfo, lifetimes, and sharing
+ * between processes over a unix socket (POSIX fd and FABRIC handles with
+ * IMEX channels).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "mem_helpers.h"
+#include "kselftest_harness.h"
+
+#define IMEX_DIR	"/dev/cufab-imex-channels"
+#define NOBODY		65534
+
+/* Every VMM call refuses to work before cuInit. */
+TEST(not_initialized)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+	CUmemAccessDesc d = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+			      CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	unsigned long long f;
+	CUdeviceptr va;
+	size_t g, fr, tot;
+	int fd;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemCreate(&h, 2 << 20, &p, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemRelease(1));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemRetainAllocationHandle(&h, &g));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemGetAllocationPropertiesFromHandle(&p, 1));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemAddressReserve(&va, 2 << 20, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemAddressFree(1 << 21, 2 << 20));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemMap(1 << 21, 2 << 20, 0, 1, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemUnmap(1 << 21, 2 << 20));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemSetAccess(1 << 21, 2 << 20, &d, 1));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemGetAccess(&f, &d.location, 1 << 21));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemGetInfo(&fr, &tot));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemExportToShareableHandle(&fd, 1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)0,
+						 CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+}
+
+TEST(granularity)
+{
+	CUmemAllocationProp p;
+	size_t min = 0, rec = 0;
+	int dev;
+
+	INIT_OR_SKIP();
+	for (dev = 0; dev < num_devices(); dev++) {
+		p = dev_prop(dev, 0);
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&min, &p,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&rec, &p,
+				CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+		/* Callers assert powers of two; the default is 2 MiB. */
+		EXPECT_NE(0, min);
+		EXPECT_EQ(0, min & (min - 1));
+		EXPECT_EQ(0, min % sysconf(_SC_PAGESIZE));
+		EXPECT_LE(min, rec);
+		EXPECT_EQ(0, rec % min);
+	}
+	p = dev_prop(0, 0);
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	EXPECT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&min, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_EQ(gran(0), min);
+
+	p = dev_prop(0, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(NULL, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&min, NULL,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&min, &p,
+			(CUmemAllocationGranularity_flags)2));
+	p.location.id = num_devices();
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&min, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	p = dev_prop(0, 0);
+	p.location.type = CU_MEM_LOCATION_TYPE_INVALID;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationGranularity(&min, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+}
+
+/* No context is needed for VMM calls; released handles are invalid. */
+TEST(create_release)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h = 0, h2 = 0;
+	CUcontext cur = (CUcontext)1;
+	size_t g;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxGetCurrent(&cur));
+	ASSERT_EQ(NULL, cur);
+	g = gran(0);
+	ASSERT_NE(0, g);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, g, &p, 0));
+	EXPECT_NE(0, h);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h2, 4 * g, &p, 0));
+	EXPECT_NE(h, h2);
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(~0ULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(0x7fffffff));
+}
+
+TEST(create_errors)
+{
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp p;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_NE(0, g);
+	p = dev_prop(0, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(NULL, g, &p, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, 0, &p, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g / 2, &p, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g + 4096, &p, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 1ULL << 40));
+	/* A size no GPU can hold, granularity-aligned: out of memory. */
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemCreate(&h, (SIZE_MAX / 2) & ~(g - 1), &p, 0));
+
+	p.type = CU_MEM_ALLOCATION_TYPE_INVALID;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.type = CU_MEM_ALLOCATION_TYPE_MANAGED;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemCreate(&h, g, &p, 0));
+
+	p = dev_prop(num_devices(), 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(-1, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(0, 0);
+	p.location.type = CU_MEM_LOCATION_TYPE_INVALID;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.location.type = (CUmemLocationType)77;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+
+	/* Windows handle types and unknown bits. */
+	p = dev_prop(0, CU_MEM_HANDLE_TYPE_WIN32);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(0, 0x10);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(0, 0);
+	p.win32HandleMetaData = &p;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+
+	p = dev_prop(0, 0);
+	p.allocFlags.reserved[3] = 1;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(0, 0);
+	p.allocFlags.usage = 0x100;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.allocFlags.usage = CU_MEM_CREATE_USAGE_TILE_POOL;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemCreate(&h, g, &p, 0));
+	p = dev_prop(0, 0);
+	p.allocFlags.compressionType = 7;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.allocFlags.compressionType = CU_MEM_ALLOCATION_COMP_GENERIC;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemCreate(&h, g, &p, 0));
+}
+
+TEST(properties_from_handle)
+{
+	int dev = num_devices() > 1 ? 1 : 0;
+	CUmemAllocationProp p, q;
+	CUmemGenericAllocationHandle h;
+	size_t g;
+
+	INIT_OR_SKIP();
+	dev = num_devices() > 1 ? 1 : 0;
+	g = gran(dev);
+	p = dev_prop(dev, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	p.allocFlags.gpuDirectRDMACapable = 1;
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	memset(&q, 0xff, sizeof(q));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	EXPECT_EQ(CU_MEM_ALLOCATION_TYPE_PINNED, q.type);
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_DEVICE, q.location.type);
+	EXPECT_EQ(dev, q.location.id);
+	EXPECT_EQ(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, q.requestedHandleTypes);
+	EXPECT_EQ(1, q.allocFlags.gpuDirectRDMACapable);
+	EXPECT_EQ(0, q.allocFlags.compressionType);
+	EXPECT_EQ(NULL, q.win32HandleMetaData);
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(NULL, h));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(&q, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAllocationPropertiesFromHandle(&q, h));
+}
+
+/* Host memory on a NUMA node: not charged to a GPU, the CPU may use it. */
+TEST(host_numa)
+{
+	CUmemAllocationProp p = dev_prop(0, 0), q;
+	CUmemAccessDesc d;
+	CUmemGenericAllocationHandle h;
+	size_t free0, free1, total, g;
+	unsigned long long flags;
+	CUcontext ctx;
+	CUdeviceptr va;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	p.location.id = 0;
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA, q.location.type);
+	EXPECT_EQ(0, q.location.id);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * g, 0, h, 0));
+	memset(&d, 0, sizeof(d));
+	d.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	d.location.id = 0;
+	d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(va, 2 * g, &d, 1));
+	((unsigned char *)va)[g + 1] = 0x42;
+	EXPECT_EQ(0x42, ((unsigned char *)va)[g + 1]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &d.location, va));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+
+	/* A node that does not exist; host memory is not IPC capable. */
+	p.location.id = 4096;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	p.location.id = -1;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, g, &p, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/* Capacity: cuMemGetInfo is truthful and the GPU refuses past it. */
+TEST(out_of_memory)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle big, one, extra;
+	size_t free0, total, free1, free2, g, total_dev;
+	CUcontext ctx;
+
+	INIT_OR_SKIP();
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemGetInfo(&free0, &total));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetInfo(NULL, &total));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetInfo(&free0, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceTotalMem(&total_dev, 0));
+	EXPECT_EQ(total_dev, total);
+	EXPECT_LE(free0, total);
+	g = gran(0);
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&one, g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0 - g, free1);
+
+	/* Fill the GPU exactly; pages are not touched, so this is cheap. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&big, free1 & ~(g - 1), &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free2, &total));
+	EXPECT_LT(free2, g);
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemCreate(&extra, g, &p, 0));
+	/* Another GPU still has room. */
+	if (num_devices() > 1) {
+		CUmemAllocationProp p1 = dev_prop(1, 0);
+
+		EXPECT_CU(CUDA_SUCCESS, cuMemCreate(&extra, g, &p1, 0));
+		EXPECT_CU(CUDA_SUCCESS, cuMemRelease(extra));
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(big));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(one));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free2, &total));
+	EXPECT_EQ(free0, free2);
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+TEST(reserve_free)
+{
+	CUdeviceptr va, va2, hint;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 4 * g, 0, 0, 0));
+	EXPECT_NE(0, va);
+	EXPECT_EQ(0, va % g);
+	/* Reserved, inaccessible until mapped and granted. */
+	EXPECT_EQ(1, cpu_faults((unsigned char *)va, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 4 * g));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(va, 4 * g));
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 8 * g, 0, 0));
+	EXPECT_EQ(0, va % (8 * g));
+	/* A free address given as a hint is used. */
+	hint = va;
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va2, g, 0, hint, 0));
+	EXPECT_EQ(hint, va2);
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va2, g));
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(NULL, g, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, 0, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, 4097, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, g, 3 * 4096, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, g, 0, 0, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressReserve(&va, g, 0, 4097, 0));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAddressReserve(&va, (SIZE_MAX / 2) & ~(g - 1), 0, 0, 0));
+	/* Not a reservation: heap memory, address 0. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAddressFree((CUdeviceptr)(uintptr_t)&va, g));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(0, g));
+}
+
+/* Data written through one mapping is read through the other. */
+TEST(two_mappings)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr a, b;
+	unsigned char *pa, *pb;
+	size_t g, i;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&a, 2 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&b, 2 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(b, 2 * g, 0, h, 0));
+	pa = (unsigned char *)a;
+	pb = (unsigned char *)b;
+	/* Mapped but no access granted yet. */
+	EXPECT_EQ(1, cpu_faults(pa, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(a, 2 * g, 0));
+	EXPECT_EQ(0, cpu_faults(pa, 1));
+	EXPECT_EQ(1, cpu_faults(pb, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(b, 2 * g, 0));
+
+	/* Fresh memory reads zero. */
+	for (i = 0; i < 2 * g; i += 4096)
+		ASSERT_EQ(0, pb[i + 17]);
+	for (i = 0; i < 2 * g; i += 512)
+		pa[i] = (unsigned char)(i / 512 + 1);
+	for (i = 0; i < 2 * g; i += 512)
+		ASSERT_EQ((unsigned char)(i / 512 + 1), pb[i]);
+	pb[g + 3] = 0xab;
+	EXPECT_EQ(0xab, pa[g + 3]);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(a, 2 * g));
+	EXPECT_EQ(1, cpu_faults(pa, 0));
+	/* The other mapping keeps working. */
+	EXPECT_EQ(0xab, pb[g + 3]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_EQ(0xab, pb[g + 3]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(b, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(a, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(b, 2 * g));
+}
+
+/* Offsets into an allocation, several allocations in one reservation. */
+TEST(offsets_and_several_allocations)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h1, h2;
+	CUdeviceptr r, whole;
+	unsigned char *pr, *pw;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h1, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h2, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&r, 4 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&whole, 2 * g, 0, 0, 0));
+	/* [r, r+g) = second half of h1; [r+g, r+3g) = h2. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(r, g, g, h1, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(r + g, 2 * g, 0, h2, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(whole, 2 * g, 0, h1, 0));
+	/* One call grants a range covering two mappings. */
+	ASSERT_CU(CUDA_SUCCESS, grant(r, 3 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(whole, 2 * g, 0));
+	/* Access needs a fully mapped range. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(r, 4 * g, 0));
+	pr = (unsigned char *)r;
+	pw = (unsigned char *)whole;
+	pr[5] = 0x11;
+	EXPECT_EQ(0x11, pw[g + 5]);
+	pr[g + 5] = 0x22;
+	EXPECT_EQ(0, pw[5]);
+	EXPECT_EQ(1, cpu_faults(pr + 3 * g, 0));
+
+	/* Already mapped, past the allocation, overflowing offset + size. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r, g, 0, h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g, 2 * g, h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemMap(r + 3 * g, g, SIZE_MAX & ~(g - 1), h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, 2 * g, 0, h2, 0));
+	/* Alignment of address, size, offset; flags; handles. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g + 4096, g - 4096, 0, h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g / 2, 0, h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g, 4096, h2, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g, 0, h2, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, g, 0, 0xfffffff, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(r + 3 * g, 0, 0, h2, 0));
+	/* Outside any reservation. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemMap((CUdeviceptr)(uintptr_t)&h1 & ~(g - 1), g, 0, h2, 0));
+	/* A reservation with mappings cannot be freed. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(r, 4 * g));
+
+	/* Unmapping part of one mapping is refused; whole mappings go. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(r + g, g));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(r + 3 * g, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(r, 3 * g));
+	EXPECT_EQ(1, cpu_faults(pr, 0));
+	EXPECT_EQ(0x11, pw[g + 5]);
+	/* Remapped ranges start without access. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(r, 2 * g, 0, h2, 0));
+	EXPECT_EQ(1, cpu_faults(pr, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(r, 2 * g, 0));
+	EXPECT_EQ(0x22, pr[5]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(r, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(whole, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(r, 4 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(whole, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(r, 2 * g));
+}
+
+TEST(set_get_access)
+{
+	CUmemAccessDesc d[3];
+	CUmemLocation loc;
+	unsigned long long flags;
+	struct vbuf b;
+	CUdeviceptr r;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, 2 * g, 0));
+	loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	loc.id = 0;
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, b.va + g + 8));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	if (num_devices() > 1) {
+		loc.id = 1;
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, b.va));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, flags);
+		/* Grant a peer, then read-only for it. */
+		memset(d, 0, sizeof(d));
+		d[0].location = loc;
+		d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+		ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(b.va, b.len, d, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, b.va));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, flags);
+		loc.id = 0;
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, b.va));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	}
+	memset(d, 0, sizeof(d));
+	d[0].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va, b.len, NULL, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va, b.len, d, 0));
+	d[0].flags = (CUmemAccess_flags)2;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va, b.len, d, 1));
+	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	d[0].location.id = num_devices();
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemSetAccess(b.va, b.len, d, 1));
+	d[0].location.id = 0;
+	d[0].location.type = CU_MEM_LOCATION_TYPE_INVALID;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va, b.len, d, 1));
+	d[0].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	/* Unaligned or partly unmapped ranges. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va + 4096, g, d, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetAccess(b.va, 4 * g, d, 1));
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(NULL, &loc, b.va));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&flags, NULL, b.va));
+	loc.id = num_devices();
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemGetAccess(&flags, &loc, b.va));
+	loc.id = 0;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemGetAccess(&flags, &loc, (CUdeviceptr)(uintptr_t)&flags));
+
+	/* A reservation without mappings has no access to set. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&r, g, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(r, g, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&flags, &loc, r));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(r, g));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+TEST(retain)
+{
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp q;
+	struct vbuf b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, 2 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRetainAllocationHandle(&h, (void *)(b.va + g + 100)));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_DEVICE, q.location.type);
+	/* One release per retain, then the original one: still mapped. */
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	((unsigned char *)b.va)[7] = 7;
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(b.h));
+	EXPECT_EQ(7, ((unsigned char *)b.va)[7]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(b.h));
+	/* The mapping still holds the allocation: retain works again. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemRetainAllocationHandle(&h, (void *)b.va));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRetainAllocationHandle(NULL, (void *)b.va));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRetainAllocationHandle(&h, &h));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRetainAllocationHandle(&h, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(b.va, b.len));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRetainAllocationHandle(&h, (void *)b.va));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(b.va, b.len));
+}
+
+/* "The handle is guaranteed to be the same handle value used to map." */
+TEST(retain_returns_mapped_handle)
+{
+	CUmemGenericAllocationHandle h;
+	struct vbuf b;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRetainAllocationHandle(&h, (void *)(b.va + 100)));
+	EXPECT_EQ(b.h, h);
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/* A mapping keeps its allocation (and the capacity charge) alive. */
+TEST(lifetime_and_accounting)
+{
+	size_t free0, free1, total, g;
+	CUcontext ctx;
+	struct vbuf b;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, 4 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(b.h));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0 - 4 * g, free1);
+	memset((void *)b.va, 0x3c, b.len);
+	EXPECT_EQ(0x3c, ((unsigned char *)b.va)[b.len - 1]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(b.va, b.len));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	/* New memory never shows old contents. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&b.h, 4 * g, &(CUmemAllocationProp){
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } }, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(b.va, b.len, 0, b.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(b.va, b.len, 0));
+	EXPECT_EQ(0, ((unsigned char *)b.va)[b.len - 1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/* Process death releases handles, reservations, mappings and charge. */
+TEST(process_death)
+{
+	long long before = live_objects();
+	size_t free0, free1, total;
+	CUcontext ctx;
+	int status;
+	pid_t pid;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	before = live_objects();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct vbuf b, c;
+
+		if (cuInit(0) || vbuf_make(&b, 0, 4 * gran(0), 0) ||
+		    vbuf_make(&c, 0, 2 * gran(0), 0))
+			_exit(1);
+		memset((void *)b.va, 1, b.len);
+		if (cuMemRelease(c.h))
+			_exit(2);
+		kill(getpid(), SIGKILL);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects());
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/*
+ * Fault injection on the allocation paths: each debugfs fault_attr made
+ * to fail once, for this task only (task-filter + make-it-fail). The call
+ * fails with CUDA_ERROR_OUT_OF_MEMORY, nothing leaks, the next call works.
+ */
+enum fault_op { OP_CREATE, OP_MAP, OP_EXPORT };
+
+static CUresult fault_op_run(enum fault_op op, int arm, const char *knob)
+{
+	CUmemAllocationProp p = dev_prop(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemGenericAllocationHandle h;
+	size_t g = gran(0);
+	CUresult r, r2;
+	CUdeviceptr va;
+	int fd;
+
+	r = cuMemCreate(&h, g, &p, 0);
+	if (op == OP_CREATE || r)
+		goto out;
+	r = cuMemAddressReserve(&va, g, 0, 0, 0);
+	if (!r && op == OP_MAP) {
+		if (arm)
+			fault_knob(knob, "probability", "100");
+		r = cuMemMap(va, g, 0, h, 0);
+		if (!r)
+			r = cuMemUnmap(va, g);
+		r2 = cuMemAddressFree(va, g);
+		if (!r)
+			r = r2;
+	} else if (!r) {
+		r = cuMemAddressFree(va, g);
+	}
+	if (!r && op == OP_EXPORT) {
+		if (arm)
+			fault_knob(knob, "probability", "100");
+		r = cuMemExportToShareableHandle(&fd, h,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+		if (!r)
+			close(fd);
+	}
+	r2 = cuMemRelease(h);
+	return r ? r : r2;
+out:
+	if (!r)
+		r = cuMemRelease(h);
+	return r;
+}
+
+FIXTURE(fault) {
+	int armed;
+};
+
+FIXTURE_VARIANT(fault) {
+	const char *knob;
+	enum fault_op op;
+};
+
+FIXTURE_VARIANT_ADD(fault, fail_mem_create) { "fail_mem_create", OP_CREATE };
+FIXTURE_VARIANT_ADD(fault, fail_object_alloc) { "fail_object_alloc", OP_CREATE };
+FIXTURE_VARIANT_ADD(fault, fail_mem_map) { "fail_mem_map", OP_MAP };
+FIXTURE_VARIANT_ADD(fault, fail_mem_share) { "fail_mem_share", OP_EXPORT };
+
+FIXTURE_SETUP(fault)
+{
+	char path[128];
+
+	self->armed = 0;
+	INIT_OR_SKIP();
+	snprintf(path, sizeof(path), DEBUGFS "/%s", variant->knob);
+	if (access(path, F_OK))
+		SKIP(return, "no fault injection in this kernel (%s absent)", path);
+	ASSERT_EQ(0, fault_knob(variant->knob, "verbose", "0"));
+	ASSERT_EQ(0, fault_knob(variant->knob, "interval", "1"));
+	ASSERT_EQ(0, fault_knob(variant->knob, "space", "0"));
+	ASSERT_EQ(0, fault_knob(variant->knob, "task-filter", "Y"));
+	ASSERT_EQ(0, fault_knob(variant->knob, "times", "1"));
+	self->armed = 1;
+	ASSERT_EQ(0, write_file("/proc/self/make-it-fail", "1"));
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	if (!self->armed)
+		return;
+	fault_knob(variant->knob, "probability", "0");
+	write_file("/proc/self/make-it-fail", "0");
+}
+
+TEST_F(fault, fails_cleanly)
+{
+	long long before = live_objects();
+
+	SETUP_SKIPPED();
+
+	/* Warm up: paths paged in, nothing armed. */
+	ASSERT_CU(CUDA_SUCCESS, fault_op_run(variant->op, 0, variant->knob));
+	ASSERT_EQ(before, live_objects());
+	if (variant->op == OP_CREATE)
+		ASSERT_EQ(0, fault_knob(variant->knob, "probability", "100"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, fault_op_run(variant->op, 1, variant->knob));
+	fault_knob(variant->knob, "probability", "0");
+	EXPECT_EQ(before, live_objects());
+	EXPECT_CU(CUDA_SUCCESS, fault_op_run(variant->op, 0, variant->knob));
+	EXPECT_EQ(before, live_objects());
+}
+
+/* cuGetProcAddress finds every memory entry point by its base name. */
+TEST(proc_address)
+{
+	static const struct { const char *name; int version; void *fn; } e[] = {
+		{ "cuMemCreate", 10020, (void *)cuMemCreate },
+		{ "cuMemRelease", 10020, (void *)cuMemRelease },
+		{ "cuMemMap", 10020, (void *)cuMemMap },
+		{ "cuMemRetainAllocationHandle", 11000, (void *)cuMemRetainAllocationHandle },
+		{ "cuMemGetInfo", 3020, (void *)cuMemGetInfo_v2 },
+		{ "cuMemAlloc", 3020, (void *)cuMemAlloc_v2 },
+		{ "cuMemcpyHtoD", 3020, (void *)cuMemcpyHtoD_v2 },
+		{ "cuMemsetD32", 3020, (void *)cuMemsetD32_v2 },
+		{ "cuMemcpy", 4000, (void *)cuMemcpy },
+		{ "cuPointerGetAttributes", 7000, (void *)cuPointerGetAttributes },
+		{ "cuMemExportToShareableHandle", 10020, (void *)cuMemExportToShareableHandle },
+	};
+	CUdriverProcAddressQueryResult st;
+	unsigned int i;
+	void *pfn;
+
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuGetProcAddress(e[i].name, &pfn, CUDA_VERSION, 0, &st));
+		EXPECT_EQ(e[i].fn, pfn) TH_LOG("%s", e[i].name);
+		ASSERT_CU(CUDA_SUCCESS, cuGetProcAddress(e[i].name, &pfn, e[i].version, 0, &st));
+		EXPECT_EQ(e[i].fn, pfn) TH_LOG("%s", e[i].name);
+		ASSERT_CU(CUDA_SUCCESS, cuGetProcAddress(e[i].name, &pfn, e[i].version - 10, 0, &st));
+		EXPECT_EQ(NULL, pfn);
+		EXPECT_EQ((int)CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, (int)st);
+	}
+}
+
+/* ---- sharing ---- */
+
+static int send_bytes(int sock, const void *buf, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { (void *)buf, len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int recv_bytes(int sock, void *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { buf, len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+
+	if (recvmsg(sock, &msg, 0) != (ssize_t)len)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (fd)
+		*fd = c && c->cmsg_type == SCM_RIGHTS ?
+		      *(int *)CMSG_DATA(c) : -1;
+	return 0;
+}
+
+/*
+ * The importer: receives a handle, maps it, checks the exporter's
+ * pattern, answers with its own. Exit status says what failed.
+ */
+static int importer(int sock, CUmemAllocationHandleType type, size_t len)
+{
+	CUmemFabricHandle fh;
+	CUmemGenericAllocationHandle h;
+	unsigned char *p;
+	CUdeviceptr va;
+	void *os;
+	int fd = -1;
+	CUresult r;
+	size_t i;
+
+	if (cuInit(0))
+		return 10;
+	if (recv_bytes(sock, &fh, sizeof(fh), &fd))
+		return 11;
+	os = type == CU_MEM_HANDLE_TYPE_FABRIC ? (void *)&fh :
+	     (void *)(uintptr_t)fd;
+	r = cuMemImportFromShareableHandle(&h, os, type);
+	if (r == CUDA_ERROR_NOT_PERMITTED)
+		return 40;
+	if (r)
+		return 12;
+	if (fd >= 0)
+		close(fd);
+	if (cuMemAddressReserve(&va, len, 0, 0, 0) || cuMemMap(va, len, 0, h, 0) ||
+	    grant(va, len, 0))
+		return 13;
+	p = (unsigned char *)va;
+	for (i = 0; i < len; i += 4096)
+		if (p[i] != (unsigned char)(i / 4096 + 1))
+			return 14;
+	for (i = 0; i < len; i += 4096)
+		p[i + 1] = (unsigned char)(i / 4096 + 100);
+	if (send_bytes(sock, "k", 1, -1))
+		return 15;
+	if (vbuf_drop(&(struct vbuf){ h, va, len }))
+		return 16;
+	return 0;
+}
+
+static int share_run(struct __test_metadata *_metadata,
+		     CUmemAllocationHandleType type, int child_uid)
+{
+	CUmemGenericAllocationHandle h2;
+	CUmemFabricHandle fh;
+	unsigned char *p;
+	int sv[2], fd = -1, status, bad = 0;
+	struct vbuf b;
+	size_t i, len;
+	char ok;
+	pid_t pid;
+
+	len = 2 * gran(0);
+	if (vbuf_make(&b, 0, len, type))
+		return -1;
+	p = (unsigned char *)b.va;
+	for (i = 0; i < len; i += 4096)
+		p[i] = (unsigned char)(i / 4096 + 1);
+	memset(&fh, 0, sizeof(fh));
+	if (type == CU_MEM_HANDLE_TYPE_FABRIC) {
+		if (cuMemExportToShareableHandle(&fh, b.h, type, 0))
+			return -2;
+	} else {
+		if (cuMemExportToShareableHandle(&fd, b.h, type, 0))
+			return -2;
+		/* A real fd, usable in this process too. */
+		if (fcntl(fd, F_GETFD) < 0 || !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			return -3;
+		if (cuMemImportFromShareableHandle(&h2, (void *)(uintptr_t)fd, type) ||
+		    cuMemRelease(h2))
+			return -4;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
+		return -5;
+	pid = fork();
+	if (pid == 0) {
+		close(sv[0]);
+		if (child_uid >= 0 &&
+		    setresuid(child_uid, child_uid, child_uid))
+			_exit(20);
+		_exit(importer(sv[1], type, len));
+	}
+	close(sv[1]);
+	send_bytes(sv[0], &fh, sizeof(fh), fd);
+	if (fd >= 0)
+		close(fd);
+	if (recv_bytes(sv[0], &ok, 1, NULL) == 0)
+		for (i = 0; i < len; i += 4096)
+			if (p[i + 1] != (unsigned char)(i / 4096 + 100))
+				bad = 1;
+	close(sv[0]);
+	waitpid(pid, &status, 0);
+	if (vbuf_drop(&b))
+		return -7;
+	if (bad)
+		return -6;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 99;
+}
+
+TEST(share_posix_fd)
+{
+	INIT_OR_SKIP();
+	EXPECT_EQ(0, share_run(_metadata, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, -1));
+}
+
+TEST(export_import_errors)
+{
+	CUmemGenericAllocationHandle h, h2;
+	CUmemAllocationProp p;
+	CUmemFabricHandle fh;
+	int fd, null;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	p = dev_prop(0, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, g, &p, 0));
+	/* Only types requested at create may be exported. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	p = dev_prop(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, g, &p, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(NULL, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fh, h,
+			CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_WIN32, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemExportToShareableHandle(&fd, h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	/* The fd keeps the allocation alive after release. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemImportFromShareableHandle(&h2,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+	close(fd);
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(NULL,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	/* A closed fd, a file that is not cufab memory, a garbage value. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	null = open("/dev/null", O_RDONLY);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+			(void *)(uintptr_t)null, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	close(null);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+			(void *)~0ULL, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+			NULL, CU_MEM_HANDLE_TYPE_FABRIC));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2,
+			(void *)(uintptr_t)0, CU_MEM_HANDLE_TYPE_WIN32));
+}
+
+/* ---- FABRIC handles and IMEX channels ---- */
+
+static unsigned int imex_major(void)
+{
+	unsigned int major = 0, m;
+	char name[64];
+	FILE *f = fopen("/proc/devices", "r");
+	char line[128];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %63s", &m, name) == 2 &&
+		    !strcmp(name, "cufab-imex-channels"))
+			major = m;
+	fclose(f);
+	return major;
+}
+
+/*
+ * A node of IMEX channel n (mode 0600, root) as an administrator would
+ * make one, but private to this test: /tmp/vmm_test_channelN, named by
+ * path in CUFAB_IMEX_CHANNEL, so that no other suite sees it.
+ */
+static const char *channel_path(unsigned int n)
+{
+	static char path[2][64];
+
+	snprintf(path[n & 1], sizeof(path[0]), "/tmp/vmm_test_channel%u", n);
+	return path[n & 1];
+}
+
+static int make_channel(unsigned int n)
+{
+	unsigned int major = imex_major();
+
+	if (!major)
+		return -1;
+	unlink(channel_path(n));
+	return mknod(channel_path(n), S_IFCHR | 0600, makedev(major, n));
+}
+
+FIXTURE(channels) {
+	int made;
+};
+
+FIXTURE_SETUP(channels)
+{
+	self->made = 0;
+	if (make_channel(5) || make_channel(6))
+		SKIP(return, "no cufab-imex-channels region or no /tmp");
+	self->made = 1;
+	INIT_OR_SKIP();
+}
+
+FIXTURE_TEARDOWN(channels)
+{
+	if (!self->made)
+		return;
+	unlink(channel_path(5));
+	unlink(channel_path(6));
+}
+
+TEST(fabric_without_channel)
+{
+	CUmemAllocationProp p = dev_prop(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemGenericAllocationHandle h;
+	CUmemFabricHandle fh;
+
+	/* A number names IMEX_DIR/channelN; this one has no node. */
+	setenv("CUFAB_IMEX_CHANNEL", "2047", 1);
+	INIT_OR_SKIP();
+	EXPECT_CU(CUDA_ERROR_NOT_PERMITTED, cuMemCreate(&h, gran(0), &p, 0));
+	memset(&fh, 0, sizeof(fh));
+	EXPECT_CU(CUDA_ERROR_NOT_PERMITTED, cuMemImportFromShareableHandle(&h, &fh,
+			CU_MEM_HANDLE_TYPE_FABRIC));
+	/* POSIX fd sharing needs no channel. */
+	p = dev_prop(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, gran(0), &p, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+TEST_F(channels, fabric_share)
+{
+	CUmemFabricHandle fh, fh2;
+	CUmemGenericAllocationHandle h, h2;
+	CUmemAllocationProp p = dev_prop(0, CU_MEM_HANDLE_TYPE_FABRIC);
+
+	SETUP_SKIPPED();
+	setenv("CUFAB_IMEX_CHANNEL", channel_path(5), 1);
+	EXPECT_EQ(0, share_run(_metadata, CU_MEM_HANDLE_TYPE_FABRIC, -1));
+
+	/* Handles are unguessable: two exports of two allocations differ. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, gran(0), &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h2, gran(0), &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemExportToShareableHandle(&fh, h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemExportToShareableHandle(&fh2, h2, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	EXPECT_NE(0, memcmp(&fh, &fh2, sizeof(fh)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+	/* A released allocation's handle no longer imports. */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2, &fh2,
+			CU_MEM_HANDLE_TYPE_FABRIC));
+	fh.data[3] ^= 0x40;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemImportFromShareableHandle(&h2, &fh,
+			CU_MEM_HANDLE_TYPE_FABRIC));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/* An importer on another channel is refused. */
+TEST_F(channels, fabric_other_channel)
+{
+	CUmemAllocationProp p = dev_prop(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemGenericAllocationHandle h;
+
+	SETUP_SKIPPED();
+	setenv("CUFAB_IMEX_CHANNEL", channel_path(5), 1);
+	/* This process presents channel 5 once, at its first FABRIC call. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, gran(0), &p, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	/* The importer, forked after this, opens channel 6. */
+	setenv("CUFAB_IMEX_CHANNEL", channel_path(6), 1);
+	EXPECT_EQ(40, share_run(_metadata, CU_MEM_HANDLE_TYPE_FABRIC, -1));
+}
+
+/* A user who may not open the root-only channel node is refused. */
+TEST_F(channels, fabric_unprivileged)
+{
+	SETUP_SKIPPED();
+	setenv("CUFAB_IMEX_CHANNEL", channel_path(5), 1);
+	if (access(CUFAB_DEV, R_OK | W_OK))
+		SKIP(return, "no access to " CUFAB_DEV);
+	{
+		struct stat st;
+
+		if (stat(CUFAB_DEV, &st) || !(st.st_mode & S_IWOTH))
+			SKIP(return, CUFAB_DEV " not usable by other users");
+	}
+	EXPECT_EQ(40, share_run(_metadata, CU_MEM_HANDLE_TYPE_FABRIC, NOBODY));
+}
+
+/* Number of channelN nodes in IMEX_DIR, 0 when it does not exist. */
+static int channels_in_dir(void)
+{
+	struct dirent *de;
+	DIR *d = opendir(IMEX_DIR);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, "channel", 7);
+	closedir(d);
+	return n;
+}
+
+/*
+ * Without CUFAB_IMEX_CHANNEL each process takes the lowest-numbered
+ * channel node of IMEX_DIR it can open: root channel 3, nobody (who may
+ * not open it) channel 9, until channel 3 is opened to everyone.
+ */
+TEST(fabric_default_channel)
+{
+	unsigned int major = imex_major();
+	char c3[64], c9[64];
+	int made_dir;
+
+	unsetenv("CUFAB_IMEX_CHANNEL");
+	if (!major)
+		SKIP(return, "no cufab-imex-channels region");
+	if (channels_in_dir())
+		SKIP(return, IMEX_DIR " already has channel nodes");
+	{
+		struct stat st;
+
+		if (stat(CUFAB_DEV, &st) || !(st.st_mode & S_IWOTH))
+			SKIP(return, CUFAB_DEV " not usable by other users");
+	}
+	made_dir = !mkdir(IMEX_DIR, 0755);
+	snprintf(c3, sizeof(c3), IMEX_DIR "/channel3");
+	snprintf(c9, sizeof(c9), IMEX_DIR "/channel9");
+	ASSERT_EQ(0, mknod(c3, S_IFCHR | 0600, makedev(major, 3)));
+	ASSERT_EQ(0, mknod(c9, S_IFCHR | 0666, makedev(major, 9)));
+	ASSERT_EQ(0, chmod(c9, 0666));
+	INIT_OR_SKIP();
+	EXPECT_EQ(40, share_run(_metadata, CU_MEM_HANDLE_TYPE_FABRIC, NOBODY));
+	ASSERT_EQ(0, chmod(c3, 0666));
+	EXPECT_EQ(0, share_run(_metadata, CU_MEM_HANDLE_TYPE_FABRIC, NOBODY));
+	unlink(c3);
+	unlink(c9);
+	if (made_dir)
+		rmdir(IMEX_DIR);
+}
+
+TEST_HARNESS_MAIN
