@@ -331,7 +331,27 @@ struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
 		return h;
 	cufab_alloc_get(alloc);
 	h->alloc = alloc;
+	atomic_set(&h->retains, 1);
 	return h;
+}
+
+bool cufab_mem_handle_retain(struct cufab_client *client, u32 id,
+			     struct cufab_alloc *alloc)
+{
+	struct cufab_mem_handle *h;
+	struct cufab_object *obj;
+	bool ret;
+
+	if (!id)
+		return false;
+	obj = cufab_object_get(client, id, CUFAB_OBJ_MEM_HANDLE);
+	if (IS_ERR(obj))
+		return false;
+	h = container_of(obj, struct cufab_mem_handle, obj);
+	/* the id may have been reused for another allocation's handle */
+	ret = h->alloc == alloc && atomic_inc_not_zero(&h->retains);
+	cufab_object_put(obj);
+	return ret;
 }
 
 int cufab_mem_handle_create(struct cufab_client *client,
@@ -421,19 +441,31 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 }
 
 /*
- * cuMemRelease: drop the handle. Mappings hold the allocation itself, so
- * releasing a mapped handle is legal and the memory stays until unmapped.
+ * cuMemRelease: drop one retain of the handle, the last one destroys it.
+ * Mappings hold the allocation itself, so releasing a mapped handle is
+ * legal and the memory stays until unmapped.
  */
+int cufab_mem_handle_release(struct cufab_client *client, u32 id)
+{
+	struct cufab_object *obj;
+	bool last;
+
+	obj = cufab_object_get(client, id, CUFAB_OBJ_MEM_HANDLE);
+	if (IS_ERR(obj))
+		return PTR_ERR(obj);
+	last = atomic_dec_and_test(&container_of(obj, struct cufab_mem_handle,
+						 obj)->retains);
+	cufab_object_put(obj);
+	if (!last)
+		return 0;
+	return cufab_object_destroy_user(client, id);
+}
+
 int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_release *cmd = ucmd->cmd;
-	struct cufab_object *obj;
 
-	obj = cufab_object_get(ucmd->client, cmd->handle, CUFAB_OBJ_MEM_HANDLE);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	cufab_object_put(obj);
-	return cufab_object_destroy_user(ucmd->client, cmd->handle);
+	return cufab_mem_handle_release(ucmd->client, cmd->handle);
 }
 
 int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd)

@@ -92,10 +92,13 @@ struct cufab_alloc {
  *	CUmemGenericAllocationHandle
  * @obj: object header
  * @alloc: one reference, dropped when the handle is released
+ * @retains: MEM_RETAIN calls returning this handle plus its creation; the
+ *	MEM_RELEASE that brings it to zero destroys the object
  */
 struct cufab_mem_handle {
 	struct cufab_object obj;
 	struct cufab_alloc *alloc;
+	atomic_t retains;
 };
 
 extern const struct cufab_object_ops cufab_mem_handle_ops;
@@ -143,6 +146,14 @@ int cufab_mem_handle_create(struct cufab_client *client,
 			    struct cufab_alloc *alloc, u32 *out_id);
 struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
 						struct cufab_alloc *alloc);
+/*
+ * One more retain of handle @id of @client if it names @alloc and is not
+ * being released: true, else false (the caller makes a new handle).
+ */
+bool cufab_mem_handle_retain(struct cufab_client *client, u32 id,
+			     struct cufab_alloc *alloc);
+/* Drop one retain of handle @id, destroying it at zero; -ENOENT. */
+int cufab_mem_handle_release(struct cufab_client *client, u32 id);
 /* The allocation a handle id names, with a reference; ERR_PTR(-ENOENT). */
 struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 					    u32 handle);

@@ -64,7 +64,7 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
 	if (ret)
 		goto out;
-	ret = cufab_va_map_alloc(client, addr, length, 0, alloc);
+	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
 	if (ret)
 		goto err_unreserve;
 	/* host memory is portable to every device; device memory to its own */
@@ -311,6 +311,12 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 	va = cufab_va_find(ucmd->client, addr);
 	if (va) {
 		cmd->out_flags = CUFAB_PTR_F_CUFAB;
+		/*
+		 * RANGE_START_ADDR/RANGE_SIZE of VMM memory report the
+		 * reservation, not the mapping (cuPointerGetAttribute).
+		 */
+		cmd->out_va_base = va->start;
+		cmd->out_va_length = va->length;
 		down_read(&va->lock);
 		map = va->dead ? NULL : mtree_load(&va->maps, addr);
 		if (map)

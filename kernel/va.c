@@ -557,6 +557,7 @@ out:
  * @length: bytes
  * @offset: into @alloc
  * @alloc: a reference is taken for the mapping
+ * @handle: id of the handle object naming @alloc, for MEM_RETAIN; 0: none
  *
  * Arguments are checked by the caller. The new range is inaccessible
  * until access is granted.
@@ -565,7 +566,7 @@ out:
  * overlaps a mapping.
  */
 int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
-		       u64 offset, struct cufab_alloc *alloc)
+		       u64 offset, struct cufab_alloc *alloc, u32 handle)
 {
 	struct cufab_va_map *map;
 	struct cufab_va *va;
@@ -590,6 +591,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	map->length = length;
 	map->offset = offset;
 	map->alloc = alloc;
+	map->handle = handle;
 	cufab_alloc_get(alloc);
 	cufab_live_objects_inc();
 
@@ -751,8 +753,9 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
  * @dev: GPU index
  * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
  *
- * Return: 0, -EFAULT for an unmapped byte of a reservation, -EACCES when a
- * mapping does not grant @need to @dev.
+ * Return: 0, -EFAULT for an unmapped byte of a reservation or a range that
+ * mixes plain host memory and reservations, -EACCES when a mapping does not
+ * grant @need to @dev.
  */
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need)
@@ -763,20 +766,24 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 	int ret = 0;
 
 	while (cur < end && !ret) {
-		u64 next;
-
 		va = cufab_va_find(client, cur);
 		if (!va) {
-			/* plain memory up to the next reservation, if any */
+			/*
+			 * A range is either all plain host memory or all
+			 * cufab mappings: running off the end of a mapping
+			 * into plain memory, or from plain memory into a
+			 * reservation, would let a copy sized for device
+			 * memory smash whatever lies next to it.
+			 */
 			unsigned long index = cur;
 
+			if (cur != addr)
+				return -EFAULT;
 			mutex_lock(&client->va.lock);
 			va = mt_find(&client->va.ranges, &index,
 				     min_t(u64, end - 1, ULONG_MAX));
-			next = va ? va->start : end;
 			mutex_unlock(&client->va.lock);
-			cur = next;
-			continue;
+			return va ? -EFAULT : 0;
 		}
 		down_read(&va->lock);
 		map = cufab_va_map_at(va, cur);
@@ -853,7 +860,7 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 				   alloc->length, cufab_mem_granularity());
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
-					 cmd->offset, alloc);
+					 cmd->offset, alloc, cmd->handle);
 	cufab_alloc_put(alloc);
 	return ret;
 }
@@ -951,7 +958,11 @@ int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)
 	return ret ? ret : cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-/* cuMemRetainAllocationHandle: a new handle on the mapped allocation. */
+/*
+ * cuMemRetainAllocationHandle: the handle the range was mapped with, one
+ * more retain of it (CUDA returns the same handle value); a new handle on
+ * the mapped allocation once that one has been released.
+ */
 int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_retain *cmd = ucmd->cmd;
@@ -959,6 +970,7 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 	struct cufab_mem_handle *h;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
+	u32 mapped_with = 0;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
@@ -970,12 +982,22 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 	map = cufab_va_map_at(va, cmd->addr);
 	if (map && !va->legacy) {
 		alloc = map->alloc;
+		mapped_with = map->handle;
 		cufab_alloc_get(alloc);
 	}
 	up_read(&va->lock);
 	cufab_va_put(va);
 	if (!alloc)
 		return -EINVAL;
+
+	if (cufab_mem_handle_retain(ucmd->client, mapped_with, alloc)) {
+		cufab_alloc_put(alloc);
+		cmd->out_handle = mapped_with;
+		ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+		if (ret)	/* the caller never saw the id: undo */
+			cufab_mem_handle_release(ucmd->client, mapped_with);
+		return ret;
+	}
 
 	h = cufab_mem_handle_alloc(ucmd->client, alloc);
 	cufab_alloc_put(alloc);

@@ -86,6 +86,7 @@ struct cufab_va_map {
 	u64 length;
 	u64 offset;
 	struct cufab_alloc *alloc;
+	u32 handle;	/* id of the handle object MEM_MAP was given, 0: none */
 	u32 host;
 	u64 gpu_read;
 	u64 gpu_write;
@@ -109,7 +110,7 @@ u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev);
 int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		     u64 alignment, bool legacy, s32 legacy_dev, u64 *out);
 int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
-		       u64 offset, struct cufab_alloc *alloc);
+		       u64 offset, struct cufab_alloc *alloc, u32 handle);
 int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 			    u64 length, u32 host, u64 gpu_read, u64 gpu_write);
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,

@@ -289,6 +289,23 @@ TEST_F(ctx, memset)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
 }
 
+/* A memset one byte past the allocation's range must not touch memory. */
+TEST_F(ctx, memset_past_end)
+{
+	CUdeviceptr d, base;
+	size_t size;
+
+	SETUP_SKIPPED();
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAddressRange(&base, &size, d));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(base, 0x11, size + 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(base + size - 1, 0x11, 2));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD8(base, 0x22, size));
+	EXPECT_EQ(0x22, ((unsigned char *)(uintptr_t)base)[size - 1]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
 TEST_F(ctx, address_range)
 {
 	CUdeviceptr d, base = 0;

@@ -675,6 +675,8 @@ TEST_F(mem, retain_and_pointer_info)
 	EXPECT_EQ(0, pi.out_dev);
 	EXPECT_EQ(a + g, pi.out_range_base);
 	EXPECT_EQ(2 * g, pi.out_range_length);
+	EXPECT_EQ(a, pi.out_va_base);		/* the reservation */
+	EXPECT_EQ(3 * g, pi.out_va_length);
 	EXPECT_EQ((__u32)CUFAB_HANDLE_POSIX_FD, pi.out_handle_types);
 	EXPECT_EQ(1U, pi.out_access_flags);
 	EXPECT_NE(0U, pi.out_alloc_id);
@@ -682,18 +684,29 @@ TEST_F(mem, retain_and_pointer_info)
 	EXPECT_EQ(pi.out_alloc_id, pi2.out_alloc_id);
 	EXPECT_EQ(b, pi2.out_range_base);
 
-	/* retain, then release the original: the retained handle works */
+	/* retain returns the handle mapped with; it needs two releases */
 	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_RETAIN, &r));
 	r.addr = a + 5;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_RETAIN, &r));
 	r.addr = a + g + 3 * PG;
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_RETAIN, &r));
-	EXPECT_NE(h, r.out_handle);
+	EXPECT_EQ(h, r.out_handle);
 	EXPECT_EQ(0, mem_release(self->fd, h));
+	p.handle = h;
+	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_GET_PROPS, &p));
+	EXPECT_EQ(2 * g, p.out_length);
+	EXPECT_EQ(0, mem_release(self->fd, h));
+	EXPECT_EQ(ENOENT, mem_release(self->fd, h));
+	EXPECT_EQ(ENOENT, xioctl(self->fd, CUFAB_IOCTL_MEM_GET_PROPS, &p));
+
+	/* once released, a retain makes a new handle on the allocation */
+	r.addr = b;
+	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_RETAIN, &r));
 	p.handle = r.out_handle;
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_GET_PROPS, &p));
 	EXPECT_EQ(2 * g, p.out_length);
 	EXPECT_EQ(0, mem_release(self->fd, r.out_handle));
+	EXPECT_EQ(ENOENT, mem_release(self->fd, r.out_handle));
 
 	EXPECT_EQ(0, mem_unmap(self->fd, a + g, 2 * g));
 	EXPECT_EQ(0, mem_unmap(self->fd, b, g));
@@ -830,6 +843,82 @@ TEST_F(mem, copy_and_set)
 	EXPECT_EQ(0, mem_free(self->fd, 0, d2));
 	free(buf);
 	free(out);
+}
+
+/* A plain page at @addr, only if nothing is mapped there. */
+static unsigned char *guard_at(__u64 addr)
+{
+	void *g = mmap((void *)(uintptr_t)addr, PG, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+
+	if (g == MAP_FAILED)
+		return NULL;
+	if (g != (void *)(uintptr_t)addr) {	/* kernel without NOREPLACE */
+		munmap(g, PG);
+		return NULL;
+	}
+	return g;
+}
+
+/*
+ * A legacy allocation with a plain page right after its range, so that a
+ * set or copy running past the end would land in memory we can inspect.
+ * Placement is the kernel's (top down): when the next allocation lands
+ * right below the previous one, freeing the previous one makes room.
+ */
+static int legacy_with_guard(int fd, __u64 *base, __u64 *len,
+			     unsigned char **guard)
+{
+	struct cufab_pointer_info pi;
+	__u64 prev = 0;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		if (mem_alloc(fd, 0, 0, PG, base) ||
+		    ptr_info(fd, *base, &pi))
+			return -1;
+		*base = pi.out_range_base;
+		*len = pi.out_range_length;
+		*guard = guard_at(*base + *len);
+		if (!*guard && prev == *base + *len &&
+		    !mem_free(fd, 0, prev))
+			*guard = guard_at(*base + *len);
+		if (*guard)
+			return 0;
+		/* kept until the fd closes: the next try lands elsewhere */
+		prev = *base;
+	}
+	return -1;
+}
+
+/* Sets and copies must not run off a cufab range into plain memory. */
+TEST_F(mem, range_past_end_is_efault)
+{
+	unsigned char *guard = NULL, src[2] = { 1, 2 };
+	__u64 base = 0, len = 0, i;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, legacy_with_guard(self->fd, &base, &len, &guard));
+	memset(guard, 0x5a, PG);
+	EXPECT_EQ(0, mem_set(self->fd, 0, base, 1, 0xa5, len));
+	EXPECT_EQ(EFAULT, mem_set(self->fd, 0, base, 1, 0xa5, len + 1));
+	EXPECT_EQ(EFAULT, mem_set(self->fd, 0, base + len - 4, 4, 0, 2));
+	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, base + len - 1,
+				   (uintptr_t)src, 2));
+	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, (uintptr_t)guard,
+				   base + len - 1, 2));
+	/* plain memory running into the reservation */
+	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, (uintptr_t)guard - 1,
+				   (uintptr_t)src, 2));
+	for (i = 0; i < PG; i++)
+		ASSERT_EQ(0x5a, guard[i]) TH_LOG("guard byte %llu", i);
+	EXPECT_EQ(0xa5, ((unsigned char *)(uintptr_t)base)[len - 1]);
+	EXPECT_EQ(0, mem_copy(self->fd, 0, (uintptr_t)guard,
+			      (uintptr_t)src, 2));
+	EXPECT_EQ(0, mem_free(self->fd, 0, base));
+	munmap(guard, PG);
 }
 
 /* Mappings are not inherited; a killed process leaves nothing behind. */

@@ -135,7 +135,7 @@ TEST(unknown_symbols)
 {
 	static const char *const names[] = {
 		"cuNoSuchCall", "", "cuInit_v2", "cuCtxCreate_v4", "cuinit",
-		"cuMemAlloc",	/* a real CUDA call cufab does not have yet */
+		"cuMemAllocManaged",	/* a real CUDA call cufab does not have yet */
 	};
 	CUdriverProcAddressQueryResult st;
 	void *pfn;

@@ -32,6 +32,7 @@
 #define ATTR_LE_UNICAST			153
 
 #define CANARY		0x5a5a5a5aU
+
 #define CMD_BUF_LEN	1024
 
 /* 0 or the errno of a failed ioctl */
@@ -115,6 +116,12 @@ FIXTURE(cufab_size) {
 FIXTURE_VARIANT(cufab_size) {
 	unsigned long cmd;
 	__u32 size;
+	/*
+	 * Offset and size of the last field of the struct's first version
+	 * (kernel/ioctl.c CUFAB_IOCTL_OP _last): shorter is not a struct.
+	 */
+	__u32 last_off;
+	__u32 last_size;
 	void (*prepare)(struct __test_metadata *_metadata, int fd, void *buf);
 };
 
@@ -153,30 +160,40 @@ static void prepare_ctx_create(struct __test_metadata *_metadata, int fd,
 FIXTURE_VARIANT_ADD(cufab_size, get_version) {
 	.cmd = CUFAB_IOCTL_GET_VERSION,
 	.size = sizeof(struct cufab_get_version),
+	.last_off = offsetof(struct cufab_get_version, __reserved),
+	.last_size = sizeof(((struct cufab_get_version *)0)->__reserved),
 	.prepare = prepare_nothing,
 };
 
 FIXTURE_VARIANT_ADD(cufab_size, noop) {
 	.cmd = CUFAB_IOCTL_NOOP,
 	.size = sizeof(struct cufab_noop),
+	.last_off = offsetof(struct cufab_noop, flags),
+	.last_size = sizeof(((struct cufab_noop *)0)->flags),
 	.prepare = prepare_nothing,
 };
 
 FIXTURE_VARIANT_ADD(cufab_size, destroy) {
 	.cmd = CUFAB_IOCTL_DESTROY,
 	.size = sizeof(struct cufab_destroy),
+	.last_off = offsetof(struct cufab_destroy, id),
+	.last_size = sizeof(((struct cufab_destroy *)0)->id),
 	.prepare = prepare_destroy,
 };
 
 FIXTURE_VARIANT_ADD(cufab_size, device_info) {
 	.cmd = CUFAB_IOCTL_DEVICE_INFO,
 	.size = sizeof(struct cufab_device_info),
+	.last_off = offsetof(struct cufab_device_info, name),
+	.last_size = sizeof(((struct cufab_device_info *)0)->name),
 	.prepare = prepare_device_info,
 };
 
 FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
 	.cmd = CUFAB_IOCTL_CTX_CREATE,
 	.size = sizeof(struct cufab_ctx_create),
+	.last_off = offsetof(struct cufab_ctx_create, out_ctx_id),
+	.last_size = sizeof(((struct cufab_ctx_create *)0)->out_ctx_id),
 	.prepare = prepare_ctx_create,
 };
 
@@ -216,7 +233,9 @@ TEST_F(cufab_size, exact_size)
 
 TEST_F(cufab_size, short_size_is_einval)
 {
-	__u32 sizes[] = { 0, 1, sizeof(__u32), variant->size - 1 };
+	/* shorter than the first version of the struct */
+	__u32 sizes[] = { 0, 1, sizeof(__u32),
+			  variant->last_off + variant->last_size - 1 };
 	unsigned int i;
 
 	if (skipped(_metadata))

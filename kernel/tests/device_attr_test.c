@@ -194,7 +194,7 @@ static void attrs_endpoint_modes_need_endpoints(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test,
 			a[CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES],
-			0x2);
+			0x1);
 
 	/* endpoints without fabric handles cannot be exported */
 	a = fill(test, 0, CUFAB_DEV_F_LE_UNICAST);

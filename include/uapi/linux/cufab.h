@@ -93,6 +93,7 @@ struct cufab_get_version {
 	__u32 num_gpus;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_GET_VERSION	_IO(CUFAB_TYPE, CUFAB_CMD_GET_VERSION)
 
 /**
@@ -106,6 +107,7 @@ struct cufab_noop {
 	__u32 size;
 	__u32 flags;
 };
+
 #define CUFAB_IOCTL_NOOP		_IO(CUFAB_TYPE, CUFAB_CMD_NOOP)
 
 /**
@@ -120,6 +122,7 @@ struct cufab_destroy {
 	__u32 size;
 	__u32 id;
 };
+
 #define CUFAB_IOCTL_DESTROY		_IO(CUFAB_TYPE, CUFAB_CMD_DESTROY)
 
 /* cufab_device_info.flags (out): what the virtual GPU can do. */
@@ -184,6 +187,7 @@ struct cufab_device_info {
 	__aligned_u64 mc_granularity;
 	__aligned_u64 mc_granularity_rec;
 };
+
 #define CUFAB_IOCTL_DEVICE_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_DEVICE_INFO)
 
 /**
@@ -204,10 +208,13 @@ struct cufab_ctx_create {
 	__u32 dev;
 	__u32 out_ctx_id;
 };
+
 #define CUFAB_IOCTL_CTX_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_CTX_CREATE)
 
-/* CUctx_flags bits the kernel accepts (CU_CTX_SCHED_MASK | MAP_HOST |
- * LMEM_RESIZE_TO_MAX | COREDUMP | USER_COREDUMP | SYNC_MEMOPS). */
+/*
+ * CUctx_flags bits the kernel accepts (CU_CTX_SCHED_MASK | MAP_HOST |
+ * LMEM_RESIZE_TO_MAX | COREDUMP | USER_COREDUMP | SYNC_MEMOPS).
+ */
 #define CUFAB_CTX_FLAGS_VALID		0xffU	/* CU_CTX_FLAGS_MASK */
 
 /* ---- memory (cuMemCreate, VMM, legacy, sharing, IMEX) ---- */
@@ -241,6 +248,7 @@ struct cufab_imex_set_channel {
 	__s32 fd;
 	__u32 out_channel;
 };
+
 #define CUFAB_IOCTL_IMEX_SET_CHANNEL	_IO(CUFAB_TYPE, CUFAB_CMD_IMEX_SET_CHANNEL)
 
 /**
@@ -269,6 +277,7 @@ struct cufab_mem_create {
 	__u32 out_handle;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_MEM_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_CREATE)
 #define CUFAB_ALLOC_F_GPU_DIRECT_RDMA	0x1
 #define CUFAB_ALLOC_F_COMPRESSIBLE	0x2
@@ -278,13 +287,16 @@ struct cufab_mem_release {
 	__u32 size;
 	__u32 handle;
 };
+
 #define CUFAB_IOCTL_MEM_RELEASE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RELEASE)
 
 /**
  * struct cufab_mem_retain - CUFAB_IOCTL_MEM_RETAIN (cuMemRetainAllocationHandle)
  * @addr: any address inside a mapping made with MEM_MAP
- * @out_handle: a handle on the mapped allocation; each retain must be
- *	matched by one MEM_RELEASE
+ * @out_handle: the handle the mapping was made with, retained once more
+ *	(the same value MEM_MAP was given, as in CUDA); a new handle on the
+ *	mapped allocation when that one has been released. Each retain must
+ *	be matched by one MEM_RELEASE.
  */
 struct cufab_mem_retain {
 	__u32 size;
@@ -293,6 +305,7 @@ struct cufab_mem_retain {
 	__u32 out_handle;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_MEM_RETAIN	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RETAIN)
 
 struct cufab_mem_get_props {
@@ -304,6 +317,7 @@ struct cufab_mem_get_props {
 	__u32 out_alloc_flags;
 	__aligned_u64 out_length;
 };
+
 #define CUFAB_IOCTL_MEM_GET_PROPS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_PROPS)
 
 /* MEM_GET_INFO: cuMemGetInfo for one GPU */
@@ -313,6 +327,7 @@ struct cufab_mem_get_info {
 	__aligned_u64 out_free;
 	__aligned_u64 out_total;
 };
+
 #define CUFAB_IOCTL_MEM_GET_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_INFO)
 
 /**
@@ -332,6 +347,7 @@ struct cufab_va_reserve {
 	__aligned_u64 alignment;
 	__aligned_u64 addr;
 };
+
 #define CUFAB_IOCTL_VA_RESERVE	_IO(CUFAB_TYPE, CUFAB_CMD_VA_RESERVE)
 
 struct cufab_va_free {
@@ -340,6 +356,7 @@ struct cufab_va_free {
 	__aligned_u64 addr;
 	__aligned_u64 length;
 };
+
 #define CUFAB_IOCTL_VA_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_VA_FREE)
 
 /* MEM_MAP (cuMemMap) / MEM_UNMAP (cuMemUnmap) */
@@ -352,6 +369,7 @@ struct cufab_mem_map {
 	__u32 handle;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_MEM_MAP	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_MAP)
 
 struct cufab_mem_unmap {
@@ -360,6 +378,7 @@ struct cufab_mem_unmap {
 	__aligned_u64 addr;
 	__aligned_u64 length;
 };
+
 #define CUFAB_IOCTL_MEM_UNMAP	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_UNMAP)
 
 /* CUmemAccessDesc, flags = CUmemAccess_flags (0 none, 1 read, 3 rw) */
@@ -377,6 +396,7 @@ struct cufab_mem_set_access {
 	__aligned_u64 length;
 	__aligned_u64 descs_ptr;	/* struct cufab_mem_access[num_descs] */
 };
+
 #define CUFAB_IOCTL_MEM_SET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_SET_ACCESS)
 
 struct cufab_mem_get_access {
@@ -386,6 +406,7 @@ struct cufab_mem_get_access {
 	__u32 out_flags;
 	__aligned_u64 addr;
 };
+
 #define CUFAB_IOCTL_MEM_GET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_ACCESS)
 
 /**
@@ -405,6 +426,7 @@ struct cufab_mem_alloc {
 	__aligned_u64 length;
 	__aligned_u64 out_addr;
 };
+
 #define CUFAB_IOCTL_MEM_ALLOC	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ALLOC)
 #define CUFAB_MEM_ALLOC_HOST		0x1
 
@@ -413,6 +435,7 @@ struct cufab_mem_free {
 	__u32 flags;		/* CUFAB_MEM_ALLOC_HOST for cuMemFreeHost */
 	__aligned_u64 addr;
 };
+
 #define CUFAB_IOCTL_MEM_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_FREE)
 
 /**
@@ -431,6 +454,7 @@ struct cufab_mem_copy {
 	__aligned_u64 src;
 	__aligned_u64 length;
 };
+
 #define CUFAB_IOCTL_MEM_COPY	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_COPY)
 
 /* MEM_SET: cuMemsetD8/D16/D32 */
@@ -444,6 +468,7 @@ struct cufab_mem_set {
 	__u32 value;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_MEM_SET	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_SET)
 
 /**
@@ -462,13 +487,14 @@ struct cufab_pointer_info {
 	__u32 out_handle_types;
 	__aligned_u64 out_range_base;	/* allocation (legacy) or mapping start */
 	__aligned_u64 out_range_length;
-	__aligned_u64 out_alloc_id;	/* node-wide id of the allocation, for
-					 * CU_POINTER_ATTRIBUTE_BUFFER_ID */
+	/* node-wide id of the allocation, for CU_POINTER_ATTRIBUTE_BUFFER_ID */
+	__aligned_u64 out_alloc_id;
 	__u32 out_access_flags;		/* for the host */
 	__u32 out_alloc_flags;
 	__aligned_u64 out_va_base;	/* reservation or legacy range, 0: none */
 	__aligned_u64 out_va_length;	/* its length (RANGE_START_ADDR/SIZE) */
 };
+
 #define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)
 #define CUFAB_PTR_F_CUFAB		0x1	/* addr is in a cufab range */
 #define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
@@ -492,6 +518,7 @@ struct cufab_mem_export {
 	__u32 __reserved;
 	__u8 out_fabric[CUFAB_FABRIC_HANDLE_LEN];
 };
+
 #define CUFAB_IOCTL_MEM_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_EXPORT)
 
 struct cufab_mem_import {
@@ -503,6 +530,7 @@ struct cufab_mem_import {
 	__u32 out_handle;
 	__u32 __reserved;
 };
+
 #define CUFAB_IOCTL_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_IMPORT)
 
 /*
@@ -522,6 +550,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_TOPO_SET,	/* do; CAP_NET_ADMIN; -EBUSY while a client is open */
 	__CUFAB_NL_CMD_MAX,
 };
+
 #define CUFAB_NL_CMD_MAX (__CUFAB_NL_CMD_MAX - 1)
 
 enum cufab_genl_attr {
@@ -545,6 +574,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_DEV_FEATURES_MASK,	/* u32, DEV_SET: which feature bits to change */
 	__CUFAB_NL_A_MAX,
 };
+
 #define CUFAB_NL_A_MAX (__CUFAB_NL_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_CUFAB_H */
