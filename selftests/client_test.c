@@ -28,9 +28,9 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
-#define LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
 #define CLIENTS		"/sys/kernel/debug/cufab/clients"
 #define NOBODY		65534
 
@@ -76,20 +76,6 @@ static int destroy(int fd, __u32 id)
 static int open_cufab(void)
 {
 	return open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-}
-
-/* -1 when debugfs does not have the counter */
-static __s64 live_objects(void)
-{
-	unsigned long long v;
-	FILE *f = fopen(LIVE_OBJECTS, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (__s64)v : -1;
 }
 
 /*
@@ -215,7 +201,7 @@ TEST_F(client, process_exit_frees_everything)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -242,7 +228,7 @@ TEST_F(client, sigkill_frees_everything)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	ASSERT_EQ(0, pipe(sync));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -283,7 +269,7 @@ TEST_F(client, last_reference_frees)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
 	ASSERT_EQ(0, pipe(go));
@@ -440,7 +426,7 @@ TEST_F(client, debugfs_lists_client)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
 	f = fopen("/proc/self/comm", "r");

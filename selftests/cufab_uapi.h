@@ -23,7 +23,8 @@
 
 #include <linux/cufab.h>
 
-#define CUFAB_LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+#include "cufab_test.h"
+
 #define CUFAB_PARAMS		"/sys/module/cufab/parameters/"
 #define IMEX_REGION		"cufab-imex-channels"
 #define IMEX_DIR		"/dev/cufab-imex-channels"
@@ -175,19 +176,6 @@ static inline int imex_join(int fd, unsigned int channel)
 	ret = imex_set_channel(fd, chfd, NULL);
 	close(chfd);
 	return ret;
-}
-
-static inline long long live_objects(void)
-{
-	long long v = -1;
-	FILE *f = fopen(CUFAB_LIVE_OBJECTS, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
 }
 
 /* live_objects settles asynchronously after a process dies (fput). */

@@ -30,11 +30,11 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 #define CUFAB_DEBUGFS	DEBUGFS "/cufab"
-#define LIVE_OBJECTS	CUFAB_DEBUGFS "/live_objects"
 #define NCTX		4
 
 static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
@@ -50,19 +50,6 @@ static int ctx_create(int fd, __u32 *id)
 	if (!ret && id)
 		*id = cmd.out_ctx_id;
 	return ret;
-}
-
-static __s64 live_objects(void)
-{
-	unsigned long long v;
-	FILE *f = fopen(LIVE_OBJECTS, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (__s64)v : -1;
 }
 
 /* Debugfs knobs: value strings, saved to be restored. */

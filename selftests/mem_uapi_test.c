@@ -23,6 +23,7 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
@@ -179,26 +180,6 @@ static int ptr_info(int fd, __u64 addr, struct cufab_pointer_info *pi)
 	pi->size = sizeof(*pi);
 	pi->addr = addr;
 	return xioctl(fd, CUFAB_IOCTL_POINTER_INFO, pi);
-}
-
-static long long read_ull(const char *path)
-{
-	unsigned long long v;
-	FILE *f = fopen(path, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (long long)v : -1;
-}
-
-#define LIVE_OBJECTS	CUFAB_DEBUGFS "/live_objects"
-
-static long long live_objects(void)
-{
-	return read_ull(LIVE_OBJECTS);
 }
 
 /* ---- touching memory: 0, or the signal it raised ---- */
