@@ -12,6 +12,8 @@
 #ifndef _CUFAB_SELFTEST_H
 #define _CUFAB_SELFTEST_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -31,6 +33,20 @@
 	if (access(CUFAB_DEV, F_OK))					\
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
 	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
+} while (0)
+
+/*
+ * @fd = a new client of /dev/cufab; skip when the module is not loaded
+ * (no device node), any other failure fails the test.
+ */
+#define OPEN_OR_SKIP(fd) do {						\
+	int *__fdp = &(fd);						\
+									\
+	*__fdp = open(CUFAB_DEV, O_RDWR | O_CLOEXEC);			\
+	if (*__fdp < 0 && errno == ENOENT)				\
+		SKIP(return, "%s absent (cufab.ko not loaded)", CUFAB_DEV); \
+	ASSERT_LE(0, *__fdp)						\
+		TH_LOG("open %s: %s", CUFAB_DEV, strerror(errno));	\
 } while (0)
 
 /* The 6.1 harness runs a test body even when its setup skipped. */

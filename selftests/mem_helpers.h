@@ -22,6 +22,24 @@
 
 #define DEBUGFS		"/sys/kernel/debug/cufab"
 
+/* FIXTURE(ctx): after cuInit (or a skip), a new current context per test. */
+#define CTX_FIXTURE()							\
+FIXTURE(ctx) {								\
+	CUcontext ctx;							\
+};									\
+FIXTURE_SETUP(ctx)							\
+{									\
+	self->ctx = NULL;						\
+	INIT_OR_SKIP();							\
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));	\
+}									\
+FIXTURE_TEARDOWN(ctx)							\
+{									\
+	if (self->ctx)							\
+		cuCtxDestroy(self->ctx);				\
+}									\
+struct __cufab_ctx_fixture_semicolon
+
 static inline CUmemAllocationProp dev_prop(int dev, unsigned int handle_types)
 {
 	CUmemAllocationProp p;

@@ -229,11 +229,7 @@ FIXTURE_SETUP(mem)
 	struct cufab_get_version ver = { .size = sizeof(ver) };
 	struct cufab_device_info info = { .size = sizeof(info) };
 
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd);
+	OPEN_OR_SKIP(self->fd);
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	self->num_gpus = ver.num_gpus;
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_DEVICE_INFO, &info));

@@ -19,6 +19,7 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
 /* CUdevice_attribute numbers the tests look at */
@@ -82,12 +83,7 @@ FIXTURE_SETUP(cufab)
 {
 	struct cufab_get_version ver = { .size = sizeof(ver) };
 
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd)
-		TH_LOG("open %s: %s", CUFAB_DEVICE_PATH, strerror(errno));
+	OPEN_OR_SKIP(self->fd);
 	ASSERT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	self->num_gpus = ver.num_gpus;
 }
@@ -199,11 +195,7 @@ FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
 
 FIXTURE_SETUP(cufab_size)
 {
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd);
+	OPEN_OR_SKIP(self->fd);
 }
 
 FIXTURE_TEARDOWN(cufab_size)
