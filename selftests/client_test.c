@@ -119,17 +119,6 @@ static int client_listed(pid_t pid)
 	}								\
 } while (0)
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 FIXTURE(client) {
 	int fd;
 	__u32 num_gpus;

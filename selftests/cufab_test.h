@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CUFAB_DEV		"/dev/cufab"
@@ -67,6 +68,21 @@ static inline long long live_objects(void)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/*
+ * Reap child @pid: its exit status, 0x100 | signal when a signal killed it
+ * (never mistaken for an exit status), -1 when waitpid() fails.
+ */
+static inline int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 /* Send @len bytes on a unix socket and, when @fd >= 0, @fd (SCM_RIGHTS). */

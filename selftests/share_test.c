@@ -137,17 +137,6 @@ static int exporter_send(int cfd, __u32 handle, __u32 type, int sock)
 	return ret;
 }
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
-}
-
 /* ---- two processes, each handle type ---- */
 
 FIXTURE(share) {
@@ -319,7 +308,7 @@ TEST_F(share, importer_killed_leaks_nothing)
 				   variant->handle_type, self->sock[0]));
 	ASSERT_EQ(0, sock_wait(self->sock[0]));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	EXPECT_EQ(128 + SIGKILL, wait_child(pid));
+	EXPECT_EQ(0x100 | SIGKILL, wait_child(pid));
 	if (live >= 0)
 		EXPECT_EQ(live, live_objects_wait(live));
 	/* the exporter's allocation is intact, with the importer's data */
