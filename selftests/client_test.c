@@ -28,28 +28,22 @@
 
 #include <linux/cufab.h>
 
-#include "cufab_test.h"
+#include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
 #define CLIENTS		"/sys/kernel/debug/cufab/clients"
-#define NOBODY		65534
-
-static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 static int noop(int fd)
 {
 	struct cufab_noop cmd = { .size = sizeof(cmd) };
 
-	return cufab_ioctl(fd, CUFAB_IOCTL_NOOP, &cmd);
+	return cufab_ioc(fd, CUFAB_IOCTL_NOOP, &cmd);
 }
 
 static int get_version(int fd, __u32 *num_gpus)
 {
 	struct cufab_get_version cmd = { .size = sizeof(cmd) };
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_GET_VERSION, &cmd);
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_GET_VERSION, &cmd);
 
 	if (!ret && num_gpus)
 		*num_gpus = cmd.num_gpus;
@@ -59,7 +53,7 @@ static int get_version(int fd, __u32 *num_gpus)
 static int ctx_create(int fd, __u32 dev, __u32 *id)
 {
 	struct cufab_ctx_create cmd = { .size = sizeof(cmd), .dev = dev };
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
 
 	if (!ret && id)
 		*id = cmd.out_ctx_id;
@@ -70,12 +64,7 @@ static int destroy(int fd, __u32 id)
 {
 	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
 
-	return cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &cmd);
-}
-
-static int open_cufab(void)
-{
-	return open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	return cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &cmd);
 }
 
 /*
@@ -132,7 +121,7 @@ FIXTURE_SETUP(client)
 		SKIP(return, "%s absent (cufab.ko not loaded)",
 		     CUFAB_DEVICE_PATH);
 	self->live_before = live_objects();
-	self->fd = open_cufab();
+	self->fd = cufab_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, get_version(self->fd, &self->num_gpus));
 }
@@ -168,10 +157,10 @@ TEST_F(client, forked_child_gets_ebadf)
 		CHILD_CHECK(get_version(self->fd, NULL) == EBADF);
 		CHILD_CHECK(ctx_create(self->fd, 0, NULL) == EBADF);
 		CHILD_CHECK(destroy(self->fd, id) == EBADF);
-		CHILD_CHECK(cufab_ioctl(self->fd, _IO(CUFAB_TYPE, 0xff),
-					&bogus) == EBADF);
+		CHILD_CHECK(cufab_ioc(self->fd, _IO(CUFAB_TYPE, 0xff),
+				      &bogus) == EBADF);
 		/* its own client works, and does not see the parent's ids */
-		own = open_cufab();
+		own = cufab_open();
 		CHILD_CHECK(own >= 0);
 		CHILD_CHECK(get_version(own, &num_gpus) == 0);
 		CHILD_CHECK(destroy(own, id) == ENOENT);
@@ -194,7 +183,7 @@ TEST_F(client, process_exit_frees_everything)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int fd = open_cufab();
+		int fd = cufab_open();
 		__u32 i;
 
 		CHILD_CHECK(fd >= 0);
@@ -222,7 +211,7 @@ TEST_F(client, sigkill_frees_everything)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int fd = open_cufab();
+		int fd = cufab_open();
 		__u32 i;
 
 		CHILD_CHECK(fd >= 0);
@@ -308,7 +297,7 @@ static int parallel_client(int ready, int go, __u32 num_gpus)
 	int fd, i, j;
 	char c;
 
-	fd = open_cufab();
+	fd = cufab_open();
 	CHILD_CHECK(fd >= 0);
 	for (i = 0; i < N; i++)
 		CHILD_CHECK(ctx_create(fd, i % num_gpus, &ids[i]) == 0);
@@ -456,7 +445,7 @@ TEST_F(client, unprivileged_user)
 		CHILD_CHECK(setresgid(NOBODY, NOBODY, NOBODY) == 0);
 		CHILD_CHECK(setresuid(NOBODY, NOBODY, NOBODY) == 0);
 		CHILD_CHECK(geteuid() == NOBODY);
-		fd = open_cufab();
+		fd = cufab_open();
 		CHILD_CHECK(fd >= 0);
 		CHILD_CHECK(get_version(fd, &num_gpus) == 0);
 		CHILD_CHECK(ctx_create(fd, num_gpus - 1, &id) == 0);
