@@ -50,23 +50,6 @@ static int get_version(int fd, __u32 *num_gpus)
 	return ret;
 }
 
-static int ctx_create(int fd, __u32 dev, __u32 *id)
-{
-	struct cufab_ctx_create cmd = { .size = sizeof(cmd), .dev = dev };
-	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
-static int destroy(int fd, __u32 id)
-{
-	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
-
-	return cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &cmd);
-}
-
 /*
  * Release of a dying process's files completes before it is reaped, but
  * allow for a delayed final fput anyway: poll for up to 5 s.
@@ -145,7 +128,7 @@ TEST_F(client, forked_child_gets_ebadf)
 
 	if (skipped(_metadata))
 		return;
-	ASSERT_EQ(0, ctx_create(self->fd, 0, &id));
+	ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &id));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -155,7 +138,7 @@ TEST_F(client, forked_child_gets_ebadf)
 		/* every command, even an unknown one, is refused */
 		CHILD_CHECK(noop(self->fd) == EBADF);
 		CHILD_CHECK(get_version(self->fd, NULL) == EBADF);
-		CHILD_CHECK(ctx_create(self->fd, 0, NULL) == EBADF);
+		CHILD_CHECK(ctx_create(self->fd, 0, 0, NULL) == EBADF);
 		CHILD_CHECK(destroy(self->fd, id) == EBADF);
 		CHILD_CHECK(cufab_ioc(self->fd, _IO(CUFAB_TYPE, 0xff),
 				      &bogus) == EBADF);
@@ -188,7 +171,7 @@ TEST_F(client, process_exit_frees_everything)
 
 		CHILD_CHECK(fd >= 0);
 		for (i = 0; i < 64; i++)
-			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, NULL) == 0);
+			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, 0, NULL) == 0);
 		_exit(0);	/* no close, no destroy */
 	}
 	ASSERT_EQ(0, wait_child(pid));
@@ -216,7 +199,7 @@ TEST_F(client, sigkill_frees_everything)
 
 		CHILD_CHECK(fd >= 0);
 		for (i = 0; i < 100; i++)
-			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, NULL) == 0);
+			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, 0, NULL) == 0);
 		CHILD_CHECK(write(sync[1], "r", 1) == 1);
 		for (;;)
 			pause();
@@ -249,7 +232,7 @@ TEST_F(client, last_reference_frees)
 	if (self->live_before < 0)
 		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
+		ASSERT_EQ(0, ctx_create(self->fd, 0, 0, NULL));
 	ASSERT_EQ(0, pipe(go));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -300,7 +283,7 @@ static int parallel_client(int ready, int go, __u32 num_gpus)
 	fd = cufab_open();
 	CHILD_CHECK(fd >= 0);
 	for (i = 0; i < N; i++)
-		CHILD_CHECK(ctx_create(fd, i % num_gpus, &ids[i]) == 0);
+		CHILD_CHECK(ctx_create(fd, i % num_gpus, 0, &ids[i]) == 0);
 	for (i = 0; i < N; i++)
 		for (j = 0; j < i; j++)
 			CHILD_CHECK(ids[i] != ids[j]);
@@ -364,7 +347,7 @@ static void *thread_create_destroy(void *p)
 	int i;
 
 	for (i = 0; i < 300 && !arg->err; i++) {
-		arg->err = ctx_create(arg->fd, i % arg->num_gpus, &id);
+		arg->err = ctx_create(arg->fd, i % arg->num_gpus, 0, &id);
 		if (!arg->err)
 			arg->err = destroy(arg->fd, id);
 	}
@@ -406,7 +389,7 @@ TEST_F(client, debugfs_lists_client)
 	if (self->live_before < 0)
 		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
+		ASSERT_EQ(0, ctx_create(self->fd, 0, 0, NULL));
 	f = fopen("/proc/self/comm", "r");
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(comm, sizeof(comm), f));
@@ -448,7 +431,7 @@ TEST_F(client, unprivileged_user)
 		fd = cufab_open();
 		CHILD_CHECK(fd >= 0);
 		CHILD_CHECK(get_version(fd, &num_gpus) == 0);
-		CHILD_CHECK(ctx_create(fd, num_gpus - 1, &id) == 0);
+		CHILD_CHECK(ctx_create(fd, num_gpus - 1, 0, &id) == 0);
 		CHILD_CHECK(destroy(fd, id) == 0);
 		CHILD_CHECK(noop(fd) == 0);
 		close(fd);

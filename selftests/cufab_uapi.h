@@ -40,6 +40,29 @@ static inline int cufab_open(void)
 	return open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 }
 
+/* A context on GPU @dev; its id in *@id when @id. */
+static inline int ctx_create(int fd, __u32 dev, __u32 flags, __u32 *id)
+{
+	struct cufab_ctx_create cmd = {
+		.size = sizeof(cmd),
+		.flags = flags,
+		.dev = dev,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
+
+	if (!ret && id)
+		*id = cmd.out_ctx_id;
+	return ret;
+}
+
+/* Destroy object @id (a context, a handle...) of the client. */
+static inline int destroy(int fd, __u32 id)
+{
+	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &cmd);
+}
+
 /* Major of a char-device region in /proc/devices, 0 when absent. */
 static inline unsigned int proc_devices_major(const char *name)
 {

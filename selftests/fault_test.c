@@ -37,16 +37,6 @@
 #define CUFAB_DEBUGFS	DEBUGFS "/cufab"
 #define NCTX		4
 
-static int ctx_create(int fd, __u32 *id)
-{
-	struct cufab_ctx_create cmd = { .size = sizeof(cmd) };
-	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
 /* Debugfs knobs: value strings, saved to be restored. */
 struct knob {
 	const char *path;
@@ -176,7 +166,7 @@ static int scenario(void)
 		return errno;
 	err = cufab_ioc(fd, CUFAB_IOCTL_GET_VERSION, &ver);
 	for (i = 0; !err && i < NCTX; i++) {
-		err = ctx_create(fd, &ids[i]);
+		err = ctx_create(fd, 0, 0, &ids[i]);
 		n += !err;
 	}
 	if (!err)
@@ -273,7 +263,7 @@ static int op_open(int fd)
 
 static int op_ctx_create(int fd)
 {
-	return ctx_create(fd, NULL);
+	return ctx_create(fd, 0, 0, NULL);
 }
 
 FIXTURE_VARIANT_ADD(knob, fail_client_open) {

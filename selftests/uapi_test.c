@@ -37,27 +37,6 @@
 #define CMD_BUF_LEN	1024
 
 /* 0 or the errno of a failed ioctl */
-static int ctx_create(int fd, __u32 dev, __u32 flags, __u32 *id)
-{
-	struct cufab_ctx_create cmd = {
-		.size = sizeof(cmd),
-		.flags = flags,
-		.dev = dev,
-	};
-	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
-static int destroy(int fd, __u32 id)
-{
-	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
-
-	return cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &cmd);
-}
-
 static int device_info(int fd, __u32 index, struct cufab_device_info *info,
 		       __s32 *attrs, __u32 num_attrs)
 {
