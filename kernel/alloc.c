@@ -335,6 +335,26 @@ struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
 	return h;
 }
 
+int cufab_mem_handle_respond(struct cufab_ucmd *ucmd,
+			     struct cufab_alloc *alloc, u32 *out_id,
+			     size_t cmd_len)
+{
+	struct cufab_mem_handle *h;
+	int ret;
+
+	h = cufab_mem_handle_alloc(ucmd->client, alloc);
+	if (IS_ERR(h))
+		return PTR_ERR(h);
+	*out_id = h->obj.id;
+	ret = cufab_ucmd_respond(ucmd, cmd_len);
+	if (ret) {
+		cufab_object_abort_and_destroy(&h->obj);
+		return ret;
+	}
+	cufab_object_finalize(&h->obj);
+	return 0;
+}
+
 bool cufab_mem_handle_retain(struct cufab_client *client, u32 id,
 			     struct cufab_alloc *alloc)
 {
@@ -415,7 +435,6 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 		.alloc_flags = cmd->alloc_flags,
 		.length = cmd->length,
 	};
-	struct cufab_mem_handle *h;
 	struct cufab_alloc *alloc;
 	int ret;
 
@@ -425,19 +444,10 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	h = cufab_mem_handle_alloc(ucmd->client, alloc);
-	cufab_alloc_put(alloc);	/* the handle holds it now */
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-
-	cmd->out_handle = h->obj.id;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		cufab_object_abort_and_destroy(&h->obj);
-		return ret;
-	}
-	cufab_object_finalize(&h->obj);
-	return 0;
+	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
+				       sizeof(*cmd));
+	cufab_alloc_put(alloc);	/* the handle, if any, holds it now */
+	return ret;
 }
 
 /*

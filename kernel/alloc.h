@@ -147,6 +147,15 @@ int cufab_mem_handle_create(struct cufab_client *client,
 struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
 						struct cufab_alloc *alloc);
 /*
+ * Two-phase create for an ioctl reply: a new handle on @alloc, its id in
+ * *@out_id, the first @cmd_len bytes of @ucmd's command sent back, and the
+ * handle published only if that reply reached the caller.
+ * Return: 0, or -errno with no handle left behind.
+ */
+int cufab_mem_handle_respond(struct cufab_ucmd *ucmd,
+			     struct cufab_alloc *alloc, u32 *out_id,
+			     size_t cmd_len);
+/*
  * One more retain of handle @id of @client if it names @alloc and is not
  * being released: true, else false (the caller makes a new handle).
  */

@@ -137,8 +137,33 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, 0, true);
 }
 
-/* Copy in chunks; no lock is held, faults go through the CPU view. */
-static int cufab_copy_user(u64 dst, u64 src, u64 length)
+/* Fill @buf with @value repeated in units of @elem bytes. */
+static void cufab_fill_pattern(void *buf, size_t len, u32 value, u32 elem)
+{
+	size_t i;
+
+	switch (elem) {
+	case 1:
+		memset(buf, value, len);
+		break;
+	case 2:
+		for (i = 0; i < len / 2; i++)
+			((u16 *)buf)[i] = value;
+		break;
+	default:
+		for (i = 0; i < len / 4; i++)
+			((u32 *)buf)[i] = value;
+		break;
+	}
+}
+
+/*
+ * Write @length bytes at user @dst in chunks through a bounce buffer: read
+ * from user @src, or when @fill, a pattern of @value in @elem-byte units.
+ * No lock is held, faults go through the CPU view.
+ */
+static int cufab_bounce_user(u64 dst, u64 src, u64 length, bool fill,
+			     u32 value, u32 elem)
 {
 	void *buf;
 	u64 done;
@@ -147,10 +172,13 @@ static int cufab_copy_user(u64 dst, u64 src, u64 length)
 	buf = kmalloc(CUFAB_BOUNCE_SIZE, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
+	if (fill)
+		cufab_fill_pattern(buf, CUFAB_BOUNCE_SIZE, value, elem);
 	for (done = 0; done < length; done += CUFAB_BOUNCE_SIZE) {
 		size_t n = min_t(u64, length - done, CUFAB_BOUNCE_SIZE);
 
-		if (copy_from_user(buf, u64_to_user_ptr(src + done), n) ||
+		if ((!fill &&
+		     copy_from_user(buf, u64_to_user_ptr(src + done), n)) ||
 		    copy_to_user(u64_to_user_ptr(dst + done), buf, n)) {
 			ret = -EFAULT;
 			break;
@@ -163,6 +191,16 @@ static int cufab_copy_user(u64 dst, u64 src, u64 length)
 	}
 	kfree(buf);
 	return ret;
+}
+
+static int cufab_copy_user(u64 dst, u64 src, u64 length)
+{
+	return cufab_bounce_user(dst, src, length, false, 0, 0);
+}
+
+static int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
+{
+	return cufab_bounce_user(dst, 0, length, true, value, elem);
 }
 
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
@@ -188,53 +226,6 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 	if (ret)
 		return ret;
 	return cufab_copy_user(cmd->dst, cmd->src, cmd->length);
-}
-
-/* Fill @buf with @value repeated in units of @elem bytes. */
-static void cufab_fill_pattern(void *buf, size_t len, u32 value, u32 elem)
-{
-	size_t i;
-
-	switch (elem) {
-	case 1:
-		memset(buf, value, len);
-		break;
-	case 2:
-		for (i = 0; i < len / 2; i++)
-			((u16 *)buf)[i] = value;
-		break;
-	default:
-		for (i = 0; i < len / 4; i++)
-			((u32 *)buf)[i] = value;
-		break;
-	}
-}
-
-static int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
-{
-	void *buf;
-	u64 done;
-	int ret = 0;
-
-	buf = kmalloc(CUFAB_BOUNCE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	cufab_fill_pattern(buf, CUFAB_BOUNCE_SIZE, value, elem);
-	for (done = 0; done < length; done += CUFAB_BOUNCE_SIZE) {
-		size_t n = min_t(u64, length - done, CUFAB_BOUNCE_SIZE);
-
-		if (copy_to_user(u64_to_user_ptr(dst + done), buf, n)) {
-			ret = -EFAULT;
-			break;
-		}
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		cond_resched();
-	}
-	kfree(buf);
-	return ret;
 }
 
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)

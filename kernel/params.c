@@ -121,8 +121,37 @@ int cufab_parse_cliques(const char *str, struct cufab_gpu *gpus, u32 n)
 	return 0;
 }
 
-static int cufab_parse_numa_node(const char *str, char *item, u32 g, u32 n,
-				 struct cufab_gpu *gpus)
+/*
+ * Call @fn on each ','-separated, trimmed entry of @str with its position,
+ * stopping at the first error. @count (may be NULL) receives the number of
+ * entries visited, the failing one included.
+ */
+static int cufab_parse_list(const char *str,
+			    int (*fn)(const char *str, char *item, u32 idx,
+				      struct cufab_gpu *gpus, u32 n),
+			    struct cufab_gpu *gpus, u32 n, u32 *count)
+{
+	char *buf, *rest, *item;
+	int ret = 0;
+	u32 idx = 0;
+
+	if (!str || !*str)
+		goto out;
+	buf = kstrdup(str, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	rest = buf;
+	while (!ret && (item = strsep(&rest, ",")))
+		ret = fn(str, strim(item), idx++, gpus, n);
+	kfree(buf);
+out:
+	if (count)
+		*count = idx;
+	return ret;
+}
+
+static int cufab_parse_numa_node(const char *str, char *item, u32 g,
+				 struct cufab_gpu *gpus, u32 n)
 {
 	int node;
 
@@ -156,19 +185,12 @@ static int cufab_parse_numa_node(const char *str, char *item, u32 g, u32 n,
  */
 int cufab_parse_numa_nodes(const char *str, struct cufab_gpu *gpus, u32 n)
 {
-	char *buf, *rest, *item;
-	int ret = 0;
-	u32 g = 0;
+	int ret;
+	u32 g;
 
 	if (!str || !*str)
 		return 0;
-	buf = kstrdup(str, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	rest = buf;
-	while (!ret && (item = strsep(&rest, ",")))
-		ret = cufab_parse_numa_node(str, strim(item), g++, n, gpus);
-	kfree(buf);
+	ret = cufab_parse_list(str, cufab_parse_numa_node, gpus, n, &g);
 	if (ret)
 		return ret;
 	if (g != n) {
@@ -180,6 +202,7 @@ int cufab_parse_numa_nodes(const char *str, struct cufab_gpu *gpus, u32 n)
 }
 
 static int cufab_parse_peer_pair(const char *str, char *item,
+				 u32 __always_unused idx,
 				 struct cufab_gpu *gpus, u32 n)
 {
 	u32 a, b;
@@ -214,23 +237,11 @@ static int cufab_parse_peer_pair(const char *str, char *item,
  */
 int cufab_parse_peers(const char *str, struct cufab_gpu *gpus, u32 n)
 {
-	char *buf, *rest, *item;
-	int ret = 0;
-
-	if (!str || !*str)
-		return 0;
-	buf = kstrdup(str, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	rest = buf;
-	while (!ret && (item = strsep(&rest, ",")))
-		ret = cufab_parse_peer_pair(str, strim(item), gpus, n);
-	kfree(buf);
-	return ret;
+	return cufab_parse_list(str, cufab_parse_peer_pair, gpus, n, NULL);
 }
 
-static int cufab_parse_feature(const char *str, char *item, u32 g, u32 n,
-			       struct cufab_gpu *gpus)
+static int cufab_parse_feature(const char *str, char *item, u32 g,
+			       struct cufab_gpu *gpus, u32 n)
 {
 	u32 features;
 
@@ -264,20 +275,7 @@ static int cufab_parse_feature(const char *str, char *item, u32 g, u32 n,
  */
 int cufab_parse_features(const char *str, struct cufab_gpu *gpus, u32 n)
 {
-	char *buf, *rest, *item;
-	int ret = 0;
-	u32 g = 0;
-
-	if (!str || !*str)
-		return 0;
-	buf = kstrdup(str, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	rest = buf;
-	while (!ret && (item = strsep(&rest, ",")))
-		ret = cufab_parse_feature(str, strim(item), g++, n, gpus);
-	kfree(buf);
-	return ret;
+	return cufab_parse_list(str, cufab_parse_feature, gpus, n, NULL);
 }
 
 static int cufab_params_check(const struct cufab_params *p)

@@ -179,7 +179,6 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_import *cmd = ucmd->cmd;
 	struct cufab_client *client = ucmd->client;
-	struct cufab_mem_handle *h;
 	struct cufab_alloc *alloc;
 	int ret;
 
@@ -201,17 +200,8 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd)
 		ret = -ENOMEM;
 		goto out;
 	}
-	h = cufab_mem_handle_alloc(client, alloc);
-	if (IS_ERR(h)) {
-		ret = PTR_ERR(h);
-		goto out;
-	}
-	cmd->out_handle = h->obj.id;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret)
-		cufab_object_abort_and_destroy(&h->obj);
-	else
-		cufab_object_finalize(&h->obj);
+	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
+				       sizeof(*cmd));
 out:
 	cufab_alloc_put(alloc);
 	return ret;

@@ -967,7 +967,6 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_retain *cmd = ucmd->cmd;
 	struct cufab_alloc *alloc = NULL;
-	struct cufab_mem_handle *h;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
 	u32 mapped_with = 0;
@@ -999,16 +998,8 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 		return ret;
 	}
 
-	h = cufab_mem_handle_alloc(ucmd->client, alloc);
+	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
+				       sizeof(*cmd));
 	cufab_alloc_put(alloc);
-	if (IS_ERR(h))
-		return PTR_ERR(h);
-	cmd->out_handle = h->obj.id;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		cufab_object_abort_and_destroy(&h->obj);
-		return ret;
-	}
-	cufab_object_finalize(&h->obj);
-	return 0;
+	return ret;
 }

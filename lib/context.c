@@ -388,18 +388,26 @@ static CUresult ctx_check_params(const CUctxCreateParams *p)
 	return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
-					     CUctxCreateParams *ctxCreateParams,
-					     unsigned int flags, CUdevice dev)
+CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev)
 {
-	CUresult res;
-
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!cufab_device(dev))
 		return CUDA_ERROR_INVALID_DEVICE;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
+					     CUctxCreateParams *ctxCreateParams,
+					     unsigned int flags, CUdevice dev)
+{
+	CUresult res;
+
+	res = cufab_ctx_create_check(pctx, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_check_params(ctxCreateParams);
 	if (res != CUDA_SUCCESS)
 		return res;

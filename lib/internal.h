@@ -100,6 +100,8 @@ void cufab_primary_deactivate(CUdevice dev);
 void cufab_primary_set_flags(CUdevice dev, unsigned int flags);
 void cufab_ctx_reset_locked(void);
 CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
+/* The checks every cuCtxCreate version makes first, in CUDA's order. */
+CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
 
 /* primary.c */
 void cufab_primary_reset_locked(void);

@@ -41,12 +41,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx,
 					     int numParams, unsigned int flags,
 					     CUdevice dev)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
+	CUresult res;
+
+	res = cufab_ctx_create_check(pctx, dev);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (numParams < 0 || (numParams > 0 && !paramsArray))
 		return CUDA_ERROR_INVALID_VALUE;
 	if (numParams > 0)

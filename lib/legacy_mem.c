@@ -118,6 +118,23 @@ static CUresult current_device(CUcontext *ctx, CUdevice *dev, __u32 *kindex)
 	return CUDA_SUCCESS;
 }
 
+/* @request under a current context, its errno as a memory CUresult. */
+static CUresult current_ioctl(unsigned long request, void *arg)
+{
+	CUdevice dev;
+	CUresult res;
+	__u32 kindex;
+	int ret;
+
+	res = current_device(NULL, &dev, &kindex);
+	if (res != CUDA_SUCCESS)
+		return res;
+	ret = cufab_ioctl(request, arg);
+	if (ret)
+		return cufab_mem_result(-ret);
+	return CUDA_SUCCESS;
+}
+
 static CUresult mem_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags)
 {
 	struct cufab_mem_alloc arg = {
@@ -150,17 +167,11 @@ static CUresult mem_free(CUdeviceptr addr, __u32 flags)
 	struct cufab_mem_free arg = {
 		.size = sizeof(arg), .flags = flags, .addr = addr,
 	};
-	CUdevice dev;
 	CUresult res;
-	__u32 kindex;
-	int ret;
 
-	res = current_device(NULL, &dev, &kindex);
+	res = current_ioctl(CUFAB_IOCTL_MEM_FREE, &arg);
 	if (res != CUDA_SUCCESS)
 		return res;
-	ret = cufab_ioctl(CUFAB_IOCTL_MEM_FREE, &arg);
-	if (ret)
-		return cufab_mem_result(-ret);
 	legacy_forget(addr);
 	return CUDA_SUCCESS;
 }
@@ -278,17 +289,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase,
 						      CUdeviceptr dptr)
 {
 	struct cufab_pointer_info arg = { .size = sizeof(arg), .addr = dptr };
-	CUdevice dev;
 	CUresult res;
-	__u32 kindex;
-	int ret;
 
-	res = current_device(NULL, &dev, &kindex);
+	res = current_ioctl(CUFAB_IOCTL_POINTER_INFO, &arg);
 	if (res != CUDA_SUCCESS)
 		return res;
-	ret = cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &arg);
-	if (ret)
-		return cufab_mem_result(-ret);
 	if (!(arg.out_flags & CUFAB_PTR_F_MAPPED))
 		return CUDA_ERROR_NOT_FOUND;
 	if (pbase)

@@ -28,68 +28,26 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
-#define LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
 #define CLIENTS		"/sys/kernel/debug/cufab/clients"
-#define NOBODY		65534
-
-static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
 
 static int noop(int fd)
 {
 	struct cufab_noop cmd = { .size = sizeof(cmd) };
 
-	return cufab_ioctl(fd, CUFAB_IOCTL_NOOP, &cmd);
+	return cufab_ioc(fd, CUFAB_IOCTL_NOOP, &cmd);
 }
 
 static int get_version(int fd, __u32 *num_gpus)
 {
 	struct cufab_get_version cmd = { .size = sizeof(cmd) };
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_GET_VERSION, &cmd);
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_GET_VERSION, &cmd);
 
 	if (!ret && num_gpus)
 		*num_gpus = cmd.num_gpus;
 	return ret;
-}
-
-static int ctx_create(int fd, __u32 dev, __u32 *id)
-{
-	struct cufab_ctx_create cmd = { .size = sizeof(cmd), .dev = dev };
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
-static int destroy(int fd, __u32 id)
-{
-	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
-
-	return cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &cmd);
-}
-
-static int open_cufab(void)
-{
-	return open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-}
-
-/* -1 when debugfs does not have the counter */
-static __s64 live_objects(void)
-{
-	unsigned long long v;
-	FILE *f = fopen(LIVE_OBJECTS, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (__s64)v : -1;
 }
 
 /*
@@ -133,17 +91,6 @@ static int client_listed(pid_t pid)
 	}								\
 } while (0)
 
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 FIXTURE(client) {
 	int fd;
 	__u32 num_gpus;
@@ -157,7 +104,7 @@ FIXTURE_SETUP(client)
 		SKIP(return, "%s absent (cufab.ko not loaded)",
 		     CUFAB_DEVICE_PATH);
 	self->live_before = live_objects();
-	self->fd = open_cufab();
+	self->fd = cufab_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
 	ASSERT_EQ(0, get_version(self->fd, &self->num_gpus));
 }
@@ -181,7 +128,7 @@ TEST_F(client, forked_child_gets_ebadf)
 
 	if (skipped(_metadata))
 		return;
-	ASSERT_EQ(0, ctx_create(self->fd, 0, &id));
+	ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &id));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -191,12 +138,12 @@ TEST_F(client, forked_child_gets_ebadf)
 		/* every command, even an unknown one, is refused */
 		CHILD_CHECK(noop(self->fd) == EBADF);
 		CHILD_CHECK(get_version(self->fd, NULL) == EBADF);
-		CHILD_CHECK(ctx_create(self->fd, 0, NULL) == EBADF);
+		CHILD_CHECK(ctx_create(self->fd, 0, 0, NULL) == EBADF);
 		CHILD_CHECK(destroy(self->fd, id) == EBADF);
-		CHILD_CHECK(cufab_ioctl(self->fd, _IO(CUFAB_TYPE, 0xff),
-					&bogus) == EBADF);
+		CHILD_CHECK(cufab_ioc(self->fd, _IO(CUFAB_TYPE, 0xff),
+				      &bogus) == EBADF);
 		/* its own client works, and does not see the parent's ids */
-		own = open_cufab();
+		own = cufab_open();
 		CHILD_CHECK(own >= 0);
 		CHILD_CHECK(get_version(own, &num_gpus) == 0);
 		CHILD_CHECK(destroy(own, id) == ENOENT);
@@ -215,16 +162,16 @@ TEST_F(client, process_exit_frees_everything)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int fd = open_cufab();
+		int fd = cufab_open();
 		__u32 i;
 
 		CHILD_CHECK(fd >= 0);
 		for (i = 0; i < 64; i++)
-			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, NULL) == 0);
+			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, 0, NULL) == 0);
 		_exit(0);	/* no close, no destroy */
 	}
 	ASSERT_EQ(0, wait_child(pid));
@@ -242,17 +189,17 @@ TEST_F(client, sigkill_frees_everything)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	ASSERT_EQ(0, pipe(sync));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		int fd = open_cufab();
+		int fd = cufab_open();
 		__u32 i;
 
 		CHILD_CHECK(fd >= 0);
 		for (i = 0; i < 100; i++)
-			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, NULL) == 0);
+			CHILD_CHECK(ctx_create(fd, i % self->num_gpus, 0, NULL) == 0);
 		CHILD_CHECK(write(sync[1], "r", 1) == 1);
 		for (;;)
 			pause();
@@ -283,9 +230,9 @@ TEST_F(client, last_reference_frees)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
+		ASSERT_EQ(0, ctx_create(self->fd, 0, 0, NULL));
 	ASSERT_EQ(0, pipe(go));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -333,10 +280,10 @@ static int parallel_client(int ready, int go, __u32 num_gpus)
 	int fd, i, j;
 	char c;
 
-	fd = open_cufab();
+	fd = cufab_open();
 	CHILD_CHECK(fd >= 0);
 	for (i = 0; i < N; i++)
-		CHILD_CHECK(ctx_create(fd, i % num_gpus, &ids[i]) == 0);
+		CHILD_CHECK(ctx_create(fd, i % num_gpus, 0, &ids[i]) == 0);
 	for (i = 0; i < N; i++)
 		for (j = 0; j < i; j++)
 			CHILD_CHECK(ids[i] != ids[j]);
@@ -400,7 +347,7 @@ static void *thread_create_destroy(void *p)
 	int i;
 
 	for (i = 0; i < 300 && !arg->err; i++) {
-		arg->err = ctx_create(arg->fd, i % arg->num_gpus, &id);
+		arg->err = ctx_create(arg->fd, i % arg->num_gpus, 0, &id);
 		if (!arg->err)
 			arg->err = destroy(arg->fd, id);
 	}
@@ -440,9 +387,9 @@ TEST_F(client, debugfs_lists_client)
 	if (skipped(_metadata))
 		return;
 	if (self->live_before < 0)
-		SKIP(return, "%s absent (no debugfs)", LIVE_OBJECTS);
+		SKIP(return, "%s absent (no debugfs)", CUFAB_LIVE_OBJECTS);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(0, ctx_create(self->fd, 0, NULL));
+		ASSERT_EQ(0, ctx_create(self->fd, 0, 0, NULL));
 	f = fopen("/proc/self/comm", "r");
 	ASSERT_NE(NULL, f);
 	ASSERT_NE(NULL, fgets(comm, sizeof(comm), f));
@@ -481,10 +428,10 @@ TEST_F(client, unprivileged_user)
 		CHILD_CHECK(setresgid(NOBODY, NOBODY, NOBODY) == 0);
 		CHILD_CHECK(setresuid(NOBODY, NOBODY, NOBODY) == 0);
 		CHILD_CHECK(geteuid() == NOBODY);
-		fd = open_cufab();
+		fd = cufab_open();
 		CHILD_CHECK(fd >= 0);
 		CHILD_CHECK(get_version(fd, &num_gpus) == 0);
-		CHILD_CHECK(ctx_create(fd, num_gpus - 1, &id) == 0);
+		CHILD_CHECK(ctx_create(fd, num_gpus - 1, 0, &id) == 0);
 		CHILD_CHECK(destroy(fd, id) == 0);
 		CHILD_CHECK(noop(fd) == 0);
 		close(fd);

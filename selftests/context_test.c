@@ -15,20 +15,10 @@
 
 #include <cufab/cuda.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
-#define CUFAB_DEV	"/dev/cufab"
 #define DEBUGFS		"/sys/kernel/debug/cufab"
-
-/* CUresult is unsigned, its enumerators are int: compare as int. */
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
-
-#define INIT_OR_SKIP() do {						\
-	if (access(CUFAB_DEV, F_OK))					\
-		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
-	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
-} while (0)
 
 /* Never issued by the library: slot far beyond its table. */
 #define GARBAGE_CTX	((CUcontext)0xdeadbeefcafeULL)
@@ -40,20 +30,6 @@ static CUcontext current(void)
 	if (cuCtxGetCurrent(&c) != CUDA_SUCCESS)
 		return GARBAGE_CTX;
 	return c;
-}
-
-/* Kernel objects alive, or -1 without debugfs. */
-static long long live_objects(void)
-{
-	long long n = -1;
-	FILE *f = fopen(DEBUGFS "/live_objects", "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
 }
 
 TEST(create_destroy)

@@ -23,7 +23,8 @@
 
 #include <linux/cufab.h>
 
-#define CUFAB_LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+#include "cufab_test.h"
+
 #define CUFAB_PARAMS		"/sys/module/cufab/parameters/"
 #define IMEX_REGION		"cufab-imex-channels"
 #define IMEX_DIR		"/dev/cufab-imex-channels"
@@ -37,6 +38,29 @@ static inline int cufab_ioc(int fd, unsigned long req, void *arg)
 static inline int cufab_open(void)
 {
 	return open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+}
+
+/* A context on GPU @dev; its id in *@id when @id. */
+static inline int ctx_create(int fd, __u32 dev, __u32 flags, __u32 *id)
+{
+	struct cufab_ctx_create cmd = {
+		.size = sizeof(cmd),
+		.flags = flags,
+		.dev = dev,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
+
+	if (!ret && id)
+		*id = cmd.out_ctx_id;
+	return ret;
+}
+
+/* Destroy object @id (a context, a handle...) of the client. */
+static inline int destroy(int fd, __u32 id)
+{
+	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &cmd);
 }
 
 /* Major of a char-device region in /proc/devices, 0 when absent. */
@@ -175,19 +199,6 @@ static inline int imex_join(int fd, unsigned int channel)
 	ret = imex_set_channel(fd, chfd, NULL);
 	close(chfd);
 	return ret;
-}
-
-static inline long long live_objects(void)
-{
-	long long v = -1;
-	FILE *f = fopen(CUFAB_LIVE_OBJECTS, "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
 }
 
 /* live_objects settles asynchronously after a process dies (fput). */

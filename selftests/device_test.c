@@ -22,14 +22,10 @@
 #include <cufab/cuda.h>
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
-#define CUFAB_DEV	"/dev/cufab"
 #define UUID_STR_LEN	41
-
-/* CUresult is unsigned, its enumerators are int: compare as int. */
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
 
 /* What the kernel says about every GPU of the node. */
 struct node {

@@ -30,40 +30,12 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
 #define CUFAB_DEBUGFS	DEBUGFS "/cufab"
-#define LIVE_OBJECTS	CUFAB_DEBUGFS "/live_objects"
 #define NCTX		4
-
-static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
-static int ctx_create(int fd, __u32 *id)
-{
-	struct cufab_ctx_create cmd = { .size = sizeof(cmd) };
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
-static __s64 live_objects(void)
-{
-	unsigned long long v;
-	FILE *f = fopen(LIVE_OBJECTS, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (__s64)v : -1;
-}
 
 /* Debugfs knobs: value strings, saved to be restored. */
 struct knob {
@@ -192,17 +164,17 @@ static int scenario(void)
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	err = cufab_ioctl(fd, CUFAB_IOCTL_GET_VERSION, &ver);
+	err = cufab_ioc(fd, CUFAB_IOCTL_GET_VERSION, &ver);
 	for (i = 0; !err && i < NCTX; i++) {
-		err = ctx_create(fd, &ids[i]);
+		err = ctx_create(fd, 0, 0, &ids[i]);
 		n += !err;
 	}
 	if (!err)
-		err = cufab_ioctl(fd, CUFAB_IOCTL_DEVICE_INFO, &info);
+		err = cufab_ioc(fd, CUFAB_IOCTL_DEVICE_INFO, &info);
 	/* destroy half explicitly, leave the rest to close() */
 	for (i = 0; i < n / 2; i++) {
 		struct cufab_destroy d = { .size = sizeof(d), .id = ids[i] };
-		int e = cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &d);
+		int e = cufab_ioc(fd, CUFAB_IOCTL_DESTROY, &d);
 
 		if (!err)
 			err = e;
@@ -291,7 +263,7 @@ static int op_open(int fd)
 
 static int op_ctx_create(int fd)
 {
-	return ctx_create(fd, NULL);
+	return ctx_create(fd, 0, 0, NULL);
 }
 
 FIXTURE_VARIANT_ADD(knob, fail_client_open) {

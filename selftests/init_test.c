@@ -30,19 +30,8 @@
 #include <cufab/cuda.h>
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
-
-#define CUFAB_DEV	"/dev/cufab"
-
-/* CUresult is unsigned, its enumerators are int: compare as int. */
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
-
-#define INIT_OR_SKIP() do {						\
-	if (access(CUFAB_DEV, F_OK))					\
-		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
-	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
-} while (0)
 
 /* ioctl stand-in: see the top of the file. */
 enum fake_mode { FAKE_NONE, FAKE_MAJOR, FAKE_NEWER_MINOR, FAKE_EINTR };

@@ -7,22 +7,7 @@
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
-FIXTURE(ctx) {
-	CUcontext ctx;
-};
-
-FIXTURE_SETUP(ctx)
-{
-	self->ctx = NULL;
-	INIT_OR_SKIP();
-	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
-}
-
-FIXTURE_TEARDOWN(ctx)
-{
-	if (self->ctx)
-		cuCtxDestroy(self->ctx);
-}
+CTX_FIXTURE();
 
 /*
  * The end of a mapping followed by reserved, unmapped addresses: copies

@@ -18,24 +18,27 @@
 
 #include <cufab/cuda.h>
 
-#define CUFAB_DEV	"/dev/cufab"
+#include "cufab_test.h"
+
 #define DEBUGFS		"/sys/kernel/debug/cufab"
 
-/* CUresult is unsigned, its enumerators are int: compare as int. */
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
-
-#define INIT_OR_SKIP() do {						\
-	if (access(CUFAB_DEV, F_OK))					\
-		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
-	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
-} while (0)
-
-/* The 6.1 harness runs a test body even when its setup skipped. */
-#define SETUP_SKIPPED() do {						\
-	if (_metadata->skip)						\
-		return;							\
-} while (0)
+/* FIXTURE(ctx): after cuInit (or a skip), a new current context per test. */
+#define CTX_FIXTURE()							\
+FIXTURE(ctx) {								\
+	CUcontext ctx;							\
+};									\
+FIXTURE_SETUP(ctx)							\
+{									\
+	self->ctx = NULL;						\
+	INIT_OR_SKIP();							\
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));	\
+}									\
+FIXTURE_TEARDOWN(ctx)							\
+{									\
+	if (self->ctx)							\
+		cuCtxDestroy(self->ctx);				\
+}									\
+struct __cufab_ctx_fixture_semicolon
 
 static inline CUmemAllocationProp dev_prop(int dev, unsigned int handle_types)
 {
@@ -153,20 +156,6 @@ static inline int cpu_faults(volatile unsigned char *p, int write)
 	return faulted;
 }
 
-/* Kernel objects alive, or -1 without debugfs. */
-static inline long long live_objects(void)
-{
-	long long n = -1;
-	FILE *f = fopen(DEBUGFS "/live_objects", "r");
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &n) != 1)
-		n = -1;
-	fclose(f);
-	return n;
-}
-
 /* Writes val to a file; 0 or -1. */
 static inline int write_file(const char *path, const char *val)
 {
@@ -184,15 +173,9 @@ static inline int write_file(const char *path, const char *val)
 static inline int fault_knob(const char *attr, const char *knob, const char *val)
 {
 	char path[256];
-	int fd, ok;
 
 	snprintf(path, sizeof(path), DEBUGFS "/%s/%s", attr, knob);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
+	return write_file(path, val);
 }
 
 #endif /* _CUFAB_MEM_HELPERS_H */

@@ -23,6 +23,7 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
 
 #define DEBUGFS		"/sys/kernel/debug"
@@ -181,26 +182,6 @@ static int ptr_info(int fd, __u64 addr, struct cufab_pointer_info *pi)
 	return xioctl(fd, CUFAB_IOCTL_POINTER_INFO, pi);
 }
 
-static long long read_ull(const char *path)
-{
-	unsigned long long v;
-	FILE *f = fopen(path, "r");
-	int n;
-
-	if (!f)
-		return -1;
-	n = fscanf(f, "%llu", &v);
-	fclose(f);
-	return n == 1 ? (long long)v : -1;
-}
-
-#define LIVE_OBJECTS	CUFAB_DEBUGFS "/live_objects"
-
-static long long live_objects(void)
-{
-	return read_ull(LIVE_OBJECTS);
-}
-
 /* ---- touching memory: 0, or the signal it raised ---- */
 
 static sigjmp_buf probe_env;
@@ -248,11 +229,7 @@ FIXTURE_SETUP(mem)
 	struct cufab_get_version ver = { .size = sizeof(ver) };
 	struct cufab_device_info info = { .size = sizeof(info) };
 
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd);
+	OPEN_OR_SKIP(self->fd);
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	self->num_gpus = ver.num_gpus;
 	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_DEVICE_INFO, &info));

@@ -11,11 +11,8 @@
 
 #include <cufab/cuda.h>
 
+#include "cufab_test.h"
 #include "kselftest_harness.h"
-
-/* CUresult is unsigned, its enumerators are int: compare as int. */
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
 
 struct entry {
 	const char *symbol;

@@ -36,48 +36,6 @@
 
 /* ---- the unix socket ---- */
 
-/* Send @len bytes and, when @fd >= 0, the fd with SCM_RIGHTS. */
-static int sock_send(int sock, const void *buf, size_t len, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (fd >= 0) {
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
-}
-
-/* Receive @len bytes and maybe an fd (-1 when none came). */
-static int sock_recv(int sock, void *buf, size_t len, int *fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)len)
-		return -1;
-	if (fd) {
-		*fd = -1;
-		c = CMSG_FIRSTHDR(&msg);
-		if (c && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	}
-	return 0;
-}
-
 static int sock_signal(int sock)
 {
 	char b = 'x';
@@ -177,17 +135,6 @@ static int exporter_send(int cfd, __u32 handle, __u32 type, int sock)
 	if (dmabuf >= 0)
 		close(dmabuf);
 	return ret;
-}
-
-static int wait_child(pid_t pid)
-{
-	int status;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
 }
 
 /* ---- two processes, each handle type ---- */
@@ -361,7 +308,7 @@ TEST_F(share, importer_killed_leaks_nothing)
 				   variant->handle_type, self->sock[0]));
 	ASSERT_EQ(0, sock_wait(self->sock[0]));
 	ASSERT_EQ(0, kill(pid, SIGKILL));
-	EXPECT_EQ(128 + SIGKILL, wait_child(pid));
+	EXPECT_EQ(0x100 | SIGKILL, wait_child(pid));
 	if (live >= 0)
 		EXPECT_EQ(live, live_objects_wait(live));
 	/* the exporter's allocation is intact, with the importer's data */

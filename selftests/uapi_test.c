@@ -19,6 +19,7 @@
 
 #include <linux/cufab.h>
 
+#include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
 /* CUdevice_attribute numbers the tests look at */
@@ -36,32 +37,6 @@
 #define CMD_BUF_LEN	1024
 
 /* 0 or the errno of a failed ioctl */
-static int cufab_ioctl(int fd, unsigned long cmd, void *arg)
-{
-	return ioctl(fd, cmd, arg) ? errno : 0;
-}
-
-static int ctx_create(int fd, __u32 dev, __u32 flags, __u32 *id)
-{
-	struct cufab_ctx_create cmd = {
-		.size = sizeof(cmd),
-		.flags = flags,
-		.dev = dev,
-	};
-	int ret = cufab_ioctl(fd, CUFAB_IOCTL_CTX_CREATE, &cmd);
-
-	if (!ret && id)
-		*id = cmd.out_ctx_id;
-	return ret;
-}
-
-static int destroy(int fd, __u32 id)
-{
-	struct cufab_destroy cmd = { .size = sizeof(cmd), .id = id };
-
-	return cufab_ioctl(fd, CUFAB_IOCTL_DESTROY, &cmd);
-}
-
 static int device_info(int fd, __u32 index, struct cufab_device_info *info,
 		       __s32 *attrs, __u32 num_attrs)
 {
@@ -70,7 +45,7 @@ static int device_info(int fd, __u32 index, struct cufab_device_info *info,
 	info->index = index;
 	info->num_attrs = num_attrs;
 	info->attrs_ptr = (uintptr_t)attrs;
-	return cufab_ioctl(fd, CUFAB_IOCTL_DEVICE_INFO, info);
+	return cufab_ioc(fd, CUFAB_IOCTL_DEVICE_INFO, info);
 }
 
 FIXTURE(cufab) {
@@ -82,13 +57,8 @@ FIXTURE_SETUP(cufab)
 {
 	struct cufab_get_version ver = { .size = sizeof(ver) };
 
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd)
-		TH_LOG("open %s: %s", CUFAB_DEVICE_PATH, strerror(errno));
-	ASSERT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	OPEN_OR_SKIP(self->fd);
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	self->num_gpus = ver.num_gpus;
 }
 
@@ -199,11 +169,7 @@ FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
 
 FIXTURE_SETUP(cufab_size)
 {
-	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (self->fd < 0 && errno == ENOENT)
-		SKIP(return, "%s absent (cufab.ko not loaded)",
-		     CUFAB_DEVICE_PATH);
-	ASSERT_LE(0, self->fd);
+	OPEN_OR_SKIP(self->fd);
 }
 
 FIXTURE_TEARDOWN(cufab_size)
@@ -228,7 +194,7 @@ TEST_F(cufab_size, exact_size)
 		return;
 	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 		  variant->size);
-	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(0, cufab_ioc(self->fd, variant->cmd, self->buf));
 }
 
 TEST_F(cufab_size, short_size_is_einval)
@@ -243,8 +209,8 @@ TEST_F(cufab_size, short_size_is_einval)
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 			  sizes[i]);
-		EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, variant->cmd,
-					      self->buf))
+		EXPECT_EQ(EINVAL, cufab_ioc(self->fd, variant->cmd,
+					    self->buf))
 			TH_LOG("size %u", sizes[i]);
 	}
 }
@@ -259,7 +225,7 @@ TEST_F(cufab_size, longer_size_zero_tail_ok)
 		return;
 	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 		  variant->size + extra);
-	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(0, cufab_ioc(self->fd, variant->cmd, self->buf));
 	/* the kernel writes back only what it knows: the tail stays zero */
 	for (i = 0; i < extra; i++)
 		ASSERT_EQ(0, tail[i]) TH_LOG("tail byte %u", i);
@@ -271,7 +237,7 @@ TEST_F(cufab_size, page_sized_zero_tail_ok)
 		return;
 	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 		  sizeof(self->buf));
-	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(0, cufab_ioc(self->fd, variant->cmd, self->buf));
 }
 
 TEST_F(cufab_size, nonzero_tail_is_e2big)
@@ -283,11 +249,11 @@ TEST_F(cufab_size, nonzero_tail_is_e2big)
 	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 		  variant->size + 8);
 	tail[7] = 1;
-	ASSERT_EQ(E2BIG, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(E2BIG, cufab_ioc(self->fd, variant->cmd, self->buf));
 	sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
 		  variant->size + 8);
 	tail[0] = 0x80;
-	ASSERT_EQ(E2BIG, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(E2BIG, cufab_ioc(self->fd, variant->cmd, self->buf));
 }
 
 TEST_F(cufab_size, no_write_past_user_size)
@@ -301,7 +267,7 @@ TEST_F(cufab_size, no_write_past_user_size)
 	canary[0] = CANARY;
 	canary[1] = CANARY;
 	/* a non-zero byte past the declared size is not part of the struct */
-	ASSERT_EQ(0, cufab_ioctl(self->fd, variant->cmd, self->buf));
+	ASSERT_EQ(0, cufab_ioc(self->fd, variant->cmd, self->buf));
 	ASSERT_EQ(CANARY, canary[0]);
 	ASSERT_EQ(CANARY, canary[1]);
 }
@@ -310,9 +276,9 @@ TEST_F(cufab_size, bad_pointer_is_efault)
 {
 	if (skipped(_metadata))
 		return;
-	ASSERT_EQ(EFAULT, cufab_ioctl(self->fd, variant->cmd, NULL));
-	ASSERT_EQ(EFAULT, cufab_ioctl(self->fd, variant->cmd,
-				      (void *)(uintptr_t)8));
+	ASSERT_EQ(EFAULT, cufab_ioc(self->fd, variant->cmd, NULL));
+	ASSERT_EQ(EFAULT, cufab_ioc(self->fd, variant->cmd,
+				    (void *)(uintptr_t)8));
 }
 
 TEST_F(cufab, unknown_ioctl_is_enotty)
@@ -332,7 +298,7 @@ TEST_F(cufab, unknown_ioctl_is_enotty)
 	if (skipped(_metadata))
 		return;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		EXPECT_EQ(ENOTTY, cufab_ioctl(self->fd, bad[i], &noop))
+		EXPECT_EQ(ENOTTY, cufab_ioc(self->fd, bad[i], &noop))
 			TH_LOG("cmd 0x%lx", bad[i]);
 	}
 }
@@ -343,7 +309,7 @@ TEST_F(cufab, get_version)
 
 	if (skipped(_metadata))
 		return;
-	ASSERT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	EXPECT_EQ((__u32)CUFAB_VERSION_MAJOR, ver.major);
 	EXPECT_EQ((__u32)CUFAB_VERSION_MINOR, ver.minor);
 	EXPECT_LE(1U, ver.num_gpus);
@@ -357,12 +323,12 @@ TEST_F(cufab, get_version_flags_and_reserved)
 
 	if (skipped(_metadata))
 		return;
-	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	EXPECT_EQ(EINVAL, cufab_ioc(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	ver.flags = 0x80000000;
-	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	EXPECT_EQ(EINVAL, cufab_ioc(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 	ver.flags = 0;
 	ver.__reserved = 1;
-	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
+	EXPECT_EQ(EINVAL, cufab_ioc(self->fd, CUFAB_IOCTL_GET_VERSION, &ver));
 }
 
 TEST_F(cufab, noop_flags)
@@ -371,9 +337,9 @@ TEST_F(cufab, noop_flags)
 
 	if (skipped(_metadata))
 		return;
-	EXPECT_EQ(0, cufab_ioctl(self->fd, CUFAB_IOCTL_NOOP, &noop));
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_NOOP, &noop));
 	noop.flags = 1;
-	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_NOOP, &noop));
+	EXPECT_EQ(EINVAL, cufab_ioc(self->fd, CUFAB_IOCTL_NOOP, &noop));
 }
 
 TEST_F(cufab, not_seekable)
@@ -405,7 +371,7 @@ TEST_F(cufab, device_info_reserved_is_einval)
 	memset(&info, 0, sizeof(info));
 	info.size = sizeof(info);
 	info.__reserved = 1;
-	EXPECT_EQ(EINVAL, cufab_ioctl(self->fd, CUFAB_IOCTL_DEVICE_INFO, &info));
+	EXPECT_EQ(EINVAL, cufab_ioc(self->fd, CUFAB_IOCTL_DEVICE_INFO, &info));
 }
 
 TEST_F(cufab, device_info_identity)

@@ -770,45 +770,6 @@ TEST(proc_address)
 
 /* ---- sharing ---- */
 
-static int send_bytes(int sock, const void *buf, size_t len, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { (void *)buf, len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (fd >= 0) {
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
-}
-
-static int recv_bytes(int sock, void *buf, size_t len, int *fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { buf, len };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-
-	if (recvmsg(sock, &msg, 0) != (ssize_t)len)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (fd)
-		*fd = c && c->cmsg_type == SCM_RIGHTS ?
-		      *(int *)CMSG_DATA(c) : -1;
-	return 0;
-}
-
 /*
  * The importer: receives a handle, maps it, checks the exporter's
  * pattern, answers with its own. Exit status says what failed.
@@ -826,7 +787,7 @@ static int importer(int sock, CUmemAllocationHandleType type, size_t len)
 
 	if (cuInit(0))
 		return 10;
-	if (recv_bytes(sock, &fh, sizeof(fh), &fd))
+	if (sock_recv(sock, &fh, sizeof(fh), &fd))
 		return 11;
 	os = type == CU_MEM_HANDLE_TYPE_FABRIC ? (void *)&fh :
 	     (void *)(uintptr_t)fd;
@@ -846,7 +807,7 @@ static int importer(int sock, CUmemAllocationHandleType type, size_t len)
 			return 14;
 	for (i = 0; i < len; i += 4096)
 		p[i + 1] = (unsigned char)(i / 4096 + 100);
-	if (send_bytes(sock, "k", 1, -1))
+	if (sock_send(sock, "k", 1, -1))
 		return 15;
 	if (vbuf_drop(&(struct vbuf){ h, va, len }))
 		return 16;
@@ -896,10 +857,10 @@ static int share_run(struct __test_metadata *_metadata,
 		_exit(importer(sv[1], type, len));
 	}
 	close(sv[1]);
-	send_bytes(sv[0], &fh, sizeof(fh), fd);
+	sock_send(sv[0], &fh, sizeof(fh), fd);
 	if (fd >= 0)
 		close(fd);
-	if (recv_bytes(sv[0], &ok, 1, NULL) == 0)
+	if (sock_recv(sv[0], &ok, 1, NULL) == 0)
 		for (i = 0; i < len; i += 4096)
 			if (p[i + 1] != (unsigned char)(i / 4096 + 100))
 				bad = 1;

@@ -66,7 +66,7 @@ $(BUILD)/selftests/abi_layout_test: $(ABI_SRC)/abi_layout_test.c $(ABI_GEN)/abi_
 		$(ABI_GEN)/abi_layout_ours.o $(ABI_GEN)/abi_layout_official.o \
 		$(ABI_GEN)/abi_reference.c
 
-$(BUILD)/selftests/abi_official_test: $(ABI_SRC)/abi_official_test.c $(CUDA_H) \
+$(BUILD)/selftests/abi_official_test: $(ABI_SRC)/abi_official_test.c $(CUDA_H) selftests/cufab_test.h \
 				      $(KSFT_HDRS) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -I$(CUDA_INC) -I$(CURDIR)/include/uapi -I$(KSFT_DIR) \

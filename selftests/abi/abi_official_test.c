@@ -13,18 +13,8 @@
 #include <cuda.h>
 #include <linux/cufab.h>
 
+#include "../cufab_test.h"
 #include "kselftest_harness.h"
-
-#define CUFAB_DEV	"/dev/cufab"
-
-#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
-#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
-
-#define INIT_OR_SKIP() do {						\
-	if (access(CUFAB_DEV, F_OK))					\
-		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
-	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
-} while (0)
 
 /* Kernel GPU 0 (no CUDA_VISIBLE_DEVICES here: ordinal 0 is kernel GPU 0). */
 static int gpu0_info(struct cufab_device_info *info, int *attrs, int *num_gpus)

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by every cufab selftest.
+ *
+ * This is the base of the selftest headers: mem_helpers.h (memory through
+ * libcufab) and cufab_uapi.h (raw ioctls) build on it. It includes no
+ * cuda.h of its own, so selftests/abi/abi_official_test.c, built against
+ * NVIDIA's cuda.h, can use it too: the CUresult macros below only expand
+ * in a file that has some cuda.h. Include it before kselftest_harness.h or
+ * after, the macros only need the harness where they are used.
+ */
+#ifndef _CUFAB_SELFTEST_H
+#define _CUFAB_SELFTEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CUFAB_DEV		"/dev/cufab"
+#define CUFAB_LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+
+/* CUresult is unsigned, its enumerators are int: compare as int. */
+#define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
+#define ASSERT_CU(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
+
+/* Skip without the module, else cuInit(0) must succeed. */
+#define INIT_OR_SKIP() do {						\
+	if (access(CUFAB_DEV, F_OK))					\
+		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
+	ASSERT_CU(CUDA_SUCCESS, cuInit(0));				\
+} while (0)
+
+/*
+ * @fd = a new client of /dev/cufab; skip when the module is not loaded
+ * (no device node), any other failure fails the test.
+ */
+#define OPEN_OR_SKIP(fd) do {						\
+	int *__fdp = &(fd);						\
+									\
+	*__fdp = open(CUFAB_DEV, O_RDWR | O_CLOEXEC);			\
+	if (*__fdp < 0 && errno == ENOENT)				\
+		SKIP(return, "%s absent (cufab.ko not loaded)", CUFAB_DEV); \
+	ASSERT_LE(0, *__fdp)						\
+		TH_LOG("open %s: %s", CUFAB_DEV, strerror(errno));	\
+} while (0)
+
+/* The 6.1 harness runs a test body even when its setup skipped. */
+#define SETUP_SKIPPED() do {						\
+	if (_metadata->skip)						\
+		return;							\
+} while (0)
+
+/* Kernel objects alive (all clients), or -1 without debugfs. */
+static inline long long live_objects(void)
+{
+	long long v = -1;
+	FILE *f = fopen(CUFAB_LIVE_OBJECTS, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Reap child @pid: its exit status, 0x100 | signal when a signal killed it
+ * (never mistaken for an exit status), -1 when waitpid() fails.
+ */
+static inline int wait_child(pid_t pid)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* Send @len bytes on a unix socket and, when @fd >= 0, @fd (SCM_RIGHTS). */
+static inline int sock_send(int sock, const void *buf, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receive @len bytes and, when @fd, the fd that came with them or -1. */
+static inline int sock_recv(int sock, void *buf, size_t len, int *fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c;
+
+	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)len)
+		return -1;
+	if (fd) {
+		*fd = -1;
+		c = CMSG_FIRSTHDR(&msg);
+		if (c && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	}
+	return 0;
+}
+
+#endif /* _CUFAB_SELFTEST_H */
