@@ -204,11 +204,12 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	}
 	kref_init(&alloc->ref);
 	xa_init(&alloc->pages);
-	alloc->id = atomic64_inc_return(&cufab_alloc_next_id);
 	alloc->owner_pid = task_tgid_nr(current);
 	get_task_comm(alloc->owner_comm, current);
 
+	/* under the lock: the list stays in id order (cufab_allocs_for_each) */
 	mutex_lock(&cufab_allocs_lock);
+	alloc->id = atomic64_inc_return(&cufab_alloc_next_id);
 	list_add_tail(&alloc->node, &cufab_allocs);
 	mutex_unlock(&cufab_allocs_lock);
 	atomic64_inc(&cufab_allocs_nr);
@@ -518,14 +519,76 @@ static void cufab_alloc_show_nodes(struct seq_file *m, struct cufab_alloc *alloc
 		seq_puts(m, "=-");
 }
 
+/**
+ * cufab_allocs_for_each() - call @fn for the live allocations, oldest first
+ * @from_id: start after the allocation with this id (0: from the first)
+ * @fn: called under cufab_allocs_lock; a nonzero return stops the walk
+ * @arg: passed to @fn
+ *
+ * Ids are given under cufab_allocs_lock as allocations join the list, so
+ * the list is in id order and a walk stopped at one id resumes after it
+ * even if allocations came and went meanwhile.
+ * Return: the first nonzero value @fn returned, else 0.
+ */
+int cufab_allocs_for_each(u64 from_id,
+			  int (*fn)(struct cufab_alloc *alloc, void *arg),
+			  void *arg)
+{
+	struct cufab_alloc *alloc;
+	int ret = 0;
+
+	mutex_lock(&cufab_allocs_lock);
+	list_for_each_entry(alloc, &cufab_allocs, node) {
+		if (alloc->id <= from_id)
+			continue;
+		ret = fn(alloc, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&cufab_allocs_lock);
+	return ret;
+}
+
+/* Bytes of @alloc populated so far. */
+u64 cufab_alloc_resident(struct cufab_alloc *alloc)
+{
+	struct page *page;
+	unsigned long index;
+	u64 pages = 0;
+
+	xa_for_each(&alloc->pages, index, page)
+		pages++;
+	return pages << PAGE_SHIFT;
+}
+
+struct cufab_allocs_show_ctx {
+	struct seq_file *m;
+	unsigned long *count;
+};
+
+static int cufab_alloc_show(struct cufab_alloc *alloc, void *arg)
+{
+	struct cufab_allocs_show_ctx *ctx = arg;
+	struct seq_file *m = ctx->m;
+
+	seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x%s refs=%u",
+		   alloc->id, alloc->owner_pid, alloc->owner_comm,
+		   alloc->location_type, alloc->location_id,
+		   alloc->length, alloc->handle_types,
+		   alloc->alloc_flags, alloc->legacy ? " legacy" : "",
+		   kref_read(&alloc->ref));
+	cufab_alloc_show_nodes(m, alloc, ctx->count);
+	seq_putc(m, '\n');
+	return 0;
+}
+
 /*
  * debugfs "mem": per-GPU use, then one line per live allocation with its
  * owner, size, resident pages per NUMA node and references.
  */
 void cufab_allocs_show(struct seq_file *m)
 {
-	struct cufab_alloc *alloc;
-	unsigned long *count;
+	struct cufab_allocs_show_ctx ctx = { .m = m };
 	u32 i, n;
 
 	down_read(&cufab_topo_rwsem);
@@ -536,20 +599,9 @@ void cufab_allocs_show(struct seq_file *m)
 			   cufab_node.gpus[i].mem_total);
 	up_read(&cufab_topo_rwsem);
 
-	count = kcalloc(nr_node_ids, sizeof(*count), GFP_KERNEL);
-	if (!count)
+	ctx.count = kcalloc(nr_node_ids, sizeof(*ctx.count), GFP_KERNEL);
+	if (!ctx.count)
 		return;
-	mutex_lock(&cufab_allocs_lock);
-	list_for_each_entry(alloc, &cufab_allocs, node) {
-		seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x%s refs=%u",
-			   alloc->id, alloc->owner_pid, alloc->owner_comm,
-			   alloc->location_type, alloc->location_id,
-			   alloc->length, alloc->handle_types,
-			   alloc->alloc_flags, alloc->legacy ? " legacy" : "",
-			   kref_read(&alloc->ref));
-		cufab_alloc_show_nodes(m, alloc, count);
-		seq_putc(m, '\n');
-	}
-	mutex_unlock(&cufab_allocs_lock);
-	kfree(count);
+	cufab_allocs_for_each(0, cufab_alloc_show, &ctx);
+	kfree(ctx.count);
 }

@@ -176,6 +176,10 @@ int cufab_gpu_charge(atomic64_t *used, u64 total, u64 bytes);
 void cufab_gpu_uncharge(atomic64_t *used, u64 bytes);
 u64 cufab_allocs_live(void);
 void cufab_allocs_show(struct seq_file *m);
+int cufab_allocs_for_each(u64 from_id,
+			  int (*fn)(struct cufab_alloc *alloc, void *arg),
+			  void *arg);
+u64 cufab_alloc_resident(struct cufab_alloc *alloc);
 
 /* ioctls (alloc.c) */
 int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);

@@ -10,7 +10,8 @@
  * Every successful change is announced on the "events" group.
  *
  * Locking: the family is not parallel_ops, so genl_mutex serialises the
- * handlers. Under it: cufab_clients_lock -> cufab_topo_rwsem (device.c).
+ * handlers. Under it: cufab_clients_lock -> cufab_topo_rwsem (device.c),
+ * and cufab_allocs_lock (alloc.c) for the ALLOC_GET dump.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +21,7 @@
 #include <net/genetlink.h>
 #include <linux/cufab.h>
 
+#include "alloc.h"
 #include "client.h"
 #include "device.h"
 #include "netlink.h"
@@ -244,6 +246,62 @@ static int cufab_nl_dev_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
+struct cufab_nl_alloc_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
+{
+	struct cufab_nl_alloc_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
+			  d->cb->nlh->nlmsg_seq, &cufab_nl_family,
+			  NLM_F_MULTI, CUFAB_NL_CMD_ALLOC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_PID, alloc->owner_pid) ||
+	    nla_put_string(skb, CUFAB_NL_A_ALLOC_COMM, alloc->owner_comm) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_LOC_TYPE, alloc->location_type) ||
+	    nla_put_s32(skb, CUFAB_NL_A_ALLOC_LOC_ID, alloc->location_id) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_SIZE, alloc->length,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_RESIDENT,
+			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
+			alloc->handle_types) ||
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY, alloc->legacy)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	/* resume after the last allocation that made it into a message */
+	d->cb->args[0] = alloc->id;
+	return 0;
+}
+
+/*
+ * ALLOC_GET dump: one message per live allocation, in id order. args[0]
+ * is the id of the last one sent; allocations released between two
+ * calls are simply not seen, new ones have larger ids and are.
+ */
+static int cufab_nl_alloc_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	struct cufab_nl_alloc_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
+	/* a message that fits in no skb at all would loop forever */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
 /* DEV_PEERS rules that the policy cannot express. */
 static int cufab_nl_check_peers(struct genl_info *info, u32 index)
 {
@@ -448,6 +506,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 		.policy = cufab_nl_topo_set_policy,
 		.maxattr = CUFAB_NL_A_MAX,
 		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_ALLOC_GET,
+		.dumpit = cufab_nl_alloc_get_dumpit,
 	},
 };
 

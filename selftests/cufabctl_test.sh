@@ -181,7 +181,12 @@ test_bad_arguments() {
 	expect_error 1 'nothing to change' dev set gpu0 || return 1
 	expect_error 1 '"0"' topo set gpus 0 || return 1
 	expect_error 1 '"-x"' -x dev show || return 1
-	ctl help | grep -q "cufabctl dev set" || fail "help lacks dev set"
+	expect_error 1 '"pid" needs a value' mem show pid || return 1
+	expect_error 1 '"x"' mem show pid x || return 1
+	expect_error 1 '"bogus"' mem show bogus || return 1
+	ctl help | grep -q "cufabctl dev set" || fail "help lacks dev set" ||
+		return
+	ctl help | grep -q "cufabctl mem show" || fail "help lacks mem show"
 }
 
 test_dev_show_text() {
@@ -455,9 +460,33 @@ test_monitor() {
 		fail "dev-set event without gpu0"
 }
 
+# The allocations of every process: valid JSON, the same ones as debugfs
+# "mem" lists, none for a pid that has none.
+test_mem_show() {
+	need_module || return
+	ctl -j mem show >"$tmp/mem.json" || fail "mem show failed" || return
+	"$JSONCHECK" <"$tmp/mem.json" || fail "mem show -j: invalid JSON" ||
+		return
+	ctl -j -p mem show | "$JSONCHECK" || fail "mem show -j -p: invalid" ||
+		return
+	ctl mem show >/dev/null || fail "mem show (text) failed" || return
+	out=$(ctl -j mem show pid 999999) || fail "mem show pid: failed" ||
+		return
+	[ "$out" = "[]" ] || fail "mem show pid 999999: $out" || return
+	out=$(ctl mem show pid 999999) || return 1
+	[ -z "$out" ] || fail "mem show pid 999999 (text): $out" || return
+	dbg=/sys/kernel/debug/cufab/mem
+	[ -r "$dbg" ] || return 0
+	# the selftest runs alone: nothing allocates between the two reads
+	want=$(grep -c '^alloc ' "$dbg")
+	n=$("$JSONCHECK" -c . <"$tmp/mem.json")
+	[ "$n" = "$want" ] ||
+		fail "mem show lists $n allocations, debugfs $want" || return
+}
+
 TESTS="bad_arguments dev_show_text dev_show_json dev_show_one topo_show
 dev_set_mem dev_set_numa dev_set_feature dev_set_clique dev_set_peers
-set_busy set_needs_cap_net_admin topo_set_gpus monitor"
+set_busy set_needs_cap_net_admin topo_set_gpus monitor mem_show"
 
 # ---- main ---------------------------------------------------------------
 

@@ -4,7 +4,8 @@
  *
  * One header for the tool's files: main.c (arguments, command table),
  * nl.c (netlink transport), print.c (text/JSON printer), parse.c (value
- * parsers), dev.c, topo.c and monitor.c (one object each).
+ * parsers), dev.c, topo.c, mem.c, imex.c and monitor.c (one object
+ * each).
  */
 #ifndef CUFABCTL_H
 #define CUFABCTL_H
@@ -164,6 +165,11 @@ void topo_print_summary(const struct topo_info *t);
 void topo_help(FILE *f);
 int set_report(struct ctl *ctl, const char *what, const struct cnl_error *e);
 int do_topo(struct ctl *ctl, int argc, char **argv);
+
+/* ---- mem.c ----------------------------------------------------------- */
+
+void mem_help(FILE *f);
+int do_mem(struct ctl *ctl, int argc, char **argv);
 
 /* ---- imex.c ---------------------------------------------------------- */
 

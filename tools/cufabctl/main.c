@@ -5,7 +5,7 @@
  *   cufabctl [-j] [-p] OBJECT COMMAND [ARGS]
  *
  * Shaped like iproute2's tools: global options, then an object ("dev",
- * "topo", "monitor") whose file holds its command table and help text.
+ * "topo", "mem", "monitor") whose file holds its command table and help text.
  * Argument errors exit 1 before any netlink traffic, so they are reported
  * the same whether or not cufab.ko is loaded.
  */
@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -28,6 +28,8 @@ static void usage(FILE *f)
 	dev_help(f);
 	fputc('\n', f);
 	topo_help(f);
+	fputc('\n', f);
+	mem_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -44,6 +46,7 @@ static void usage(FILE *f)
 	      "  cufabctl topo set gpus 8 nvswitch off\n"
 	      "  cufabctl dev set gpu0 peers 1,2\n"
 	      "  cufabctl topo show\n"
+	      "  cufabctl mem show pid 1234\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -59,6 +62,7 @@ static int do_help(struct ctl *ctl, int argc, char **argv)
 static const struct cmd objects[] = {
 	{ "dev",	do_dev },
 	{ "topo",	do_topo },
+	{ "mem",	do_mem },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ "help",	do_help },

@@ -46,6 +46,15 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_LIVE_OBJECTS]	= "topo-live-objects",
 	[CUFAB_NL_A_PAD]		= "pad",
 	[CUFAB_NL_A_DEV_FEATURES_MASK]	= "dev-features-mask",
+	[CUFAB_NL_A_ALLOC_ID]		= "alloc-id",
+	[CUFAB_NL_A_ALLOC_PID]		= "alloc-pid",
+	[CUFAB_NL_A_ALLOC_COMM]		= "alloc-comm",
+	[CUFAB_NL_A_ALLOC_LOC_TYPE]	= "alloc-loc-type",
+	[CUFAB_NL_A_ALLOC_LOC_ID]	= "alloc-loc-id",
+	[CUFAB_NL_A_ALLOC_SIZE]		= "alloc-size",
+	[CUFAB_NL_A_ALLOC_RESIDENT]	= "alloc-resident",
+	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= "alloc-handle-types",
+	[CUFAB_NL_A_ALLOC_LEGACY]	= "alloc-legacy",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -53,6 +62,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_DEV_SET]		= "dev-set",
 	[CUFAB_NL_CMD_TOPO_GET]		= "topo-get",
 	[CUFAB_NL_CMD_TOPO_SET]		= "topo-set",
+	[CUFAB_NL_CMD_ALLOC_GET]	= "alloc-get",
 };
 
 /*
@@ -79,6 +89,15 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_CLIENTS]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_TOPO_LIVE_OBJECTS]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_DEV_FEATURES_MASK]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_ALLOC_ID]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_ALLOC_PID]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_ALLOC_COMM]		= { .type = NLA_STRING },
+	[CUFAB_NL_A_ALLOC_LOC_TYPE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_ALLOC_LOC_ID]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_ALLOC_SIZE]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_ALLOC_RESIDENT]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_ALLOC_LEGACY]	= { .type = NLA_U8 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

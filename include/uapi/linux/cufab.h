@@ -548,6 +548,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_DEV_SET,	/* do; CAP_NET_ADMIN; -EBUSY while a client is open */
 	CUFAB_NL_CMD_TOPO_GET,	/* do: node-wide topology */
 	CUFAB_NL_CMD_TOPO_SET,	/* do; CAP_NET_ADMIN; -EBUSY while a client is open */
+	CUFAB_NL_CMD_ALLOC_GET,	/* dump: one message per live allocation */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -572,6 +573,15 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_TOPO_LIVE_OBJECTS,	/* u64, live kernel objects (read only) */
 	CUFAB_NL_A_PAD,
 	CUFAB_NL_A_DEV_FEATURES_MASK,	/* u32, DEV_SET: which feature bits to change */
+	CUFAB_NL_A_ALLOC_ID,		/* u64 */
+	CUFAB_NL_A_ALLOC_PID,		/* u32, the creating process */
+	CUFAB_NL_A_ALLOC_COMM,		/* string, its comm */
+	CUFAB_NL_A_ALLOC_LOC_TYPE,	/* u32, CUmemLocationType */
+	CUFAB_NL_A_ALLOC_LOC_ID,	/* s32 */
+	CUFAB_NL_A_ALLOC_SIZE,		/* u64, bytes */
+	CUFAB_NL_A_ALLOC_RESIDENT,	/* u64, bytes populated so far */
+	CUFAB_NL_A_ALLOC_HANDLE_TYPES,	/* u32, CUmemAllocationHandleType bits */
+	CUFAB_NL_A_ALLOC_LEGACY,	/* u8: a legacy (cuMemAlloc) allocation */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "cufabctl mem show" against allocations this process holds: the
+ * netlink ALLOC_GET dump reports them with the right owner, location and
+ * size while they live, and not once they are released. cufabctl is
+ * build/bin/cufabctl, found next to this program's directory.
+ */
+#include <limits.h>
+
+#include "mem_helpers.h"
+#include "kselftest_harness.h"
+
+#define SZ_2M		(2UL << 20)
+
+/* @path = the cufabctl next to this selftest; false when there is none. */
+static bool cufabctl_path(char *path, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	if (snprintf(path, len, "%s/../bin/cufabctl", self) >= (int)len)
+		return false;
+	return access(path, X_OK) == 0;
+}
+
+/* Run "cufabctl ARGS"; its stdout in @out, its exit status returned. */
+static int cufabctl(const char *args, char *out, size_t len)
+{
+	char path[PATH_MAX], cmd[PATH_MAX + 128];
+	size_t n = 0, got;
+	FILE *f;
+	int status;
+
+	if (!cufabctl_path(path, sizeof(path)))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s %s", path, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (n < len - 1 && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
+		n += got;
+	out[n] = '\0';
+	status = pclose(f);
+	if (status < 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Why the tests cannot run here, NULL when they can. */
+static const char *cufabctl_missing(void)
+{
+	char path[PATH_MAX];
+
+	if (access(CUFAB_DEV, F_OK))
+		return CUFAB_DEV " absent (cufab.ko not loaded)";
+	if (!cufabctl_path(path, sizeof(path)))
+		return "no cufabctl next to this test";
+	return NULL;
+}
+
+/* A 2 MiB allocation on GPU 1 is listed under this pid, then is gone. */
+TEST(own_allocation)
+{
+	CUmemAllocationProp p = dev_prop(1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemGenericAllocationHandle h = 0;
+	char args[64], want[64];
+	static char out[65536];
+	const char *skip;
+	size_t g;
+
+	skip = cufabctl_missing();
+	if (skip)
+		SKIP(return, "%s", skip);
+	INIT_OR_SKIP();
+	if (num_devices() < 2)
+		SKIP(return, "needs 2 GPUs");
+	g = gran(1);
+	ASSERT_NE(0, g);
+	ASSERT_EQ(0, SZ_2M % g);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, SZ_2M, &p, 0));
+
+	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
+	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	snprintf(want, sizeof(want), "\"pid\":%d,", getpid());
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_NE(NULL, strstr(out, "\"location\":\"gpu1\""));
+	EXPECT_NE(NULL, strstr(out, "\"size\":2097152,"));
+	EXPECT_NE(NULL, strstr(out, "\"handle_types\":[\"posix-fd\"]"));
+	EXPECT_NE(NULL, strstr(out, "\"legacy\":false"));
+
+	/* the text table names the process and the allocation */
+	snprintf(args, sizeof(args), "mem show pid %d", getpid());
+	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	snprintf(want, sizeof(want), "pid %d (", getpid());
+	EXPECT_NE(NULL, strstr(out, want));
+	EXPECT_NE(NULL, strstr(out, "gpu1"));
+	EXPECT_NE(NULL, strstr(out, "2 MiB"));
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
+	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	EXPECT_STREQ("[]\n", out);
+}
+
+/* Every live allocation is in the unfiltered dump, however many there are. */
+TEST(many_allocations)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h[200];
+	static char out[1 << 20];
+	char args[64];
+	const char *s, *skip;
+	unsigned int i, n = 0;
+	size_t g;
+
+	skip = cufabctl_missing();
+	if (skip)
+		SKIP(return, "%s", skip);
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_NE(0, g);
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h[i], g, &p, 0));
+	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
+	EXPECT_EQ(0, cufabctl(args, out, sizeof(out)));
+	for (s = out; (s = strstr(s, "\"id\":")); s++)
+		n++;
+	EXPECT_EQ(ARRAY_SIZE(h), n);
+	for (i = 0; i < ARRAY_SIZE(h); i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h[i]));
+}
+
+/* A pid with no allocation: nothing listed, success. */
+TEST(no_such_pid)
+{
+	static char out[4096];
+	const char *skip;
+
+	skip = cufabctl_missing();
+	if (skip)
+		SKIP(return, "%s", skip);
+	EXPECT_EQ(0, cufabctl("-j mem show pid 999999", out, sizeof(out)));
+	EXPECT_STREQ("[]\n", out);
+	EXPECT_EQ(0, cufabctl("mem show pid 999999", out, sizeof(out)));
+	EXPECT_STREQ("", out);
+	EXPECT_EQ(1, cufabctl("mem show pid x 2>/dev/null", out, sizeof(out)));
+}
+
+TEST_HARNESS_MAIN
