@@ -33,7 +33,7 @@
  * new ioctls; the library needs at least the MINOR it was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		0
+#define CUFAB_VERSION_MINOR		1
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -70,6 +70,22 @@ enum {
 	CUFAB_CMD_POINTER_INFO,
 	CUFAB_CMD_MEM_EXPORT,
 	CUFAB_CMD_MEM_IMPORT,
+	CUFAB_CMD_LE_ID_RESERVE,
+	CUFAB_CMD_LE_ID_RELEASE,
+	CUFAB_CMD_LE_CREATE,
+	CUFAB_CMD_LE_DESTROY,
+	CUFAB_CMD_LE_ADD_DEVICE,
+	CUFAB_CMD_LE_QUERY,
+	CUFAB_CMD_LE_GET_LIMITS,
+	CUFAB_CMD_LE_BIND,
+	CUFAB_CMD_LE_UNBIND,
+	CUFAB_CMD_LE_EXPORT,
+	CUFAB_CMD_LE_IMPORT,
+	CUFAB_CMD_MC_CREATE,
+	CUFAB_CMD_MC_ADD_DEVICE,
+	CUFAB_CMD_MC_BIND,
+	CUFAB_CMD_MC_UNBIND,
+	CUFAB_CMD_MULTIMEM,
 	CUFAB_CMD_LAST,
 };
 
@@ -533,6 +549,322 @@ struct cufab_mem_import {
 
 #define CUFAB_IOCTL_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_IMPORT)
 
+/* ---- logical endpoints (cuLogicalEndpoint*, Compute Fabric Transport) ---- */
+
+/* CUlogicalEndpointType, CUlogicalEndpointIpcHandleType, CUlogicalEndpointFlag */
+#define CUFAB_LE_TYPE_UNICAST		1
+#define CUFAB_LE_TYPE_MULTICAST		2
+#define CUFAB_LE_IPC_FABRIC		0x1	/* ..._IPC_HANDLE_TYPE_FABRIC, also a mask bit */
+#define CUFAB_LE_FLAG_COUNTED_OPS	0x1
+/* Endpoint ids are per process; this one is never handed out. */
+#define CUFAB_LE_ID_INVALID		0U
+
+/**
+ * struct cufab_le_id_reserve - CUFAB_IOCTL_LE_ID_RESERVE (cuLogicalEndpointIdReserve)
+ * @count: ids wanted, >= 1
+ * @out_base: first id of the contiguous range [base, base + count)
+ *
+ * The kernel picks the range (lowest free fit). -ENOSPC when no contiguous
+ * range of @count ids is free.
+ */
+struct cufab_le_id_reserve {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 out_base;
+};
+
+#define CUFAB_IOCTL_LE_ID_RESERVE	_IO(CUFAB_TYPE, CUFAB_CMD_LE_ID_RESERVE)
+
+/**
+ * struct cufab_le_id_release - CUFAB_IOCTL_LE_ID_RELEASE (cuLogicalEndpointIdRelease)
+ * @base, @count: every id of [base, base + count) must be reserved by this
+ *	client (-EINVAL) and none associated (-EBUSY, with a log line naming
+ *	the first associated id). A sub-range of a reservation may be
+ *	released; the rest stays reserved.
+ */
+struct cufab_le_id_release {
+	__u32 size;
+	__u32 flags;
+	__u32 base;
+	__u32 count;
+};
+
+#define CUFAB_IOCTL_LE_ID_RELEASE	_IO(CUFAB_TYPE, CUFAB_CMD_LE_ID_RELEASE)
+
+/**
+ * struct cufab_le_prop - CUlogicalEndpointProp as the kernel sees it
+ * @type: CUFAB_LE_TYPE_*
+ * @dev_or_num: owner GPU (unicast) or numDevices (multicast)
+ * @length: bytes bindable per device (CUlogicalEndpointProp::size)
+ * @ipc_handle_types: CUFAB_LE_IPC_* bits
+ * @le_flags: CUFAB_LE_FLAG_* bits
+ */
+struct cufab_le_prop {
+	__u32 type;
+	__u32 dev_or_num;
+	__aligned_u64 length;
+	__u32 ipc_handle_types;
+	__u32 le_flags;
+};
+
+/**
+ * struct cufab_le_create - CUFAB_IOCTL_LE_CREATE (cuLogicalEndpointCreate)
+ * @id: a reserved, unassociated id of this client
+ * @prop: what to create; @prop.length a multiple of the bind alignment and
+ *	at most the maximum size of LE_GET_LIMITS
+ *
+ * Does not block: the endpoint becomes ready (LE_QUERY) after the
+ * construction delay, and for multicast once every device was added.
+ */
+struct cufab_le_create {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 __reserved;
+	struct cufab_le_prop prop;
+};
+
+#define CUFAB_IOCTL_LE_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_LE_CREATE)
+
+/* LE_DESTROY (cuLogicalEndpointDestroy) and LE_ADD_DEVICE */
+struct cufab_le_destroy {
+	__u32 size;
+	__u32 id;
+};
+
+#define CUFAB_IOCTL_LE_DESTROY	_IO(CUFAB_TYPE, CUFAB_CMD_LE_DESTROY)
+
+struct cufab_le_add_device {
+	__u32 size;
+	__u32 id;
+	__u32 dev;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_LE_ADD_DEVICE	_IO(CUFAB_TYPE, CUFAB_CMD_LE_ADD_DEVICE)
+
+/**
+ * struct cufab_le_query - CUFAB_IOCTL_LE_QUERY (cuLogicalEndpointQuery)
+ * @id, @count: every id of the range must be associated (-EINVAL)
+ * @out_ready: 1 when every endpoint of the range is constructed, else 0.
+ *	A ready answer is remembered per id: binds through an id need it.
+ */
+struct cufab_le_query {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 count;
+	__u32 out_ready;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_LE_QUERY	_IO(CUFAB_TYPE, CUFAB_CMD_LE_QUERY)
+
+/* LE_GET_LIMITS (cuLogicalEndpointGetLimits) */
+struct cufab_le_get_limits {
+	__u32 size;
+	__u32 flags;
+	struct cufab_le_prop prop;
+	__aligned_u64 out_bind_align;
+	__aligned_u64 out_max_size;
+};
+
+#define CUFAB_IOCTL_LE_GET_LIMITS	_IO(CUFAB_TYPE, CUFAB_CMD_LE_GET_LIMITS)
+
+/*
+ * Binds, shared by LE_BIND and MC_BIND. CUFAB_BIND_ADDR: the memory is
+ * named by @addr (a cuMemMap'ed address of this client) instead of
+ * @mem_handle + @mem_offset.
+ */
+#define CUFAB_BIND_ADDR			0x1
+
+/**
+ * struct cufab_le_bind - CUFAB_IOCTL_LE_BIND (BindMem, BindAddr)
+ * @flags: CUFAB_BIND_ADDR or 0
+ * @id: endpoint id, queried ready through this id (-EINVAL otherwise)
+ * @dev: GPU the memory is bound on
+ * @offset: into the endpoint
+ * @length: bytes
+ * @mem_handle, @mem_offset: cuMemCreate handle and offset into it
+ * @addr: BindAddr's pointer
+ * @bind_flags: the API's flags argument, must be 0
+ */
+struct cufab_le_bind {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 dev;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__u32 mem_handle;
+	__u32 __reserved;
+	__aligned_u64 mem_offset;
+	__aligned_u64 addr;
+	__aligned_u64 bind_flags;
+};
+
+#define CUFAB_IOCTL_LE_BIND	_IO(CUFAB_TYPE, CUFAB_CMD_LE_BIND)
+
+/* LE_UNBIND (cuLogicalEndpointUnbind) */
+struct cufab_le_unbind {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 dev;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+};
+
+#define CUFAB_IOCTL_LE_UNBIND	_IO(CUFAB_TYPE, CUFAB_CMD_LE_UNBIND)
+
+/**
+ * struct cufab_le_share - CUFAB_IOCTL_LE_EXPORT / CUFAB_IOCTL_LE_IMPORT
+ * @id: EXPORT: an associated id; IMPORT: a reserved, unassociated id
+ * @handle_type: CUFAB_LE_IPC_FABRIC (the only type)
+ * @fabric: EXPORT out / IMPORT in, CUlogicalEndpointFabricHandle
+ *
+ * Both need the client's IMEX channel (-EPERM); IMPORT needs the
+ * exporter's channel (-EPERM) and an endpoint this node still has.
+ */
+struct cufab_le_share {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 handle_type;
+	__u8 fabric[CUFAB_FABRIC_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_LE_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_LE_EXPORT)
+#define CUFAB_IOCTL_LE_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_LE_IMPORT)
+
+/* ---- multicast objects (cuMulticast*) ---- */
+
+/**
+ * struct cufab_mc_create - CUFAB_IOCTL_MC_CREATE (cuMulticastCreate)
+ * @num_devices: team size, >= 1
+ * @handle_types: CUFAB_HANDLE_* bits that may later be exported
+ * @length: bytes bindable per device, multiple of the multicast minimum
+ *	granularity
+ * @mc_flags: CUmulticastObjectProp::flags, must be 0
+ * @out_handle: a CUmemGenericAllocationHandle of this client (release
+ *	with MEM_RELEASE, map with MEM_MAP, export with MEM_EXPORT)
+ */
+struct cufab_mc_create {
+	__u32 size;
+	__u32 flags;
+	__u32 num_devices;
+	__u32 handle_types;
+	__aligned_u64 length;
+	__aligned_u64 mc_flags;
+	__u32 out_handle;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_MC_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_MC_CREATE)
+
+struct cufab_mc_add_device {
+	__u32 size;
+	__u32 handle;
+	__u32 dev;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_MC_ADD_DEVICE	_IO(CUFAB_TYPE, CUFAB_CMD_MC_ADD_DEVICE)
+
+/**
+ * struct cufab_mc_bind - CUFAB_IOCTL_MC_BIND (BindMem, BindAddr)
+ * @flags: CUFAB_BIND_ADDR or 0
+ * @handle: the multicast handle
+ * @dev: GPU to bind on; -1: the GPU the memory lives on
+ * @offset: mcOffset
+ * Other fields as in struct cufab_le_bind. Blocks (interruptibly, up to
+ * the team timeout: -ETIMEDOUT) until every device joined the team.
+ */
+struct cufab_mc_bind {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__s32 dev;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__u32 mem_handle;
+	__u32 __reserved;
+	__aligned_u64 mem_offset;
+	__aligned_u64 addr;
+	__aligned_u64 bind_flags;
+};
+
+#define CUFAB_IOCTL_MC_BIND	_IO(CUFAB_TYPE, CUFAB_CMD_MC_BIND)
+
+struct cufab_mc_unbind {
+	__u32 size;
+	__u32 flags;
+	__u32 handle;
+	__u32 dev;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+};
+
+#define CUFAB_IOCTL_MC_UNBIND	_IO(CUFAB_TYPE, CUFAB_CMD_MC_UNBIND)
+
+/* CUFAB_IOCTL_MULTIMEM: the CPU's stand-in for multimem instructions */
+enum cufab_multimem_op {
+	CUFAB_MM_STORE,		/* write @buf to every bound replica */
+	CUFAB_MM_LOAD_REDUCE,	/* reduce all bound replicas into @buf */
+	CUFAB_MM_REDUCE,	/* replica = replica <redop> @buf, each replica */
+};
+
+enum cufab_multimem_redop {
+	CUFAB_RED_ADD,
+	CUFAB_RED_MIN,
+	CUFAB_RED_MAX,
+	CUFAB_RED_AND,		/* integers only */
+	CUFAB_RED_OR,
+	CUFAB_RED_XOR,
+};
+
+enum cufab_multimem_dtype {
+	CUFAB_DT_U8,		/* STORE only: bulk broadcast of bytes */
+	CUFAB_DT_U32,
+	CUFAB_DT_S32,
+	CUFAB_DT_U64,
+	CUFAB_DT_S64,
+	CUFAB_DT_F32,
+	CUFAB_DT_F64,
+};
+
+/**
+ * struct cufab_multimem - CUFAB_IOCTL_MULTIMEM
+ * @op: enum cufab_multimem_op
+ * @redop: enum cufab_multimem_redop (LOAD_REDUCE, REDUCE)
+ * @dtype: enum cufab_multimem_dtype
+ * @addr: inside a multicast mapping of this client, aligned to the size
+ *	of @dtype; [addr, addr + count * size) must stay in that mapping
+ * @count: elements
+ * @buf: user buffer of count elements (in for STORE/REDUCE, out for
+ *	LOAD_REDUCE)
+ * @out_replicas: replicas written or read (team members with memory
+ *	bound at every touched offset)
+ * @out_skipped: replicas skipped because nothing was bound there; also
+ *	added to the object's skipped counter and sent as an event
+ */
+struct cufab_multimem {
+	__u32 size;
+	__u32 flags;
+	__u32 op;
+	__u32 redop;
+	__u32 dtype;
+	__u32 __reserved;
+	__aligned_u64 addr;
+	__aligned_u64 count;
+	__aligned_u64 buf;
+	__u32 out_replicas;
+	__u32 out_skipped;
+};
+
+#define CUFAB_IOCTL_MULTIMEM	_IO(CUFAB_TYPE, CUFAB_CMD_MULTIMEM)
+
 /*
  * Generic netlink: family "cufab", administration and observation.
  * Per-process work never goes through netlink. Documented in
@@ -549,6 +881,9 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_TOPO_GET,	/* do: node-wide topology */
 	CUFAB_NL_CMD_TOPO_SET,	/* do; CAP_NET_ADMIN; -EBUSY while a client is open */
 	CUFAB_NL_CMD_ALLOC_GET,	/* dump: one message per live allocation */
+	CUFAB_NL_CMD_LE_GET,	/* dump: one message per client with endpoint state */
+	CUFAB_NL_CMD_MC_GET,	/* dump: one message per multicast object */
+	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -582,6 +917,42 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_ALLOC_RESIDENT,	/* u64, bytes populated so far */
 	CUFAB_NL_A_ALLOC_HANDLE_TYPES,	/* u32, CUmemAllocationHandleType bits */
 	CUFAB_NL_A_ALLOC_LEGACY,	/* u8: a legacy (cuMemAlloc) allocation */
+	CUFAB_NL_A_DEV_MEM_GRAN,	/* u64, cuMemCreate MINIMUM granularity */
+	CUFAB_NL_A_DEV_MEM_GRAN_REC,	/* u64, RECOMMENDED */
+	CUFAB_NL_A_DEV_MC_GRAN,		/* u64, multicast MINIMUM granularity */
+	CUFAB_NL_A_DEV_MC_GRAN_REC,	/* u64, multicast RECOMMENDED */
+	CUFAB_NL_A_PID,			/* u32, a process (LE_GET, MC_GET) */
+	CUFAB_NL_A_COMM,		/* string, its comm */
+	CUFAB_NL_A_LE_RANGE,		/* nest: reserved ids, multi */
+	CUFAB_NL_A_LE_RANGE_BASE,	/* u32 */
+	CUFAB_NL_A_LE_RANGE_COUNT,	/* u32 */
+	CUFAB_NL_A_LE,			/* nest: one associated id, multi */
+	CUFAB_NL_A_LE_ID,		/* u32, the process's id */
+	CUFAB_NL_A_LE_ENDPOINT,		/* u64, node-wide endpoint number */
+	CUFAB_NL_A_LE_TYPE,		/* u32, CUFAB_LE_TYPE_* */
+	CUFAB_NL_A_LE_SIZE,		/* u64 */
+	CUFAB_NL_A_LE_FLAGS,		/* u32, CUFAB_LE_FLAG_* */
+	CUFAB_NL_A_LE_IPC_TYPES,	/* u32, CUFAB_LE_IPC_* */
+	CUFAB_NL_A_LE_READY,		/* u8, constructed */
+	CUFAB_NL_A_LE_ALIASES,		/* u32, ids naming it node-wide */
+	CUFAB_NL_A_LE_EXPORTER_PID,	/* u32, 0: not exported */
+	CUFAB_NL_A_LE_IMPORTED,		/* u8, this id came from LE_IMPORT */
+	CUFAB_NL_A_TEAM_SIZE,		/* u32, devices wanted (numDevices) */
+	CUFAB_NL_A_TEAM_JOINED,		/* u32, devices added so far */
+	CUFAB_NL_A_TEAM_DEVS,		/* u64, bitmask of the added GPUs */
+	CUFAB_NL_A_TEAM_WAITERS,	/* u32, callers blocked on the team */
+	CUFAB_NL_A_BINDING,		/* nest: one binding, multi */
+	CUFAB_NL_A_BIND_DEV,		/* u32 */
+	CUFAB_NL_A_BIND_OFFSET,		/* u64 */
+	CUFAB_NL_A_BIND_SIZE,		/* u64 */
+	CUFAB_NL_A_BIND_ALLOC_ID,	/* u64 */
+	CUFAB_NL_A_BIND_MEM_OFFSET,	/* u64 */
+	CUFAB_NL_A_BIND_PID,		/* u32, the binding process */
+	CUFAB_NL_A_MC_ID,		/* u64, node-wide (its allocation id) */
+	CUFAB_NL_A_MC_SIZE,		/* u64 */
+	CUFAB_NL_A_MC_HANDLE_TYPES,	/* u32 */
+	CUFAB_NL_A_MC_SKIPPED,		/* u64, replicas skipped by multimem */
+	CUFAB_NL_A_MC_HANDLES,		/* u32, handles + imports node-wide */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A team: the devices of a multicast object or of a logical endpoint,
+ * and what each of them has bound. One implementation serves
+ * cuMulticast* (mc.c) and cuLogicalEndpoint* (le.c): a unicast endpoint is
+ * a team of one, its owner device, added at create.
+ *
+ * Membership only grows and is permanent. Devices join in any order, from
+ * any process that holds the object; callers that need the whole team
+ * (multicast bind and map) sleep in cufab_team_wait() until the last one
+ * joins. The team belongs to a node-wide, reference-counted object (the
+ * endpoint, or the multicast allocation); whoever calls into the team
+ * holds a reference to that object, so the team outlives every caller.
+ */
+#ifndef _CUFAB_TEAM_H
+#define _CUFAB_TEAM_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include "bindmap.h"
+
+struct cufab_alloc;
+
+#define CUFAB_TEAM_NAME_LEN	32
+
+/**
+ * struct cufab_team_member - one device of the team
+ * @gpu: GPU index
+ * @map: what is bound on it
+ */
+struct cufab_team_member {
+	u32 gpu;
+	struct cufab_bindmap map;
+};
+
+/**
+ * struct cufab_team - devices and bindings of one object
+ * @lock: protects everything below except @wq
+ * @wq: woken when the team completes
+ * @name: "multicast 12", "endpoint 3": the object, for log lines
+ * @size: devices wanted (numDevices), >= 1
+ * @joined: devices added so far; members[0 .. joined - 1] are valid
+ * @devs: bitmask of the joined GPUs
+ * @clique: clique of the first device, -1 while the team is empty
+ * @length: bytes bindable per device (the object's size)
+ * @align: every bind offset, size and memory offset is a multiple of it
+ * @waiters: callers sleeping in cufab_team_wait()
+ * @members: @size entries
+ */
+struct cufab_team {
+	struct mutex lock;	/* see above */
+	wait_queue_head_t wq;
+	char name[CUFAB_TEAM_NAME_LEN];
+	u32 size;
+	u32 joined;
+	u64 devs;
+	s32 clique;
+	u64 length;
+	u64 align;
+	u32 waiters;
+	struct cufab_team_member members[];
+};
+
+/*
+ * A team of @size devices for an object of @length bytes per device whose
+ * binds align to @align (a power of two). ERR_PTR(-EINVAL/-ENOMEM).
+ */
+struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
+				     u64 align);
+/* Unbind everything (dropping allocation references) and free. */
+void cufab_team_destroy(struct cufab_team *team);
+
+/*
+ * Add GPU @gpu for good. Errors, each with one log line naming the team,
+ * the GPU and the rule:
+ *   -ENODEV  no such GPU, or its clique differs from the team's
+ *            (CUDA_ERROR_INVALID_DEVICE)
+ *   -EEXIST  the GPU is already a member
+ *   -ENOSPC  the team already has @size devices
+ * Wakes cufab_team_wait() sleepers when this completes the team.
+ */
+int cufab_team_add_device(struct cufab_team *team, u32 gpu);
+bool cufab_team_complete(struct cufab_team *team);
+bool cufab_team_has(struct cufab_team *team, u32 gpu);
+
+/*
+ * Sleep until the team is complete: 0; -ERESTARTSYS on a signal (nothing
+ * was done, the syscall restarts or fails with EINTR); -ETIMEDOUT after
+ * @timeout_ms (0 = no limit), with a log line "k of n devices, missing
+ * n - k". @what names the caller's operation for that line.
+ */
+int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
+		    const char *what);
+
+/*
+ * "2 of 4 devices (gpu0,gpu3)" into @buf; returns its length. Takes the
+ * lock.
+ */
+int cufab_team_describe(struct cufab_team *team, char *buf, size_t len);
+
+/**
+ * struct cufab_bind_req - one bind
+ * @gpu: device the memory is bound on; must be a member
+ * @offset: in the object
+ * @size: bytes
+ * @alloc: the memory (the caller keeps its own reference; the binding
+ *	takes another)
+ * @mem_offset: into @alloc
+ * @owner: the binding client
+ * @tag: endpoint alias or NULL (see struct cufab_binding)
+ */
+struct cufab_bind_req {
+	u32 gpu;
+	u64 offset;
+	u64 size;
+	struct cufab_alloc *alloc;
+	u64 mem_offset;
+	const void *owner;
+	const void *tag;
+};
+
+/*
+ * Check and record a bind. -EINVAL, each with a log line naming the team,
+ * the value and the rule: @gpu not a member; offset, size or mem_offset
+ * not a multiple of @align; size 0; offset + size past @length;
+ * mem_offset + size past the allocation; device memory of another GPU;
+ * host-NUMA memory not on @gpu's NUMA node; the range overlaps a binding.
+ * -ENOMEM. Rules that depend on the kind of object (exportable memory,
+ * readiness, team completion) are the caller's.
+ */
+int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req);
+
+/*
+ * Unbind [offset, offset + size) on @gpu with the rules of
+ * cufab_bindmap_remove_range() plus: @gpu a member, offset and size
+ * multiples of @align, size > 0, offset + size within @length. -EINVAL
+ * (-ENOENT, -EPERM from the map are turned into -EINVAL after logging).
+ */
+int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
+		      const void *owner);
+
+/* Unbind every binding of @owner (matching @tag too when non-NULL). */
+u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,
+			    const void *tag);
+
+/* Bindings of the whole team (debugfs, netlink, tests). Takes the lock. */
+u64 cufab_team_bindings(struct cufab_team *team);
+
+#endif /* _CUFAB_TEAM_H */
