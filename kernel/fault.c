@@ -22,6 +22,9 @@ static const char *const cufab_fault_names[CUFAB_FAULT_NR] = {
 	[CUFAB_FAULT_MEM_MAP] = "fail_mem_map",
 	[CUFAB_FAULT_MEM_PAGE] = "fail_mem_page",
 	[CUFAB_FAULT_MEM_SHARE] = "fail_mem_share",
+	[CUFAB_FAULT_BIND] = "fail_bind",
+	[CUFAB_FAULT_LE] = "fail_le",
+	[CUFAB_FAULT_MC] = "fail_mc",
 };
 
 /**

@@ -23,6 +23,9 @@ enum cufab_fault {
 	CUFAB_FAULT_MEM_MAP,		/* fail_mem_map */
 	CUFAB_FAULT_MEM_PAGE,		/* fail_mem_page */
 	CUFAB_FAULT_MEM_SHARE,		/* fail_mem_share */
+	CUFAB_FAULT_BIND,		/* fail_bind: team/bindmap/idrange memory */
+	CUFAB_FAULT_LE,			/* fail_le: endpoints, aliases, exports */
+	CUFAB_FAULT_MC,			/* fail_mc: multicast objects, multimem */
 	CUFAB_FAULT_NR,
 };
 
