@@ -329,10 +329,10 @@ static void cufab_device_info_fill(struct cufab_device_info *info,
 	info->pci_device = CUFAB_PCI_DEVICE;
 	cufab_gpu_uuid(gpu->index, info->uuid);
 	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
-	info->mem_granularity = cufab_mem_granularity();
-	info->mem_granularity_rec = cufab_mem_granularity_rec();
-	info->mc_granularity = CUFAB_MC_GRANULARITY;
-	info->mc_granularity_rec = CUFAB_MC_GRANULARITY_REC;
+	info->mem_granularity = cufab_gpu_mem_gran(gpu->index, false);
+	info->mem_granularity_rec = cufab_gpu_mem_gran(gpu->index, true);
+	info->mc_granularity = cufab_gpu_mc_gran(gpu->index, false);
+	info->mc_granularity_rec = cufab_gpu_mc_gran(gpu->index, true);
 }
 
 /*
@@ -377,4 +377,25 @@ int cufab_ioctl_device_info(struct cufab_ucmd *ucmd)
 out:
 	kfree(attrs);
 	return ret;
+}
+
+u64 cufab_gpu_mem_gran(u32 gpu, bool recommended)
+{
+	return recommended ? cufab_mem_granularity_rec() :
+			     cufab_mem_granularity();
+}
+
+u64 cufab_gpu_mc_gran(u32 gpu, bool recommended)
+{
+	return recommended ? CUFAB_MC_GRANULARITY_REC : CUFAB_MC_GRANULARITY;
+}
+
+u64 cufab_mc_granularity(bool recommended)
+{
+	u64 gran = 0;
+	u32 i;
+
+	for (i = 0; i < cufab_node_num_gpus(); i++)
+		gran = max(gran, cufab_gpu_mc_gran(i, recommended));
+	return gran ?: cufab_gpu_mc_gran(0, recommended);
 }

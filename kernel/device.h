@@ -129,4 +129,14 @@ void cufab_node_show(struct seq_file *m);
 
 int cufab_ioctl_device_info(struct cufab_ucmd *ucmd);
 
+/*
+ * Granularities in bytes (powers of two) of GPU @gpu: cuMemCreate's and
+ * the multicast ones, MINIMUM or RECOMMENDED. cufab_mc_granularity() is
+ * the node-wide multicast value: a multicast object belongs to no GPU at
+ * create, so its size must suit every GPU that may join.
+ */
+u64 cufab_gpu_mem_gran(u32 gpu, bool recommended);
+u64 cufab_gpu_mc_gran(u32 gpu, bool recommended);
+u64 cufab_mc_granularity(bool recommended);
+
 #endif /* _CUFAB_DEVICE_H */

@@ -723,6 +723,8 @@ struct cufab_le_unbind {
  * @id: EXPORT: an associated id; IMPORT: a reserved, unassociated id
  * @handle_type: CUFAB_LE_IPC_FABRIC (the only type)
  * @fabric: EXPORT out / IMPORT in, CUlogicalEndpointFabricHandle
+ * @dev: IMPORT: the importer's current GPU, -1 for none; a GPU outside
+ *	the exporter's clique cannot use the endpoint (-EOPNOTSUPP)
  *
  * Both need the client's IMEX channel (-EPERM); IMPORT needs the
  * exporter's channel (-EPERM) and an endpoint this node still has.
@@ -733,6 +735,8 @@ struct cufab_le_share {
 	__u32 id;
 	__u32 handle_type;
 	__u8 fabric[CUFAB_FABRIC_HANDLE_LEN];
+	__s32 dev;
+	__u32 __reserved;
 };
 
 #define CUFAB_IOCTL_LE_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_LE_EXPORT)
