@@ -29,6 +29,7 @@
 
 #include "alloc.h"
 #include "device.h"
+#include "fabric.h"
 #include "fault.h"
 #include "object.h"
 #include "team.h"
@@ -132,6 +133,9 @@ int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 				    team->name, gpu, cufab_node_num_gpus());
 		return -ENODEV;
 	}
+	ret = cufab_fabric_check(team->name, "adding a device");
+	if (ret)
+		return ret;
 	mutex_lock(&team->lock);
 	if (team->devs & BIT_ULL(gpu)) {
 		pr_info_ratelimited("%s: gpu %u: already a device of the team\n",
@@ -356,6 +360,9 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	struct cufab_team_member *m;
 	int ret;
 
+	ret = cufab_fabric_check(team->name, "bind");
+	if (ret)
+		return ret;
 	ret = cufab_team_check_bind(team, req);
 	if (ret)
 		return ret;

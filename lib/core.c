@@ -94,6 +94,12 @@ CUresult cufab_errno_result(int err)
 		return CUDA_ERROR_NOT_PERMITTED;
 	case EOPNOTSUPP:
 		return CUDA_ERROR_NOT_SUPPORTED;
+	case ETIMEDOUT:
+	case EHOSTDOWN:
+		/* a team that never completed; the fabric software is down */
+		return CUDA_ERROR_SYSTEM_NOT_READY;
+	case ENOTRECOVERABLE:
+		return CUDA_ERROR_ILLEGAL_STATE;
 	case EBADF:
 		/* The fd belongs to another process: we were forked. */
 		return CUDA_ERROR_NOT_INITIALIZED;
