@@ -138,8 +138,8 @@ int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 				    team->name, gpu);
 		ret = -EEXIST;
 	} else if (team->joined == team->size) {
-		pr_info_ratelimited("%s: gpu %u: the team already has its %u devices\n",
-				    team->name, gpu, team->size);
+		pr_info_ratelimited("%s: gpu %u: the team is complete (%u of %u devices)\n",
+				    team->name, gpu, team->joined, team->size);
 		ret = -ENOSPC;
 	} else if (team->clique >= 0 && clique != team->clique) {
 		pr_info_ratelimited("%s: gpu %u: clique %u differs from the team's clique %d\n",
@@ -273,6 +273,19 @@ static bool cufab_team_fits(u64 off, u64 size, u64 limit)
 	return size <= limit && off <= limit - size;
 }
 
+/*
+ * Membership is checked first, so a refusal names the rule that matters:
+ * it is permanent, so a member found here is still one under the lock.
+ */
+static int cufab_team_check_member(struct cufab_team *team, u32 gpu)
+{
+	if (cufab_team_has(team, gpu))
+		return 0;
+	pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
+			    team->name, gpu);
+	return -EINVAL;
+}
+
 /* Arguments that need no lock: the team's size and alignment are fixed. */
 static int cufab_team_check_span(struct cufab_team *team, u32 gpu, u64 offset,
 				 u64 size)
@@ -331,6 +344,9 @@ static int cufab_team_check_bind(struct cufab_team *team,
 {
 	int ret;
 
+	ret = cufab_team_check_member(team, req->gpu);
+	if (ret)
+		return ret;
 	ret = cufab_team_check_span(team, req->gpu, req->offset, req->size);
 	if (ret)
 		return ret;
@@ -366,19 +382,12 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, req->gpu);
-	if (!m) {
-		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
-				    team->name, req->gpu);
+	ret = cufab_bindmap_insert(&m->map, b, &clash);
+	if (ret == -EEXIST) {
+		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
+				    team->name, req->gpu, req->offset,
+				    req->size, clash->offset, clash->size);
 		ret = -EINVAL;
-	} else {
-		ret = cufab_bindmap_insert(&m->map, b, &clash);
-		if (ret == -EEXIST) {
-			pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
-					    team->name, req->gpu, req->offset,
-					    req->size, clash->offset,
-					    clash->size);
-			ret = -EINVAL;
-		}
 	}
 	mutex_unlock(&team->lock);
 	if (ret)
@@ -406,23 +415,20 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 	u64 bad = offset;
 	int ret;
 
+	ret = cufab_team_check_member(team, gpu);
+	if (ret)
+		return ret;
 	ret = cufab_team_check_span(team, gpu, offset, size);
 	if (ret)
 		return ret;
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, gpu);
-	if (!m) {
-		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
-				    team->name, gpu);
-		ret = -EINVAL;
-	} else {
-		ret = cufab_bindmap_remove_range(&m->map, offset, size, owner,
-						 &freed, &bad);
-		if (ret)
-			pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
-					    team->name, gpu, offset, size, bad,
-					    cufab_unbind_rule(ret));
-	}
+	ret = cufab_bindmap_remove_range(&m->map, offset, size, owner, &freed,
+					 &bad);
+	if (ret)
+		pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
+				    team->name, gpu, offset, size, bad,
+				    cufab_unbind_rule(ret));
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return ret ? -EINVAL : 0;
