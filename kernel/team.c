@@ -3,12 +3,12 @@
  * Teams (team.h): the devices of a multicast object or logical endpoint
  * and one binding map per device.
  *
- * Locking: team->lock covers membership and the maps. It is a leaf lock
- * for everything but the allocation of a binding: no user copy, no
- * mmap_lock and no topology lock is taken under it (the GPU facts a call
- * needs are read under cufab_topo_rwsem before team->lock is taken), and
- * bindings removed from a map are freed only after it is dropped, since
- * freeing one may drop the last reference of an allocation.
+ * Locking: team->lock covers membership and the maps. It is innermost:
+ * no user copy, no allocation, no mmap_lock and no topology lock under it
+ * (the GPU facts a call needs are read under cufab_topo_rwsem, and a
+ * binding is allocated, before team->lock is taken), and bindings removed
+ * from a map are freed only after it is dropped, since freeing one may
+ * drop the last reference of an allocation.
  *
  * Membership only grows, and @joined is written under the lock with
  * WRITE_ONCE(), so cufab_team_wait() can test completion locklessly as its
@@ -191,15 +191,17 @@ bool cufab_team_has(struct cufab_team *team, u32 gpu)
 static int cufab_team_describe_locked(struct cufab_team *team, char *buf,
 				      size_t len)
 {
-	unsigned long devs = team->devs;
 	const char *sep = "";
-	int n, bit;
+	int n;
+	u32 gpu;
 
 	lockdep_assert_held(&team->lock);
 	n = scnprintf(buf, len, "%u of %u devices (", team->joined,
 		      team->size);
-	for_each_set_bit(bit, &devs, BITS_PER_LONG) {
-		n += scnprintf(buf + n, len - n, "%sgpu%d", sep, bit);
+	for (gpu = 0; gpu < CUFAB_MAX_GPUS; gpu++) {
+		if (!(team->devs & BIT_ULL(gpu)))
+			continue;
+		n += scnprintf(buf + n, len - n, "%sgpu%u", sep, gpu);
 		sep = ",";
 	}
 	n += scnprintf(buf + n, len - n, ")");
