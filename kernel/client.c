@@ -52,6 +52,7 @@ struct cufab_client *cufab_client_alloc(void)
 	INIT_LIST_HEAD(&client->node);
 	client->imex_channel = CUFAB_IMEX_NO_CHANNEL;
 	cufab_va_space_init(&client->va);
+	cufab_le_space_init(&client->le);
 	return client;
 }
 
@@ -61,6 +62,7 @@ struct cufab_client *cufab_client_alloc(void)
  */
 void cufab_client_free(struct cufab_client *client)
 {
+	cufab_le_space_destroy(client);
 	cufab_object_destroy_all(client);
 	xa_destroy(&client->objects);
 	cufab_va_space_destroy(&client->va);
@@ -116,6 +118,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp)
 	 * not change while any of them still refers to a GPU.
 	 */
 	cufab_object_destroy_all(client);
+	cufab_le_space_destroy(client);
 	cufab_client_unregister(client);
 	cufab_client_free(client);
 	return 0;
