@@ -25,9 +25,6 @@
 #include "team.h"
 #include "va.h"
 
-/* TEMP until core is merged (va.h) */
-int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
-		     struct cufab_alloc **alloc, u64 *mem_offset);
 
 #define cufab_le_log(client, fmt, ...)					\
 	pr_info_ratelimited("pid %d (%s): " fmt,			\
