@@ -161,6 +161,35 @@ static unsigned int cufab_client_nr_objects(struct cufab_client *client)
 	return n;
 }
 
+/**
+ * cufab_clients_for_each() - call @fn on open clients, in open order
+ * @skip: clients to pass over first (a netlink dump resuming)
+ * @fn: stops the walk with a non-zero return, which is returned
+ * @arg: for @fn
+ *
+ * @fn runs under cufab_clients_lock: a client cannot be freed meanwhile.
+ */
+int cufab_clients_for_each(unsigned long skip,
+			   int (*fn)(struct cufab_client *client, void *arg),
+			   void *arg)
+{
+	struct cufab_client *client;
+	int ret = 0;
+
+	mutex_lock(&cufab_clients_lock);
+	list_for_each_entry(client, &cufab_clients, node) {
+		if (skip) {
+			skip--;
+			continue;
+		}
+		ret = fn(client, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&cufab_clients_lock);
+	return ret;
+}
+
 /* debugfs "clients": "pid comm objects", one line per open client. */
 void cufab_clients_show(struct seq_file *m)
 {

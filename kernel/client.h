@@ -62,5 +62,8 @@ int cufab_clients_block(void);
 void cufab_clients_unblock(void);
 unsigned int cufab_clients_count(void);
 void cufab_clients_show(struct seq_file *m);
+int cufab_clients_for_each(unsigned long skip,
+			   int (*fn)(struct cufab_client *client, void *arg),
+			   void *arg);
 
 #endif /* _CUFAB_CLIENT_H */
