@@ -22,9 +22,9 @@ _Static_assert(__builtin_offsetof(CUlogicalEndpointProp, unicast.device) == 4 &&
 	       __builtin_offsetof(CUlogicalEndpointProp, ipcHandleTypes) == 16 &&
 	       __builtin_offsetof(CUlogicalEndpointProp, flags) == 20,
 	       "CUlogicalEndpointProp layout of CUDA 13.3");
-_Static_assert(CU_LOGICAL_ENDPOINT_TYPE_UNICAST == CUFAB_LE_TYPE_UNICAST &&
-	       CU_LOGICAL_ENDPOINT_TYPE_MULTICAST == CUFAB_LE_TYPE_MULTICAST &&
-	       CU_LOGICAL_ENDPOINT_FLAG_COUNTED_OPS == CUFAB_LE_FLAG_COUNTED_OPS,
+_Static_assert(CUFAB_LE_TYPE_UNICAST == (int)CU_LOGICAL_ENDPOINT_TYPE_UNICAST &&
+	       CUFAB_LE_TYPE_MULTICAST == (int)CU_LOGICAL_ENDPOINT_TYPE_MULTICAST &&
+	       CUFAB_LE_FLAG_COUNTED_OPS == (int)CU_LOGICAL_ENDPOINT_FLAG_COUNTED_OPS,
 	       "endpoint types and flags pass through unchanged");
 
 /*
