@@ -153,7 +153,7 @@ static void le_print_endpoint(struct nlattr *nest)
 	print_fp("%s", flags & CUFAB_LE_FLAG_COUNTED_OPS ? " counted" : "");
 	print_bool(PRINT_JSON, "ready", NULL, get_u8(tb, CUFAB_NL_A_LE_READY));
 	print_fp(" %s", get_u8(tb, CUFAB_NL_A_LE_READY) ? "ready" : "constructing");
-	print_uint(PRINT_ANY, "aliases", ", %u ids", get_u32(tb, CUFAB_NL_A_LE_ALIASES));
+	print_uint(PRINT_ANY, "aliases", ", aliases %u", get_u32(tb, CUFAB_NL_A_LE_ALIASES));
 	print_bool(PRINT_JSON, "imported", NULL, get_u8(tb, CUFAB_NL_A_LE_IMPORTED));
 	print_fp("%s", get_u8(tb, CUFAB_NL_A_LE_IMPORTED) ? ", imported" : "");
 	print_uint(PRINT_JSON, "exporter_pid", NULL, exporter);
@@ -172,7 +172,7 @@ static void le_print_endpoint(struct nlattr *nest)
 /*
  * pid 1234 (le_test)
  *     reserved 1-4
- *     id 1: endpoint 7 unicast 64 MiB fabric ready, 2 ids, exported by pid 1234
+ *     id 1: endpoint 7 unicast 64 MiB fabric ready, aliases 2, exported by pid 1234
  *         team 1 of 1 (gpu0), missing 0
  *         gpu0 [0x0, +2 MiB) <- allocation 12 +0x0 by pid 1234
  */
