@@ -52,6 +52,7 @@ struct cufab_client *cufab_client_alloc(void)
 	INIT_LIST_HEAD(&client->node);
 	client->imex_channel = CUFAB_IMEX_NO_CHANNEL;
 	cufab_va_space_init(&client->va);
+	cufab_le_space_init(&client->le);
 	return client;
 }
 
@@ -61,6 +62,7 @@ struct cufab_client *cufab_client_alloc(void)
  */
 void cufab_client_free(struct cufab_client *client)
 {
+	cufab_le_space_destroy(client);
 	cufab_object_destroy_all(client);
 	xa_destroy(&client->objects);
 	cufab_va_space_destroy(&client->va);
@@ -116,6 +118,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp)
 	 * not change while any of them still refers to a GPU.
 	 */
 	cufab_object_destroy_all(client);
+	cufab_le_space_destroy(client);
 	cufab_client_unregister(client);
 	cufab_client_free(client);
 	return 0;
@@ -156,6 +159,35 @@ static unsigned int cufab_client_nr_objects(struct cufab_client *client)
 	xa_for_each(&client->objects, index, obj)
 		n++;
 	return n;
+}
+
+/**
+ * cufab_clients_for_each() - call @fn on open clients, in open order
+ * @skip: clients to pass over first (a netlink dump resuming)
+ * @fn: stops the walk with a non-zero return, which is returned
+ * @arg: for @fn
+ *
+ * @fn runs under cufab_clients_lock: a client cannot be freed meanwhile.
+ */
+int cufab_clients_for_each(unsigned long skip,
+			   int (*fn)(struct cufab_client *client, void *arg),
+			   void *arg)
+{
+	struct cufab_client *client;
+	int ret = 0;
+
+	mutex_lock(&cufab_clients_lock);
+	list_for_each_entry(client, &cufab_clients, node) {
+		if (skip) {
+			skip--;
+			continue;
+		}
+		ret = fn(client, arg);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&cufab_clients_lock);
+	return ret;
 }
 
 /* debugfs "clients": "pid comm objects", one line per open client. */

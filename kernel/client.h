@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/xarray.h>
 
+#include "le.h"
 #include "va.h"
 
 struct file;
@@ -31,6 +32,7 @@ struct seq_file;
  * @file: the open file (not a reference: the file owns the client); VA
  *	reservations are vm_mmap()s of it (va.c)
  * @va: address reservations and their mappings (va.c)
+ * @le: logical endpoint ids and aliases (le.c)
  */
 struct cufab_client {
 	struct xarray objects;
@@ -41,6 +43,7 @@ struct cufab_client {
 	unsigned long imex_flags;
 	struct file *file;
 	struct cufab_va_space va;
+	struct cufab_le_space le;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -59,5 +62,8 @@ int cufab_clients_block(void);
 void cufab_clients_unblock(void);
 unsigned int cufab_clients_count(void);
 void cufab_clients_show(struct seq_file *m);
+int cufab_clients_for_each(unsigned long skip,
+			   int (*fn)(struct cufab_client *client, void *arg),
+			   void *arg);
 
 #endif /* _CUFAB_CLIENT_H */

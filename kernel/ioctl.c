@@ -26,6 +26,7 @@
 #include "context.h"
 #include "device.h"
 #include "imex.h"
+#include "le.h"
 #include "ioctl.h"
 #include "memops.h"
 #include "object.h"
@@ -99,6 +100,16 @@ union cufab_ucmd_buffer {
 	struct cufab_imex_set_channel imex_set_channel;
 	struct cufab_mem_export mem_export;
 	struct cufab_mem_import mem_import;
+	struct cufab_le_id_reserve le_id_reserve;
+	struct cufab_le_id_release le_id_release;
+	struct cufab_le_create le_create;
+	struct cufab_le_destroy le_destroy;
+	struct cufab_le_add_device le_add_device;
+	struct cufab_le_query le_query;
+	struct cufab_le_get_limits le_get_limits;
+	struct cufab_le_bind le_bind;
+	struct cufab_le_unbind le_unbind;
+	struct cufab_le_share le_share;
 };
 
 struct cufab_ioctl_op {
@@ -170,6 +181,28 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_mem_export, out_fabric),
 	CUFAB_IOCTL_OP(MEM_IMPORT, cufab_ioctl_mem_import,
 		       struct cufab_mem_import, __reserved),
+	CUFAB_IOCTL_OP(LE_ID_RESERVE, cufab_ioctl_le_id_reserve,
+		       struct cufab_le_id_reserve, out_base),
+	CUFAB_IOCTL_OP(LE_ID_RELEASE, cufab_ioctl_le_id_release,
+		       struct cufab_le_id_release, count),
+	CUFAB_IOCTL_OP(LE_CREATE, cufab_ioctl_le_create,
+		       struct cufab_le_create, prop),
+	CUFAB_IOCTL_OP(LE_DESTROY, cufab_ioctl_le_destroy,
+		       struct cufab_le_destroy, id),
+	CUFAB_IOCTL_OP(LE_ADD_DEVICE, cufab_ioctl_le_add_device,
+		       struct cufab_le_add_device, __reserved),
+	CUFAB_IOCTL_OP(LE_QUERY, cufab_ioctl_le_query,
+		       struct cufab_le_query, __reserved),
+	CUFAB_IOCTL_OP(LE_GET_LIMITS, cufab_ioctl_le_get_limits,
+		       struct cufab_le_get_limits, out_max_size),
+	CUFAB_IOCTL_OP(LE_BIND, cufab_ioctl_le_bind,
+		       struct cufab_le_bind, bind_flags),
+	CUFAB_IOCTL_OP(LE_UNBIND, cufab_ioctl_le_unbind,
+		       struct cufab_le_unbind, length),
+	CUFAB_IOCTL_OP(LE_EXPORT, cufab_ioctl_le_export,
+		       struct cufab_le_share, __reserved),
+	CUFAB_IOCTL_OP(LE_IMPORT, cufab_ioctl_le_import,
+		       struct cufab_le_share, __reserved),
 };
 
 /*

@@ -131,6 +131,7 @@ static void __exit cufab_exit(void)
 	misc_deregister(&cufab_misc);
 	cufab_imex_exit();
 	cufab_fabric_exit();
+	cufab_le_share_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
 	cufab_node_exit();

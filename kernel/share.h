@@ -25,6 +25,7 @@ struct seq_file;
  * refused cleanly instead of being misread.
  */
 #define CUFAB_FABRIC_MAGIC		0x42414643	/* "CFAB" */
+#define CUFAB_FABRIC_LE_MAGIC		0x454c4643	/* "CFLE": endpoints */
 #define CUFAB_FABRIC_VERSION		1
 #define CUFAB_FABRIC_SECRET_LEN		48
 
@@ -37,6 +38,13 @@ struct cufab_fabric_handle {
 };
 
 /* share_fabric.c: the node-wide FABRIC export table */
+void cufab_fabric_encode_as(u32 magic, u32 export_id,
+			    const u8 secret[CUFAB_FABRIC_SECRET_LEN],
+			    u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			   u32 *export_id, const u8 **secret);
+/* Constant-time comparison of two CUFAB_FABRIC_SECRET_LEN secrets. */
+bool cufab_fabric_secret_ok(const u8 *a, const u8 *b);
 void cufab_fabric_encode(u32 export_id,
 			 const u8 secret[CUFAB_FABRIC_SECRET_LEN],
 			 u8 out[CUFAB_FABRIC_HANDLE_LEN]);

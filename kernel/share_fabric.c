@@ -66,12 +66,17 @@ static DEFINE_XARRAY_ALLOC1(cufab_fabric_exports);
 /* cyclic ids: a stale id of a freed allocation is not reused soon */
 static u32 cufab_fabric_next_id;
 
-void cufab_fabric_encode(u32 export_id,
-			 const u8 secret[CUFAB_FABRIC_SECRET_LEN],
-			 u8 out[CUFAB_FABRIC_HANDLE_LEN])
+/*
+ * The handle layout serves every kind of FABRIC export: @magic says which
+ * (allocations "CFAB", logical endpoints "CFLE"), so a handle of one kind
+ * is never taken for the other.
+ */
+void cufab_fabric_encode_as(u32 magic, u32 export_id,
+			    const u8 secret[CUFAB_FABRIC_SECRET_LEN],
+			    u8 out[CUFAB_FABRIC_HANDLE_LEN])
 {
 	struct cufab_fabric_handle h = {
-		.magic = cpu_to_le32(CUFAB_FABRIC_MAGIC),
+		.magic = cpu_to_le32(magic),
 		.version = cpu_to_le16(CUFAB_FABRIC_VERSION),
 		.export_id = cpu_to_le64(export_id),
 	};
@@ -81,15 +86,16 @@ void cufab_fabric_encode(u32 export_id,
 }
 
 /**
- * cufab_fabric_decode() - parse the fixed part of a FABRIC handle
+ * cufab_fabric_decode_as() - parse the fixed part of a FABRIC handle
+ * @magic: the kind of handle expected
  * @in: 64 bytes from userspace
  * @export_id: out
  * @secret: out, points into @in
  *
  * Return: 0, or -EINVAL for anything this module did not produce.
  */
-int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
-			const u8 **secret)
+int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			   u32 *export_id, const u8 **secret)
 {
 	struct cufab_fabric_handle h;
 	u64 id;
@@ -97,7 +103,7 @@ int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
 	/* @in has no alignment guarantee */
 	memcpy(&h, in, sizeof(h));
 	id = le64_to_cpu(h.export_id);
-	if (le32_to_cpu(h.magic) != CUFAB_FABRIC_MAGIC ||
+	if (le32_to_cpu(h.magic) != magic ||
 	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
 	    h.__reserved || !id || id > U32_MAX)
 		return -EINVAL;
@@ -111,7 +117,21 @@ int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
  * users select (the debug kernel has none), so compare in constant time
  * here when it is missing: the secret must not leak through timing.
  */
-static bool cufab_fabric_secret_ok(const u8 *a, const u8 *b)
+void cufab_fabric_encode(u32 export_id,
+			 const u8 secret[CUFAB_FABRIC_SECRET_LEN],
+			 u8 out[CUFAB_FABRIC_HANDLE_LEN])
+{
+	cufab_fabric_encode_as(CUFAB_FABRIC_MAGIC, export_id, secret, out);
+}
+
+int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
+			const u8 **secret)
+{
+	return cufab_fabric_decode_as(CUFAB_FABRIC_MAGIC, in, export_id,
+				      secret);
+}
+
+bool cufab_fabric_secret_ok(const u8 *a, const u8 *b)
 {
 #if IS_ENABLED(CONFIG_CRYPTO_LIB_UTILS)
 	return !crypto_memneq(a, b, CUFAB_FABRIC_SECRET_LEN);

@@ -100,3 +100,21 @@ CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)
+
+/* le.c (CUDA 13.3) */
+CUFAB_ENTRY(cuLogicalEndpointIdReserve, cuLogicalEndpointIdReserve, 13030)
+CUFAB_ENTRY(cuLogicalEndpointIdRelease, cuLogicalEndpointIdRelease, 13030)
+CUFAB_ENTRY(cuLogicalEndpointGetLimits, cuLogicalEndpointGetLimits, 13030)
+CUFAB_ENTRY(cuLogicalEndpointCreate, cuLogicalEndpointCreate, 13030)
+CUFAB_ENTRY(cuLogicalEndpointDestroy, cuLogicalEndpointDestroy, 13030)
+CUFAB_ENTRY(cuLogicalEndpointAddDevice, cuLogicalEndpointAddDevice, 13030)
+CUFAB_ENTRY(cuLogicalEndpointQuery, cuLogicalEndpointQuery, 13030)
+CUFAB_ENTRY(cuLogicalEndpointBindMem, cuLogicalEndpointBindMem, 13030)
+CUFAB_ENTRY(cuLogicalEndpointBindAddr, cuLogicalEndpointBindAddr, 13030)
+CUFAB_ENTRY(cuLogicalEndpointUnbind, cuLogicalEndpointUnbind, 13030)
+CUFAB_ENTRY(cuLogicalEndpointExport, cuLogicalEndpointExport, 13030)
+CUFAB_ENTRY(cuLogicalEndpointImport, cuLogicalEndpointImport, 13030)
+
+/* clique.c (CUDA 13.3, with the logical endpoints they describe) */
+CUFAB_ENTRY(cuDeviceGetCliqueCount, cuDeviceGetCliqueCount, 13030)
+CUFAB_ENTRY(cuDeviceGetCliqueInfo, cuDeviceGetCliqueInfo, 13030)

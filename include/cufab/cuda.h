@@ -781,6 +781,43 @@ CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,
 					void **data, CUdeviceptr ptr);
 
+/* Logical endpoints (CUDA 13.3): ids are per process. */
+CUresult CUDAAPI cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId,
+					    cuuint32_t count);
+CUresult CUDAAPI cuLogicalEndpointIdRelease(CUlogicalEndpointId baseLeId,
+					    cuuint32_t count);
+CUresult CUDAAPI cuLogicalEndpointGetLimits(cuuint64_t *bindAlignment,
+					    cuuint64_t *maxSize,
+					    const CUlogicalEndpointProp *prop);
+CUresult CUDAAPI cuLogicalEndpointCreate(CUlogicalEndpointId leId,
+					 const CUlogicalEndpointProp *prop);
+CUresult CUDAAPI cuLogicalEndpointDestroy(CUlogicalEndpointId leId);
+CUresult CUDAAPI cuLogicalEndpointAddDevice(CUlogicalEndpointId leId,
+					    CUdevice dev);
+CUresult CUDAAPI cuLogicalEndpointQuery(CUlogicalEndpointId leId,
+					cuuint32_t count, int *queryStatus);
+CUresult CUDAAPI cuLogicalEndpointBindMem(CUlogicalEndpointId leId, CUdevice dev,
+					  cuuint64_t offset,
+					  CUmemGenericAllocationHandle memHandle,
+					  cuuint64_t memOffset, cuuint64_t size,
+					  unsigned long long flags);
+CUresult CUDAAPI cuLogicalEndpointBindAddr(CUlogicalEndpointId leId, CUdevice dev,
+					   cuuint64_t offset, void *ptr,
+					   cuuint64_t size,
+					   unsigned long long flags);
+CUresult CUDAAPI cuLogicalEndpointUnbind(CUlogicalEndpointId leId, CUdevice dev,
+					 cuuint64_t offset, cuuint64_t size);
+CUresult CUDAAPI cuLogicalEndpointExport(void *handle, CUlogicalEndpointId leId,
+					 CUlogicalEndpointIpcHandleType handleType);
+CUresult CUDAAPI cuLogicalEndpointImport(CUlogicalEndpointId leId,
+					 const void *handle,
+					 CUlogicalEndpointIpcHandleType handleType);
+
+/* Fabric cliques of a device (CUDA 13.3). */
+CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetCliqueInfo(CUcliqueInfo *info, size_t *count,
+				       CUdevice dev);
+
 #ifdef __cplusplus
 }
 #endif

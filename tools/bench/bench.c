@@ -25,6 +25,8 @@
 #include <cufab/cuda.h>
 #include <linux/cufab.h>
 
+#include "le_bench.h"
+
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
 	CUcontext ctx;		/* created by main, current while rows run */
@@ -147,6 +149,14 @@ static const struct row rows[] = {
 	{ "cuMemCreate+cuMemRelease 2MiB", step_mem_create_release, 10 },
 	{ "cuMemAddressReserve+cuMemAddressFree 2MiB", step_va_reserve_free, 10 },
 	{ "cuMemMap+cuMemSetAccess+cuMemUnmap 2MiB", step_map_access_unmap, 10 },
+	/* each logical endpoint row undoes the one before (le_bench.c) */
+	{ "cuLogicalEndpointIdReserve 1", le_step_reserve, 10 },
+	{ "cuLogicalEndpointIdRelease 1", le_step_release, 10 },
+	{ "cuLogicalEndpointCreate unicast 2MiB", le_step_create, 10 },
+	{ "cuLogicalEndpointDestroy", le_step_destroy, 10 },
+	{ "cuLogicalEndpointQuery 1", le_step_query, 1 },
+	{ "cuLogicalEndpointBindMem 2MiB", le_step_bind, 10 },
+	{ "cuLogicalEndpointUnbind 2MiB", le_step_unbind, 10 },
 };
 
 static double now_ns(void)
@@ -286,6 +296,24 @@ static void print_stats(FILE *f, const struct stats *s)
 		s->median, s->p10, s->p90);
 }
 
+/* Bind+Unbind with 10^2 and 10^5 live bindings: the map scales. */
+static int bench_le_live(FILE *out, long n, int reps)
+{
+	long calls = n / 10 ?: 1;
+	double few, many;
+
+	few = le_bench_bind_with_live(100, reps, calls);
+	many = le_bench_bind_with_live(100000, reps, calls);
+	le_bench_teardown();
+	if (few <= 0 || many <= 0) {
+		fprintf(stderr, "cufab-bench: endpoint bind with live bindings failed\n");
+		return -1;
+	}
+	fprintf(out, "  \"le_bind_unbind_ns\": { \"live_100\": %.1f, \"live_100000\": %.1f, \"ratio\": %.3f },\n",
+		few, many, many / few);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: cufab-bench [-n iterations] [-r repetitions] [-o file]\n");
@@ -341,6 +369,10 @@ int main(int argc, char **argv)
 	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
+	if (le_bench_setup((n / 10 ?: 1) * reps)) {
+		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
+		return 1;
+	}
 
 	fprintf(out, "{\n  \"iterations\": %ld, \"repetitions\": %d,\n", n, reps);
 	fprintf(out, "  \"noop_ioctl_ns\": %.1f,\n  \"noop_ioctl\": { ", base.median);
@@ -355,6 +387,8 @@ int main(int argc, char **argv)
 			i + 1 < ARRAY_SIZE(rows) ? "," : "");
 	}
 	fprintf(out, "  ],\n");
+	if (bench_le_live(out, n, reps))
+		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
 	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }\n}\n",

@@ -171,6 +171,11 @@ int do_topo(struct ctl *ctl, int argc, char **argv);
 void mem_help(FILE *f);
 int do_mem(struct ctl *ctl, int argc, char **argv);
 
+/* ---- le.c ------------------------------------------------------------ */
+
+void le_help(FILE *f);
+int do_le(struct ctl *ctl, int argc, char **argv);
+
 /* ---- imex.c ---------------------------------------------------------- */
 
 void imex_help(FILE *f);

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Logical endpoints: the id space of a client, endpoint lifetime, and the
+ * calls that need no device or memory (reserve, release, create, destroy,
+ * query, limits).
+ *
+ * Ids follow not reserved -> reserved (LE_ID_RESERVE) -> associated
+ * (LE_CREATE, LE_IMPORT) -> reserved (LE_DESTROY) -> not reserved
+ * (LE_ID_RELEASE). Every transition the API leaves undefined is refused
+ * here with -EINVAL or -EBUSY and a log line naming the id and the rule.
+ *
+ * Construction does not block. An endpoint is ready once the construction
+ * delay (module parameter le_construct_delay_ms, counted from create and
+ * from the last AddDevice) has passed and, for multicast, its team is
+ * complete. A ready LE_QUERY answer is remembered per id; binds need it,
+ * as cuLogicalEndpointBindMem's page says.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "device.h"
+#include "fault.h"
+#include "imex.h"
+#include "ioctl.h"
+#include "le.h"
+#include "object.h"
+#include "team.h"
+
+static unsigned int le_construct_delay_ms;
+module_param(le_construct_delay_ms, uint, 0644);
+MODULE_PARM_DESC(le_construct_delay_ms,
+		 "milliseconds an endpoint takes to construct after create or its last AddDevice (default 0)");
+
+static unsigned long le_max_size_gib = 1024;
+module_param(le_max_size_gib, ulong, 0644);
+MODULE_PARM_DESC(le_max_size_gib,
+		 "maximum endpoint size in GiB reported by cuLogicalEndpointGetLimits (default 1024)");
+
+/* NCCL (src/cft_dev_runtime.cc): "Counted LEs are limited to 256GB". */
+#define CUFAB_LE_COUNTED_MAX	(256ULL << 30)
+
+static atomic64_t cufab_le_numbers = ATOMIC64_INIT(0);
+static atomic64_t cufab_le_live = ATOMIC64_INIT(0);
+
+/* Endpoints alive node-wide (module exit and tests). */
+u64 cufab_le_count(void)
+{
+	return atomic64_read(&cufab_le_live);
+}
+
+/* The jiffies at which construction ends if it restarts now. */
+unsigned long cufab_le_deadline(void)
+{
+	return jiffies + msecs_to_jiffies(READ_ONCE(le_construct_delay_ms));
+}
+
+void cufab_le_space_init(struct cufab_le_space *space)
+{
+	mutex_init(&space->lock);
+	cufab_idspace_init(&space->ids, CUFAB_LE_ID_FIRST, CUFAB_LE_ID_LAST);
+	xa_init(&space->aliases);
+	space->dead = false;
+}
+
+static void cufab_le_release(struct kref *ref)
+{
+	struct cufab_le *le = container_of(ref, struct cufab_le, ref);
+
+	cufab_le_exports_drop(le);
+	cufab_team_destroy(le->team);
+	kfree(le);
+	atomic64_dec(&cufab_le_live);
+	cufab_live_objects_dec();
+}
+
+void cufab_le_put(struct cufab_le *le)
+{
+	kref_put(&le->ref, cufab_le_release);
+}
+
+bool cufab_le_ready(struct cufab_le *le)
+{
+	return time_after_eq(jiffies, READ_ONCE(le->ready_at)) &&
+	       cufab_team_complete(le->team);
+}
+
+/**
+ * cufab_le_alias_find() - the alias of an associated id
+ * @client: the caller, holding its le.lock
+ * @id: the id
+ * @what: the call, for the log line
+ *
+ * Return: the alias, or NULL (logged) when @id names no endpoint.
+ */
+struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
+					   u32 id, const char *what)
+{
+	struct cufab_le_alias *alias;
+
+	lockdep_assert_held(&client->le.lock);
+	alias = xa_load(&client->le.aliases, id);
+	if (!alias)
+		cufab_le_info(client, "%s: endpoint id %u is not associated with an endpoint (%s)\n",
+			      what, id,
+			      cufab_idspace_is_reserved(&client->le.ids, id, 1) ?
+			      "reserved, never created or imported, or destroyed" :
+			      "not reserved");
+	return alias;
+}
+
+/* @id must be reserved and not associated: 0 or -EINVAL (logged). */
+static int cufab_le_id_check_free(struct cufab_client *client, u32 id,
+				  const char *what)
+{
+	if (!cufab_idspace_is_reserved(&client->le.ids, id, 1)) {
+		cufab_le_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
+			      what, id);
+		return -EINVAL;
+	}
+	if (xa_load(&client->le.aliases, id)) {
+		cufab_le_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
+			      what, id);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
+ * cufab_le_alias_add() - associate a reserved, free id with an endpoint
+ * @client: the caller, holding its le.lock
+ * @id: the id
+ * @le: the endpoint; the alias takes its own reference
+ * @imported: LE_IMPORT rather than LE_CREATE
+ *
+ * Return: 0, -EINVAL (logged) for an id that is not reserved or already
+ * associated, -ENOMEM, -EBADF when the client is going away.
+ */
+int cufab_le_alias_add(struct cufab_client *client, u32 id,
+		       struct cufab_le *le, bool imported)
+{
+	const char *what = imported ? "cuLogicalEndpointImport" :
+				      "cuLogicalEndpointCreate";
+	struct cufab_le_alias *alias;
+	int ret;
+
+	lockdep_assert_held(&client->le.lock);
+	if (client->le.dead)
+		return -EBADF;
+	ret = cufab_le_id_check_free(client, id, what);
+	if (ret)
+		return ret;
+	if (cufab_should_fail(CUFAB_FAULT_LE))
+		return -ENOMEM;
+	alias = kzalloc(sizeof(*alias), GFP_KERNEL_ACCOUNT);
+	if (!alias)
+		return -ENOMEM;
+	alias->le = le;
+	alias->id = id;
+	alias->imported = imported;
+	ret = xa_insert(&client->le.aliases, id, alias, GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		kfree(alias);
+		return ret == -EBUSY ? -EINVAL : ret;
+	}
+	kref_get(&le->ref);
+	atomic_inc(&le->aliases);
+	cufab_live_objects_inc();
+	return 0;
+}
+
+/*
+ * Destroy of one alias: what this client bound through it is unbound,
+ * the id goes back to reserved, the endpoint loses a reference.
+ */
+static void cufab_le_alias_drop(struct cufab_client *client,
+				struct cufab_le_alias *alias)
+{
+	struct cufab_le *le = alias->le;
+
+	xa_erase(&client->le.aliases, alias->id);
+	cufab_team_unbind_owner(le->team, client, alias);
+	atomic_dec(&le->aliases);
+	kfree(alias);
+	cufab_live_objects_dec();
+	cufab_le_put(le);
+}
+
+/* Process death (last close): a Destroy of every alias, then the ids. */
+void cufab_le_space_destroy(struct cufab_client *client)
+{
+	struct cufab_le_space *space = &client->le;
+	struct cufab_le_alias *alias;
+	unsigned long id;
+
+	mutex_lock(&space->lock);
+	if (!space->dead) {
+		space->dead = true;
+		xa_for_each(&space->aliases, id, alias)
+			cufab_le_alias_drop(client, alias);
+		xa_destroy(&space->aliases);
+		cufab_idspace_destroy(&space->ids);
+	}
+	mutex_unlock(&space->lock);
+}
+
+int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_id_reserve *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	u32 base = CUFAB_LE_ID_INVALID;
+	int ret;
+
+	if (cmd->flags || !cmd->count)
+		return -EINVAL;
+	mutex_lock(&client->le.lock);
+	ret = client->le.dead ? -EBADF :
+	      cufab_idspace_reserve(&client->le.ids, cmd->count, &base);
+	mutex_unlock(&client->le.lock);
+	if (ret == -ENOSPC)
+		cufab_le_info(client, "cuLogicalEndpointIdReserve: no free contiguous range of %u endpoint ids (%llu of %u ids reserved)\n",
+			      cmd->count, client->le.ids.reserved,
+			      CUFAB_LE_ID_LAST - CUFAB_LE_ID_FIRST + 1);
+	if (ret)
+		return ret;
+	cmd->out_base = base;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		/* the caller never learnt the base: do not leak the range */
+		mutex_lock(&client->le.lock);
+		cufab_idspace_release(&client->le.ids, base, cmd->count);
+		mutex_unlock(&client->le.lock);
+	}
+	return ret;
+}
+
+/* [base, base + count) must lie inside the id space. */
+static bool cufab_le_range_ok(u32 base, u32 count)
+{
+	return count && base >= CUFAB_LE_ID_FIRST &&
+	       (u64)base + count - 1 <= CUFAB_LE_ID_LAST;
+}
+
+static int cufab_le_release_locked(struct cufab_client *client, u32 base,
+				   u32 count)
+{
+	struct cufab_le_alias *alias;
+	unsigned long index = base;
+
+	if (!cufab_idspace_is_reserved(&client->le.ids, base, count)) {
+		cufab_le_info(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
+			      base, count);
+		return -EINVAL;
+	}
+	alias = xa_find(&client->le.aliases, &index, (u64)base + count - 1,
+			XA_PRESENT);
+	if (alias) {
+		cufab_le_info(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
+			      base, count, alias->id, alias->le->number);
+		return -EBUSY;
+	}
+	return cufab_idspace_release(&client->le.ids, base, count);
+}
+
+int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_id_release *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	if (!cufab_le_range_ok(cmd->base, cmd->count)) {
+		cufab_le_info(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
+			      cmd->base, cmd->count);
+		return -EINVAL;
+	}
+	mutex_lock(&client->le.lock);
+	ret = client->le.dead ? -EBADF :
+	      cufab_le_release_locked(client, cmd->base, cmd->count);
+	mutex_unlock(&client->le.lock);
+	return ret;
+}
+
+/* What a GPU offers endpoints: effective features, clique; -ENODEV. */
+int cufab_le_gpu(u32 index, u32 *features, u32 *clique)
+{
+	struct cufab_gpu *gpu;
+	int ret = -ENODEV;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(index);
+	if (gpu) {
+		*features = cufab_gpu_effective_features(&cufab_node, gpu);
+		*clique = gpu->clique;
+		ret = 0;
+	}
+	up_read(&cufab_topo_rwsem);
+	return ret;
+}
+
+/* GPUs whose features include every bit of @need. */
+static u32 cufab_le_gpus_with(u32 need)
+{
+	u32 i, n = 0, features, clique;
+
+	for (i = 0; i < cufab_node_num_gpus(); i++)
+		if (!cufab_le_gpu(i, &features, &clique) &&
+		    (features & need) == need)
+			n++;
+	return n;
+}
+
+static int cufab_le_unicast_limits(struct cufab_client *client,
+				   const struct cufab_le_prop *p, u64 *align)
+{
+	u32 need = CUFAB_DEV_F_LE_UNICAST, features, clique;
+
+	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
+		need |= CUFAB_DEV_F_LE_COUNTED;
+	if (cufab_le_gpu(p->dev_or_num, &features, &clique)) {
+		cufab_le_info(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
+			      p->dev_or_num, cufab_node_num_gpus());
+		return -ENODEV;
+	}
+	if ((features & need) != need) {
+		cufab_le_info(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
+			      p->dev_or_num,
+			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
+		return -EOPNOTSUPP;
+	}
+	*align = cufab_gpu_mem_gran(p->dev_or_num, false);
+	return 0;
+}
+
+static int cufab_le_multicast_limits(struct cufab_client *client,
+				     const struct cufab_le_prop *p, u64 *align)
+{
+	u32 need = CUFAB_DEV_F_LE_MULTICAST, n;
+
+	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
+		need |= CUFAB_DEV_F_LE_COUNTED;
+	if (!p->dev_or_num || p->dev_or_num > cufab_node_num_gpus()) {
+		cufab_le_info(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
+			      p->dev_or_num, cufab_node_num_gpus());
+		return -EINVAL;
+	}
+	n = cufab_le_gpus_with(need);
+	if (n < p->dev_or_num) {
+		cufab_le_info(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
+			      p->dev_or_num, n,
+			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
+		return -EOPNOTSUPP;
+	}
+	/* the team is not known yet: an alignment every GPU accepts */
+	*align = cufab_mc_granularity(false);
+	return 0;
+}
+
+/**
+ * cufab_le_limits() - validate endpoint properties, as GetLimits does
+ * @client: the caller, for log lines
+ * @p: the properties (@p->length is not judged here)
+ * @align: out, bind alignment
+ * @max: out, maximum size
+ *
+ * Return: 0, -EINVAL, -ENODEV (no such owner GPU) or -EOPNOTSUPP (no GPU
+ * supports it), each logged.
+ */
+static int cufab_le_limits(struct cufab_client *client,
+			   const struct cufab_le_prop *p, u64 *align,
+			   u64 *max)
+{
+	int ret;
+
+	if (p->ipc_handle_types & ~CUFAB_LE_IPC_FABRIC ||
+	    p->le_flags & ~CUFAB_LE_FLAG_COUNTED_OPS) {
+		cufab_le_info(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
+			      p->ipc_handle_types, p->le_flags);
+		return -EINVAL;
+	}
+	if (p->type == CUFAB_LE_TYPE_UNICAST) {
+		ret = cufab_le_unicast_limits(client, p, align);
+	} else if (p->type == CUFAB_LE_TYPE_MULTICAST) {
+		ret = cufab_le_multicast_limits(client, p, align);
+	} else {
+		cufab_le_info(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
+			      p->type);
+		ret = -EINVAL;
+	}
+	if (ret)
+		return ret;
+	*max = READ_ONCE(le_max_size_gib) << 30;
+	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
+		*max = min(*max, CUFAB_LE_COUNTED_MAX);
+	return 0;
+}
+
+int cufab_ioctl_le_get_limits(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_get_limits *cmd = ucmd->cmd;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = cufab_le_limits(ucmd->client, &cmd->prop, &cmd->out_bind_align,
+			      &cmd->out_max_size);
+	if (ret)
+		return ret;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int cufab_le_size_check(struct cufab_client *client, u64 length,
+			       u64 align, u64 max)
+{
+	if (!length || length % align || length > max) {
+		cufab_le_info(client, "cuLogicalEndpointCreate: size 0x%llx must be a non-zero multiple of the bind alignment 0x%llx and at most 0x%llx\n",
+			      length, align, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A new endpoint with one reference (the caller's). */
+static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
+{
+	bool unicast = p->type == CUFAB_LE_TYPE_UNICAST;
+	char name[CUFAB_TEAM_NAME_LEN];
+	struct cufab_le *le;
+	int ret;
+
+	if (cufab_should_fail(CUFAB_FAULT_LE))
+		return ERR_PTR(-ENOMEM);
+	le = kzalloc(sizeof(*le), GFP_KERNEL_ACCOUNT);
+	if (!le)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&le->ref);
+	le->number = atomic64_inc_return(&cufab_le_numbers);
+	le->type = p->type;
+	le->owner_dev = unicast ? p->dev_or_num : 0;
+	le->length = p->length;
+	le->ipc_types = p->ipc_handle_types;
+	le->le_flags = p->le_flags;
+	le->align = align;
+	le->creator_pid = task_tgid_nr(current);
+	INIT_LIST_HEAD(&le->exports);
+	snprintf(name, sizeof(name), "endpoint %llu", le->number);
+	le->team = cufab_team_create(name, unicast ? 1 : p->dev_or_num,
+				     p->length, align);
+	if (IS_ERR(le->team)) {
+		ret = PTR_ERR(le->team);
+		kfree(le);
+		return ERR_PTR(ret);
+	}
+	if (unicast) {
+		ret = cufab_team_add_device(le->team, p->dev_or_num);
+		if (ret) {
+			cufab_team_destroy(le->team);
+			kfree(le);
+			return ERR_PTR(ret);
+		}
+	}
+	le->ready_at = cufab_le_deadline();
+	atomic64_inc(&cufab_le_live);
+	cufab_live_objects_inc();
+	return le;
+}
+
+int cufab_ioctl_le_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_create *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_le *le;
+	u64 align, max;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = cufab_le_limits(client, &cmd->prop, &align, &max);
+	if (ret)
+		return ret;
+	ret = cufab_le_size_check(client, cmd->prop.length, align, max);
+	if (ret)
+		return ret;
+	if (cmd->prop.ipc_handle_types & CUFAB_LE_IPC_FABRIC) {
+		ret = cufab_imex_check(client,
+				       "cuLogicalEndpointCreate with CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC");
+		if (ret)
+			return ret;
+	}
+	le = cufab_le_new(&cmd->prop, align);
+	if (IS_ERR(le))
+		return PTR_ERR(le);
+	mutex_lock(&client->le.lock);
+	ret = cufab_le_alias_add(client, cmd->id, le, false);
+	mutex_unlock(&client->le.lock);
+	cufab_le_put(le);
+	return ret;
+}
+
+int cufab_ioctl_le_destroy(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_destroy *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_le_alias *alias;
+
+	mutex_lock(&client->le.lock);
+	alias = cufab_le_alias_find(client, cmd->id, "cuLogicalEndpointDestroy");
+	if (alias)
+		cufab_le_alias_drop(client, alias);
+	mutex_unlock(&client->le.lock);
+	return alias ? 0 : -EINVAL;
+}
+
+/* Every id associated: 0 and *@ready; -EINVAL (logged) otherwise. */
+static int cufab_le_query_locked(struct cufab_client *client, u32 base,
+				 u32 count, bool *ready)
+{
+	struct cufab_le_alias *alias;
+	u64 id, end = (u64)base + count;
+
+	*ready = true;
+	for (id = base; id < end; id++) {
+		alias = cufab_le_alias_find(client, id, "cuLogicalEndpointQuery");
+		if (!alias)
+			return -EINVAL;
+		if (*ready && !cufab_le_ready(alias->le))
+			*ready = false;
+	}
+	if (!*ready)
+		return 0;
+	for (id = base; id < end; id++) {
+		alias = xa_load(&client->le.aliases, id);
+		alias->queried_ready = true;
+	}
+	return 0;
+}
+
+int cufab_ioctl_le_query(struct cufab_ucmd *ucmd)
+{
+	struct cufab_le_query *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	bool ready;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (!cufab_le_range_ok(cmd->id, cmd->count)) {
+		cufab_le_info(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
+			      cmd->id, cmd->count);
+		return -EINVAL;
+	}
+	mutex_lock(&client->le.lock);
+	ret = cufab_le_query_locked(client, cmd->id, cmd->count, &ready);
+	mutex_unlock(&client->le.lock);
+	if (ret)
+		return ret;
+	cmd->out_ready = ready;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Fabric cliques of a device (CUDA 13.3): cuDeviceGetCliqueCount and
+ * cuDeviceGetCliqueInfo, answered from the device table cuInit read.
+ *
+ * A virtual GPU is in one fabric clique (module parameter cliques). It
+ * reports that clique once per way it can be reached: always as
+ * UNICAST_POINTER; as MULTICAST_POINTER when multicast objects work on it
+ * (effective feature MULTICAST, i.e. an NVSwitch); as
+ * UNICAST_LOGICAL_ENDPOINT and MULTICAST_LOGICAL_ENDPOINT when it supports
+ * those endpoints (attributes 153 and 154). The id is the clique number,
+ * so two devices can reach each other a given way exactly when they
+ * report the same {type, id}.
+ */
+#include "internal.h"
+
+_Static_assert(sizeof(CUcliqueInfo) == 8, "CUcliqueInfo is {type, id}");
+
+/* The cliques of @d in type order; returns how many (at most 4). */
+static size_t clique_list(const struct cufab_device *d, CUcliqueInfo out[4])
+{
+	size_t n = 0;
+
+	out[n++] = (CUcliqueInfo){ CU_CLIQUE_TYPE_UNICAST_POINTER, d->clique_id };
+	if (d->features & CUFAB_DEV_F_MULTICAST)
+		out[n++] = (CUcliqueInfo){ CU_CLIQUE_TYPE_MULTICAST_POINTER,
+					   d->clique_id };
+	if (d->features & CUFAB_DEV_F_LE_UNICAST)
+		out[n++] = (CUcliqueInfo){ CU_CLIQUE_TYPE_UNICAST_LOGICAL_ENDPOINT,
+					   d->clique_id };
+	if (d->features & CUFAB_DEV_F_LE_MULTICAST)
+		out[n++] = (CUcliqueInfo){ CU_CLIQUE_TYPE_MULTICAST_LOGICAL_ENDPOINT,
+					   d->clique_id };
+	return n;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev)
+{
+	const struct cufab_device *d;
+	CUcliqueInfo list[4];
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!count)
+		return CUDA_ERROR_INVALID_VALUE;
+	d = cufab_device(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*count = clique_list(d, list);
+	return CUDA_SUCCESS;
+}
+
+/*
+ * *count is in/out: in, the entries @info has room for; out, the entries
+ * written. A smaller *count gets the first *count cliques (in type order)
+ * and CUDA_SUCCESS, so callers size the array with cuDeviceGetCliqueCount.
+ * A zero *count writes nothing and may come with a NULL @info.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueInfo(CUcliqueInfo *info,
+						    size_t *count, CUdevice dev)
+{
+	const struct cufab_device *d;
+	CUcliqueInfo list[4];
+	size_t n, i;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!count || (*count && !info))
+		return CUDA_ERROR_INVALID_VALUE;
+	d = cufab_device(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	n = clique_list(d, list);
+	if (n > *count)
+		n = *count;
+	for (i = 0; i < n; i++)
+		info[i] = list[i];
+	*count = n;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Logical endpoints (CUDA 13.3 Compute Fabric Transport): the twelve
+ * cuLogicalEndpoint* calls, one ioctl each.
+ *
+ * The kernel owns the id space, the endpoints, their teams and bindings;
+ * here CUdevice ordinals become kernel GPU indexes and errno becomes
+ * CUresult (Documentation/uapi.rst). None of these calls needs a current
+ * context; Import passes the current context's GPU, if any, so that the
+ * kernel can refuse an endpoint that GPU cannot reach.
+ */
+#include <string.h>
+
+#include "mem.h"
+
+_Static_assert(sizeof(CUlogicalEndpointFabricHandle) == CUFAB_FABRIC_HANDLE_LEN,
+	       "CUlogicalEndpointFabricHandle is the kernel's fabric handle");
+_Static_assert(sizeof(CUlogicalEndpointProp) == 24, "CUlogicalEndpointProp");
+_Static_assert(__builtin_offsetof(CUlogicalEndpointProp, unicast.device) == 4 &&
+	       __builtin_offsetof(CUlogicalEndpointProp, multicast.numDevices) == 4 &&
+	       __builtin_offsetof(CUlogicalEndpointProp, size) == 8 &&
+	       __builtin_offsetof(CUlogicalEndpointProp, ipcHandleTypes) == 16 &&
+	       __builtin_offsetof(CUlogicalEndpointProp, flags) == 20,
+	       "CUlogicalEndpointProp layout of CUDA 13.3");
+_Static_assert(CUFAB_LE_TYPE_UNICAST == (int)CU_LOGICAL_ENDPOINT_TYPE_UNICAST &&
+	       CUFAB_LE_TYPE_MULTICAST == (int)CU_LOGICAL_ENDPOINT_TYPE_MULTICAST &&
+	       CUFAB_LE_FLAG_COUNTED_OPS == (int)CU_LOGICAL_ENDPOINT_FLAG_COUNTED_OPS,
+	       "endpoint types and flags pass through unchanged");
+
+/*
+ * errno -> CUresult for the endpoint calls. Their pages list no
+ * INVALID_HANDLE: an unknown memory handle (ENOENT) is an invalid value.
+ * EBUSY is IdRelease of an id still associated; ENOSPC an id space with
+ * no free range that long.
+ */
+static CUresult le_result(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case EBUSY:
+	case EEXIST:
+		return CUDA_ERROR_INVALID_VALUE;
+	case ENOSPC:
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	case ETIMEDOUT:
+		return CUDA_ERROR_SYSTEM_NOT_READY;
+	default:
+		return cufab_errno_result(err);
+	}
+}
+
+static CUresult le_ioctl(unsigned long request, void *arg)
+{
+	int ret = cufab_ioctl(request, arg);
+
+	return ret ? le_result(-ret) : CUDA_SUCCESS;
+}
+
+/* CUdevice ordinal -> kernel GPU index. */
+static CUresult le_device(CUdevice dev, __u32 *kindex)
+{
+	const struct cufab_device *d = cufab_device(dev);
+
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	*kindex = d->index;
+	return CUDA_SUCCESS;
+}
+
+static CUresult le_prop(const CUlogicalEndpointProp *prop,
+			struct cufab_le_prop *out)
+{
+	if (!prop)
+		return CUDA_ERROR_INVALID_VALUE;
+	out->type = (__u32)prop->type;
+	out->length = prop->size;
+	out->ipc_handle_types = prop->ipcHandleTypes;
+	out->le_flags = prop->flags;
+	if (prop->type == CU_LOGICAL_ENDPOINT_TYPE_UNICAST)
+		return le_device(prop->unicast.device, &out->dev_or_num);
+	out->dev_or_num = prop->multicast.numDevices;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId, cuuint32_t count)
+{
+	struct cufab_le_id_reserve arg = { .size = sizeof(arg), .count = count };
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!baseLeId || !count)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = le_ioctl(CUFAB_IOCTL_LE_ID_RESERVE, &arg);
+	if (res == CUDA_SUCCESS)
+		*baseLeId = arg.out_base;
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointIdRelease(CUlogicalEndpointId baseLeId, cuuint32_t count)
+{
+	struct cufab_le_id_release arg = {
+		.size = sizeof(arg), .base = baseLeId, .count = count,
+	};
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return le_ioctl(CUFAB_IOCTL_LE_ID_RELEASE, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointGetLimits(cuuint64_t *bindAlignment, cuuint64_t *maxSize,
+			   const CUlogicalEndpointProp *prop)
+{
+	struct cufab_le_get_limits arg = { .size = sizeof(arg) };
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!bindAlignment || !maxSize)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = le_prop(prop, &arg.prop);
+	if (res == CUDA_SUCCESS)
+		res = le_ioctl(CUFAB_IOCTL_LE_GET_LIMITS, &arg);
+	if (res == CUDA_SUCCESS) {
+		*bindAlignment = arg.out_bind_align;
+		*maxSize = arg.out_max_size;
+	}
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointCreate(CUlogicalEndpointId leId,
+			const CUlogicalEndpointProp *prop)
+{
+	struct cufab_le_create arg = { .size = sizeof(arg), .id = leId };
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = le_prop(prop, &arg.prop);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (prop->ipcHandleTypes & CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
+		cufab_imex_prepare();
+	return le_ioctl(CUFAB_IOCTL_LE_CREATE, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuLogicalEndpointDestroy(CUlogicalEndpointId leId)
+{
+	struct cufab_le_destroy arg = { .size = sizeof(arg), .id = leId };
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return le_ioctl(CUFAB_IOCTL_LE_DESTROY, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointAddDevice(CUlogicalEndpointId leId, CUdevice dev)
+{
+	struct cufab_le_add_device arg = { .size = sizeof(arg), .id = leId };
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = le_device(dev, &arg.dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return le_ioctl(CUFAB_IOCTL_LE_ADD_DEVICE, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointQuery(CUlogicalEndpointId leId, cuuint32_t count,
+		       int *queryStatus)
+{
+	struct cufab_le_query arg = {
+		.size = sizeof(arg), .id = leId, .count = count,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!queryStatus || !count)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = le_ioctl(CUFAB_IOCTL_LE_QUERY, &arg);
+	if (res == CUDA_SUCCESS)
+		*queryStatus = (int)arg.out_ready;
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointBindMem(CUlogicalEndpointId leId, CUdevice dev,
+			 cuuint64_t offset,
+			 CUmemGenericAllocationHandle memHandle,
+			 cuuint64_t memOffset, cuuint64_t size,
+			 unsigned long long flags)
+{
+	struct cufab_le_bind arg = {
+		.size = sizeof(arg), .id = leId, .offset = offset,
+		.length = size, .mem_offset = memOffset, .bind_flags = flags,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!cufab_mem_handle_ok(memHandle))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.mem_handle = (__u32)memHandle;
+	res = le_device(dev, &arg.dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return le_ioctl(CUFAB_IOCTL_LE_BIND, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointBindAddr(CUlogicalEndpointId leId, CUdevice dev,
+			  cuuint64_t offset, void *ptr, cuuint64_t size,
+			  unsigned long long flags)
+{
+	struct cufab_le_bind arg = {
+		.size = sizeof(arg), .flags = CUFAB_BIND_ADDR, .id = leId,
+		.offset = offset, .length = size,
+		.addr = (__u64)(uintptr_t)ptr, .bind_flags = flags,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!ptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = le_device(dev, &arg.dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return le_ioctl(CUFAB_IOCTL_LE_BIND, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointUnbind(CUlogicalEndpointId leId, CUdevice dev,
+			cuuint64_t offset, cuuint64_t size)
+{
+	struct cufab_le_unbind arg = {
+		.size = sizeof(arg), .id = leId, .offset = offset,
+		.length = size,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = le_device(dev, &arg.dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return le_ioctl(CUFAB_IOCTL_LE_UNBIND, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointExport(void *handle, CUlogicalEndpointId leId,
+			CUlogicalEndpointIpcHandleType handleType)
+{
+	struct cufab_le_share arg = {
+		.size = sizeof(arg), .id = leId, .handle_type = (__u32)handleType,
+		.dev = -1,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
+		cufab_imex_prepare();
+	res = le_ioctl(CUFAB_IOCTL_LE_EXPORT, &arg);
+	if (res == CUDA_SUCCESS)
+		memcpy(handle, arg.fabric, sizeof(arg.fabric));
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuLogicalEndpointImport(CUlogicalEndpointId leId, const void *handle,
+			CUlogicalEndpointIpcHandleType handleType)
+{
+	struct cufab_le_share arg = {
+		.size = sizeof(arg), .id = leId, .handle_type = (__u32)handleType,
+		.dev = -1,
+	};
+	CUdevice dev;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!handle)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(arg.fabric, handle, sizeof(arg.fabric));
+	/* the GPU this process works on, when it has a current context */
+	if (cuCtxGetDevice(&dev) == CUDA_SUCCESS)
+		arg.dev = (__s32)cufab_device(dev)->index;
+	if (handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
+		cufab_imex_prepare();
+	return le_ioctl(CUFAB_IOCTL_LE_IMPORT, &arg);
+}

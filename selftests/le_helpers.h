@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers of the logical endpoint selftests (le_test, le_ring_test):
+ * endpoint properties, readiness polling, module parameters, the IMEX
+ * channel node the library opens for FABRIC handles.
+ */
+#ifndef _CUFAB_LE_HELPERS_H
+#define _CUFAB_LE_HELPERS_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "mem_helpers.h"
+#include "cufab_uapi.h"
+
+#define GIB		(1024ULL * MIB)
+#define LE_GRAN		(2 * MIB)	/* bind alignment of the default node */
+#define LE_SIZE		(64 * MIB)
+#define FABRIC		CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC
+
+static inline CUlogicalEndpointProp uprop(int dev, unsigned long long size,
+					  unsigned int ipc)
+{
+	CUlogicalEndpointProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = CU_LOGICAL_ENDPOINT_TYPE_UNICAST;
+	p.unicast.device = dev;
+	p.size = size;
+	p.ipcHandleTypes = ipc;
+	return p;
+}
+
+static inline CUlogicalEndpointProp mprop(unsigned int n,
+					  unsigned long long size,
+					  unsigned int ipc)
+{
+	CUlogicalEndpointProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = CU_LOGICAL_ENDPOINT_TYPE_MULTICAST;
+	p.multicast.numDevices = n;
+	p.size = size;
+	p.ipcHandleTypes = ipc;
+	return p;
+}
+
+static inline double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Poll cuLogicalEndpointQuery until [id, id + count) is ready, as the
+ * programming guide does: CUDA_SUCCESS, the failing CUresult, or
+ * CUDA_ERROR_TIMEOUT after @ms.
+ */
+static inline CUresult le_wait_ready(CUlogicalEndpointId id, unsigned int count,
+				     int ms)
+{
+	double end = now_ms() + ms;
+	int ready = 0;
+	CUresult r;
+
+	for (;;) {
+		r = cuLogicalEndpointQuery(id, count, &ready);
+		if (r || ready)
+			return r;
+		if (now_ms() > end)
+			return CUDA_ERROR_TIMEOUT;
+		usleep(2000);
+	}
+}
+
+/* Write a module parameter; 0 or -1. */
+static inline int set_param(const char *name, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	return write_file(path, val);
+}
+
+/*
+ * Make /dev/cufab-imex-channels/channel0 exist (root-only, as an
+ * administrator would), so that the library finds a channel for FABRIC
+ * handles; 0, or an errno (ENODEV: no IMEX region).
+ */
+static inline int le_channel0(void)
+{
+	char path[64];
+	int ret = imex_node(0, path, sizeof(path));
+
+	if (ret)
+		return ret;
+	if (chmod(path, 0600) || chown(path, 0, 0))
+		return errno;
+	return 0;
+}
+
+/* A cuMemCreate allocation of @len on @dev with @types handle types. */
+static inline CUresult mem_on(CUmemGenericAllocationHandle *h, int dev,
+			      size_t len, unsigned int types)
+{
+	CUmemAllocationProp p = dev_prop(dev, types);
+
+	return cuMemCreate(h, len, &p, 0);
+}
+
+/* Reserve one id, create @prop there and wait until it is ready. */
+static inline CUresult le_make(CUlogicalEndpointId *id,
+			       const CUlogicalEndpointProp *prop)
+{
+	CUresult r = cuLogicalEndpointIdReserve(id, 1);
+
+	if (!r)
+		r = cuLogicalEndpointCreate(*id, prop);
+	if (!r && prop->type == CU_LOGICAL_ENDPOINT_TYPE_UNICAST)
+		r = le_wait_ready(*id, 1, 5000);
+	return r;
+}
+
+/* Destroy and release one id made by le_make(). */
+static inline CUresult le_drop(CUlogicalEndpointId id)
+{
+	CUresult r = cuLogicalEndpointDestroy(id);
+
+	return r ? r : cuLogicalEndpointIdRelease(id, 1);
+}
+
+#endif /* _CUFAB_LE_HELPERS_H */
