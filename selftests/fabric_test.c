@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fabric_state module parameter: while the emulated fabric software is
+ * "not-ready" or in an "illegal-state", team operations (AddDevice and
+ * binds of logical endpoints and multicast objects) fail with
+ * CUDA_ERROR_SYSTEM_NOT_READY or CUDA_ERROR_ILLEGAL_STATE, change nothing,
+ * and succeed again once the state is back to "ok".
+ */
+#include "kselftest_harness.h"
+#include "le_helpers.h"
+
+#define STATE	"fabric_state"
+
+static int read_state(char *buf, size_t len)
+{
+	FILE *f = fopen(CUFAB_PARAMS STATE, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(buf, len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok ? 0 : -1;
+}
+
+FIXTURE(fabric) {
+	CUcontext ctx;
+	long long live_before;
+};
+
+FIXTURE_SETUP(fabric)
+{
+	char state[32];
+
+	self->ctx = NULL;
+	INIT_OR_SKIP();
+	if (read_state(state, sizeof(state)))
+		SKIP(return, "no %s%s (module too old?)", CUFAB_PARAMS, STATE);
+	if (num_devices() < 2)
+		SKIP(return, "needs 2 GPUs");
+	ASSERT_EQ(0, strcmp(state, "ok"));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
+	set_param("le_construct_delay_ms", "0");
+	self->live_before = live_objects();
+}
+
+FIXTURE_TEARDOWN(fabric)
+{
+	set_param(STATE, "ok");
+	if (self->ctx)
+		cuCtxDestroy(self->ctx);
+}
+
+/* Only the three documented words are accepted; the state is unchanged. */
+TEST_F(fabric, parameter_values)
+{
+	char state[32];
+
+	SETUP_SKIPPED();
+	EXPECT_NE(0, set_param(STATE, "broken"));
+	ASSERT_EQ(0, read_state(state, sizeof(state)));
+	EXPECT_STREQ("ok", state);
+	EXPECT_EQ(0, set_param(STATE, "not-ready"));
+	ASSERT_EQ(0, read_state(state, sizeof(state)));
+	EXPECT_STREQ("not-ready", state);
+	EXPECT_EQ(0, set_param(STATE, "illegal-state"));
+	ASSERT_EQ(0, read_state(state, sizeof(state)));
+	EXPECT_STREQ("illegal-state", state);
+	EXPECT_EQ(0, set_param(STATE, "ok"));
+}
+
+/*
+ * A multicast endpoint: AddDevice and BindMem are refused with the code of
+ * each state and leave no device added and nothing bound.
+ */
+TEST_F(fabric, endpoint_team_operations)
+{
+	CUlogicalEndpointProp m = mprop(1, LE_SIZE, 0);
+	CUmemGenericAllocationHandle h;
+	CUlogicalEndpointId id;
+	int ready;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, mem_on(&h, 0, LE_GRAN, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &m));
+
+	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuLogicalEndpointAddDevice(id, 0));
+	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuLogicalEndpointAddDevice(id, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointQuery(id, 1, &ready));
+	EXPECT_EQ(0, ready);	/* the refused adds added nothing */
+
+	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 0));
+	ASSERT_CU(CUDA_SUCCESS, le_wait_ready(id, 1, 5000));
+
+	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY,
+		  cuLogicalEndpointBindMem(id, 0, 0, h, 0, LE_GRAN, 0));
+	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE,
+		  cuLogicalEndpointBindMem(id, 0, 0, h, 0, LE_GRAN, 0));
+	/* nothing was bound: unbinding the range finds no bind */
+	ASSERT_EQ(0, set_param(STATE, "ok"));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuLogicalEndpointUnbind(id, 0, 0, LE_GRAN));
+	EXPECT_CU(CUDA_SUCCESS,
+		  cuLogicalEndpointBindMem(id, 0, 0, h, 0, LE_GRAN, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointUnbind(id, 0, 0, LE_GRAN));
+
+	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_EQ(self->live_before, live_objects());
+}
+
+TEST_HARNESS_MAIN
