@@ -18,7 +18,7 @@ static int read_state(char *buf, size_t len)
 
 	if (!f)
 		return -1;
-	ok = fgets(buf, len, f) != NULL;
+	ok = !!fgets(buf, len, f);
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	return ok ? 0 : -1;
