@@ -857,7 +857,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-				   alloc->length, cufab_mem_granularity());
+				   alloc->length,
+				   cufab_loc_mem_gran(alloc->location_type,
+						      alloc->location_id, false));
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);

@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -1124,6 +1125,201 @@ TEST(fabric_default_channel)
 	unlink(c9);
 	if (made_dir)
 		rmdir(IMEX_DIR);
+}
+
+/* ---- per-GPU granularity, changed with cufabctl while no client is open ---- */
+
+#define MIB		(1ULL << 20)
+
+/* "cufabctl ARGS" (the one built next to this test), its output in @out. */
+static int ctl(char *out, size_t len, const char *fmt, ...)
+{
+	char self[4096], cmd[8192], args[1024];
+	size_t n = 0, got;
+	va_list ap;
+	ssize_t sl;
+	FILE *f;
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl < 0)
+		return -1;
+	self[sl] = '\0';
+	*strrchr(self, '/') = '\0';
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s 2>&1", self, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	out[0] = '\0';
+	while (n + 1 < len && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
+		n += got;
+	out[n] = '\0';
+	return pclose(f);
+}
+
+/*
+ * GPU @dev's four granularities (mem_gran, mem_gran_rec, mc_gran,
+ * mc_gran_rec of "cufabctl -j dev show"); false when one is missing.
+ */
+static bool dev_grans(int dev, unsigned long long g[4])
+{
+	static const char * const keys[4] = {
+		"\"mem_gran\":", "\"mem_gran_rec\":", "\"mc_gran\":",
+		"\"mc_gran_rec\":",
+	};
+	char out[2048], *p;
+	int i;
+
+	if (ctl(out, sizeof(out), "-j dev show gpu%d", dev))
+		return false;
+	for (i = 0; i < 4; i++) {
+		p = strstr(out, keys[i]);
+		if (!p)
+			return false;
+		g[i] = strtoull(p + strlen(keys[i]), NULL, 0);
+	}
+	return true;
+}
+
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "# line %d: %s\n", __LINE__, #cond);	\
+		_exit(1);						\
+	}								\
+} while (0)
+
+/*
+ * In a child (its client goes with it): GPU 1 has 4 MiB / 8 MiB, GPU 0 the
+ * default 2 MiB. cuMemCreate and cuMemMap follow each allocation's GPU.
+ */
+static void gran_child(void)
+{
+	CUmemGenericAllocationHandle h0, h1, h;
+	CUmemAllocationProp p0 = dev_prop(0, 0), p1 = dev_prop(1, 0), pn;
+	size_t g = 0;
+	CUdeviceptr va;
+	int numa = -1;
+
+	CHILD_CHECK(cuInit(0) == CUDA_SUCCESS);
+	CHILD_CHECK(gran(0) == 2 * MIB);
+	CHILD_CHECK(gran(1) == 4 * MIB);
+	CHILD_CHECK(cuMemGetAllocationGranularity(&g, &p1,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS);
+	CHILD_CHECK(g == 8 * MIB);
+	CHILD_CHECK(cuMemGetAllocationGranularity(&g, &p0,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS);
+	CHILD_CHECK(g == 2 * MIB);
+	/* host memory next to GPU 1 must suit it: its granularity or more */
+	CHILD_CHECK(cuDeviceGetAttribute(&numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID,
+					 1) == CUDA_SUCCESS);
+	if (numa >= 0) {
+		pn = dev_prop(0, 0);
+		pn.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+		pn.location.id = numa;
+		CHILD_CHECK(cuMemGetAllocationGranularity(&g, &pn,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS);
+		CHILD_CHECK(g == 4 * MIB);
+		CHILD_CHECK(cuMemCreate(&h, 2 * MIB, &pn, 0) ==
+			    CUDA_ERROR_INVALID_VALUE);
+	}
+
+	/* 2 MiB is a multiple of GPU 0's granularity, not of GPU 1's */
+	CHILD_CHECK(cuMemCreate(&h1, 2 * MIB, &p1, 0) == CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemCreate(&h1, 6 * MIB, &p1, 0) == CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemCreate(&h0, 2 * MIB, &p0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemCreate(&h1, 4 * MIB, &p1, 0) == CUDA_SUCCESS);
+
+	/* the default alignment suits the largest granularity */
+	CHILD_CHECK(cuMemAddressReserve(&va, 16 * MIB, 0, 0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(va % (4 * MIB) == 0);
+	CHILD_CHECK(cuMemMap(va + 2 * MIB, 4 * MIB, 0, h1, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemMap(va + 8 * MIB, 2 * MIB, 2 * MIB, h1, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemMap(va, 4 * MIB, 0, h1, 0) == CUDA_SUCCESS);
+	/* GPU 0's allocation maps at a 2 MiB boundary */
+	CHILD_CHECK(cuMemMap(va + 6 * MIB, 2 * MIB, 0, h0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va, 4 * MIB, 1) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va + 6 * MIB, 2 * MIB, 0) == CUDA_SUCCESS);
+	((volatile char *)(uintptr_t)va)[4 * MIB - 1] = 1;
+	((volatile char *)(uintptr_t)va)[6 * MIB] = 2;
+	CHILD_CHECK(cuMemUnmap(va, 4 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemUnmap(va + 6 * MIB, 2 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemAddressFree(va, 16 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(h0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(h1) == CUDA_SUCCESS);
+	_exit(0);
+}
+
+/* cufabctl runs take a second each under the debug kernel: more time. */
+FIXTURE(gran) {
+	int unused;
+};
+
+FIXTURE_SETUP(gran)
+{
+}
+
+FIXTURE_TEARDOWN(gran)
+{
+}
+
+TEST_F_TIMEOUT(gran, per_gpu, 240)
+{
+	unsigned long long old[4], now[4];
+	char out[2048];
+	pid_t pid;
+	int i, fd, st;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
+	if (!dev_grans(1, old))
+		SKIP(return, "no GPU 1, or no cufabctl next to this test");
+	if (old[0] != 2 * MIB || old[1] != 2 * MIB)
+		SKIP(return, "GPU 1 does not have the default 2 MiB granularity");
+
+	/* refused while a client is open, like every dev set */
+	fd = open(CUFAB_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M"));
+	EXPECT_TRUE(strstr(out, "client") != NULL) TH_LOG("%s", out);
+	close(fd);
+
+	/* rules: power of two, at least a page, REC a multiple of MIN */
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 3M mem-gran-rec 6M"));
+	EXPECT_TRUE(strstr(out, "power of two") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mc-gran 1K"));
+	EXPECT_TRUE(strstr(out, "dev-mc-gran") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M"));
+	EXPECT_TRUE(strstr(out, "give both") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M mem-gran-rec 2M"));
+	EXPECT_TRUE(strstr(out, "multiple") != NULL) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, ctl(out, sizeof(out),
+			 "dev set gpu1 mem-gran 4M mem-gran-rec 8M mc-gran 4M mc-gran-rec 1G"))
+		TH_LOG("%s", out);
+	ASSERT_TRUE(dev_grans(1, now));
+	EXPECT_EQ(4 * MIB, now[0]);
+	EXPECT_EQ(8 * MIB, now[1]);
+	EXPECT_EQ(4 * MIB, now[2]);
+	EXPECT_EQ(1024 * MIB, now[3]);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		gran_child();
+	st = wait_child(pid);
+
+	/* back to what it was (both of a pair at once: any order is valid) */
+	EXPECT_EQ(0, ctl(out, sizeof(out),
+			 "dev set gpu1 mem-gran %llu mem-gran-rec %llu mc-gran %llu mc-gran-rec %llu",
+			 old[0], old[1], old[2], old[3])) TH_LOG("%s", out);
+	ASSERT_TRUE(dev_grans(1, now));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(old[i], now[i]) TH_LOG("GPU 1 granularity %d not restored", i);
+	EXPECT_EQ(0, st);
 }
 
 TEST_HARNESS_MAIN

@@ -55,6 +55,10 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_ALLOC_RESIDENT]	= "alloc-resident",
 	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= "alloc-handle-types",
 	[CUFAB_NL_A_ALLOC_LEGACY]	= "alloc-legacy",
+	[CUFAB_NL_A_DEV_MEM_GRAN]	= "dev-mem-gran",
+	[CUFAB_NL_A_DEV_MEM_GRAN_REC]	= "dev-mem-gran-rec",
+	[CUFAB_NL_A_DEV_MC_GRAN]	= "dev-mc-gran",
+	[CUFAB_NL_A_DEV_MC_GRAN_REC]	= "dev-mc-gran-rec",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -98,6 +102,10 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_ALLOC_RESIDENT]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_ALLOC_LEGACY]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_DEV_MEM_GRAN]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DEV_MEM_GRAN_REC]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DEV_MC_GRAN]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DEV_MC_GRAN_REC]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {
