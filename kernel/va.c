@@ -925,8 +925,14 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 	kfree(descs);
 	if (ret)
 		return ret;
-	return cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
-			       cufab_va_do_set_access, &set);
+	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
+			      cufab_va_do_set_access, &set);
+	/* the descriptors were fine: it is the range */
+	if (ret == -EINVAL)
+		pr_info_ratelimited("pid %d (%s): cuMemSetAccess(0x%llx, %llu bytes): the range must be fully mapped, whole cuMemMap mappings inside one reservation\n",
+				    task_tgid_nr(current), current->comm,
+				    cmd->addr, cmd->length);
+	return ret;
 }
 
 int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)

@@ -520,6 +520,48 @@ TEST(set_get_access)
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 
+/*
+ * cuMemSetAccess: "the range must be a fully mapped address range
+ * containing all allocations created by cuMemMap". cufab needs whole
+ * mappings: part of one, or a range running into a hole, is refused.
+ */
+TEST(set_access_whole_mappings)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h1, h2;
+	unsigned long long flags;
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	CUdeviceptr va;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h1, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h2, g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 4 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * g, 0, h1, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va + 2 * g, g, 0, h2, 0));
+
+	/* the first or second half of a mapping */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va, g, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va + g, 2 * g, 0));
+	/* whole mappings, then into the unmapped last granule */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va, 4 * g, 0));
+	/* nothing changed on a refusal */
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, va));
+	EXPECT_EQ(0, flags);
+	/* one or two whole mappings */
+	EXPECT_CU(CUDA_SUCCESS, grant(va + 2 * g, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, grant(va, 3 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, va + g));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 4 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+}
+
 TEST(retain)
 {
 	CUmemGenericAllocationHandle h;
