@@ -922,6 +922,81 @@ TEST(share_posix_fd)
 	EXPECT_EQ(0, share_run(_metadata, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, -1));
 }
 
+/*
+ * The importer cannot see the exporter's GPU (CUDA_VISIBLE_DEVICES, like
+ * two containers with one GPU each): the import still works, the
+ * allocation's location reads -1 (no ordinal of ours), and the importer
+ * maps it and reaches it through its own device.
+ */
+static int hidden_importer(int sock, size_t len)
+{
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp q;
+	volatile unsigned char *p;
+	CUdeviceptr va;
+	int fd = -1, n = 0;
+
+	setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+	if (cuInit(0) || cuDeviceGetCount(&n) || n != 1)
+		return 10;
+	if (sock_recv(sock, &n, sizeof(n), &fd) || fd < 0)
+		return 11;
+	if (cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+		return 12;
+	close(fd);
+	if (cuMemGetAllocationPropertiesFromHandle(&q, h) ||
+	    q.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    q.location.id != -1)
+		return 13;
+	if (cuMemAddressReserve(&va, len, 0, 0, 0) || cuMemMap(va, len, 0, h, 0) ||
+	    grant(va, len, 0))
+		return 14;
+	p = (volatile unsigned char *)(uintptr_t)va;
+	if (p[len - 1] != 0x3c)
+		return 15;
+	p[0] = 0xc3;
+	if (sock_send(sock, "k", 1, -1))
+		return 16;
+	return vbuf_drop(&(struct vbuf){ h, va, len }) ? 17 : 0;
+}
+
+TEST(share_to_process_without_the_gpu)
+{
+	volatile unsigned char *p;
+	int sv[2], fd = -1;
+	struct vbuf b;
+	size_t len;
+	pid_t pid;
+	char ok = 0;
+
+	INIT_OR_SKIP();
+	if (num_devices() < 2)
+		SKIP(return, "needs 2 GPUs");
+	len = gran(1);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 1, len,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	p = (volatile unsigned char *)(uintptr_t)b.va;
+	p[len - 1] = 0x3c;
+	ASSERT_CU(CUDA_SUCCESS, cuMemExportToShareableHandle(&fd, b.h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(sv[0]);
+		_exit(hidden_importer(sv[1], len));
+	}
+	close(sv[1]);
+	EXPECT_EQ(0, sock_send(sv[0], &len, sizeof(int), fd));
+	close(fd);
+	EXPECT_EQ(0, sock_recv(sv[0], &ok, 1, NULL));
+	EXPECT_EQ(0, wait_child(pid));
+	close(sv[0]);
+	EXPECT_EQ(0xc3, p[0]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
 TEST(export_import_errors)
 {
 	CUmemGenericAllocationHandle h, h2;
