@@ -36,45 +36,18 @@
 #include "ioctl.h"
 #include "object.h"
 
-static unsigned long mem_granularity_kib = CUFAB_MEM_GRANULARITY_DEFAULT >> 10;
-
-/* A power of two, at least one page: callers align with it as a mask. */
-static int cufab_granularity_set(const char *val,
-				 const struct kernel_param *kp)
-{
-	unsigned long kib;
-	int ret;
-
-	ret = kstrtoul(val, 0, &kib);
-	if (ret)
-		return ret;
-	if (!is_power_of_2(kib) || (kib << 10) < PAGE_SIZE ||
-	    kib > (1UL << 30)) {
-		pr_err("mem_granularity_kib=%s: must be a power of two between %lu and %lu\n",
-		       val, PAGE_SIZE >> 10, 1UL << 30);
-		return -EINVAL;
-	}
-	*(unsigned long *)kp->arg = kib;
-	return 0;
-}
-
-static const struct kernel_param_ops cufab_granularity_ops = {
-	.set = cufab_granularity_set,
-	.get = param_get_ulong,
-};
-module_param_cb(mem_granularity_kib, &cufab_granularity_ops,
-		&mem_granularity_kib, 0444);
-MODULE_PARM_DESC(mem_granularity_kib,
-		 "cuMemCreate minimum and recommended granularity in KiB, a power of two (default 2048)");
-
+/*
+ * The module parameter mem_granularity_kib (main.c): the default of every
+ * GPU and of cuMemAddressReserve's alignment. Per-GPU values: device.h.
+ */
 u64 cufab_mem_granularity(void)
 {
-	return (u64)mem_granularity_kib << 10;
+	return READ_ONCE(cufab_node.default_gran.mem) ?: CUFAB_MEM_GRANULARITY_DEFAULT;
 }
 
 u64 cufab_mem_granularity_rec(void)
 {
-	return cufab_mem_granularity();
+	return READ_ONCE(cufab_node.default_gran.mem_rec) ?: cufab_mem_granularity();
 }
 
 static LIST_HEAD(cufab_allocs);
@@ -405,10 +378,31 @@ struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 
 /* ---- ioctls ---- */
 
+/*
+ * The size must be a multiple of the location's minimum granularity (0
+ * for a GPU that does not exist: cufab_alloc_locate() reports that).
+ */
+static int cufab_mem_create_gran_check(const struct cufab_mem_create *cmd)
+{
+	u64 gran = cufab_loc_mem_gran(cmd->location_type, cmd->location_id,
+				      false);
+
+	if (!gran || IS_ALIGNED(cmd->length, gran))
+		return 0;
+	pr_info_ratelimited("pid %d (%s): cuMemCreate of %llu bytes on %s %d: not a multiple of its granularity 0x%llx (cuMemGetAllocationGranularity)\n",
+			    task_tgid_nr(current), current->comm, cmd->length,
+			    cmd->location_type == CUFAB_LOC_DEVICE ?
+			    "gpu" : "host NUMA node",
+			    cmd->location_id, gran);
+	return -EINVAL;
+}
+
 /* Everything of CUmemAllocationProp that is not the location. */
 static int cufab_mem_create_check(struct cufab_client *client,
 				  const struct cufab_mem_create *cmd)
 {
+	int ret;
+
 	if (cmd->flags || cmd->__reserved ||
 	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
 	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID))
@@ -419,8 +413,11 @@ static int cufab_mem_create_check(struct cufab_client *client,
 	/* no virtual GPU compresses: like a GPU without compression */
 	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)
 		return -EOPNOTSUPP;
-	if (!cmd->length || !IS_ALIGNED(cmd->length, cufab_mem_granularity()))
+	if (!cmd->length)
 		return -EINVAL;
+	ret = cufab_mem_create_gran_check(cmd);
+	if (ret)
+		return ret;
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
 		return cufab_imex_check(client, "cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC");
 	return 0;

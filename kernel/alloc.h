@@ -24,9 +24,11 @@ struct cufab_ucmd;
 struct page;
 struct seq_file;
 
-/* Default cuMemCreate granularity (module parameter mem_granularity_kib). */
+/*
+ * Defaults of the granularity module parameters; each GPU has its own
+ * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran() in device.h).
+ */
 #define CUFAB_MEM_GRANULARITY_DEFAULT	(2ULL << 20)
-/* Multicast granularities (see the team notes: 2 MiB / 512 MiB). */
 #define CUFAB_MC_GRANULARITY		(2ULL << 20)
 #define CUFAB_MC_GRANULARITY_REC	(512ULL << 20)
 
@@ -167,7 +169,11 @@ int cufab_mem_handle_release(struct cufab_client *client, u32 id);
 struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 					    u32 handle);
 
-/* Granularity (bytes) of cuMemCreate for any location. */
+/*
+ * Module-wide default cuMemCreate granularity (bytes): cuMemAddressReserve's
+ * default alignment. cuMemCreate and cuMemMap use the location's
+ * (cufab_loc_mem_gran()).
+ */
 u64 cufab_mem_granularity(void);
 u64 cufab_mem_granularity_rec(void);
 

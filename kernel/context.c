@@ -9,6 +9,7 @@
 #include "device.h"
 #include "fault.h"
 #include "ioctl.h"
+#include "memops.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
 #define CU_CTX_SCHED_MASK		0x07
@@ -17,9 +18,19 @@
 #define CU_CTX_SCHED_YIELD		0x02
 #define CU_CTX_SCHED_BLOCKING_SYNC	0x04
 
-/* A context holds nothing yet; later issues hang peer access off it. */
+/*
+ * Destroying a context frees its legacy allocations (cuCtxDestroy,
+ * cuDevicePrimaryCtxReset and the last cuDevicePrimaryCtxRelease all end
+ * in CUFAB_IOCTL_DESTROY of the context).
+ */
+static void cufab_ctx_destroy(struct cufab_object *obj)
+{
+	cufab_mem_free_ctx(obj->client, obj->id);
+}
+
 const struct cufab_object_ops cufab_ctx_ops = {
 	.name = "context",
+	.destroy = cufab_ctx_destroy,
 };
 
 /**

@@ -13,6 +13,8 @@
 #include <linux/bits.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/seq_file.h>
@@ -47,6 +49,92 @@ void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total)
 	gpu->peers = 0;
 	gpu->mem_total = mem_total;
 	atomic64_set(&gpu->mem_used, 0);
+	gpu->mem_gran = CUFAB_MEM_GRAN_DEFAULT;
+	gpu->mem_gran_rec = CUFAB_MEM_GRAN_DEFAULT;
+	gpu->mc_gran = CUFAB_MC_GRAN_DEFAULT;
+	gpu->mc_gran_rec = CUFAB_MC_GRAN_REC_DEFAULT;
+}
+
+void cufab_gpu_set_gran(struct cufab_gpu *gpu, const struct cufab_gran *gran)
+{
+	gpu->mem_gran = gran->mem;
+	gpu->mem_gran_rec = gran->mem_rec;
+	gpu->mc_gran = gran->mc;
+	gpu->mc_gran_rec = gran->mc_rec;
+}
+
+void cufab_gpu_get_gran(const struct cufab_gpu *gpu, struct cufab_gran *gran)
+{
+	gran->mem = gpu->mem_gran;
+	gran->mem_rec = gpu->mem_gran_rec;
+	gran->mc = gpu->mc_gran;
+	gran->mc_rec = gpu->mc_gran_rec;
+}
+
+/* One value's own rules (a power of two, PAGE_SIZE .. CUFAB_GRAN_MAX). */
+enum cufab_gran_rule cufab_gran_check_value(u64 val)
+{
+	if (!is_power_of_2(val))
+		return CUFAB_GRAN_NOT_POW2;
+	if (val < PAGE_SIZE)
+		return CUFAB_GRAN_TOO_SMALL;
+	if (val > CUFAB_GRAN_MAX)
+		return CUFAB_GRAN_TOO_LARGE;
+	return CUFAB_GRAN_OK;
+}
+
+/**
+ * cufab_gran_check() - are these granularities usable?
+ * @gran: the four values
+ * @field: out, the first field breaking a rule (untouched when none does)
+ *
+ * Every value is a power of two between PAGE_SIZE and CUFAB_GRAN_MAX (the
+ * code aligns with them as masks), and a RECOMMENDED value is a multiple
+ * of its MINIMUM, as CUDA promises callers.
+ *
+ * Return: CUFAB_GRAN_OK or the rule broken; cufab_gran_rule_str() says it.
+ */
+enum cufab_gran_rule cufab_gran_check(const struct cufab_gran *gran,
+				      enum cufab_gran_field *field)
+{
+	const u64 vals[] = { gran->mem, gran->mem_rec, gran->mc, gran->mc_rec };
+	enum cufab_gran_rule rule;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(vals); i++) {
+		rule = cufab_gran_check_value(vals[i]);
+		if (rule != CUFAB_GRAN_OK) {
+			*field = i;
+			return rule;
+		}
+	}
+	if (gran->mem_rec % gran->mem) {
+		*field = CUFAB_GRAN_F_MEM_REC;
+		return CUFAB_GRAN_REC_NOT_MULTIPLE;
+	}
+	if (gran->mc_rec % gran->mc) {
+		*field = CUFAB_GRAN_F_MC_REC;
+		return CUFAB_GRAN_REC_NOT_MULTIPLE;
+	}
+	return CUFAB_GRAN_OK;
+}
+
+/* The rule, as the end of a sentence naming the value. */
+const char *cufab_gran_rule_str(enum cufab_gran_rule rule)
+{
+	switch (rule) {
+	case CUFAB_GRAN_OK:
+		return "is valid";
+	case CUFAB_GRAN_NOT_POW2:
+		return "must be a power of two";
+	case CUFAB_GRAN_TOO_SMALL:
+		return "must be at least the page size";
+	case CUFAB_GRAN_TOO_LARGE:
+		return "must be at most 1 TiB";
+	case CUFAB_GRAN_REC_NOT_MULTIPLE:
+		return "RECOMMENDED must be a multiple of MINIMUM";
+	}
+	return "is invalid";
 }
 
 /**
@@ -139,6 +227,7 @@ int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus)
 	for (i = 0; i < num_gpus; i++) {
 		if (i >= topo->num_gpus) {
 			cufab_gpu_init(&gpus[i], i, topo->default_mem);
+			cufab_gpu_set_gran(&gpus[i], &topo->default_gran);
 			continue;
 		}
 		gpus[i] = topo->gpus[i];
@@ -306,12 +395,13 @@ void cufab_node_show(struct seq_file *m)
 		gpu = &cufab_node.gpus[i];
 		cufab_gpu_uuid(i, uuid);
 		cufab_gpu_bus_id(i, bus);
-		seq_printf(m, "gpu%u bus=%s uuid=GPU-%pUb mem_total=%llu mem_used=%lld numa=%d clique=%u features=0x%x effective=0x%x peers=0x%llx\n",
+		seq_printf(m, "gpu%u bus=%s uuid=GPU-%pUb mem_total=%llu mem_used=%lld numa=%d clique=%u features=0x%x effective=0x%x peers=0x%llx mem_gran=%llu mem_gran_rec=%llu mc_gran=%llu mc_gran_rec=%llu\n",
 			   i, bus, uuid, gpu->mem_total,
 			   (s64)atomic64_read(&gpu->mem_used), gpu->numa_node,
 			   gpu->clique, gpu->features,
 			   cufab_gpu_effective_features(&cufab_node, gpu),
-			   gpu->peers);
+			   gpu->peers, gpu->mem_gran, gpu->mem_gran_rec,
+			   gpu->mc_gran, gpu->mc_gran_rec);
 	}
 	up_read(&cufab_topo_rwsem);
 }
@@ -329,10 +419,10 @@ static void cufab_device_info_fill(struct cufab_device_info *info,
 	info->pci_device = CUFAB_PCI_DEVICE;
 	cufab_gpu_uuid(gpu->index, info->uuid);
 	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
-	info->mem_granularity = cufab_gpu_mem_gran(gpu->index, false);
-	info->mem_granularity_rec = cufab_gpu_mem_gran(gpu->index, true);
-	info->mc_granularity = cufab_gpu_mc_gran(gpu->index, false);
-	info->mc_granularity_rec = cufab_gpu_mc_gran(gpu->index, true);
+	info->mem_granularity = gpu->mem_gran;
+	info->mem_granularity_rec = gpu->mem_gran_rec;
+	info->mc_granularity = gpu->mc_gran;
+	info->mc_granularity_rec = gpu->mc_gran_rec;
 }
 
 /*
@@ -379,23 +469,75 @@ out:
 	return ret;
 }
 
+/*
+ * The GPU at @index without taking cufab_topo_rwsem: see device.h for why
+ * the callers' context keeps the array in place. NULL past the last GPU.
+ */
+static const struct cufab_gpu *cufab_gran_gpu(u32 index)
+{
+	if (index >= READ_ONCE(cufab_node.num_gpus))
+		return NULL;
+	return &READ_ONCE(cufab_node.gpus)[index];
+}
+
 u64 cufab_gpu_mem_gran(u32 gpu, bool recommended)
 {
-	return recommended ? cufab_mem_granularity_rec() :
-			     cufab_mem_granularity();
+	const struct cufab_gpu *g = cufab_gran_gpu(gpu);
+
+	if (!g)
+		return recommended ? cufab_node.default_gran.mem_rec :
+				     cufab_node.default_gran.mem;
+	return recommended ? g->mem_gran_rec : g->mem_gran;
 }
 
 u64 cufab_gpu_mc_gran(u32 gpu, bool recommended)
 {
-	return recommended ? CUFAB_MC_GRANULARITY_REC : CUFAB_MC_GRANULARITY;
+	const struct cufab_gpu *g = cufab_gran_gpu(gpu);
+
+	if (!g)
+		return recommended ? cufab_node.default_gran.mc_rec :
+				     cufab_node.default_gran.mc;
+	return recommended ? g->mc_gran_rec : g->mc_gran;
 }
 
 u64 cufab_mc_granularity(bool recommended)
 {
+	u32 i, n = READ_ONCE(cufab_node.num_gpus);
 	u64 gran = 0;
-	u32 i;
 
-	for (i = 0; i < cufab_node_num_gpus(); i++)
+	for (i = 0; i < n; i++)
 		gran = max(gran, cufab_gpu_mc_gran(i, recommended));
 	return gran ?: cufab_gpu_mc_gran(0, recommended);
+}
+
+/*
+ * A HOST_NUMA allocation may be mapped by any GPU, most likely by those
+ * next to its node: its size must suit each of them. A node no GPU sits
+ * next to takes the largest granularity of the node's GPUs, so a size
+ * valid there is valid on every GPU.
+ */
+static u64 cufab_numa_mem_gran(int nid, bool recommended)
+{
+	u32 i, n = READ_ONCE(cufab_node.num_gpus);
+	u64 near = 0, any = 0, g;
+
+	for (i = 0; i < n; i++) {
+		g = cufab_gpu_mem_gran(i, recommended);
+		any = max(any, g);
+		if (cufab_gran_gpu(i)->numa_node == nid)
+			near = max(near, g);
+	}
+	return near ?: any;
+}
+
+u64 cufab_loc_mem_gran(u32 location_type, s32 location_id, bool recommended)
+{
+	switch (location_type) {
+	case CUFAB_LOC_DEVICE:
+		if (location_id < 0 || !cufab_gran_gpu(location_id))
+			return 0;
+		return cufab_gpu_mem_gran(location_id, recommended);
+	default:
+		return cufab_numa_mem_gran(location_id, recommended);
+	}
 }

@@ -14,6 +14,7 @@
 
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/cufab.h>
@@ -59,6 +60,63 @@ module_param(features, charp, 0444);
 MODULE_PARM_DESC(features,
 		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: all features)");
 
+/*
+ * Granularities are checked as they are parsed, so the log names the one
+ * parameter at fault; that a RECOMMENDED value is a multiple of its
+ * MINIMUM is checked with the topology (cufab_params_gran()).
+ */
+static unsigned long mem_granularity_kib = CUFAB_MEM_GRAN_DEFAULT >> 10;
+static unsigned long mem_granularity_rec_kib;
+static unsigned long mc_granularity_kib = CUFAB_MC_GRAN_DEFAULT >> 10;
+static unsigned long mc_granularity_rec_kib = CUFAB_MC_GRAN_REC_DEFAULT >> 10;
+
+static int cufab_gran_param_set(const char *val, const struct kernel_param *kp)
+{
+	enum cufab_gran_rule rule;
+	unsigned long kib;
+
+	if (kstrtoul(val, 0, &kib)) {
+		pr_err("%s=%s: not a number of KiB\n", kp->name, val);
+		return -EINVAL;
+	}
+	/* 0: "the same as mem_granularity_kib" */
+	if (!kib && kp->arg == &mem_granularity_rec_kib)
+		goto out;
+	rule = kib > (CUFAB_GRAN_MAX >> 10) ? CUFAB_GRAN_TOO_LARGE :
+	       cufab_gran_check_value((u64)kib << 10);
+	if (rule != CUFAB_GRAN_OK) {
+		pr_err("%s=%s: %s (KiB, a power of two from %lu to %llu)\n",
+		       kp->name, val, cufab_gran_rule_str(rule),
+		       PAGE_SIZE >> 10, CUFAB_GRAN_MAX >> 10);
+		return -EINVAL;
+	}
+out:
+	*(unsigned long *)kp->arg = kib;
+	return 0;
+}
+
+static const struct kernel_param_ops cufab_gran_param_ops = {
+	.set = cufab_gran_param_set,
+	.get = param_get_ulong,
+};
+
+module_param_cb(mem_granularity_kib, &cufab_gran_param_ops,
+		&mem_granularity_kib, 0444);
+MODULE_PARM_DESC(mem_granularity_kib,
+		 "cuMemCreate MINIMUM granularity of every GPU in KiB, a power of two (default 2048)");
+module_param_cb(mem_granularity_rec_kib, &cufab_gran_param_ops,
+		&mem_granularity_rec_kib, 0444);
+MODULE_PARM_DESC(mem_granularity_rec_kib,
+		 "cuMemCreate RECOMMENDED granularity in KiB, a multiple of mem_granularity_kib (default 0: the same)");
+module_param_cb(mc_granularity_kib, &cufab_gran_param_ops,
+		&mc_granularity_kib, 0444);
+MODULE_PARM_DESC(mc_granularity_kib,
+		 "Multicast MINIMUM granularity of every GPU in KiB, a power of two (default 2048)");
+module_param_cb(mc_granularity_rec_kib, &cufab_gran_param_ops,
+		&mc_granularity_rec_kib, 0444);
+MODULE_PARM_DESC(mc_granularity_rec_kib,
+		 "Multicast RECOMMENDED granularity in KiB, a multiple of mc_granularity_kib (default 524288)");
+
 static const struct file_operations cufab_fops = {
 	.owner = THIS_MODULE,
 	.open = cufab_fops_open,
@@ -87,6 +145,10 @@ static int __init cufab_init(void)
 		.nvswitch = nvswitch,
 		.peers = peers,
 		.features = features,
+		.mem_gran_kib = mem_granularity_kib,
+		.mem_gran_rec_kib = mem_granularity_rec_kib,
+		.mc_gran_kib = mc_granularity_kib,
+		.mc_gran_rec_kib = mc_granularity_rec_kib,
 	};
 	int ret;
 

@@ -6,7 +6,12 @@
 #ifndef _CUFAB_MEMOPS_H
 #define _CUFAB_MEMOPS_H
 
+#include <linux/types.h>
+
+struct cufab_client;
 struct cufab_ucmd;
+
+void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
 
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bits.h>
+#include <linux/mm.h>
 #include <linux/numa.h>
 #include <linux/sizes.h>
 #include <net/genetlink.h>
@@ -42,6 +43,12 @@ static struct netlink_range_validation cufab_nl_mem_range = {
 	.max = CUFAB_MEM_MIB_MAX * SZ_1M,
 };
 
+/* Granularities: a power of two and REC % MIN are checked by the handler. */
+static struct netlink_range_validation cufab_nl_gran_range = {
+	.min = PAGE_SIZE,
+	.max = CUFAB_GRAN_MAX,
+};
+
 static const struct nla_policy cufab_nl_dev_get_policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_DEV_INDEX] = NLA_POLICY_MAX(NLA_U32, CUFAB_MAX_GPUS - 1),
 };
@@ -57,6 +64,14 @@ static const struct nla_policy cufab_nl_dev_set_policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_DEV_FEATURES_MASK] = NLA_POLICY_MASK(NLA_U32,
 							 CUFAB_DEV_F_ALL),
 	[CUFAB_NL_A_DEV_PEERS] = { .type = NLA_U64 },
+	[CUFAB_NL_A_DEV_MEM_GRAN] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							  &cufab_nl_gran_range),
+	[CUFAB_NL_A_DEV_MEM_GRAN_REC] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							      &cufab_nl_gran_range),
+	[CUFAB_NL_A_DEV_MC_GRAN] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							 &cufab_nl_gran_range),
+	[CUFAB_NL_A_DEV_MC_GRAN_REC] = NLA_POLICY_FULL_RANGE(NLA_U64,
+							     &cufab_nl_gran_range),
 };
 
 static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
@@ -79,7 +94,8 @@ static size_t cufab_nl_dev_size(void)
 	       nla_total_size(sizeof(s32)) +		/* NUMA_NODE */
 	       nla_total_size(sizeof(u32)) +		/* CLIQUE */
 	       nla_total_size(sizeof(u32)) +		/* FEATURES */
-	       nla_total_size_64bit(sizeof(u64));	/* PEERS */
+	       nla_total_size_64bit(sizeof(u64)) +	/* PEERS */
+	       4 * nla_total_size_64bit(sizeof(u64));	/* MEM/MC_GRAN[_REC] */
 }
 
 static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
@@ -101,7 +117,15 @@ static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_CLIQUE, gpu->clique) ||
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_FEATURES, gpu->features) ||
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_PEERS, gpu->peers,
-			      CUFAB_NL_A_PAD))
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MEM_GRAN, gpu->mem_gran,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MEM_GRAN_REC,
+			      gpu->mem_gran_rec, CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN, gpu->mc_gran,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN_REC,
+			      gpu->mc_gran_rec, CUFAB_NL_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -327,10 +351,98 @@ static int cufab_nl_check_peers(struct genl_info *info, u32 index)
 	return 0;
 }
 
+/* DEV_SET's granularity attributes, in enum cufab_gran_field order. */
+static const int cufab_nl_gran_attrs[] = {
+	CUFAB_NL_A_DEV_MEM_GRAN, CUFAB_NL_A_DEV_MEM_GRAN_REC,
+	CUFAB_NL_A_DEV_MC_GRAN, CUFAB_NL_A_DEV_MC_GRAN_REC,
+};
+
+/* The GPU's granularities with those DEV_SET gives replaced. */
+static void cufab_nl_gran_merge(struct nlattr **tb,
+				const struct cufab_gpu *gpu,
+				struct cufab_gran *gran)
+{
+	u64 *vals[] = { &gran->mem, &gran->mem_rec, &gran->mc, &gran->mc_rec };
+	unsigned int i;
+
+	cufab_gpu_get_gran(gpu, gran);
+	for (i = 0; i < ARRAY_SIZE(vals); i++)
+		if (tb[cufab_nl_gran_attrs[i]])
+			*vals[i] = nla_get_u64(tb[cufab_nl_gran_attrs[i]]);
+}
+
+/* NL_SET_ERR_MSG_ATTR() keeps a pointer: literals only. */
+static void cufab_nl_gran_msg(struct netlink_ext_ack *extack,
+			      const struct nlattr *attr,
+			      enum cufab_gran_rule rule, bool rec_given)
+{
+	switch (rule) {
+	case CUFAB_GRAN_NOT_POW2:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "granularity must be a power of two");
+		break;
+	case CUFAB_GRAN_TOO_SMALL:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "granularity must be at least the page size");
+		break;
+	case CUFAB_GRAN_TOO_LARGE:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "granularity must be at most 1 TiB");
+		break;
+	case CUFAB_GRAN_REC_NOT_MULTIPLE:
+		if (rec_given)
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "RECOMMENDED granularity must be a multiple of the MINIMUM one");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "MINIMUM granularity must divide the GPU's RECOMMENDED one: give both");
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * The granularities the GPU would have must follow the module parameters'
+ * rules. The extack names the attribute at fault: the one given, or the
+ * MINIMUM when only it was given and the GPU's RECOMMENDED is no longer
+ * a multiple of it.
+ */
+static int cufab_nl_check_gran(struct genl_info *info,
+			       const struct cufab_gpu *gpu)
+{
+	struct nlattr **tb = info->attrs;
+	enum cufab_gran_field field;
+	enum cufab_gran_rule rule;
+	struct cufab_gran gran;
+	struct nlattr *attr;
+
+	cufab_nl_gran_merge(tb, gpu, &gran);
+	rule = cufab_gran_check(&gran, &field);
+	if (rule == CUFAB_GRAN_OK)
+		return 0;
+	attr = tb[cufab_nl_gran_attrs[field]];
+	if (rule == CUFAB_GRAN_REC_NOT_MULTIPLE && !attr)
+		cufab_nl_gran_msg(info->extack,
+				  tb[cufab_nl_gran_attrs[field - 1]], rule,
+				  false);
+	else
+		cufab_nl_gran_msg(info->extack, attr, rule, true);
+	pr_info("dev set gpu %u: granularities 0x%llx/0x%llx (memory) 0x%llx/0x%llx (multicast) refused: %s\n",
+		gpu->index, gran.mem, gran.mem_rec, gran.mc, gran.mc_rec,
+		cufab_gran_rule_str(rule));
+	return -EINVAL;
+}
+
 /* Everything DEV_SET asks for is checked before anything is changed. */
 static int cufab_nl_dev_set_check(struct genl_info *info, u32 index)
 {
 	struct nlattr **tb = info->attrs;
+	int ret;
+
+	ret = cufab_nl_check_gran(info, cufab_node_gpu(index));
+	if (ret)
+		return ret;
 
 	if (tb[CUFAB_NL_A_DEV_MEM_TOTAL] &&
 	    !IS_ALIGNED(nla_get_u64(tb[CUFAB_NL_A_DEV_MEM_TOTAL]), SZ_1M)) {
@@ -369,6 +481,7 @@ static void cufab_nl_dev_set_apply(struct genl_info *info,
 				   struct cufab_gpu *gpu)
 {
 	struct nlattr **tb = info->attrs;
+	struct cufab_gran gran;
 
 	if (tb[CUFAB_NL_A_DEV_MEM_TOTAL])
 		gpu->mem_total = nla_get_u64(tb[CUFAB_NL_A_DEV_MEM_TOTAL]);
@@ -387,6 +500,8 @@ static void cufab_nl_dev_set_apply(struct genl_info *info,
 	if (tb[CUFAB_NL_A_DEV_PEERS])
 		cufab_nl_set_peers(gpu, nla_get_u64(tb[CUFAB_NL_A_DEV_PEERS]));
 	cufab_topo_update_peers(&cufab_node);
+	cufab_nl_gran_merge(tb, gpu, &gran);
+	cufab_gpu_set_gran(gpu, &gran);
 }
 
 static int cufab_nl_change_begin(struct genl_info *info)

@@ -10,6 +10,7 @@
 
 #include <linux/bits.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -298,6 +299,59 @@ static int cufab_params_check(const struct cufab_params *p)
 	return 0;
 }
 
+/* Parameter names of the struct cufab_gran fields, by enum cufab_gran_field. */
+static const char * const cufab_gran_params[] = {
+	[CUFAB_GRAN_F_MEM] = "mem_granularity_kib",
+	[CUFAB_GRAN_F_MEM_REC] = "mem_granularity_rec_kib",
+	[CUFAB_GRAN_F_MC] = "mc_granularity_kib",
+	[CUFAB_GRAN_F_MC_REC] = "mc_granularity_rec_kib",
+};
+
+/* KiB to bytes, 0 for the default; a value past 64 bits fails the check. */
+static u64 cufab_kib(unsigned long kib, u64 dflt)
+{
+	if (!kib)
+		return dflt;
+	return kib > (U64_MAX >> 10) ? U64_MAX : (u64)kib << 10;
+}
+
+/**
+ * cufab_params_gran() - the granularities the module parameters ask for
+ * @p: the parameters (0 KiB: the default)
+ * @gran: out, in bytes
+ *
+ * Return: 0, or -EINVAL after a log line naming the parameter, its value
+ * and the rule it breaks.
+ */
+int cufab_params_gran(const struct cufab_params *p, struct cufab_gran *gran)
+{
+	const unsigned long kib[] = {
+		p->mem_gran_kib, p->mem_gran_rec_kib, p->mc_gran_kib,
+		p->mc_gran_rec_kib,
+	};
+	enum cufab_gran_field field;
+	enum cufab_gran_rule rule;
+
+	gran->mem = cufab_kib(p->mem_gran_kib, CUFAB_MEM_GRAN_DEFAULT);
+	gran->mem_rec = cufab_kib(p->mem_gran_rec_kib, gran->mem);
+	gran->mc = cufab_kib(p->mc_gran_kib, CUFAB_MC_GRAN_DEFAULT);
+	gran->mc_rec = cufab_kib(p->mc_gran_rec_kib, CUFAB_MC_GRAN_REC_DEFAULT);
+	rule = cufab_gran_check(gran, &field);
+	if (rule == CUFAB_GRAN_OK)
+		return 0;
+	if (rule == CUFAB_GRAN_REC_NOT_MULTIPLE)
+		pr_err("%s=%lu: must be a multiple of %s=%llu (RECOMMENDED is a multiple of MINIMUM)\n",
+		       cufab_gran_params[field], kib[field],
+		       cufab_gran_params[field - 1],
+		       (field == CUFAB_GRAN_F_MEM_REC ? gran->mem : gran->mc) >> 10);
+	else
+		pr_err("%s=%lu: %s (KiB, a power of two from %lu to %llu)\n",
+		       cufab_gran_params[field], kib[field],
+		       cufab_gran_rule_str(rule), PAGE_SIZE >> 10,
+		       CUFAB_GRAN_MAX >> 10);
+	return -EINVAL;
+}
+
 /**
  * cufab_topo_build() - build a topology from module parameters
  * @topo: filled on success; release with cufab_topo_free()
@@ -308,12 +362,15 @@ static int cufab_params_check(const struct cufab_params *p)
  */
 int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
 {
+	struct cufab_gran gran;
 	struct cufab_gpu *gpus;
 	u64 mem;
 	int ret;
 	u32 g;
 
 	ret = cufab_params_check(p);
+	if (!ret)
+		ret = cufab_params_gran(p, &gran);
 	if (ret)
 		return ret;
 
@@ -321,8 +378,10 @@ int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
 	gpus = kcalloc(p->num_gpus, sizeof(*gpus), GFP_KERNEL);
 	if (!gpus)
 		return -ENOMEM;
-	for (g = 0; g < p->num_gpus; g++)
+	for (g = 0; g < p->num_gpus; g++) {
 		cufab_gpu_init(&gpus[g], g, mem);
+		cufab_gpu_set_gran(&gpus[g], &gran);
+	}
 
 	ret = cufab_parse_cliques(p->cliques, gpus, p->num_gpus);
 	if (!ret)
@@ -339,6 +398,7 @@ int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
 	topo->num_gpus = p->num_gpus;
 	topo->nvswitch = p->nvswitch;
 	topo->default_mem = mem;
+	topo->default_gran = gran;
 	topo->gpus = gpus;
 	cufab_topo_update_peers(topo);
 	return 0;

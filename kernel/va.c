@@ -919,7 +919,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-				   alloc->length, cufab_mem_granularity());
+				   alloc->length,
+				   cufab_loc_mem_gran(alloc->location_type,
+						      alloc->location_id, false));
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);
@@ -985,8 +987,14 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 	kfree(descs);
 	if (ret)
 		return ret;
-	return cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
-			       cufab_va_do_set_access, &set);
+	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
+			      cufab_va_do_set_access, &set);
+	/* the descriptors were fine: it is the range */
+	if (ret == -EINVAL)
+		pr_info_ratelimited("pid %d (%s): cuMemSetAccess(0x%llx, %llu bytes): the range must be fully mapped, whole cuMemMap mappings inside one reservation\n",
+				    task_tgid_nr(current), current->comm,
+				    cmd->addr, cmd->length);
+	return ret;
 }
 
 int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)

@@ -51,6 +51,9 @@ struct cufab_va_space {
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
+ * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
+ *	frees the reservation (memops.c). Written once, under the space's
+ *	lock, while that context cannot be destroyed.
  * @vmas: VMAs referring to this reservation (1 except during mremap)
  * @lock: protects @maps, the mappings' access and @dead; taken by the
  *	fault handler under mmap_lock
@@ -64,6 +67,7 @@ struct cufab_va {
 	u64 length;
 	bool legacy;
 	s32 legacy_dev;
+	u32 legacy_ctx;
 	atomic_t vmas;
 	struct rw_semaphore lock;
 	bool dead;

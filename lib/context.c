@@ -216,6 +216,10 @@ CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * The kernel frees the context's cuMemAlloc/cuMemAllocHost allocations
+ * with it (every way a context ends comes here); the library forgets them.
+ */
 CUresult cufab_ctx_kernel_destroy(__u32 kid)
 {
 	struct cufab_destroy arg = { .size = sizeof(arg), .id = kid };
@@ -224,7 +228,17 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!ret)
+		cufab_legacy_forget_ctx(kid);
 	return cufab_errno_result(-ret);
+}
+
+/* The kernel id of a live context, 0 for anything else. */
+__u32 cufab_ctx_kid(CUcontext h)
+{
+	struct cufab_ctx *c = ctx_lookup(h);
+
+	return c ? c->kid : 0;
 }
 
 /* The calling thread's context stack. */

@@ -94,6 +94,7 @@ int cufab_visible_parse(const char *env, const struct cufab_device *kdev,
 struct cufab_ctx;
 CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid);
 CUresult cufab_ctx_kernel_destroy(__u32 kid);
+__u32 cufab_ctx_kid(CUcontext h);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);
@@ -102,6 +103,9 @@ void cufab_ctx_reset_locked(void);
 CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 /* The checks every cuCtxCreate version makes first, in CUDA's order. */
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
+
+/* legacy_mem.c: the kernel freed the legacy allocations of context kid. */
+void cufab_legacy_forget_ctx(__u32 kid);
 
 /* primary.c */
 void cufab_primary_reset_locked(void);

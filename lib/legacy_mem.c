@@ -8,9 +8,11 @@
  * that allocates, copies or sets (the kernel checks that device's access
  * to every cufab range touched). One ioctl each.
  *
- * The kernel records the device of an allocation, not the context; the
- * library remembers which context made each legacy allocation for
- * CU_POINTER_ATTRIBUTE_CONTEXT (a small tree keyed by base address).
+ * The kernel ties each allocation to the context current at cuMemAlloc
+ * (its kernel id) and frees it when that context is destroyed, as CUDA
+ * does; the library remembers which context made each legacy allocation
+ * for CU_POINTER_ATTRIBUTE_CONTEXT (a small tree keyed by base address)
+ * and forgets a destroyed context's.
  */
 #include <search.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ struct legacy_alloc {
 	CUdeviceptr base;
 	CUcontext ctx;
 	CUdevice dev;
+	__u32 kid;	/* the context's kernel id */
 };
 
 static void *legacy_root;
@@ -48,7 +51,8 @@ static void legacy_check_pid_locked(void)
 	}
 }
 
-static void legacy_remember(CUdeviceptr base, CUcontext ctx, CUdevice dev)
+static void legacy_remember(CUdeviceptr base, CUcontext ctx, CUdevice dev,
+			    __u32 kid)
 {
 	struct legacy_alloc *a = malloc(sizeof(*a));
 
@@ -58,6 +62,7 @@ static void legacy_remember(CUdeviceptr base, CUcontext ctx, CUdevice dev)
 	a->base = base;
 	a->ctx = ctx;
 	a->dev = dev;
+	a->kid = kid;
 	pthread_mutex_lock(&legacy_lock);
 	legacy_check_pid_locked();
 	if (!tsearch(a, &legacy_root, legacy_cmp))
@@ -79,6 +84,47 @@ static void legacy_forget(CUdeviceptr base)
 	}
 	pthread_mutex_unlock(&legacy_lock);
 	free(a);
+}
+
+/* The entries of one context, collected by twalk_r() for deletion. */
+struct legacy_victims {
+	__u32 kid;
+	size_t n, cap;
+	struct legacy_alloc **a;
+};
+
+static void legacy_collect(const void *node, VISIT which, void *arg)
+{
+	struct legacy_alloc *a = *(struct legacy_alloc * const *)node;
+	struct legacy_victims *v = arg;
+	struct legacy_alloc **grown;
+
+	if ((which != postorder && which != leaf) || a->kid != v->kid)
+		return;
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		grown = realloc(v->a, v->cap * sizeof(*v->a));
+		if (!grown)
+			return;	/* the rest keep a stale CONTEXT attribute */
+		v->a = grown;
+	}
+	v->a[v->n++] = a;
+}
+
+void cufab_legacy_forget_ctx(__u32 kid)
+{
+	struct legacy_victims v = { .kid = kid };
+	size_t i;
+
+	pthread_mutex_lock(&legacy_lock);
+	legacy_check_pid_locked();
+	twalk_r(legacy_root, legacy_collect, &v);
+	for (i = 0; i < v.n; i++) {
+		tdelete(v.a[i], &legacy_root, legacy_cmp);
+		free(v.a[i]);
+	}
+	pthread_mutex_unlock(&legacy_lock);
+	free(v.a);
 }
 
 /* 0 and the allocating context and device, or -1 when unknown. */
@@ -154,10 +200,12 @@ static CUresult mem_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags)
 		return res;
 	if (bytesize == 0)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* cuCtxDestroy of this context frees the allocation */
+	arg.ctx_id = cufab_ctx_kid(ctx);
 	ret = cufab_ioctl(CUFAB_IOCTL_MEM_ALLOC, &arg);
 	if (ret)
 		return cufab_mem_result(-ret);
-	legacy_remember(arg.out_addr, ctx, dev);
+	legacy_remember(arg.out_addr, ctx, dev, arg.ctx_id);
 	*out = arg.out_addr;
 	return CUDA_SUCCESS;
 }

@@ -107,10 +107,37 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_RELEASE, &arg));
 }
 
+/* One of a GPU's two cuMemCreate granularities. */
+static __u64 dev_gran(const struct cufab_device *d, int recommended)
+{
+	return recommended ? d->mem_granularity_rec : d->mem_granularity;
+}
+
 /*
- * The granularity is a property of the module (one value for every
- * location, see kernel/alloc.h), reported per GPU: a DEVICE location
- * reads its GPU's, host locations the first GPU's.
+ * The kernel's rule for host memory (kernel/device.c): the largest
+ * granularity among the GPUs next to the NUMA node, else (a node without
+ * GPUs, or CU_MEM_LOCATION_TYPE_HOST) the largest of all GPUs, hidden
+ * ones included, so that a size valid there is valid everywhere.
+ */
+static __u64 host_gran(int numa_id, int recommended)
+{
+	__u64 near = 0, any = 0, g;
+	int i;
+
+	for (i = 0; i < cufab.num_kdev; i++) {
+		g = dev_gran(&cufab.kdev[i], recommended);
+		if (g > any)
+			any = g;
+		if (numa_id >= 0 && cufab.kdev[i].host_numa_node == numa_id &&
+		    g > near)
+			near = g;
+	}
+	return near ? near : any;
+}
+
+/*
+ * Each GPU has its own granularities (cufabctl dev set); a DEVICE location
+ * reads its GPU's, host locations follow host_gran().
  */
 CUFAB_EXPORT CUresult CUDAAPI
 cuMemGetAllocationGranularity(size_t *granularity,
@@ -118,6 +145,7 @@ cuMemGetAllocationGranularity(size_t *granularity,
 			      CUmemAllocationGranularity_flags option)
 {
 	const struct cufab_device *d;
+	int rec;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -126,23 +154,26 @@ cuMemGetAllocationGranularity(size_t *granularity,
 	if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	    option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
 		return CUDA_ERROR_INVALID_VALUE;
+	rec = option == CU_MEM_ALLOC_GRANULARITY_RECOMMENDED;
 	switch (prop->location.type) {
 	case CU_MEM_LOCATION_TYPE_DEVICE:
 		/* Not in this call's documented codes: INVALID_DEVICE. */
 		d = cufab_device(prop->location.id);
 		if (!d)
 			return CUDA_ERROR_INVALID_VALUE;
-		break;
-	case CU_MEM_LOCATION_TYPE_HOST:
+		*granularity = dev_gran(d, rec);
+		return CUDA_SUCCESS;
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-		d = &cufab.kdev[cufab.visible[0]];
-		break;
+		if (prop->location.id < 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		*granularity = host_gran(prop->location.id, rec);
+		return CUDA_SUCCESS;
+	case CU_MEM_LOCATION_TYPE_HOST:
+		*granularity = host_gran(-1, rec);
+		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	*granularity = option == CU_MEM_ALLOC_GRANULARITY_MINIMUM ?
-		       d->mem_granularity : d->mem_granularity_rec;
-	return CUDA_SUCCESS;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -237,12 +268,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 	arg.length = size;
 	arg.addr = addr;
 	/*
-	 * A power of two below the granularity is raised to it so that
-	 * every granularity-aligned mapping fits; anything else (0 included)
-	 * goes to the kernel unchanged for it to judge.
+	 * No alignment, or a power of two below the largest granularity, is
+	 * raised to it so that any GPU's granularity-aligned mapping fits;
+	 * anything else goes to the kernel unchanged for it to judge.
 	 */
 	arg.alignment = alignment;
-	if (alignment && !(alignment & (alignment - 1)) && alignment < floor)
+	if (!(alignment & (alignment - 1)) && alignment < floor)
 		arg.alignment = floor;
 	ret = cufab_ioctl(CUFAB_IOCTL_VA_RESERVE, &arg);
 	if (ret)

@@ -214,7 +214,7 @@ test_dev_show_json() {
 	n=$("$JSONCHECK" -c . <"$tmp/json")
 	[ "$n" = "$num_gpus" ] || fail "JSON has $n GPUs, not $num_gpus" ||
 		return
-	for key in index name uuid bus_id mem_total mem_used numa_node clique features peers; do
+	for key in index name uuid bus_id mem_total mem_used numa_node clique features peers mem_gran mem_gran_rec mc_gran mc_gran_rec; do
 		"$JSONCHECK" ".[0].$key" <"$tmp/json" >/dev/null ||
 			fail "GPU 0 has no \"$key\"" || return
 	done

@@ -4,6 +4,8 @@
  * cuMemAllocHost/cuMemFreeHost, synchronous copies and memsets,
  * cuMemGetAddressRange; every call needs a current context.
  */
+#include <sys/mman.h>
+
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
@@ -355,6 +357,129 @@ TEST_F(ctx, process_death)
 	EXPECT_EQ(free0, free1);
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects());
+}
+
+/* Is any byte of [p, p + len) mapped in this process? */
+static int range_mapped(CUdeviceptr p, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned char vec;
+	size_t off;
+
+	/* mincore() fails with ENOMEM on an unmapped page */
+	for (off = 0; off < len; off += page)
+		if (!mincore((void *)(uintptr_t)(p + off), page, &vec) ||
+		    errno != ENOMEM)
+			return 1;
+	return 0;
+}
+
+/*
+ * cuCtxDestroy frees the allocations made while the context was current
+ * (device and host): the capacity comes back, the pointers are no longer
+ * cufab memory and their addresses are unmapped (not touched: that would
+ * fault). Another context's allocations stay, with their data.
+ */
+TEST(ctx_destroy_frees_its_allocations)
+{
+	CUdeviceptr a_dev, b_dev, base;
+	size_t free0, free1, free2, total, len = 4 << 20, sz;
+	CUcontext a, b, cur;
+	unsigned int type;
+	unsigned char *b_host, buf[4];
+	void *a_host;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&b, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&b_dev, len));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost((void **)&b_host, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(b_dev, 0x5a, len));
+	b_host[0] = 0xa5;
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&a, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&a_dev, len));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&a_host, 8192));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(a_dev, 1, len));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0 - len, free1);
+	EXPECT_TRUE(range_mapped(a_dev, len));
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(a));
+	/* B is current again: B's GPU is A's, so its use shows the return */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxGetCurrent(&cur));
+	ASSERT_EQ(b, cur);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free2, &total));
+	EXPECT_EQ(free0, free2);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+					a_dev));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+					(uintptr_t)a_host));
+	EXPECT_CU(CUDA_ERROR_NOT_FOUND, cuMemGetAddressRange(&base, &sz, a_dev));
+	EXPECT_FALSE(range_mapped(a_dev, len));
+	EXPECT_FALSE(range_mapped((uintptr_t)a_host, 8192));
+	/* already freed with its context */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(a_dev));
+
+	/* B's allocations survive, data included */
+	EXPECT_CU(CUDA_SUCCESS,
+		  cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+					b_dev));
+	EXPECT_EQ(CU_MEMORYTYPE_DEVICE, type);
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, b_dev + len - 4, 4));
+	EXPECT_EQ(0x5a, buf[3]);
+	EXPECT_EQ(0xa5, b_host[0]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(b_dev));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(b_host));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(b));
+}
+
+/* The primary context's reset and final release free its allocations too. */
+TEST(primary_ctx_reset_and_release_free)
+{
+	CUdeviceptr d, keep;
+	size_t free0, free1, total;
+	CUcontext pctx, other;
+	unsigned int type;
+
+	INIT_OR_SKIP();
+	/* a context that stays, to read cuMemGetInfo of the same GPU */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&other, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&keep, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+
+	ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&pctx, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(pctx));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 2 << 20));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0 - (2 << 20), free1);
+	ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxReset(0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(other));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d));
+	EXPECT_FALSE(range_mapped(d, 2 << 20));
+
+	/* the last release, after a new retain, the same way */
+	ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&pctx, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(pctx));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost((void **)&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(other));
+	/* two retains (the reset kept the count), two releases */
+	EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(0));
+	EXPECT_TRUE(range_mapped(d, 4096));
+	EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(0));
+	EXPECT_FALSE(range_mapped(d, 4096));
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(other));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	EXPECT_CU(CUDA_SUCCESS,
+		  cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+					keep));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(keep));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(other));
 }
 
 TEST_HARNESS_MAIN

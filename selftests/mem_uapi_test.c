@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -748,6 +749,69 @@ TEST_F(mem, legacy_alloc_free)
 	EXPECT_EQ(0, mem_free(self->fd, CUFAB_MEM_ALLOC_HOST, hst));
 	ASSERT_EQ(0, mem_info(self->fd, 0, &free1, NULL));
 	EXPECT_EQ(free0, free1);
+}
+
+static int ctx_new(int fd, __u32 dev, __u32 *id)
+{
+	struct cufab_ctx_create c = { .size = sizeof(c), .dev = dev };
+	int ret = xioctl(fd, CUFAB_IOCTL_CTX_CREATE, &c);
+
+	if (!ret)
+		*id = c.out_ctx_id;
+	return ret;
+}
+
+static int obj_destroy(int fd, __u32 id)
+{
+	struct cufab_destroy c = { .size = sizeof(c), .id = id };
+
+	return xioctl(fd, CUFAB_IOCTL_DESTROY, &c);
+}
+
+/*
+ * MEM_ALLOC's ctx_id: the allocation goes with its context's DESTROY; an
+ * unknown context is ENOENT, one of another GPU EINVAL, __reserved2 EINVAL,
+ * and a caller compiled before the field (shorter size) gets no context.
+ */
+TEST_F(mem, legacy_alloc_ctx)
+{
+	struct cufab_mem_alloc c = { .size = sizeof(c), .length = PG };
+	__u64 free0, free1, d_ctx, d_old;
+	__u32 ctx, ctx1;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, ctx_new(self->fd, 0, &ctx));
+	c.ctx_id = ctx + 100;
+	EXPECT_EQ(ENOENT, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+	c.ctx_id = ctx;
+	c.__reserved2 = 1;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+	c.__reserved2 = 0;
+	if (self->num_gpus > 1) {
+		ASSERT_EQ(0, ctx_new(self->fd, 1, &ctx1));
+		c.ctx_id = ctx1;
+		EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+		EXPECT_EQ(0, obj_destroy(self->fd, ctx1));
+		c.ctx_id = ctx;
+	}
+
+	ASSERT_EQ(0, mem_info(self->fd, 0, &free0, NULL));
+	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+	d_ctx = c.out_addr;
+	/* the old layout: size up to out_addr, no ctx_id */
+	c.size = offsetof(struct cufab_mem_alloc, ctx_id);
+	ASSERT_EQ(0, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+	d_old = c.out_addr;
+	ASSERT_EQ(0, mem_info(self->fd, 0, &free1, NULL));
+	EXPECT_EQ(free0 - 2 * PG, free1);
+
+	EXPECT_EQ(0, obj_destroy(self->fd, ctx));
+	ASSERT_EQ(0, mem_info(self->fd, 0, &free1, NULL));
+	EXPECT_EQ(free0 - PG, free1);
+	EXPECT_EQ(EINVAL, mem_free(self->fd, 0, d_ctx));
+	EXPECT_EQ(SIGSEGV, probe(d_ctx, false, 0, NULL));
+	EXPECT_EQ(0, mem_free(self->fd, 0, d_old));
 }
 
 TEST_F(mem, copy_and_set)

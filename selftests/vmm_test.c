@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -519,6 +520,48 @@ TEST(set_get_access)
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 
+/*
+ * cuMemSetAccess: "the range must be a fully mapped address range
+ * containing all allocations created by cuMemMap". cufab needs whole
+ * mappings: part of one, or a range running into a hole, is refused.
+ */
+TEST(set_access_whole_mappings)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h1, h2;
+	unsigned long long flags;
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	CUdeviceptr va;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h1, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h2, g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 4 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * g, 0, h1, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va + 2 * g, g, 0, h2, 0));
+
+	/* the first or second half of a mapping */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va, g, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va + g, 2 * g, 0));
+	/* whole mappings, then into the unmapped last granule */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(va, 4 * g, 0));
+	/* nothing changed on a refusal */
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, va));
+	EXPECT_EQ(0, flags);
+	/* one or two whole mappings */
+	EXPECT_CU(CUDA_SUCCESS, grant(va + 2 * g, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, grant(va, 3 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &loc, va + g));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 4 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
+}
+
 TEST(retain)
 {
 	CUmemGenericAllocationHandle h;
@@ -879,6 +922,81 @@ TEST(share_posix_fd)
 	EXPECT_EQ(0, share_run(_metadata, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, -1));
 }
 
+/*
+ * The importer cannot see the exporter's GPU (CUDA_VISIBLE_DEVICES, like
+ * two containers with one GPU each): the import still works, the
+ * allocation's location reads -1 (no ordinal of ours), and the importer
+ * maps it and reaches it through its own device.
+ */
+static int hidden_importer(int sock, size_t len)
+{
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp q;
+	volatile unsigned char *p;
+	CUdeviceptr va;
+	int fd = -1, n = 0;
+
+	setenv("CUDA_VISIBLE_DEVICES", "0", 1);
+	if (cuInit(0) || cuDeviceGetCount(&n) || n != 1)
+		return 10;
+	if (sock_recv(sock, &n, sizeof(n), &fd) || fd < 0)
+		return 11;
+	if (cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+		return 12;
+	close(fd);
+	if (cuMemGetAllocationPropertiesFromHandle(&q, h) ||
+	    q.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+	    q.location.id != -1)
+		return 13;
+	if (cuMemAddressReserve(&va, len, 0, 0, 0) || cuMemMap(va, len, 0, h, 0) ||
+	    grant(va, len, 0))
+		return 14;
+	p = (volatile unsigned char *)(uintptr_t)va;
+	if (p[len - 1] != 0x3c)
+		return 15;
+	p[0] = 0xc3;
+	if (sock_send(sock, "k", 1, -1))
+		return 16;
+	return vbuf_drop(&(struct vbuf){ h, va, len }) ? 17 : 0;
+}
+
+TEST(share_to_process_without_the_gpu)
+{
+	volatile unsigned char *p;
+	int sv[2], fd = -1;
+	struct vbuf b;
+	size_t len;
+	pid_t pid;
+	char ok = 0;
+
+	INIT_OR_SKIP();
+	if (num_devices() < 2)
+		SKIP(return, "needs 2 GPUs");
+	len = gran(1);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 1, len,
+				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	p = (volatile unsigned char *)(uintptr_t)b.va;
+	p[len - 1] = 0x3c;
+	ASSERT_CU(CUDA_SUCCESS, cuMemExportToShareableHandle(&fd, b.h,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		close(sv[0]);
+		_exit(hidden_importer(sv[1], len));
+	}
+	close(sv[1]);
+	EXPECT_EQ(0, sock_send(sv[0], &len, sizeof(int), fd));
+	close(fd);
+	EXPECT_EQ(0, sock_recv(sv[0], &ok, 1, NULL));
+	EXPECT_EQ(0, wait_child(pid));
+	close(sv[0]);
+	EXPECT_EQ(0xc3, p[0]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
 TEST(export_import_errors)
 {
 	CUmemGenericAllocationHandle h, h2;
@@ -1124,6 +1242,201 @@ TEST(fabric_default_channel)
 	unlink(c9);
 	if (made_dir)
 		rmdir(IMEX_DIR);
+}
+
+/* ---- per-GPU granularity, changed with cufabctl while no client is open ---- */
+
+#define MIB		(1ULL << 20)
+
+/* "cufabctl ARGS" (the one built next to this test), its output in @out. */
+static int ctl(char *out, size_t len, const char *fmt, ...)
+{
+	char self[4096], cmd[8192], args[1024];
+	size_t n = 0, got;
+	va_list ap;
+	ssize_t sl;
+	FILE *f;
+
+	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl < 0)
+		return -1;
+	self[sl] = '\0';
+	*strrchr(self, '/') = '\0';
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s 2>&1", self, args);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	out[0] = '\0';
+	while (n + 1 < len && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
+		n += got;
+	out[n] = '\0';
+	return pclose(f);
+}
+
+/*
+ * GPU @dev's four granularities (mem_gran, mem_gran_rec, mc_gran,
+ * mc_gran_rec of "cufabctl -j dev show"); false when one is missing.
+ */
+static bool dev_grans(int dev, unsigned long long g[4])
+{
+	static const char * const keys[4] = {
+		"\"mem_gran\":", "\"mem_gran_rec\":", "\"mc_gran\":",
+		"\"mc_gran_rec\":",
+	};
+	char out[2048], *p;
+	int i;
+
+	if (ctl(out, sizeof(out), "-j dev show gpu%d", dev))
+		return false;
+	for (i = 0; i < 4; i++) {
+		p = strstr(out, keys[i]);
+		if (!p)
+			return false;
+		g[i] = strtoull(p + strlen(keys[i]), NULL, 0);
+	}
+	return true;
+}
+
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "# line %d: %s\n", __LINE__, #cond);	\
+		_exit(1);						\
+	}								\
+} while (0)
+
+/*
+ * In a child (its client goes with it): GPU 1 has 4 MiB / 8 MiB, GPU 0 the
+ * default 2 MiB. cuMemCreate and cuMemMap follow each allocation's GPU.
+ */
+static void gran_child(void)
+{
+	CUmemGenericAllocationHandle h0, h1, h;
+	CUmemAllocationProp p0 = dev_prop(0, 0), p1 = dev_prop(1, 0), pn;
+	size_t g = 0;
+	CUdeviceptr va;
+	int numa = -1;
+
+	CHILD_CHECK(cuInit(0) == CUDA_SUCCESS);
+	CHILD_CHECK(gran(0) == 2 * MIB);
+	CHILD_CHECK(gran(1) == 4 * MIB);
+	CHILD_CHECK(cuMemGetAllocationGranularity(&g, &p1,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS);
+	CHILD_CHECK(g == 8 * MIB);
+	CHILD_CHECK(cuMemGetAllocationGranularity(&g, &p0,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED) == CUDA_SUCCESS);
+	CHILD_CHECK(g == 2 * MIB);
+	/* host memory next to GPU 1 must suit it: its granularity or more */
+	CHILD_CHECK(cuDeviceGetAttribute(&numa, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID,
+					 1) == CUDA_SUCCESS);
+	if (numa >= 0) {
+		pn = dev_prop(0, 0);
+		pn.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+		pn.location.id = numa;
+		CHILD_CHECK(cuMemGetAllocationGranularity(&g, &pn,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS);
+		CHILD_CHECK(g == 4 * MIB);
+		CHILD_CHECK(cuMemCreate(&h, 2 * MIB, &pn, 0) ==
+			    CUDA_ERROR_INVALID_VALUE);
+	}
+
+	/* 2 MiB is a multiple of GPU 0's granularity, not of GPU 1's */
+	CHILD_CHECK(cuMemCreate(&h1, 2 * MIB, &p1, 0) == CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemCreate(&h1, 6 * MIB, &p1, 0) == CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemCreate(&h0, 2 * MIB, &p0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemCreate(&h1, 4 * MIB, &p1, 0) == CUDA_SUCCESS);
+
+	/* the default alignment suits the largest granularity */
+	CHILD_CHECK(cuMemAddressReserve(&va, 16 * MIB, 0, 0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(va % (4 * MIB) == 0);
+	CHILD_CHECK(cuMemMap(va + 2 * MIB, 4 * MIB, 0, h1, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemMap(va + 8 * MIB, 2 * MIB, 2 * MIB, h1, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemMap(va, 4 * MIB, 0, h1, 0) == CUDA_SUCCESS);
+	/* GPU 0's allocation maps at a 2 MiB boundary */
+	CHILD_CHECK(cuMemMap(va + 6 * MIB, 2 * MIB, 0, h0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va, 4 * MIB, 1) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va + 6 * MIB, 2 * MIB, 0) == CUDA_SUCCESS);
+	((volatile char *)(uintptr_t)va)[4 * MIB - 1] = 1;
+	((volatile char *)(uintptr_t)va)[6 * MIB] = 2;
+	CHILD_CHECK(cuMemUnmap(va, 4 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemUnmap(va + 6 * MIB, 2 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemAddressFree(va, 16 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(h0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(h1) == CUDA_SUCCESS);
+	_exit(0);
+}
+
+/* cufabctl runs take a second each under the debug kernel: more time. */
+FIXTURE(gran) {
+	int unused;
+};
+
+FIXTURE_SETUP(gran)
+{
+}
+
+FIXTURE_TEARDOWN(gran)
+{
+}
+
+TEST_F_TIMEOUT(gran, per_gpu, 240)
+{
+	unsigned long long old[4], now[4];
+	char out[2048];
+	pid_t pid;
+	int i, fd, st;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
+	if (!dev_grans(1, old))
+		SKIP(return, "no GPU 1, or no cufabctl next to this test");
+	if (old[0] != 2 * MIB || old[1] != 2 * MIB)
+		SKIP(return, "GPU 1 does not have the default 2 MiB granularity");
+
+	/* refused while a client is open, like every dev set */
+	fd = open(CUFAB_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M"));
+	EXPECT_TRUE(strstr(out, "client") != NULL) TH_LOG("%s", out);
+	close(fd);
+
+	/* rules: power of two, at least a page, REC a multiple of MIN */
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 3M mem-gran-rec 6M"));
+	EXPECT_TRUE(strstr(out, "power of two") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mc-gran 1K"));
+	EXPECT_TRUE(strstr(out, "dev-mc-gran") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M"));
+	EXPECT_TRUE(strstr(out, "give both") != NULL) TH_LOG("%s", out);
+	EXPECT_NE(0, ctl(out, sizeof(out), "dev set gpu1 mem-gran 4M mem-gran-rec 2M"));
+	EXPECT_TRUE(strstr(out, "multiple") != NULL) TH_LOG("%s", out);
+
+	ASSERT_EQ(0, ctl(out, sizeof(out),
+			 "dev set gpu1 mem-gran 4M mem-gran-rec 8M mc-gran 4M mc-gran-rec 1G"))
+		TH_LOG("%s", out);
+	ASSERT_TRUE(dev_grans(1, now));
+	EXPECT_EQ(4 * MIB, now[0]);
+	EXPECT_EQ(8 * MIB, now[1]);
+	EXPECT_EQ(4 * MIB, now[2]);
+	EXPECT_EQ(1024 * MIB, now[3]);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		gran_child();
+	st = wait_child(pid);
+
+	/* back to what it was (both of a pair at once: any order is valid) */
+	EXPECT_EQ(0, ctl(out, sizeof(out),
+			 "dev set gpu1 mem-gran %llu mem-gran-rec %llu mc-gran %llu mc-gran-rec %llu",
+			 old[0], old[1], old[2], old[3])) TH_LOG("%s", out);
+	ASSERT_TRUE(dev_grans(1, now));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(old[i], now[i]) TH_LOG("GPU 1 granularity %d not restored", i);
+	EXPECT_EQ(0, st);
 }
 
 TEST_HARNESS_MAIN

@@ -415,6 +415,88 @@ static void random_cliques_roundtrip(struct kunit *test)
 	}
 }
 
+/* ---- granularities (cufab_gran_check(), *_granularity_kib=) ----------- */
+
+struct gran_case {
+	const char *desc;
+	struct cufab_gran gran;
+	enum cufab_gran_rule rule;
+	enum cufab_gran_field field;
+};
+
+static const struct gran_case gran_cases[] = {
+	{ "defaults", { SZ_2M, SZ_2M, SZ_2M, SZ_512M }, CUFAB_GRAN_OK },
+	{ "one page", { PAGE_SIZE, PAGE_SIZE, PAGE_SIZE, PAGE_SIZE },
+	  CUFAB_GRAN_OK },
+	{ "largest", { CUFAB_GRAN_MAX, CUFAB_GRAN_MAX, SZ_2M, CUFAB_GRAN_MAX },
+	  CUFAB_GRAN_OK },
+	{ "zero", { 0, SZ_2M, SZ_2M, SZ_2M }, CUFAB_GRAN_NOT_POW2,
+	  CUFAB_GRAN_F_MEM },
+	{ "3 MiB rec", { SZ_2M, 3 * SZ_1M, SZ_2M, SZ_2M }, CUFAB_GRAN_NOT_POW2,
+	  CUFAB_GRAN_F_MEM_REC },
+	{ "half a page", { SZ_2M, SZ_2M, PAGE_SIZE / 2, SZ_2M },
+	  CUFAB_GRAN_TOO_SMALL, CUFAB_GRAN_F_MC },
+	{ "2 TiB", { SZ_2M, SZ_2M, SZ_2M, CUFAB_GRAN_MAX * 2 },
+	  CUFAB_GRAN_TOO_LARGE, CUFAB_GRAN_F_MC_REC },
+	{ "rec below min", { SZ_4M, SZ_2M, SZ_2M, SZ_2M },
+	  CUFAB_GRAN_REC_NOT_MULTIPLE, CUFAB_GRAN_F_MEM_REC },
+	{ "mc rec below min", { SZ_2M, SZ_2M, SZ_4M, SZ_2M },
+	  CUFAB_GRAN_REC_NOT_MULTIPLE, CUFAB_GRAN_F_MC_REC },
+};
+
+static void gran_case_desc(const struct gran_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(gran, gran_cases, gran_case_desc);
+
+static void gran_check_table(struct kunit *test)
+{
+	const struct gran_case *c = test->param_value;
+	enum cufab_gran_field field = CUFAB_GRAN_F_MEM;
+
+	KUNIT_EXPECT_EQ(test, cufab_gran_check(&c->gran, &field), c->rule);
+	if (c->rule != CUFAB_GRAN_OK)
+		KUNIT_EXPECT_EQ(test, field, c->field);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, cufab_gran_rule_str(c->rule));
+}
+
+/* KiB parameters: 0 is the default; REC 0 follows MIN; every GPU gets them. */
+static void topo_build_granularity(struct kunit *test)
+{
+	struct cufab_params p = default_params;
+	struct cufab_topo topo = {};
+	struct cufab_gran g;
+	u32 i;
+
+	KUNIT_ASSERT_EQ(test, cufab_params_gran(&p, &g), 0);
+	KUNIT_EXPECT_EQ(test, g.mem, (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, g.mem_rec, (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, g.mc, (u64)SZ_2M);
+	KUNIT_EXPECT_EQ(test, g.mc_rec, (u64)SZ_512M);
+
+	p.mem_gran_kib = 8192;
+	p.mc_gran_rec_kib = 4096;
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&topo, &p), 0);
+	for (i = 0; i < T_GPUS; i++) {
+		KUNIT_EXPECT_EQ(test, topo.gpus[i].mem_gran, (u64)SZ_8M);
+		KUNIT_EXPECT_EQ(test, topo.gpus[i].mem_gran_rec, (u64)SZ_8M);
+		KUNIT_EXPECT_EQ(test, topo.gpus[i].mc_gran, (u64)SZ_2M);
+		KUNIT_EXPECT_EQ(test, topo.gpus[i].mc_gran_rec, (u64)SZ_4M);
+	}
+	/* a GPU added later gets the parameters too */
+	KUNIT_ASSERT_EQ(test, cufab_topo_resize(&topo, T_GPUS + 1), 0);
+	KUNIT_EXPECT_EQ(test, topo.gpus[T_GPUS].mem_gran, (u64)SZ_8M);
+	cufab_topo_free(&topo);
+
+	p.mem_gran_rec_kib = 4096;	/* below mem_gran_kib */
+	KUNIT_EXPECT_EQ(test, cufab_topo_build(&topo, &p), -EINVAL);
+	p.mem_gran_rec_kib = 0;
+	p.mc_gran_kib = 3;
+	KUNIT_EXPECT_EQ(test, cufab_params_gran(&p, &g), -EINVAL);
+}
+
 static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE_PARAM(parse_cliques_table, cliques_gen_params),
 	KUNIT_CASE_PARAM(parse_numa_nodes_table, numa_gen_params),
@@ -427,6 +509,8 @@ static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE(topo_build_max_gpus),
 	KUNIT_CASE(topo_build_rejects),
 	KUNIT_CASE(random_cliques_roundtrip),
+	KUNIT_CASE_PARAM(gran_check_table, gran_gen_params),
+	KUNIT_CASE(topo_build_granularity),
 	{}
 };
 

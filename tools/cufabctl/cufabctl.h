@@ -129,6 +129,7 @@ struct dev_info {
 	uint32_t clique;
 	uint32_t features;
 	uint64_t peers;
+	uint64_t gran[4];	/* mem, mem-rec, mc, mc-rec; 0: not reported */
 	bool has_name, has_uuid, has_bus_id, has_mem_total, has_mem_used;
 	bool has_numa_node, has_clique, has_features, has_peers;
 };

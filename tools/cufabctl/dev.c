@@ -26,6 +26,18 @@ const struct feature features[] = {
 
 const unsigned int num_features = ARRAY_SIZE(features);
 
+/* Granularities: "dev set" keyword, JSON key, attribute; dev_info.gran[] order. */
+static const struct {
+	const char *word;
+	const char *key;
+	int attr;
+} grans[] = {
+	{ "mem-gran",		"mem_gran",	CUFAB_NL_A_DEV_MEM_GRAN },
+	{ "mem-gran-rec",	"mem_gran_rec",	CUFAB_NL_A_DEV_MEM_GRAN_REC },
+	{ "mc-gran",		"mc_gran",	CUFAB_NL_A_DEV_MC_GRAN },
+	{ "mc-gran-rec",	"mc_gran_rec",	CUFAB_NL_A_DEV_MC_GRAN_REC },
+};
+
 void dev_help(FILE *f)
 {
 	unsigned int i;
@@ -33,8 +45,13 @@ void dev_help(FILE *f)
 	fputs("cufabctl dev show [ DEV ]\n"
 	      "cufabctl dev set DEV [ mem SIZE ] [ numa { N | none } ] [ clique N ]\n"
 	      "                     [ peers { LIST | none } ] [ FEATURE { on | off } ]...\n"
+	      "                     [ mem-gran SIZE ] [ mem-gran-rec SIZE ]\n"
+	      "                     [ mc-gran SIZE ] [ mc-gran-rec SIZE ]\n"
 	      "  DEV := { gpuN | N }\n"
 	      "  SIZE := bytes, or a count with a K, M, G or T suffix (1024-based): 512M, 2G\n"
+	      "  mem-gran, mc-gran: cuMemCreate and multicast MINIMUM granularity, a power\n"
+	      "          of two of at least the page size; the -rec ones (RECOMMENDED) are\n"
+	      "          multiples of them\n"
 	      "  LIST := N[-M][,N[-M]]...  GPUs this GPU reaches as peers; used when\n"
 	      "          the topology has nvswitch off (with it on, a clique is all peers)\n"
 	      "  FEATURE := one of (CUdevice_attribute it drives):\n", f);
@@ -53,6 +70,8 @@ static void format_uuid(char *buf, size_t len, const uint8_t *u)
 
 int dev_from_attrs(struct nlattr **tb, struct dev_info *d)
 {
+	unsigned int i;
+
 	memset(d, 0, sizeof(*d));
 	if (!tb[CUFAB_NL_A_DEV_INDEX]) {
 		fprintf(stderr, "cufabctl: kernel sent a GPU without %s\n",
@@ -88,6 +107,9 @@ int dev_from_attrs(struct nlattr **tb, struct dev_info *d)
 	d->has_peers = tb[CUFAB_NL_A_DEV_PEERS];
 	if (d->has_peers)
 		d->peers = nla_get_u64(tb[CUFAB_NL_A_DEV_PEERS]);
+	for (i = 0; i < ARRAY_SIZE(grans); i++)
+		if (tb[grans[i].attr])
+			d->gran[i] = nla_get_u64(tb[grans[i].attr]);
 	return 0;
 }
 
@@ -157,10 +179,26 @@ static void print_peers(uint64_t peers)
 	close_array(PRINT_ANY, "\n");
 }
 
+/* "granularity 2 MiB/2 MiB  multicast 2 MiB/512 MiB" (MINIMUM/RECOMMENDED) */
+static void print_gran(const struct dev_info *d)
+{
+	static const char * const fmt[] = {
+		"    granularity %s", "/%s", "  multicast %s", "/%s",
+	};
+	unsigned int i;
+
+	if (!d->gran[0])	/* a kernel without per-GPU granularities */
+		return;
+	for (i = 0; i < ARRAY_SIZE(grans); i++)
+		print_size(PRINT_ANY, grans[i].key, fmt[i], d->gran[i]);
+	print_nl();
+}
+
 /*
  * gpu0: cufab Virtual GPU
  *     uuid GPU-...  bus 0000:41:00.0
  *     memory 1 GiB (0 B used)  numa 0  clique 0
+ *     granularity 2 MiB/2 MiB  multicast 2 MiB/512 MiB
  *     features multicast fabric ...
  *     peers gpu1 gpu2 gpu3
  */
@@ -173,6 +211,7 @@ void dev_print(const struct dev_info *d, const char *key)
 	print_nl();
 	print_ids(d);
 	print_placement(d);
+	print_gran(d);
 	if (d->has_features)
 		print_features(d->features);
 	if (d->has_peers)
@@ -248,8 +287,20 @@ struct dev_change {
 	uint64_t peers;
 	uint32_t features;
 	uint32_t mask;
+	uint64_t gran[4];	/* as grans[] */
 	bool has_mem, has_numa, has_clique, has_peers;
+	bool has_gran[4];
 };
+
+static int find_gran(const char *word)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(grans); i++)
+		if (!strcmp(grans[i].word, word))
+			return i;
+	return -1;
+}
 
 static const struct feature *find_feature(const char *name)
 {
@@ -293,6 +344,8 @@ static bool first_time(const char *what, const char *key, bool *seen)
 static int parse_change(const char *what, const char *key, const char *val,
 			struct dev_change *c)
 {
+	int i;
+
 	if (!strcmp(key, "mem"))
 		return first_time(what, key, &c->has_mem) ?
 		       parse_size(what, val, &c->mem) : -1;
@@ -308,6 +361,10 @@ static int parse_change(const char *what, const char *key, const char *val,
 		       parse_gpu_list(what, val, &c->peers) : -1;
 	if (find_feature(key))
 		return parse_feature(what, key, val, c);
+	i = find_gran(key);
+	if (i >= 0)
+		return first_time(what, key, &c->has_gran[i]) ?
+		       parse_size(what, val, &c->gran[i]) : -1;
 	usage_error("%s: unknown keyword \"%s\" (try \"cufabctl dev help\")",
 		    what, key);
 	return -1;
@@ -317,7 +374,7 @@ static bool is_keyword(const char *key)
 {
 	return !strcmp(key, "mem") || !strcmp(key, "numa") ||
 	       !strcmp(key, "clique") || !strcmp(key, "peers") ||
-	       find_feature(key);
+	       find_feature(key) || find_gran(key) >= 0;
 }
 
 static int parse_changes(const char *what, int argc, char **argv,
@@ -335,8 +392,9 @@ static int parse_changes(const char *what, int argc, char **argv,
 			return -1;
 	}
 	if (!c->has_mem && !c->has_numa && !c->has_clique && !c->has_peers &&
-	    !c->mask) {
-		usage_error("%s: nothing to change (give mem, numa, clique, peers or a feature)",
+	    !c->mask && !c->has_gran[0] && !c->has_gran[1] && !c->has_gran[2] &&
+	    !c->has_gran[3]) {
+		usage_error("%s: nothing to change (give mem, numa, clique, peers, a feature or a granularity)",
 			    what);
 		return -1;
 	}
@@ -345,6 +403,7 @@ static int parse_changes(const char *what, int argc, char **argv,
 
 static int put_change(struct nl_msg *msg, const struct dev_change *c)
 {
+	unsigned int i;
 	int err = nla_put_u32(msg, CUFAB_NL_A_DEV_INDEX, c->index);
 
 	if (!err && c->has_mem)
@@ -359,6 +418,9 @@ static int put_change(struct nl_msg *msg, const struct dev_change *c)
 		err = nla_put_u32(msg, CUFAB_NL_A_DEV_FEATURES, c->features);
 	if (!err && c->mask)
 		err = nla_put_u32(msg, CUFAB_NL_A_DEV_FEATURES_MASK, c->mask);
+	for (i = 0; !err && i < ARRAY_SIZE(grans); i++)
+		if (c->has_gran[i])
+			err = nla_put_u64(msg, grans[i].attr, c->gran[i]);
 	return err;
 }
 

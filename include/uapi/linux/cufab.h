@@ -431,6 +431,11 @@ struct cufab_mem_get_access {
  * @dev: GPU whose memory (or, for host memory, whose context) it is
  * @length: bytes (rounded up to the page size by the kernel)
  * @out_addr: the mapped, accessible address
+ * @ctx_id: the context (CUFAB_IOCTL_CTX_CREATE id, on @dev) the allocation
+ *	belongs to: destroying that context frees it, as cuCtxDestroy does.
+ *	0 (or a caller compiled before this field): it belongs to no context
+ *	and lives until MEM_FREE or the end of the client.
+ * @__reserved2: must be 0
  *
  * One call does create + reserve + map + access for @dev (and the host).
  */
@@ -441,6 +446,8 @@ struct cufab_mem_alloc {
 	__u32 __reserved;
 	__aligned_u64 length;
 	__aligned_u64 out_addr;
+	__u32 ctx_id;
+	__u32 __reserved2;
 };
 
 #define CUFAB_IOCTL_MEM_ALLOC	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ALLOC)
