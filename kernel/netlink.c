@@ -511,6 +511,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 		.cmd = CUFAB_NL_CMD_ALLOC_GET,
 		.dumpit = cufab_nl_alloc_get_dumpit,
 	},
+	{
+		.cmd = CUFAB_NL_CMD_MC_GET,
+		.dumpit = cufab_nl_mc_get_dumpit,
+	},
 };
 
 static struct genl_family cufab_nl_family __ro_after_init = {
@@ -522,6 +526,33 @@ static struct genl_family cufab_nl_family __ro_after_init = {
 	.mcgrps = cufab_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cufab_nl_mcgrps),
 };
+
+/* A message header of a dump reply (NLM_F_MULTI), NULL when full. */
+void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, &cufab_nl_family, NLM_F_MULTI,
+			   cmd);
+}
+
+bool cufab_nl_has_listeners(void)
+{
+	return genl_has_listeners(&cufab_nl_family, &init_net,
+				  CUFAB_NL_MCGRP_EVENTS);
+}
+
+void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd)
+{
+	return genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+}
+
+/* Send a finished message to the events group (consumes @msg). */
+void cufab_nl_event_send(struct sk_buff *msg)
+{
+	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
 
 int cufab_nl_init(void)
 {

@@ -100,3 +100,17 @@ CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)
+
+/* multicast.c */
+CUFAB_ENTRY(cuMulticastCreate, cuMulticastCreate, 12010)
+CUFAB_ENTRY(cuMulticastAddDevice, cuMulticastAddDevice, 12010)
+CUFAB_ENTRY(cuMulticastBindMem, cuMulticastBindMem, 12010)
+CUFAB_ENTRY(cuMulticastBindAddr, cuMulticastBindAddr, 12010)
+CUFAB_ENTRY(cuMulticastUnbind, cuMulticastUnbind, 12010)
+CUFAB_ENTRY(cuMulticastGetGranularity, cuMulticastGetGranularity, 12010)
+
+/* multimem.c: cufab extension (include/cufab/multimem.h), not CUDA's */
+CUFAB_ENTRY(cufabMultimemBroadcast, cufabMultimemBroadcast, 13000)
+CUFAB_ENTRY(cufabMultimemStore, cufabMultimemStore, 13000)
+CUFAB_ENTRY(cufabMultimemLoadReduce, cufabMultimemLoadReduce, 13000)
+CUFAB_ENTRY(cufabMultimemReduce, cufabMultimemReduce, 13000)

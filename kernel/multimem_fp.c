@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Float and double reductions of multimem. Kbuild compiles this file with
+ * the FPU enabled; its only caller (multimem_ops.c) brackets every call
+ * with kernel_fpu_begin()/kernel_fpu_end(), and nothing else lives here,
+ * so no FPU register is touched outside that bracket.
+ */
+#include <linux/cufab.h>
+
+#include "multimem.h"
+
+#define CUFAB_MM_FP_OP(type, redop, d, s, n)				\
+	do {								\
+		type *_d = (d);						\
+		const type *_s = (s);					\
+		size_t _i;						\
+									\
+		for (_i = 0; _i < (n); _i++) {				\
+			if ((redop) == CUFAB_RED_ADD)			\
+				_d[_i] += _s[_i];			\
+			else if ((redop) == CUFAB_RED_MIN)		\
+				_d[_i] = _s[_i] < _d[_i] ? _s[_i] : _d[_i]; \
+			else						\
+				_d[_i] = _s[_i] > _d[_i] ? _s[_i] : _d[_i]; \
+		}							\
+	} while (0)
+
+void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
+			 size_t n)
+{
+	if (dtype == CUFAB_DT_F32)
+		CUFAB_MM_FP_OP(float, redop, dst, src, n);
+	else
+		CUFAB_MM_FP_OP(double, redop, dst, src, n);
+}
