@@ -35,13 +35,6 @@
 #include "team.h"
 #include "va.h"
 
-/*
- * va.c (core): the allocation and offset behind a cuMemMap'ed address of
- * @client, with a reference. Declared in va.h once that lands.
- */
-int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
-		     struct cufab_alloc **alloc, u64 *mem_offset);
-
 static unsigned int mc_team_timeout_ms = 30000;
 module_param(mc_team_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mc_team_timeout_ms,

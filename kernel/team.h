@@ -146,6 +146,13 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,
 			    const void *tag);
 
+/*
+ * The binding map of member @gpu, NULL when @gpu is not a member, for
+ * callers walking or looking up bindings (cufab_bindmap_lookup() ...).
+ * Context: team->lock held, and kept while the map is used.
+ */
+struct cufab_bindmap *cufab_team_map(struct cufab_team *team, u32 gpu);
+
 /* Bindings of the whole team (debugfs, netlink, tests). Takes the lock. */
 u64 cufab_team_bindings(struct cufab_team *team);
 

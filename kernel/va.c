@@ -814,6 +814,68 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 	return ret;
 }
 
+/**
+ * cufab_va_resolve() - the allocation behind a mapped user range
+ * @client: whose reservations hold the range
+ * @addr: first address
+ * @length: bytes
+ * @alloc: set to the mapping's allocation, with a new reference
+ * @mem_offset: set to the offset of @addr inside *@alloc
+ *
+ * For binds by address (cuLogicalEndpointBindAddr, cuMulticastBindAddr):
+ * [addr, addr + length) must lie inside one cuMemMap'ed mapping.
+ *
+ * Return: 0, or -EINVAL with a log line when the range is not inside one
+ * mapping of a cuMemAddressReserve range (cuMemAlloc memory included).
+ */
+int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
+		     struct cufab_alloc **alloc, u64 *mem_offset)
+{
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	int ret = -EINVAL;
+
+	if (!cufab_range_ok(addr, length)) {
+		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx is empty or wraps\n",
+				    task_tgid_nr(current), addr, length);
+		return -EINVAL;
+	}
+	va = cufab_va_find(client, addr);
+	if (!va) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx is not in a cuMemAddressReserve range\n",
+				    task_tgid_nr(current), addr);
+		return -EINVAL;
+	}
+	if (va->legacy) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr);
+		goto out;
+	}
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, addr);
+	if (!map) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx is not mapped (cuMemMap)\n",
+				    task_tgid_nr(current), addr);
+	} else if (!cufab_range_inside(addr, length, map->start,
+				       map->length)) {
+		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
+				    task_tgid_nr(current), addr, length,
+				    map->start, map->length);
+	} else if (map->alloc->legacy) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr);
+	} else {
+		*alloc = map->alloc;
+		*mem_offset = map->offset + (addr - map->start);
+		cufab_alloc_get(*alloc);
+		ret = 0;
+	}
+	up_read(&va->lock);
+out:
+	cufab_va_put(va);
+	return ret;
+}
+
 /* ---- ioctls ---- */
 
 int cufab_ioctl_va_reserve(struct cufab_ucmd *ucmd)

@@ -127,6 +127,15 @@ void cufab_va_put(struct cufab_va *va);
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need);
 
+/*
+ * The allocation mapped at [addr, addr + length), which must lie inside
+ * one cuMemMap'ed mapping of @client (not cuMemAlloc memory): 0 with a new
+ * reference in *@alloc and the offset of @addr in it in *@mem_offset, or
+ * -EINVAL with a log line.
+ */
+int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
+		     struct cufab_alloc **alloc, u64 *mem_offset);
+
 /* ioctls (va.c) */
 int cufab_ioctl_va_reserve(struct cufab_ucmd *ucmd);
 int cufab_ioctl_va_free(struct cufab_ucmd *ucmd);

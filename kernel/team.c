@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Teams (team.h): the devices of a multicast object or logical endpoint
+ * and one binding map per device.
+ *
+ * Locking: team->lock covers membership and the maps. It is a leaf lock
+ * for everything but the allocation of a binding: no user copy, no
+ * mmap_lock and no topology lock is taken under it (the GPU facts a call
+ * needs are read under cufab_topo_rwsem before team->lock is taken), and
+ * bindings removed from a map are freed only after it is dropped, since
+ * freeing one may drop the last reference of an allocation.
+ *
+ * Membership only grows, and @joined is written under the lock with
+ * WRITE_ONCE(), so cufab_team_wait() can test completion locklessly as its
+ * wait condition (it may not sleep on the mutex there).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/err.h>
+#include <linux/jiffies.h>
+#include <linux/log2.h>
+#include <linux/numa.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "device.h"
+#include "fault.h"
+#include "object.h"
+#include "team.h"
+
+struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
+				     u64 align)
+{
+	struct cufab_team *team;
+	u32 i;
+
+	if (!size || size > CUFAB_MAX_GPUS || !length ||
+	    !is_power_of_2(align))
+		return ERR_PTR(-EINVAL);
+	if (cufab_should_fail(CUFAB_FAULT_BIND))
+		return ERR_PTR(-ENOMEM);
+	team = kzalloc(struct_size(team, members, size), GFP_KERNEL_ACCOUNT);
+	if (!team)
+		return ERR_PTR(-ENOMEM);
+	mutex_init(&team->lock);
+	init_waitqueue_head(&team->wq);
+	strscpy(team->name, name, sizeof(team->name));
+	team->size = size;
+	team->clique = -1;
+	team->length = length;
+	team->align = align;
+	for (i = 0; i < size; i++)
+		cufab_bindmap_init(&team->members[i].map);
+	cufab_live_objects_inc();
+	return team;
+}
+
+void cufab_team_destroy(struct cufab_team *team)
+{
+	LIST_HEAD(freed);
+	u32 i;
+
+	if (!team)
+		return;
+	/* callers hold a reference on the owning object: none is waiting */
+	WARN_ON_ONCE(team->waiters);
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined; i++)
+		cufab_bindmap_remove_all(&team->members[i].map, &freed);
+	mutex_unlock(&team->lock);
+	cufab_bindings_free(&freed);
+	mutex_destroy(&team->lock);
+	kfree(team);
+	cufab_live_objects_dec();
+}
+
+/* Context: team->lock held. */
+static struct cufab_team_member *cufab_team_member(struct cufab_team *team,
+						   u32 gpu)
+{
+	u32 i;
+
+	lockdep_assert_held(&team->lock);
+	if (gpu >= CUFAB_MAX_GPUS || !(team->devs & BIT_ULL(gpu)))
+		return NULL;
+	for (i = 0; i < team->joined; i++)
+		if (team->members[i].gpu == gpu)
+			return &team->members[i];
+	return NULL;
+}
+
+struct cufab_bindmap *cufab_team_map(struct cufab_team *team, u32 gpu)
+{
+	struct cufab_team_member *m = cufab_team_member(team, gpu);
+
+	return m ? &m->map : NULL;
+}
+
+/* The clique (or NUMA node) of GPU @gpu; -ENODEV when there is none. */
+static int cufab_team_gpu_facts(u32 gpu, u32 *clique, int *numa_node)
+{
+	struct cufab_gpu *g;
+	int ret = 0;
+
+	down_read(&cufab_topo_rwsem);
+	g = cufab_node_gpu(gpu);
+	if (g) {
+		if (clique)
+			*clique = g->clique;
+		if (numa_node)
+			*numa_node = g->numa_node;
+	} else {
+		ret = -ENODEV;
+	}
+	up_read(&cufab_topo_rwsem);
+	return ret;
+}
+
+int cufab_team_add_device(struct cufab_team *team, u32 gpu)
+{
+	bool complete = false;
+	u32 clique;
+	int ret;
+
+	if (cufab_team_gpu_facts(gpu, &clique, NULL)) {
+		pr_info_ratelimited("%s: gpu %u: no such device (node has %u GPUs)\n",
+				    team->name, gpu, cufab_node_num_gpus());
+		return -ENODEV;
+	}
+	mutex_lock(&team->lock);
+	if (team->devs & BIT_ULL(gpu)) {
+		pr_info_ratelimited("%s: gpu %u: already a device of the team\n",
+				    team->name, gpu);
+		ret = -EEXIST;
+	} else if (team->joined == team->size) {
+		pr_info_ratelimited("%s: gpu %u: the team already has its %u devices\n",
+				    team->name, gpu, team->size);
+		ret = -ENOSPC;
+	} else if (team->clique >= 0 && clique != team->clique) {
+		pr_info_ratelimited("%s: gpu %u: clique %u differs from the team's clique %d\n",
+				    team->name, gpu, clique, team->clique);
+		ret = -ENODEV;
+	} else {
+		if (team->clique < 0)
+			team->clique = clique;
+		team->members[team->joined].gpu = gpu;
+		team->devs |= BIT_ULL(gpu);
+		WRITE_ONCE(team->joined, team->joined + 1);
+		complete = team->joined == team->size;
+		ret = 0;
+	}
+	mutex_unlock(&team->lock);
+	if (complete)
+		wake_up_all(&team->wq);
+	return ret;
+}
+
+static bool cufab_team_done(struct cufab_team *team)
+{
+	return READ_ONCE(team->joined) == team->size;
+}
+
+bool cufab_team_complete(struct cufab_team *team)
+{
+	bool done;
+
+	mutex_lock(&team->lock);
+	done = team->joined == team->size;
+	mutex_unlock(&team->lock);
+	return done;
+}
+
+bool cufab_team_has(struct cufab_team *team, u32 gpu)
+{
+	bool has;
+
+	if (gpu >= CUFAB_MAX_GPUS)
+		return false;
+	mutex_lock(&team->lock);
+	has = team->devs & BIT_ULL(gpu);
+	mutex_unlock(&team->lock);
+	return has;
+}
+
+/* Context: team->lock held. */
+static int cufab_team_describe_locked(struct cufab_team *team, char *buf,
+				      size_t len)
+{
+	unsigned long devs = team->devs;
+	const char *sep = "";
+	int n, bit;
+
+	lockdep_assert_held(&team->lock);
+	n = scnprintf(buf, len, "%u of %u devices (", team->joined,
+		      team->size);
+	for_each_set_bit(bit, &devs, BITS_PER_LONG) {
+		n += scnprintf(buf + n, len - n, "%sgpu%d", sep, bit);
+		sep = ",";
+	}
+	n += scnprintf(buf + n, len - n, ")");
+	return n;
+}
+
+int cufab_team_describe(struct cufab_team *team, char *buf, size_t len)
+{
+	int n;
+
+	mutex_lock(&team->lock);
+	n = cufab_team_describe_locked(team, buf, len);
+	mutex_unlock(&team->lock);
+	return n;
+}
+
+/* Fits "64 of 64 devices (gpu0,...,gpu63)". */
+#define CUFAB_TEAM_DESC_LEN	(32 + CUFAB_MAX_GPUS * 6)
+
+static void cufab_team_log_timeout(struct cufab_team *team,
+				   unsigned int timeout_ms, const char *what)
+{
+	char *desc = kmalloc(CUFAB_TEAM_DESC_LEN, GFP_KERNEL);
+	u32 missing;
+
+	mutex_lock(&team->lock);
+	missing = team->size - team->joined;
+	if (desc)
+		cufab_team_describe_locked(team, desc, CUFAB_TEAM_DESC_LEN);
+	mutex_unlock(&team->lock);
+	pr_info_ratelimited("%s: %s waited %u ms for the team: %s, missing %u\n",
+			    team->name, what, timeout_ms,
+			    desc ? desc : "devices unknown", missing);
+	kfree(desc);
+}
+
+int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
+		    const char *what)
+{
+	long left;
+	int ret;
+
+	mutex_lock(&team->lock);
+	if (team->joined == team->size) {
+		mutex_unlock(&team->lock);
+		return 0;
+	}
+	team->waiters++;
+	mutex_unlock(&team->lock);
+
+	if (!timeout_ms) {
+		ret = wait_event_interruptible(team->wq, cufab_team_done(team));
+	} else {
+		left = wait_event_interruptible_timeout(team->wq,
+							cufab_team_done(team),
+							msecs_to_jiffies(timeout_ms));
+		ret = left > 0 ? 0 : left ? (int)left : -ETIMEDOUT;
+	}
+
+	mutex_lock(&team->lock);
+	team->waiters--;
+	mutex_unlock(&team->lock);
+	if (ret == -ETIMEDOUT)
+		cufab_team_log_timeout(team, timeout_ms, what);
+	return ret;
+}
+
+/* Is [off, off + size) inside [0, limit)? Overflow-safe. */
+static bool cufab_team_fits(u64 off, u64 size, u64 limit)
+{
+	return size <= limit && off <= limit - size;
+}
+
+/* Arguments that need no lock: the team's size and alignment are fixed. */
+static int cufab_team_check_span(struct cufab_team *team, u32 gpu, u64 offset,
+				 u64 size)
+{
+	if (!size) {
+		pr_info_ratelimited("%s: gpu %u: size 0 at offset 0x%llx: a bind must have a size\n",
+				    team->name, gpu, offset);
+		return -EINVAL;
+	}
+	if (!IS_ALIGNED(offset, team->align) || !IS_ALIGNED(size, team->align)) {
+		pr_info_ratelimited("%s: gpu %u: offset 0x%llx or size 0x%llx is not a multiple of the alignment 0x%llx\n",
+				    team->name, gpu, offset, size, team->align);
+		return -EINVAL;
+	}
+	if (!cufab_team_fits(offset, size, team->length)) {
+		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) runs past the object's size 0x%llx\n",
+				    team->name, gpu, offset, size, team->length);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Is @alloc memory GPU @gpu may have bound on it? */
+static int cufab_team_check_location(struct cufab_team *team,
+				     const struct cufab_bind_req *req)
+{
+	const struct cufab_alloc *alloc = req->alloc;
+	int numa_node = NUMA_NO_NODE;
+
+	if (alloc->legacy || (alloc->location_type != CUFAB_LOC_DEVICE &&
+			      alloc->location_type != CUFAB_LOC_HOST_NUMA)) {
+		pr_info_ratelimited("%s: gpu %u: allocation %llu: memory must come from cuMemCreate (device or host NUMA)\n",
+				    team->name, req->gpu, alloc->id);
+		return -EINVAL;
+	}
+	if (alloc->location_type == CUFAB_LOC_DEVICE) {
+		if (alloc->location_id == req->gpu)
+			return 0;
+		pr_info_ratelimited("%s: gpu %u: allocation %llu is device memory of gpu %d, not of the bound device\n",
+				    team->name, req->gpu, alloc->id,
+				    alloc->location_id);
+		return -EINVAL;
+	}
+	if (cufab_team_gpu_facts(req->gpu, NULL, &numa_node) ||
+	    alloc->location_id != numa_node) {
+		pr_info_ratelimited("%s: gpu %u: allocation %llu is on host NUMA node %d, not the device's node %d\n",
+				    team->name, req->gpu, alloc->id,
+				    alloc->location_id, numa_node);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cufab_team_check_bind(struct cufab_team *team,
+				 const struct cufab_bind_req *req)
+{
+	int ret;
+
+	ret = cufab_team_check_span(team, req->gpu, req->offset, req->size);
+	if (ret)
+		return ret;
+	if (!IS_ALIGNED(req->mem_offset, team->align)) {
+		pr_info_ratelimited("%s: gpu %u: memory offset 0x%llx is not a multiple of the alignment 0x%llx\n",
+				    team->name, req->gpu, req->mem_offset,
+				    team->align);
+		return -EINVAL;
+	}
+	if (!cufab_team_fits(req->mem_offset, req->size, req->alloc->length)) {
+		pr_info_ratelimited("%s: gpu %u: memory [0x%llx, +0x%llx) runs past allocation %llu of 0x%llx bytes\n",
+				    team->name, req->gpu, req->mem_offset,
+				    req->size, req->alloc->id,
+				    req->alloc->length);
+		return -EINVAL;
+	}
+	return cufab_team_check_location(team, req);
+}
+
+int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
+{
+	struct cufab_binding *b, *clash = NULL;
+	struct cufab_team_member *m;
+	int ret;
+
+	ret = cufab_team_check_bind(team, req);
+	if (ret)
+		return ret;
+	b = cufab_binding_new(req->offset, req->size, req->alloc,
+			      req->mem_offset, req->owner, req->tag);
+	if (!b)
+		return -ENOMEM;
+
+	mutex_lock(&team->lock);
+	m = cufab_team_member(team, req->gpu);
+	if (!m) {
+		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
+				    team->name, req->gpu);
+		ret = -EINVAL;
+	} else {
+		ret = cufab_bindmap_insert(&m->map, b, &clash);
+		if (ret == -EEXIST) {
+			pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
+					    team->name, req->gpu, req->offset,
+					    req->size, clash->offset,
+					    clash->size);
+			ret = -EINVAL;
+		}
+	}
+	mutex_unlock(&team->lock);
+	if (ret)
+		cufab_binding_free(b);
+	return ret;
+}
+
+static const char *cufab_unbind_rule(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no binding starts there";
+	case -EPERM:
+		return "a binding there belongs to another owner";
+	default:
+		return "the range is not exactly a run of whole bindings";
+	}
+}
+
+int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
+		      const void *owner)
+{
+	struct cufab_team_member *m;
+	LIST_HEAD(freed);
+	u64 bad = offset;
+	int ret;
+
+	ret = cufab_team_check_span(team, gpu, offset, size);
+	if (ret)
+		return ret;
+	mutex_lock(&team->lock);
+	m = cufab_team_member(team, gpu);
+	if (!m) {
+		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
+				    team->name, gpu);
+		ret = -EINVAL;
+	} else {
+		ret = cufab_bindmap_remove_range(&m->map, offset, size, owner,
+						 &freed, &bad);
+		if (ret)
+			pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
+					    team->name, gpu, offset, size, bad,
+					    cufab_unbind_rule(ret));
+	}
+	mutex_unlock(&team->lock);
+	cufab_bindings_free(&freed);
+	return ret ? -EINVAL : 0;
+}
+
+u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,
+			    const void *tag)
+{
+	LIST_HEAD(freed);
+	u64 n = 0;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined; i++)
+		n += cufab_bindmap_remove_owner(&team->members[i].map, owner,
+						tag, &freed);
+	mutex_unlock(&team->lock);
+	cufab_bindings_free(&freed);
+	return n;
+}
+
+u64 cufab_team_bindings(struct cufab_team *team)
+{
+	u64 n = 0;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined; i++)
+		n += team->members[i].map.count;
+	mutex_unlock(&team->lock);
+	return n;
+}
