@@ -94,6 +94,9 @@ CUresult cufab_errno_result(int err)
 		return CUDA_ERROR_NOT_PERMITTED;
 	case EOPNOTSUPP:
 		return CUDA_ERROR_NOT_SUPPORTED;
+	case ETIMEDOUT:
+		/* a wait for something outside the caller (a team) gave up */
+		return CUDA_ERROR_SYSTEM_NOT_READY;
 	case EBADF:
 		/* The fd belongs to another process: we were forked. */
 		return CUDA_ERROR_NOT_INITIALIZED;
