@@ -9,27 +9,39 @@
 
 #include "multimem.h"
 
-#define CUFAB_MM_FP_OP(type, redop, d, s, n)				\
-	do {								\
-		type *_d = (d);						\
-		const type *_s = (s);					\
-		size_t _i;						\
-									\
-		for (_i = 0; _i < (n); _i++) {				\
-			if ((redop) == CUFAB_RED_ADD)			\
-				_d[_i] += _s[_i];			\
-			else if ((redop) == CUFAB_RED_MIN)		\
-				_d[_i] = _s[_i] < _d[_i] ? _s[_i] : _d[_i]; \
-			else						\
-				_d[_i] = _s[_i] > _d[_i] ? _s[_i] : _d[_i]; \
-		}							\
-	} while (0)
+static void cufab_mm_f32(u32 redop, float *d, const float *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (redop == CUFAB_RED_ADD)
+			d[i] += s[i];
+		else if (redop == CUFAB_RED_MIN)
+			d[i] = s[i] < d[i] ? s[i] : d[i];
+		else
+			d[i] = s[i] > d[i] ? s[i] : d[i];
+	}
+}
+
+static void cufab_mm_f64(u32 redop, double *d, const double *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (redop == CUFAB_RED_ADD)
+			d[i] += s[i];
+		else if (redop == CUFAB_RED_MIN)
+			d[i] = s[i] < d[i] ? s[i] : d[i];
+		else
+			d[i] = s[i] > d[i] ? s[i] : d[i];
+	}
+}
 
 void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
 			 size_t n)
 {
 	if (dtype == CUFAB_DT_F32)
-		CUFAB_MM_FP_OP(float, redop, dst, src, n);
+		cufab_mm_f32(redop, dst, src, n);
 	else
-		CUFAB_MM_FP_OP(double, redop, dst, src, n);
+		cufab_mm_f64(redop, dst, src, n);
 }
