@@ -171,6 +171,12 @@ int do_topo(struct ctl *ctl, int argc, char **argv);
 void mem_help(FILE *f);
 int do_mem(struct ctl *ctl, int argc, char **argv);
 
+/* ---- mc.c ------------------------------------------------------------ */
+
+void mc_help(FILE *f);
+int do_mc(struct ctl *ctl, int argc, char **argv);
+void mc_print_event(struct nlattr **tb);
+
 /* ---- imex.c ---------------------------------------------------------- */
 
 void imex_help(FILE *f);

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | mc | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	topo_help(f);
 	fputc('\n', f);
 	mem_help(f);
+	fputc('\n', f);
+	mc_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -47,6 +49,7 @@ static void usage(FILE *f)
 	      "  cufabctl dev set gpu0 peers 1,2\n"
 	      "  cufabctl topo show\n"
 	      "  cufabctl mem show pid 1234\n"
+	      "  cufabctl mc show\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -63,6 +66,7 @@ static const struct cmd objects[] = {
 	{ "dev",	do_dev },
 	{ "topo",	do_topo },
 	{ "mem",	do_mem },
+	{ "mc",		do_mc },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ "help",	do_help },

@@ -55,6 +55,24 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_ALLOC_RESIDENT]	= "alloc-resident",
 	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= "alloc-handle-types",
 	[CUFAB_NL_A_ALLOC_LEGACY]	= "alloc-legacy",
+	[CUFAB_NL_A_PID]		= "pid",
+	[CUFAB_NL_A_COMM]		= "comm",
+	[CUFAB_NL_A_TEAM_SIZE]		= "team-size",
+	[CUFAB_NL_A_TEAM_JOINED]	= "team-joined",
+	[CUFAB_NL_A_TEAM_DEVS]		= "team-devs",
+	[CUFAB_NL_A_TEAM_WAITERS]	= "team-waiters",
+	[CUFAB_NL_A_BINDING]		= "binding",
+	[CUFAB_NL_A_BIND_DEV]		= "bind-dev",
+	[CUFAB_NL_A_BIND_OFFSET]	= "bind-offset",
+	[CUFAB_NL_A_BIND_SIZE]		= "bind-size",
+	[CUFAB_NL_A_BIND_ALLOC_ID]	= "bind-alloc-id",
+	[CUFAB_NL_A_BIND_MEM_OFFSET]	= "bind-mem-offset",
+	[CUFAB_NL_A_BIND_PID]		= "bind-pid",
+	[CUFAB_NL_A_MC_ID]		= "mc-id",
+	[CUFAB_NL_A_MC_SIZE]		= "mc-size",
+	[CUFAB_NL_A_MC_HANDLE_TYPES]	= "mc-handle-types",
+	[CUFAB_NL_A_MC_SKIPPED]		= "mc-skipped",
+	[CUFAB_NL_A_MC_HANDLES]		= "mc-handles",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -63,6 +81,8 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_TOPO_GET]		= "topo-get",
 	[CUFAB_NL_CMD_TOPO_SET]		= "topo-set",
 	[CUFAB_NL_CMD_ALLOC_GET]	= "alloc-get",
+	[CUFAB_NL_CMD_MC_GET]		= "mc-get",
+	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 };
 
 /*
@@ -98,6 +118,24 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_ALLOC_RESIDENT]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_ALLOC_HANDLE_TYPES]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_ALLOC_LEGACY]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_PID]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_COMM]		= { .type = NLA_STRING },
+	[CUFAB_NL_A_TEAM_SIZE]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_TEAM_JOINED]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TEAM_DEVS]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_TEAM_WAITERS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_BINDING]		= { .type = NLA_NESTED },
+	[CUFAB_NL_A_BIND_DEV]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_BIND_OFFSET]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_BIND_SIZE]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_BIND_ALLOC_ID]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_BIND_MEM_OFFSET]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_BIND_PID]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_MC_ID]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_SIZE]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_HANDLE_TYPES]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MC_SKIPPED]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_HANDLES]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {
