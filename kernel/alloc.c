@@ -612,7 +612,8 @@ static int cufab_alloc_show(struct cufab_alloc *alloc, void *arg)
 		   alloc->id, alloc->owner_pid, alloc->owner_comm,
 		   alloc->location_type, alloc->location_id,
 		   alloc->length, alloc->handle_types,
-		   alloc->alloc_flags, alloc->legacy ? " legacy" : "",
+		   alloc->alloc_flags, alloc->legacy ? " legacy" :
+		   cufab_alloc_is_mc(alloc) ? " multicast" : "",
 		   kref_read(&alloc->ref));
 	cufab_alloc_show_nodes(m, alloc, ctx->count);
 	seq_putc(m, '\n');

@@ -53,6 +53,8 @@ struct cufab_mm_ctx {
 	struct cufab_mc *mc;
 	const struct cufab_multimem *cmd;
 	void __user *ubuf;
+	struct page **src;	/* store: the piece's user pages, pinned */
+	unsigned long src_off;	/* offset of ubuf in src[0] */
 	u32 esize;
 	u32 members;
 	bool *skipped;		/* per member: some piece was unbound */
@@ -224,8 +226,51 @@ static int cufab_mm_store_page(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
 	return copy_from_user(kaddr, ctx->ubuf + pos, n) ? -EFAULT : 0;
 }
 
+/* The same from the pinned user pages, a source page at a time. */
+static int cufab_mm_store_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
+				 u64 pos, u64 n)
+{
+	bool simd = cufab_mm_simd_begin(n);
+	u64 at, chunk;
+	void *src;
+
+	while (n) {
+		at = ctx->src_off + pos;
+		chunk = min_t(u64, n, PAGE_SIZE - (at & ~PAGE_MASK));
+		src = kmap_local_page(ctx->src[at >> PAGE_SHIFT]);
+		cufab_mm_copy(kaddr, src + (at & ~PAGE_MASK), chunk, simd);
+		kunmap_local(src);
+		kaddr += chunk;
+		pos += chunk;
+		n -= chunk;
+	}
+	cufab_mm_simd_end(simd);
+	return 0;
+}
+
+/*
+ * Pin the piece's source pages once, so that each replica is one plain
+ * kernel copy; a source that cannot be pinned (say a cufab mapping, which
+ * has no struct pages to lend) goes through copy_from_user() instead.
+ */
+static int cufab_mm_pin_src(struct cufab_mm_ctx *ctx, u64 len)
+{
+	unsigned long start = (unsigned long)ctx->ubuf;
+	int npages, got;
+
+	ctx->src_off = start & ~PAGE_MASK;
+	npages = DIV_ROUND_UP(ctx->src_off + len, PAGE_SIZE);
+	got = pin_user_pages_fast(start & PAGE_MASK, npages, 0, ctx->src);
+	if (got == npages)
+		return npages;
+	if (got > 0)
+		unpin_user_pages(ctx->src, got);
+	return 0;
+}
+
 static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 {
+	int pinned = ctx->src ? cufab_mm_pin_src(ctx, len) : 0;
 	int ret = 0;
 	u32 i;
 
@@ -233,9 +278,12 @@ static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 		if (!ctx->segs[i].alloc)
 			continue;
 		ret = cufab_mm_pages(ctx->segs[i].alloc, ctx->segs[i].mem_offset,
-				     len, cufab_mm_store_page, ctx);
+				     len, pinned ? cufab_mm_store_pinned :
+				     cufab_mm_store_page, ctx);
 		cond_resched();
 	}
+	if (pinned)
+		unpin_user_pages(ctx->src, pinned);
 	return ret;
 }
 
@@ -341,6 +389,10 @@ static int cufab_mm_exec(struct cufab_mm_ctx *ctx, u64 offset, u64 bytes)
 	if (cmd->op != CUFAB_MM_STORE)
 		ctx->bounce = kmalloc(min(bytes, CUFAB_MM_REDUCE_CHUNK),
 				      GFP_KERNEL);
+	/* no array for the pins: stores fall back to copy_from_user() */
+	else if (bytes >= PAGE_SIZE)
+		ctx->src = kvmalloc_array(CUFAB_MM_STORE_CHUNK / PAGE_SIZE + 1,
+					  sizeof(*ctx->src), GFP_KERNEL);
 	if (!ctx->segs || !ctx->skipped ||
 	    (cmd->op != CUFAB_MM_STORE && !ctx->bounce))
 		goto out;
@@ -351,6 +403,7 @@ static int cufab_mm_exec(struct cufab_mm_ctx *ctx, u64 offset, u64 bytes)
 	cmd->out_skipped = skipped;
 	cufab_mc_skipped(ctx->mc, skipped);
 out:
+	kvfree(ctx->src);
 	kfree(ctx->bounce);
 	kfree(ctx->skipped);
 	kfree(ctx->segs);

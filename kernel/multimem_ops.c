@@ -6,8 +6,11 @@
  */
 #include <linux/minmax.h>
 #include <linux/cufab.h>
+#include <linux/string.h>
 #ifdef CONFIG_X86
 #include <asm/fpu/api.h>
+#include <asm/cpufeature.h>
+#include <asm/simd.h>
 #endif
 
 #include "multimem.h"
@@ -82,4 +85,42 @@ void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
 	cufab_mm_fp_combine(dtype, redop, dst, src, n);
 	kernel_fpu_end();
 #endif
+}
+
+/*
+ * Vector copies need the FPU: one kernel_fpu_begin() for a whole replica
+ * page (not per copy), when the CPU and the context allow it.
+ */
+bool cufab_mm_simd_begin(size_t n)
+{
+#ifdef CONFIG_X86
+	if (n >= 256 && may_use_simd()) {
+		kernel_fpu_begin();
+		return true;
+	}
+#endif
+	return false;
+}
+
+void cufab_mm_simd_end(bool simd)
+{
+#ifdef CONFIG_X86
+	if (simd)
+		kernel_fpu_end();
+#endif
+}
+
+/* memcpy, with vector registers inside cufab_mm_simd_begin() (@simd). */
+void cufab_mm_copy(void *dst, const void *src, size_t n, bool simd)
+{
+#ifdef CONFIG_X86
+	if (simd) {
+		if (boot_cpu_has(X86_FEATURE_AVX2))
+			cufab_mm_avx_copy(dst, src, n);
+		else
+			cufab_mm_fp_copy(dst, src, n);
+		return;
+	}
+#endif
+	memcpy(dst, src, n);
 }

@@ -257,6 +257,9 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	struct sk_buff *skb = d->skb;
 	void *hdr;
 
+	/* multicast objects have no memory: MC_GET lists them */
+	if (cufab_alloc_is_mc(alloc))
+		return 0;
 	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &cufab_nl_family,
 			  NLM_F_MULTI, CUFAB_NL_CMD_ALLOC_GET);

@@ -665,4 +665,103 @@ TEST(process_death)
 		EXPECT_EQ(before, live_objects_wait(before));
 }
 
+/* HOST_NUMA memory binds on a member near its node (dev = -1 finds it). */
+TEST_F(ctx, bind_host_numa)
+{
+	CUmemGenericAllocationHandle h, mem;
+	CUmemAllocationProp mp = dev_prop(0, 0);
+	int node = -1;
+
+	SETUP_SKIPPED();
+	MC_OR_SKIP(1);
+	cuDeviceGetAttribute(&node, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, 0);
+	if (node < 0)
+		SKIP(return, "GPU 0 has no host NUMA node");
+	mp.location.type = CU_MEM_LOCATION_TYPE_HOST_NUMA;
+	mp.location.id = node;
+	ASSERT_CU(CUDA_SUCCESS, mc_team(&h, 1, MCSZ, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&mem, BINDSZ, &mp, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindMem(h, 0, mem, 0, BINDSZ, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastUnbind(h, 0, 0, BINDSZ));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(mem));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/* Kernel clique of GPU @i (DEVICE_INFO), -1 on error. */
+static int clique_of(int fd, unsigned int i)
+{
+	struct cufab_device_info info = { .size = sizeof(info), .index = i };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_DEVICE_INFO, &info) ? -1 :
+	       (int)info.clique_id;
+}
+
+/* A device outside the clique of the members: INVALID_DEVICE. */
+TEST_F(ctx, add_device_other_clique)
+{
+	CUmemGenericAllocationHandle h;
+	int fd, n, other = -1, i;
+
+	SETUP_SKIPPED();
+	MC_OR_SKIP(2);
+	fd = open(CUFAB_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	n = num_devices();
+	for (i = 1; i < n && other < 0; i++)
+		if (clique_of(fd, i) != clique_of(fd, 0))
+			other = i;
+	close(fd);
+	if (other < 0)
+		SKIP(return, "all GPUs in one clique (load with cliques=\"0,1;2,3\")");
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&h, &(CUmulticastObjectProp){
+		.numDevices = 2, .size = MCSZ }));
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMulticastAddDevice(h, other));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/* A device without the multicast feature cannot join. */
+TEST_F(ctx, add_device_without_multicast)
+{
+	CUmemGenericAllocationHandle h;
+	int i, v, without = -1;
+
+	SETUP_SKIPPED();
+	MC_OR_SKIP(1);
+	for (i = 1; i < num_devices() && without < 0; i++)
+		if (!cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, i) &&
+		    !v)
+			without = i;
+	if (without < 0)
+		SKIP(return, "every GPU supports multicast (load with features=\"0x1ff,0x1fe\")");
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&h, &(CUmulticastObjectProp){
+		.numDevices = 2, .size = MCSZ }));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastAddDevice(h, without));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/* No GPU with multicast (nvswitch=0): every call is NOT_SUPPORTED. */
+TEST_F(ctx, node_without_multicast)
+{
+	CUmulticastObjectProp p = mc_prop(1, MCSZ, 0);
+	CUmemGenericAllocationHandle h = 1;
+	size_t g;
+	int i, v, any = 0;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < num_devices(); i++)
+		if (!cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, i) &&
+		    v)
+			any = 1;
+	if (any)
+		SKIP(return, "multicast supported here (load with nvswitch=0)");
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastCreate(&h, &p));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastAddDevice(h, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastBindMem(h, 0, h, 0, MCSZ, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastBindAddr(h, 0, 0x200000, MCSZ, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastUnbind(h, 0, 0, MCSZ));
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMulticastGetGranularity(&g, &p,
+			CU_MULTICAST_GRANULARITY_MINIMUM));
+}
+
 TEST_HARNESS_MAIN
