@@ -18,19 +18,35 @@
 #define MC_PARAMS	"/sys/module/cufab/parameters/"
 #define MC_MIB		(1024UL * 1024)
 
-/* Skip unless multicast works here: the module, the switch, enough GPUs. */
+/* How many of GPUs 0 .. n - 1 do multicast, from the first. */
+static inline int mc_capable_prefix(int n)
+{
+	int i, v;
+
+	for (i = 0; i < n; i++) {
+		v = 0;
+		cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, i);
+		if (!v)
+			break;
+	}
+	return i;
+}
+
+/*
+ * Skip unless multicast works on GPUs 0 .. min_devs - 1: the module, the
+ * switch, the feature on each, enough GPUs.
+ */
 #define MC_OR_SKIP(min_devs) do {					\
-	int __n, __v = 0;						\
+	int __n;							\
 									\
 	INIT_OR_SKIP();							\
 	__n = num_devices();						\
 	if (__n < (min_devs))						\
 		SKIP(return, "%d GPUs, multicast tests need %d", __n,	\
 		     (min_devs));					\
-	cuDeviceGetAttribute(&__v,					\
-			     CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0); \
-	if (!__v)							\
-		SKIP(return, "no multicast (nvswitch=0 or feature off)"); \
+	if (mc_capable_prefix(min_devs) < (min_devs))			\
+		SKIP(return, "no multicast on GPUs 0-%d (nvswitch=0 or feature off)", \
+		     (min_devs) - 1);					\
 } while (0)
 
 static inline size_t mc_gran(void)

@@ -111,7 +111,7 @@ TEST(team_forms_across_processes)
 	char go = 'g';
 
 	MC_OR_SKIP(2);
-	n = num_devices();
+	n = mc_capable_prefix(num_devices());
 	if (n > MAX_MEMBERS)
 		n = MAX_MEMBERS;
 	before = live_objects();
