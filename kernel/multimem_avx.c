@@ -9,23 +9,26 @@
 
 #include "multimem.h"
 
-typedef long long cufab_v32 __attribute__((vector_size(32), aligned(1)));
+/* A ymm register's worth; moved with unaligned loads and stores. */
+struct cufab_v32 {
+	long long v __attribute__((vector_size(32)));
+};
 
 void cufab_mm_avx_copy(void *dst, const void *src, size_t n)
 {
-	cufab_v32 *d = dst;
-	const cufab_v32 *s = src;
-	cufab_v32 a, b, c, e;
+	struct cufab_v32 a, b, c, e;
+	const char *s = src;
+	char *d = dst;
 
-	for (; n >= 128; n -= 128, d += 4, s += 4) {
-		a = s[0];
-		b = s[1];
-		c = s[2];
-		e = s[3];
-		d[0] = a;
-		d[1] = b;
-		d[2] = c;
-		d[3] = e;
+	for (; n >= 128; n -= 128, d += 128, s += 128) {
+		__builtin_memcpy(&a, s, 32);
+		__builtin_memcpy(&b, s + 32, 32);
+		__builtin_memcpy(&c, s + 64, 32);
+		__builtin_memcpy(&e, s + 96, 32);
+		__builtin_memcpy(d, &a, 32);
+		__builtin_memcpy(d + 32, &b, 32);
+		__builtin_memcpy(d + 64, &c, 32);
+		__builtin_memcpy(d + 96, &e, 32);
 		asm volatile("" : : : "memory");
 	}
 	memcpy(d, s, n);

@@ -45,23 +45,25 @@ static void cufab_mm_f64(u32 redop, double *d, const double *s, size_t n)
  * time, while user space copies with vector registers. The empty asm keeps
  * the compiler from turning the loop back into a memcpy call.
  */
-typedef long long cufab_v16 __attribute__((vector_size(16), aligned(1)));
+struct cufab_v16 {
+	long long v __attribute__((vector_size(16)));
+};
 
 void cufab_mm_fp_copy(void *dst, const void *src, size_t n)
 {
-	cufab_v16 *d = dst;
-	const cufab_v16 *s = src;
-	cufab_v16 a, b, c, e;
+	struct cufab_v16 a, b, c, e;
+	const char *s = src;
+	char *d = dst;
 
-	for (; n >= 64; n -= 64, d += 4, s += 4) {
-		a = s[0];
-		b = s[1];
-		c = s[2];
-		e = s[3];
-		d[0] = a;
-		d[1] = b;
-		d[2] = c;
-		d[3] = e;
+	for (; n >= 64; n -= 64, d += 64, s += 64) {
+		__builtin_memcpy(&a, s, 16);
+		__builtin_memcpy(&b, s + 16, 16);
+		__builtin_memcpy(&c, s + 32, 16);
+		__builtin_memcpy(&e, s + 48, 16);
+		__builtin_memcpy(d, &a, 16);
+		__builtin_memcpy(d + 16, &b, 16);
+		__builtin_memcpy(d + 32, &c, 16);
+		__builtin_memcpy(d + 48, &e, 16);
 		asm volatile("" : : : "memory");
 	}
 	memcpy(d, s, n);
