@@ -11,7 +11,7 @@
 
 /* A ymm register's worth; moved with unaligned loads and stores. */
 struct cufab_v32 {
-	long long v __attribute__((vector_size(32)));
+	long long __attribute__((vector_size(32))) v;
 };
 
 void cufab_mm_avx_copy(void *dst, const void *src, size_t n)

@@ -46,7 +46,7 @@ static void cufab_mm_f64(u32 redop, double *d, const double *s, size_t n)
  * the compiler from turning the loop back into a memcpy call.
  */
 struct cufab_v16 {
-	long long v __attribute__((vector_size(16)));
+	long long __attribute__((vector_size(16))) v;
 };
 
 void cufab_mm_fp_copy(void *dst, const void *src, size_t n)
