@@ -226,11 +226,10 @@ static int cufab_mm_store_page(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
 	return copy_from_user(kaddr, ctx->ubuf + pos, n) ? -EFAULT : 0;
 }
 
-/* The same from the pinned user pages, a source page at a time. */
-static int cufab_mm_store_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
-				 u64 pos, u64 n)
+/* Copy [pos, pos + n) of the pinned source to @kaddr. */
+static void cufab_mm_copy_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
+				 u64 pos, u64 n, bool simd)
 {
-	bool simd = cufab_mm_simd_begin(n);
 	u64 at, chunk;
 	void *src;
 
@@ -244,7 +243,45 @@ static int cufab_mm_store_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
 		pos += chunk;
 		n -= chunk;
 	}
-	cufab_mm_simd_end(simd);
+}
+
+/*
+ * One replica from the pinned source: its pages are looked up (maybe
+ * allocated, which sleeps) a batch at a time, then copied inside one
+ * kernel_fpu_begin() section per batch, not per page.
+ */
+#define CUFAB_MM_BATCH	16
+
+static int cufab_mm_store_replica(struct cufab_mm_ctx *ctx,
+				  const struct cufab_mm_seg *seg, u64 len)
+{
+	struct page *pages[CUFAB_MM_BATCH];
+	u64 pos = 0, at, n;
+	unsigned int i, k;
+	void *kaddr;
+	bool simd;
+
+	while (pos < len) {
+		/* pages of [pos, ...) up to the batch or the end */
+		for (k = 0, at = pos; k < CUFAB_MM_BATCH && at < len; k++) {
+			pages[k] = cufab_alloc_page(seg->alloc,
+						    (seg->mem_offset + at) >> PAGE_SHIFT);
+			if (IS_ERR(pages[k]))
+				return PTR_ERR(pages[k]);
+			at += PAGE_SIZE - ((seg->mem_offset + at) & ~PAGE_MASK);
+		}
+		simd = cufab_mm_simd_begin(PAGE_SIZE);
+		for (i = 0; i < k; i++) {
+			at = (seg->mem_offset + pos) & ~PAGE_MASK;
+			n = min_t(u64, PAGE_SIZE - at, len - pos);
+			kaddr = kmap_local_page(pages[i]);
+			cufab_mm_copy_pinned(ctx, kaddr + at, pos, n, simd);
+			kunmap_local(kaddr);
+			pos += n;
+		}
+		cufab_mm_simd_end(simd);
+		cond_resched();
+	}
 	return 0;
 }
 
@@ -277,9 +314,12 @@ static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 	for (i = 0; i < ctx->members && !ret; i++) {
 		if (!ctx->segs[i].alloc)
 			continue;
-		ret = cufab_mm_pages(ctx->segs[i].alloc, ctx->segs[i].mem_offset,
-				     len, pinned ? cufab_mm_store_pinned :
-				     cufab_mm_store_page, ctx);
+		if (pinned)
+			ret = cufab_mm_store_replica(ctx, &ctx->segs[i], len);
+		else
+			ret = cufab_mm_pages(ctx->segs[i].alloc,
+					     ctx->segs[i].mem_offset, len,
+					     cufab_mm_store_page, ctx);
 		cond_resched();
 	}
 	if (pinned)

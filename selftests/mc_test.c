@@ -288,6 +288,14 @@ TEST_F(team2, bind_then_map_broadcast)
 		EXPECT_TRUE(all_bytes(self->rep[i].va + 4096, sizeof(src), 0x5a));
 		EXPECT_TRUE(all_bytes(self->rep[i].va, 4096, 0));
 	}
+	/* a source not page aligned, to an odd offset: every byte lands */
+	for (i = 0; i < (int)sizeof(src); i++)
+		src[i] = (unsigned char)(i * 7 + 1);
+	ASSERT_CU(CUDA_SUCCESS, cufabMultimemBroadcast(self->mc + 8193, src + 3,
+						       sizeof(src) - 3, &skipped));
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, memcmp((void *)(self->rep[i].va + 8193), src + 3,
+				    sizeof(src) - 3));
 	for (i = 0; i < 2; i++)
 		ASSERT_CU(CUDA_SUCCESS, cuMulticastUnbind(self->h, i, 0, BINDSZ));
 	ASSERT_CU(CUDA_SUCCESS, mc_unmap(self->mc, MCSZ));
