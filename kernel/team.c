@@ -3,12 +3,12 @@
  * Teams (team.h): the devices of a multicast object or logical endpoint
  * and one binding map per device.
  *
- * Locking: team->lock covers membership and the maps. It is a leaf lock
- * for everything but the allocation of a binding: no user copy, no
- * mmap_lock and no topology lock is taken under it (the GPU facts a call
- * needs are read under cufab_topo_rwsem before team->lock is taken), and
- * bindings removed from a map are freed only after it is dropped, since
- * freeing one may drop the last reference of an allocation.
+ * Locking: team->lock covers membership and the maps. It is innermost:
+ * no user copy, no allocation, no mmap_lock and no topology lock under it
+ * (the GPU facts a call needs are read under cufab_topo_rwsem, and a
+ * binding is allocated, before team->lock is taken), and bindings removed
+ * from a map are freed only after it is dropped, since freeing one may
+ * drop the last reference of an allocation.
  *
  * Membership only grows, and @joined is written under the lock with
  * WRITE_ONCE(), so cufab_team_wait() can test completion locklessly as its
@@ -29,6 +29,7 @@
 
 #include "alloc.h"
 #include "device.h"
+#include "fabric.h"
 #include "fault.h"
 #include "object.h"
 #include "team.h"
@@ -132,14 +133,17 @@ int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 				    team->name, gpu, cufab_node_num_gpus());
 		return -ENODEV;
 	}
+	ret = cufab_fabric_check(team->name, "adding a device");
+	if (ret)
+		return ret;
 	mutex_lock(&team->lock);
 	if (team->devs & BIT_ULL(gpu)) {
 		pr_info_ratelimited("%s: gpu %u: already a device of the team\n",
 				    team->name, gpu);
 		ret = -EEXIST;
 	} else if (team->joined == team->size) {
-		pr_info_ratelimited("%s: gpu %u: the team already has its %u devices\n",
-				    team->name, gpu, team->size);
+		pr_info_ratelimited("%s: gpu %u: the team is complete (%u of %u devices)\n",
+				    team->name, gpu, team->joined, team->size);
 		ret = -ENOSPC;
 	} else if (team->clique >= 0 && clique != team->clique) {
 		pr_info_ratelimited("%s: gpu %u: clique %u differs from the team's clique %d\n",
@@ -191,15 +195,17 @@ bool cufab_team_has(struct cufab_team *team, u32 gpu)
 static int cufab_team_describe_locked(struct cufab_team *team, char *buf,
 				      size_t len)
 {
-	unsigned long devs = team->devs;
 	const char *sep = "";
-	int n, bit;
+	int n;
+	u32 gpu;
 
 	lockdep_assert_held(&team->lock);
 	n = scnprintf(buf, len, "%u of %u devices (", team->joined,
 		      team->size);
-	for_each_set_bit(bit, &devs, BITS_PER_LONG) {
-		n += scnprintf(buf + n, len - n, "%sgpu%d", sep, bit);
+	for (gpu = 0; gpu < CUFAB_MAX_GPUS; gpu++) {
+		if (!(team->devs & BIT_ULL(gpu)))
+			continue;
+		n += scnprintf(buf + n, len - n, "%sgpu%u", sep, gpu);
 		sep = ",";
 	}
 	n += scnprintf(buf + n, len - n, ")");
@@ -273,6 +279,19 @@ static bool cufab_team_fits(u64 off, u64 size, u64 limit)
 	return size <= limit && off <= limit - size;
 }
 
+/*
+ * Membership is checked first, so a refusal names the rule that matters:
+ * it is permanent, so a member found here is still one under the lock.
+ */
+static int cufab_team_check_member(struct cufab_team *team, u32 gpu)
+{
+	if (cufab_team_has(team, gpu))
+		return 0;
+	pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
+			    team->name, gpu);
+	return -EINVAL;
+}
+
 /* Arguments that need no lock: the team's size and alignment are fixed. */
 static int cufab_team_check_span(struct cufab_team *team, u32 gpu, u64 offset,
 				 u64 size)
@@ -331,6 +350,9 @@ static int cufab_team_check_bind(struct cufab_team *team,
 {
 	int ret;
 
+	ret = cufab_team_check_member(team, req->gpu);
+	if (ret)
+		return ret;
 	ret = cufab_team_check_span(team, req->gpu, req->offset, req->size);
 	if (ret)
 		return ret;
@@ -356,6 +378,9 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	struct cufab_team_member *m;
 	int ret;
 
+	ret = cufab_fabric_check(team->name, "bind");
+	if (ret)
+		return ret;
 	ret = cufab_team_check_bind(team, req);
 	if (ret)
 		return ret;
@@ -366,19 +391,12 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, req->gpu);
-	if (!m) {
-		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
-				    team->name, req->gpu);
+	ret = cufab_bindmap_insert(&m->map, b, &clash);
+	if (ret == -EEXIST) {
+		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
+				    team->name, req->gpu, req->offset,
+				    req->size, clash->offset, clash->size);
 		ret = -EINVAL;
-	} else {
-		ret = cufab_bindmap_insert(&m->map, b, &clash);
-		if (ret == -EEXIST) {
-			pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
-					    team->name, req->gpu, req->offset,
-					    req->size, clash->offset,
-					    clash->size);
-			ret = -EINVAL;
-		}
 	}
 	mutex_unlock(&team->lock);
 	if (ret)
@@ -406,23 +424,20 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 	u64 bad = offset;
 	int ret;
 
+	ret = cufab_team_check_member(team, gpu);
+	if (ret)
+		return ret;
 	ret = cufab_team_check_span(team, gpu, offset, size);
 	if (ret)
 		return ret;
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, gpu);
-	if (!m) {
-		pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
-				    team->name, gpu);
-		ret = -EINVAL;
-	} else {
-		ret = cufab_bindmap_remove_range(&m->map, offset, size, owner,
-						 &freed, &bad);
-		if (ret)
-			pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
-					    team->name, gpu, offset, size, bad,
-					    cufab_unbind_rule(ret));
-	}
+	ret = cufab_bindmap_remove_range(&m->map, offset, size, owner, &freed,
+					 &bad);
+	if (ret)
+		pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
+				    team->name, gpu, offset, size, bad,
+				    cufab_unbind_rule(ret));
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return ret ? -EINVAL : 0;

@@ -80,6 +80,7 @@ void cufab_team_destroy(struct cufab_team *team);
  *            (CUDA_ERROR_INVALID_DEVICE)
  *   -EEXIST  the GPU is already a member
  *   -ENOSPC  the team already has @size devices
+ *   -EHOSTDOWN, -ENOTRECOVERABLE  the fabric is down (fabric.h)
  * Wakes cufab_team_wait() sleepers when this completes the team.
  */
 int cufab_team_add_device(struct cufab_team *team, u32 gpu);
@@ -128,7 +129,8 @@ struct cufab_bind_req {
  * not a multiple of @align; size 0; offset + size past @length;
  * mem_offset + size past the allocation; device memory of another GPU;
  * host-NUMA memory not on @gpu's NUMA node; the range overlaps a binding.
- * -ENOMEM. Rules that depend on the kind of object (exportable memory,
+ * -ENOMEM; -EHOSTDOWN or -ENOTRECOVERABLE while the fabric is down
+ * (fabric.h). Rules that depend on the kind of object (exportable memory,
  * readiness, team completion) are the caller's.
  */
 int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req);

@@ -97,6 +97,11 @@ CUresult cufab_errno_result(int err)
 	case ETIMEDOUT:
 		/* a wait for something outside the caller (a team) gave up */
 		return CUDA_ERROR_SYSTEM_NOT_READY;
+	case EHOSTDOWN:
+		/* a team that never completed; the fabric software is down */
+		return CUDA_ERROR_SYSTEM_NOT_READY;
+	case ENOTRECOVERABLE:
+		return CUDA_ERROR_ILLEGAL_STATE;
 	case EBADF:
 		/* The fd belongs to another process: we were forked. */
 		return CUDA_ERROR_NOT_INITIALIZED;

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fabric_state (fabric.h): "ok", "not-ready" or "illegal-state", readable
+ * and writable at runtime through /sys/module/cufab/parameters/fabric_state
+ * (root only), so it works on kernels without debugfs or fault injection.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "fabric.h"
+
+static const char *const cufab_fabric_names[] = {
+	[CUFAB_FABRIC_OK] = "ok",
+	[CUFAB_FABRIC_NOT_READY] = "not-ready",
+	[CUFAB_FABRIC_ILLEGAL] = "illegal-state",
+};
+
+static int cufab_fabric_state = CUFAB_FABRIC_OK;
+
+static int cufab_fabric_state_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	int state = sysfs_match_string(cufab_fabric_names, val);
+
+	if (state < 0) {
+		pr_err("fabric_state=%s: must be ok, not-ready or illegal-state\n",
+		       val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(cufab_fabric_state, state);
+	pr_info("fabric state is now %s\n", cufab_fabric_names[state]);
+	return 0;
+}
+
+static int cufab_fabric_state_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  cufab_fabric_names[READ_ONCE(cufab_fabric_state)]);
+}
+
+static const struct kernel_param_ops cufab_fabric_state_ops = {
+	.set = cufab_fabric_state_set,
+	.get = cufab_fabric_state_get,
+};
+
+module_param_cb(fabric_state, &cufab_fabric_state_ops, NULL, 0644);
+MODULE_PARM_DESC(fabric_state,
+		 "Emulated fabric software health: ok, not-ready (binds and AddDevice fail with CUDA_ERROR_SYSTEM_NOT_READY) or illegal-state (CUDA_ERROR_ILLEGAL_STATE)");
+
+int cufab_fabric_check(const char *obj, const char *what)
+{
+	switch (READ_ONCE(cufab_fabric_state)) {
+	case CUFAB_FABRIC_NOT_READY:
+		pr_info_ratelimited("%s: %s refused: the fabric software is not ready (fabric_state=not-ready); retry once the fabric manager and IMEX daemon run again\n",
+				    obj, what);
+		return -EHOSTDOWN;
+	case CUFAB_FABRIC_ILLEGAL:
+		pr_info_ratelimited("%s: %s refused: the fabric is in an illegal state (fabric_state=illegal-state); check the NVSwitch and fabric manager, not the caller\n",
+				    obj, what);
+		return -ENOTRECOVERABLE;
+	default:
+		return 0;
+	}
+}
