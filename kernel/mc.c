@@ -27,6 +27,7 @@
 #include "alloc.h"
 #include "client.h"
 #include "device.h"
+#include "fabric.h"
 #include "fault.h"
 #include "imex.h"
 #include "ioctl.h"
@@ -494,6 +495,7 @@ int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
 			 u64 offset)
 {
 	u64 gran = cufab_mc_granularity(false);
+	int ret;
 
 	if (offset) {
 		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: offset 0x%llx: must be 0\n",
@@ -508,6 +510,10 @@ int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
 				    alloc->length);
 		return -EINVAL;
 	}
+	/* cuMemMap of a multicast handle needs the fabric too */
+	ret = cufab_fabric_check(alloc->mc->team->name, "cuMemMap");
+	if (ret)
+		return ret;
 	return cufab_team_wait(alloc->mc->team, cufab_mc_team_timeout_ms(),
 			       "cuMemMap");
 }

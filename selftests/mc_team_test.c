@@ -347,4 +347,36 @@ TEST(kill_member)
 		EXPECT_EQ(before, live_objects_wait(before));
 }
 
+/* The fabric software down or broken (fabric_state): 802 and 401. */
+TEST(fabric_state)
+{
+	CUmemGenericAllocationHandle h, mem;
+	CUmemAllocationProp mp = dev_prop(0, 0);
+	CUdeviceptr va;
+
+	MC_OR_SKIP(1);
+	if (access(MC_PARAMS "fabric_state", W_OK))
+		SKIP(return, "no fabric_state parameter");
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&h, &(CUmulticastObjectProp){
+		.numDevices = 1, .size = MCSZ }));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&mem, MCSZ, &mp, 0));
+	ASSERT_EQ(0, mc_param_set("fabric_state", "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMulticastAddDevice(h, 0));
+	ASSERT_EQ(0, mc_param_set("fabric_state", "ok"));
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(h, 0));
+	ASSERT_EQ(0, mc_param_set("fabric_state", "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMulticastBindMem(h, 0, mem, 0, MCSZ, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, MCSZ, 0, 0, 0));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMemMap(va, MCSZ, 0, h, 0));
+	ASSERT_EQ(0, mc_param_set("fabric_state", "ok"));
+	/* nothing was left half-done: the bind and the map work now */
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindMem(h, 0, mem, 0, MCSZ, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemMap(va, MCSZ, 0, h, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, MCSZ));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastUnbind(h, 0, 0, MCSZ));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, MCSZ));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(mem));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
 TEST_HARNESS_MAIN
