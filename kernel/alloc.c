@@ -34,6 +34,7 @@
 #include "fault.h"
 #include "imex.h"
 #include "ioctl.h"
+#include "mc.h"
 #include "object.h"
 
 /*
@@ -145,6 +146,23 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	}
 }
 
+/* Give @alloc its id, its first reference and a place in the list. */
+static void cufab_alloc_publish(struct cufab_alloc *alloc)
+{
+	kref_init(&alloc->ref);
+	xa_init(&alloc->pages);
+	alloc->owner_pid = task_tgid_nr(current);
+	get_task_comm(alloc->owner_comm, current);
+
+	/* under the lock: the list stays in id order (cufab_allocs_for_each) */
+	mutex_lock(&cufab_allocs_lock);
+	alloc->id = atomic64_inc_return(&cufab_alloc_next_id);
+	list_add_tail(&alloc->node, &cufab_allocs);
+	mutex_unlock(&cufab_allocs_lock);
+	atomic64_inc(&cufab_allocs_nr);
+	cufab_live_objects_inc();
+}
+
 /**
  * cufab_alloc_create() - a new allocation with one reference
  * @desc: validated by the caller, except for the location
@@ -175,18 +193,34 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 		kfree(alloc);
 		return ERR_PTR(ret);
 	}
-	kref_init(&alloc->ref);
-	xa_init(&alloc->pages);
-	alloc->owner_pid = task_tgid_nr(current);
-	get_task_comm(alloc->owner_comm, current);
+	cufab_alloc_publish(alloc);
+	return alloc;
+}
 
-	/* under the lock: the list stays in id order (cufab_allocs_for_each) */
-	mutex_lock(&cufab_allocs_lock);
-	alloc->id = atomic64_inc_return(&cufab_alloc_next_id);
-	list_add_tail(&alloc->node, &cufab_allocs);
-	mutex_unlock(&cufab_allocs_lock);
-	atomic64_inc(&cufab_allocs_nr);
-	cufab_live_objects_inc();
+/**
+ * cufab_alloc_create_mc() - the allocation behind a multicast handle
+ * @length: the object's size (bytes bindable per device)
+ * @handle_types: CUFAB_HANDLE_* bits it may be exported as
+ * @mc: the multicast object; freed by the final put
+ *
+ * Return: the allocation with one reference, or ERR_PTR(-ENOMEM).
+ */
+struct cufab_alloc *cufab_alloc_create_mc(u64 length, u32 handle_types,
+					  struct cufab_mc *mc)
+{
+	struct cufab_alloc *alloc;
+
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	if (!alloc)
+		return ERR_PTR(-ENOMEM);
+	alloc->kind = CUFAB_ALLOC_KIND_MC;
+	alloc->mc = mc;
+	alloc->length = length;
+	alloc->location_id = -1;
+	alloc->gpu = -1;
+	alloc->nid = NUMA_NO_NODE;
+	alloc->handle_types = handle_types;
+	cufab_alloc_publish(alloc);
 	return alloc;
 }
 
@@ -203,6 +237,8 @@ static void cufab_alloc_release(struct kref *ref)
 
 	if (alloc->ext_ops && alloc->ext_ops->release)
 		alloc->ext_ops->release(alloc);
+	if (alloc->mc)
+		cufab_mc_free(alloc->mc);
 
 	mutex_lock(&cufab_allocs_lock);
 	list_del(&alloc->node);
@@ -240,7 +276,8 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
 	struct page *page, *old;
 
-	if (index >= alloc->length >> PAGE_SHIFT)
+	/* a multicast object has no memory: only its bindings have */
+	if (index >= alloc->length >> PAGE_SHIFT || cufab_alloc_is_mc(alloc))
 		return ERR_PTR(-EINVAL);
 	page = xa_load(&alloc->pages, index);
 	if (page)
@@ -572,7 +609,8 @@ static int cufab_alloc_show(struct cufab_alloc *alloc, void *arg)
 		   alloc->id, alloc->owner_pid, alloc->owner_comm,
 		   alloc->location_type, alloc->location_id,
 		   alloc->length, alloc->handle_types,
-		   alloc->alloc_flags, alloc->legacy ? " legacy" : "",
+		   alloc->alloc_flags, alloc->legacy ? " legacy" :
+		   cufab_alloc_is_mc(alloc) ? " multicast" : "",
 		   kref_read(&alloc->ref));
 	cufab_alloc_show_nodes(m, alloc, ctx->count);
 	seq_putc(m, '\n');

@@ -20,6 +20,7 @@
 #include "object.h"
 
 struct cufab_client;
+struct cufab_mc;
 struct cufab_ucmd;
 struct page;
 struct seq_file;
@@ -48,6 +49,12 @@ struct cufab_alloc_ext_ops {
 	void (*release)(struct cufab_alloc *alloc);
 };
 
+/* struct cufab_alloc.kind */
+enum cufab_alloc_kind {
+	CUFAB_ALLOC_KIND_MEM,	/* pages: cuMemCreate, cuMemAlloc */
+	CUFAB_ALLOC_KIND_MC,	/* a multicast object (mc.c): no pages */
+};
+
 /**
  * struct cufab_alloc - one physical allocation
  * @ref: handles, mappings, exports, imports, bindings
@@ -63,6 +70,9 @@ struct cufab_alloc_ext_ops {
  *	exported)
  * @alloc_flags: CUFAB_ALLOC_F_* given at create
  * @legacy: made by MEM_ALLOC (cuMemAlloc/cuMemAllocHost)
+ * @kind: enum cufab_alloc_kind; a multicast object is a
+ *	CUmemGenericAllocationHandle too, but has no pages of its own
+ * @mc: the multicast object (KIND_MC), freed with the allocation
  * @owner_pid: tgid of the creating process, for debugfs
  * @owner_comm: its name
  * @pages: struct page * by page index, filled on first touch
@@ -81,6 +91,8 @@ struct cufab_alloc {
 	u32 handle_types;
 	u32 alloc_flags;
 	bool legacy;
+	u8 kind;
+	struct cufab_mc *mc;
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	struct xarray pages;
@@ -127,11 +139,23 @@ struct cufab_alloc_desc {
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
 void cufab_alloc_get(struct cufab_alloc *alloc);
 void cufab_alloc_put(struct cufab_alloc *alloc);
+/*
+ * A multicast allocation of @length bytes owning @mc (mc.c frees it from
+ * the final put with cufab_mc_free()). No pages, no capacity charge.
+ */
+struct cufab_alloc *cufab_alloc_create_mc(u64 length, u32 handle_types,
+					  struct cufab_mc *mc);
+
+static inline bool cufab_alloc_is_mc(const struct cufab_alloc *alloc)
+{
+	return alloc->kind == CUFAB_ALLOC_KIND_MC;
+}
 
 /*
  * The page at @index (0 .. length / PAGE_SIZE - 1), allocated zeroed on the
  * allocation's node on first use. No reference is taken on the page: it
- * lives as long as the allocation. ERR_PTR(-ENOMEM) / -EINVAL.
+ * lives as long as the allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for
+ * a multicast object, which has no pages).
  */
 struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
 /* Allocate every page now (e.g. before building a dma-buf sg table). */

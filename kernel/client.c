@@ -26,6 +26,7 @@
 #include "client.h"
 #include "fault.h"
 #include "imex.h"
+#include "mc.h"
 #include "object.h"
 
 static LIST_HEAD(cufab_clients);
@@ -117,6 +118,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp)
 	 * Objects go before the client leaves the list: the topology must
 	 * not change while any of them still refers to a GPU.
 	 */
+	cufab_mc_client_gone(client);
 	cufab_object_destroy_all(client);
 	cufab_le_space_destroy(client);
 	cufab_client_unregister(client);

@@ -28,6 +28,7 @@
 #include "imex.h"
 #include "le.h"
 #include "ioctl.h"
+#include "mc.h"
 #include "memops.h"
 #include "object.h"
 #include "share.h"
@@ -110,6 +111,11 @@ union cufab_ucmd_buffer {
 	struct cufab_le_bind le_bind;
 	struct cufab_le_unbind le_unbind;
 	struct cufab_le_share le_share;
+	struct cufab_mc_create mc_create;
+	struct cufab_mc_add_device mc_add_device;
+	struct cufab_mc_bind mc_bind;
+	struct cufab_mc_unbind mc_unbind;
+	struct cufab_multimem multimem;
 };
 
 struct cufab_ioctl_op {
@@ -203,6 +209,16 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_le_share, __reserved),
 	CUFAB_IOCTL_OP(LE_IMPORT, cufab_ioctl_le_import,
 		       struct cufab_le_share, __reserved),
+	CUFAB_IOCTL_OP(MC_CREATE, cufab_ioctl_mc_create,
+		       struct cufab_mc_create, __reserved),
+	CUFAB_IOCTL_OP(MC_ADD_DEVICE, cufab_ioctl_mc_add_device,
+		       struct cufab_mc_add_device, __reserved),
+	CUFAB_IOCTL_OP(MC_BIND, cufab_ioctl_mc_bind,
+		       struct cufab_mc_bind, bind_flags),
+	CUFAB_IOCTL_OP(MC_UNBIND, cufab_ioctl_mc_unbind,
+		       struct cufab_mc_unbind, length),
+	CUFAB_IOCTL_OP(MULTIMEM, cufab_ioctl_multimem,
+		       struct cufab_multimem, out_skipped),
 };
 
 /*

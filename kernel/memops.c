@@ -355,7 +355,8 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	const struct cufab_alloc *alloc = map->alloc;
 
 	cmd->out_flags |= CUFAB_PTR_F_MAPPED;
-	cmd->out_memory_type = alloc->location_type == CUFAB_LOC_DEVICE ?
+	cmd->out_memory_type = alloc->location_type == CUFAB_LOC_DEVICE ||
+			       cufab_alloc_is_mc(alloc) ?
 			       2 : 1;	/* CU_MEMORYTYPE_DEVICE : _HOST */
 	cmd->out_dev = alloc->gpu >= 0 ? alloc->gpu :
 		       va->legacy ? va->legacy_dev : -1;

@@ -282,6 +282,9 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	struct sk_buff *skb = d->skb;
 	void *hdr;
 
+	/* multicast objects have no memory: MC_GET lists them */
+	if (cufab_alloc_is_mc(alloc))
+		return 0;
 	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
 			  d->cb->nlh->nlmsg_seq, &cufab_nl_family,
 			  NLM_F_MULTI, CUFAB_NL_CMD_ALLOC_GET);
@@ -640,6 +643,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 		.cmd = CUFAB_NL_CMD_LE_GET,
 		.dumpit = cufab_nl_le_get_dumpit,
 	},
+	{
+		.cmd = CUFAB_NL_CMD_MC_GET,
+		.dumpit = cufab_nl_mc_get_dumpit,
+	},
 };
 
 static struct genl_family cufab_nl_family __ro_after_init = {
@@ -651,6 +658,33 @@ static struct genl_family cufab_nl_family __ro_after_init = {
 	.mcgrps = cufab_nl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(cufab_nl_mcgrps),
 };
+
+/* A message header of a dump reply (NLM_F_MULTI), NULL when full. */
+void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd)
+{
+	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, &cufab_nl_family, NLM_F_MULTI,
+			   cmd);
+}
+
+bool cufab_nl_has_listeners(void)
+{
+	return genl_has_listeners(&cufab_nl_family, &init_net,
+				  CUFAB_NL_MCGRP_EVENTS);
+}
+
+void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd)
+{
+	return genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+}
+
+/* Send a finished message to the events group (consumes @msg). */
+void cufab_nl_event_send(struct sk_buff *msg)
+{
+	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
 
 int cufab_nl_init(void)
 {

@@ -2,12 +2,22 @@
 #ifndef _CUFAB_NETLINK_H
 #define _CUFAB_NETLINK_H
 
-int cufab_nl_init(void);
-void cufab_nl_exit(void);
+#include <linux/types.h>
 
 struct netlink_callback;
 struct sk_buff;
+
+int cufab_nl_init(void);
+void cufab_nl_exit(void);
+
+/* For the dumps and events of other files (mc_netlink.c). */
 void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
+bool cufab_nl_has_listeners(void);
+void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd);
+void cufab_nl_event_send(struct sk_buff *msg);
+
+/* mc_netlink.c */
+int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 #endif /* _CUFAB_NETLINK_H */

@@ -58,6 +58,19 @@ err_free:
 	return ERR_PTR(ret);
 }
 
+/* A multicast object's fd carries the handle, not memory: no importer. */
+static int cufab_dmabuf_attach(struct dma_buf *dmabuf,
+			       struct dma_buf_attachment *at)
+{
+	struct cufab_alloc *alloc = dmabuf->priv;
+
+	if (!cufab_alloc_is_mc(alloc))
+		return 0;
+	pr_info_ratelimited("dma-buf of multicast %llu: cannot be attached, a multicast object has no memory of its own\n",
+			    alloc->id);
+	return -EINVAL;
+}
+
 static struct sg_table *cufab_dmabuf_map(struct dma_buf_attachment *at,
 					 enum dma_data_direction dir)
 {
@@ -115,6 +128,8 @@ static int cufab_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
+	if (cufab_alloc_is_mc(dmabuf->priv))
+		return -EINVAL;	/* no memory to show: see cufab_dmabuf_attach */
 	vma->vm_ops = &cufab_dmabuf_vm_ops;
 	vma->vm_private_data = dmabuf->priv;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
@@ -135,6 +150,7 @@ static int cufab_dmabuf_end_cpu_access(struct dma_buf *dmabuf,
 }
 
 static const struct dma_buf_ops cufab_dmabuf_ops = {
+	.attach = cufab_dmabuf_attach,
 	.map_dma_buf = cufab_dmabuf_map,
 	.unmap_dma_buf = cufab_dmabuf_unmap,
 	.release = cufab_dmabuf_release,

@@ -44,6 +44,7 @@
 #include "device.h"
 #include "fault.h"
 #include "ioctl.h"
+#include "mc.h"
 #include "object.h"
 #include "va.h"
 
@@ -269,6 +270,14 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	if (access == CUFAB_ACCESS_NONE ||
 	    (write && access != CUFAB_ACCESS_RW)) {
 		ret = VM_FAULT_SIGSEGV;
+		goto out;
+	}
+	/*
+	 * A multicast mapping has no memory of its own: on hardware only
+	 * multimem instructions may touch it (cufabMultimem* stand in).
+	 */
+	if (cufab_alloc_is_mc(map->alloc)) {
+		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
 	page = cufab_alloc_page(map->alloc,
@@ -918,10 +927,16 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-				   alloc->length,
-				   cufab_loc_mem_gran(alloc->location_type,
-						      alloc->location_id, false));
+	/* a multicast handle waits here, no lock held, for its team */
+	if (cufab_alloc_is_mc(alloc))
+		ret = cufab_mc_map_prepare(alloc, cmd->addr, cmd->length,
+					   cmd->offset);
+	else
+		ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
+					   alloc->length,
+					   cufab_loc_mem_gran(alloc->location_type,
+							      alloc->location_id,
+							      false));
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);

@@ -95,6 +95,8 @@ CUresult cufab_errno_result(int err)
 	case EOPNOTSUPP:
 		return CUDA_ERROR_NOT_SUPPORTED;
 	case ETIMEDOUT:
+		/* a wait for something outside the caller (a team) gave up */
+		return CUDA_ERROR_SYSTEM_NOT_READY;
 	case EHOSTDOWN:
 		/* a team that never completed; the fabric software is down */
 		return CUDA_ERROR_SYSTEM_NOT_READY;

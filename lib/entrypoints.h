@@ -118,3 +118,16 @@ CUFAB_ENTRY(cuLogicalEndpointImport, cuLogicalEndpointImport, 13030)
 /* clique.c (CUDA 13.3, with the logical endpoints they describe) */
 CUFAB_ENTRY(cuDeviceGetCliqueCount, cuDeviceGetCliqueCount, 13030)
 CUFAB_ENTRY(cuDeviceGetCliqueInfo, cuDeviceGetCliqueInfo, 13030)
+/* multicast.c */
+CUFAB_ENTRY(cuMulticastCreate, cuMulticastCreate, 12010)
+CUFAB_ENTRY(cuMulticastAddDevice, cuMulticastAddDevice, 12010)
+CUFAB_ENTRY(cuMulticastBindMem, cuMulticastBindMem, 12010)
+CUFAB_ENTRY(cuMulticastBindAddr, cuMulticastBindAddr, 12010)
+CUFAB_ENTRY(cuMulticastUnbind, cuMulticastUnbind, 12010)
+CUFAB_ENTRY(cuMulticastGetGranularity, cuMulticastGetGranularity, 12010)
+
+/* multimem.c: cufab extension (include/cufab/multimem.h), not CUDA's */
+CUFAB_ENTRY(cufabMultimemBroadcast, cufabMultimemBroadcast, 13000)
+CUFAB_ENTRY(cufabMultimemStore, cufabMultimemStore, 13000)
+CUFAB_ENTRY(cufabMultimemLoadReduce, cufabMultimemLoadReduce, 13000)
+CUFAB_ENTRY(cufabMultimemReduce, cufabMultimemReduce, 13000)

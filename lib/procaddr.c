@@ -10,6 +10,8 @@
  */
 #include <string.h>
 
+#include <cufab/multimem.h>
+
 #include "legacy.h"
 
 struct cufab_entry {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <cufab/cuda.h>
+#include <cufab/multimem.h>
 #include <linux/cufab.h>
 
 #include "le_bench.h"
@@ -33,6 +34,8 @@ struct bench {
 	size_t mem_size;	/* memory rows: 2 MiB (a granularity multiple) */
 	CUmemGenericAllocationHandle mem;	/* for the map row */
 	CUdeviceptr va;		/* a reservation of mem_size, for the map row */
+	CUmemGenericAllocationHandle mc1;	/* team of GPU 0, bind row */
+	int mc_ok;		/* multicast works: its rows run */
 };
 
 struct stats {
@@ -46,6 +49,7 @@ struct row {
 	const char *name;
 	bench_step step;
 	int divisor;		/* slow rows run n / divisor calls */
+	int mc;			/* needs multicast (skipped without) */
 };
 
 static int step_noop(struct bench *b)
@@ -121,6 +125,48 @@ static int step_map_access_unmap(struct bench *b)
 	       cuMemUnmap(b->va, b->mem_size);
 }
 
+/* Multicast rows: a 2 MiB object, a team of one (GPU 0) for binds. */
+static CUmulticastObjectProp mc_prop(unsigned int n, size_t size)
+{
+	CUmulticastObjectProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.numDevices = n;
+	p.size = size;
+	return p;
+}
+
+static int step_mc_create_release(struct bench *b)
+{
+	CUmulticastObjectProp p = mc_prop(1, b->mem_size);
+	CUmemGenericAllocationHandle h;
+
+	return cuMulticastCreate(&h, &p) || cuMemRelease(h);
+}
+
+static int step_mc_create_add_release(struct bench *b)
+{
+	CUmulticastObjectProp p = mc_prop(1, b->mem_size);
+	CUmemGenericAllocationHandle h;
+
+	return cuMulticastCreate(&h, &p) || cuMulticastAddDevice(h, 0) ||
+	       cuMemRelease(h);
+}
+
+static int step_mc_bind_unbind(struct bench *b)
+{
+	return cuMulticastBindMem(b->mc1, 0, b->mem, 0, b->mem_size, 0) ||
+	       cuMulticastUnbind(b->mc1, 0, 0, b->mem_size);
+}
+
+static void mc_setup(struct bench *b)
+{
+	CUmulticastObjectProp p = mc_prop(1, b->mem_size);
+
+	b->mc_ok = !cuMulticastCreate(&b->mc1, &p) &&
+		   !cuMulticastAddDevice(b->mc1, 0);
+}
+
 static int mem_setup(struct bench *b)
 {
 	CUmemAllocationProp p = mem_prop();
@@ -157,6 +203,10 @@ static const struct row rows[] = {
 	{ "cuLogicalEndpointQuery 1", le_step_query, 1 },
 	{ "cuLogicalEndpointBindMem 2MiB", le_step_bind, 10 },
 	{ "cuLogicalEndpointUnbind 2MiB", le_step_unbind, 10 },
+	{ "cuMulticastCreate+cuMemRelease 2MiB", step_mc_create_release, 10, 1 },
+	{ "cuMulticastCreate+cuMulticastAddDevice+cuMemRelease",
+	  step_mc_create_add_release, 10, 1 },
+	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10, 1 },
 };
 
 static double now_ns(void)
@@ -312,6 +362,123 @@ static int bench_le_live(FILE *out, long n, int reps)
 	fprintf(out, "  \"le_bind_unbind_ns\": { \"live_100\": %.1f, \"live_100000\": %.1f, \"ratio\": %.3f },\n",
 		few, many, many / few);
 	return 0;
+/*
+ * Multicast broadcast: cufabMultimemBroadcast of @bytes to k replicas
+ * (one per GPU, bound to a team of k) against k plain memcpys of the same
+ * bytes into the same replicas through their unicast mappings. The ratio
+ * is memcpy time / broadcast time: 1.0 means the broadcast moves data as
+ * fast as the CPU can copy it.
+ */
+struct mc_team {
+	CUmemGenericAllocationHandle h, mem[8];
+	CUdeviceptr va[8], mc;
+	size_t size;
+	int k;
+};
+
+static void mc_team_drop(struct mc_team *t)
+{
+	int i;
+
+	if (t->mc)
+		unmap_view(t->mc, t->size);
+	for (i = 0; i < t->k; i++) {
+		if (t->va[i]) {
+			cuMulticastUnbind(t->h, i, 0, t->size);
+			unmap_view(t->va[i], t->size);
+		}
+		if (t->mem[i])
+			cuMemRelease(t->mem[i]);
+	}
+	if (t->h)
+		cuMemRelease(t->h);
+}
+
+static int mc_team_make(struct mc_team *t, int k, size_t size)
+{
+	CUmulticastObjectProp p = mc_prop(k, size);
+	CUmemAllocationProp mp = mem_prop();
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->size = size;
+	if (cuMulticastCreate(&t->h, &p))
+		return -1;
+	for (i = 0; i < k; i++)
+		if (cuMulticastAddDevice(t->h, i))
+			return -1;
+	for (i = 0; i < k; i++) {
+		mp.location.id = i;
+		t->k = i + 1;
+		if (cuMemCreate(&t->mem[i], size, &mp, 0))
+			return -1;
+		t->va[i] = map_view(t->mem[i], size);
+		if (!t->va[i] ||
+		    cuMulticastBindMem(t->h, 0, t->mem[i], 0, size, 0))
+			return -1;
+	}
+	t->mc = map_view(t->h, size);
+	return t->mc ? 0 : -1;
+}
+
+static int mc_broadcast_row(FILE *out, int k, size_t bytes, int reps,
+			    int first)
+{
+	size_t size = bytes < (2 << 20) ? 2 << 20 : bytes;
+	double *bc = calloc(reps, sizeof(*bc)), *cp = calloc(reps, sizeof(*cp));
+	unsigned char *src = malloc(bytes);
+	struct mc_team t = { 0 };
+	int r, i, ret = -1;
+	double t0;
+
+	if (!bc || !cp || !src || mc_team_make(&t, k, size))
+		goto out;
+	memset(src, 0x5a, bytes);
+	/* warm up: every replica page populated, caches as in the loop */
+	if (cufabMultimemBroadcast(t.mc, src, bytes, NULL))
+		goto out;
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		if (cufabMultimemBroadcast(t.mc, src, bytes, NULL))
+			goto out;
+		bc[r] = now_ns() - t0;
+		t0 = now_ns();
+		for (i = 0; i < k; i++)
+			memcpy((void *)t.va[i], src, bytes);
+		cp[r] = now_ns() - t0;
+	}
+	qsort(bc, reps, sizeof(*bc), cmp_double);
+	qsort(cp, reps, sizeof(*cp), cmp_double);
+	fprintf(out, "%s    { \"replicas\": %d, \"bytes\": %zu, \"broadcast_ns\": %.0f, \"k_memcpy_ns\": %.0f, \"ratio_to_k_memcpy\": %.3f }",
+		first ? "" : ",\n", k, bytes, percentile(bc, reps, 50),
+		percentile(cp, reps, 50),
+		percentile(cp, reps, 50) / percentile(bc, reps, 50));
+	ret = 0;
+out:
+	mc_team_drop(&t);
+	free(src);
+	free(bc);
+	free(cp);
+	return ret;
+}
+
+/* k = 2, 4, 8 (as many as the node has GPUs), 1 MiB and 64 MiB. */
+static void mc_broadcast_rows(FILE *out, int reps)
+{
+	static const size_t sizes[] = { 1 << 20, 64 << 20 };
+	int ks[] = { 2, 4, 8 }, n = 0, first = 1;
+	size_t i, j;
+
+	cuDeviceGetCount(&n);
+	fprintf(out, ",\n  \"multicast_broadcast\": [\n");
+	for (i = 0; i < ARRAY_SIZE(ks); i++) {
+		if (ks[i] > n)
+			continue;
+		for (j = 0; j < ARRAY_SIZE(sizes); j++)
+			if (!mc_broadcast_row(out, ks[i], sizes[j], reps, first))
+				first = 0;
+	}
+	fprintf(out, "\n  ]");
 }
 
 static int usage(void)
@@ -367,6 +534,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: memory rows setup failed\n");
 		return 1;
 	}
+	mc_setup(&b);
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
@@ -379,20 +547,27 @@ int main(int argc, char **argv)
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (rows[i].mc && !b.mc_ok)
+			continue;
 		if (measure(&b, &rows[i], n, reps, &s))
 			return 1;
-		fprintf(out, "    { \"name\": \"%s\", ", rows[i].name);
+		fprintf(out, "%s    { \"name\": \"%s\", ", i ? ",\n" : "",
+			rows[i].name);
 		print_stats(out, &s);
-		fprintf(out, ", \"ratio_to_noop\": %.3f }%s\n", s.median / base.median,
-			i + 1 < ARRAY_SIZE(rows) ? "," : "");
+		fprintf(out, ", \"ratio_to_noop\": %.3f }", s.median / base.median);
 	}
-	fprintf(out, "  ],\n");
+	fprintf(out, "\n  ],\n");
 	if (bench_le_live(out, n, reps))
 		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
-	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }\n}\n",
+	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }",
 		touch[0], touch[1], touch[2]);
+	if (b.mc_ok)
+		mc_broadcast_rows(out, reps);
+	fprintf(out, "\n}\n");
+	if (b.mc_ok)
+		cuMemRelease(b.mc1);
 	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);
 	close(b.fd);

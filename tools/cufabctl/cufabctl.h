@@ -176,6 +176,11 @@ int do_mem(struct ctl *ctl, int argc, char **argv);
 
 void le_help(FILE *f);
 int do_le(struct ctl *ctl, int argc, char **argv);
+/* ---- mc.c ------------------------------------------------------------ */
+
+void mc_help(FILE *f);
+int do_mc(struct ctl *ctl, int argc, char **argv);
+void mc_print_event(struct nlattr **tb);
 
 /* ---- imex.c ---------------------------------------------------------- */
 

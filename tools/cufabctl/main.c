@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -32,6 +32,7 @@ static void usage(FILE *f)
 	mem_help(f);
 	fputc('\n', f);
 	le_help(f);
+	mc_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -50,6 +51,7 @@ static void usage(FILE *f)
 	      "  cufabctl topo show\n"
 	      "  cufabctl mem show pid 1234\n"
 	      "  cufabctl le show\n"
+	      "  cufabctl mc show\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -67,6 +69,7 @@ static const struct cmd objects[] = {
 	{ "topo",	do_topo },
 	{ "mem",	do_mem },
 	{ "le",		do_le },
+	{ "mc",		do_mc },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ "help",	do_help },

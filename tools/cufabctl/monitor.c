@@ -24,7 +24,8 @@
 void monitor_help(FILE *f)
 {
 	fputs("cufabctl monitor\n"
-	      "  print the kernel's events (a GPU or the topology changed, ...)\n"
+	      "  print the kernel's events (a GPU or the topology changed, a\n"
+	      "  multicast store skipped replicas with nothing bound, ...)\n"
 	      "  as they happen, until interrupted\n", f);
 }
 
@@ -75,7 +76,9 @@ static int print_event(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		if (!ret)
 			dev_print(&d, "dev");
 	}
-	if (!has_topo(tb) && !tb[CUFAB_NL_A_DEV_INDEX])
+	if (cmd == CUFAB_NL_CMD_MC_EVENT)
+		mc_print_event(tb);
+	else if (!has_topo(tb) && !tb[CUFAB_NL_A_DEV_INDEX])
 		print_fp("(no attributes known to this cufabctl)\n");
 	close_object();
 	fflush(stdout);

@@ -86,6 +86,11 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_BIND_ALLOC_ID]	= "bind-alloc-id",
 	[CUFAB_NL_A_BIND_MEM_OFFSET]	= "bind-mem-offset",
 	[CUFAB_NL_A_BIND_PID]		= "bind-pid",
+	[CUFAB_NL_A_MC_ID]		= "mc-id",
+	[CUFAB_NL_A_MC_SIZE]		= "mc-size",
+	[CUFAB_NL_A_MC_HANDLE_TYPES]	= "mc-handle-types",
+	[CUFAB_NL_A_MC_SKIPPED]		= "mc-skipped",
+	[CUFAB_NL_A_MC_HANDLES]		= "mc-handles",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -95,6 +100,8 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_TOPO_SET]		= "topo-set",
 	[CUFAB_NL_CMD_ALLOC_GET]	= "alloc-get",
 	[CUFAB_NL_CMD_LE_GET]		= "le-get",
+	[CUFAB_NL_CMD_MC_GET]		= "mc-get",
+	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 };
 
 /*
@@ -161,6 +168,11 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_BIND_ALLOC_ID]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_BIND_MEM_OFFSET]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_BIND_PID]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_MC_ID]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_SIZE]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_HANDLE_TYPES]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MC_SKIPPED]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_MC_HANDLES]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multicast objects: cuMulticastCreate, cuMulticastAddDevice,
+ * cuMulticastBindMem / BindAddr, cuMulticastUnbind, and the multicast side
+ * of cuMemMap. The team (members, bindings, the wait for completion) is
+ * team.c's; this file holds the multicast rules around it.
+ *
+ * Binds and maps sleep in cufab_team_wait() until every device has joined,
+ * from whatever process. They hold no lock of ours while they sleep, only
+ * a reference on the object, so the member that completes the team, or a
+ * signal, or the mc_team_timeout_ms knob, ends the wait.
+ *
+ * Lock order: cufab_mcs_lock -> (nothing of ours); mc->hold_lock ->
+ * team->lock. cufab_mcs_lock is never held while calling into the team:
+ * walks take a reference on each object and drop the list lock first.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/kref.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "device.h"
+#include "fabric.h"
+#include "fault.h"
+#include "imex.h"
+#include "ioctl.h"
+#include "mc.h"
+#include "object.h"
+#include "team.h"
+#include "va.h"
+
+static unsigned int mc_team_timeout_ms = 30000;
+module_param(mc_team_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mc_team_timeout_ms,
+		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (0 = forever, default 30000)");
+
+unsigned int cufab_mc_team_timeout_ms(void)
+{
+	return READ_ONCE(mc_team_timeout_ms);
+}
+
+static LIST_HEAD(cufab_mcs);
+static DEFINE_MUTEX(cufab_mcs_lock);
+
+/* One ratelimited line per refused call, naming the calling process. */
+static __printf(2, 3) void cufab_mc_info(struct cufab_client *client,
+					 const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_info_ratelimited("pid %d (%s): %pV", pid_nr(client->tgid),
+			    client->comm, &vaf);
+	va_end(args);
+}
+
+/* ---- support ---- */
+
+static bool cufab_gpu_mc_capable(u32 index)
+{
+	struct cufab_gpu *gpu = cufab_node_gpu(index);
+
+	return gpu && (cufab_gpu_effective_features(&cufab_node, gpu) &
+		       CUFAB_DEV_F_MULTICAST);
+}
+
+/* Does any GPU of the node do multicast (an NVSwitch and the feature)? */
+static bool cufab_mc_node_capable(void)
+{
+	bool any = false;
+	u32 i;
+
+	down_read(&cufab_topo_rwsem);
+	for (i = 0; i < cufab_node.num_gpus && !any; i++)
+		any = cufab_gpu_mc_capable(i);
+	up_read(&cufab_topo_rwsem);
+	return any;
+}
+
+static bool cufab_mc_gpu_capable(u32 index)
+{
+	bool ok;
+
+	down_read(&cufab_topo_rwsem);
+	ok = cufab_gpu_mc_capable(index);
+	up_read(&cufab_topo_rwsem);
+	return ok;
+}
+
+/* ---- lifetime ---- */
+
+void cufab_mc_free(struct cufab_mc *mc)
+{
+	mutex_lock(&cufab_mcs_lock);
+	if (!list_empty(&mc->node))
+		list_del_init(&mc->node);
+	mutex_unlock(&cufab_mcs_lock);
+	if (mc->team)
+		cufab_team_destroy(mc->team);
+	mutex_destroy(&mc->hold_lock);
+	kfree(mc);
+}
+
+/*
+ * The allocation is referenced by the team's bindings as a whole: one
+ * reference while anything is bound, so the object outlives its handles
+ * until the last unbind. Called after every change of the bindings.
+ */
+static void cufab_mc_hold_sync(struct cufab_mc *mc)
+{
+	bool put = false, bound;
+
+	mutex_lock(&mc->hold_lock);
+	bound = cufab_team_bindings(mc->team) != 0;
+	if (bound && !mc->held) {
+		cufab_alloc_get(mc->alloc);
+		mc->held = true;
+	} else if (!bound && mc->held) {
+		mc->held = false;
+		put = true;
+	}
+	mutex_unlock(&mc->hold_lock);
+	if (put)
+		cufab_alloc_put(mc->alloc);
+}
+
+/* The live object with the smallest id above @from_id, referenced. */
+static struct cufab_mc *cufab_mc_next(u64 *from_id)
+{
+	struct cufab_mc *mc, *best;
+
+	for (;;) {
+		best = NULL;
+		mutex_lock(&cufab_mcs_lock);
+		list_for_each_entry(mc, &cufab_mcs, node)
+			if (mc->alloc->id > *from_id &&
+			    (!best || mc->alloc->id < best->alloc->id))
+				best = mc;
+		if (!best) {
+			mutex_unlock(&cufab_mcs_lock);
+			return NULL;
+		}
+		*from_id = best->alloc->id;
+		/* one in its final put is skipped: it is going anyway */
+		if (kref_get_unless_zero(&best->alloc->ref)) {
+			mutex_unlock(&cufab_mcs_lock);
+			return best;
+		}
+		mutex_unlock(&cufab_mcs_lock);
+	}
+}
+
+int cufab_mc_for_each(u64 from_id, int (*fn)(struct cufab_mc *mc, void *arg),
+		      void *arg)
+{
+	struct cufab_mc *mc;
+	int ret;
+
+	while ((mc = cufab_mc_next(&from_id))) {
+		ret = fn(mc, arg);
+		cufab_alloc_put(mc->alloc);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int cufab_mc_unbind_client(struct cufab_mc *mc, void *arg)
+{
+	if (cufab_team_unbind_owner(mc->team, arg, NULL))
+		cufab_mc_hold_sync(mc);
+	return 0;
+}
+
+/*
+ * Process death (or close): what it bound goes, the team stays, so the
+ * other members keep their bindings and can still multimem each other.
+ */
+void cufab_mc_client_gone(struct cufab_client *client)
+{
+	cufab_mc_for_each(0, cufab_mc_unbind_client, client);
+}
+
+void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped)
+{
+	if (!skipped)
+		return;
+	atomic64_add(skipped, &mc->skipped);
+	cufab_mc_nl_event(mc, skipped);
+}
+
+/* ---- create ---- */
+
+static int cufab_mc_create_check(struct cufab_client *client,
+				 const struct cufab_mc_create *cmd)
+{
+	u32 num_gpus = cufab_node_num_gpus();
+	u64 gran = cufab_mc_granularity(false);
+
+	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
+		cufab_mc_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
+			      cmd->mc_flags);
+		return -EINVAL;
+	}
+	if (!cmd->num_devices || cmd->num_devices > num_gpus) {
+		cufab_mc_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
+			      cmd->num_devices, num_gpus);
+		return -EINVAL;
+	}
+	if (cmd->handle_types & ~CUFAB_HANDLE_VALID)
+		return -EINVAL;
+	if (!cmd->length || !IS_ALIGNED(cmd->length, gran)) {
+		cufab_mc_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
+			      cmd->length, gran);
+		return -EINVAL;
+	}
+	if (!cufab_mc_node_capable()) {
+		cufab_mc_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
+		return -EOPNOTSUPP;
+	}
+	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
+		return cufab_imex_check(client,
+					"cuMulticastCreate with CU_MEM_HANDLE_TYPE_FABRIC");
+	return 0;
+}
+
+/* The object with its allocation (one reference) and its team. */
+static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
+{
+	char name[CUFAB_TEAM_NAME_LEN];
+	struct cufab_alloc *alloc;
+	struct cufab_team *team;
+	struct cufab_mc *mc;
+
+	if (cufab_should_fail(CUFAB_FAULT_MC))
+		return ERR_PTR(-ENOMEM);
+	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	if (!mc)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&mc->node);
+	mutex_init(&mc->hold_lock);
+	alloc = cufab_alloc_create_mc(cmd->length, cmd->handle_types, mc);
+	if (IS_ERR(alloc)) {
+		mutex_destroy(&mc->hold_lock);
+		kfree(mc);
+		return alloc;
+	}
+	mc->alloc = alloc;
+	snprintf(name, sizeof(name), "multicast %llu", alloc->id);
+	team = cufab_team_create(name, cmd->num_devices, cmd->length,
+				 cufab_mc_granularity(false));
+	if (IS_ERR(team)) {
+		cufab_alloc_put(alloc);	/* frees mc */
+		return ERR_CAST(team);
+	}
+	mc->team = team;
+	mutex_lock(&cufab_mcs_lock);
+	list_add_tail(&mc->node, &cufab_mcs);
+	mutex_unlock(&cufab_mcs_lock);
+	return alloc;
+}
+
+int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mc_create *cmd = ucmd->cmd;
+	struct cufab_alloc *alloc;
+	int ret;
+
+	ret = cufab_mc_create_check(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	alloc = cufab_mc_new(cmd);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
+				       sizeof(*cmd));
+	cufab_alloc_put(alloc);	/* the handle, if any, holds it now */
+	return ret;
+}
+
+/* The multicast object a handle names, referenced; -ENOENT / -EINVAL. */
+static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
+					   u32 handle, const char *what)
+{
+	struct cufab_alloc *alloc;
+
+	alloc = cufab_mem_handle_lookup(client, handle);
+	if (IS_ERR(alloc))
+		return alloc;
+	if (!cufab_alloc_is_mc(alloc)) {
+		cufab_mc_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
+			      what, handle, alloc->id);
+		cufab_alloc_put(alloc);
+		return ERR_PTR(-EINVAL);
+	}
+	return alloc;
+}
+
+/* ---- add device ---- */
+
+int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mc_add_device *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_alloc *alloc;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+	alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastAddDevice");
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	if (!cufab_node_gpu_exists(cmd->dev)) {
+		ret = -ENODEV;
+	} else if (!cufab_mc_gpu_capable(cmd->dev)) {
+		cufab_mc_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
+			      alloc->id, cmd->dev);
+		ret = -EOPNOTSUPP;
+	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
+		ret = -ENOMEM;
+	} else {
+		ret = cufab_team_add_device(alloc->mc->team, cmd->dev);
+		/* a duplicate or one device too many: an invalid value */
+		if (ret == -EEXIST || ret == -ENOSPC)
+			ret = -EINVAL;
+	}
+	cufab_alloc_put(alloc);
+	return ret;
+}
+
+/* ---- bind / unbind ---- */
+
+/* The memory of a bind, referenced, and the offset into it. */
+static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
+						const struct cufab_mc_bind *cmd,
+						u64 *mem_offset)
+{
+	struct cufab_alloc *mem;
+	int ret;
+
+	if (cmd->flags & CUFAB_BIND_ADDR) {
+		ret = cufab_va_resolve(client, cmd->addr, cmd->length, &mem,
+				       mem_offset);
+		if (ret)
+			return ERR_PTR(ret);
+	} else {
+		mem = cufab_mem_handle_lookup(client, cmd->mem_handle);
+		if (IS_ERR(mem))
+			return mem;
+		*mem_offset = cmd->mem_offset;
+	}
+	if (cufab_alloc_is_mc(mem) || mem->legacy) {
+		cufab_mc_info(client, "cuMulticastBind: allocation %llu is %s: only cuMemCreate memory binds\n",
+			      mem->id, mem->legacy ? "from cuMemAlloc" :
+			      "a multicast object");
+		cufab_alloc_put(mem);
+		return ERR_PTR(-EINVAL);
+	}
+	return mem;
+}
+
+/*
+ * dev -1: the GPU the memory lives on; for HOST_NUMA memory, a member of
+ * the (complete) team on that NUMA node.
+ */
+static s32 cufab_mc_bind_gpu(struct cufab_team *team,
+			     const struct cufab_alloc *mem, s32 dev)
+{
+	struct cufab_gpu *gpu;
+	s32 found = -1;
+	u32 i;
+
+	if (dev >= 0)
+		return dev;
+	if (mem->location_type == CUFAB_LOC_DEVICE)
+		return mem->location_id;
+	mutex_lock(&team->lock);
+	down_read(&cufab_topo_rwsem);
+	for (i = 0; i < team->joined && found < 0; i++) {
+		gpu = cufab_node_gpu(team->members[i].gpu);
+		if (gpu && gpu->numa_node == mem->location_id)
+			found = team->members[i].gpu;
+	}
+	up_read(&cufab_topo_rwsem);
+	mutex_unlock(&team->lock);
+	return found;
+}
+
+static int cufab_mc_do_bind(struct cufab_client *client,
+			    struct cufab_alloc *mc_alloc,
+			    struct cufab_alloc *mem, u64 mem_offset,
+			    const struct cufab_mc_bind *cmd)
+{
+	struct cufab_mc *mc = mc_alloc->mc;
+	struct cufab_bind_req req = {
+		.offset = cmd->offset,
+		.size = cmd->length,
+		.alloc = mem,
+		.mem_offset = mem_offset,
+		.owner = client,
+	};
+	s32 gpu;
+	int ret;
+
+	/* exportable (or imported, hence exportable) objects */
+	if (mc_alloc->handle_types && !mem->handle_types) {
+		cufab_mc_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
+			      mc_alloc->id, mc_alloc->handle_types, mem->id);
+		return -EINVAL;
+	}
+	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
+	if (ret)
+		return ret;
+	gpu = cufab_mc_bind_gpu(mc->team, mem, cmd->dev);
+	if (gpu < 0) {
+		cufab_mc_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
+			      mc_alloc->id, mem->id, mem->location_id);
+		return -EINVAL;
+	}
+	if (cufab_should_fail(CUFAB_FAULT_MC))
+		return -ENOMEM;
+	req.gpu = gpu;
+	ret = cufab_team_bind(mc->team, &req);
+	if (!ret)
+		cufab_mc_hold_sync(mc);
+	return ret;
+}
+
+int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mc_bind *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_alloc *mc_alloc, *mem;
+	u64 mem_offset;
+	int ret;
+
+	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved)
+		return -EINVAL;
+	if (cmd->bind_flags) {
+		cufab_mc_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
+			      cmd->bind_flags);
+		return -EINVAL;
+	}
+	mc_alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastBind");
+	if (IS_ERR(mc_alloc))
+		return PTR_ERR(mc_alloc);
+	mem = cufab_mc_bind_memory(client, cmd, &mem_offset);
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
+	} else {
+		ret = cufab_mc_do_bind(client, mc_alloc, mem, mem_offset, cmd);
+		cufab_alloc_put(mem);
+	}
+	cufab_alloc_put(mc_alloc);
+	return ret;
+}
+
+int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mc_unbind *cmd = ucmd->cmd;
+	struct cufab_alloc *mc_alloc;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	mc_alloc = cufab_mc_lookup(ucmd->client, cmd->handle,
+				   "cuMulticastUnbind");
+	if (IS_ERR(mc_alloc))
+		return PTR_ERR(mc_alloc);
+	if (!cufab_node_gpu_exists(cmd->dev)) {
+		ret = -ENODEV;
+	} else {
+		ret = cufab_team_unbind(mc_alloc->mc->team, cmd->dev,
+					cmd->offset, cmd->length, ucmd->client);
+		if (!ret)
+			cufab_mc_hold_sync(mc_alloc->mc);
+	}
+	cufab_alloc_put(mc_alloc);
+	return ret;
+}
+
+/* ---- cuMemMap of a multicast handle ---- */
+
+int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
+			 u64 offset)
+{
+	u64 gran = cufab_mc_granularity(false);
+	int ret;
+
+	if (offset) {
+		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: offset 0x%llx: must be 0\n",
+				    task_tgid_nr(current), current->comm,
+				    alloc->id, offset);
+		return -EINVAL;
+	}
+	if (cufab_map_args_check(addr, length, 0, alloc->length, gran)) {
+		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: address 0x%llx size 0x%llx: must be multiples of the multicast granularity 0x%llx within the object's 0x%llx bytes\n",
+				    task_tgid_nr(current), current->comm,
+				    alloc->id, addr, length, gran,
+				    alloc->length);
+		return -EINVAL;
+	}
+	/* cuMemMap of a multicast handle needs the fabric too */
+	ret = cufab_fabric_check(alloc->mc->team->name, "cuMemMap");
+	if (ret)
+		return ret;
+	return cufab_team_wait(alloc->mc->team, cufab_mc_team_timeout_ms(),
+			       "cuMemMap");
+}

@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CUFAB_IOCTL_MULTIMEM: what multimem.st / multimem.ld_reduce /
+ * multimem.red do on an NVSwitch, done by the CPU against the bindings of
+ * a multicast object: a store goes to every bound replica, a load-reduce
+ * combines all bound replicas, a reduce updates each replica in place.
+ * A team member with nothing bound at a touched offset is skipped, as the
+ * hardware does, and counted (out_skipped, the object's counter, an
+ * event).
+ *
+ * The range is cut into pieces over which every member is either bound
+ * by one binding or not bound at all. For each piece the bindings are
+ * looked up under team->lock and their allocations referenced; the data
+ * moves after the lock is dropped, so user copies (which may fault and
+ * take mmap_lock) never nest inside team->lock. A store copies straight
+ * from the user buffer into each replica page (k copies, no bounce); the
+ * reductions go through a small kernel buffer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/cufab.h>
+
+#include "alloc.h"
+#include "client.h"
+#include "fault.h"
+#include "ioctl.h"
+#include "mc.h"
+#include "multimem.h"
+#include "team.h"
+#include "va.h"
+
+/* Largest piece a store handles per lookup, and the reduction buffer. */
+#define CUFAB_MM_STORE_CHUNK	(4ULL << 20)
+#define CUFAB_MM_REDUCE_CHUNK	(64ULL << 10)
+
+/**
+ * struct cufab_mm_seg - one member's part of a piece
+ * @alloc: its bound memory (referenced), NULL: nothing bound there
+ * @mem_offset: where the piece starts in @alloc
+ */
+struct cufab_mm_seg {
+	struct cufab_alloc *alloc;
+	u64 mem_offset;
+};
+
+struct cufab_mm_ctx {
+	struct cufab_mc *mc;
+	const struct cufab_multimem *cmd;
+	void __user *ubuf;
+	struct page **src;	/* store: the piece's user pages, pinned */
+	unsigned long src_off;	/* offset of ubuf in src[0] */
+	u32 esize;
+	u32 members;
+	bool *skipped;		/* per member: some piece was unbound */
+	struct cufab_mm_seg *segs;
+	void *bounce;
+};
+
+static u32 cufab_mm_esize(u32 dtype)
+{
+	switch (dtype) {
+	case CUFAB_DT_U8:
+		return 1;
+	case CUFAB_DT_U32:
+	case CUFAB_DT_S32:
+	case CUFAB_DT_F32:
+		return 4;
+	case CUFAB_DT_U64:
+	case CUFAB_DT_S64:
+	case CUFAB_DT_F64:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+static bool cufab_mm_is_float(u32 dtype)
+{
+	return dtype == CUFAB_DT_F32 || dtype == CUFAB_DT_F64;
+}
+
+/* Operation, reduction and type go together as multimem allows. */
+static int cufab_mm_check(const struct cufab_multimem *cmd)
+{
+	if (cmd->flags || cmd->__reserved || !cufab_mm_esize(cmd->dtype))
+		return -EINVAL;
+	switch (cmd->op) {
+	case CUFAB_MM_STORE:
+		return 0;
+	case CUFAB_MM_LOAD_REDUCE:
+	case CUFAB_MM_REDUCE:
+		if (cmd->dtype == CUFAB_DT_U8 || cmd->redop > CUFAB_RED_XOR)
+			return -EINVAL;
+		if (cufab_mm_is_float(cmd->dtype) && cmd->redop > CUFAB_RED_MAX)
+			return -EINVAL;
+		/* float math needs kernel_fpu_begin() (multimem_ops.c) */
+		if (cufab_mm_is_float(cmd->dtype) && !IS_ENABLED(CONFIG_X86))
+			return -EOPNOTSUPP;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * The multicast object mapped at [addr, addr + bytes) of @client and the
+ * offset of @addr in it, with a reference. The whole range must lie in
+ * one multicast mapping granting @need.
+ */
+static struct cufab_alloc *cufab_mm_resolve(struct cufab_client *client,
+					    u64 addr, u64 bytes, u32 need,
+					    u64 *offset)
+{
+	struct cufab_alloc *alloc = ERR_PTR(-EINVAL);
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+
+	va = cufab_va_find(client, addr);
+	if (!va)
+		return alloc;
+	down_read(&va->lock);
+	map = va->dead ? NULL : mtree_load(&va->maps, addr);
+	if (!map || !cufab_alloc_is_mc(map->alloc) ||
+	    !cufab_range_inside(addr, bytes, map->start, map->length)) {
+		pr_info_ratelimited("pid %d (%s): multimem at 0x%llx size %llu: not inside one multicast mapping\n",
+				    task_tgid_nr(current), current->comm,
+				    addr, bytes);
+	} else if ((cufab_map_cpu_access(map) & need) != need) {
+		pr_info_ratelimited("pid %d (%s): multimem at 0x%llx: the multicast mapping grants no %s access (cuMemSetAccess)\n",
+				    task_tgid_nr(current), current->comm, addr,
+				    need == CUFAB_ACCESS_RW ? "write" : "read");
+		alloc = ERR_PTR(-EACCES);
+	} else {
+		alloc = map->alloc;
+		cufab_alloc_get(alloc);
+		*offset = map->offset + (addr - map->start);
+	}
+	up_read(&va->lock);
+	cufab_va_put(va);
+	return alloc;
+}
+
+static void cufab_mm_segs_put(struct cufab_mm_ctx *ctx)
+{
+	u32 i;
+
+	for (i = 0; i < ctx->members; i++) {
+		if (ctx->segs[i].alloc)
+			cufab_alloc_put(ctx->segs[i].alloc);
+		ctx->segs[i].alloc = NULL;
+	}
+}
+
+/*
+ * Look up every member at @off and cut the piece so that each member is
+ * uniformly bound or unbound over [off, off + return value).
+ */
+static u64 cufab_mm_segs_get(struct cufab_mm_ctx *ctx, u64 off, u64 len)
+{
+	struct cufab_team *team = ctx->mc->team;
+	struct cufab_binding *b;
+	u64 end = off + len;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < ctx->members; i++) {
+		b = cufab_bindmap_first_from(&team->members[i].map, off);
+		if (b && b->offset <= off) {
+			ctx->segs[i].alloc = b->alloc;
+			ctx->segs[i].mem_offset = b->mem_offset +
+						  (off - b->offset);
+			cufab_alloc_get(b->alloc);
+			end = min(end, b->offset + b->size);
+		} else {
+			ctx->segs[i].alloc = NULL;
+			ctx->skipped[i] = true;
+			if (b)
+				end = min(end, b->offset);
+		}
+	}
+	mutex_unlock(&team->lock);
+	return end - off;
+}
+
+/*
+ * Visit [mem_offset, mem_offset + len) of @alloc page by page: @fn gets
+ * the kernel address of each part and where it lies in the piece.
+ */
+static int cufab_mm_pages(struct cufab_alloc *alloc, u64 mem_offset, u64 len,
+			  int (*fn)(struct cufab_mm_ctx *ctx, void *kaddr,
+				    u64 pos, u64 n),
+			  struct cufab_mm_ctx *ctx)
+{
+	u64 pos = 0, n, in_page;
+	struct page *page;
+	void *kaddr;
+	int ret;
+
+	while (pos < len) {
+		page = cufab_alloc_page(alloc, (mem_offset + pos) >> PAGE_SHIFT);
+		if (IS_ERR(page))
+			return PTR_ERR(page);
+		in_page = (mem_offset + pos) & ~PAGE_MASK;
+		n = min_t(u64, PAGE_SIZE - in_page, len - pos);
+		kaddr = kmap_local_page(page);
+		ret = fn(ctx, kaddr + in_page, pos, n);
+		kunmap_local(kaddr);
+		if (ret)
+			return ret;
+		pos += n;
+	}
+	return 0;
+}
+
+/* ---- store ---- */
+
+static int cufab_mm_store_page(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
+			       u64 n)
+{
+	return copy_from_user(kaddr, ctx->ubuf + pos, n) ? -EFAULT : 0;
+}
+
+/* Copy [pos, pos + n) of the pinned source to @kaddr. */
+static void cufab_mm_copy_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
+				 u64 pos, u64 n, bool simd)
+{
+	u64 at, chunk;
+	void *src;
+
+	while (n) {
+		at = ctx->src_off + pos;
+		chunk = min_t(u64, n, PAGE_SIZE - (at & ~PAGE_MASK));
+		src = kmap_local_page(ctx->src[at >> PAGE_SHIFT]);
+		cufab_mm_copy(kaddr, src + (at & ~PAGE_MASK), chunk, simd);
+		kunmap_local(src);
+		kaddr += chunk;
+		pos += chunk;
+		n -= chunk;
+	}
+}
+
+/*
+ * One replica from the pinned source: its pages are looked up (maybe
+ * allocated, which sleeps) a batch at a time, then copied inside one
+ * kernel_fpu_begin() section per batch, not per page.
+ */
+#define CUFAB_MM_BATCH	16
+
+static int cufab_mm_store_replica(struct cufab_mm_ctx *ctx,
+				  const struct cufab_mm_seg *seg, u64 len)
+{
+	struct page *pages[CUFAB_MM_BATCH];
+	u64 pos = 0, at, n;
+	unsigned int i, k;
+	void *kaddr;
+	bool simd;
+
+	while (pos < len) {
+		/* pages of [pos, ...) up to the batch or the end */
+		for (k = 0, at = pos; k < CUFAB_MM_BATCH && at < len; k++) {
+			pages[k] = cufab_alloc_page(seg->alloc,
+						    (seg->mem_offset + at) >> PAGE_SHIFT);
+			if (IS_ERR(pages[k]))
+				return PTR_ERR(pages[k]);
+			at += PAGE_SIZE - ((seg->mem_offset + at) & ~PAGE_MASK);
+		}
+		simd = cufab_mm_simd_begin(PAGE_SIZE);
+		for (i = 0; i < k; i++) {
+			at = (seg->mem_offset + pos) & ~PAGE_MASK;
+			n = min_t(u64, PAGE_SIZE - at, len - pos);
+			kaddr = kmap_local_page(pages[i]);
+			cufab_mm_copy_pinned(ctx, kaddr + at, pos, n, simd);
+			kunmap_local(kaddr);
+			pos += n;
+		}
+		cufab_mm_simd_end(simd);
+		cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Pin the piece's source pages once, so that each replica is one plain
+ * kernel copy; a source that cannot be pinned (say a cufab mapping, which
+ * has no struct pages to lend) goes through copy_from_user() instead.
+ */
+static int cufab_mm_pin_src(struct cufab_mm_ctx *ctx, u64 len)
+{
+	unsigned long start = (unsigned long)ctx->ubuf;
+	int npages, got;
+
+	ctx->src_off = start & ~PAGE_MASK;
+	npages = DIV_ROUND_UP(ctx->src_off + len, PAGE_SIZE);
+	got = pin_user_pages_fast(start & PAGE_MASK, npages, 0, ctx->src);
+	if (got == npages)
+		return npages;
+	if (got > 0)
+		unpin_user_pages(ctx->src, got);
+	return 0;
+}
+
+static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
+{
+	int pinned = ctx->src ? cufab_mm_pin_src(ctx, len) : 0;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < ctx->members && !ret; i++) {
+		if (!ctx->segs[i].alloc)
+			continue;
+		if (pinned)
+			ret = cufab_mm_store_replica(ctx, &ctx->segs[i], len);
+		else
+			ret = cufab_mm_pages(ctx->segs[i].alloc,
+					     ctx->segs[i].mem_offset, len,
+					     cufab_mm_store_page, ctx);
+		cond_resched();
+	}
+	if (pinned)
+		unpin_user_pages(ctx->src, pinned);
+	return ret;
+}
+
+/* ---- reductions ---- */
+
+static int cufab_mm_load_first(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
+			       u64 n)
+{
+	memcpy(ctx->bounce + pos, kaddr, n);
+	return 0;
+}
+
+static int cufab_mm_load_more(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
+			      u64 n)
+{
+	cufab_mm_combine(ctx->cmd->dtype, ctx->cmd->redop, ctx->bounce + pos,
+			 kaddr, n / ctx->esize);
+	return 0;
+}
+
+static int cufab_mm_reduce_page(struct cufab_mm_ctx *ctx, void *kaddr,
+				u64 pos, u64 n)
+{
+	cufab_mm_combine(ctx->cmd->dtype, ctx->cmd->redop, kaddr,
+			 ctx->bounce + pos, n / ctx->esize);
+	return 0;
+}
+
+static int cufab_mm_load_piece(struct cufab_mm_ctx *ctx, u64 len)
+{
+	bool first = true;
+	int ret = 0;
+	u32 i;
+
+	for (i = 0; i < ctx->members && !ret; i++) {
+		if (!ctx->segs[i].alloc)
+			continue;
+		ret = cufab_mm_pages(ctx->segs[i].alloc, ctx->segs[i].mem_offset,
+				     len, first ? cufab_mm_load_first :
+				     cufab_mm_load_more, ctx);
+		first = false;
+	}
+	/* nothing bound anywhere: the load reads nothing, zeros */
+	if (first)
+		memset(ctx->bounce, 0, len);
+	if (!ret && copy_to_user(ctx->ubuf, ctx->bounce, len))
+		ret = -EFAULT;
+	return ret;
+}
+
+static int cufab_mm_reduce_piece(struct cufab_mm_ctx *ctx, u64 len)
+{
+	int ret = 0;
+	u32 i;
+
+	if (copy_from_user(ctx->bounce, ctx->ubuf, len))
+		return -EFAULT;
+	for (i = 0; i < ctx->members && !ret; i++)
+		if (ctx->segs[i].alloc)
+			ret = cufab_mm_pages(ctx->segs[i].alloc,
+					     ctx->segs[i].mem_offset, len,
+					     cufab_mm_reduce_page, ctx);
+	return ret;
+}
+
+/* Every piece of [offset, offset + bytes). */
+static int cufab_mm_run(struct cufab_mm_ctx *ctx, u64 offset, u64 bytes)
+{
+	u32 op = ctx->cmd->op;
+	u64 chunk = op == CUFAB_MM_STORE ? CUFAB_MM_STORE_CHUNK :
+		    CUFAB_MM_REDUCE_CHUNK;
+	u64 done = 0, len;
+	int ret = 0;
+
+	while (done < bytes && !ret) {
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		len = cufab_mm_segs_get(ctx, offset + done,
+					min(chunk, bytes - done));
+		if (op == CUFAB_MM_STORE)
+			ret = cufab_mm_store_piece(ctx, len);
+		else if (op == CUFAB_MM_LOAD_REDUCE)
+			ret = cufab_mm_load_piece(ctx, len);
+		else
+			ret = cufab_mm_reduce_piece(ctx, len);
+		cufab_mm_segs_put(ctx);
+		ctx->ubuf += len;
+		done += len;
+	}
+	return ret;
+}
+
+static int cufab_mm_exec(struct cufab_mm_ctx *ctx, u64 offset, u64 bytes)
+{
+	struct cufab_multimem *cmd = (struct cufab_multimem *)ctx->cmd;
+	u32 i, skipped = 0;
+	int ret = -ENOMEM;
+
+	ctx->members = READ_ONCE(ctx->mc->team->joined);
+	ctx->segs = kcalloc(ctx->members, sizeof(*ctx->segs), GFP_KERNEL);
+	ctx->skipped = kcalloc(ctx->members, sizeof(*ctx->skipped),
+			       GFP_KERNEL);
+	if (cmd->op != CUFAB_MM_STORE)
+		ctx->bounce = kmalloc(min(bytes, CUFAB_MM_REDUCE_CHUNK),
+				      GFP_KERNEL);
+	/* no array for the pins: stores fall back to copy_from_user() */
+	else if (bytes >= PAGE_SIZE)
+		ctx->src = kvmalloc_array(CUFAB_MM_STORE_CHUNK / PAGE_SIZE + 1,
+					  sizeof(*ctx->src), GFP_KERNEL);
+	if (!ctx->segs || !ctx->skipped ||
+	    (cmd->op != CUFAB_MM_STORE && !ctx->bounce))
+		goto out;
+	ret = cufab_mm_run(ctx, offset, bytes);
+	for (i = 0; i < ctx->members; i++)
+		skipped += ctx->skipped[i];
+	cmd->out_replicas = ctx->members - skipped;
+	cmd->out_skipped = skipped;
+	cufab_mc_skipped(ctx->mc, skipped);
+out:
+	kvfree(ctx->src);
+	kfree(ctx->bounce);
+	kfree(ctx->skipped);
+	kfree(ctx->segs);
+	return ret;
+}
+
+int cufab_ioctl_multimem(struct cufab_ucmd *ucmd)
+{
+	struct cufab_multimem *cmd = ucmd->cmd;
+	struct cufab_mm_ctx ctx = { .cmd = cmd };
+	struct cufab_alloc *alloc;
+	u64 bytes, offset;
+	int ret;
+
+	ret = cufab_mm_check(cmd);
+	if (ret)
+		return ret;
+	ctx.esize = cufab_mm_esize(cmd->dtype);
+	if (!cmd->count || check_mul_overflow(cmd->count, (u64)ctx.esize,
+					      &bytes) ||
+	    !IS_ALIGNED(cmd->addr, ctx.esize))
+		return -EINVAL;
+	alloc = cufab_mm_resolve(ucmd->client, cmd->addr, bytes,
+				 cmd->op == CUFAB_MM_LOAD_REDUCE ?
+				 CUFAB_ACCESS_READ : CUFAB_ACCESS_RW, &offset);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
+	ctx.mc = alloc->mc;
+	ctx.ubuf = u64_to_user_ptr(cmd->buf);
+	ret = cufab_should_fail(CUFAB_FAULT_MC) ? -ENOMEM :
+	      cufab_mm_exec(&ctx, offset, bytes);
+	cufab_alloc_put(alloc);
+	if (ret)
+		return ret;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}

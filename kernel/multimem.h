@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Element-wise reductions of multimem (multimem.c): dst[i] = dst[i] <op>
+ * src[i] for @n elements of @dtype (enum cufab_multimem_dtype) with @redop
+ * (enum cufab_multimem_redop), checked by the caller.
+ */
+#ifndef _CUFAB_MULTIMEM_H
+#define _CUFAB_MULTIMEM_H
+
+#include <linux/types.h>
+
+void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
+		      size_t n);
+
+/*
+ * multimem_fp.c, built with the FPU enabled: the float and double
+ * reductions. Call only between kernel_fpu_begin() and kernel_fpu_end().
+ */
+void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
+			 size_t n);
+void cufab_mm_fp_copy(void *dst, const void *src, size_t n);
+/* multimem_avx.c, built with AVX2: only on a CPU that has it. */
+void cufab_mm_avx_copy(void *dst, const void *src, size_t n);
+
+/*
+ * memcpy with vector registers (qemu runs "rep movsb" a byte at a time):
+ * bracket the copies of up to a page with cufab_mm_simd_begin()/end() and
+ * pass what begin returned (false: plain memcpy).
+ */
+bool cufab_mm_simd_begin(size_t n);
+void cufab_mm_simd_end(bool simd);
+void cufab_mm_copy(void *dst, const void *src, size_t n, bool simd);
+
+#endif /* _CUFAB_MULTIMEM_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The integer reductions of multimem, and the door to the floating-point
+ * ones: the kernel does not use the FPU unless told, so float and double
+ * run in multimem_fp.c (compiled with SSE) inside kernel_fpu_begin/end.
+ */
+#include <linux/minmax.h>
+#include <linux/cufab.h>
+#include <linux/string.h>
+#ifdef CONFIG_X86
+#include <asm/fpu/api.h>
+#include <asm/cpufeature.h>
+#include <asm/simd.h>
+#endif
+
+#include "multimem.h"
+
+#define CUFAB_MM_INT_OP(type, redop, d, s, n)				\
+	do {								\
+		type *_d = (d);						\
+		const type *_s = (s);					\
+		size_t _i;						\
+									\
+		for (_i = 0; _i < (n); _i++) {				\
+			switch (redop) {				\
+			case CUFAB_RED_ADD:				\
+				_d[_i] += _s[_i];			\
+				break;					\
+			case CUFAB_RED_MIN:				\
+				_d[_i] = min(_d[_i], _s[_i]);		\
+				break;					\
+			case CUFAB_RED_MAX:				\
+				_d[_i] = max(_d[_i], _s[_i]);		\
+				break;					\
+			case CUFAB_RED_AND:				\
+				_d[_i] &= _s[_i];			\
+				break;					\
+			case CUFAB_RED_OR:				\
+				_d[_i] |= _s[_i];			\
+				break;					\
+			default:					\
+				_d[_i] ^= _s[_i];			\
+				break;					\
+			}						\
+		}							\
+	} while (0)
+
+/* Signed add wraps like the hardware's: do it on the unsigned type. */
+static void cufab_mm_int_combine(u32 dtype, u32 redop, void *dst,
+				 const void *src, size_t n)
+{
+	bool add = redop == CUFAB_RED_ADD;
+
+	switch (dtype) {
+	case CUFAB_DT_U32:
+		CUFAB_MM_INT_OP(u32, redop, dst, src, n);
+		break;
+	case CUFAB_DT_S32:
+		if (add)
+			CUFAB_MM_INT_OP(u32, redop, dst, src, n);
+		else
+			CUFAB_MM_INT_OP(s32, redop, dst, src, n);
+		break;
+	case CUFAB_DT_U64:
+		CUFAB_MM_INT_OP(u64, redop, dst, src, n);
+		break;
+	case CUFAB_DT_S64:
+		if (add)
+			CUFAB_MM_INT_OP(u64, redop, dst, src, n);
+		else
+			CUFAB_MM_INT_OP(s64, redop, dst, src, n);
+		break;
+	}
+}
+
+void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
+		      size_t n)
+{
+	if (dtype != CUFAB_DT_F32 && dtype != CUFAB_DT_F64) {
+		cufab_mm_int_combine(dtype, redop, dst, src, n);
+		return;
+	}
+#ifdef CONFIG_X86
+	kernel_fpu_begin();
+	cufab_mm_fp_combine(dtype, redop, dst, src, n);
+	kernel_fpu_end();
+#endif
+}
+
+/*
+ * Vector copies need the FPU: one kernel_fpu_begin() for a whole replica
+ * page (not per copy), when the CPU and the context allow it.
+ */
+bool cufab_mm_simd_begin(size_t n)
+{
+#ifdef CONFIG_X86
+	if (n >= 256 && may_use_simd()) {
+		kernel_fpu_begin();
+		return true;
+	}
+#endif
+	return false;
+}
+
+void cufab_mm_simd_end(bool simd)
+{
+#ifdef CONFIG_X86
+	if (simd)
+		kernel_fpu_end();
+#endif
+}
+
+/* memcpy, with vector registers inside cufab_mm_simd_begin() (@simd). */
+void cufab_mm_copy(void *dst, const void *src, size_t n, bool simd)
+{
+#ifdef CONFIG_X86
+	if (simd) {
+		if (boot_cpu_has(X86_FEATURE_AVX2))
+			cufab_mm_avx_copy(dst, src, n);
+		else
+			cufab_mm_fp_copy(dst, src, n);
+		return;
+	}
+#endif
+	memcpy(dst, src, n);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Multicast objects: cuMulticastCreate, cuMulticastAddDevice,
+ * cuMulticastBindMem, cuMulticastBindAddr, cuMulticastUnbind,
+ * cuMulticastGetGranularity. The handle is a CUmemGenericAllocationHandle
+ * (cuMemRelease, cuMemMap, cuMemExportToShareableHandle work on it).
+ *
+ * Binds block in the kernel until every device of the team has joined.
+ * They are the one place where a signal ends a call: a handler installed
+ * with SA_RESTART restarts the wait (the kernel returns -ERESTARTSYS), one
+ * without it makes the bind fail with CUDA_ERROR_SYSTEM_NOT_READY and
+ * nothing bound, so a program can give up on a team that never forms.
+ */
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "mem.h"
+
+/* errno -> CUresult (Documentation/uapi.rst, multicast rows) */
+static CUresult mc_result(int err)
+{
+	switch (err) {
+	case ETIMEDOUT:	/* the team did not complete in mc_team_timeout_ms */
+	case EINTR:	/* a signal without SA_RESTART ended the wait */
+		return CUDA_ERROR_SYSTEM_NOT_READY;
+	default:
+		return cufab_mem_result(err);
+	}
+}
+
+/* Is there a device that does multicast at all? */
+static int mc_supported(void)
+{
+	int i;
+
+	for (i = 0; i < cufab.num_kdev; i++)
+		if (cufab.kdev[i].features & CUFAB_DEV_F_MULTICAST)
+			return 1;
+	return 0;
+}
+
+static CUresult mc_ready(void)
+{
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return mc_supported() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* One ioctl without the EINTR retry of cufab_ioctl(): see the top. */
+static int mc_ioctl_once(unsigned long request, void *arg)
+{
+	return ioctl(cufab.fd, request, arg) < 0 ? -errno : 0;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
+						const CUmulticastObjectProp *prop)
+{
+	struct cufab_mc_create arg = { .size = sizeof(arg) };
+	CUresult res = mc_ready();
+	int ret;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!mcHandle || !prop || prop->handleTypes > 0xffffffffULL)
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.num_devices = prop->numDevices;
+	arg.handle_types = (__u32)prop->handleTypes;
+	arg.length = prop->size;
+	arg.mc_flags = prop->flags;
+	if (arg.handle_types & CUFAB_HANDLE_FABRIC)
+		cufab_imex_prepare();
+	ret = cufab_ioctl(CUFAB_IOCTL_MC_CREATE, &arg);
+	if (ret)
+		return mc_result(-ret);
+	*mcHandle = arg.out_handle;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
+						   CUdevice dev)
+{
+	struct cufab_mc_add_device arg = { .size = sizeof(arg) };
+	const struct cufab_device *d;
+	CUresult res = mc_ready();
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	d = cufab_device(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!cufab_mem_handle_ok(mcHandle))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.handle = (__u32)mcHandle;
+	arg.dev = d->index;
+	return mc_result(-cufab_ioctl(CUFAB_IOCTL_MC_ADD_DEVICE, &arg));
+}
+
+static CUresult mc_bind(struct cufab_mc_bind *arg,
+			CUmemGenericAllocationHandle mcHandle, size_t mcOffset,
+			size_t size, unsigned long long flags)
+{
+	CUresult res = mc_ready();
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!cufab_mem_handle_ok(mcHandle))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg->size = sizeof(*arg);
+	arg->handle = (__u32)mcHandle;
+	arg->dev = -1;	/* the device the memory lives on */
+	arg->offset = mcOffset;
+	arg->length = size;
+	arg->bind_flags = flags;
+	return mc_result(-mc_ioctl_once(CUFAB_IOCTL_MC_BIND, arg));
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,
+						 size_t mcOffset,
+						 CUmemGenericAllocationHandle memHandle,
+						 size_t memOffset, size_t size,
+						 unsigned long long flags)
+{
+	struct cufab_mc_bind arg = { 0 };
+
+	if (cufab_ready() && !cufab_mem_handle_ok(memHandle))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.mem_handle = (__u32)memHandle;
+	arg.mem_offset = memOffset;
+	return mc_bind(&arg, mcHandle, mcOffset, size, flags);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastBindAddr(CUmemGenericAllocationHandle mcHandle,
+						  size_t mcOffset, CUdeviceptr memptr,
+						  size_t size, unsigned long long flags)
+{
+	struct cufab_mc_bind arg = { .flags = CUFAB_BIND_ADDR };
+
+	arg.addr = memptr;
+	return mc_bind(&arg, mcHandle, mcOffset, size, flags);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcHandle,
+						CUdevice dev, size_t mcOffset,
+						size_t size)
+{
+	struct cufab_mc_unbind arg = { .size = sizeof(arg) };
+	const struct cufab_device *d;
+	CUresult res = mc_ready();
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	d = cufab_device(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!cufab_mem_handle_ok(mcHandle))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.handle = (__u32)mcHandle;
+	arg.dev = d->index;
+	arg.offset = mcOffset;
+	arg.length = size;
+	return mc_result(-cufab_ioctl(CUFAB_IOCTL_MC_UNBIND, &arg));
+}
+
+/*
+ * Node-wide, like the kernel's check at create: the largest granularity of
+ * the multicast-capable devices, so one value fits every team.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
+							const CUmulticastObjectProp *prop,
+							CUmulticastGranularity_flags option)
+{
+	CUresult res = mc_ready();
+	__u64 g = 0, v;
+	int i;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!granularity || !prop ||
+	    (option != CU_MULTICAST_GRANULARITY_MINIMUM &&
+	     option != CU_MULTICAST_GRANULARITY_RECOMMENDED))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < cufab.num_kdev; i++) {
+		if (!(cufab.kdev[i].features & CUFAB_DEV_F_MULTICAST))
+			continue;
+		v = option == CU_MULTICAST_GRANULARITY_MINIMUM ?
+		    cufab.kdev[i].mc_granularity :
+		    cufab.kdev[i].mc_granularity_rec;
+		if (v > g)
+			g = v;
+	}
+	*granularity = g;
+	return CUDA_SUCCESS;
+}
