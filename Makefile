@@ -160,10 +160,12 @@ demo:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
+# 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.
+BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048
 bench-run:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/run -- $(BENCH_BIN)
+	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN)
 
 # ---- install on a real host ----------------------------------------------
 install: all
