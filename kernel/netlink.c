@@ -600,15 +600,6 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
-/* The header of one message of a dump of @cmd (le_netlink.c, ...). */
-void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
-			u8 cmd)
-{
-	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, &cufab_nl_family, NLM_F_MULTI,
-			   cmd);
-}
-
 static const struct genl_ops cufab_nl_ops[] = {
 	{
 		.cmd = CUFAB_NL_CMD_DEV_GET,
