@@ -8,6 +8,7 @@
  */
 #include "kselftest_harness.h"
 #include "le_helpers.h"
+#include "mc_helpers.h"
 
 #define STATE	"fabric_state"
 
@@ -113,6 +114,61 @@ TEST_F(fabric, endpoint_team_operations)
 
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_EQ(self->live_before, live_objects());
+}
+
+/*
+ * A multicast object: AddDevice, BindMem and cuMemMap of the object are
+ * refused with the code of each state; nothing is added, bound or mapped.
+ */
+TEST_F(fabric, multicast_team_operations)
+{
+	CUmemGenericAllocationHandle mc, h;
+	CUmulticastObjectProp p;
+	CUdeviceptr va;
+	int supported = 0;
+	size_t g;
+
+	SETUP_SKIPPED();
+	cuDeviceGetAttribute(&supported,
+			     CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0);
+	if (!supported)
+		SKIP(return, "no multicast on GPU 0");
+	g = mc_gran();
+	ASSERT_NE(0, g);
+	p = mc_prop(1, g, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&mc, &p));
+	ASSERT_CU(CUDA_SUCCESS, mem_on(&h, 0, g, 0));
+
+	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMulticastAddDevice(mc, 0));
+	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMulticastAddDevice(mc, 0));
+	/* the refused adds added nothing: adding device 0 now succeeds once */
+	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(mc, 0));
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
+	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY,
+		  cuMulticastBindMem(mc, 0, h, 0, g, 0));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMemMap(va, g, 0, mc, 0));
+	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE,
+		  cuMulticastBindMem(mc, 0, h, 0, g, 0));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMemMap(va, g, 0, mc, 0));
+
+	/* nothing was bound or mapped */
+	ASSERT_EQ(0, set_param(STATE, "ok"));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMulticastUnbind(mc, 0, 0, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindMem(mc, 0, h, 0, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemMap(va, g, 0, mc, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastUnbind(mc, 0, 0, g));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(mc));
 	EXPECT_EQ(self->live_before, live_objects());
 }
 
