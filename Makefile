@@ -132,7 +132,7 @@ $(BUILD)/selftests/%.sh: selftests/%.sh
 
 examples: $(EX_BINS)
 
-$(BUILD)/examples/%: examples/%.c $(LIB_SO)
+$(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 

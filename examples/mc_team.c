@@ -26,21 +26,11 @@
 #include <cufab/cuda.h>
 #include <cufab/multimem.h>
 
+#define EXAMPLE_NAME	"mc_team"
+#include "common.h"
+
 #define MAX_MEMBERS	4
 #define JOIN_GAP_MS	300
-
-static int check(CUresult res, const char *who, const char *what)
-{
-	const char *name = "?";
-
-	if (res == CUDA_SUCCESS)
-		return 0;
-	cuGetErrorName(res, &name);
-	fprintf(stderr, "mc_team %s: %s: %s\n", who, what, name);
-	return -1;
-}
-
-#define CHECK(call, who)	do { if (check((call), who, #call)) return 1; } while (0)
 
 static double now_s(void)
 {
@@ -48,57 +38,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static CUresult map(CUmemGenericAllocationHandle h, size_t size, int dev,
-		    CUdeviceptr *va)
-{
-	CUmemAccessDesc access = {
-		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
-		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-	};
-	CUresult res;
-
-	res = cuMemAddressReserve(va, size, 0, 0, 0);
-	if (res == CUDA_SUCCESS)
-		res = cuMemMap(*va, size, 0, h, 0);
-	if (res == CUDA_SUCCESS)
-		res = cuMemSetAccess(*va, size, &access, 1);
-	return res;
-}
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, c = 'f';
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 }, c;
-	struct iovec iov = { .iov_base = &c, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = cbuf,
-			      .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int fd = -1;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cm = CMSG_FIRSTHDR(&msg);
-	if (cm && cm->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(cm), sizeof(int));
-	return fd;
 }
 
 /* Member @rank: join with GPU rank, bind (blocks), then read the message. */
@@ -234,8 +173,7 @@ int main(void)
 		    WEXITSTATUS(st))
 			rc = 1;
 	}
-	cuMemUnmap(va, prop.size);
-	cuMemAddressFree(va, prop.size);
+	unmap(va, prop.size);
 	CHECK(cuMemRelease(mc), "parent");
 	return rc;
 }

@@ -19,18 +19,8 @@
 
 #include <cufab/cuda.h>
 
-static int check(CUresult res, const char *who, const char *what)
-{
-	const char *name = "?";
-
-	if (res == CUDA_SUCCESS)
-		return 0;
-	cuGetErrorName(res, &name);
-	fprintf(stderr, "vmm_share %s: %s: %s\n", who, what, name);
-	return -1;
-}
-
-#define CHECK(call, who)	do { if (check((call), who, #call)) return 1; } while (0)
+#define EXAMPLE_NAME	"vmm_share"
+#include "common.h"
 
 static size_t buffer_size(const CUmemAllocationProp *prop)
 {
@@ -39,68 +29,6 @@ static size_t buffer_size(const CUmemAllocationProp *prop)
 	if (cuMemGetAllocationGranularity(&g, prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM))
 		return 0;
 	return g > (2 << 20) ? g : (2 << 20) / g * g;
-}
-
-/* Reserves an address range, maps h there and lets GPU 0 (and the CPU) in. */
-static CUresult map(CUmemGenericAllocationHandle h, size_t size, CUdeviceptr *va)
-{
-	CUmemAccessDesc access = {
-		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
-		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-	};
-	CUresult res;
-
-	res = cuMemAddressReserve(va, size, 0, 0, 0);
-	if (res == CUDA_SUCCESS)
-		res = cuMemMap(*va, size, 0, h, 0);
-	if (res == CUDA_SUCCESS)
-		res = cuMemSetAccess(*va, size, &access, 1);
-	return res;
-}
-
-static void unmap(CUdeviceptr va, size_t size)
-{
-	cuMemUnmap(va, size);
-	cuMemAddressFree(va, size);
-}
-
-static int send_fd(int sock, int fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'f';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c;
-	int fd;
-
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
 }
 
 static int child(int sock, size_t size)
@@ -120,7 +48,7 @@ static int child(int sock, size_t size)
 	CHECK(cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
 					     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), "child");
 	close(fd);
-	CHECK(map(h, size, &va), "child");
+	CHECK(map(h, size, 0, &va), "child");
 	p = (unsigned int *)va;
 	for (i = 0; i < size / sizeof(*p); i += 1024)
 		if (p[i] != (unsigned int)i) {
@@ -157,7 +85,7 @@ int main(void)
 	if (!size)
 		return 1;
 	CHECK(cuMemCreate(&h, size, &prop, 0), "parent");
-	CHECK(map(h, size, &va), "parent");
+	CHECK(map(h, size, 0, &va), "parent");
 	p = (unsigned int *)va;
 	for (i = 0; i < size / sizeof(*p); i += 1024)
 		p[i] = (unsigned int)i;

@@ -82,17 +82,59 @@ static CUresult le_prop(const CUlogicalEndpointProp *prop,
 	return CUDA_SUCCESS;
 }
 
+/*
+ * NOT_INITIALIZED before a bad argument, as in the other groups of calls;
+ * @args_ok is the caller's NULL and zero checks.
+ */
+static CUresult le_ready(int args_ok)
+{
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	return args_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+static CUresult le_call(int args_ok, unsigned long request, void *arg)
+{
+	CUresult res = le_ready(args_ok);
+
+	return res == CUDA_SUCCESS ? le_ioctl(request, arg) : res;
+}
+
+/*
+ * The calls on one GPU of an endpoint. The kernel knows GPUs by index,
+ * not by this process's ordinals (CUDA_VISIBLE_DEVICES), so an ordinal
+ * with no GPU behind it is INVALID_DEVICE here.
+ */
+static CUresult le_dev_call(int args_ok, CUdevice dev, __u32 *kindex,
+			    unsigned long request, void *arg)
+{
+	CUresult res = le_ready(args_ok);
+
+	if (res == CUDA_SUCCESS)
+		res = le_device(dev, kindex);
+	if (res == CUDA_SUCCESS)
+		res = le_ioctl(request, arg);
+	return res;
+}
+
+/*
+ * A FABRIC handle needs this process's IMEX channel in the kernel before
+ * the call that creates, exports or imports it.
+ */
+static CUresult le_share_ioctl(int fabric, unsigned long request, void *arg)
+{
+	if (fabric)
+		cufab_imex_prepare();
+	return le_ioctl(request, arg);
+}
+
 CUFAB_EXPORT CUresult CUDAAPI
 cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId, cuuint32_t count)
 {
 	struct cufab_le_id_reserve arg = { .size = sizeof(arg), .count = count };
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!baseLeId || !count)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = le_ioctl(CUFAB_IOCTL_LE_ID_RESERVE, &arg);
+	res = le_call(baseLeId && count, CUFAB_IOCTL_LE_ID_RESERVE, &arg);
 	if (res == CUDA_SUCCESS)
 		*baseLeId = arg.out_base;
 	return res;
@@ -105,9 +147,7 @@ cuLogicalEndpointIdRelease(CUlogicalEndpointId baseLeId, cuuint32_t count)
 		.size = sizeof(arg), .base = baseLeId, .count = count,
 	};
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return le_ioctl(CUFAB_IOCTL_LE_ID_RELEASE, &arg);
+	return le_call(1, CUFAB_IOCTL_LE_ID_RELEASE, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -117,11 +157,9 @@ cuLogicalEndpointGetLimits(cuuint64_t *bindAlignment, cuuint64_t *maxSize,
 	struct cufab_le_get_limits arg = { .size = sizeof(arg) };
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!bindAlignment || !maxSize)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = le_prop(prop, &arg.prop);
+	res = le_ready(bindAlignment && maxSize);
+	if (res == CUDA_SUCCESS)
+		res = le_prop(prop, &arg.prop);
 	if (res == CUDA_SUCCESS)
 		res = le_ioctl(CUFAB_IOCTL_LE_GET_LIMITS, &arg);
 	if (res == CUDA_SUCCESS) {
@@ -138,37 +176,29 @@ cuLogicalEndpointCreate(CUlogicalEndpointId leId,
 	struct cufab_le_create arg = { .size = sizeof(arg), .id = leId };
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	res = le_prop(prop, &arg.prop);
+	res = le_ready(1);
+	if (res == CUDA_SUCCESS)
+		res = le_prop(prop, &arg.prop);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (prop->ipcHandleTypes & CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
-		cufab_imex_prepare();
-	return le_ioctl(CUFAB_IOCTL_LE_CREATE, &arg);
+	return le_share_ioctl(prop->ipcHandleTypes &
+			      CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC,
+			      CUFAB_IOCTL_LE_CREATE, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuLogicalEndpointDestroy(CUlogicalEndpointId leId)
 {
 	struct cufab_le_destroy arg = { .size = sizeof(arg), .id = leId };
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return le_ioctl(CUFAB_IOCTL_LE_DESTROY, &arg);
+	return le_call(1, CUFAB_IOCTL_LE_DESTROY, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
 cuLogicalEndpointAddDevice(CUlogicalEndpointId leId, CUdevice dev)
 {
 	struct cufab_le_add_device arg = { .size = sizeof(arg), .id = leId };
-	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	res = le_device(dev, &arg.dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return le_ioctl(CUFAB_IOCTL_LE_ADD_DEVICE, &arg);
+	return le_dev_call(1, dev, &arg.dev, CUFAB_IOCTL_LE_ADD_DEVICE, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -180,11 +210,7 @@ cuLogicalEndpointQuery(CUlogicalEndpointId leId, cuuint32_t count,
 	};
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!queryStatus || !count)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = le_ioctl(CUFAB_IOCTL_LE_QUERY, &arg);
+	res = le_call(queryStatus && count, CUFAB_IOCTL_LE_QUERY, &arg);
 	if (res == CUDA_SUCCESS)
 		*queryStatus = (int)arg.out_ready;
 	return res;
@@ -199,19 +225,12 @@ cuLogicalEndpointBindMem(CUlogicalEndpointId leId, CUdevice dev,
 {
 	struct cufab_le_bind arg = {
 		.size = sizeof(arg), .id = leId, .offset = offset,
-		.length = size, .mem_offset = memOffset, .bind_flags = flags,
+		.length = size, .mem_handle = (__u32)memHandle,
+		.mem_offset = memOffset, .bind_flags = flags,
 	};
-	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_mem_handle_ok(memHandle))
-		return CUDA_ERROR_INVALID_VALUE;
-	arg.mem_handle = (__u32)memHandle;
-	res = le_device(dev, &arg.dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return le_ioctl(CUFAB_IOCTL_LE_BIND, &arg);
+	return le_dev_call(cufab_mem_handle_ok(memHandle), dev, &arg.dev,
+			   CUFAB_IOCTL_LE_BIND, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -224,16 +243,8 @@ cuLogicalEndpointBindAddr(CUlogicalEndpointId leId, CUdevice dev,
 		.offset = offset, .length = size,
 		.addr = (__u64)(uintptr_t)ptr, .bind_flags = flags,
 	};
-	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ptr)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = le_device(dev, &arg.dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return le_ioctl(CUFAB_IOCTL_LE_BIND, &arg);
+	return le_dev_call(!!ptr, dev, &arg.dev, CUFAB_IOCTL_LE_BIND, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -244,14 +255,8 @@ cuLogicalEndpointUnbind(CUlogicalEndpointId leId, CUdevice dev,
 		.size = sizeof(arg), .id = leId, .offset = offset,
 		.length = size,
 	};
-	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	res = le_device(dev, &arg.dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return le_ioctl(CUFAB_IOCTL_LE_UNBIND, &arg);
+	return le_dev_call(1, dev, &arg.dev, CUFAB_IOCTL_LE_UNBIND, &arg);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI
@@ -264,13 +269,10 @@ cuLogicalEndpointExport(void *handle, CUlogicalEndpointId leId,
 	};
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
-		cufab_imex_prepare();
-	res = le_ioctl(CUFAB_IOCTL_LE_EXPORT, &arg);
+	res = le_ready(!!handle);
+	if (res == CUDA_SUCCESS)
+		res = le_share_ioctl(handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC,
+				     CUFAB_IOCTL_LE_EXPORT, &arg);
 	if (res == CUDA_SUCCESS)
 		memcpy(handle, arg.fabric, sizeof(arg.fabric));
 	return res;
@@ -284,17 +286,15 @@ cuLogicalEndpointImport(CUlogicalEndpointId leId, const void *handle,
 		.size = sizeof(arg), .id = leId, .handle_type = (__u32)handleType,
 		.dev = -1,
 	};
+	CUresult res = le_ready(!!handle);
 	CUdevice dev;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle)
-		return CUDA_ERROR_INVALID_VALUE;
+	if (res != CUDA_SUCCESS)
+		return res;
 	memcpy(arg.fabric, handle, sizeof(arg.fabric));
 	/* the GPU this process works on, when it has a current context */
 	if (cuCtxGetDevice(&dev) == CUDA_SUCCESS)
 		arg.dev = (__s32)cufab_device(dev)->index;
-	if (handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC)
-		cufab_imex_prepare();
-	return le_ioctl(CUFAB_IOCTL_LE_IMPORT, &arg);
+	return le_share_ioctl(handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC,
+			      CUFAB_IOCTL_LE_IMPORT, &arg);
 }

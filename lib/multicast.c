@@ -76,10 +76,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mc
 	return CUDA_SUCCESS;
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
-						   CUdevice dev)
+/*
+ * The calls on one member of a team: its GPU as a kernel index, the
+ * object as the kernel's handle id.
+ */
+static CUresult mc_member(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
+			  __u32 *handle, __u32 *kindex)
 {
-	struct cufab_mc_add_device arg = { .size = sizeof(arg) };
 	const struct cufab_device *d;
 	CUresult res = mc_ready();
 
@@ -90,8 +93,19 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle 
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!cufab_mem_handle_ok(mcHandle))
 		return CUDA_ERROR_INVALID_VALUE;
-	arg.handle = (__u32)mcHandle;
-	arg.dev = d->index;
+	*handle = (__u32)mcHandle;
+	*kindex = d->index;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMulticastAddDevice(CUmemGenericAllocationHandle mcHandle,
+						   CUdevice dev)
+{
+	struct cufab_mc_add_device arg = { .size = sizeof(arg) };
+	CUresult res = mc_member(mcHandle, dev, &arg.handle, &arg.dev);
+
+	if (res != CUDA_SUCCESS)
+		return res;
 	return mc_result(-cufab_ioctl(CUFAB_IOCTL_MC_ADD_DEVICE, &arg));
 }
 
@@ -143,21 +157,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcH
 						CUdevice dev, size_t mcOffset,
 						size_t size)
 {
-	struct cufab_mc_unbind arg = { .size = sizeof(arg) };
-	const struct cufab_device *d;
-	CUresult res = mc_ready();
+	struct cufab_mc_unbind arg = {
+		.size = sizeof(arg), .offset = mcOffset, .length = size,
+	};
+	CUresult res = mc_member(mcHandle, dev, &arg.handle, &arg.dev);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	d = cufab_device(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
-	if (!cufab_mem_handle_ok(mcHandle))
-		return CUDA_ERROR_INVALID_VALUE;
-	arg.handle = (__u32)mcHandle;
-	arg.dev = d->index;
-	arg.offset = mcOffset;
-	arg.length = size;
 	return mc_result(-cufab_ioctl(CUFAB_IOCTL_MC_UNBIND, &arg));
 }
 

@@ -47,21 +47,34 @@ CUFAB_EXPORT CUresult cufabMultimemBroadcast(CUdeviceptr mcPtr, const void *src,
 	return mm_call(&arg, skipped);
 }
 
+/*
+ * Store, load-reduce and reduce: elements of a checked type, to or from a
+ * buffer that must exist even for count 0 (unlike Broadcast's bytes).
+ */
+static CUresult mm_typed(__u32 mmop, cufabMultimemOp redop,
+			 cufabMultimemType type, CUdeviceptr mcPtr,
+			 const void *buf, size_t count, unsigned int *skipped)
+{
+	struct cufab_multimem arg = {
+		.op = mmop,
+		.redop = redop,
+		.dtype = type,
+		.addr = mcPtr,
+		.count = count,
+		.buf = (__u64)(unsigned long)buf,
+	};
+
+	if (!mm_type_ok(type) || !buf)
+		return CUDA_ERROR_INVALID_VALUE;
+	return mm_call(&arg, skipped);
+}
+
+/* A store has no reduction; the kernel ignores redop for it. */
 CUFAB_EXPORT CUresult cufabMultimemStore(CUdeviceptr mcPtr, cufabMultimemType type,
 					 const void *src, size_t count,
 					 unsigned int *skipped)
 {
-	struct cufab_multimem arg = {
-		.op = CUFAB_MM_STORE,
-		.dtype = type,
-		.addr = mcPtr,
-		.count = count,
-		.buf = (__u64)(unsigned long)src,
-	};
-
-	if (!mm_type_ok(type) || !src)
-		return CUDA_ERROR_INVALID_VALUE;
-	return mm_call(&arg, skipped);
+	return mm_typed(CUFAB_MM_STORE, 0, type, mcPtr, src, count, skipped);
 }
 
 CUFAB_EXPORT CUresult cufabMultimemLoadReduce(void *dst, CUdeviceptr mcPtr,
@@ -69,34 +82,13 @@ CUFAB_EXPORT CUresult cufabMultimemLoadReduce(void *dst, CUdeviceptr mcPtr,
 					      cufabMultimemOp op, size_t count,
 					      unsigned int *skipped)
 {
-	struct cufab_multimem arg = {
-		.op = CUFAB_MM_LOAD_REDUCE,
-		.redop = op,
-		.dtype = type,
-		.addr = mcPtr,
-		.count = count,
-		.buf = (__u64)(unsigned long)dst,
-	};
-
-	if (!mm_type_ok(type) || !dst)
-		return CUDA_ERROR_INVALID_VALUE;
-	return mm_call(&arg, skipped);
+	return mm_typed(CUFAB_MM_LOAD_REDUCE, op, type, mcPtr, dst, count,
+			skipped);
 }
 
 CUFAB_EXPORT CUresult cufabMultimemReduce(CUdeviceptr mcPtr, cufabMultimemType type,
 					  cufabMultimemOp op, const void *src,
 					  size_t count, unsigned int *skipped)
 {
-	struct cufab_multimem arg = {
-		.op = CUFAB_MM_REDUCE,
-		.redop = op,
-		.dtype = type,
-		.addr = mcPtr,
-		.count = count,
-		.buf = (__u64)(unsigned long)src,
-	};
-
-	if (!mm_type_ok(type) || !src)
-		return CUDA_ERROR_INVALID_VALUE;
-	return mm_call(&arg, skipped);
+	return mm_typed(CUFAB_MM_REDUCE, op, type, mcPtr, src, count, skipped);
 }
