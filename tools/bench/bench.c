@@ -362,6 +362,8 @@ static int bench_le_live(FILE *out, long n, int reps)
 	fprintf(out, "  \"le_bind_unbind_ns\": { \"live_100\": %.1f, \"live_100000\": %.1f, \"ratio\": %.3f },\n",
 		few, many, many / few);
 	return 0;
+}
+
 /*
  * Multicast broadcast: cufabMultimemBroadcast of @bytes to k replicas
  * (one per GPU, bound to a team of k) against k plain memcpys of the same
