@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sys/syscall.h>
 
+#include "ctl_helpers.h"
 #include "le_helpers.h"
 #include "kselftest_harness.h"
 
@@ -993,22 +994,13 @@ TEST_F_TIMEOUT(le, fail_nth, 600)
 
 /* ---- topology-dependent errors (a client-less process changes a GPU) ---- */
 
-/* Run build/bin/cufabctl (next to our own build/selftests) with @args. */
+/* "cufabctl ARGS", its output thrown away; 0 when it succeeded. */
 static int ctl(const char *args)
 {
-	char exe[200] = "", cmd[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char cmd[256], out[1];
 
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s >/dev/null 2>&1",
-		 exe, args);
-	return system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", args);
+	return ctl_run(cmd, NULL, out, sizeof(out));
 }
 
 /* Runs @fn in a child with its own client; its exit status. */
