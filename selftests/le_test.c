@@ -12,7 +12,6 @@
  * endpoint calls run in a child that opens its own.
  */
 #include <pthread.h>
-#include <sys/syscall.h>
 
 #include "ctl_helpers.h"
 #include "le_helpers.h"
@@ -948,31 +947,21 @@ static CUresult le_scenario(int fabric)
 TEST_F_TIMEOUT(le, fail_nth, 600)
 {
 	unsigned int n, injected = 0, failed = 0;
-	char path[64], buf[32];
-	bool done = false;
+	int fd, done = 0;
 	CUresult r;
-	int fd;
 
 	SETUP_SKIPPED();
 	if (access(DEBUGFS "/fail_le", F_OK))
 		SKIP(return, "no fault injection in this kernel");
 	ASSERT_CU(CUDA_SUCCESS, le_scenario(self->fabric));
 	ASSERT_EQ(self->live_before, live_objects());
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = fail_nth_open();
 	ASSERT_LE(0, fd);
 	for (n = 1; n < 2000 && !done; n++) {
-		int len = snprintf(buf, sizeof(buf), "%u", n);
-		ssize_t got;
-
-		ASSERT_EQ(len, write(fd, buf, len));
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
 		r = le_scenario(self->fabric);
-		got = pread(fd, buf, sizeof(buf) - 1, 0);
-		ASSERT_EQ(1, write(fd, "0", 1));
-		ASSERT_LT(0, got);
-		buf[got] = '\0';
-		done = atoi(buf) != 0;
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
 		if (done) {
 			ASSERT_CU(CUDA_SUCCESS, r);
 			break;
