@@ -26,6 +26,7 @@
 
 #define CUFAB_DEV		"/dev/cufab"
 #define CUFAB_LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+#define CUFAB_PARAMS		"/sys/module/cufab/parameters/"
 
 /* CUresult is unsigned, its enumerators are int: compare as int. */
 #define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
@@ -70,6 +71,48 @@ static inline long long live_objects(void)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/* Writes val to a file; 0 or -1. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd, ok;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Read a module parameter as an unsigned number (Y/N as 1/0), -1 if none. */
+static inline long cufab_param(const char *name)
+{
+	char path[256], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 0);
+}
+
+/* Write a module parameter; 0 or -1. */
+static inline int cufab_param_set(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	return write_file(path, val);
 }
 
 /*

@@ -75,15 +75,6 @@ static inline CUresult le_wait_ready(CUlogicalEndpointId id, unsigned int count,
 	}
 }
 
-/* Write a module parameter; 0 or -1. */
-static inline int set_param(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
-	return write_file(path, val);
-}
-
 /*
  * Make /dev/cufab-imex-channels/channel0 exist (root-only, as an
  * administrator would), so that the library finds a channel for FABRIC

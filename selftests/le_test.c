@@ -32,13 +32,13 @@ FIXTURE_SETUP(le)
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
 	self->ndev = num_devices();
 	self->fabric = le_channel0() == 0;
-	set_param("le_construct_delay_ms", "0");
+	cufab_param_set("le_construct_delay_ms", "0");
 	self->live_before = live_objects();
 }
 
 FIXTURE_TEARDOWN(le)
 {
-	set_param("le_construct_delay_ms", "0");
+	cufab_param_set("le_construct_delay_ms", "0");
 	imex_cleanup();
 	if (self->ctx)
 		cuCtxDestroy(self->ctx);
@@ -252,7 +252,7 @@ TEST_F(le, max_size_parameter)
 
 	SETUP_SKIPPED();
 	ASSERT_LT(0, old);
-	ASSERT_EQ(0, set_param("le_max_size_gib", "2"));
+	ASSERT_EQ(0, cufab_param_set("le_max_size_gib", "2"));
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &p));
 	EXPECT_EQ(2 * GIB, max);
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
@@ -260,7 +260,7 @@ TEST_F(le, max_size_parameter)
 	p.size = 2 * GIB;
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &p));
 	snprintf(buf, sizeof(buf), "%ld", old);
-	ASSERT_EQ(0, set_param("le_max_size_gib", buf));
+	ASSERT_EQ(0, cufab_param_set("le_max_size_gib", buf));
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 }
 
@@ -310,7 +310,7 @@ TEST_F(le, query_polling)
 	double t0, waited;
 
 	SETUP_SKIPPED();
-	ASSERT_EQ(0, set_param("le_construct_delay_ms", "200"));
+	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "200"));
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&h, 0, LE_GRAN, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
 	t0 = now_ms();
@@ -421,7 +421,7 @@ TEST_F(le, multicast_delay_from_last_add)
 
 	SETUP_SKIPPED();
 	NEED_DEVICES(2);
-	ASSERT_EQ(0, set_param("le_construct_delay_ms", "200"));
+	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "200"));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &m));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 0));
