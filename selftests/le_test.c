@@ -17,7 +17,6 @@
 #include "le_helpers.h"
 #include "kselftest_harness.h"
 
-
 FIXTURE(le) {
 	CUcontext ctx;
 	int ndev;
@@ -1016,6 +1015,30 @@ static int gpu_count(void)
 	return wait_child(pid);
 }
 
+/*
+ * Runs @fn in a child while gpu1 is changed by "cufabctl dev set gpu1
+ * @change"; @undo puts it back. cufabctl cannot change a GPU while a
+ * client is open, so this process opens none: @fn gets its own client.
+ */
+static void with_gpu1(struct __test_metadata *_metadata, const char *change,
+		      const char *undo, int (*fn)(void))
+{
+	char cmd[128];
+	int ret;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "cufab.ko not loaded");
+	if (gpu_count() < 2)
+		SKIP(return, "needs 2 GPUs");
+	snprintf(cmd, sizeof(cmd), "dev set gpu1 %s", change);
+	if (ctl(cmd))
+		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
+	ret = in_child(fn);
+	snprintf(cmd, sizeof(cmd), "dev set gpu1 %s", undo);
+	ASSERT_EQ(0, ctl(cmd));
+	EXPECT_EQ(0, ret);
+}
+
 /* gpu1 without endpoint support: NOT_SUPPORTED for it. */
 static int no_le_support(void)
 {
@@ -1047,17 +1070,8 @@ static int no_le_support(void)
 
 TEST(le_without_support)
 {
-	int ret;
-
-	if (access(CUFAB_DEV, F_OK))
-		SKIP(return, "cufab.ko not loaded");
-	if (gpu_count() < 2)
-		SKIP(return, "needs 2 GPUs");
-	if (ctl("dev set gpu1 le-unicast off le-multicast off"))
-		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
-	ret = in_child(no_le_support);
-	ASSERT_EQ(0, ctl("dev set gpu1 le-unicast on le-multicast on"));
-	EXPECT_EQ(0, ret);
+	with_gpu1(_metadata, "le-unicast off le-multicast off",
+		  "le-unicast on le-multicast on", no_le_support);
 }
 
 /* gpu1 in another clique than gpu0. */
@@ -1097,17 +1111,7 @@ static int other_clique(void)
 
 TEST(le_other_clique)
 {
-	int ret;
-
-	if (access(CUFAB_DEV, F_OK))
-		SKIP(return, "cufab.ko not loaded");
-	if (gpu_count() < 2)
-		SKIP(return, "needs 2 GPUs");
-	if (ctl("dev set gpu1 clique 1"))
-		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
-	ret = in_child(other_clique);
-	ASSERT_EQ(0, ctl("dev set gpu1 clique 0"));
-	EXPECT_EQ(0, ret);
+	with_gpu1(_metadata, "clique 1", "clique 0", other_clique);
 }
 
 TEST_HARNESS_MAIN
