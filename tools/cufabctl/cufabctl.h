@@ -34,7 +34,7 @@ struct cmd {
 };
 
 int run_cmd(struct ctl *ctl, const char *object, const struct cmd *cmds,
-	    int argc, char **argv);
+	    void (*help)(FILE *f), int argc, char **argv);
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool is_help(const char *word);
 
@@ -113,6 +113,8 @@ int parse_size(const char *what, const char *word, uint64_t *bytes);
 int parse_on_off(const char *what, const char *key, const char *word,
 		 bool *on);
 int parse_gpu_list(const char *what, const char *word, uint64_t *mask);
+int parse_show_args(const char *object, int argc, char **argv,
+		    uint32_t *pid, bool *has_pid);
 void format_size(char *buf, size_t len, uint64_t bytes);
 
 /* ---- dev.c ----------------------------------------------------------- */

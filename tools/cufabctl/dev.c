@@ -458,21 +458,14 @@ static int dev_set(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-static int dev_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	dev_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd dev_cmds[] = {
 	{ "show",	dev_show },
 	{ "list",	dev_show },
 	{ "set",	dev_set },
-	{ "help",	dev_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_dev(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "dev", dev_cmds, argc, argv);
+	return run_cmd(ctl, "dev", dev_cmds, dev_help, argc, argv);
 }

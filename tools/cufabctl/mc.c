@@ -231,11 +231,8 @@ static int mc_show(struct ctl *ctl, int argc, char **argv)
 	struct nl_msg *msg;
 	int ret;
 
-	if (argc > 0) {
-		usage_error("mc show: unexpected \"%s\" (try \"cufabctl mc help\")",
-			    argv[0]);
+	if (parse_show_args("mc", argc, argv, NULL, NULL))
 		return EXIT_FAIL;
-	}
 	ret = cnl_connect(ctl);
 	if (ret)
 		return ret;
@@ -261,20 +258,13 @@ void mc_print_event(struct nlattr **tb)
 		  get_u64(tb[CUFAB_NL_A_MC_SKIPPED]));
 }
 
-static int mc_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	mc_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd mc_cmds[] = {
 	{ "show",	mc_show },
 	{ "list",	mc_show },
-	{ "help",	mc_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_mc(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "mc", mc_cmds, argc, argv);
+	return run_cmd(ctl, "mc", mc_cmds, mc_help, argc, argv);
 }

@@ -311,20 +311,13 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-static int topo_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	topo_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd topo_cmds[] = {
 	{ "show",	topo_show },
 	{ "set",	topo_set },
-	{ "help",	topo_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_topo(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "topo", topo_cmds, argc, argv);
+	return run_cmd(ctl, "topo", topo_cmds, topo_help, argc, argv);
 }
