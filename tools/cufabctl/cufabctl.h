@@ -62,8 +62,11 @@ struct ctl {
 int cnl_connect(struct ctl *ctl);
 void cnl_disconnect(struct ctl *ctl);
 struct nl_msg *cnl_new_request(struct ctl *ctl, uint8_t cmd, bool dump);
+int cnl_start(struct ctl *ctl, uint8_t cmd, bool dump, struct nl_msg **msg);
 int cnl_transact(struct ctl *ctl, struct nl_msg *msg, cnl_reply_cb cb,
 		 void *arg, struct cnl_error *e);
+int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
+	    cnl_reply_cb cb, void *arg);
 int cnl_parse_nested(struct nlattr *nest, struct nlattr **tb);
 int cnl_join_events(struct ctl *ctl);
 int cnl_receive_events(struct ctl *ctl, cnl_reply_cb cb, void *arg);

@@ -212,24 +212,18 @@ static int le_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int le_show(struct ctl *ctl, int argc, char **argv)
 {
 	struct le_show_state s = { 0 };
-	struct cnl_error e;
 	struct nl_msg *msg;
 	int ret;
 
 	if (parse_show_args("le", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_LE_GET, true, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_LE_GET, true);
-	if (!msg)
-		return EXIT_FAIL;
 	open_array(PRINT_JSON, NULL, NULL);
-	ret = cnl_transact(ctl, msg, le_show_cb, &s, &e);
+	ret = cnl_get(ctl, "le show", msg, le_show_cb, &s);
 	close_array(PRINT_JSON, NULL);
-	if (ret == -1)
-		return cnl_report("le show", &e, NULL);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret;
 }
 
 static const struct cmd le_cmds[] = {

@@ -206,12 +206,9 @@ static int mem_show(struct ctl *ctl, int argc, char **argv)
 
 	if (parse_show_args("mem", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_ALLOC_GET, true, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_ALLOC_GET, true);
-	if (!msg)
-		return EXIT_FAIL;
 	ret = cnl_transact(ctl, msg, mem_show_cb, &s, &e);
 	if (!ret) {
 		qsort(s.allocs, s.n, sizeof(*s.allocs), alloc_cmp);
