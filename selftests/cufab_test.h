@@ -15,8 +15,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 
 #define CUFAB_DEV		"/dev/cufab"
 #define CUFAB_LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+#define CUFAB_PARAMS		"/sys/module/cufab/parameters/"
 
 /* CUresult is unsigned, its enumerators are int: compare as int. */
 #define EXPECT_CU(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
@@ -68,6 +71,48 @@ static inline long long live_objects(void)
 		v = -1;
 	fclose(f);
 	return v;
+}
+
+/* Writes val to a file; 0 or -1. */
+static inline int write_file(const char *path, const char *val)
+{
+	int fd, ok;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* Read a module parameter as an unsigned number (Y/N as 1/0), -1 if none. */
+static inline long cufab_param(const char *name)
+{
+	char path[256], buf[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	if (buf[0] == 'Y')
+		return 1;
+	if (buf[0] == 'N')
+		return 0;
+	return strtol(buf, NULL, 0);
+}
+
+/* Write a module parameter; 0 or -1. */
+static inline int cufab_param_set(const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	return write_file(path, val);
 }
 
 /*
@@ -125,6 +170,47 @@ static inline int sock_recv(int sock, void *buf, size_t len, int *fd)
 			memcpy(fd, CMSG_DATA(c), sizeof(int));
 	}
 	return 0;
+}
+
+/*
+ * Fault injection by count: writing n to this task's fail-nth makes the
+ * n-th injection point the task passes fail, whatever its fault_attr.
+ * The suites replay a scenario with n = 1, 2, 3 ... until it passes fewer
+ * than n points, so that every point on its way fails once.
+ */
+static inline int fail_nth_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
+		 (long)syscall(SYS_gettid));
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/* Make the @n-th injection point from now on fail; 0 or -1. */
+static inline int fail_nth_arm(int fd, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	return write(fd, buf, len) == len ? 0 : -1;
+}
+
+/*
+ * Stop injecting, before anything but the scenario runs. 1 when the fault
+ * was not injected (fewer than n points: all of them were covered), 0
+ * when it was, -1 when fail-nth cannot be read or reset.
+ */
+static inline int fail_nth_disarm(int fd)
+{
+	char buf[16];
+	ssize_t r;
+
+	r = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (write(fd, "0", 1) != 1 || r <= 0)
+		return -1;
+	buf[r] = '\0';
+	return atoi(buf) != 0;
 }
 
 #endif /* _CUFAB_SELFTEST_H */

@@ -25,7 +25,6 @@
 
 #include "cufab_test.h"
 
-#define CUFAB_PARAMS		"/sys/module/cufab/parameters/"
 #define IMEX_REGION		"cufab-imex-channels"
 #define IMEX_DIR		"/dev/cufab-imex-channels"
 #define NOBODY			65534
@@ -91,26 +90,6 @@ static inline unsigned int proc_devices_major(const char *name)
 static inline unsigned int imex_major(void)
 {
 	return proc_devices_major(IMEX_REGION);
-}
-
-/* Read a module parameter as an unsigned number (Y/N as 1/0), -1 if none. */
-static inline long cufab_param(const char *name)
-{
-	char path[256], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	if (buf[0] == 'Y')
-		return 1;
-	if (buf[0] == 'N')
-		return 0;
-	return strtol(buf, NULL, 0);
 }
 
 /*

@@ -42,13 +42,13 @@ FIXTURE_SETUP(fabric)
 		SKIP(return, "needs 2 GPUs");
 	ASSERT_EQ(0, strcmp(state, "ok"));
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
-	set_param("le_construct_delay_ms", "0");
+	cufab_param_set("le_construct_delay_ms", "0");
 	self->live_before = live_objects();
 }
 
 FIXTURE_TEARDOWN(fabric)
 {
-	set_param(STATE, "ok");
+	cufab_param_set(STATE, "ok");
 	if (self->ctx)
 		cuCtxDestroy(self->ctx);
 }
@@ -59,16 +59,16 @@ TEST_F(fabric, parameter_values)
 	char state[32];
 
 	SETUP_SKIPPED();
-	EXPECT_NE(0, set_param(STATE, "broken"));
+	EXPECT_NE(0, cufab_param_set(STATE, "broken"));
 	ASSERT_EQ(0, read_state(state, sizeof(state)));
 	EXPECT_STREQ("ok", state);
-	EXPECT_EQ(0, set_param(STATE, "not-ready"));
+	EXPECT_EQ(0, cufab_param_set(STATE, "not-ready"));
 	ASSERT_EQ(0, read_state(state, sizeof(state)));
 	EXPECT_STREQ("not-ready", state);
-	EXPECT_EQ(0, set_param(STATE, "illegal-state"));
+	EXPECT_EQ(0, cufab_param_set(STATE, "illegal-state"));
 	ASSERT_EQ(0, read_state(state, sizeof(state)));
 	EXPECT_STREQ("illegal-state", state);
-	EXPECT_EQ(0, set_param(STATE, "ok"));
+	EXPECT_EQ(0, cufab_param_set(STATE, "ok"));
 }
 
 /*
@@ -87,25 +87,25 @@ TEST_F(fabric, endpoint_team_operations)
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &m));
 
-	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "not-ready"));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuLogicalEndpointAddDevice(id, 0));
-	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "illegal-state"));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuLogicalEndpointAddDevice(id, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointQuery(id, 1, &ready));
 	EXPECT_EQ(0, ready);	/* the refused adds added nothing */
 
-	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "ok"));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 0));
 	ASSERT_CU(CUDA_SUCCESS, le_wait_ready(id, 1, 5000));
 
-	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "not-ready"));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY,
 		  cuLogicalEndpointBindMem(id, 0, 0, h, 0, LE_GRAN, 0));
-	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "illegal-state"));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE,
 		  cuLogicalEndpointBindMem(id, 0, 0, h, 0, LE_GRAN, 0));
 	/* nothing was bound: unbinding the range finds no bind */
-	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "ok"));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuLogicalEndpointUnbind(id, 0, 0, LE_GRAN));
 	EXPECT_CU(CUDA_SUCCESS,

@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -186,9 +185,7 @@ static int scenario(void)
 TEST_F_TIMEOUT(fault, fail_nth, 600)
 {
 	unsigned int n, injected = 0, failed = 0;
-	char path[64], buf[32];
-	int fd, err;
-	bool done = false;
+	int fd, err, done = 0;
 
 	if (skipped(_metadata))
 		return;
@@ -196,24 +193,14 @@ TEST_F_TIMEOUT(fault, fail_nth, 600)
 	ASSERT_EQ(0, scenario());
 	ASSERT_EQ(self->live_before, live_objects());
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fd) TH_LOG("%s: %s", path, strerror(errno));
+	fd = fail_nth_open();
+	ASSERT_LE(0, fd) TH_LOG("fail-nth: %s", strerror(errno));
 
 	for (n = 1; n < 10000 && !done; n++) {
-		int len = snprintf(buf, sizeof(buf), "%u", n);
-		ssize_t r;
-
-		ASSERT_EQ(len, write(fd, buf, len));
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
 		err = scenario();
-		r = pread(fd, buf, sizeof(buf) - 1, 0);
-		/* stop injecting before anything else runs */
-		ASSERT_EQ(1, write(fd, "0", 1));
-		ASSERT_LT(0, r);
-		buf[r] = '\0';
-		/* not 0: fewer than n injection points, all were covered */
-		done = atoi(buf) != 0;
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
 		if (done) {
 			ASSERT_EQ(0, err);
 			break;

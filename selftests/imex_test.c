@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ctl_helpers.h"
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
@@ -188,45 +189,18 @@ TEST_F(imex, channel0_created_by_module)
 	EXPECT_EQ(0U, st.st_uid);
 }
 
-/* Run build/bin/cufabctl (next to this test's directory); its stdout. */
-static int run_cufabctl(const char *args, char *out, size_t len)
-{
-	char exe[512], cmd[700];
-	ssize_t n;
-	size_t got = 0;
-	FILE *p;
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return -1;
-	exe[n] = '\0';
-	*strrchr(exe, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl", exe);
-	if (access(cmd, X_OK))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s", exe, args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (got < len - 1 && (n = fread(out + got, 1, len - 1 - got, p)) > 0)
-		got += n;
-	out[got] = '\0';
-	return pclose(p);
-}
-
 /* cufabctl imex status: region, count, nodes, stale nodes flagged. */
 TEST_F(imex, cufabctl_imex_status)
 {
-	char out[4096], want[128], path[64];
+	char out[4096], want[128], path[PATH_MAX];
 	const char *stale = IMEX_DIR "/channel4095";
 	int ret;
 
 	NEED_CHANNELS();
-	ASSERT_EQ(0, imex_node(0, path, sizeof(path)));
-	ret = run_cufabctl("-j imex status", out, sizeof(out));
-	if (ret == -1)
+	if (!tool_path("cufabctl", path, sizeof(path)))
 		SKIP(return, "no build/bin/cufabctl");
-	ASSERT_EQ(0, ret);
+	ASSERT_EQ(0, imex_node(0, path, sizeof(path)));
+	ASSERT_EQ(0, ctl_run("-j imex status", NULL, out, sizeof(out)));
 	snprintf(want, sizeof(want), "\"major\":%u", self->major);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	snprintf(want, sizeof(want), "\"channels\":%ld",
@@ -238,7 +212,7 @@ TEST_F(imex, cufabctl_imex_status)
 	/* a node left from another major is flagged */
 	unlink(stale);
 	ASSERT_EQ(0, mknod(stale, S_IFCHR | 0600, makedev(1, 3)));
-	ret = run_cufabctl("imex status", out, sizeof(out));
+	ret = ctl_run("imex status", NULL, out, sizeof(out));
 	unlink(stale);
 	ASSERT_EQ(0, ret);
 	EXPECT_NE(NULL, strstr(out, "channel4095")) TH_LOG("%s", out);

@@ -21,28 +21,20 @@
 static inline CUlogicalEndpointProp uprop(int dev, unsigned long long size,
 					  unsigned int ipc)
 {
-	CUlogicalEndpointProp p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = CU_LOGICAL_ENDPOINT_TYPE_UNICAST;
-	p.unicast.device = dev;
-	p.size = size;
-	p.ipcHandleTypes = ipc;
-	return p;
+	return (CUlogicalEndpointProp){
+		.type = CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
+		.unicast.device = dev, .size = size, .ipcHandleTypes = ipc,
+	};
 }
 
 static inline CUlogicalEndpointProp mprop(unsigned int n,
 					  unsigned long long size,
 					  unsigned int ipc)
 {
-	CUlogicalEndpointProp p;
-
-	memset(&p, 0, sizeof(p));
-	p.type = CU_LOGICAL_ENDPOINT_TYPE_MULTICAST;
-	p.multicast.numDevices = n;
-	p.size = size;
-	p.ipcHandleTypes = ipc;
-	return p;
+	return (CUlogicalEndpointProp){
+		.type = CU_LOGICAL_ENDPOINT_TYPE_MULTICAST,
+		.multicast.numDevices = n, .size = size, .ipcHandleTypes = ipc,
+	};
 }
 
 static inline double now_ms(void)
@@ -73,15 +65,6 @@ static inline CUresult le_wait_ready(CUlogicalEndpointId id, unsigned int count,
 			return CUDA_ERROR_TIMEOUT;
 		usleep(2000);
 	}
-}
-
-/* Write a module parameter; 0 or -1. */
-static inline int set_param(const char *name, const char *val)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
-	return write_file(path, val);
 }
 
 /*

@@ -6,57 +6,9 @@
  * the ids are released. cufabctl and jsoncheck are build/bin/, next to
  * this program's directory.
  */
-#include <limits.h>
-
+#include "ctl_helpers.h"
 #include "le_helpers.h"
 #include "kselftest_harness.h"
-
-/* @path = build/bin/@tool next to this selftest; false when absent. */
-static bool tool_path(const char *tool, char *path, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return false;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	if (snprintf(path, len, "%s/../bin/%s", self, tool) >= (int)len)
-		return false;
-	return access(path, X_OK) == 0;
-}
-
-/* Run "cufabctl ARGS [| jsoncheck JPATH]"; stdout in @out, exit status. */
-static int run(const char *args, const char *jpath, char *out, size_t len)
-{
-	char ctl[PATH_MAX], jc[PATH_MAX], cmd[3 * PATH_MAX];
-	size_t n = 0, got;
-	int status;
-	FILE *f;
-
-	if (!tool_path("cufabctl", ctl, sizeof(ctl)) ||
-	    !tool_path("jsoncheck", jc, sizeof(jc)))
-		return -1;
-	if (jpath)
-		snprintf(cmd, sizeof(cmd), "%s %s | %s '%s'", ctl, args, jc, jpath);
-	else
-		snprintf(cmd, sizeof(cmd), "%s %s", ctl, args);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (n < len - 1 && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
-		n += got;
-	out[n] = '\0';
-	status = pclose(f);
-	if (status < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 FIXTURE(show) {
 	CUcontext ctx;
@@ -106,23 +58,24 @@ TEST_F(show, ranges_endpoints_bindings)
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointBindMem(base, 0, LE_GRAN, h, 0, LE_GRAN, 0));
 
 	/* valid JSON, one process */
-	ASSERT_EQ(0, run(self->args, ".", out, sizeof(out)));
-	ASSERT_EQ(0, run(self->args, ".[0].ranges[1].count", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, ".", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].ranges[1].count'", out, sizeof(out)));
 	EXPECT_STREQ("100000\n", out);
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[0].type", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[0].type'", out, sizeof(out)));
 	EXPECT_STREQ("unicast\n", out);
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[0].bindings[0].offset", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[0].bindings[0].offset'",
+			     out, sizeof(out)));
 	EXPECT_EQ((unsigned long long)LE_GRAN, strtoull(out, NULL, 0));
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[0].ready", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[0].ready'", out, sizeof(out)));
 	EXPECT_STREQ("true\n", out);
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[1].team.missing", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[1].team.missing'", out, sizeof(out)));
 	EXPECT_STREQ("1\n", out);
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[1].ready", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[1].ready'", out, sizeof(out)));
 	EXPECT_STREQ("false\n", out);
 
 	/* the text names the process, the team and the binding */
 	snprintf(want, sizeof(want), "le show pid %d", getpid());
-	ASSERT_EQ(0, run(want, NULL, out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(want, NULL, out, sizeof(out)));
 	snprintf(want, sizeof(want), "pid %d (", getpid());
 	EXPECT_NE(NULL, strstr(out, want));
 	EXPECT_NE(NULL, strstr(out, "team 1 of 2 (gpu1), missing 1"));
@@ -133,7 +86,7 @@ TEST_F(show, ranges_endpoints_bindings)
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointIdRelease(base, 4));
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointIdRelease(far, 100000));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
-	ASSERT_EQ(0, run(self->args, NULL, out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, NULL, out, sizeof(out)));
 	EXPECT_STREQ("[]\n", out);
 }
 
@@ -152,7 +105,7 @@ TEST_F(show, many_bindings)
 	for (i = 0; i < 8192; i++)
 		ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointBindMem(id, 0, (cuuint64_t)i * LE_GRAN,
 								 h, 0, LE_GRAN, 0));
-	ASSERT_EQ(0, run(self->args, ".[0].endpoints[0].id", out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(self->args, "'.[0].endpoints[0].id'", out, sizeof(out)));
 	EXPECT_EQ(id, strtoul(out, NULL, 0));
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
@@ -165,10 +118,10 @@ TEST(usage_errors)
 
 	if (!tool_path("cufabctl", path, sizeof(path)))
 		SKIP(return, "no cufabctl next to this test");
-	EXPECT_EQ(1, run("le show pid 2>/dev/null", NULL, out, sizeof(out)));
-	EXPECT_EQ(1, run("le show pid x 2>/dev/null", NULL, out, sizeof(out)));
-	EXPECT_EQ(1, run("le show bogus 2>/dev/null", NULL, out, sizeof(out)));
-	EXPECT_EQ(0, run("le help", NULL, out, sizeof(out)));
+	EXPECT_EQ(1, ctl_run("le show pid 2>/dev/null", NULL, out, sizeof(out)));
+	EXPECT_EQ(1, ctl_run("le show pid x 2>/dev/null", NULL, out, sizeof(out)));
+	EXPECT_EQ(1, ctl_run("le show bogus 2>/dev/null", NULL, out, sizeof(out)));
+	EXPECT_EQ(0, ctl_run("le help", NULL, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "cufabctl le show"));
 }
 

@@ -12,11 +12,10 @@
  * endpoint calls run in a child that opens its own.
  */
 #include <pthread.h>
-#include <sys/syscall.h>
 
+#include "ctl_helpers.h"
 #include "le_helpers.h"
 #include "kselftest_harness.h"
-
 
 FIXTURE(le) {
 	CUcontext ctx;
@@ -32,13 +31,13 @@ FIXTURE_SETUP(le)
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
 	self->ndev = num_devices();
 	self->fabric = le_channel0() == 0;
-	set_param("le_construct_delay_ms", "0");
+	cufab_param_set("le_construct_delay_ms", "0");
 	self->live_before = live_objects();
 }
 
 FIXTURE_TEARDOWN(le)
 {
-	set_param("le_construct_delay_ms", "0");
+	cufab_param_set("le_construct_delay_ms", "0");
 	imex_cleanup();
 	if (self->ctx)
 		cuCtxDestroy(self->ctx);
@@ -252,7 +251,7 @@ TEST_F(le, max_size_parameter)
 
 	SETUP_SKIPPED();
 	ASSERT_LT(0, old);
-	ASSERT_EQ(0, set_param("le_max_size_gib", "2"));
+	ASSERT_EQ(0, cufab_param_set("le_max_size_gib", "2"));
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &p));
 	EXPECT_EQ(2 * GIB, max);
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
@@ -260,7 +259,7 @@ TEST_F(le, max_size_parameter)
 	p.size = 2 * GIB;
 	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &p));
 	snprintf(buf, sizeof(buf), "%ld", old);
-	ASSERT_EQ(0, set_param("le_max_size_gib", buf));
+	ASSERT_EQ(0, cufab_param_set("le_max_size_gib", buf));
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 }
 
@@ -310,7 +309,7 @@ TEST_F(le, query_polling)
 	double t0, waited;
 
 	SETUP_SKIPPED();
-	ASSERT_EQ(0, set_param("le_construct_delay_ms", "200"));
+	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "200"));
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&h, 0, LE_GRAN, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
 	t0 = now_ms();
@@ -421,7 +420,7 @@ TEST_F(le, multicast_delay_from_last_add)
 
 	SETUP_SKIPPED();
 	NEED_DEVICES(2);
-	ASSERT_EQ(0, set_param("le_construct_delay_ms", "200"));
+	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "200"));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &m));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 0));
@@ -947,31 +946,21 @@ static CUresult le_scenario(int fabric)
 TEST_F_TIMEOUT(le, fail_nth, 600)
 {
 	unsigned int n, injected = 0, failed = 0;
-	char path[64], buf[32];
-	bool done = false;
+	int fd, done = 0;
 	CUresult r;
-	int fd;
 
 	SETUP_SKIPPED();
 	if (access(DEBUGFS "/fail_le", F_OK))
 		SKIP(return, "no fault injection in this kernel");
 	ASSERT_CU(CUDA_SUCCESS, le_scenario(self->fabric));
 	ASSERT_EQ(self->live_before, live_objects());
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = fail_nth_open();
 	ASSERT_LE(0, fd);
 	for (n = 1; n < 2000 && !done; n++) {
-		int len = snprintf(buf, sizeof(buf), "%u", n);
-		ssize_t got;
-
-		ASSERT_EQ(len, write(fd, buf, len));
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
 		r = le_scenario(self->fabric);
-		got = pread(fd, buf, sizeof(buf) - 1, 0);
-		ASSERT_EQ(1, write(fd, "0", 1));
-		ASSERT_LT(0, got);
-		buf[got] = '\0';
-		done = atoi(buf) != 0;
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
 		if (done) {
 			ASSERT_CU(CUDA_SUCCESS, r);
 			break;
@@ -993,22 +982,13 @@ TEST_F_TIMEOUT(le, fail_nth, 600)
 
 /* ---- topology-dependent errors (a client-less process changes a GPU) ---- */
 
-/* Run build/bin/cufabctl (next to our own build/selftests) with @args. */
+/* "cufabctl ARGS", its output thrown away; 0 when it succeeded. */
 static int ctl(const char *args)
 {
-	char exe[200] = "", cmd[512];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
+	char cmd[256], out[1];
 
-	if (n <= 0)
-		return -1;
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s >/dev/null 2>&1",
-		 exe, args);
-	return system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", args);
+	return ctl_run(cmd, NULL, out, sizeof(out));
 }
 
 /* Runs @fn in a child with its own client; its exit status. */
@@ -1033,6 +1013,30 @@ static int gpu_count(void)
 		_exit(cuInit(0) || cuDeviceGetCount(&n) ? 0 : n);
 	}
 	return wait_child(pid);
+}
+
+/*
+ * Runs @fn in a child while gpu1 is changed by "cufabctl dev set gpu1
+ * @change"; @undo puts it back. cufabctl cannot change a GPU while a
+ * client is open, so this process opens none: @fn gets its own client.
+ */
+static void with_gpu1(struct __test_metadata *_metadata, const char *change,
+		      const char *undo, int (*fn)(void))
+{
+	char cmd[128];
+	int ret;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "cufab.ko not loaded");
+	if (gpu_count() < 2)
+		SKIP(return, "needs 2 GPUs");
+	snprintf(cmd, sizeof(cmd), "dev set gpu1 %s", change);
+	if (ctl(cmd))
+		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
+	ret = in_child(fn);
+	snprintf(cmd, sizeof(cmd), "dev set gpu1 %s", undo);
+	ASSERT_EQ(0, ctl(cmd));
+	EXPECT_EQ(0, ret);
 }
 
 /* gpu1 without endpoint support: NOT_SUPPORTED for it. */
@@ -1066,17 +1070,8 @@ static int no_le_support(void)
 
 TEST(le_without_support)
 {
-	int ret;
-
-	if (access(CUFAB_DEV, F_OK))
-		SKIP(return, "cufab.ko not loaded");
-	if (gpu_count() < 2)
-		SKIP(return, "needs 2 GPUs");
-	if (ctl("dev set gpu1 le-unicast off le-multicast off"))
-		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
-	ret = in_child(no_le_support);
-	ASSERT_EQ(0, ctl("dev set gpu1 le-unicast on le-multicast on"));
-	EXPECT_EQ(0, ret);
+	with_gpu1(_metadata, "le-unicast off le-multicast off",
+		  "le-unicast on le-multicast on", no_le_support);
 }
 
 /* gpu1 in another clique than gpu0. */
@@ -1116,17 +1111,7 @@ static int other_clique(void)
 
 TEST(le_other_clique)
 {
-	int ret;
-
-	if (access(CUFAB_DEV, F_OK))
-		SKIP(return, "cufab.ko not loaded");
-	if (gpu_count() < 2)
-		SKIP(return, "needs 2 GPUs");
-	if (ctl("dev set gpu1 clique 1"))
-		SKIP(return, "cufabctl cannot change gpu1 (a client is open?)");
-	ret = in_child(other_clique);
-	ASSERT_EQ(0, ctl("dev set gpu1 clique 0"));
-	EXPECT_EQ(0, ret);
+	with_gpu1(_metadata, "clique 1", "clique 0", other_clique);
 }
 
 TEST_HARNESS_MAIN

@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 
 #include "cufab_uapi.h"
 #include "mem_helpers.h"
@@ -101,10 +100,8 @@ static const char *const quiet[] = {
 TEST(fail_nth)
 {
 	unsigned int n, injected = 0, failed = 0, i;
-	char path[64], buf[32];
 	long long before;
-	bool done = false;
-	int fd, err;
+	int fd, err, done = 0;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
@@ -121,21 +118,13 @@ TEST(fail_nth)
 	ASSERT_EQ(0, err);
 	ASSERT_EQ(before, live_objects_wait(before));
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	fd = fail_nth_open();
 	ASSERT_LE(0, fd);
 	for (n = 1; n < 10000 && !done; n++) {
-		int len = snprintf(buf, sizeof(buf), "%u", n);
-		ssize_t r;
-
-		ASSERT_EQ(len, write(fd, buf, len));
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
 		err = scenario();
-		r = pread(fd, buf, sizeof(buf) - 1, 0);
-		ASSERT_EQ(1, write(fd, "0", 1));
-		ASSERT_LT(0, r);
-		buf[r] = '\0';
-		done = atoi(buf) != 0;
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
 		if (done) {
 			ASSERT_EQ(0, err);
 			break;

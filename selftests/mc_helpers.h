@@ -15,7 +15,6 @@
 
 #include "mem_helpers.h"
 
-#define MC_PARAMS	"/sys/module/cufab/parameters/"
 #define MC_MIB		(1024UL * 1024)
 
 /* How many of GPUs 0 .. n - 1 do multicast, from the first. */
@@ -131,30 +130,6 @@ static inline int mc_touch_signal(volatile unsigned char *p, int write)
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	return sig;
-}
-
-/* Module parameter write; 0 or -1. */
-static inline int mc_param_set(const char *name, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), MC_PARAMS "%s", name);
-	return write_file(path, val);
-}
-
-static inline long mc_param_get(const char *name)
-{
-	char path[256], buf[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), MC_PARAMS "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	return strtol(buf, NULL, 0);
 }
 
 #endif /* _CUFAB_MC_HELPERS_H */

@@ -183,9 +183,9 @@ TEST(team_timeout)
 	double t;
 
 	MC_OR_SKIP(2);
-	saved = mc_param_get("mc_team_timeout_ms");
+	saved = cufab_param("mc_team_timeout_ms");
 	ASSERT_LE(0, saved);
-	ASSERT_EQ(0, mc_param_set("mc_team_timeout_ms", "300"));
+	ASSERT_EQ(0, cufab_param_set("mc_team_timeout_ms", "300"));
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&h, &(CUmulticastObjectProp){
 		.numDevices = 2, .size = MCSZ }));
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(h, 0));
@@ -200,7 +200,7 @@ TEST(team_timeout)
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(h, 1));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMulticastUnbind(h, 0, 0, MCSZ));
 	snprintf(buf, sizeof(buf), "%ld", saved);
-	ASSERT_EQ(0, mc_param_set("mc_team_timeout_ms", buf));
+	ASSERT_EQ(0, cufab_param_set("mc_team_timeout_ms", buf));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, MCSZ));
 	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(mem));
 	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
@@ -355,20 +355,20 @@ TEST(fabric_state)
 	CUdeviceptr va;
 
 	MC_OR_SKIP(1);
-	if (access(MC_PARAMS "fabric_state", W_OK))
+	if (access(CUFAB_PARAMS "fabric_state", W_OK))
 		SKIP(return, "no fabric_state parameter");
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&h, &(CUmulticastObjectProp){
 		.numDevices = 1, .size = MCSZ }));
 	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&mem, MCSZ, &mp, 0));
-	ASSERT_EQ(0, mc_param_set("fabric_state", "not-ready"));
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "not-ready"));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMulticastAddDevice(h, 0));
-	ASSERT_EQ(0, mc_param_set("fabric_state", "ok"));
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "ok"));
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(h, 0));
-	ASSERT_EQ(0, mc_param_set("fabric_state", "illegal-state"));
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "illegal-state"));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMulticastBindMem(h, 0, mem, 0, MCSZ, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, MCSZ, 0, 0, 0));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMemMap(va, MCSZ, 0, h, 0));
-	ASSERT_EQ(0, mc_param_set("fabric_state", "ok"));
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "ok"));
 	/* nothing was left half-done: the bind and the map work now */
 	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindMem(h, 0, mem, 0, MCSZ, 0));
 	EXPECT_CU(CUDA_SUCCESS, cuMemMap(va, MCSZ, 0, h, 0));

@@ -409,21 +409,16 @@ static void set_val(cufabMultimemType t, void *p, int x)
 static void ref_combine(cufabMultimemType t, cufabMultimemOp op, void *a,
 			const void *b)
 {
+	/* a signed sum wraps as the unsigned one does: no overflow, no UB */
+	if (op == CUFAB_MULTIMEM_ADD && t == CUFAB_MULTIMEM_S32)
+		t = CUFAB_MULTIMEM_U32;
+	if (op == CUFAB_MULTIMEM_ADD && t == CUFAB_MULTIMEM_S64)
+		t = CUFAB_MULTIMEM_U64;
 	switch (t) {
 	case CUFAB_MULTIMEM_U32: COMBINE_INT(uint32_t, a, b, op); break;
-	case CUFAB_MULTIMEM_S32:
-		if (op == CUFAB_MULTIMEM_ADD)
-			COMBINE_INT(uint32_t, a, b, op);
-		else
-			COMBINE_INT(int32_t, a, b, op);
-		break;
+	case CUFAB_MULTIMEM_S32: COMBINE_INT(int32_t, a, b, op); break;
 	case CUFAB_MULTIMEM_U64: COMBINE_INT(uint64_t, a, b, op); break;
-	case CUFAB_MULTIMEM_S64:
-		if (op == CUFAB_MULTIMEM_ADD)
-			COMBINE_INT(uint64_t, a, b, op);
-		else
-			COMBINE_INT(int64_t, a, b, op);
-		break;
+	case CUFAB_MULTIMEM_S64: COMBINE_INT(int64_t, a, b, op); break;
 	case CUFAB_MULTIMEM_F32: COMBINE(float, a, b, op); break;
 	case CUFAB_MULTIMEM_F64: COMBINE(double, a, b, op); break;
 	}

@@ -156,19 +156,6 @@ static inline int cpu_faults(volatile unsigned char *p, int write)
 	return faulted;
 }
 
-/* Writes val to a file; 0 or -1. */
-static inline int write_file(const char *path, const char *val)
-{
-	int fd, ok;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /* Writes a fault_attr knob of debugfs; 0 or -1. */
 static inline int fault_knob(const char *attr, const char *knob, const char *val)
 {

@@ -5,55 +5,11 @@
  * size while they live, and not once they are released. cufabctl is
  * build/bin/cufabctl, found next to this program's directory.
  */
-#include <limits.h>
-
+#include "ctl_helpers.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
 #define SZ_2M		(2UL << 20)
-
-/* @path = the cufabctl next to this selftest; false when there is none. */
-static bool cufabctl_path(char *path, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return false;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return false;
-	*slash = '\0';
-	if (snprintf(path, len, "%s/../bin/cufabctl", self) >= (int)len)
-		return false;
-	return access(path, X_OK) == 0;
-}
-
-/* Run "cufabctl ARGS"; its stdout in @out, its exit status returned. */
-static int cufabctl(const char *args, char *out, size_t len)
-{
-	char path[PATH_MAX], cmd[PATH_MAX + 128];
-	size_t n = 0, got;
-	FILE *f;
-	int status;
-
-	if (!cufabctl_path(path, sizeof(path)))
-		return -1;
-	snprintf(cmd, sizeof(cmd), "%s %s", path, args);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (n < len - 1 && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
-		n += got;
-	out[n] = '\0';
-	status = pclose(f);
-	if (status < 0 || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
 
 /* Why the tests cannot run here, NULL when they can. */
 static const char *cufabctl_missing(void)
@@ -62,7 +18,7 @@ static const char *cufabctl_missing(void)
 
 	if (access(CUFAB_DEV, F_OK))
 		return CUFAB_DEV " absent (cufab.ko not loaded)";
-	if (!cufabctl_path(path, sizeof(path)))
+	if (!tool_path("cufabctl", path, sizeof(path)))
 		return "no cufabctl next to this test";
 	return NULL;
 }
@@ -89,7 +45,7 @@ TEST(own_allocation)
 	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, SZ_2M, &p, 0));
 
 	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
-	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
 	snprintf(want, sizeof(want), "\"pid\":%d,", getpid());
 	EXPECT_NE(NULL, strstr(out, want));
 	EXPECT_NE(NULL, strstr(out, "\"location\":\"gpu1\""));
@@ -99,7 +55,7 @@ TEST(own_allocation)
 
 	/* the text table names the process and the allocation */
 	snprintf(args, sizeof(args), "mem show pid %d", getpid());
-	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
 	snprintf(want, sizeof(want), "pid %d (", getpid());
 	EXPECT_NE(NULL, strstr(out, want));
 	EXPECT_NE(NULL, strstr(out, "gpu1"));
@@ -107,7 +63,7 @@ TEST(own_allocation)
 
 	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
 	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
-	ASSERT_EQ(0, cufabctl(args, out, sizeof(out)));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
 	EXPECT_STREQ("[]\n", out);
 }
 
@@ -131,7 +87,7 @@ TEST(many_allocations)
 	for (i = 0; i < ARRAY_SIZE(h); i++)
 		ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h[i], g, &p, 0));
 	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
-	EXPECT_EQ(0, cufabctl(args, out, sizeof(out)));
+	EXPECT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
 	for (s = out; (s = strstr(s, "\"id\":")); s++)
 		n++;
 	EXPECT_EQ(ARRAY_SIZE(h), n);
@@ -148,11 +104,11 @@ TEST(no_such_pid)
 	skip = cufabctl_missing();
 	if (skip)
 		SKIP(return, "%s", skip);
-	EXPECT_EQ(0, cufabctl("-j mem show pid 999999", out, sizeof(out)));
+	EXPECT_EQ(0, ctl_run("-j mem show pid 999999", NULL, out, sizeof(out)));
 	EXPECT_STREQ("[]\n", out);
-	EXPECT_EQ(0, cufabctl("mem show pid 999999", out, sizeof(out)));
+	EXPECT_EQ(0, ctl_run("mem show pid 999999", NULL, out, sizeof(out)));
 	EXPECT_STREQ("", out);
-	EXPECT_EQ(1, cufabctl("mem show pid x 2>/dev/null", out, sizeof(out)));
+	EXPECT_EQ(1, ctl_run("mem show pid x 2>/dev/null", NULL, out, sizeof(out)));
 }
 
 TEST_HARNESS_MAIN

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "ctl_helpers.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
@@ -1248,32 +1249,17 @@ TEST(fabric_default_channel)
 
 #define MIB		(1ULL << 20)
 
-/* "cufabctl ARGS" (the one built next to this test), its output in @out. */
+/* "cufabctl ARGS", stdout and stderr in @out; its exit status. */
 static int ctl(char *out, size_t len, const char *fmt, ...)
 {
-	char self[4096], cmd[8192], args[1024];
-	size_t n = 0, got;
+	char args[1024], cmd[1100];
 	va_list ap;
-	ssize_t sl;
-	FILE *f;
 
-	sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (sl < 0)
-		return -1;
-	self[sl] = '\0';
-	*strrchr(self, '/') = '\0';
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s/../bin/cufabctl %s 2>&1", self, args);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	out[0] = '\0';
-	while (n + 1 < len && (got = fread(out + n, 1, len - 1 - n, f)) > 0)
-		n += got;
-	out[n] = '\0';
-	return pclose(f);
+	snprintf(cmd, sizeof(cmd), "%s 2>&1", args);
+	return ctl_run(cmd, NULL, out, len);
 }
 
 /*

@@ -34,7 +34,7 @@ struct cmd {
 };
 
 int run_cmd(struct ctl *ctl, const char *object, const struct cmd *cmds,
-	    int argc, char **argv);
+	    void (*help)(FILE *f), int argc, char **argv);
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool is_help(const char *word);
 
@@ -62,8 +62,11 @@ struct ctl {
 int cnl_connect(struct ctl *ctl);
 void cnl_disconnect(struct ctl *ctl);
 struct nl_msg *cnl_new_request(struct ctl *ctl, uint8_t cmd, bool dump);
+int cnl_start(struct ctl *ctl, uint8_t cmd, bool dump, struct nl_msg **msg);
 int cnl_transact(struct ctl *ctl, struct nl_msg *msg, cnl_reply_cb cb,
 		 void *arg, struct cnl_error *e);
+int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
+	    cnl_reply_cb cb, void *arg);
 int cnl_parse_nested(struct nlattr *nest, struct nlattr **tb);
 int cnl_join_events(struct ctl *ctl);
 int cnl_receive_events(struct ctl *ctl, cnl_reply_cb cb, void *arg);
@@ -113,6 +116,8 @@ int parse_size(const char *what, const char *word, uint64_t *bytes);
 int parse_on_off(const char *what, const char *key, const char *word,
 		 bool *on);
 int parse_gpu_list(const char *what, const char *word, uint64_t *mask);
+int parse_show_args(const char *object, int argc, char **argv,
+		    uint32_t *pid, bool *has_pid);
 void format_size(char *buf, size_t len, uint64_t bytes);
 
 /* ---- dev.c ----------------------------------------------------------- */

@@ -258,12 +258,9 @@ static int dev_show(struct ctl *ctl, int argc, char **argv)
 		return EXIT_FAIL;
 	if (argc == 1)
 		snprintf(what, sizeof(what), "dev show gpu%u", index);
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_DEV_GET, argc == 0, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_DEV_GET, argc == 0);
-	if (!msg)
-		return EXIT_FAIL;
 	if (argc == 1 && nla_put_u32(msg, CUFAB_NL_A_DEV_INDEX, index) < 0) {
 		nlmsg_free(msg);
 		return EXIT_FAIL;
@@ -441,12 +438,9 @@ static int dev_set(struct ctl *ctl, int argc, char **argv)
 	snprintf(what, sizeof(what), "dev set gpu%u", c.index);
 	if (parse_changes(what, argc - 1, argv + 1, &c))
 		return EXIT_FAIL;
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_DEV_SET, false, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_DEV_SET, false);
-	if (!msg)
-		return EXIT_FAIL;
 	if (put_change(msg, &c) < 0) {
 		fprintf(stderr, "cufabctl: %s: request too large\n", what);
 		nlmsg_free(msg);
@@ -458,21 +452,14 @@ static int dev_set(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-static int dev_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	dev_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd dev_cmds[] = {
 	{ "show",	dev_show },
 	{ "list",	dev_show },
 	{ "set",	dev_set },
-	{ "help",	dev_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_dev(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "dev", dev_cmds, argc, argv);
+	return run_cmd(ctl, "dev", dev_cmds, dev_help, argc, argv);
 }

@@ -161,19 +161,12 @@ static int imex_status(struct ctl *ctl, int argc, char **argv)
 	return ret;
 }
 
-static int imex_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	imex_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd imex_cmds[] = {
 	{ "status",	imex_status },
-	{ "help",	imex_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_imex(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "imex", imex_cmds, argc, argv);
+	return run_cmd(ctl, "imex", imex_cmds, imex_help, argc, argv);
 }

@@ -212,54 +212,27 @@ static int le_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int le_show(struct ctl *ctl, int argc, char **argv)
 {
 	struct le_show_state s = { 0 };
-	struct cnl_error e;
 	struct nl_msg *msg;
 	int ret;
 
-	if (argc >= 1 && strcmp(argv[0], "pid") == 0) {
-		if (argc < 2) {
-			usage_error("le show: \"pid\" needs a value");
-			return EXIT_FAIL;
-		}
-		if (parse_u32("le show", "pid", argv[1], 1, INT32_MAX, &s.pid))
-			return EXIT_FAIL;
-		s.has_pid = true;
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc > 0) {
-		usage_error("le show: unexpected \"%s\" (try \"cufabctl le help\")",
-			    argv[0]);
+	if (parse_show_args("le", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	}
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_LE_GET, true, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_LE_GET, true);
-	if (!msg)
-		return EXIT_FAIL;
 	open_array(PRINT_JSON, NULL, NULL);
-	ret = cnl_transact(ctl, msg, le_show_cb, &s, &e);
+	ret = cnl_get(ctl, "le show", msg, le_show_cb, &s);
 	close_array(PRINT_JSON, NULL);
-	if (ret == -1)
-		return cnl_report("le show", &e, NULL);
-	return ret ? EXIT_FAIL : EXIT_OK;
-}
-
-static int le_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	le_help(stdout);
-	return EXIT_OK;
+	return ret;
 }
 
 static const struct cmd le_cmds[] = {
 	{ "show",	le_show },
 	{ "list",	le_show },
-	{ "help",	le_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_le(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "le", le_cmds, argc, argv);
+	return run_cmd(ctl, "le", le_cmds, le_help, argc, argv);
 }

@@ -58,12 +58,6 @@ static void usage(FILE *f)
 	      "Exit status: 0 success, 1 error, 2 cufab.ko not loaded.\n", f);
 }
 
-static int do_help(struct ctl *ctl, int argc, char **argv)
-{
-	usage(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd objects[] = {
 	{ "dev",	do_dev },
 	{ "topo",	do_topo },
@@ -72,7 +66,6 @@ static const struct cmd objects[] = {
 	{ "mc",		do_mc },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
-	{ "help",	do_help },
 	{ NULL,		NULL },
 };
 
@@ -95,16 +88,21 @@ bool is_help(const char *word)
 
 /*
  * Run the entry of @cmds named by argv[0] with the words after it; with
- * no words, the first entry (each object's "show"). @object is NULL for
- * the top level.
+ * no words, the first entry (each object's "show"). "help" is @help, on
+ * stdout: every level has one, so it is no entry of the tables. @object
+ * is NULL for the top level.
  */
 int run_cmd(struct ctl *ctl, const char *object, const struct cmd *cmds,
-	    int argc, char **argv)
+	    void (*help)(FILE *f), int argc, char **argv)
 {
 	const struct cmd *c;
 
 	if (argc == 0)
 		return cmds[0].fn(ctl, 0, argv);
+	if (!strcmp(argv[0], "help")) {
+		help(stdout);
+		return EXIT_OK;
+	}
 	for (c = cmds; c->name; c++)
 		if (!strcmp(c->name, argv[0]))
 			return c->fn(ctl, argc - 1, argv + 1);
@@ -172,7 +170,7 @@ int main(int argc, char **argv)
 	if (first <= 0)
 		return first ? EXIT_FAIL : EXIT_OK;
 	print_init(ctl.json, ctl.pretty);
-	ret = run_cmd(&ctl, NULL, objects, argc - first, argv + first);
+	ret = run_cmd(&ctl, NULL, objects, usage, argc - first, argv + first);
 	if (ctl.sk)
 		cnl_disconnect(&ctl);
 	if (print_flush() && ret == EXIT_OK)

@@ -227,27 +227,18 @@ static int mc_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int mc_show(struct ctl *ctl, int argc, char **argv)
 {
 	unsigned int count = 0;
-	struct cnl_error e;
 	struct nl_msg *msg;
 	int ret;
 
-	if (argc > 0) {
-		usage_error("mc show: unexpected \"%s\" (try \"cufabctl mc help\")",
-			    argv[0]);
+	if (parse_show_args("mc", argc, argv, NULL, NULL))
 		return EXIT_FAIL;
-	}
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_MC_GET, true, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_MC_GET, true);
-	if (!msg)
-		return EXIT_FAIL;
 	open_array(PRINT_JSON, NULL, NULL);
-	ret = cnl_transact(ctl, msg, mc_show_cb, &count, &e);
+	ret = cnl_get(ctl, "mc show", msg, mc_show_cb, &count);
 	close_array(PRINT_JSON, NULL);
-	if (ret == -1)
-		return cnl_report("mc show", &e, NULL);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret;
 }
 
 /* monitor: "[mc-event] multicast 12: pid 1234 skipped 1 replica(s)" */
@@ -261,20 +252,13 @@ void mc_print_event(struct nlattr **tb)
 		  get_u64(tb[CUFAB_NL_A_MC_SKIPPED]));
 }
 
-static int mc_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	mc_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd mc_cmds[] = {
 	{ "show",	mc_show },
 	{ "list",	mc_show },
-	{ "help",	mc_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_mc(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "mc", mc_cmds, argc, argv);
+	return run_cmd(ctl, "mc", mc_cmds, mc_help, argc, argv);
 }

@@ -204,29 +204,11 @@ static int mem_show(struct ctl *ctl, int argc, char **argv)
 	struct nl_msg *msg;
 	int ret;
 
-	if (argc >= 1 && strcmp(argv[0], "pid") == 0) {
-		if (argc < 2) {
-			usage_error("mem show: \"pid\" needs a value");
-			return EXIT_FAIL;
-		}
-		if (parse_u32("mem show", "pid", argv[1], 1, INT32_MAX,
-			      &s.pid))
-			return EXIT_FAIL;
-		s.has_pid = true;
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc > 0) {
-		usage_error("mem show: unexpected \"%s\" (try \"cufabctl mem help\")",
-			    argv[0]);
+	if (parse_show_args("mem", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	}
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_ALLOC_GET, true, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_ALLOC_GET, true);
-	if (!msg)
-		return EXIT_FAIL;
 	ret = cnl_transact(ctl, msg, mem_show_cb, &s, &e);
 	if (!ret) {
 		qsort(s.allocs, s.n, sizeof(*s.allocs), alloc_cmp);
@@ -238,20 +220,13 @@ static int mem_show(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-static int mem_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	mem_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd mem_cmds[] = {
 	{ "show",	mem_show },
 	{ "list",	mem_show },
-	{ "help",	mem_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_mem(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "mem", mem_cmds, argc, argv);
+	return run_cmd(ctl, "mem", mem_cmds, mem_help, argc, argv);
 }

@@ -390,6 +390,20 @@ struct nl_msg *cnl_new_request(struct ctl *ctl, uint8_t cmd, bool dump)
 }
 
 /*
+ * Connect and start a @cmd request in *@msg, the first step of every
+ * command: 0, or the exit code of the failure, already reported.
+ */
+int cnl_start(struct ctl *ctl, uint8_t cmd, bool dump, struct nl_msg **msg)
+{
+	int ret = cnl_connect(ctl);
+
+	if (ret)
+		return ret;
+	*msg = cnl_new_request(ctl, cmd, dump);
+	return *msg ? EXIT_OK : EXIT_FAIL;
+}
+
+/*
  * Send @msg (consumed) and read until its ACK, NLMSG_DONE or error; @cb
  * sees every reply. Returns 0, -1 with @e filled when the kernel refused
  * the request, or -2 when the tool itself failed (already reported).
@@ -484,6 +498,22 @@ int cnl_receive_events(struct ctl *ctl, cnl_reply_cb cb, void *arg)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * cnl_transact() for a command that only reads, so has no hint to give
+ * when refused: the exit code, a refusal reported under @what.
+ */
+int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
+	    cnl_reply_cb cb, void *arg)
+{
+	struct cnl_error e;
+	int ret;
+
+	ret = cnl_transact(ctl, msg, cb, arg, &e);
+	if (ret == -1)
+		return cnl_report(what, &e, NULL);
+	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
 /*

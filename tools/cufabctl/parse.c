@@ -191,6 +191,35 @@ int parse_gpu_list(const char *what, const char *word, uint64_t *mask)
 	return -1;
 }
 
+/*
+ * The words after "OBJECT show": none, or with @pid "pid N", which sets
+ * *@pid and *@has_pid. The shows that take no filter pass NULL for both.
+ */
+int parse_show_args(const char *object, int argc, char **argv,
+		    uint32_t *pid, bool *has_pid)
+{
+	char what[32];
+
+	snprintf(what, sizeof(what), "%s show", object);
+	if (pid && argc >= 1 && strcmp(argv[0], "pid") == 0) {
+		if (argc < 2) {
+			usage_error("%s: \"pid\" needs a value", what);
+			return -1;
+		}
+		if (parse_u32(what, "pid", argv[1], 1, INT32_MAX, pid))
+			return -1;
+		*has_pid = true;
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 0) {
+		usage_error("%s: unexpected \"%s\" (try \"cufabctl %s help\")",
+			    what, argv[0], object);
+		return -1;
+	}
+	return 0;
+}
+
 /* Exact multiples print as integers ("512 MiB"), others with 1 decimal. */
 void format_size(char *buf, size_t len, uint64_t bytes)
 {

@@ -192,7 +192,6 @@ static int topo_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int topo_show(struct ctl *ctl, int argc, char **argv)
 {
 	static struct topo_info t;
-	struct cnl_error e;
 	struct nl_msg *msg;
 	int ret;
 
@@ -200,16 +199,10 @@ static int topo_show(struct ctl *ctl, int argc, char **argv)
 		usage_error("topo show: unexpected \"%s\"", argv[0]);
 		return EXIT_FAIL;
 	}
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_GET, false, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_TOPO_GET, false);
-	if (!msg)
-		return EXIT_FAIL;
-	ret = cnl_transact(ctl, msg, topo_show_cb, &t, &e);
-	if (ret == -1)
-		return cnl_report("topo show", &e, NULL);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return cnl_get(ctl, "topo show", msg, topo_show_cb, &t);
 }
 
 static int clients_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
@@ -291,12 +284,9 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 		usage_error("topo set: nothing to change (give gpus or nvswitch)");
 		return EXIT_FAIL;
 	}
-	ret = cnl_connect(ctl);
+	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_SET, false, &msg);
 	if (ret)
 		return ret;
-	msg = cnl_new_request(ctl, CUFAB_NL_CMD_TOPO_SET, false);
-	if (!msg)
-		return EXIT_FAIL;
 	if (c.has_num_gpus)
 		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_NUM_GPUS, c.num_gpus);
 	if (!err && c.has_nvswitch)
@@ -311,20 +301,13 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
-static int topo_help_cmd(struct ctl *ctl, int argc, char **argv)
-{
-	topo_help(stdout);
-	return EXIT_OK;
-}
-
 static const struct cmd topo_cmds[] = {
 	{ "show",	topo_show },
 	{ "set",	topo_set },
-	{ "help",	topo_help_cmd },
 	{ NULL,		NULL },
 };
 
 int do_topo(struct ctl *ctl, int argc, char **argv)
 {
-	return run_cmd(ctl, "topo", topo_cmds, argc, argv);
+	return run_cmd(ctl, "topo", topo_cmds, topo_help, argc, argv);
 }
