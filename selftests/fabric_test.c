@@ -140,26 +140,26 @@ TEST_F(fabric, multicast_team_operations)
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&mc, &p));
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&h, 0, g, 0));
 
-	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "not-ready"));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMulticastAddDevice(mc, 0));
-	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "illegal-state"));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMulticastAddDevice(mc, 0));
 	/* the refused adds added nothing: adding device 0 now succeeds once */
-	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "ok"));
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(mc, 0));
 
 	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
-	ASSERT_EQ(0, set_param(STATE, "not-ready"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "not-ready"));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY,
 		  cuMulticastBindMem(mc, 0, h, 0, g, 0));
 	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuMemMap(va, g, 0, mc, 0));
-	ASSERT_EQ(0, set_param(STATE, "illegal-state"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "illegal-state"));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE,
 		  cuMulticastBindMem(mc, 0, h, 0, g, 0));
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuMemMap(va, g, 0, mc, 0));
 
 	/* nothing was bound or mapped */
-	ASSERT_EQ(0, set_param(STATE, "ok"));
+	ASSERT_EQ(0, cufab_param_set(STATE, "ok"));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMulticastUnbind(mc, 0, 0, g));
 	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindMem(mc, 0, h, 0, g, 0));
 	EXPECT_CU(CUDA_SUCCESS, cuMemMap(va, g, 0, mc, 0));
