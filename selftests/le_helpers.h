@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 #include <time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "mem_helpers.h"
 #include "cufab_uapi.h"
@@ -82,6 +84,33 @@ static inline int le_channel0(void)
 	if (chmod(path, 0600) || chown(path, 0, 0))
 		return errno;
 	return 0;
+}
+
+/* cuInit first: 0 also when the attribute cannot be read. */
+static inline int le_multicast_supported(int dev)
+{
+	int v = 0;
+
+	if (cuInit(0) || cuDeviceGetAttribute(&v,
+			CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED, dev))
+		return 0;
+	return v;
+}
+
+/*
+ * The same, asked by a child: the caller opens no client, so cufabctl may
+ * still change the GPUs (dev set refuses while clients are open).
+ */
+static inline int le_multicast_supported_forked(int dev)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(le_multicast_supported(dev));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 0;
+	return WEXITSTATUS(status);
 }
 
 /* A cuMemCreate allocation of @len on @dev with @types handle types. */

@@ -21,6 +21,7 @@ FIXTURE(le) {
 	CUcontext ctx;
 	int ndev;
 	int fabric;		/* the IMEX channel node exists */
+	int le_mc;		/* GPU 0 takes multicast endpoints */
 	long long live_before;
 };
 
@@ -31,6 +32,7 @@ FIXTURE_SETUP(le)
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
 	self->ndev = num_devices();
 	self->fabric = le_channel0() == 0;
+	self->le_mc = le_multicast_supported(0);
 	cufab_param_set("le_construct_delay_ms", "0");
 	self->live_before = live_objects();
 }
@@ -46,6 +48,12 @@ FIXTURE_TEARDOWN(le)
 #define NEED_FABRIC() do {						\
 	if (!self->fabric)						\
 		SKIP(return, "no IMEX channel region (imex_channel_count=0)"); \
+} while (0)
+
+/* A node without an NVSwitch (nvswitch=0) has no multicast endpoints. */
+#define NEED_LE_MULTICAST() do {					\
+	if (!self->le_mc)						\
+		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)"); \
 } while (0)
 
 #define NEED_DEVICES(n) do {						\
@@ -216,8 +224,13 @@ TEST_F(le, get_limits)
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &p));
 	EXPECT_EQ(256 * GIB, max);
 	p = mprop(self->ndev, 0, FABRIC);
-	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &p));
-	EXPECT_EQ(LE_GRAN, align);
+	if (self->le_mc) {
+		ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &p));
+		EXPECT_EQ(LE_GRAN, align);
+	} else {
+		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+			  cuLogicalEndpointGetLimits(&align, &max, &p));
+	}
 
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointGetLimits(NULL, &max, &p));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointGetLimits(&align, NULL, &p));
@@ -345,6 +358,7 @@ TEST_F(le, query_range)
 	int ready;
 
 	SETUP_SKIPPED();
+	NEED_LE_MULTICAST();
 	NEED_DEVICES(2);
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&base, 3));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(base, &u));
@@ -373,6 +387,7 @@ TEST_F(le, multicast_team)
 	int ready;
 
 	SETUP_SKIPPED();
+	NEED_LE_MULTICAST();
 	NEED_DEVICES(3);
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&h0, 0, LE_GRAN, 0));
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&h1, 1, LE_GRAN, 0));
@@ -419,6 +434,7 @@ TEST_F(le, multicast_delay_from_last_add)
 	int ready;
 
 	SETUP_SKIPPED();
+	NEED_LE_MULTICAST();
 	NEED_DEVICES(2);
 	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "200"));
 	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
@@ -731,6 +747,7 @@ TEST_F(le, multicast_alias_binds_exportable)
 
 	SETUP_SKIPPED();
 	NEED_FABRIC();
+	NEED_LE_MULTICAST();
 	NEED_DEVICES(2);
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&plain, 1, LE_GRAN, 0));
 	ASSERT_CU(CUDA_SUCCESS, mem_on(&shareable, 1, LE_GRAN, CU_MEM_HANDLE_TYPE_FABRIC));
@@ -855,9 +872,11 @@ TEST_F(le, cliques)
 	/* every GPU of the default node: one clique, all four ways */
 	n = 8;
 	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCliqueInfo(info, &n, 0));
-	EXPECT_EQ(4U, n);
-	for (d = 0; d < (int)n; d++)
-		EXPECT_EQ((CUcliqueType)d, info[d].type);
+	if (self->le_mc) {
+		EXPECT_EQ(4U, n);
+		for (d = 0; d < (int)n; d++)
+			EXPECT_EQ((CUcliqueType)d, info[d].type);
+	}
 	/* a shorter array gets the first entries */
 	n = 2;
 	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCliqueInfo(info, &n, 0));
@@ -1070,6 +1089,8 @@ static int no_le_support(void)
 
 TEST(le_without_support)
 {
+	if (!le_multicast_supported_forked(0))
+		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)");
 	with_gpu1(_metadata, "le-unicast off le-multicast off",
 		  "le-unicast on le-multicast on", no_le_support);
 }
@@ -1111,6 +1132,8 @@ static int other_clique(void)
 
 TEST(le_other_clique)
 {
+	if (!le_multicast_supported_forked(0))
+		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)");
 	with_gpu1(_metadata, "clique 1", "clique 0", other_clique);
 }
 
