@@ -11,12 +11,12 @@
 #include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
 #include "alloc.h"
 #include "bindmap.h"
+#include "kunit_rand.h"
 #include "object.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
@@ -513,13 +513,11 @@ static void bindmap_model_compare(struct kunit *test,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = BINDMAP_TEST_SEED ? BINDMAP_TEST_SEED : get_random_u32();
 	struct bindmap_model *m;
 	struct rnd_state rnd;
 	int i;
 
-	kunit_info(test, "seed %u (set BINDMAP_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, BINDMAP_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	for (i = 0; i < BM_OPS; i++) {

@@ -7,11 +7,11 @@
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 
 #include "idrange.h"
 #include "kunit_fault.h"
+#include "kunit_rand.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
 #define IDRANGE_TEST_SEED	0
@@ -405,15 +405,13 @@ static void idrange_random_op(struct kunit *test, struct rnd_state *rnd,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = IDRANGE_TEST_SEED ? IDRANGE_TEST_SEED : get_random_u32();
 	struct cufab_idspace space;
 	struct idrange_model *m;
 	struct idrange_snap *s;
 	struct rnd_state rnd;
 	int i;
 
-	kunit_info(test, "seed %u (set IDRANGE_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, IDRANGE_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);

@@ -13,7 +13,6 @@
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -22,6 +21,7 @@
 #include "alloc.h"
 #include "device.h"
 #include "kunit_fault.h"
+#include "kunit_rand.h"
 #include "object.h"
 #include "team.h"
 
@@ -661,7 +661,6 @@ static void team_model_compare(struct kunit *test, struct cufab_team *team,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = TEAM_TEST_SEED ? TEAM_TEST_SEED : get_random_u32();
 	struct team_test_ctx *ctx = team_test_pair(test);
 	struct cufab_alloc *mem[2];
 	struct cufab_team *team;
@@ -671,8 +670,7 @@ static void random_against_model(struct kunit *test)
 	const void *owner;
 	int i, d, want;
 
-	kunit_info(test, "seed %u (set TEAM_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, TEAM_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	gpu[0] = ctx->gpu_a;
