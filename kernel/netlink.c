@@ -28,6 +28,7 @@
 #include "le.h"
 #include "netlink.h"
 #include "object.h"
+#include "team.h"
 
 enum cufab_nl_mcgrp {
 	CUFAB_NL_MCGRP_EVENTS,
@@ -324,10 +325,7 @@ static int cufab_nl_alloc_get_dumpit(struct sk_buff *skb,
 	int ret;
 
 	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
-	/* a message that fits in no skb at all would loop forever */
-	if (ret && !skb->len)
-		return ret;
-	return skb->len;
+	return cufab_nl_dump_ret(skb, ret);
 }
 
 /* DEV_PEERS rules that the policy cannot express. */
@@ -657,6 +655,56 @@ void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, &cufab_nl_family, NLM_F_MULTI,
 			   cmd);
+}
+
+/*
+ * What a dumpit returns once its walk stopped with @ret: the length of the
+ * messages it filled, so that the next call resumes after them.
+ */
+int cufab_nl_dump_ret(struct sk_buff *skb, int ret)
+{
+	/* a message that fits in no skb at all would loop forever */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/* The state of @team, without its bindings. Context: team->lock held. */
+int cufab_nl_put_team(struct sk_buff *skb, const struct cufab_team *team)
+{
+	if (nla_put_u32(skb, CUFAB_NL_A_TEAM_SIZE, team->size) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TEAM_JOINED, team->joined) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_TEAM_DEVS, team->devs,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TEAM_WAITERS, team->waiters))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One CUFAB_NL_A_BINDING nest: @b, on GPU @gpu of a team. */
+int cufab_nl_put_binding(struct sk_buff *skb, u32 gpu,
+			 const struct cufab_binding *b)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, CUFAB_NL_A_BINDING);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, CUFAB_NL_A_BIND_DEV, gpu) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_OFFSET, b->offset,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_SIZE, b->size,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_ALLOC_ID, b->alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_MEM_OFFSET, b->mem_offset,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_BIND_PID, b->pid)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
 }
 
 bool cufab_nl_has_listeners(void)
