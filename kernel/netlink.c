@@ -175,8 +175,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 	void *hdr;
 	int ret;
 
-	if (!genl_has_listeners(&cufab_nl_family, &init_net,
-				CUFAB_NL_MCGRP_EVENTS))
+	if (!cufab_nl_has_listeners())
 		return;
 
 	down_read(&cufab_topo_rwsem);
@@ -184,7 +183,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 			  cufab_nl_topo_size(cufab_node.num_gpus), GFP_KERNEL);
 	if (!msg)
 		goto out;
-	hdr = genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+	hdr = cufab_nl_event_put(msg, cmd);
 	if (!hdr)
 		goto err_free;
 	if (cmd == CUFAB_NL_CMD_DEV_SET)
@@ -196,8 +195,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 		goto err_free;
 	genlmsg_end(msg, hdr);
 	up_read(&cufab_topo_rwsem);
-	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
-			  GFP_KERNEL);
+	cufab_nl_event_send(msg);
 	return;
 
 err_free:
@@ -256,9 +254,7 @@ static int cufab_nl_dev_get_dumpit(struct sk_buff *skb,
 
 	down_read(&cufab_topo_rwsem);
 	for (; i < cufab_node.num_gpus; i++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &cufab_nl_family,
-				  NLM_F_MULTI, CUFAB_NL_CMD_DEV_GET);
+		hdr = cufab_nl_dump_put(skb, cb, CUFAB_NL_CMD_DEV_GET);
 		if (!hdr)
 			break;
 		if (cufab_nl_put_dev(skb, &cufab_node.gpus[i])) {
@@ -286,9 +282,7 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	/* multicast objects have no memory: MC_GET lists them */
 	if (cufab_alloc_is_mc(alloc))
 		return 0;
-	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			  d->cb->nlh->nlmsg_seq, &cufab_nl_family,
-			  NLM_F_MULTI, CUFAB_NL_CMD_ALLOC_GET);
+	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
