@@ -366,6 +366,17 @@ int cufab_mem_handle_respond(struct cufab_ucmd *ucmd,
 	return 0;
 }
 
+int cufab_mem_handle_respond_put(struct cufab_ucmd *ucmd,
+				 struct cufab_alloc *alloc, u32 *out_id,
+				 size_t cmd_len)
+{
+	int ret;
+
+	ret = cufab_mem_handle_respond(ucmd, alloc, out_id, cmd_len);
+	cufab_alloc_put(alloc);
+	return ret;
+}
+
 bool cufab_mem_handle_retain(struct cufab_client *client, u32 id,
 			     struct cufab_alloc *alloc)
 {
@@ -479,10 +490,8 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
-				       sizeof(*cmd));
-	cufab_alloc_put(alloc);	/* the handle, if any, holds it now */
-	return ret;
+	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
+					    sizeof(*cmd));
 }
 
 /*

@@ -182,6 +182,14 @@ int cufab_mem_handle_respond(struct cufab_ucmd *ucmd,
 			     struct cufab_alloc *alloc, u32 *out_id,
 			     size_t cmd_len);
 /*
+ * cufab_mem_handle_respond(), then drop the caller's reference on @alloc:
+ * for an allocation held only to be handed out, which the new handle (if
+ * any) now holds.
+ */
+int cufab_mem_handle_respond_put(struct cufab_ucmd *ucmd,
+				 struct cufab_alloc *alloc, u32 *out_id,
+				 size_t cmd_len);
+/*
  * One more retain of handle @id of @client if it names @alloc and is not
  * being released: true, else false (the caller makes a new handle).
  */

@@ -50,53 +50,24 @@ full:
 	return -EMSGSIZE;
 }
 
-static int cufab_nl_le_put_binding(struct sk_buff *skb, u32 gpu,
-				   const struct cufab_binding *b)
-{
-	struct nlattr *nest = nla_nest_start(skb, CUFAB_NL_A_BINDING);
-
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, CUFAB_NL_A_BIND_DEV, gpu) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_OFFSET, b->offset,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_SIZE, b->size,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_ALLOC_ID, b->alloc->id,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_MEM_OFFSET, b->mem_offset,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u32(skb, CUFAB_NL_A_BIND_PID, b->pid)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 /* Team size, members and every binding, under the team's lock. */
 static int cufab_nl_le_put_team(struct cufab_nl_le_dump *d,
 				struct cufab_team *team)
 {
 	struct cufab_team_member *m;
 	struct cufab_binding *b;
-	int ret = 0;
+	int ret;
 	u32 i;
 
 	mutex_lock(&team->lock);
-	if (nla_put_u32(d->skb, CUFAB_NL_A_TEAM_SIZE, team->size) ||
-	    nla_put_u32(d->skb, CUFAB_NL_A_TEAM_JOINED, team->joined) ||
-	    nla_put_u64_64bit(d->skb, CUFAB_NL_A_TEAM_DEVS, team->devs,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u32(d->skb, CUFAB_NL_A_TEAM_WAITERS, team->waiters)) {
-		ret = -EMSGSIZE;
+	ret = cufab_nl_put_team(d->skb, team);
+	if (ret)
 		goto out;
-	}
 	for (i = 0; i < team->joined && !d->full; i++) {
 		m = &team->members[i];
 		for (b = cufab_bindmap_first_from(&m->map, 0); b;
 		     b = cufab_bindmap_next(b)) {
-			if (cufab_nl_le_put_binding(d->skb, m->gpu, b)) {
+			if (cufab_nl_put_binding(d->skb, m->gpu, b)) {
 				d->full = true;
 				break;
 			}
@@ -189,8 +160,5 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	ret = cufab_clients_for_each(cb->args[0], cufab_nl_le_put_client, &d);
-	/* a message that fits in no skb at all would loop forever */
-	if (ret && !skb->len)
-		return ret;
-	return skb->len;
+	return cufab_nl_dump_ret(skb, ret);
 }

@@ -282,10 +282,8 @@ int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd)
 	alloc = cufab_mc_new(cmd);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
-				       sizeof(*cmd));
-	cufab_alloc_put(alloc);	/* the handle, if any, holds it now */
-	return ret;
+	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
+					    sizeof(*cmd));
 }
 
 /* The multicast object a handle names, referenced; -ENOENT / -EINVAL. */

@@ -25,47 +25,18 @@ struct cufab_mc_dump {
 	struct netlink_callback *cb;
 };
 
-static int cufab_mc_nl_put_binding(struct sk_buff *skb, u32 gpu,
-				   const struct cufab_binding *b)
-{
-	struct nlattr *nest;
-
-	nest = nla_nest_start(skb, CUFAB_NL_A_BINDING);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u32(skb, CUFAB_NL_A_BIND_DEV, gpu) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_OFFSET, b->offset,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_SIZE, b->size,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_ALLOC_ID, b->alloc->id,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_MEM_OFFSET, b->mem_offset,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u32(skb, CUFAB_NL_A_BIND_PID, b->pid)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(skb, nest);
-	return 0;
-}
-
 /* Team state and every binding. Context: team->lock held. */
 static int cufab_mc_nl_put_team(struct sk_buff *skb, struct cufab_team *team)
 {
 	struct cufab_binding *b;
 	u32 i;
 
-	if (nla_put_u32(skb, CUFAB_NL_A_TEAM_SIZE, team->size) ||
-	    nla_put_u32(skb, CUFAB_NL_A_TEAM_JOINED, team->joined) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_TEAM_DEVS, team->devs,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u32(skb, CUFAB_NL_A_TEAM_WAITERS, team->waiters))
+	if (cufab_nl_put_team(skb, team))
 		return -EMSGSIZE;
 	for (i = 0; i < team->joined; i++) {
 		for (b = cufab_bindmap_first_from(&team->members[i].map, 0); b;
 		     b = cufab_bindmap_next(b))
-			if (cufab_mc_nl_put_binding(skb, team->members[i].gpu, b))
+			if (cufab_nl_put_binding(skb, team->members[i].gpu, b))
 				return -EMSGSIZE;
 	}
 	return 0;
@@ -126,10 +97,7 @@ int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	int ret;
 
 	ret = cufab_mc_for_each(cb->args[0], cufab_mc_nl_put, &d);
-	/* an object too large for an empty skb would loop forever */
-	if (ret && !skb->len)
-		return ret;
-	return skb->len;
+	return cufab_nl_dump_ret(skb, ret);
 }
 
 /* MC_EVENT: @skipped replicas of @mc were skipped by the caller. */

@@ -52,23 +52,23 @@ static void cufab_mm_int_combine(u32 dtype, u32 redop, void *dst,
 	bool add = redop == CUFAB_RED_ADD;
 
 	switch (dtype) {
+	case CUFAB_DT_S32:
+		if (!add) {
+			CUFAB_MM_INT_OP(s32, redop, dst, src, n);
+			break;
+		}
+		fallthrough;
 	case CUFAB_DT_U32:
 		CUFAB_MM_INT_OP(u32, redop, dst, src, n);
 		break;
-	case CUFAB_DT_S32:
-		if (add)
-			CUFAB_MM_INT_OP(u32, redop, dst, src, n);
-		else
-			CUFAB_MM_INT_OP(s32, redop, dst, src, n);
-		break;
+	case CUFAB_DT_S64:
+		if (!add) {
+			CUFAB_MM_INT_OP(s64, redop, dst, src, n);
+			break;
+		}
+		fallthrough;
 	case CUFAB_DT_U64:
 		CUFAB_MM_INT_OP(u64, redop, dst, src, n);
-		break;
-	case CUFAB_DT_S64:
-		if (add)
-			CUFAB_MM_INT_OP(u64, redop, dst, src, n);
-		else
-			CUFAB_MM_INT_OP(s64, redop, dst, src, n);
 		break;
 	}
 }

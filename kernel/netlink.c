@@ -28,6 +28,7 @@
 #include "le.h"
 #include "netlink.h"
 #include "object.h"
+#include "team.h"
 
 enum cufab_nl_mcgrp {
 	CUFAB_NL_MCGRP_EVENTS,
@@ -174,8 +175,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 	void *hdr;
 	int ret;
 
-	if (!genl_has_listeners(&cufab_nl_family, &init_net,
-				CUFAB_NL_MCGRP_EVENTS))
+	if (!cufab_nl_has_listeners())
 		return;
 
 	down_read(&cufab_topo_rwsem);
@@ -183,7 +183,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 			  cufab_nl_topo_size(cufab_node.num_gpus), GFP_KERNEL);
 	if (!msg)
 		goto out;
-	hdr = genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+	hdr = cufab_nl_event_put(msg, cmd);
 	if (!hdr)
 		goto err_free;
 	if (cmd == CUFAB_NL_CMD_DEV_SET)
@@ -195,8 +195,7 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 		goto err_free;
 	genlmsg_end(msg, hdr);
 	up_read(&cufab_topo_rwsem);
-	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
-			  GFP_KERNEL);
+	cufab_nl_event_send(msg);
 	return;
 
 err_free:
@@ -255,9 +254,7 @@ static int cufab_nl_dev_get_dumpit(struct sk_buff *skb,
 
 	down_read(&cufab_topo_rwsem);
 	for (; i < cufab_node.num_gpus; i++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &cufab_nl_family,
-				  NLM_F_MULTI, CUFAB_NL_CMD_DEV_GET);
+		hdr = cufab_nl_dump_put(skb, cb, CUFAB_NL_CMD_DEV_GET);
 		if (!hdr)
 			break;
 		if (cufab_nl_put_dev(skb, &cufab_node.gpus[i])) {
@@ -285,9 +282,7 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	/* multicast objects have no memory: MC_GET lists them */
 	if (cufab_alloc_is_mc(alloc))
 		return 0;
-	hdr = genlmsg_put(skb, NETLINK_CB(d->cb->skb).portid,
-			  d->cb->nlh->nlmsg_seq, &cufab_nl_family,
-			  NLM_F_MULTI, CUFAB_NL_CMD_ALLOC_GET);
+	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
@@ -324,10 +319,7 @@ static int cufab_nl_alloc_get_dumpit(struct sk_buff *skb,
 	int ret;
 
 	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
-	/* a message that fits in no skb at all would loop forever */
-	if (ret && !skb->len)
-		return ret;
-	return skb->len;
+	return cufab_nl_dump_ret(skb, ret);
 }
 
 /* DEV_PEERS rules that the policy cannot express. */
@@ -657,6 +649,56 @@ void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
 	return genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, &cufab_nl_family, NLM_F_MULTI,
 			   cmd);
+}
+
+/*
+ * What a dumpit returns once its walk stopped with @ret: the length of the
+ * messages it filled, so that the next call resumes after them.
+ */
+int cufab_nl_dump_ret(struct sk_buff *skb, int ret)
+{
+	/* a message that fits in no skb at all would loop forever */
+	if (ret && !skb->len)
+		return ret;
+	return skb->len;
+}
+
+/* The state of @team, without its bindings. Context: team->lock held. */
+int cufab_nl_put_team(struct sk_buff *skb, const struct cufab_team *team)
+{
+	if (nla_put_u32(skb, CUFAB_NL_A_TEAM_SIZE, team->size) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TEAM_JOINED, team->joined) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_TEAM_DEVS, team->devs,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TEAM_WAITERS, team->waiters))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* One CUFAB_NL_A_BINDING nest: @b, on GPU @gpu of a team. */
+int cufab_nl_put_binding(struct sk_buff *skb, u32 gpu,
+			 const struct cufab_binding *b)
+{
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, CUFAB_NL_A_BINDING);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, CUFAB_NL_A_BIND_DEV, gpu) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_OFFSET, b->offset,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_SIZE, b->size,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_ALLOC_ID, b->alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_BIND_MEM_OFFSET, b->mem_offset,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_BIND_PID, b->pid)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
 }
 
 bool cufab_nl_has_listeners(void)

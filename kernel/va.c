@@ -1083,8 +1083,6 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 		return ret;
 	}
 
-	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
-				       sizeof(*cmd));
-	cufab_alloc_put(alloc);
-	return ret;
+	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
+					    sizeof(*cmd));
 }

@@ -11,12 +11,12 @@
 #include <linux/kref.h>
 #include <linux/mm.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
 #include "alloc.h"
 #include "bindmap.h"
+#include "kunit_rand.h"
 #include "object.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
@@ -114,6 +114,16 @@ static int unbind(struct kunit *test, u64 off, u64 size, const void *owner,
 	if (freed)
 		*freed = n;
 	return ret;
+}
+
+/* @owner's unbind of [@off, @off + @size) fails with @err, blaming @at. */
+static void expect_refused(struct kunit *test, int err, u64 off, u64 size,
+			   const void *owner, u64 at)
+{
+	u64 bad = 0;
+
+	KUNIT_EXPECT_EQ(test, err, unbind(test, off, size, owner, &bad, NULL));
+	KUNIT_EXPECT_EQ(test, at * U, bad);
 }
 
 static void new_binding_takes_reference(struct kunit *test)
@@ -274,7 +284,6 @@ static void unbind_adjacent_run(struct kunit *test)
 static void unbind_refusals(struct kunit *test)
 {
 	struct bindmap_test_ctx *ctx = test->priv;
-	u64 bad = 0;
 
 	KUNIT_ASSERT_EQ(test, 0, insert(test, 2, 2, A, NULL));	/* [2, 4) */
 	KUNIT_ASSERT_EQ(test, 0, insert(test, 4, 2, A, NULL));	/* [4, 6) */
@@ -282,29 +291,20 @@ static void unbind_refusals(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, insert(test, 10, 2, B, NULL));	/* [10, 12) */
 
 	/* no bind starts there: in a hole, or inside a bind */
-	KUNIT_EXPECT_EQ(test, -ENOENT, unbind(test, 0, 2, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 0ull, bad);
-	KUNIT_EXPECT_EQ(test, -ENOENT, unbind(test, 3, 1, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 3 * U, bad);
+	expect_refused(test, -ENOENT, 0, 2, A, 0);
+	expect_refused(test, -ENOENT, 3, 1, A, 3);
 	/* ends inside the first bind, inside a later one */
-	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 2, 1, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 2 * U, bad);
-	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 2, 3, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 4 * U, bad);
+	expect_refused(test, -EINVAL, 2, 1, A, 2);
+	expect_refused(test, -EINVAL, 2, 3, A, 4);
 	/* a gap before the end, running off the last bind */
-	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 2, 8, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 6 * U, bad);
-	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 8, 6, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 12 * U, bad);
+	expect_refused(test, -EINVAL, 2, 8, A, 6);
+	expect_refused(test, -EINVAL, 8, 6, A, 12);
 	/* someone else's: alone, or in a run with one's own */
-	KUNIT_EXPECT_EQ(test, -EPERM, unbind(test, 10, 2, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 10 * U, bad);
-	KUNIT_EXPECT_EQ(test, -EPERM, unbind(test, 8, 4, A, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 10 * U, bad);
-	KUNIT_EXPECT_EQ(test, -EPERM, unbind(test, 2, 4, B, &bad, NULL));
-	KUNIT_EXPECT_EQ(test, 2 * U, bad);
+	expect_refused(test, -EPERM, 10, 2, A, 10);
+	expect_refused(test, -EPERM, 8, 4, A, 10);
+	expect_refused(test, -EPERM, 2, 4, B, 2);
 	/* a malformed range is invalid whoever owns it */
-	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 8, 3, A, &bad, NULL));
+	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 8, 3, A, NULL, NULL));
 	/* size 0, wrapping */
 	KUNIT_EXPECT_EQ(test, -EINVAL, unbind(test, 2, 0, A, NULL, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
@@ -513,13 +513,11 @@ static void bindmap_model_compare(struct kunit *test,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = BINDMAP_TEST_SEED ? BINDMAP_TEST_SEED : get_random_u32();
 	struct bindmap_model *m;
 	struct rnd_state rnd;
 	int i;
 
-	kunit_info(test, "seed %u (set BINDMAP_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, BINDMAP_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	for (i = 0; i < BM_OPS; i++) {

@@ -7,11 +7,11 @@
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/slab.h>
 
-#include "fault.h"
 #include "idrange.h"
+#include "kunit_fault.h"
+#include "kunit_rand.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
 #define IDRANGE_TEST_SEED	0
@@ -54,41 +54,6 @@ static void idrange_expect_same(struct kunit *test, struct idrange_snap *a,
 		KUNIT_EXPECT_EQ(test, a->base[i], b->base[i]);
 		KUNIT_EXPECT_EQ(test, a->count[i], b->count[i]);
 	}
-}
-
-/*
- * Make the next CUFAB_FAULT_BIND point fail, quietly; false when the
- * kernel has no fault injection.
- */
-static bool idrange_fail_next(struct fault_attr *saved)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr *a = &cufab_faults[CUFAB_FAULT_BIND];
-
-	saved->probability = a->probability;
-	saved->interval = a->interval;
-	saved->verbose = a->verbose;
-	atomic_set(&saved->times, atomic_read(&a->times));
-	a->probability = 100;
-	a->interval = 1;
-	a->verbose = 0;
-	atomic_set(&a->times, 1);
-	return true;
-#else
-	return false;
-#endif
-}
-
-static void idrange_fail_restore(struct fault_attr *saved)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr *a = &cufab_faults[CUFAB_FAULT_BIND];
-
-	a->probability = saved->probability;
-	a->interval = saved->interval;
-	a->verbose = saved->verbose;
-	atomic_set(&a->times, atomic_read(&saved->times));
-#endif
 }
 
 static u32 idrange_reserve(struct kunit *test, struct cufab_idspace *space,
@@ -279,13 +244,13 @@ static void nomem_changes_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1u, idrange_reserve(test, &space, 20));
 	idrange_snap(test, &space, before);
 
-	if (!idrange_fail_next(&saved)) {
+	if (!cufab_test_fail_next(CUFAB_FAULT_BIND, &saved)) {
 		cufab_idspace_destroy(&space);
 		kunit_skip(test, "no CONFIG_FAULT_INJECTION");
 	}
 	/* a split needs a node */
 	ret = cufab_idspace_release(&space, 5, 2);
-	idrange_fail_restore(&saved);
+	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ret);
 	idrange_snap(test, &space, after);
 	idrange_expect_same(test, before, after);
@@ -294,17 +259,19 @@ static void nomem_changes_nothing(struct kunit *test)
 	/* so does a reservation touching no range */
 	KUNIT_ASSERT_EQ(test, 0, cufab_idspace_release(&space, 1, 5));
 	idrange_snap(test, &space, before);
-	KUNIT_ASSERT_TRUE(test, idrange_fail_next(&saved));
+	KUNIT_ASSERT_TRUE(test,
+			  cufab_test_fail_next(CUFAB_FAULT_BIND, &saved));
 	ret = cufab_idspace_reserve(&space, 3, &base);	/* 1..3 */
-	idrange_fail_restore(&saved);
+	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ret);
 	idrange_snap(test, &space, after);
 	idrange_expect_same(test, before, after);
 	KUNIT_EXPECT_EQ(test, 15ull, space.reserved);
 	/* a merge needs none: it cannot fail */
-	KUNIT_ASSERT_TRUE(test, idrange_fail_next(&saved));
+	KUNIT_ASSERT_TRUE(test,
+			  cufab_test_fail_next(CUFAB_FAULT_BIND, &saved));
 	ret = cufab_idspace_reserve(&space, 5, &base);	/* 1..5 */
-	idrange_fail_restore(&saved);
+	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, 0, ret);
 	KUNIT_EXPECT_EQ(test, 1u, base);
 	KUNIT_EXPECT_EQ(test, 1u, space.ranges);
@@ -438,15 +405,13 @@ static void idrange_random_op(struct kunit *test, struct rnd_state *rnd,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = IDRANGE_TEST_SEED ? IDRANGE_TEST_SEED : get_random_u32();
 	struct cufab_idspace space;
 	struct idrange_model *m;
 	struct idrange_snap *s;
 	struct rnd_state rnd;
 	int i;
 
-	kunit_info(test, "seed %u (set IDRANGE_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, IDRANGE_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);

@@ -13,7 +13,6 @@
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/prandom.h>
-#include <linux/random.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -21,7 +20,8 @@
 
 #include "alloc.h"
 #include "device.h"
-#include "fault.h"
+#include "kunit_fault.h"
+#include "kunit_rand.h"
 #include "object.h"
 #include "team.h"
 
@@ -169,41 +169,6 @@ static int team_bind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 	};
 
 	return cufab_team_bind(team, &req);
-}
-
-/*
- * Make the next CUFAB_FAULT_BIND point fail, quietly; false when the
- * kernel has no fault injection.
- */
-static bool team_fail_next(struct fault_attr *saved)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr *a = &cufab_faults[CUFAB_FAULT_BIND];
-
-	saved->probability = a->probability;
-	saved->interval = a->interval;
-	saved->verbose = a->verbose;
-	atomic_set(&saved->times, atomic_read(&a->times));
-	a->probability = 100;
-	a->interval = 1;
-	a->verbose = 0;
-	atomic_set(&a->times, 1);
-	return true;
-#else
-	return false;
-#endif
-}
-
-static void team_fail_restore(struct fault_attr *saved)
-{
-#ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr *a = &cufab_faults[CUFAB_FAULT_BIND];
-
-	a->probability = saved->probability;
-	a->interval = saved->interval;
-	a->verbose = saved->verbose;
-	atomic_set(&a->times, atomic_read(&saved->times));
-#endif
 }
 
 static void create_rejects_bad_args(struct kunit *test)
@@ -590,17 +555,18 @@ static void nomem_changes_nothing(struct kunit *test)
 	struct cufab_alloc *mem;
 	int ret;
 
-	if (!team_fail_next(&saved))
+	if (!cufab_test_fail_next(CUFAB_FAULT_BIND, &saved))
 		kunit_skip(test, "no CONFIG_FAULT_INJECTION");
 	team = cufab_team_create("t", 1, G, G);
-	team_fail_restore(&saved);
+	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, PTR_ERR(team));
 
 	team = team_pair(test, 2 * G, G);
 	mem = team_alloc(test, CUFAB_LOC_DEVICE, ctx->gpu_a, G, false);
-	KUNIT_ASSERT_TRUE(test, team_fail_next(&saved));
+	KUNIT_ASSERT_TRUE(test,
+			  cufab_test_fail_next(CUFAB_FAULT_BIND, &saved));
 	ret = team_bind(team, ctx->gpu_a, 0, G, mem, 0, A, NULL);
-	team_fail_restore(&saved);
+	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, ret);
 	KUNIT_EXPECT_EQ(test, 0ull, cufab_team_bindings(team));
 	KUNIT_EXPECT_EQ(test, 1u, kref_read(&mem->ref));
@@ -695,7 +661,6 @@ static void team_model_compare(struct kunit *test, struct cufab_team *team,
 
 static void random_against_model(struct kunit *test)
 {
-	u32 seed = TEAM_TEST_SEED ? TEAM_TEST_SEED : get_random_u32();
 	struct team_test_ctx *ctx = team_test_pair(test);
 	struct cufab_alloc *mem[2];
 	struct cufab_team *team;
@@ -705,8 +670,7 @@ static void random_against_model(struct kunit *test)
 	const void *owner;
 	int i, d, want;
 
-	kunit_info(test, "seed %u (set TEAM_TEST_SEED to replay)\n", seed);
-	prandom_seed_state(&rnd, seed);
+	CUFAB_TEST_SEED(test, &rnd, TEAM_TEST_SEED);
 	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	gpu[0] = ctx->gpu_a;
