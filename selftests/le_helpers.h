@@ -113,6 +113,15 @@ static inline int le_multicast_supported_forked(int dev)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * In a test whose fixture has le_mc (le_multicast_supported(0)): a node
+ * without an NVSwitch (nvswitch=0) has no multicast endpoints.
+ */
+#define NEED_LE_MULTICAST() do {					\
+	if (!self->le_mc)						\
+		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)"); \
+} while (0)
+
 /* A cuMemCreate allocation of @len on @dev with @types handle types. */
 static inline CUresult mem_on(CUmemGenericAllocationHandle *h, int dev,
 			      size_t len, unsigned int types)

@@ -261,8 +261,7 @@ TEST_F(ring, unicast)
 TEST_F(ring, multicast)
 {
 	SETUP_SKIPPED();
-	if (!self->le_mc)
-		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)");
+	NEED_LE_MULTICAST();
 	ring_run(_metadata, self->n, self->live_before, multicast_rank);
 }
 
@@ -362,6 +361,7 @@ TEST_F(ring, kill_exporter_before_import)
 	pid_t ep, ip;
 
 	SETUP_SKIPPED();
+	NEED_LE_MULTICAST();
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, es));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, is));
 	ep = spawn(es[1], exporter2, 0);
@@ -391,6 +391,7 @@ TEST_F(ring, kill_exporter_then_importer)
 	char c;
 
 	SETUP_SKIPPED();
+	NEED_LE_MULTICAST();
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, es));
 	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, is));
 	ep = spawn(es[1], exporter2, 0);

@@ -50,12 +50,6 @@ FIXTURE_TEARDOWN(le)
 		SKIP(return, "no IMEX channel region (imex_channel_count=0)"); \
 } while (0)
 
-/* A node without an NVSwitch (nvswitch=0) has no multicast endpoints. */
-#define NEED_LE_MULTICAST() do {					\
-	if (!self->le_mc)						\
-		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)"); \
-} while (0)
-
 #define NEED_DEVICES(n) do {						\
 	if (self->ndev < (n))						\
 		SKIP(return, "needs %d GPUs, the node has %d", (n), self->ndev); \
