@@ -214,6 +214,7 @@ static int cufab_mm_pages(struct cufab_alloc *alloc, u64 mem_offset, u64 len,
 		if (ret)
 			return ret;
 		pos += n;
+		cond_resched();
 	}
 	return 0;
 }
@@ -227,8 +228,8 @@ static int cufab_mm_store_page(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
 }
 
 /* Copy [pos, pos + n) of the pinned source to @kaddr. */
-static void cufab_mm_copy_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
-				 u64 pos, u64 n, bool simd)
+static int cufab_mm_store_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
+				 u64 pos, u64 n)
 {
 	u64 at, chunk;
 	void *src;
@@ -237,50 +238,11 @@ static void cufab_mm_copy_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
 		at = ctx->src_off + pos;
 		chunk = min_t(u64, n, PAGE_SIZE - (at & ~PAGE_MASK));
 		src = kmap_local_page(ctx->src[at >> PAGE_SHIFT]);
-		cufab_mm_copy(kaddr, src + (at & ~PAGE_MASK), chunk, simd);
+		cufab_mm_copy(kaddr, src + (at & ~PAGE_MASK), chunk);
 		kunmap_local(src);
 		kaddr += chunk;
 		pos += chunk;
 		n -= chunk;
-	}
-}
-
-/*
- * One replica from the pinned source: its pages are looked up (maybe
- * allocated, which sleeps) a batch at a time, then copied inside one
- * kernel_fpu_begin() section per batch, not per page.
- */
-#define CUFAB_MM_BATCH	16
-
-static int cufab_mm_store_replica(struct cufab_mm_ctx *ctx,
-				  const struct cufab_mm_seg *seg, u64 len)
-{
-	struct page *pages[CUFAB_MM_BATCH];
-	u64 pos = 0, at, n;
-	unsigned int i, k;
-	void *kaddr;
-	bool simd;
-
-	while (pos < len) {
-		/* pages of [pos, ...) up to the batch or the end */
-		for (k = 0, at = pos; k < CUFAB_MM_BATCH && at < len; k++) {
-			pages[k] = cufab_alloc_page(seg->alloc,
-						    (seg->mem_offset + at) >> PAGE_SHIFT);
-			if (IS_ERR(pages[k]))
-				return PTR_ERR(pages[k]);
-			at += PAGE_SIZE - ((seg->mem_offset + at) & ~PAGE_MASK);
-		}
-		simd = cufab_mm_simd_begin(PAGE_SIZE);
-		for (i = 0; i < k; i++) {
-			at = (seg->mem_offset + pos) & ~PAGE_MASK;
-			n = min_t(u64, PAGE_SIZE - at, len - pos);
-			kaddr = kmap_local_page(pages[i]);
-			cufab_mm_copy_pinned(ctx, kaddr + at, pos, n, simd);
-			kunmap_local(kaddr);
-			pos += n;
-		}
-		cufab_mm_simd_end(simd);
-		cond_resched();
 	}
 	return 0;
 }
@@ -314,13 +276,10 @@ static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 	for (i = 0; i < ctx->members && !ret; i++) {
 		if (!ctx->segs[i].alloc)
 			continue;
-		if (pinned)
-			ret = cufab_mm_store_replica(ctx, &ctx->segs[i], len);
-		else
-			ret = cufab_mm_pages(ctx->segs[i].alloc,
-					     ctx->segs[i].mem_offset, len,
-					     cufab_mm_store_page, ctx);
-		cond_resched();
+		ret = cufab_mm_pages(ctx->segs[i].alloc,
+				     ctx->segs[i].mem_offset, len,
+				     pinned ? cufab_mm_store_pinned :
+				     cufab_mm_store_page, ctx);
 	}
 	if (pinned)
 		unpin_user_pages(ctx->src, pinned);
@@ -332,7 +291,7 @@ static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 static int cufab_mm_load_first(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
 			       u64 n)
 {
-	memcpy(ctx->bounce + pos, kaddr, n);
+	cufab_mm_copy(ctx->bounce + pos, kaddr, n);
 	return 0;
 }
 

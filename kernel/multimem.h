@@ -18,17 +18,7 @@ void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
  */
 void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
 			 size_t n);
-void cufab_mm_fp_copy(void *dst, const void *src, size_t n);
-/* multimem_avx.c, built with AVX2: only on a CPU that has it. */
-void cufab_mm_avx_copy(void *dst, const void *src, size_t n);
 
-/*
- * memcpy with vector registers (qemu runs "rep movsb" a byte at a time):
- * bracket the copies of up to a page with cufab_mm_simd_begin()/end() and
- * pass what begin returned (false: plain memcpy).
- */
-bool cufab_mm_simd_begin(size_t n);
-void cufab_mm_simd_end(bool simd);
-void cufab_mm_copy(void *dst, const void *src, size_t n, bool simd);
+void cufab_mm_copy(void *dst, const void *src, size_t n);
 
 #endif /* _CUFAB_MULTIMEM_H */

@@ -9,7 +9,6 @@
 #include <linux/cufab.h>
 
 #include "multimem.h"
-#include "multimem_vcopy.h"
 
 /*
  * Float and double alike. min and max are spelled out, not min()/max():
@@ -31,17 +30,6 @@
 				_d[_i] = _s[_i] > _d[_i] ? _s[_i] : _d[_i]; \
 		}							\
 	} while (0)
-
-/* An xmm register's worth; moved with unaligned loads and stores. */
-struct cufab_v16 {
-	long long __attribute__((vector_size(16))) v;
-};
-
-/* See multimem_vcopy.h for why not memcpy. */
-void cufab_mm_fp_copy(void *dst, const void *src, size_t n)
-{
-	CUFAB_MM_VCOPY(struct cufab_v16, dst, src, n);
-}
 
 void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
 			 size_t n)

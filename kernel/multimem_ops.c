@@ -9,8 +9,6 @@
 #include <linux/string.h>
 #ifdef CONFIG_X86
 #include <asm/fpu/api.h>
-#include <asm/cpufeature.h>
-#include <asm/simd.h>
 #endif
 
 #include "multimem.h"
@@ -88,39 +86,22 @@ void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
 }
 
 /*
- * Vector copies need the FPU: one kernel_fpu_begin() for a whole replica
- * page (not per copy), when the CPU and the context allow it.
+ * The bulk copy of a store, eight bytes per "rep movsq" step. On a CPU
+ * with ERMS the kernel's memcpy is "rep movsb", which qemu's TCG (where
+ * the tests and the bench run) executes a byte per step: 1.46 ns/B against
+ * 0.23 for movsq and 0.40 for an AVX2 loop, measured in the test VM. On
+ * hardware both string copies run at the speed of the fast-string
+ * microcode, and neither needs kernel_fpu_begin().
  */
-bool cufab_mm_simd_begin(size_t n)
+void cufab_mm_copy(void *dst, const void *src, size_t n)
 {
-#ifdef CONFIG_X86
-	if (n >= 256 && may_use_simd()) {
-		kernel_fpu_begin();
-		return true;
-	}
-#endif
-	return false;
-}
+#ifdef CONFIG_X86_64
+	size_t words = n / 8;
 
-void cufab_mm_simd_end(bool simd)
-{
-#ifdef CONFIG_X86
-	if (simd)
-		kernel_fpu_end();
-#endif
-}
-
-/* memcpy, with vector registers inside cufab_mm_simd_begin() (@simd). */
-void cufab_mm_copy(void *dst, const void *src, size_t n, bool simd)
-{
-#ifdef CONFIG_X86
-	if (simd) {
-		if (boot_cpu_has(X86_FEATURE_AVX2))
-			cufab_mm_avx_copy(dst, src, n);
-		else
-			cufab_mm_fp_copy(dst, src, n);
-		return;
-	}
+	asm volatile("rep movsq"
+		     : "+D" (dst), "+S" (src), "+c" (words)
+		     : : "memory");
+	n %= 8;
 #endif
 	memcpy(dst, src, n);
 }
