@@ -134,6 +134,24 @@ static void start(struct worker *w, void *(*fn)(void *), void *arg)
 		abort();
 }
 
+/* A binder per device and one @user thread until the binders are done. */
+static void race_run(struct race *r, void *(*binder)(void *),
+		     void *(*user)(void *))
+{
+	struct worker w[2], u;
+	int d;
+
+	start(&u, user, r);
+	for (d = 0; d < 2; d++) {
+		w[d] = (struct worker){ .r = r, .dev = d };
+		start(&w[d], binder, &w[d]);
+	}
+	for (d = 0; d < 2; d++)
+		pthread_join(w[d].t, NULL);
+	atomic_store(&r->stop, 1);
+	pthread_join(u.t, NULL);
+}
+
 /*
  * Two devices' binders, at the same offsets, and a broadcaster on one
  * multicast object: the bindings and the multimem walk take the team lock
@@ -143,7 +161,6 @@ TEST_F(stress, multicast_binds_and_broadcasts)
 {
 	CUmulticastObjectProp p;
 	struct race r = { .ctx = self->ctx, .g = self->g };
-	struct worker w[2], user;
 	int d;
 
 	SETUP_SKIPPED();
@@ -155,15 +172,7 @@ TEST_F(stress, multicast_binds_and_broadcasts)
 	}
 	ASSERT_CU(CUDA_SUCCESS, mc_map(&r.va, r.obj, SLOTS * r.g, 0));
 
-	start(&user, mc_user, &r);
-	for (d = 0; d < 2; d++) {
-		w[d] = (struct worker){ .r = &r, .dev = d };
-		start(&w[d], mc_binder, &w[d]);
-	}
-	for (d = 0; d < 2; d++)
-		pthread_join(w[d].t, NULL);
-	atomic_store(&r.stop, 1);
-	pthread_join(user.t, NULL);
+	race_run(&r, mc_binder, mc_user);
 	EXPECT_EQ(0, atomic_load(&r.errors));
 	EXPECT_LT(0, atomic_load(&r.uses));
 
@@ -221,7 +230,6 @@ TEST_F(stress, endpoint_binds_and_queries)
 {
 	CUlogicalEndpointProp m = mprop(2, 0, 0);
 	struct race r = { .ctx = self->ctx, .g = self->g };
-	struct worker w[2], q;
 	int d;
 
 	SETUP_SKIPPED();
@@ -236,15 +244,7 @@ TEST_F(stress, endpoint_binds_and_queries)
 	}
 	ASSERT_CU(CUDA_SUCCESS, le_wait_ready(r.id, 1, 5000));
 
-	start(&q, le_querier, &r);
-	for (d = 0; d < 2; d++) {
-		w[d] = (struct worker){ .r = &r, .dev = d };
-		start(&w[d], le_binder, &w[d]);
-	}
-	for (d = 0; d < 2; d++)
-		pthread_join(w[d].t, NULL);
-	atomic_store(&r.stop, 1);
-	pthread_join(q.t, NULL);
+	race_run(&r, le_binder, le_querier);
 	EXPECT_EQ(0, atomic_load(&r.errors));
 	EXPECT_LT(0, atomic_load(&r.uses));
 
