@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Element-wise reductions of multimem (multimem.c): dst[i] = dst[i] <op>
- * src[i] for @n elements of @dtype (enum cufab_multimem_dtype) with @redop
- * (enum cufab_multimem_redop), checked by the caller.
+ * The data movement of multimem (multimem.c). Reductions: dst[i] =
+ * dst[i] <op> src[i] for @n elements of @dtype (enum cufab_multimem_dtype)
+ * with @redop (enum cufab_multimem_redop), checked by the caller. Copies:
+ * cufab_mm_copy(), memcpy at the speed of user space's (multimem_ops.c).
  */
 #ifndef _CUFAB_MULTIMEM_H
 #define _CUFAB_MULTIMEM_H

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The integer reductions of multimem, and the door to the floating-point
- * ones: the kernel does not use the FPU unless told, so float and double
- * run in multimem_fp.c (compiled with SSE) inside kernel_fpu_begin/end.
+ * The data movement of multimem: the integer reductions, the door to the
+ * floating-point ones (the kernel does not use the FPU unless told, so
+ * float and double run in multimem_fp.c, compiled with SSE, inside
+ * kernel_fpu_begin/end), and the bulk copy of stores.
  */
 #include <linux/minmax.h>
 #include <linux/cufab.h>
