@@ -27,6 +27,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
@@ -201,7 +202,14 @@ static int cufab_peer_enable_check(struct cufab_client *client,
 				   const struct cufab_ctx *ctx,
 				   const struct cufab_ctx *peer)
 {
-	struct cufab_gpu *gpu = cufab_node_gpu(ctx->dev);
+	struct cufab_gpu *gpu;
+	u64 peers = 0;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(ctx->dev);
+	if (gpu)
+		peers = gpu->peers;
+	up_read(&cufab_topo_rwsem);
 
 	if (ctx == peer) {
 		cufab_peer_info(client, "cuCtxEnablePeerAccess: context %u cannot be its own peer\n",
@@ -209,7 +217,7 @@ static int cufab_peer_enable_check(struct cufab_client *client,
 		return -ELOOP;
 	}
 	/* a GPU is never its own peer (cuDeviceCanAccessPeer says 0) */
-	if (!gpu || !(gpu->peers & BIT_ULL(peer->dev))) {
+	if (!(peers & BIT_ULL(peer->dev))) {
 		cufab_peer_info(client, "cuCtxEnablePeerAccess: context %u on gpu %u -> context %u on gpu %u: gpu %u cannot access gpu %u as a peer (cuDeviceCanAccessPeer is 0)\n",
 				ctx->obj.id, ctx->dev, peer->obj.id, peer->dev,
 				ctx->dev, peer->dev);
