@@ -10,6 +10,7 @@
 #include "fault.h"
 #include "ioctl.h"
 #include "memops.h"
+#include "peer.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
 #define CU_CTX_SCHED_MASK		0x07
@@ -19,12 +20,14 @@
 #define CU_CTX_SCHED_BLOCKING_SYNC	0x04
 
 /*
- * Destroying a context frees its legacy allocations (cuCtxDestroy,
+ * Destroying a context drops its peer access links, from it and to it,
+ * and frees its legacy allocations (cuCtxDestroy,
  * cuDevicePrimaryCtxReset and the last cuDevicePrimaryCtxRelease all end
  * in CUFAB_IOCTL_DESTROY of the context).
  */
 static void cufab_ctx_destroy(struct cufab_object *obj)
 {
+	cufab_peer_ctx_destroy(obj->client, obj->id);
 	cufab_mem_free_ctx(obj->client, obj->id);
 }
 

@@ -25,6 +25,7 @@ static const char *const cufab_fault_names[CUFAB_FAULT_NR] = {
 	[CUFAB_FAULT_BIND] = "fail_bind",
 	[CUFAB_FAULT_LE] = "fail_le",
 	[CUFAB_FAULT_MC] = "fail_mc",
+	[CUFAB_FAULT_PEER] = "fail_peer",
 };
 
 /**

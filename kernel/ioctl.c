@@ -31,6 +31,7 @@
 #include "mc.h"
 #include "memops.h"
 #include "object.h"
+#include "peer.h"
 #include "share.h"
 #include "va.h"
 
@@ -116,6 +117,7 @@ union cufab_ucmd_buffer {
 	struct cufab_mc_bind mc_bind;
 	struct cufab_mc_unbind mc_unbind;
 	struct cufab_multimem multimem;
+	struct cufab_peer peer;
 };
 
 struct cufab_ioctl_op {
@@ -219,6 +221,10 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_mc_unbind, length),
 	CUFAB_IOCTL_OP(MULTIMEM, cufab_ioctl_multimem,
 		       struct cufab_multimem, out_skipped),
+	CUFAB_IOCTL_OP(PEER_ENABLE, cufab_ioctl_peer_enable,
+		       struct cufab_peer, peer_ctx_id),
+	CUFAB_IOCTL_OP(PEER_DISABLE, cufab_ioctl_peer_disable,
+		       struct cufab_peer, peer_ctx_id),
 };
 
 /*

@@ -28,6 +28,7 @@
 #include "le.h"
 #include "netlink.h"
 #include "object.h"
+#include "peer.h"
 #include "team.h"
 
 enum cufab_nl_mcgrp {
@@ -96,7 +97,8 @@ static size_t cufab_nl_dev_size(void)
 	       nla_total_size(sizeof(u32)) +		/* CLIQUE */
 	       nla_total_size(sizeof(u32)) +		/* FEATURES */
 	       nla_total_size_64bit(sizeof(u64)) +	/* PEERS */
-	       4 * nla_total_size_64bit(sizeof(u64));	/* MEM/MC_GRAN[_REC] */
+	       4 * nla_total_size_64bit(sizeof(u64)) +	/* MEM/MC_GRAN[_REC] */
+	       nla_total_size(sizeof(u32));		/* PEER_COUNT */
 }
 
 static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
@@ -126,7 +128,9 @@ static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN, gpu->mc_gran,
 			      CUFAB_NL_A_PAD) ||
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN_REC,
-			      gpu->mc_gran_rec, CUFAB_NL_A_PAD))
+			      gpu->mc_gran_rec, CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_PEER_COUNT,
+			cufab_peer_gpu_count(gpu->index)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -629,6 +633,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 	{
 		.cmd = CUFAB_NL_CMD_MC_GET,
 		.dumpit = cufab_nl_mc_get_dumpit,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_PEER_GET,
+		.dumpit = cufab_nl_peer_get_dumpit,
 	},
 };
 

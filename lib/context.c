@@ -241,6 +241,24 @@ __u32 cufab_ctx_kid(CUcontext h)
 	return c ? c->kid : 0;
 }
 
+static CUresult ctx_current(struct cufab_ctx **c);
+
+/*
+ * The kernel id of the calling thread's current context (peer.c);
+ * CUDA_ERROR_INVALID_CONTEXT without one, CONTEXT_IS_DESTROYED when
+ * another thread destroyed it.
+ */
+CUresult cufab_ctx_current_kid(__u32 *kid)
+{
+	struct cufab_ctx *c;
+	CUresult res;
+
+	res = ctx_current(&c);
+	if (res == CUDA_SUCCESS)
+		*kid = c->kid;
+	return res;
+}
+
 /* The calling thread's context stack. */
 
 static void ctx_stack_free(void *p)

@@ -61,6 +61,10 @@ CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
 CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
 CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 
+/* peer.c */
+CUFAB_ENTRY(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000)
+CUFAB_ENTRY(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000)
+
 /* procaddr.c, legacy.c */
 CUFAB_ENTRY(cuGetProcAddress, cuGetProcAddress, 11030)
 CUFAB_ENTRY(cuGetProcAddress_v2, cuGetProcAddress, 12000)

@@ -95,6 +95,7 @@ struct cufab_ctx;
 CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid);
 CUresult cufab_ctx_kernel_destroy(__u32 kid);
 __u32 cufab_ctx_kid(CUcontext h);
+CUresult cufab_ctx_current_kid(__u32 *kid);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);

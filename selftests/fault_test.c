@@ -253,6 +253,27 @@ static int op_ctx_create(int fd)
 	return ctx_create(fd, 0, 0, NULL);
 }
 
+/*
+ * A peer link from a context on GPU 0 to one on GPU 1 (peers on the
+ * default node); the contexts go again, so live objects come back.
+ */
+static int op_peer_enable(int fd)
+{
+	struct cufab_peer cmd = { .size = sizeof(cmd) };
+	int err;
+
+	err = ctx_create(fd, 0, 0, &cmd.ctx_id);
+	if (err)
+		return err;
+	err = ctx_create(fd, 1, 0, &cmd.peer_ctx_id);
+	if (!err) {
+		err = cufab_ioc(fd, CUFAB_IOCTL_PEER_ENABLE, &cmd);
+		destroy(fd, cmd.peer_ctx_id);
+	}
+	destroy(fd, cmd.ctx_id);
+	return err;
+}
+
 FIXTURE_VARIANT_ADD(knob, fail_client_open) {
 	.name = "fail_client_open",
 	.op = op_open,
@@ -266,6 +287,11 @@ FIXTURE_VARIANT_ADD(knob, fail_object_alloc) {
 FIXTURE_VARIANT_ADD(knob, fail_ctx_create) {
 	.name = "fail_ctx_create",
 	.op = op_ctx_create,
+};
+
+FIXTURE_VARIANT_ADD(knob, fail_peer) {
+	.name = "fail_peer",
+	.op = op_peer_enable,
 };
 
 static const char *const knob_files[][2] = {

@@ -187,6 +187,11 @@ void mc_help(FILE *f);
 int do_mc(struct ctl *ctl, int argc, char **argv);
 void mc_print_event(struct nlattr **tb);
 
+/* ---- peer.c ---------------------------------------------------------- */
+
+void peer_help(FILE *f);
+int do_peer(struct ctl *ctl, int argc, char **argv);
+
 /* ---- imex.c ---------------------------------------------------------- */
 
 void imex_help(FILE *f);

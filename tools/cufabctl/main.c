@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | mc | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | peer | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -33,6 +33,8 @@ static void usage(FILE *f)
 	fputc('\n', f);
 	le_help(f);
 	mc_help(f);
+	fputc('\n', f);
+	peer_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -52,6 +54,7 @@ static void usage(FILE *f)
 	      "  cufabctl mem show pid 1234\n"
 	      "  cufabctl le show\n"
 	      "  cufabctl mc show\n"
+	      "  cufabctl -j peer show\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -64,6 +67,7 @@ static const struct cmd objects[] = {
 	{ "mem",	do_mem },
 	{ "le",		do_le },
 	{ "mc",		do_mc },
+	{ "peer",	do_peer },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ NULL,		NULL },

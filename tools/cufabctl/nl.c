@@ -91,6 +91,11 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MC_HANDLE_TYPES]	= "mc-handle-types",
 	[CUFAB_NL_A_MC_SKIPPED]		= "mc-skipped",
 	[CUFAB_NL_A_MC_HANDLES]		= "mc-handles",
+	[CUFAB_NL_A_PEER_CTX]		= "peer-ctx",
+	[CUFAB_NL_A_PEER_DEV]		= "peer-dev",
+	[CUFAB_NL_A_PEER_PEER_CTX]	= "peer-peer-ctx",
+	[CUFAB_NL_A_PEER_PEER_DEV]	= "peer-peer-dev",
+	[CUFAB_NL_A_DEV_PEER_COUNT]	= "dev-peer-count",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -102,6 +107,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_LE_GET]		= "le-get",
 	[CUFAB_NL_CMD_MC_GET]		= "mc-get",
 	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
+	[CUFAB_NL_CMD_PEER_GET]		= "peer-get",
 };
 
 /*
@@ -173,6 +179,11 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MC_HANDLE_TYPES]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_MC_SKIPPED]		= { .type = NLA_U64 },
 	[CUFAB_NL_A_MC_HANDLES]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_PEER_CTX]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_PEER_DEV]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_PEER_PEER_CTX]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_PEER_PEER_DEV]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_PEER_COUNT]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -33,7 +33,7 @@
  * new ioctls; the library needs at least the MINOR it was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		1
+#define CUFAB_VERSION_MINOR		2
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -86,6 +86,8 @@ enum {
 	CUFAB_CMD_MC_BIND,
 	CUFAB_CMD_MC_UNBIND,
 	CUFAB_CMD_MULTIMEM,
+	CUFAB_CMD_PEER_ENABLE,
+	CUFAB_CMD_PEER_DISABLE,
 	CUFAB_CMD_LAST,
 };
 
@@ -876,6 +878,37 @@ struct cufab_multimem {
 
 #define CUFAB_IOCTL_MULTIMEM	_IO(CUFAB_TYPE, CUFAB_CMD_MULTIMEM)
 
+/* ---- peer context access (interface 1.2) ---- */
+
+/**
+ * struct cufab_peer - CUFAB_IOCTL_PEER_ENABLE, CUFAB_IOCTL_PEER_DISABLE
+ * @size: sizeof(struct cufab_peer)
+ * @flags: must be 0 (cuCtxEnablePeerAccess's Flags)
+ * @ctx_id: the context that gains (or loses) access: the caller's
+ *	current context
+ * @peer_ctx_id: the context whose allocations become accessible; a
+ *	context of the same client
+ *
+ * Access is one-way, from @ctx_id to @peer_ctx_id, and recorded once per
+ * pair. Destroying either context, or closing the client, removes it.
+ * ENABLE: -ENOENT when either id is not a context of the client, -ELOOP
+ * when they are the same context, -EOPNOTSUPP when the GPU of @ctx_id
+ * does not reach the GPU of @peer_ctx_id as a peer (never its own GPU),
+ * -EEXIST when already enabled, -EBUSY when the GPU of @ctx_id would
+ * have more distinct peer GPUs, node-wide, than the max_peers module
+ * parameter allows (no limit with the virtual NVSwitch).
+ * DISABLE: -ENOENT as above, -ENOLINK when access is not enabled.
+ */
+struct cufab_peer {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 peer_ctx_id;
+};
+
+#define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
+#define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
+
 /*
  * Generic netlink: family "cufab", administration and observation.
  * Per-process work never goes through netlink. Documented in
@@ -895,6 +928,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_LE_GET,	/* dump: one message per client with endpoint state */
 	CUFAB_NL_CMD_MC_GET,	/* dump: one message per multicast object */
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
+	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -964,6 +998,11 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_MC_HANDLE_TYPES,	/* u32 */
 	CUFAB_NL_A_MC_SKIPPED,		/* u64, replicas skipped by multimem */
 	CUFAB_NL_A_MC_HANDLES,		/* u32, handles + imports node-wide */
+	CUFAB_NL_A_PEER_CTX,		/* u32, the context with access (PEER_GET) */
+	CUFAB_NL_A_PEER_DEV,		/* u32, its GPU */
+	CUFAB_NL_A_PEER_PEER_CTX,	/* u32, the context it reaches */
+	CUFAB_NL_A_PEER_PEER_DEV,	/* u32, that context's GPU */
+	CUFAB_NL_A_DEV_PEER_COUNT,	/* u32, distinct peer GPUs enabled (DEV_GET) */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Peer context memory access: cuCtxEnablePeerAccess and
+ * cuCtxDisablePeerAccess.
+ *
+ * The kernel owns the links (CUFAB_IOCTL_PEER_ENABLE/DISABLE, one per
+ * pair of contexts, from the current context to the peer) and every rule
+ * on them; the library resolves the two handles to kernel context ids and
+ * translates the errors (Documentation/uapi.rst):
+ *
+ *   ENOENT, ELOOP  CUDA_ERROR_INVALID_CONTEXT (not a live context of this
+ *                  process; the current context itself)
+ *   EOPNOTSUPP     CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (cuDeviceCanAccessPeer
+ *                  is 0, which includes a context on the same device)
+ *   EEXIST         CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+ *   ENOLINK        CUDA_ERROR_PEER_ACCESS_NOT_ENABLED
+ *   EBUSY          CUDA_ERROR_TOO_MANY_PEERS (max_peers)
+ *   EINVAL         CUDA_ERROR_INVALID_VALUE (Flags not 0)
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+static CUresult peer_result(int err)
+{
+	switch (err) {
+	case ENOENT:
+	case ELOOP:
+		return CUDA_ERROR_INVALID_CONTEXT;
+	case EOPNOTSUPP:
+		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+	case EEXIST:
+		return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+	case ENOLINK:
+		return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+	case EBUSY:
+		return CUDA_ERROR_TOO_MANY_PEERS;
+	default:
+		return cufab_errno_result(err);
+	}
+}
+
+/*
+ * Both kernel ids of a call. A peer handle that is NULL, garbage or
+ * destroyed is CUDA_ERROR_INVALID_CONTEXT: the documentation has no
+ * CONTEXT_IS_DESTROYED for it.
+ */
+static CUresult peer_ids(CUcontext peerContext, struct cufab_peer *arg)
+{
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_ctx_current_kid(&arg->ctx_id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	arg->peer_ctx_id = cufab_ctx_kid(peerContext);
+	return arg->peer_ctx_id ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
+						    unsigned int Flags)
+{
+	struct cufab_peer arg = { .size = sizeof(arg), .flags = Flags };
+	CUresult res;
+
+	res = peer_ids(peerContext, &arg);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return peer_result(-cufab_ioctl(CUFAB_IOCTL_PEER_ENABLE, &arg));
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+	struct cufab_peer arg = { .size = sizeof(arg) };
+	CUresult res;
+
+	res = peer_ids(peerContext, &arg);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return peer_result(-cufab_ioctl(CUFAB_IOCTL_PEER_DISABLE, &arg));
+}
