@@ -49,6 +49,19 @@ struct cufab_client {
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
 #define CUFAB_CLIENT_IMEX_WARNED	0
 
+/*
+ * One ratelimited line (per call site) for a refused call, naming the
+ * process that made it.
+ */
+#define cufab_client_info(client, fmt, ...)				\
+	do {								\
+		const struct cufab_client *__c = (client);		\
+									\
+		pr_info_ratelimited("pid %d (%s): " fmt,		\
+				    pid_nr(__c->tgid), __c->comm,	\
+				    ##__VA_ARGS__);			\
+	} while (0)
+
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);
 void cufab_client_register(struct cufab_client *client);

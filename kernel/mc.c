@@ -49,21 +49,6 @@ unsigned int cufab_mc_team_timeout_ms(void)
 static LIST_HEAD(cufab_mcs);
 static DEFINE_MUTEX(cufab_mcs_lock);
 
-/* One ratelimited line per refused call, naming the calling process. */
-static __printf(2, 3) void cufab_mc_info(struct cufab_client *client,
-					 const char *fmt, ...)
-{
-	struct va_format vaf;
-	va_list args;
-
-	va_start(args, fmt);
-	vaf.fmt = fmt;
-	vaf.va = &args;
-	pr_info_ratelimited("pid %d (%s): %pV", pid_nr(client->tgid),
-			    client->comm, &vaf);
-	va_end(args);
-}
-
 /* ---- support ---- */
 
 static bool cufab_gpu_mc_capable(u32 index)
@@ -208,24 +193,24 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
-		cufab_mc_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
-			      cmd->mc_flags);
+		cufab_client_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
+				  cmd->mc_flags);
 		return -EINVAL;
 	}
 	if (!cmd->num_devices || cmd->num_devices > num_gpus) {
-		cufab_mc_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
-			      cmd->num_devices, num_gpus);
+		cufab_client_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
+				  cmd->num_devices, num_gpus);
 		return -EINVAL;
 	}
 	if (cmd->handle_types & ~CUFAB_HANDLE_VALID)
 		return -EINVAL;
 	if (!cmd->length || !IS_ALIGNED(cmd->length, gran)) {
-		cufab_mc_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
-			      cmd->length, gran);
+		cufab_client_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
+				  cmd->length, gran);
 		return -EINVAL;
 	}
 	if (!cufab_mc_node_capable()) {
-		cufab_mc_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
+		cufab_client_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
 		return -EOPNOTSUPP;
 	}
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
@@ -296,8 +281,8 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 	if (IS_ERR(alloc))
 		return alloc;
 	if (!cufab_alloc_is_mc(alloc)) {
-		cufab_mc_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
-			      what, handle, alloc->id);
+		cufab_client_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
+				  what, handle, alloc->id);
 		cufab_alloc_put(alloc);
 		return ERR_PTR(-EINVAL);
 	}
@@ -321,8 +306,8 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 	if (!cufab_node_gpu_exists(cmd->dev)) {
 		ret = -ENODEV;
 	} else if (!cufab_mc_gpu_capable(cmd->dev)) {
-		cufab_mc_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
-			      alloc->id, cmd->dev);
+		cufab_client_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
+				  alloc->id, cmd->dev);
 		ret = -EOPNOTSUPP;
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
 		ret = -ENOMEM;
@@ -358,9 +343,9 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 		*mem_offset = cmd->mem_offset;
 	}
 	if (cufab_alloc_is_mc(mem) || mem->legacy) {
-		cufab_mc_info(client, "cuMulticastBind: allocation %llu is %s: only cuMemCreate memory binds\n",
-			      mem->id, mem->legacy ? "from cuMemAlloc" :
-			      "a multicast object");
+		cufab_client_info(client, "cuMulticastBind: allocation %llu is %s: only cuMemCreate memory binds\n",
+				  mem->id, mem->legacy ? "from cuMemAlloc" :
+				  "a multicast object");
 		cufab_alloc_put(mem);
 		return ERR_PTR(-EINVAL);
 	}
@@ -412,8 +397,8 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 
 	/* exportable (or imported, hence exportable) objects */
 	if (mc_alloc->handle_types && !mem->handle_types) {
-		cufab_mc_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
-			      mc_alloc->id, mc_alloc->handle_types, mem->id);
+		cufab_client_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
+				  mc_alloc->id, mc_alloc->handle_types, mem->id);
 		return -EINVAL;
 	}
 	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
@@ -421,8 +406,8 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		return ret;
 	gpu = cufab_mc_bind_gpu(mc->team, mem, cmd->dev);
 	if (gpu < 0) {
-		cufab_mc_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
-			      mc_alloc->id, mem->id, mem->location_id);
+		cufab_client_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
+				  mc_alloc->id, mem->id, mem->location_id);
 		return -EINVAL;
 	}
 	if (cufab_should_fail(CUFAB_FAULT_MC))
@@ -445,8 +430,8 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
 	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->bind_flags) {
-		cufab_mc_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
-			      cmd->bind_flags);
+		cufab_client_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
+				  cmd->bind_flags);
 		return -EINVAL;
 	}
 	mc_alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastBind");

@@ -16,6 +16,7 @@
 #include <signal.h>
 
 #include "le_helpers.h"
+#include "topo_helpers.h"
 #include "kselftest_harness.h"
 
 #define MAX_RANKS	8
@@ -202,16 +203,6 @@ static int ring_finish(struct ring *r)
 	return bad;
 }
 
-static int gpus(void)
-{
-	pid_t pid = fork();
-	int n = 0;
-
-	if (pid == 0)
-		_exit(cuInit(0) || cuDeviceGetCount(&n) ? 0 : n);
-	return wait_child(pid);
-}
-
 FIXTURE(ring) {
 	int n;
 	int le_mc;	/* GPU 0 takes multicast endpoints */
@@ -224,7 +215,7 @@ FIXTURE_SETUP(ring)
 		SKIP(return, "cufab.ko not loaded");
 	if (le_channel0())
 		SKIP(return, "no IMEX channel region (imex_channel_count=0)");
-	self->n = gpus();
+	self->n = gpu_count();
 	if (self->n > MAX_RANKS)
 		self->n = MAX_RANKS;
 	if (self->n < 2)

@@ -13,7 +13,7 @@
  */
 #include <pthread.h>
 
-#include "ctl_helpers.h"
+#include "topo_helpers.h"
 #include "le_helpers.h"
 #include "kselftest_harness.h"
 
@@ -995,38 +995,6 @@ TEST_F_TIMEOUT(le, fail_nth, 600)
 
 /* ---- topology-dependent errors (a client-less process changes a GPU) ---- */
 
-/* "cufabctl ARGS", its output thrown away; 0 when it succeeded. */
-static int ctl(const char *args)
-{
-	char cmd[256], out[1];
-
-	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", args);
-	return ctl_run(cmd, NULL, out, sizeof(out));
-}
-
-/* Runs @fn in a child with its own client; its exit status. */
-static int in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(cuInit(0) ? 99 : fn());
-	return wait_child(pid);
-}
-
-static int gpu_count(void)
-{
-	pid_t pid = fork();
-	int n;
-
-	if (pid == 0) {
-		n = 0;
-		_exit(cuInit(0) || cuDeviceGetCount(&n) ? 0 : n);
-	}
-	return wait_child(pid);
-}
 
 /*
  * Runs @fn in a child while gpu1 is changed by "cufabctl dev set gpu1

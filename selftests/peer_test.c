@@ -23,7 +23,7 @@
 
 #include <cufab/cuda.h>
 
-#include "ctl_helpers.h"
+#include "topo_helpers.h"
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 
@@ -283,38 +283,6 @@ TEST(primary_reset_drops_links)
 
 /* ---- topology and max_peers: this process opens no client ---- */
 
-/* "cufabctl ARGS", its output thrown away; 0 when it succeeded. */
-static int ctl(const char *args)
-{
-	char cmd[256], out[1];
-
-	snprintf(cmd, sizeof(cmd), "%s >/dev/null 2>&1", args);
-	return ctl_run(cmd, NULL, out, sizeof(out));
-}
-
-/* Runs @fn in a child with its own client; its exit status. */
-static int in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0)
-		_exit(cuInit(0) ? 99 : fn());
-	return wait_child(pid);
-}
-
-static int gpu_count(void)
-{
-	pid_t pid = fork();
-	int n;
-
-	if (pid == 0) {
-		n = 0;
-		_exit(cuInit(0) || cuDeviceGetCount(&n) ? 0 : n);
-	}
-	return wait_child(pid);
-}
 
 struct topo_save {
 	long nvswitch;

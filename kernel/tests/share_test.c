@@ -13,6 +13,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-mapping.h>
 #include <linux/err.h>
+#include <linux/file.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
@@ -171,6 +172,17 @@ static void fabric_handle_dies_with_alloc(struct kunit *test)
 			    cufab_fabric_import(h, &channel));
 }
 
+/*
+ * The last put of a dma-buf's file from a kernel thread (KUnit's) is
+ * deferred to a work item: wait for it, so the allocation is gone before
+ * the case ends and the next suite's object count does not see it.
+ */
+static void share_test_dmabuf_put(struct dma_buf *dmabuf)
+{
+	dma_buf_put(dmabuf);
+	flush_delayed_fput();
+}
+
 /* A dma-buf holds the allocation: it outlives the creator's reference. */
 static void dmabuf_holds_alloc(struct kunit *test)
 {
@@ -184,7 +196,7 @@ static void dmabuf_holds_alloc(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 2u, kref_read(&alloc->ref));
 	cufab_alloc_put(alloc);
 	KUNIT_EXPECT_EQ(test, 1u, kref_read(&alloc->ref));
-	dma_buf_put(dmabuf);
+	share_test_dmabuf_put(dmabuf);
 }
 
 static void share_test_dev_release(struct device *dev)
@@ -252,7 +264,7 @@ static void dmabuf_map_gives_every_page(struct kunit *test)
 	}
 	dma_buf_detach(dmabuf, at);
 out_buf:
-	dma_buf_put(dmabuf);
+	share_test_dmabuf_put(dmabuf);
 out_dev:
 	put_device(dev);
 	cufab_alloc_put(alloc);
