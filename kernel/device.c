@@ -306,6 +306,23 @@ u32 cufab_gpu_effective_features(const struct cufab_topo *topo,
 	return f;
 }
 
+/**
+ * cufab_gpu_on_fabric() - whether the GPU is in the node's fabric cluster
+ * @topo: the topology the GPU is part of
+ * @gpu: the GPU
+ *
+ * A GPU joins the NVLink fabric through the NVSwitch and takes part in it
+ * when it has fabric handles (attribute 128): then it reports the node's
+ * cluster UUID; otherwise it is in no cluster.
+ */
+bool cufab_gpu_on_fabric(const struct cufab_topo *topo,
+			 const struct cufab_gpu *gpu)
+{
+	return topo->nvswitch &&
+	       (cufab_gpu_effective_features(topo, gpu) &
+		CUFAB_DEV_F_FABRIC_HANDLE);
+}
+
 int cufab_node_init(const struct cufab_params *p)
 {
 	return cufab_topo_build(&cufab_node, p);
@@ -389,8 +406,9 @@ void cufab_node_show(struct seq_file *m)
 	u32 i;
 
 	down_read(&cufab_topo_rwsem);
-	seq_printf(m, "num_gpus=%u nvswitch=%d\n", cufab_node.num_gpus,
-		   cufab_node.nvswitch);
+	seq_printf(m, "num_gpus=%u nvswitch=%d cluster_uuid=%pUb\n",
+		   cufab_node.num_gpus, cufab_node.nvswitch,
+		   &cufab_node.cluster_uuid);
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		gpu = &cufab_node.gpus[i];
 		cufab_gpu_uuid(i, uuid);
@@ -423,6 +441,11 @@ static void cufab_device_info_fill(struct cufab_device_info *info,
 	info->mem_granularity_rec = gpu->mem_gran_rec;
 	info->mc_granularity = gpu->mc_gran;
 	info->mc_granularity_rec = gpu->mc_gran_rec;
+	if (cufab_gpu_on_fabric(&cufab_node, gpu))
+		memcpy(info->cluster_uuid, &cufab_node.cluster_uuid,
+		       sizeof(info->cluster_uuid));
+	else
+		memset(info->cluster_uuid, 0, sizeof(info->cluster_uuid));
 }
 
 /*

@@ -13,6 +13,7 @@
 #include <linux/atomic.h>
 #include <linux/rwsem.h>
 #include <linux/types.h>
+#include <linux/uuid.h>
 #include <linux/cufab.h>
 
 struct seq_file;
@@ -107,10 +108,15 @@ struct cufab_gpu {
  * @default_gran: granularities of GPUs added by a resize (the module
  *	parameters); also cuMemAddressReserve's default alignment
  * @gpus: the GPUs, indexed by kernel index
+ * @cluster_uuid: the NVLink fabric cluster the node is part of; reported
+ *	for every GPU on the fabric (cufab_gpu_on_fabric()). Fixed at load
+ *	(module parameter cluster_uuid, else random), so it is the same for
+ *	every process and every topology change.
  */
 struct cufab_topo {
 	u32 num_gpus;
 	bool nvswitch;
+	uuid_t cluster_uuid;
 	u64 default_mem;
 	struct cufab_gran default_gran;
 	struct cufab_gpu *gpus;
@@ -144,6 +150,7 @@ struct cufab_params {
 	unsigned long mem_gran_rec_kib;
 	unsigned long mc_gran_kib;
 	unsigned long mc_gran_rec_kib;
+	const uuid_t *cluster_uuid;
 };
 
 /* params.c: build a topology from module parameters */
@@ -153,6 +160,7 @@ int cufab_parse_numa_nodes(const char *str, struct cufab_gpu *gpus, u32 n);
 int cufab_parse_peers(const char *str, struct cufab_gpu *gpus, u32 n);
 int cufab_parse_features(const char *str, struct cufab_gpu *gpus, u32 n);
 int cufab_params_gran(const struct cufab_params *p, struct cufab_gran *gran);
+int cufab_parse_cluster_uuid(const char *str, uuid_t *uuid);
 
 /* device.c: topology helpers, usable on any struct cufab_topo */
 void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total);
@@ -165,6 +173,8 @@ void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN]);
 void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN]);
 u32 cufab_gpu_effective_features(const struct cufab_topo *topo,
 				 const struct cufab_gpu *gpu);
+bool cufab_gpu_on_fabric(const struct cufab_topo *topo,
+			 const struct cufab_gpu *gpu);
 enum cufab_gran_rule cufab_gran_check_value(u64 val);
 enum cufab_gran_rule cufab_gran_check(const struct cufab_gran *gran,
 				      enum cufab_gran_field *field);

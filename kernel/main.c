@@ -17,6 +17,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sysfs.h>
+#include <linux/uuid.h>
 #include <linux/cufab.h>
 
 #include "client.h"
@@ -117,6 +119,38 @@ module_param_cb(mc_granularity_rec_kib, &cufab_gran_param_ops,
 MODULE_PARM_DESC(mc_granularity_rec_kib,
 		 "Multicast RECOMMENDED granularity in KiB, a multiple of mc_granularity_kib (default 524288)");
 
+/*
+ * The node's fabric cluster UUID. Given, it lets the nodes (VMs, hosts)
+ * that model one NVLink cluster report the same one, and a test fix it;
+ * left out, cufab_topo_build() makes a random one. Reading the parameter
+ * gives the UUID in use either way.
+ */
+static uuid_t cluster_uuid;
+static bool cluster_uuid_given;
+
+static int cufab_cluster_uuid_set(const char *val,
+				  const struct kernel_param *kp)
+{
+	int ret = cufab_parse_cluster_uuid(val, &cluster_uuid);
+
+	cluster_uuid_given = !ret;
+	return ret;
+}
+
+static int cufab_cluster_uuid_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%pUb\n", &cufab_node.cluster_uuid);
+}
+
+static const struct kernel_param_ops cufab_cluster_uuid_ops = {
+	.set = cufab_cluster_uuid_set,
+	.get = cufab_cluster_uuid_get,
+};
+
+module_param_cb(cluster_uuid, &cufab_cluster_uuid_ops, NULL, 0444);
+MODULE_PARM_DESC(cluster_uuid,
+		 "Fabric cluster UUID of the node, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, not nil (default: random at load)");
+
 static const struct file_operations cufab_fops = {
 	.owner = THIS_MODULE,
 	.open = cufab_fops_open,
@@ -149,6 +183,7 @@ static int __init cufab_init(void)
 		.mem_gran_rec_kib = mem_granularity_rec_kib,
 		.mc_gran_kib = mc_granularity_kib,
 		.mc_gran_rec_kib = mc_granularity_rec_kib,
+		.cluster_uuid = cluster_uuid_given ? &cluster_uuid : NULL,
 	};
 	int ret;
 

@@ -142,6 +142,7 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size(sizeof(u8)) +		/* TOPO_NVSWITCH */
 	       nla_total_size(sizeof(u32)) +		/* TOPO_CLIENTS */
 	       nla_total_size_64bit(sizeof(u64)) +	/* TOPO_LIVE_OBJECTS */
+	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
@@ -155,7 +156,9 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u8(skb, CUFAB_NL_A_TOPO_NVSWITCH, cufab_node.nvswitch) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_CLIENTS, cufab_clients_count()) ||
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_TOPO_LIVE_OBJECTS,
-			      cufab_live_objects(), CUFAB_NL_A_PAD))
+			      cufab_live_objects(), CUFAB_NL_A_PAD) ||
+	    nla_put(skb, CUFAB_NL_A_TOPO_CLUSTER_UUID, CUFAB_UUID_LEN,
+		    &cufab_node.cluster_uuid))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);

@@ -13,6 +13,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uuid.h>
 
 #include "device.h"
 
@@ -353,6 +354,38 @@ int cufab_params_gran(const struct cufab_params *p, struct cufab_gran *gran)
 }
 
 /**
+ * cufab_parse_cluster_uuid() - parse the cluster_uuid module parameter
+ * @str: "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", hex digits of either case,
+ *	nothing before or after (one trailing newline is allowed, as sysfs
+ *	and shells add it)
+ * @uuid: out, on success
+ *
+ * Any version and variant is accepted, so that the nodes of one cluster
+ * can share a UUID made by whatever tool; only the nil UUID is refused,
+ * because all zeros means "not on the fabric".
+ *
+ * Return: 0, or -EINVAL (the reason is logged).
+ */
+int cufab_parse_cluster_uuid(const char *str, uuid_t *uuid)
+{
+	size_t len = strlen(str);
+
+	if (len == UUID_STRING_LEN + 1 && str[UUID_STRING_LEN] == '\n')
+		len--;
+	if (len != UUID_STRING_LEN || uuid_parse(str, uuid)) {
+		pr_err("cluster_uuid=\"%s\": not a UUID xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n",
+		       str);
+		return -EINVAL;
+	}
+	if (uuid_is_null(uuid)) {
+		pr_err("cluster_uuid=\"%s\": the nil UUID means \"not on the fabric\"\n",
+		       str);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/**
  * cufab_topo_build() - build a topology from module parameters
  * @topo: filled on success; release with cufab_topo_free()
  * @p: the parameters
@@ -400,6 +433,10 @@ int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
 	topo->default_mem = mem;
 	topo->default_gran = gran;
 	topo->gpus = gpus;
+	if (p->cluster_uuid)
+		uuid_copy(&topo->cluster_uuid, p->cluster_uuid);
+	else
+		uuid_gen(&topo->cluster_uuid);
 	cufab_topo_update_peers(topo);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/uuid.h>
 
 #include "device.h"
 
@@ -497,6 +498,73 @@ static void topo_build_granularity(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cufab_params_gran(&p, &g), -EINVAL);
 }
 
+/* ---- cluster_uuid= ----------------------------------------------------- */
+
+struct cluster_uuid_case {
+	const char *str;
+	bool ok;
+};
+
+static const struct cluster_uuid_case cluster_uuid_cases[] = {
+	{ "c1a55e00-cfab-4000-8000-000000000001", true },
+	{ "C1A55E00-CFAB-4000-8000-00000000000A", true },	/* either case */
+	{ "c1a55e00-cfab-4000-8000-000000000001\n", true },	/* sysfs, echo */
+	{ "01234567-89ab-1def-0123-456789abcdef", true },	/* any version */
+	{ "", false },
+	{ "c1a55e00-cfab-4000-8000-00000000000", false },	/* short */
+	{ "c1a55e00-cfab-4000-8000-0000000000012", false },	/* long */
+	{ "c1a55e00-cfab-4000-8000-000000000001 ", false },
+	{ "c1a55e00cfab40008000000000000001", false },		/* no dashes */
+	{ "c1a55e00-cfab-4000-8000-00000000000g", false },
+	{ "{c1a55e00-cfab-4000-8000-0000000001}", false },
+	{ "00000000-0000-0000-0000-000000000000", false },	/* nil */
+};
+
+static void parse_cluster_uuid_table(struct kunit *test)
+{
+	const struct cluster_uuid_case *c = test->param_value;
+	uuid_t u = {}, want;
+
+	KUNIT_EXPECT_EQ_MSG(test, cufab_parse_cluster_uuid(c->str, &u),
+			    c->ok ? 0 : -EINVAL, "\"%s\"", c->str);
+	if (c->ok) {
+		KUNIT_ASSERT_EQ(test, uuid_parse(c->str, &want), 0);
+		KUNIT_EXPECT_TRUE(test, uuid_equal(&u, &want));
+	}
+}
+
+static void cluster_uuid_desc(const struct cluster_uuid_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"%s",
+		 (int)strlen(c->str), c->str, c->ok ? " accepted" : " refused");
+}
+
+KUNIT_ARRAY_PARAM(cluster_uuid, cluster_uuid_cases, cluster_uuid_desc);
+
+/* Given: used as it is. Not given: random, RFC 4122 version 4, not nil. */
+static void topo_build_cluster_uuid(struct kunit *test)
+{
+	struct cufab_params p = default_params;
+	struct cufab_topo a = {}, b = {};
+	uuid_t given;
+
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&a, &p), 0);
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&b, &p), 0);
+	KUNIT_EXPECT_FALSE(test, uuid_is_null(&a.cluster_uuid));
+	KUNIT_EXPECT_EQ(test, a.cluster_uuid.b[6] >> 4, 4);
+	KUNIT_EXPECT_EQ(test, a.cluster_uuid.b[8] & 0xc0, 0x80);
+	KUNIT_EXPECT_FALSE(test, uuid_equal(&a.cluster_uuid, &b.cluster_uuid));
+	cufab_topo_free(&a);
+	cufab_topo_free(&b);
+
+	KUNIT_ASSERT_EQ(test, uuid_parse("01234567-89ab-1def-0123-456789abcdef",
+					 &given), 0);
+	p.cluster_uuid = &given;
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&a, &p), 0);
+	KUNIT_EXPECT_TRUE(test, uuid_equal(&a.cluster_uuid, &given));
+	cufab_topo_free(&a);
+}
+
 static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE_PARAM(parse_cliques_table, cliques_gen_params),
 	KUNIT_CASE_PARAM(parse_numa_nodes_table, numa_gen_params),
@@ -511,6 +579,8 @@ static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE(random_cliques_roundtrip),
 	KUNIT_CASE_PARAM(gran_check_table, gran_gen_params),
 	KUNIT_CASE(topo_build_granularity),
+	KUNIT_CASE_PARAM(parse_cluster_uuid_table, cluster_uuid_gen_params),
+	KUNIT_CASE(topo_build_cluster_uuid),
 	{}
 };
 

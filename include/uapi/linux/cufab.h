@@ -30,10 +30,11 @@
 /*
  * Interface version. MAJOR changes when an existing ioctl changes meaning;
  * the library refuses a kernel with a different MAJOR. MINOR grows with
- * new ioctls; the library needs at least the MINOR it was built with.
+ * new ioctls and appended fields; the library needs at least the MINOR it
+ * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		2
+#define CUFAB_VERSION_MINOR		3
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -181,6 +182,10 @@ enum cufab_device_feature {
  * @mem_granularity_rec: out, cuMemCreate RECOMMENDED granularity
  * @mc_granularity: out, multicast MINIMUM granularity
  * @mc_granularity_rec: out, multicast RECOMMENDED granularity
+ * @cluster_uuid: out (interface 1.3), UUID of the NVLink fabric cluster
+ *                the GPU is in: one per node, the same for every GPU on
+ *                the fabric; all zeros for a GPU not on it (no
+ *                CUFAB_DEV_F_FABRIC_HANDLE in @flags, or no NVSwitch)
  *
  * -ENODEV for an index past the last GPU.
  */
@@ -204,6 +209,7 @@ struct cufab_device_info {
 	__aligned_u64 mem_granularity_rec;
 	__aligned_u64 mc_granularity;
 	__aligned_u64 mc_granularity_rec;
+	__u8 cluster_uuid[CUFAB_UUID_LEN];
 };
 
 #define CUFAB_IOCTL_DEVICE_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_DEVICE_INFO)
@@ -1003,6 +1009,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_PEER_PEER_CTX,	/* u32, the context it reaches */
 	CUFAB_NL_A_PEER_PEER_DEV,	/* u32, that context's GPU */
 	CUFAB_NL_A_DEV_PEER_COUNT,	/* u32, distinct peer GPUs enabled (DEV_GET) */
+	CUFAB_NL_A_TOPO_CLUSTER_UUID,	/* binary, CUFAB_UUID_LEN: fabric cluster */
 	__CUFAB_NL_A_MAX,
 };
 
