@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Fabric cliques of a device (CUDA 13.3): cuDeviceGetCliqueCount and
- * cuDeviceGetCliqueInfo, answered from the device table cuInit read.
+ * Fabric cliques of a device (CUDA 13.3): cuDeviceGetCliqueCount,
+ * cuDeviceGetCliqueInfo and cuDeviceGetFabricClusterUuid, answered from
+ * the device table cuInit read.
  *
  * A virtual GPU is in one fabric clique (module parameter cliques). It
  * reports that clique once per way it can be reached: always as
@@ -11,7 +12,15 @@
  * those endpoints (attributes 153 and 154). The id is the clique number,
  * so two devices can reach each other a given way exactly when they
  * report the same {type, id}.
+ *
+ * The cliques are partitions of one NVLink fabric cluster, whose UUID the
+ * kernel keeps for the node (module parameter cluster_uuid, else random at
+ * load). A GPU is in it when it is on the fabric: fabric handles
+ * (attribute 128) behind the NVSwitch; the kernel reports all zeros for
+ * any other GPU.
  */
+#include <string.h>
+
 #include "internal.h"
 
 _Static_assert(sizeof(CUcliqueInfo) == 8, "CUcliqueInfo is {type, id}");
@@ -76,5 +85,31 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueInfo(CUcliqueInfo *info,
 	for (i = 0; i < n; i++)
 		info[i] = list[i];
 	*count = n;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * A GPU not on the fabric is in no cluster: CUDA_ERROR_NOT_SUPPORTED, and
+ * *uuid is left alone. A bad ordinal is CUDA_ERROR_INVALID_DEVICE, as for
+ * the other clique calls and cuDeviceGetUuid (NVIDIA's list omits it).
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetFabricClusterUuid(CUuuid *uuid,
+							   CUdevice dev)
+{
+	static const __u8 nil[CUFAB_UUID_LEN];
+	const struct cufab_device *d;
+
+	_Static_assert(sizeof(uuid->bytes) == sizeof(d->cluster_uuid),
+		       "CUuuid is 16 bytes");
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!uuid)
+		return CUDA_ERROR_INVALID_VALUE;
+	d = cufab_device(dev);
+	if (!d)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!memcmp(d->cluster_uuid, nil, sizeof(nil)))
+		return CUDA_ERROR_NOT_SUPPORTED;
+	memcpy(uuid->bytes, d->cluster_uuid, sizeof(uuid->bytes));
 	return CUDA_SUCCESS;
 }

@@ -51,6 +51,7 @@ static CUresult device_load(__u32 index, struct cufab_device *d)
 	d->mem_granularity_rec = info.mem_granularity_rec;
 	d->mc_granularity = info.mc_granularity;
 	d->mc_granularity_rec = info.mc_granularity_rec;
+	memcpy(d->cluster_uuid, info.cluster_uuid, sizeof(d->cluster_uuid));
 	return CUDA_SUCCESS;
 }
 

@@ -122,6 +122,7 @@ CUFAB_ENTRY(cuLogicalEndpointImport, cuLogicalEndpointImport, 13030)
 /* clique.c (CUDA 13.3, with the logical endpoints they describe) */
 CUFAB_ENTRY(cuDeviceGetCliqueCount, cuDeviceGetCliqueCount, 13030)
 CUFAB_ENTRY(cuDeviceGetCliqueInfo, cuDeviceGetCliqueInfo, 13030)
+CUFAB_ENTRY(cuDeviceGetFabricClusterUuid, cuDeviceGetFabricClusterUuid, 13030)
 /* multicast.c */
 CUFAB_ENTRY(cuMulticastCreate, cuMulticastCreate, 12010)
 CUFAB_ENTRY(cuMulticastAddDevice, cuMulticastAddDevice, 12010)

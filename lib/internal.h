@@ -50,6 +50,7 @@ struct cufab_device {
 	__u64 mem_granularity_rec;	/* cuMemCreate RECOMMENDED */
 	__u64 mc_granularity;		/* multicast MINIMUM */
 	__u64 mc_granularity_rec;	/* multicast RECOMMENDED */
+	__u8 cluster_uuid[CUFAB_UUID_LEN];	/* all zeros: not on the fabric */
 };
 
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" and its NUL. */

@@ -821,6 +821,7 @@ CUresult CUDAAPI cuLogicalEndpointImport(CUlogicalEndpointId leId,
 CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev);
 CUresult CUDAAPI cuDeviceGetCliqueInfo(CUcliqueInfo *info, size_t *count,
 				       CUdevice dev);
+CUresult CUDAAPI cuDeviceGetFabricClusterUuid(CUuuid *uuid, CUdevice dev);
 /* Multicast objects: the handle is a CUmemGenericAllocationHandle. */
 CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
 				   const CUmulticastObjectProp *prop);
