@@ -160,7 +160,9 @@ struct topo_info {
 	bool nvswitch;
 	uint32_t clients;
 	uint64_t live_objects;
+	uint8_t cluster_uuid[CUFAB_UUID_LEN];
 	bool has_num_gpus, has_nvswitch, has_clients, has_live_objects;
+	bool has_cluster_uuid;
 	unsigned int ndevs;
 	struct dev_info devs[CUFAB_MAX_GPUS];
 };

@@ -33,7 +33,7 @@ static bool has_topo(struct nlattr **tb)
 {
 	return tb[CUFAB_NL_A_TOPO_NUM_GPUS] || tb[CUFAB_NL_A_TOPO_NVSWITCH] ||
 	       tb[CUFAB_NL_A_TOPO_CLIENTS] || tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS] ||
-	       tb[CUFAB_NL_A_DEV];
+	       tb[CUFAB_NL_A_TOPO_CLUSTER_UUID] || tb[CUFAB_NL_A_DEV];
 }
 
 static int print_topo_event(struct nlattr **tb, struct nlmsghdr *nlh)

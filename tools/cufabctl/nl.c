@@ -96,6 +96,7 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_PEER_PEER_CTX]	= "peer-peer-ctx",
 	[CUFAB_NL_A_PEER_PEER_DEV]	= "peer-peer-dev",
 	[CUFAB_NL_A_DEV_PEER_COUNT]	= "dev-peer-count",
+	[CUFAB_NL_A_TOPO_CLUSTER_UUID]	= "topo-cluster-uuid",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -184,6 +185,9 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_PEER_PEER_CTX]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_PEER_PEER_DEV]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_DEV_PEER_COUNT]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_CLUSTER_UUID]	= { .type = NLA_UNSPEC,
+					    .minlen = CUFAB_UUID_LEN,
+					    .maxlen = CUFAB_UUID_LEN },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -2,9 +2,10 @@
 /*
  * cufabctl topo: the node-wide topology (CUFAB_NL_CMD_TOPO_GET/SET).
  *
- * "topo show" prints the node summary, the cliques and a peer matrix in
- * the shape of "nvidia-smi topo -m" (X self, NV peer, - none); with -j
- * the cliques and every GPU as "dev show -j" prints it.
+ * "topo show" prints the node summary, the fabric cluster UUID, the
+ * cliques and a peer matrix in the shape of "nvidia-smi topo -m" (X self,
+ * NV peer, - none); with -j the cliques and every GPU as "dev show -j"
+ * prints it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,7 +65,28 @@ int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
 	t->has_live_objects = tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS];
 	if (t->has_live_objects)
 		t->live_objects = nla_get_u64(tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS]);
+	t->has_cluster_uuid = tb[CUFAB_NL_A_TOPO_CLUSTER_UUID];
+	if (t->has_cluster_uuid)
+		nla_memcpy(t->cluster_uuid, tb[CUFAB_NL_A_TOPO_CLUSTER_UUID],
+			   sizeof(t->cluster_uuid));
 	return topo_devs(nlh, t);
+}
+
+/*
+ * cluster: 8c0c5d1e-...: the NVLink fabric cluster, as nvidia-smi -q
+ * prints ClusterUUID (no "GPU-" prefix: it names no GPU). GPUs on the
+ * fabric report it; "dev show" says which have the fabric feature.
+ */
+static void print_cluster_uuid(const uint8_t *u)
+{
+	char buf[40];
+
+	snprintf(buf, sizeof(buf),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+	print_string(PRINT_ANY, "cluster_uuid", "cluster: %s", buf);
+	print_nl();
 }
 
 /* node: 4 GPUs  nvswitch on  clients 0  live objects 0 */
@@ -81,6 +103,8 @@ void topo_print_summary(const struct topo_info *t)
 		print_u64(PRINT_ANY, "live_objects", "  live objects %llu",
 			  t->live_objects);
 	print_nl();
+	if (t->has_cluster_uuid)
+		print_cluster_uuid(t->cluster_uuid);
 }
 
 /* Distinct clique ids of the GPUs, ascending; returns how many. */
