@@ -261,7 +261,20 @@ test_topo_show() {
 	n=$("$JSONCHECK" -c .devices <"$tmp/topo.json")
 	[ "$n" = "$num_gpus" ] || fail "topo JSON has $n devices" || return
 	"$JSONCHECK" .cliques[0].gpus <"$tmp/topo.json" >/dev/null ||
-		fail "topo JSON has no clique list"
+		fail "topo JSON has no clique list" || return
+	# the fabric cluster: text, JSON and the module parameter agree
+	cluster=$("$JSONCHECK" .cluster_uuid <"$tmp/topo.json") ||
+		fail "topo JSON has no cluster_uuid" || return
+	echo "$cluster" |
+		grep -Eq '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' ||
+		fail "cluster_uuid \"$cluster\" is not a UUID" || return
+	[ "$cluster" != 00000000-0000-0000-0000-000000000000 ] ||
+		fail "cluster_uuid is nil" || return
+	grep -qx "cluster: $cluster" "$tmp/topo" ||
+		fail "text has no line \"cluster: $cluster\"" || return
+	param=/sys/module/cufab/parameters/cluster_uuid
+	[ "$(cat "$param")" = "$cluster" ] ||
+		fail "$param is $(cat "$param"), topo show says $cluster"
 }
 
 # The GPU's value at PATH (".mem_total") as "dev show -j" reports it.

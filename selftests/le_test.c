@@ -3,7 +3,7 @@
  * Logical endpoints through libcufab: every cuLogicalEndpoint* call and
  * every error code of its page that the emulation can produce, the id
  * state machine, readiness polling, bind and unbind rules, aliases, the
- * clique queries, an unprivileged process, process death and fault
+ * clique and fabric cluster queries, an unprivileged process, process death and fault
  * injection.
  *
  * Tests that change the topology (a GPU without endpoint support, a GPU
@@ -86,6 +86,7 @@ TEST_F(le, not_initialized)
 			cuLogicalEndpointExport(&fh, 1, FABRIC),
 			cuLogicalEndpointImport(1, &fh, FABRIC),
 			cuDeviceGetCliqueCount(&n, 0),
+			cuDeviceGetFabricClusterUuid((CUuuid *)&fh, 0),
 		};
 		unsigned int i;
 
@@ -886,6 +887,119 @@ TEST_F(le, cliques)
 	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetCliqueInfo(info, &n, -1));
 }
 
+/* ---- the fabric cluster ---- */
+
+/* "cufabctl -j topo show | jsoncheck PATH" in @out, one line; 0 on success. */
+static int topo_json(const char *path, char *out, size_t len)
+{
+	char jargs[64];
+	int ret;
+
+	snprintf(jargs, sizeof(jargs), "'%s'", path);
+	ret = ctl_run("-j topo show", jargs, out, len);
+	out[strcspn(out, "\n")] = '\0';
+	return ret;
+}
+
+/* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, as cufabctl and the parameter print */
+static void uuid_str(const CUuuid *uuid, char buf[37])
+{
+	const unsigned char *u = (const unsigned char *)uuid->bytes;
+
+	snprintf(buf, 37,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
+		 u[10], u[11], u[12], u[13], u[14], u[15]);
+}
+
+/*
+ * Every GPU on the fabric (fabric handles, and the node has the NVSwitch)
+ * reports the one non-nil UUID of the node, the same in every call and
+ * every process, and the one cufabctl and the module parameter show; any
+ * other GPU is in no cluster: NOT_SUPPORTED.
+ */
+TEST_F(le, fabric_cluster_uuid)
+{
+	static const CUuuid nil;
+	char got[64], want[37], param[64] = "";
+	CUuuid first = nil, u, theirs;
+	int d, v, on_switch, d_first = -1, fds[2];
+	CUresult res;
+	FILE *f;
+	pid_t pid;
+
+	SETUP_SKIPPED();
+	if (topo_json(".nvswitch", got, sizeof(got)))
+		SKIP(return, "no cufabctl or jsoncheck next to the selftests");
+	on_switch = !strcmp(got, "true");
+	for (d = 0; d < self->ndev; d++) {
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+			  CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, d));
+		memset(&u, 0xa5, sizeof(u));
+		if (!on_switch || !v) {
+			EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+				  cuDeviceGetFabricClusterUuid(&u, d));
+			continue;
+		}
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetFabricClusterUuid(&u, d));
+		EXPECT_NE(0, memcmp(&u, &nil, sizeof(u)));
+		if (d_first < 0) {
+			first = u;
+			d_first = d;
+		}
+		EXPECT_EQ(0, memcmp(&u, &first, sizeof(u)));
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetFabricClusterUuid(&u, d));
+		EXPECT_EQ(0, memcmp(&u, &first, sizeof(u)));
+	}
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetFabricClusterUuid(NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE,
+		  cuDeviceGetFabricClusterUuid(&u, self->ndev));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetFabricClusterUuid(&u, -1));
+
+	/* cufabctl and the module parameter show the node's UUID */
+	ASSERT_EQ(0, topo_json(".cluster_uuid", got, sizeof(got)));
+	EXPECT_EQ(36U, strlen(got));
+	EXPECT_STRNE("00000000-0000-0000-0000-000000000000", got);
+	f = fopen(CUFAB_PARAMS "cluster_uuid", "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(param, sizeof(param), f));
+	fclose(f);
+	param[strcspn(param, "\n")] = '\0';
+	EXPECT_STREQ(got, param);
+	/* a node loaded with cluster_uuid=...: the value given (tools/check) */
+	if (getenv("CUFAB_CLUSTER_UUID"))
+		EXPECT_STREQ(getenv("CUFAB_CLUSTER_UUID"), got);
+	if (d_first < 0)
+		return;
+	uuid_str(&first, want);
+	EXPECT_STREQ(want, got);
+
+	/* another process: refused before its cuInit, then the same UUID */
+	ASSERT_EQ(0, pipe(fds));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		close(fds[0]);
+		if (cuDeviceGetFabricClusterUuid(&theirs, d_first) !=
+		    CUDA_ERROR_NOT_INITIALIZED)
+			_exit(10);
+		if (cuInit(0))
+			_exit(11);
+		res = cuDeviceGetFabricClusterUuid(&theirs, d_first);
+		if (res)
+			_exit(12);
+		_exit(write(fds[1], &theirs, sizeof(theirs)) == sizeof(theirs) ?
+		      0 : 13);
+	}
+	close(fds[1]);
+	memset(&theirs, 0, sizeof(theirs));
+	EXPECT_EQ((ssize_t)sizeof(theirs), read(fds[0], &theirs, sizeof(theirs)));
+	close(fds[0]);
+	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_EQ(0, memcmp(&theirs, &first, sizeof(first)));
+}
+
 /* cuGetProcAddress finds the 13.3 calls, not for older versions. */
 TEST_F(le, proc_address)
 {
@@ -899,6 +1013,11 @@ TEST_F(le, proc_address)
 	EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress("cuDeviceGetCliqueInfo", &fn,
 						 13030, 0, &st));
 	EXPECT_EQ((void *)cuDeviceGetCliqueInfo, fn);
+	EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress("cuDeviceGetFabricClusterUuid",
+						 &fn, 13030, 0, &st));
+	EXPECT_EQ((void *)cuDeviceGetFabricClusterUuid, fn);
+	cuGetProcAddress("cuDeviceGetFabricClusterUuid", &fn, 13020, 0, &st);
+	EXPECT_EQ(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, st);
 	cuGetProcAddress("cuLogicalEndpointCreate", &fn, 12000, 0, &st);
 	EXPECT_EQ(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT, st);
 }
@@ -1097,6 +1216,25 @@ TEST(le_other_clique)
 	if (!le_multicast_supported_forked(0))
 		SKIP(return, "no multicast endpoints on GPU 0 (nvswitch=0?)");
 	with_gpu1(_metadata, "clique 1", "clique 0", other_clique);
+}
+
+/* gpu1 without fabric handles: off the fabric, in no cluster. */
+static int no_fabric(void)
+{
+	CUuuid a, b;
+
+	if (cuDeviceGetFabricClusterUuid(&b, 1) != CUDA_ERROR_NOT_SUPPORTED)
+		return 30;
+	if (cuDeviceGetFabricClusterUuid(&a, 0))
+		return 31;
+	return 0;
+}
+
+TEST(le_cluster_without_fabric)
+{
+	if (!le_multicast_supported_forked(0))
+		SKIP(return, "no NVSwitch on GPU 0 (nvswitch=0?)");
+	with_gpu1(_metadata, "fabric off", "fabric on", no_fabric);
 }
 
 TEST_HARNESS_MAIN
