@@ -100,19 +100,6 @@ struct cufab_le_alias {
 	bool queried_ready;
 };
 
-/*
- * One ratelimited line per refused call, naming the process; the caller
- * includes client.h.
- */
-#define cufab_le_info(client, fmt, ...)					\
-	do {								\
-		const struct cufab_client *__c = (client);		\
-									\
-		pr_info_ratelimited("pid %d (%s): " fmt,		\
-				    pid_nr(__c->tgid), __c->comm,	\
-				    ##__VA_ARGS__);			\
-	} while (0)
-
 /* le.c */
 void cufab_le_space_init(struct cufab_le_space *space);
 void cufab_le_space_destroy(struct cufab_client *client);

@@ -53,6 +53,14 @@ static CUcontext ctx_on(CUdevice dev)
 		SKIP(return, "GPUs 0 and 1 are not peers (nvswitch=0?)"); \
 } while (0)
 
+/* @b on GPU 1, then @a on GPU 0, which stays current: 0, or -1. */
+static int pair_on(CUcontext *a, CUcontext *b)
+{
+	*b = ctx_on(1);
+	*a = *b ? ctx_on(0) : NULL;
+	return *a ? 0 : -1;
+}
+
 TEST(not_initialized)
 {
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuCtxEnablePeerAccess(NULL, 0));
@@ -109,10 +117,7 @@ TEST(flags_must_be_zero)
 	CUcontext a, b;
 
 	PAIR_OR_SKIP();
-	b = ctx_on(1);
-	a = ctx_on(0);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, pair_on(&a, &b));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxEnablePeerAccess(b, 1));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuCtxEnablePeerAccess(b, 0x80000000u));
@@ -130,10 +135,7 @@ TEST(already_enabled_and_not_enabled)
 	CUcontext a, b;
 
 	PAIR_OR_SKIP();
-	b = ctx_on(1);
-	a = ctx_on(0);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, pair_on(&a, &b));
 	EXPECT_CU(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED,
 		  cuCtxDisablePeerAccess(b));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxEnablePeerAccess(b, 0));
@@ -156,10 +158,7 @@ TEST(unidirectional)
 	CUcontext a, b;
 
 	PAIR_OR_SKIP();
-	b = ctx_on(1);
-	a = ctx_on(0);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, pair_on(&a, &b));
 	ASSERT_CU(CUDA_SUCCESS, cuCtxEnablePeerAccess(b, 0));
 
 	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(b));
@@ -233,10 +232,7 @@ TEST(destroy_drops_links)
 	CUcontext a, b;
 
 	PAIR_OR_SKIP();
-	b = ctx_on(1);
-	a = ctx_on(0);
-	ASSERT_NE(NULL, a);
-	ASSERT_NE(NULL, b);
+	ASSERT_EQ(0, pair_on(&a, &b));
 	ASSERT_CU(CUDA_SUCCESS, cuCtxEnablePeerAccess(b, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(b));
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxEnablePeerAccess(b, 0));
