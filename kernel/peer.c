@@ -115,13 +115,10 @@ void cufab_peer_counts_put(struct cufab_peer_counts *c, u32 gpu, u32 peer)
 /* Peer connections @gpu uses now (netlink DEV_GET). */
 u32 cufab_peer_gpu_count(u32 gpu)
 {
-	u32 n;
-
 	/* a snapshot: callers hold topology locks, not cufab_peer_lock */
 	if (gpu >= CUFAB_MAX_GPUS)
 		return 0;
-	n = READ_ONCE(cufab_peer_counts.peers[gpu]);
-	return n;
+	return READ_ONCE(cufab_peer_counts.peers[gpu]);
 }
 
 /* The virtual NVSwitch connects every GPU of a clique at no cost. */

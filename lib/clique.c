@@ -19,6 +19,7 @@
  * (attribute 128) behind the NVSwitch; the kernel reports all zeros for
  * any other GPU.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "internal.h"
@@ -43,18 +44,30 @@ static size_t clique_list(const struct cufab_device *d, CUcliqueInfo out[4])
 	return n;
 }
 
+/*
+ * The checks every call of the group makes, in CUDA's order: initialised,
+ * then the caller's pointers (@args_ok), then the ordinal.
+ */
+static CUresult clique_device(bool args_ok, CUdevice dev,
+			      const struct cufab_device **d)
+{
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!args_ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	*d = cufab_device(dev);
+	return *d ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev)
 {
 	const struct cufab_device *d;
 	CUcliqueInfo list[4];
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
-	d = cufab_device(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = clique_device(count, dev, &d);
+	if (res != CUDA_SUCCESS)
+		return res;
 	*count = clique_list(d, list);
 	return CUDA_SUCCESS;
 }
@@ -70,15 +83,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueInfo(CUcliqueInfo *info,
 {
 	const struct cufab_device *d;
 	CUcliqueInfo list[4];
+	CUresult res;
 	size_t n, i;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!count || (*count && !info))
-		return CUDA_ERROR_INVALID_VALUE;
-	d = cufab_device(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = clique_device(count && (!*count || info), dev, &d);
+	if (res != CUDA_SUCCESS)
+		return res;
 	n = clique_list(d, list);
 	if (n > *count)
 		n = *count;
@@ -98,16 +108,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetFabricClusterUuid(CUuuid *uuid,
 {
 	static const __u8 nil[CUFAB_UUID_LEN];
 	const struct cufab_device *d;
+	CUresult res;
 
 	_Static_assert(sizeof(uuid->bytes) == sizeof(d->cluster_uuid),
 		       "CUuuid is 16 bytes");
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!uuid)
-		return CUDA_ERROR_INVALID_VALUE;
-	d = cufab_device(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = clique_device(uuid, dev, &d);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!memcmp(d->cluster_uuid, nil, sizeof(nil)))
 		return CUDA_ERROR_NOT_SUPPORTED;
 	memcpy(uuid->bytes, d->cluster_uuid, sizeof(uuid->bytes));
