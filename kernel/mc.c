@@ -332,6 +332,12 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 	int ret;
 
 	if (cmd->flags & CUFAB_BIND_ADDR) {
+		/* the address itself, not only its offset in the memory */
+		if (!IS_ALIGNED(cmd->addr, cufab_mc_granularity(false))) {
+			cufab_client_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
+					  cmd->addr, cufab_mc_granularity(false));
+			return ERR_PTR(-EINVAL);
+		}
 		ret = cufab_va_resolve(client, cmd->addr, cmd->length, &mem,
 				       mem_offset);
 		if (ret)
