@@ -28,14 +28,7 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
+#include "cufab.h"
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every

@@ -18,8 +18,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "device.h"
-#include "device_attr.h"
+#include "cufab.h"
 
 /* Hopper (H100 SXM5) figures. */
 #define HOPPER_CC_MAJOR		9

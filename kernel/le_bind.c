@@ -17,13 +17,7 @@
 #include <linux/sched.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
-#include "le.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {

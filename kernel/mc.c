@@ -24,17 +24,7 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fabric.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 static unsigned int mc_team_timeout_ms = 30000;
 module_param(mc_team_timeout_ms, uint, 0644);

@@ -27,12 +27,7 @@
 #include <linux/string.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "device.h"
-#include "fabric.h"
-#include "fault.h"
-#include "object.h"
-#include "team.h"
+#include "cufab.h"
 
 struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
 				     u64 align)

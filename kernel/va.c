@@ -39,14 +39,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
