@@ -454,6 +454,9 @@ static int cufab_mem_create_check(struct cufab_client *client,
 	    cmd->location_type != CUFAB_LOC_HOST_NUMA &&
 	    cmd->location_type != CUFAB_LOC_HOST)
 		return -EINVAL;
+	/* "HOST allocations are not IPC capable" (cuMemCreate) */
+	if (cmd->location_type == CUFAB_LOC_HOST && cmd->handle_types)
+		return -EINVAL;
 	/* no virtual GPU compresses: like a GPU without compression */
 	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)
 		return -EOPNOTSUPP;
