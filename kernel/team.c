@@ -376,7 +376,8 @@ static int cufab_team_check_location(struct cufab_team *team,
 	const struct cufab_alloc *alloc = req->alloc;
 	int numa_node = NUMA_NO_NODE;
 
-	if (alloc->legacy || (alloc->location_type != CUFAB_LOC_DEVICE &&
+	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE) ||
+	    (alloc->location_type != CUFAB_LOC_DEVICE &&
 			      alloc->location_type != CUFAB_LOC_HOST_NUMA)) {
 		pr_info_ratelimited("%s: gpu %u: allocation %llu: memory must come from cuMemCreate (device or host NUMA)\n",
 				    team->name, req->gpu, alloc->id);
