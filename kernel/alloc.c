@@ -36,6 +36,7 @@
 #include "ioctl.h"
 #include "mc.h"
 #include "object.h"
+#include "trace.h"
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every
@@ -161,6 +162,7 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	mutex_unlock(&cufab_allocs_lock);
 	atomic64_inc(&cufab_allocs_nr);
 	cufab_live_objects_inc();
+	trace_cufab_alloc_create(alloc);
 }
 
 /**
@@ -235,6 +237,7 @@ static void cufab_alloc_release(struct kref *ref)
 	struct page *page;
 	unsigned long index;
 
+	trace_cufab_alloc_destroy(alloc);
 	if (alloc->ext_ops && alloc->ext_ops->release)
 		alloc->ext_ops->release(alloc);
 	if (alloc->mc)
