@@ -20,6 +20,7 @@
 #if !defined(_CUFAB_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _CUFAB_TRACE_H
 
+#include <linux/mm_types.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 #include <linux/cufab.h>
@@ -151,7 +152,7 @@ DEFINE_EVENT(cufab_map_class, cufab_mem_unmap,
 
 /* A CPU page fault on mapped device memory; ret is the vm_fault_t. */
 TRACE_EVENT(cufab_mem_fault,
-	TP_PROTO(u64 addr, u64 id, u64 offset, bool write, unsigned int ret),
+	TP_PROTO(u64 addr, u64 id, u64 offset, bool write, vm_fault_t ret),
 	TP_ARGS(addr, id, offset, write, ret),
 	TP_STRUCT__entry(
 		__field(pid_t, pid)
@@ -167,7 +168,7 @@ TRACE_EVENT(cufab_mem_fault,
 		__entry->id = id;
 		__entry->offset = offset;
 		__entry->write = write;
-		__entry->ret = ret;
+		__entry->ret = (__force unsigned int)ret;
 	),
 	TP_printk("pid=%d addr=0x%llx id=%llu offset=%llu write=%d ret=0x%x",
 		  __entry->pid, __entry->addr, __entry->id, __entry->offset,
