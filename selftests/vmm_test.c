@@ -257,6 +257,78 @@ TEST(host_numa)
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
+/*
+ * CU_MEM_LOCATION_TYPE_HOST: accepted by NVIDIA's 13.0 driver, announced
+ * by attribute 145; the id means nothing. Its granularity is the largest
+ * of all GPUs, and the CPU reaches it through cuMemSetAccess of a HOST
+ * location.
+ */
+TEST(create_host)
+{
+	CUmemAllocationProp p = dev_prop(0, 0), q;
+	CUmemGenericAllocationHandle h;
+	size_t free0, free1, total, g, hg, rec, hrec;
+	unsigned long long flags;
+	CUmemAccessDesc d[2];
+	CUcontext ctx;
+	CUdeviceptr va;
+	int i, v;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+			CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+	EXPECT_EQ(1, v);
+	for (g = 0, rec = 0, i = 0; i < num_devices(); i++) {
+		p = dev_prop(i, 0);
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hg, &p,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+		g = hg > g ? hg : g;
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hrec, &p,
+				CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+		rec = hrec > rec ? hrec : rec;
+	}
+	p = dev_prop(0, 0);
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	p.location.id = 12345;
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hg, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_EQ(g, hg);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hrec, &p,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+	EXPECT_EQ(rec, hrec);
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, hg + 4096, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * hg, &p, 0));
+	/* Host memory is not charged to a GPU. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST, q.location.type);
+	EXPECT_EQ(CU_MEM_ALLOCATION_TYPE_PINNED, q.type);
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 * hg, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * hg, 0, h, 0));
+	memset(d, 0, sizeof(d));
+	d[0].location.type = CU_MEM_LOCATION_TYPE_HOST;
+	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	d[1].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	d[1].location.id = 0;
+	d[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(va, 2 * hg, d, 2));
+	((unsigned char *)va)[hg + 7] = 0x5a;
+	EXPECT_EQ(0x5a, ((unsigned char *)va)[hg + 7]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &d[0].location, va));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &d[1].location, va));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 2 * hg));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 2 * hg));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
 /* Capacity: cuMemGetInfo is truthful and the GPU refuses past it. */
 TEST(out_of_memory)
 {
