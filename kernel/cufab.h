@@ -536,6 +536,25 @@ enum cufab_attr {
 	CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED = 159,
 };
 
+/*
+ * The API families whose attributes promise calls. A program reads such an
+ * attribute and then calls, so each family's attributes read 0 until cufab
+ * has its entry points, whatever the GPU's features say
+ * (Documentation/attributes.rst). The commit that adds a family's calls
+ * sets its line to 1; selftests/device_test checks every line against the
+ * library's entry points.
+ */
+enum {
+	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
+	CUFAB_HAS_MEMORY_POOLS = 0,
+	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
+	CUFAB_HAS_MANAGED_MEMORY = 0,
+	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
+	CUFAB_HAS_HOST_REGISTER = 0,
+	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
+	CUFAB_HAS_STREAM_MEM_OPS = 0,
+};
+
 static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 	      CUFAB_NUM_DEVICE_ATTRS);
 

@@ -26,10 +26,11 @@
 
 #include "cufab.h"
 
-static unsigned int mc_team_timeout_ms = 30000;
+/* CUDA waits for the team without limit; CI sets a bound. */
+static unsigned int mc_team_timeout_ms;
 module_param(mc_team_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mc_team_timeout_ms,
-		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (0 = forever, default 30000)");
+		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (default 0: no limit, as CUDA, with a log line every 5 s naming the missing devices)");
 
 unsigned int cufab_mc_team_timeout_ms(void)
 {
@@ -385,6 +386,12 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 	int ret;
 
 	if (cmd->flags & CUFAB_BIND_ADDR) {
+		/* the address itself, not only its offset in the memory */
+		if (!IS_ALIGNED(cmd->addr, cufab_mc_granularity(false))) {
+			cufab_client_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
+					  cmd->addr, cufab_mc_granularity(false));
+			return ERR_PTR(-EINVAL);
+		}
 		ret = cufab_va_resolve(client, cmd->addr, cmd->length, &mem,
 				       mem_offset);
 		if (ret)
