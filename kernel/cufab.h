@@ -121,7 +121,6 @@ struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
 void cufab_object_put(struct cufab_object *obj);
 
 int cufab_object_destroy_user(struct cufab_client *client, u32 id);
-void cufab_object_destroy_all(struct cufab_client *client);
 
 void cufab_live_objects_inc(void);
 void cufab_live_objects_dec(void);
@@ -891,8 +890,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-void cufab_va_space_init(struct cufab_va_space *space);
-void cufab_va_space_destroy(struct cufab_va_space *space);
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
@@ -1027,8 +1024,6 @@ struct cufab_le_alias {
 };
 
 /* le.c */
-void cufab_le_space_init(struct cufab_le_space *space);
-void cufab_le_space_destroy(struct cufab_client *client);
 void cufab_le_put(struct cufab_le *le);
 bool cufab_le_ready(struct cufab_le *le);
 struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
@@ -1107,6 +1102,27 @@ struct cufab_client {
 				    pid_nr(__c->tgid), __c->comm,	\
 				    ##__VA_ARGS__);			\
 	} while (0)
+
+/**
+ * struct cufab_client_part - a subsystem's state in every client
+ * @name: what it is, for the reader of cufab_client_parts[] (client.c)
+ * @init: optional, at open, before the client is visible; cannot fail
+ * @teardown: optional, at close, once no ioctl can run on the client any
+ *	more: free what the subsystem holds for it
+ *
+ * A subsystem with per-client state defines one and adds it to
+ * cufab_client_parts[] in client.c, whose order is the teardown order.
+ */
+struct cufab_client_part {
+	const char *name;
+	void (*init)(struct cufab_client *client);
+	void (*teardown)(struct cufab_client *client);
+};
+
+extern const struct cufab_client_part cufab_mc_client_part;
+extern const struct cufab_client_part cufab_object_client_part;
+extern const struct cufab_client_part cufab_le_client_part;
+extern const struct cufab_client_part cufab_va_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);
@@ -1305,8 +1321,6 @@ unsigned int cufab_mc_team_timeout_ms(void);
 /* The multicast object of @alloc, NULL when @alloc is another kind. */
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
-/* The client is going: unbind everything it bound, on every object. */
-void cufab_mc_client_gone(struct cufab_client *client);
 
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);

@@ -111,8 +111,10 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 
 /* ---- reservations ---- */
 
-void cufab_va_space_init(struct cufab_va_space *space)
+static void cufab_va_space_init(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	mutex_init(&space->lock);
 	mutex_init(&space->reserve_lock);
 	mt_init(&space->ranges);
@@ -124,13 +126,22 @@ void cufab_va_space_init(struct cufab_va_space *space)
  * Every VMA holds the file, so by the time the client goes every
  * reservation has been closed and removed.
  */
-void cufab_va_space_destroy(struct cufab_va_space *space)
+static void cufab_va_space_destroy(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
+
+/* Last in a client's teardown: every reservation is gone by then. */
+const struct cufab_client_part cufab_va_client_part = {
+	.name = "VA reservations",
+	.init = cufab_va_space_init,
+	.teardown = cufab_va_space_destroy,
+};
 
 static void cufab_va_map_free(struct cufab_va_map *map)
 {
