@@ -28,6 +28,7 @@
 #include "imex.h"
 #include "mc.h"
 #include "object.h"
+#include "stream.h"
 
 static LIST_HEAD(cufab_clients);
 static DEFINE_MUTEX(cufab_clients_lock);
@@ -63,8 +64,10 @@ struct cufab_client *cufab_client_alloc(void)
  */
 void cufab_client_free(struct cufab_client *client)
 {
+	cufab_streams_client_gone(client);
 	cufab_le_space_destroy(client);
 	cufab_object_destroy_all(client);
+	cufab_streams_client_free(client);
 	xa_destroy(&client->objects);
 	cufab_va_space_destroy(&client->va);
 	put_pid(client->tgid);
@@ -119,6 +122,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp)
 	 * not change while any of them still refers to a GPU.
 	 */
 	cufab_mc_client_gone(client);
+	cufab_streams_client_gone(client);
 	cufab_object_destroy_all(client);
 	cufab_le_space_destroy(client);
 	cufab_client_unregister(client);

@@ -19,6 +19,7 @@ struct file;
 struct inode;
 struct pid;
 struct seq_file;
+struct cufab_stream_space;
 
 /**
  * struct cufab_client - one open /dev/cufab
@@ -33,6 +34,8 @@ struct seq_file;
  *	reservations are vm_mmap()s of it (va.c)
  * @va: address reservations and their mappings (va.c)
  * @le: logical endpoint ids and aliases (le.c)
+ * @streams: streams, events, completion slots; NULL until first used
+ *	(stream.c)
  */
 struct cufab_client {
 	struct xarray objects;
@@ -44,6 +47,7 @@ struct cufab_client {
 	struct file *file;
 	struct cufab_va_space va;
 	struct cufab_le_space le;
+	struct cufab_stream_space *streams;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */

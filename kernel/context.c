@@ -11,6 +11,7 @@
 #include "ioctl.h"
 #include "memops.h"
 #include "peer.h"
+#include "stream.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
 #define CU_CTX_SCHED_MASK		0x07
@@ -27,6 +28,7 @@
  */
 static void cufab_ctx_destroy(struct cufab_object *obj)
 {
+	cufab_streams_ctx_destroy(obj->client, obj->id);
 	cufab_peer_ctx_destroy(obj->client, obj->id);
 	cufab_mem_free_ctx(obj->client, obj->id);
 }

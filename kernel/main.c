@@ -28,6 +28,7 @@
 #include "ioctl.h"
 #include "netlink.h"
 #include "share.h"
+#include "stream.h"
 #include "va.h"
 
 static unsigned int num_gpus = 4;
@@ -227,6 +228,7 @@ static void __exit cufab_exit(void)
 {
 	misc_deregister(&cufab_misc);
 	cufab_imex_exit();
+	cufab_engine_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
 	cufab_nl_exit();

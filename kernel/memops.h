@@ -13,6 +13,10 @@ struct cufab_ucmd;
 
 void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
 
+/* Also run by stream operations, in a kernel thread using the mm. */
+int cufab_copy_user(u64 dst, u64 src, u64 length);
+int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
+
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);

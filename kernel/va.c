@@ -46,6 +46,7 @@
 #include "ioctl.h"
 #include "mc.h"
 #include "object.h"
+#include "stream.h"
 #include "va.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
@@ -338,6 +339,8 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
