@@ -27,12 +27,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "memops.h"
-#include "stream.h"
-#include "va.h"
+#include "cufab.h"
 
 /*
  * Race exposure: every operation of a stream completes this much later

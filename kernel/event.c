@@ -15,10 +15,7 @@
 #include <linux/err.h>
 #include <linux/slab.h>
 
-#include "client.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "stream.h"
+#include "cufab.h"
 
 struct cufab_event_obj {
 	struct cufab_object obj;

@@ -27,11 +27,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "client.h"
-#include "context.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "stream.h"
+#include "cufab.h"
 
 /* A stream object: the handle of a refcounted stream. */
 struct cufab_stream_obj {
