@@ -348,6 +348,8 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
