@@ -5,12 +5,7 @@
 #include <linux/err.h>
 #include <linux/cufab.h>
 
-#include "context.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "memops.h"
-#include "peer.h"
+#include "cufab.h"
 #include "trace.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */

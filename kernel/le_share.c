@@ -26,15 +26,8 @@
 #include <linux/xarray.h>
 #include <linux/cufab.h>
 
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "le.h"
-#include "share.h"
+#include "cufab.h"
 #include "trace.h"
-#include "team.h"
 
 /**
  * struct cufab_le_export - one FABRIC export of an endpoint

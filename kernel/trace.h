@@ -25,10 +25,7 @@
 #include <linux/tracepoint.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "le.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 #define cufab_trace_pid()	task_tgid_nr(current)
 
@@ -65,8 +62,7 @@ DECLARE_EVENT_CLASS(cufab_alloc_class,
 		__field(u64, size)
 		__field(s32, gpu)
 		__field(u32, handle_types)
-		__field(bool, mc)
-		__field(bool, legacy)
+		__string(kind, alloc->ops->name)
 	),
 	TP_fast_assign(
 		__entry->pid = cufab_trace_pid();
@@ -75,12 +71,11 @@ DECLARE_EVENT_CLASS(cufab_alloc_class,
 		__entry->size = alloc->length;
 		__entry->gpu = alloc->gpu;
 		__entry->handle_types = alloc->handle_types;
-		__entry->mc = cufab_alloc_is_mc(alloc);
-		__entry->legacy = alloc->legacy;
+		__assign_str(kind, alloc->ops->name);
 	),
 	TP_printk("pid=%d owner=%d id=%llu kind=%s gpu=%d size=%llu handle_types=0x%x",
 		  __entry->pid, __entry->owner, __entry->id,
-		  __entry->mc ? "multicast" : __entry->legacy ? "legacy" : "mem",
+		  __get_str(kind),
 		  __entry->gpu, __entry->size, __entry->handle_types)
 );
 

@@ -39,14 +39,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
 #include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
@@ -118,8 +111,10 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 
 /* ---- reservations ---- */
 
-void cufab_va_space_init(struct cufab_va_space *space)
+static void cufab_va_space_init(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	mutex_init(&space->lock);
 	mutex_init(&space->reserve_lock);
 	mt_init(&space->ranges);
@@ -131,13 +126,22 @@ void cufab_va_space_init(struct cufab_va_space *space)
  * Every VMA holds the file, so by the time the client goes every
  * reservation has been closed and removed.
  */
-void cufab_va_space_destroy(struct cufab_va_space *space)
+static void cufab_va_space_destroy(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
+
+/* Last in a client's teardown: every reservation is gone by then. */
+const struct cufab_client_part cufab_va_client_part = {
+	.name = "VA reservations",
+	.init = cufab_va_space_init,
+	.teardown = cufab_va_space_destroy,
+};
 
 static void cufab_va_map_free(struct cufab_va_map *map)
 {
@@ -276,10 +280,11 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		goto out;
 	}
 	/*
-	 * A multicast mapping has no memory of its own: on hardware only
-	 * multimem instructions may touch it (cufabMultimem* stand in).
+	 * A kind with no memory of its own (multicast) has no page to map: on
+	 * hardware only multimem instructions may touch it
+	 * (cufabMultimem* stand in).
 	 */
-	if (cufab_alloc_is_mc(map->alloc)) {
+	if (!cufab_alloc_cpu_mappable(map->alloc)) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
@@ -593,7 +598,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
 	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone */
-	if (va->legacy && !alloc->legacy)
+	if (va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))
 		goto out;
 	ret = -ENOMEM;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
@@ -763,16 +768,21 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 }
 
 /**
- * cufab_va_check_access() - may @dev touch a user range?
+ * cufab_va_check_access() - may a copy by @dev touch a user range?
  * @client: owner
  * @addr: start
  * @length: bytes, the range does not wrap
  * @dev: GPU index
  * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
  *
+ * cuMemAlloc memory of another GPU needs no access of @dev: NVIDIA's
+ * driver copies between two GPUs' memory with or without peer access
+ * (the owner's side of the copy is the owner's), so peer access gates
+ * only device-side work. VMM mappings grant what cuMemSetAccess said.
+ *
  * Return: 0, -EFAULT for an unmapped byte of a reservation or a range that
- * mixes plain host memory and reservations, -EACCES when a mapping does not
- * grant @need to @dev.
+ * mixes plain host memory and reservations, -EACCES when a VMM mapping does
+ * not grant @need to @dev.
  */
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need)
@@ -806,7 +816,8 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 		map = cufab_va_map_at(va, cur);
 		if (!map) {
 			ret = -EFAULT;
-		} else if ((cufab_map_dev_access(map, dev) & need) != need) {
+		} else if (!va->legacy &&
+			   (cufab_map_dev_access(map, dev) & need) != need) {
 			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
 					    task_tgid_nr(current),
 					    current->comm, dev,
@@ -869,9 +880,10 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
 				    task_tgid_nr(current), addr, length,
 				    map->start, map->length);
-	} else if (map->alloc->legacy) {
-		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
-				    task_tgid_nr(current), addr);
+	} else if (!cufab_alloc_has(map->alloc, CUFAB_ALLOC_BINDABLE)) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr,
+				    map->alloc->ops->name);
 	} else {
 		*alloc = map->alloc;
 		*mem_offset = map->offset + (addr - map->start);
@@ -935,16 +947,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	/* a multicast handle waits here, no lock held, for its team */
-	if (cufab_alloc_is_mc(alloc))
-		ret = cufab_mc_map_prepare(alloc, cmd->addr, cmd->length,
-					   cmd->offset);
-	else
-		ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-					   alloc->length,
-					   cufab_loc_mem_gran(alloc->location_type,
-							      alloc->location_id,
-							      false));
+	/* the kind's rules; it may wait here, no lock held */
+	ret = alloc->ops->map_prepare(alloc, cmd->addr, cmd->length,
+				      cmd->offset);
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);

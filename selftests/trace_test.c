@@ -226,7 +226,7 @@ TEST_F(trace, allocation_life)
 
 	pos = self->buf;
 	EXPECT_NEXT(pos, "cufab_ctx_create", "gpu=0");
-	l = EXPECT_NEXT(pos, "cufab_alloc_create", "kind=mem gpu=0 size=%zu handle_types=0x1", g);
+	l = EXPECT_NEXT(pos, "cufab_alloc_create", "kind=cuMemCreate gpu=0 size=%zu handle_types=0x1", g);
 	ASSERT_NE(NULL, l);
 	id = field_u64(l, "id");
 	EXPECT_NEXT(pos, "cufab_mem_export", "id=%llu size=%zu handle_type=posix_fd", id, g);
@@ -276,7 +276,7 @@ TEST_F(trace, multicast_team)
 	EXPECT_NEXT(pos, "cufab_team_join", "%s gpu=0 joined=1 size=2", team);
 	EXPECT_NEXT(pos, "cufab_team_join", "%s gpu=1 joined=2 size=2", team);
 	EXPECT_NEXT(pos, "cufab_team_complete", "%s joined=2 size=2", team);
-	l = EXPECT_NEXT(pos, "cufab_alloc_create", "kind=mem gpu=0 size=%zu", g);
+	l = EXPECT_NEXT(pos, "cufab_alloc_create", "kind=cuMemCreate gpu=0 size=%zu", g);
 	ASSERT_NE(NULL, l);
 	mid = field_u64(l, "id");
 	EXPECT_NEXT(pos, "cufab_bind", "%s gpu=0 offset=0 size=%zu id=%llu mem_offset=0",
