@@ -8,7 +8,7 @@
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
-#   make bench-run        run tools/bench inside the VM, print JSON
+#   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #   sudo make install     module, libraries, headers, cufabctl, pkg-config,
 #                         udev rules, man pages (DESTDIR, PREFIX honoured)
 #   sudo make uninstall   removes what install put there
@@ -176,10 +176,15 @@ demo:
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.
 BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048
+# The JSON goes to build/bench/bench.json (and stdout), one SVG per figure
+# next to it (tools/bench/plot, gnuplot).
+BENCH_JSON	:= $(BUILD)/bench/bench.json
 bench-run:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN)
+	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) -o $(BENCH_JSON)
+	cat $(BENCH_JSON)
+	tools/bench/plot $(BENCH_JSON) $(BUILD)/bench
 
 # ---- install on a real host ----------------------------------------------
 # Every path below is under $(DESTDIR): a packager's `make install

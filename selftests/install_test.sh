@@ -17,6 +17,8 @@
 # Prints KTAP. Without an installed module for the running kernel (the
 # debug kernel: its module carries the KUnit suites) the module test
 # skips and the others use the module the VM loaded.
+#
+# shellcheck disable=SC2317 # the test_* functions are called by name
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$here/.." && pwd)
@@ -30,7 +32,7 @@ trap 'rm -rf "$tmp"' EXIT
 num=0 passed=0 failed=0 skipped=0 skip_reason=
 
 diag() { echo "$*" | sed 's/^/# /'; }
-skip() { skip_reason=$1; return $KSFT_SKIP; }
+skip() { skip_reason=$1; return "$KSFT_SKIP"; }
 fail() { diag "$@"; return 1; }
 
 report() {
@@ -73,6 +75,7 @@ test_modprobe() {
 	depmod "$rel" || fail "depmod $rel failed" || return
 	grep -q '^extra/cufab.ko:\|/extra/cufab.ko:' "/lib/modules/$rel/modules.dep" ||
 		fail "modules.dep does not list extra/cufab.ko" || return
+	# shellcheck disable=SC1091 # written by tools/vm/run for tools/vm/init
 	params=$(. /etc/cufab/run.conf 2>/dev/null; echo "$CUFAB_MODPARAMS")
 	if [ -d /sys/module/cufab ]; then
 		rmmod cufab || fail "rmmod of the VM's cufab failed" || return
@@ -132,6 +135,7 @@ test_dropin_uncovered_call() {
 
 # ls -ln: mode string, owner and group ids, "major, minor".
 node_facts() {
+	# shellcheck disable=SC2012 # one named node, busybox has no stat -c %A
 	ls -ln "$1" | awk '{ print $1, $3, $4, $5 $6 }'
 }
 
@@ -175,6 +179,7 @@ test_udev_rules() {
 	grep -q 'KERNEL=="cufab", GROUP="cufab", MODE="0660"' "$rules" ||
 		fail "$rules: no rule for /dev/cufab" || return
 	# every program a rule runs exists and is executable
+	# shellcheck disable=SC2013 # paths without blanks, one per rule
 	for p in $(sed -n 's/.*RUN+="\([^" ]*\).*/\1/p' "$rules"); do
 		[ -x "$p" ] || fail "$rules runs $p, which is not installed" || return
 	done
