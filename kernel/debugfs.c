@@ -11,6 +11,8 @@
  *                 their owner (alloc.c)
  *   fabric_exports  FABRIC export records: "id channel alloc length
  *                 owner_pid owner_comm" (share_fabric.c)
+ *   streams       one line per stream of every client: queue depth, the
+ *                 operation running, sequence numbers (stream.c)
  *   fail_*        fault_attr directories (see fault.h)
  *
  * Failure to create debugfs entries is not an error (debugfs is optional).
@@ -18,13 +20,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "debugfs.h"
-#include "device.h"
-#include "fault.h"
-#include "object.h"
-#include "share.h"
+#include "cufab.h"
 
 static struct dentry *cufab_debugfs_root;
 
@@ -63,6 +59,13 @@ static int fabric_exports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabric_exports);
 
+static int streams_show(struct seq_file *m, void *unused)
+{
+	cufab_streams_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(streams);
+
 void cufab_debugfs_init(void)
 {
 	struct dentry *root;
@@ -76,6 +79,7 @@ void cufab_debugfs_init(void)
 	debugfs_create_file("mem", 0444, root, NULL, &mem_fops);
 	debugfs_create_file("fabric_exports", 0444, root, NULL,
 			    &fabric_exports_fops);
+	debugfs_create_file("streams", 0444, root, NULL, &streams_fops);
 	cufab_fault_debugfs_init(root);
 }
 

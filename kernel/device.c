@@ -23,10 +23,7 @@
 #include <linux/uaccess.h>
 #include <asm/unaligned.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
+#include "cufab.h"
 
 struct cufab_topo cufab_node;
 DECLARE_RWSEM(cufab_topo_rwsem);

@@ -18,8 +18,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "device.h"
-#include "device_attr.h"
+#include "cufab.h"
 
 /* Hopper (H100 SXM5) figures. */
 #define HOPPER_CC_MAJOR		9
@@ -181,7 +180,7 @@ static void cufab_attrs_fill_location(const struct cufab_gpu *gpu,
 	attrs[CUFAB_ATTR_HOST_NUMA_ID] = gpu->numa_node;
 }
 
-/* Attributes of the API families cufab may lack (device_attr.h). */
+/* Attributes of the API families cufab may lack (cufab.h). */
 static void cufab_attrs_fill_apis(u32 f, s32 *attrs)
 {
 	bool managed = CUFAB_HAS_MANAGED_MEMORY;

@@ -21,34 +21,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "context.h"
-#include "device.h"
-#include "imex.h"
-#include "le.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "memops.h"
-#include "object.h"
-#include "peer.h"
-#include "share.h"
-#include "va.h"
-
-/**
- * cufab_ucmd_respond() - copy the (updated) struct back to the caller
- * @ucmd: the call
- * @cmd_len: the kernel's size of the struct
- *
- * Return: 0 or -EFAULT.
- */
-int cufab_ucmd_respond(struct cufab_ucmd *ucmd, size_t cmd_len)
-{
-	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
-			 min_t(size_t, ucmd->user_size, cmd_len)))
-		return -EFAULT;
-	return 0;
-}
+#include "cufab.h"
 
 static int cufab_ioctl_get_version(struct cufab_ucmd *ucmd)
 {
@@ -118,6 +91,11 @@ union cufab_ucmd_buffer {
 	struct cufab_mc_unbind mc_unbind;
 	struct cufab_multimem multimem;
 	struct cufab_peer peer;
+	struct cufab_stream_create stream_create;
+	struct cufab_event_create event_create;
+	struct cufab_stream_submit stream_submit;
+	struct cufab_stream_wait stream_wait;
+	struct cufab_hostfn hostfn;
 };
 
 struct cufab_ioctl_op {
@@ -225,6 +203,16 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_peer, peer_ctx_id),
 	CUFAB_IOCTL_OP(PEER_DISABLE, cufab_ioctl_peer_disable,
 		       struct cufab_peer, peer_ctx_id),
+	CUFAB_IOCTL_OP(STREAM_CREATE, cufab_ioctl_stream_create,
+		       struct cufab_stream_create, out_uid),
+	CUFAB_IOCTL_OP(EVENT_CREATE, cufab_ioctl_event_create,
+		       struct cufab_event_create, __reserved),
+	CUFAB_IOCTL_OP(STREAM_SUBMIT, cufab_ioctl_stream_submit,
+		       struct cufab_stream_submit, out_event_seq),
+	CUFAB_IOCTL_OP(STREAM_WAIT, cufab_ioctl_stream_wait,
+		       struct cufab_stream_wait, __reserved),
+	CUFAB_IOCTL_OP(HOSTFN, cufab_ioctl_hostfn,
+		       struct cufab_hostfn, __reserved),
 };
 
 /*

@@ -39,14 +39,8 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
+#include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -117,8 +111,10 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 
 /* ---- reservations ---- */
 
-void cufab_va_space_init(struct cufab_va_space *space)
+static void cufab_va_space_init(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	mutex_init(&space->lock);
 	mutex_init(&space->reserve_lock);
 	mt_init(&space->ranges);
@@ -130,13 +126,22 @@ void cufab_va_space_init(struct cufab_va_space *space)
  * Every VMA holds the file, so by the time the client goes every
  * reservation has been closed and removed.
  */
-void cufab_va_space_destroy(struct cufab_va_space *space)
+static void cufab_va_space_destroy(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
+
+/* Last in a client's teardown: every reservation is gone by then. */
+const struct cufab_client_part cufab_va_client_part = {
+	.name = "VA reservations",
+	.init = cufab_va_space_init,
+	.teardown = cufab_va_space_destroy,
+};
 
 static void cufab_va_map_free(struct cufab_va_map *map)
 {
@@ -203,8 +208,10 @@ static void cufab_va_teardown(struct cufab_va *va)
 	va->dead = true;
 	up_write(&va->lock);
 
-	mt_for_each(&va->maps, map, index, ULONG_MAX)
+	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
+	}
 	mtree_destroy(&va->maps);
 	if (in_tree)
 		cufab_va_put(va);
@@ -273,10 +280,11 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		goto out;
 	}
 	/*
-	 * A multicast mapping has no memory of its own: on hardware only
-	 * multimem instructions may touch it (cufabMultimem* stand in).
+	 * A kind with no memory of its own (multicast) has no page to map: on
+	 * hardware only multimem instructions may touch it
+	 * (cufabMultimem* stand in).
 	 */
-	if (cufab_alloc_is_mc(map->alloc)) {
+	if (!cufab_alloc_cpu_mappable(map->alloc)) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
@@ -293,6 +301,8 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	 */
 	prot = write ? vm_get_page_prot(vma->vm_flags) : vma->vm_page_prot;
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
+	trace_cufab_mem_fault(addr, map->alloc->id, map->offset + addr - map->start,
+			      write, ret);
 out:
 	up_read(&va->lock);
 	return ret;
@@ -338,6 +348,8 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
@@ -588,7 +600,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
 	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone */
-	if (va->legacy && !alloc->legacy)
+	if (va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))
 		goto out;
 	ret = -ENOMEM;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
@@ -608,6 +620,8 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	ret = va->dead ? -EINVAL :
 	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
 				 GFP_KERNEL);
+	if (!ret)
+		trace_cufab_mem_map(map);
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -687,6 +701,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	zap_vma_ptes(vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
+		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);
 	}
@@ -867,9 +882,10 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
 				    task_tgid_nr(current), addr, length,
 				    map->start, map->length);
-	} else if (map->alloc->legacy) {
-		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
-				    task_tgid_nr(current), addr);
+	} else if (!cufab_alloc_has(map->alloc, CUFAB_ALLOC_BINDABLE)) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr,
+				    map->alloc->ops->name);
 	} else {
 		*alloc = map->alloc;
 		*mem_offset = map->offset + (addr - map->start);
@@ -933,16 +949,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	/* a multicast handle waits here, no lock held, for its team */
-	if (cufab_alloc_is_mc(alloc))
-		ret = cufab_mc_map_prepare(alloc, cmd->addr, cmd->length,
-					   cmd->offset);
-	else
-		ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-					   alloc->length,
-					   cufab_loc_mem_gran(alloc->location_type,
-							      alloc->location_id,
-							      false));
+	/* the kind's rules; it may wait here, no lock held */
+	ret = alloc->ops->map_prepare(alloc, cmd->addr, cmd->length,
+				      cmd->offset);
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stream.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -228,8 +229,10 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret)
+	if (!ret) {
 		cufab_legacy_forget_ctx(kid);
+		cufab_streams_forget_ctx(kid);
+	}
 	return cufab_errno_result(-ret);
 }
 
@@ -461,6 +464,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 
+	/* queued work finishes first; its errors do not stop the destroy */
+	c = ctx_lookup(ctx);
+	if (c)
+		cufab_streams_ctx_sync(c->kid);
 	pthread_mutex_lock(&cufab_lock);
 	c = ctx_lookup(ctx);
 	/* Primary contexts are released, not destroyed. */
@@ -628,8 +635,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct cufab_ctx *c;
+	CUresult res;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return ctx_arg(ctx, &c, 0);
+	res = ctx_arg(ctx, &c, 0);
+	if (res == CUDA_SUCCESS)
+		res = cufab_streams_ctx_sync(c->kid);
+	return res;
 }

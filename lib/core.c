@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "stream.h"
 
 struct cufab_state cufab = { .fd = -1 };
 int cufab_initialized;
@@ -190,6 +191,7 @@ void cufab_reset_locked(void)
 	cufab_open_warned = 0;
 	cufab_ctx_reset_locked();
 	cufab_primary_reset_locked();
+	cufab_streams_reset_locked();
 	__atomic_add_fetch(&cufab_epoch, 1, __ATOMIC_RELEASE);
 }
 

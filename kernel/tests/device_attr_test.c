@@ -8,8 +8,7 @@
 #include <linux/numa.h>
 #include <linux/slab.h>
 
-#include "device.h"
-#include "device_attr.h"
+#include "cufab.h"
 
 struct attr_fixture {
 	struct cufab_topo topo;
