@@ -24,6 +24,7 @@
 #include "device.h"
 #include "fault.h"
 #include "object.h"
+#include "pool.h"
 #include "share.h"
 
 static struct dentry *cufab_debugfs_root;
@@ -63,6 +64,13 @@ static int fabric_exports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabric_exports);
 
+static int pools_show(struct seq_file *m, void *unused)
+{
+	cufab_pools_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pools);
+
 void cufab_debugfs_init(void)
 {
 	struct dentry *root;
@@ -76,6 +84,7 @@ void cufab_debugfs_init(void)
 	debugfs_create_file("mem", 0444, root, NULL, &mem_fops);
 	debugfs_create_file("fabric_exports", 0444, root, NULL,
 			    &fabric_exports_fops);
+	debugfs_create_file("pools", 0444, root, NULL, &pools_fops);
 	cufab_fault_debugfs_init(root);
 }
 

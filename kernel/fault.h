@@ -27,6 +27,7 @@ enum cufab_fault {
 	CUFAB_FAULT_LE,			/* fail_le: endpoints, aliases, exports */
 	CUFAB_FAULT_MC,			/* fail_mc: multicast objects, multimem */
 	CUFAB_FAULT_PEER,		/* fail_peer: peer access links */
+	CUFAB_FAULT_POOL,		/* fail_pool: pools, chunks, pool exports */
 	CUFAB_FAULT_NR,
 };
 

@@ -27,6 +27,7 @@
 #include "imex.h"
 #include "ioctl.h"
 #include "netlink.h"
+#include "pool.h"
 #include "share.h"
 #include "va.h"
 
@@ -229,6 +230,7 @@ static void __exit cufab_exit(void)
 	cufab_imex_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
+	cufab_pools_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
 	cufab_node_exit();

@@ -17,6 +17,7 @@ enum cufab_object_type {
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
 	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif

@@ -50,6 +50,8 @@ struct cufab_va_space {
  * @start: first address
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
+ *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
  *	frees the reservation (memops.c). Written once, under the space's
@@ -66,6 +68,7 @@ struct cufab_va {
 	u64 start;
 	u64 length;
 	bool legacy;
+	bool pool;
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -120,6 +123,18 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+
+/*
+ * Pool memory (pool.c): a new reservation holding @length bytes of
+ * @alloc from @offset, the host with read-write access (the CPU view),
+ * GPUs as @gpu_read/@gpu_write say; its address in *@out. Only
+ * cufab_va_pool_munmap() frees it and cufab_va_set_access_all() changes
+ * its access.
+ */
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out);
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
 
 /*
