@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -615,6 +616,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 /*
  * Nothing runs asynchronously on a context yet: once the context is known
  * to be usable there is nothing to wait for. Streams add their flush here.
+ * A completed synchronization returns pool memory past each pool's
+ * release threshold.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
@@ -625,7 +628,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct cufab_ctx *c;
 
+	CUresult res;
+
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return ctx_arg(ctx, &c, 0);
+	res = ctx_arg(ctx, &c, 0);
+	if (res == CUDA_SUCCESS)
+		cufab_pool_sync();
+	return res;
 }
