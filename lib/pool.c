@@ -28,11 +28,6 @@
 #include "mem.h"
 #include "pool.h"
 
-#ifndef CU_STREAM_LEGACY
-#define CU_STREAM_LEGACY	((CUstream)0x1)
-#define CU_STREAM_PER_THREAD	((CUstream)0x2)
-#endif
-
 /* Alignment of every pool allocation, and of large ones. */
 #define POOL_ALIGN		512ULL
 #define POOL_HASH_BITS		12
