@@ -48,7 +48,6 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <linux/cufab.h>
-#include <crypto/algapi.h>
 
 #include "alloc.h"
 #include "client.h"
@@ -63,7 +62,7 @@
 
 #define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
 #define CUFAB_POOL_PTR_MAGIC	0x50504643	/* "CFPP": pool pointers */
-#define CUFAB_POOL_PTR_SECRET	40
+#define CUFAB_POOL_PTR_SECRET	CUFAB_FABRIC_SECRET_LEN
 #define CUFAB_POOL_REUSE_ALL	(BIT(CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS) | \
 				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC) | \
 				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS))
@@ -140,7 +139,6 @@ struct cufab_pool_ptr_data {
 	__le32 ptr_id;
 	__le64 pool_id;
 	u8 secret[CUFAB_POOL_PTR_SECRET];
-	__le64 __reserved;
 };
 
 static_assert(sizeof(struct cufab_pool_ptr_data) == CUFAB_POOL_PTR_DATA_LEN);
@@ -1205,7 +1203,7 @@ static struct cufab_pool_ptr *cufab_pool_ptr_use(struct cufab_pool *pool,
 	mutex_lock(&pool->lock);
 	ptr = xa_load(&pool->ptrs, le32_to_cpu(d.ptr_id));
 	if (!ptr || !ptr->exported ||
-	    crypto_memneq(ptr->secret, d.secret, sizeof(d.secret)))
+	    !cufab_fabric_secret_ok(ptr->secret, d.secret))
 		ptr = ERR_PTR(-EINVAL);
 	else
 		ptr->imports++;
