@@ -28,14 +28,7 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
+#include "cufab.h"
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every
@@ -439,8 +432,9 @@ static int cufab_mem_create_gran_check(const struct cufab_mem_create *cmd)
 		return 0;
 	pr_info_ratelimited("pid %d (%s): cuMemCreate of %llu bytes on %s %d: not a multiple of its granularity 0x%llx (cuMemGetAllocationGranularity)\n",
 			    task_tgid_nr(current), current->comm, cmd->length,
-			    cmd->location_type == CUFAB_LOC_DEVICE ?
-			    "gpu" : "host NUMA node",
+			    cmd->location_type == CUFAB_LOC_DEVICE ? "gpu" :
+			    cmd->location_type == CUFAB_LOC_HOST ? "host" :
+			    "host NUMA node",
 			    cmd->location_id, gran);
 	return -EINVAL;
 }
@@ -455,8 +449,10 @@ static int cufab_mem_create_check(struct cufab_client *client,
 	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
 	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID))
 		return -EINVAL;
+	/* HOST as well: 13.0 accepts it, attribute 145 says so */
 	if (cmd->location_type != CUFAB_LOC_DEVICE &&
-	    cmd->location_type != CUFAB_LOC_HOST_NUMA)
+	    cmd->location_type != CUFAB_LOC_HOST_NUMA &&
+	    cmd->location_type != CUFAB_LOC_HOST)
 		return -EINVAL;
 	/* no virtual GPU compresses: like a GPU without compression */
 	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)

@@ -17,13 +17,7 @@
 #include <linux/sched.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
-#include "le.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {
@@ -48,12 +42,22 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 				  dev);
 		return -EOPNOTSUPP;
 	}
-	/* construction restarts with every device; set before it counts */
-	WRITE_ONCE(le->ready_at, cufab_le_deadline());
-	ret = cufab_team_add_device(le->team, dev);
+	/*
+	 * Construction restarts with every device that joins, and only
+	 * then: a refused add leaves a complete endpoint ready.
+	 */
+	ret = cufab_team_add_device_stamp(le->team, dev, &le->ready_at,
+					  cufab_le_deadline());
 	/* the team logged why; a full team or a repeat is a bad value */
 	if (ret == -EEXIST || ret == -ENOSPC)
 		ret = -EINVAL;
+	/*
+	 * Another clique: NOT_SUPPORTED, as cuLogicalEndpointImport says
+	 * for a GPU that cannot use the endpoint (the page lists no
+	 * INVALID_DEVICE).
+	 */
+	if (ret == -ENODEV)
+		ret = -EOPNOTSUPP;
 	return ret;
 }
 

@@ -24,17 +24,7 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fabric.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 static unsigned int mc_team_timeout_ms = 30000;
 module_param(mc_team_timeout_ms, uint, 0644);
@@ -332,6 +322,12 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 	int ret;
 
 	if (cmd->flags & CUFAB_BIND_ADDR) {
+		/* the address itself, not only its offset in the memory */
+		if (!IS_ALIGNED(cmd->addr, cufab_mc_granularity(false))) {
+			cufab_client_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
+					  cmd->addr, cufab_mc_granularity(false));
+			return ERR_PTR(-EINVAL);
+		}
 		ret = cufab_va_resolve(client, cmd->addr, cmd->length, &mem,
 				       mem_offset);
 		if (ret)

@@ -26,13 +26,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "context.h"
-#include "device.h"
-#include "ioctl.h"
-#include "memops.h"
-#include "va.h"
+#include "cufab.h"
 
 /* Bounce buffer of copies and sets. */
 #define CUFAB_BOUNCE_SIZE	(64 * 1024)

@@ -26,14 +26,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "multimem.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 /* Largest piece a store handles per lookup, and the reduction buffer. */
 #define CUFAB_MM_STORE_CHUNK	(4ULL << 20)

@@ -22,14 +22,7 @@
 #include <net/genetlink.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "le.h"
-#include "netlink.h"
-#include "object.h"
-#include "peer.h"
-#include "team.h"
+#include "cufab.h"
 
 enum cufab_nl_mcgrp {
 	CUFAB_NL_MCGRP_EVENTS,

@@ -49,16 +49,7 @@
 #include <linux/xarray.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "object.h"
-#include "pool.h"
-#include "share.h"
-#include "va.h"
+#include "cufab.h"
 
 #define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
 #define CUFAB_POOL_PTR_MAGIC	0x50504643	/* "CFPP": pool pointers */

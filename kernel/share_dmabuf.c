@@ -19,8 +19,7 @@
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 
-#include "alloc.h"
-#include "share.h"
+#include "cufab.h"
 
 MODULE_IMPORT_NS(DMA_BUF);
 

@@ -35,8 +35,7 @@
 #include <linux/xarray.h>
 #include <crypto/algapi.h>
 
-#include "alloc.h"
-#include "share.h"
+#include "cufab.h"
 
 static_assert(sizeof(struct cufab_fabric_handle) == CUFAB_FABRIC_HANDLE_LEN);
 

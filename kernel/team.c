@@ -27,12 +27,7 @@
 #include <linux/string.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "device.h"
-#include "fabric.h"
-#include "fault.h"
-#include "object.h"
-#include "team.h"
+#include "cufab.h"
 
 struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
 				     u64 align)
@@ -124,6 +119,12 @@ static int cufab_team_gpu_facts(u32 gpu, u32 *clique, int *numa_node)
 
 int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 {
+	return cufab_team_add_device_stamp(team, gpu, NULL, 0);
+}
+
+int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
+				unsigned long *stamp, unsigned long when)
+{
 	bool complete = false;
 	u32 clique;
 	int ret;
@@ -152,6 +153,8 @@ int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 	} else {
 		if (team->clique < 0)
 			team->clique = clique;
+		if (stamp)
+			WRITE_ONCE(*stamp, when);
 		team->members[team->joined].gpu = gpu;
 		team->devs |= BIT_ULL(gpu);
 		WRITE_ONCE(team->joined, team->joined + 1);

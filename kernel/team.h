@@ -84,6 +84,12 @@ void cufab_team_destroy(struct cufab_team *team);
  * Wakes cufab_team_wait() sleepers when this completes the team.
  */
 int cufab_team_add_device(struct cufab_team *team, u32 gpu);
+/*
+ * The same, and when (only when) the GPU joins, store @when in *@stamp
+ * under the team lock before the GPU counts: a refused add changes nothing.
+ */
+int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
+				unsigned long *stamp, unsigned long when);
 bool cufab_team_complete(struct cufab_team *team);
 bool cufab_team_has(struct cufab_team *team, u32 gpu);
 

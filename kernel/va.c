@@ -39,14 +39,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -817,16 +810,21 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 }
 
 /**
- * cufab_va_check_access() - may @dev touch a user range?
+ * cufab_va_check_access() - may a copy by @dev touch a user range?
  * @client: owner
  * @addr: start
  * @length: bytes, the range does not wrap
  * @dev: GPU index
  * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
  *
+ * cuMemAlloc memory of another GPU needs no access of @dev: NVIDIA's
+ * driver copies between two GPUs' memory with or without peer access
+ * (the owner's side of the copy is the owner's), so peer access gates
+ * only device-side work. VMM mappings grant what cuMemSetAccess said.
+ *
  * Return: 0, -EFAULT for an unmapped byte of a reservation or a range that
- * mixes plain host memory and reservations, -EACCES when a mapping does not
- * grant @need to @dev.
+ * mixes plain host memory and reservations, -EACCES when a VMM mapping does
+ * not grant @need to @dev.
  */
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need)
@@ -860,7 +858,8 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 		map = cufab_va_map_at(va, cur);
 		if (!map) {
 			ret = -EFAULT;
-		} else if ((cufab_map_dev_access(map, dev) & need) != need) {
+		} else if (!va->legacy &&
+			   (cufab_map_dev_access(map, dev) & need) != need) {
 			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
 					    task_tgid_nr(current),
 					    current->comm, dev,

@@ -8,9 +8,7 @@
 #include <linux/err.h>
 #include <linux/mm.h>
 
-#include "alloc.h"
-#include "device.h"
-#include "object.h"
+#include "cufab.h"
 
 /*
  * KUnit runs module suites before the module's init, so the node has no

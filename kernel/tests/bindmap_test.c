@@ -14,10 +14,8 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "bindmap.h"
+#include "cufab.h"
 #include "kunit_rand.h"
-#include "object.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
 #define BINDMAP_TEST_SEED	0

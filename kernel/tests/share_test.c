@@ -20,8 +20,7 @@
 #include <linux/string.h>
 #include <linux/xarray.h>
 
-#include "alloc.h"
-#include "share.h"
+#include "cufab.h"
 
 /* Legacy host memory: no GPU capacity is charged, pages only on touch. */
 static struct cufab_alloc *share_test_alloc(struct kunit *test)

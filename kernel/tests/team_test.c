@@ -18,12 +18,9 @@
 #include <linux/workqueue.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "device.h"
+#include "cufab.h"
 #include "kunit_fault.h"
 #include "kunit_rand.h"
-#include "object.h"
-#include "team.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
 #define TEAM_TEST_SEED		0
