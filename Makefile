@@ -39,6 +39,7 @@ NL_LIBS		= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 LIB_SRCS	:= $(wildcard lib/*.c)
 LIB_HDRS	:= $(wildcard lib/*.h) include/cufab/cuda.h include/uapi/linux/cufab.h
 LIB_SO		:= $(BUILD)/lib/libcufab.so.$(SOVERSION)
+RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
@@ -79,7 +80,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO)
+lib: $(LIB_SO) $(RT_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -88,6 +89,14 @@ $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 		-Wl,--version-script=lib/libcufab.map -Wl,-z,defs \
 		-o $@ $(LIB_SRCS) -lpthread -ldl
 	ln -sf libcufab.so.$(SOVERSION) $(BUILD)/lib/libcufab.so
+
+# The runtime API subset (rt/): calls libcufab's cu* entry points.
+$(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,libcufabrt.so.$(SOVERSION) \
+		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
+		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK)
