@@ -548,7 +548,7 @@ enum cufab_attr {
  */
 enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
-	CUFAB_HAS_MEMORY_POOLS = 0,
+	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 0,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */

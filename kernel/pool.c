@@ -215,6 +215,25 @@ static u64 cufab_pool_location_size(u32 type, s32 id)
 	return size;
 }
 
+/*
+ * Does GPU @index allocate from pools (the features knob may say not)?
+ * FABRIC export needs its fabric handles too.
+ */
+static bool cufab_gpu_pool_capable(u32 index, u32 handle_types)
+{
+	u32 need = CUFAB_DEV_F_MEMORY_POOLS, f = 0;
+	struct cufab_gpu *gpu;
+
+	if (handle_types & CUFAB_HANDLE_FABRIC)
+		need |= CUFAB_DEV_F_FABRIC_HANDLE;
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(index);
+	if (gpu)
+		f = cufab_gpu_effective_features(&cufab_node, gpu);
+	up_read(&cufab_topo_rwsem);
+	return (f & need) == need;
+}
+
 /* The pool's properties, as cuMemPoolCreate checks them. */
 static int cufab_pool_props_check(struct cufab_client *client,
 				  const struct cufab_pool_create *cmd)
@@ -257,6 +276,14 @@ static int cufab_pool_props_check(struct cufab_client *client,
 		cufab_client_info(client, "cuMemPoolCreate: location type %u is not DEVICE, HOST or HOST_NUMA\n",
 				  cmd->location_type);
 		return -EINVAL;
+	}
+	if (cmd->location_type == CUFAB_LOC_DEVICE &&
+	    !cufab_gpu_pool_capable(cmd->location_id, cmd->handle_types)) {
+		cufab_client_info(client, "cuMemPoolCreate: gpu %d has no memory pools%s (features)\n",
+				  cmd->location_id,
+				  cmd->handle_types & CUFAB_HANDLE_FABRIC ?
+				  " or no fabric handles" : "");
+		return -EOPNOTSUPP;
 	}
 	if (cmd->usage & CUFAB_POOL_USAGE_HW_DECOMPRESS) {
 		cufab_client_info(client, "cuMemPoolCreate: no virtual GPU has a hardware decompression engine\n");
