@@ -374,6 +374,36 @@ TEST_F(ctx, pool_memory_in_memory_calls)
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
+/* cudaMallocAsync memory binds to a multicast object by address. */
+TEST_F(ctx, multicast_bind_addr_pool_memory)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmulticastObjectProp mp;
+	CUmemGenericAllocationHandle mc;
+	size_t g = gran(0);
+	CUmemoryPool pool;
+	CUdeviceptr a;
+	int mcs = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&mcs,
+			CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0));
+	if (!mcs)
+		SKIP(return, "gpu 0 has no multicast");
+	memset(&mp, 0, sizeof(mp));
+	mp.numDevices = 1;
+	mp.size = g;
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&mc, &mp));
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(mc, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, g, pool, NULL));
+	EXPECT_EQ(0, a % g);
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindAddr(mc, 0, a, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastUnbind(mc, 0, 0, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(mc));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
 /* Destroying a pool with live allocations frees it with the last one. */
 TEST_F(ctx, destroy_deferred_until_last_free)
 {
