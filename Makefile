@@ -3,7 +3,8 @@
 # cufab top-level build. Everything lands under build/; nothing is built in
 # the source directories, so two kernels' modules can coexist.
 #
-#   make                  module (KDIR), library, tools, selftests, examples, bench
+#   make                  module (KDIR), library (also as build/lib/cuda/libcuda.so.1),
+#                         tools, selftests, examples, bench
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
@@ -40,6 +41,10 @@ LIB_SRCS	:= $(wildcard lib/*.c)
 LIB_HDRS	:= $(wildcard lib/*.h) include/cufab/cuda.h include/uapi/linux/cufab.h
 LIB_SO		:= $(BUILD)/lib/libcufab.so.$(SOVERSION)
 RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
+# The same library under the name programs linked against NVIDIA's
+# libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
+# cufab unchanged.
+LIBCUDA_DROPIN	:= $(BUILD)/lib/cuda/libcuda.so.1
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
@@ -80,7 +85,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(RT_SO)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -89,6 +94,10 @@ $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 		-Wl,--version-script=lib/libcufab.map -Wl,-z,defs \
 		-o $@ $(LIB_SRCS) -lpthread -ldl
 	ln -sf libcufab.so.$(SOVERSION) $(BUILD)/lib/libcufab.so
+
+$(LIBCUDA_DROPIN): $(LIB_SO)
+	@mkdir -p $(dir $@)
+	ln -sf ../libcufab.so.$(SOVERSION) $@
 
 # The runtime API subset (rt/): calls libcufab's cu* entry points.
 $(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h

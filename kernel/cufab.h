@@ -561,18 +561,25 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 	      CUFAB_NUM_DEVICE_ATTRS);
 
 /*
- * Physical allocations (cuMemCreate, and the backing of cuMemAlloc).
+ * Physical allocations: the generic layer (alloc.c) and its kinds.
  *
  * A struct cufab_alloc is node-wide and reference counted: client handle
- * objects, CPU mappings, exports/imports (and later bindings) each hold one
+ * objects, CPU mappings, exports/imports and bindings each hold one
  * reference; the pages and the GPU capacity charge go with the last one.
+ * What differs between kinds is in its struct cufab_alloc_ops, one file
+ * per kind:
+ *
+ *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
+ *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   mc.c            multicast objects: a handle with no memory of its own
+ *
  * Pages are allocated zeroed on first touch, so no process ever sees what
  * a page held before.
  */
 
 /*
  * Defaults of the granularity module parameters; each GPU has its own
- * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran() in device.h).
+ * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran()).
  */
 #define CUFAB_MEM_GRANULARITY_DEFAULT	(2ULL << 20)
 #define CUFAB_MC_GRANULARITY		(2ULL << 20)
@@ -583,48 +590,69 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 				 CUFAB_ALLOC_F_COMPRESSIBLE)
 #define CUFAB_HANDLE_VALID	(CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC)
 
-/**
- * struct cufab_alloc_ext_ops - hook for state other files hang off an alloc
- * @release: called once from the final put, before the pages are freed,
- *	to free @ext (e.g. the export state of export.c)
- */
-struct cufab_alloc_ext_ops {
-	void (*release)(struct cufab_alloc *alloc);
-};
+struct cufab_alloc;
+struct cufab_fabric_exports;
 
-/* struct cufab_alloc.kind */
-enum cufab_alloc_kind {
-	CUFAB_ALLOC_KIND_MEM,	/* pages: cuMemCreate, cuMemAlloc */
-	CUFAB_ALLOC_KIND_MC,	/* a multicast object (mc.c): no pages */
+/* struct cufab_alloc_ops.flags */
+/* may back an endpoint or multicast binding (cuMemCreate memory) */
+#define CUFAB_ALLOC_BINDABLE	BIT(0)
+/*
+ * cuMemAlloc memory: mapped only into the reservation made for it, which
+ * only cuMemFree (or its context's destroy) ends
+ */
+#define CUFAB_ALLOC_LEGACY	BIT(1)
+
+/**
+ * struct cufab_alloc_ops - what one kind of allocation does its own way
+ * @name: the kind as the user knows it ("cuMemCreate", "multicast"), for
+ *	log lines and debugfs
+ * @flags: CUFAB_ALLOC_* properties the rules of other calls test
+ * @page: the page backing page @index (already checked to be inside the
+ *	allocation), or an ERR_PTR. NULL for a kind with no memory of its
+ *	own, which is then not CPU-mappable: faults get SIGBUS, its dma-buf
+ *	cannot be attached or mmapped. Context: may sleep; called from the
+ *	fault handler under mmap_lock.
+ * @map_prepare: cuMemMap of [@addr, @addr + @length) at @offset of the
+ *	allocation is about to happen: check the kind's alignment rules and
+ *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
+ * @release: optional, from the final put: free the kind's state (@priv)
+ */
+struct cufab_alloc_ops {
+	const char *name;
+	unsigned int flags;
+	struct page *(*page)(struct cufab_alloc *alloc, pgoff_t index);
+	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
+			   u64 offset);
+	void (*release)(struct cufab_alloc *alloc);
 };
 
 /**
  * struct cufab_alloc - one physical allocation
  * @ref: handles, mappings, exports, imports, bindings
+ * @ops: its kind
  * @id: node-wide id, never reused while the module is loaded
  *	(CU_POINTER_ATTRIBUTE_BUFFER_ID)
  * @length: bytes, a multiple of PAGE_SIZE (and of the granularity for
  *	cuMemCreate allocations)
- * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA)
+ * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA), 0
+ *	for a kind with no memory of its own
  * @location_id: GPU index (DEVICE), NUMA node (HOST_NUMA), -1 (HOST)
  * @gpu: GPU index charged with @length, -1 when none (HOST, HOST_NUMA)
  * @nid: NUMA node the pages are placed on, NUMA_NO_NODE for any
  * @handle_types: CUFAB_HANDLE_* bits requested at create (only these may be
  *	exported)
  * @alloc_flags: CUFAB_ALLOC_F_* given at create
- * @legacy: made by MEM_ALLOC (cuMemAlloc/cuMemAllocHost)
- * @kind: enum cufab_alloc_kind; a multicast object is a
- *	CUmemGenericAllocationHandle too, but has no pages of its own
- * @mc: the multicast object (KIND_MC), freed with the allocation
  * @owner_pid: tgid of the creating process, for debugfs
  * @owner_comm: its name
  * @pages: struct page * by page index, filled on first touch
  * @node: entry in the global allocation list (debugfs "mem")
- * @ext_ops: optional hook, see struct cufab_alloc_ext_ops
- * @ext: private to whoever set @ext_ops
+ * @priv: the kind's state (e.g. the struct cufab_mc of a multicast object)
+ * @fabric: its FABRIC export records (share_fabric.c), NULL while it was
+ *	never exported as a FABRIC handle; freed by the final put
  */
 struct cufab_alloc {
 	struct kref ref;
+	const struct cufab_alloc_ops *ops;
 	u64 id;
 	u64 length;
 	u32 location_type;
@@ -633,16 +661,25 @@ struct cufab_alloc {
 	int nid;
 	u32 handle_types;
 	u32 alloc_flags;
-	bool legacy;
-	u8 kind;
-	struct cufab_mc *mc;
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	struct xarray pages;
 	struct list_head node;
-	const struct cufab_alloc_ext_ops *ext_ops;
-	void *ext;
+	void *priv;
+	struct cufab_fabric_exports *fabric;
 };
+
+static inline bool cufab_alloc_has(const struct cufab_alloc *alloc,
+				   unsigned int flag)
+{
+	return alloc->ops->flags & flag;
+}
+
+/* Has memory of its own, which the CPU can map (struct cufab_alloc_ops). */
+static inline bool cufab_alloc_cpu_mappable(const struct cufab_alloc *alloc)
+{
+	return alloc->ops->page;
+}
 
 /**
  * struct cufab_mem_handle - CUFAB_OBJ_MEM_HANDLE, a client's
@@ -662,47 +699,54 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
 
 /**
  * struct cufab_alloc_desc - what to create
- * @location_type: DEVICE, HOST (legacy host memory) or HOST_NUMA
+ * @ops: the kind
+ * @location_type: DEVICE, HOST or HOST_NUMA; 0 (no location, no pages,
+ *	no capacity charge) for a kind without memory of its own
  * @location_id: GPU index or NUMA node
  * @handle_types: CUFAB_HANDLE_* bits
  * @alloc_flags: CUFAB_ALLOC_F_* bits
  * @length: bytes, already validated by the caller (multiple of PAGE_SIZE)
- * @legacy: MEM_ALLOC
+ * @priv: the kind's state, owned by the allocation from a successful
+ *	create on (@ops->release frees it)
  */
 struct cufab_alloc_desc {
+	const struct cufab_alloc_ops *ops;
 	u32 location_type;
 	s32 location_id;
 	u32 handle_types;
 	u32 alloc_flags;
 	u64 length;
-	bool legacy;
+	void *priv;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
 void cufab_alloc_get(struct cufab_alloc *alloc);
 void cufab_alloc_put(struct cufab_alloc *alloc);
-/*
- * A multicast allocation of @length bytes owning @mc (mc.c frees it from
- * the final put with cufab_mc_free()). No pages, no capacity charge.
- */
-struct cufab_alloc *cufab_alloc_create_mc(u64 length, u32 handle_types,
-					  struct cufab_mc *mc);
-
-static inline bool cufab_alloc_is_mc(const struct cufab_alloc *alloc)
-{
-	return alloc->kind == CUFAB_ALLOC_KIND_MC;
-}
 
 /*
- * The page at @index (0 .. length / PAGE_SIZE - 1), allocated zeroed on the
- * allocation's node on first use. No reference is taken on the page: it
- * lives as long as the allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for
- * a multicast object, which has no pages).
+ * The page at @index (0 .. length / PAGE_SIZE - 1) through the kind's
+ * @page. No reference is taken on the page: it lives as long as the
+ * allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for a kind with no memory
+ * of its own).
  */
 struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
 /* Allocate every page now (e.g. before building a dma-buf sg table). */
 int cufab_alloc_populate(struct cufab_alloc *alloc);
+
+/*
+ * Building blocks of the kinds with memory: a @page that allocates zeroed
+ * host pages on the allocation's node on first use, and a @map_prepare
+ * with the rules of cuMemMap (offset, address and length multiples of the
+ * location's granularity, inside the allocation).
+ */
+struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
+int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
+			  u64 offset);
+
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c) */
+extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
+extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -763,7 +807,6 @@ int cufab_allocs_for_each(u64 from_id,
 u64 cufab_alloc_resident(struct cufab_alloc *alloc);
 
 /* ioctls (alloc.c) */
-int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 
@@ -806,7 +849,7 @@ struct cufab_va_space {
  *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
- *	frees the reservation (memops.c). Written once, under the space's
+ *	frees the reservation (alloc_legacy.c). Written once, under the space's
  *	lock, while that context cannot be destroyed.
  * @vmas: VMAs referring to this reservation (1 except during mremap)
  * @lock: protects @maps, the mappings' access and @dead; taken by the
@@ -1225,6 +1268,8 @@ int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
 			const u8 **secret);
 int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 			u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+/* From the final put of an allocation with ->fabric set. */
+void cufab_fabric_forget(struct cufab_alloc *alloc);
 struct cufab_alloc *cufab_fabric_import(const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 					int *channel);
 unsigned long cufab_fabric_exports_count(void);
@@ -1243,7 +1288,7 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * Multicast objects (cuMulticast*). A multicast object is a
  * CUmemGenericAllocationHandle in CUDA: released with cuMemRelease,
  * exported and imported like memory, mapped with cuMemMap. So it is a
- * struct cufab_alloc of kind CUFAB_ALLOC_KIND_MC, without pages, whose
+ * struct cufab_alloc of the multicast kind (mc.c), without pages, whose
  * node-wide struct cufab_mc (the team of devices and their bindings) goes
  * with the allocation's last reference.
  *
@@ -1273,19 +1318,11 @@ struct cufab_mc {
 /* Module parameter mc_team_timeout_ms: how long binds and maps wait. */
 unsigned int cufab_mc_team_timeout_ms(void);
 
-/* From the allocation's final put. */
-void cufab_mc_free(struct cufab_mc *mc);
+/* The multicast object of @alloc, NULL when @alloc is another kind. */
+struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
 /* The client is going: unbind everything it bound, on every object. */
 void cufab_mc_client_gone(struct cufab_client *client);
-
-/*
- * MEM_MAP of a multicast handle: offset 0, addr/length multiples of the
- * multicast granularity and within the object, then wait (no lock held)
- * for the team to complete. 0, -EINVAL, -ERESTARTSYS, -ETIMEDOUT.
- */
-int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
-			 u64 offset);
 
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
@@ -1307,15 +1344,17 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_multimem(struct cufab_ucmd *ucmd);
 
-/*
- * Legacy allocations (cuMemAlloc, cuMemAllocHost), synchronous copies and
- * sets, pointer classification and cuMemGetInfo.
- */
-
-void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
-
+/* The allocation kinds' ioctls (alloc_vmm.c, alloc_legacy.c). */
+int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
+/* cuCtxDestroy: free what cuMemAlloc made in the context. */
+void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+
+/*
+ * Synchronous copies and sets, pointer classification and cuMemGetInfo
+ * (memops.c).
+ */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);

@@ -594,7 +594,7 @@ int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd)
 /* The final put of a chunk: its bytes leave the pool. */
 static void cufab_pool_chunk_release(struct cufab_alloc *alloc)
 {
-	struct cufab_pool *pool = alloc->ext;
+	struct cufab_pool *pool = alloc->priv;
 
 	spin_lock(&pool->stat_lock);
 	pool->reserved -= alloc->length;
@@ -602,7 +602,16 @@ static void cufab_pool_chunk_release(struct cufab_alloc *alloc)
 	cufab_pool_put(pool);
 }
 
-static const struct cufab_alloc_ext_ops cufab_pool_chunk_ops = {
+/*
+ * The pool kind of allocation: device (or host) memory like cuMemCreate's,
+ * bindable by address (cuMulticastBindAddr and cuLogicalEndpointBindAddr
+ * name cudaMallocAsync memory), never handed out as a handle.
+ */
+static const struct cufab_alloc_ops cufab_pool_chunk_ops = {
+	.name = "cuMemAllocAsync",
+	.flags = CUFAB_ALLOC_BINDABLE,
+	.page = cufab_alloc_host_page,
+	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_pool_chunk_release,
 };
 
@@ -636,10 +645,12 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 						  u64 length)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_pool_chunk_ops,
 		.location_type = pool->location_type,
 		.location_id = pool->location_id,
 		.handle_types = pool->handle_types,
 		.length = length,
+		.priv = pool,
 	};
 	struct cufab_alloc *alloc;
 	int ret;
@@ -657,9 +668,8 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 		cufab_pool_unreserve(pool, length);
 		return alloc;
 	}
+	/* the chunk's, dropped by its release */
 	kref_get(&pool->ref);
-	alloc->ext = pool;
-	alloc->ext_ops = &cufab_pool_chunk_ops;
 	return alloc;
 }
 

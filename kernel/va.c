@@ -266,10 +266,11 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		goto out;
 	}
 	/*
-	 * A multicast mapping has no memory of its own: on hardware only
-	 * multimem instructions may touch it (cufabMultimem* stand in).
+	 * A kind with no memory of its own (multicast) has no page to map: on
+	 * hardware only multimem instructions may touch it
+	 * (cufabMultimem* stand in).
 	 */
-	if (cufab_alloc_is_mc(map->alloc)) {
+	if (!cufab_alloc_cpu_mappable(map->alloc)) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
@@ -633,7 +634,8 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
 	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone, pools' by pool.c */
-	if ((va->legacy && !alloc->legacy) || va->pool)
+	if ((va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	    va->pool)
 		goto out;
 	ret = -ENOMEM;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
@@ -922,9 +924,10 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
 				    task_tgid_nr(current), addr, length,
 				    map->start, map->length);
-	} else if (map->alloc->legacy) {
-		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
-				    task_tgid_nr(current), addr);
+	} else if (!cufab_alloc_has(map->alloc, CUFAB_ALLOC_BINDABLE)) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr,
+				    map->alloc->ops->name);
 	} else {
 		*alloc = map->alloc;
 		*mem_offset = map->offset + (addr - map->start);
@@ -988,16 +991,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	/* a multicast handle waits here, no lock held, for its team */
-	if (cufab_alloc_is_mc(alloc))
-		ret = cufab_mc_map_prepare(alloc, cmd->addr, cmd->length,
-					   cmd->offset);
-	else
-		ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-					   alloc->length,
-					   cufab_loc_mem_gran(alloc->location_type,
-							      alloc->location_id,
-							      false));
+	/* the kind's rules; it may wait here, no lock held */
+	ret = alloc->ops->map_prepare(alloc, cmd->addr, cmd->length,
+				      cmd->offset);
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);
