@@ -971,7 +971,8 @@ static int cufab_pool_export_fabric(struct cufab_client *client,
 	int channel = cufab_imex_channel(client);
 	int ret;
 
-	ret = cufab_imex_check(client, "cuMemPoolExportToShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
+	ret = cufab_imex_check(client,
+			       "cuMemPoolExportToShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
 	if (ret)
 		return ret;
 	mutex_lock(&pool->lock);

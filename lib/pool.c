@@ -31,7 +31,7 @@
 /* Alignment of every pool allocation, and of large ones. */
 #define POOL_ALIGN		512ULL
 #define POOL_HASH_BITS		12
-#define POOL_HASH_SIZE		(1U << POOL_HASH_BITS)
+#define POOL_HASH_SIZE		4096	/* 2^POOL_HASH_BITS */
 
 struct pool_chunk;
 
@@ -89,7 +89,7 @@ static CUmemoryPool pool_current[POOL_SLOTS];
 
 static int stream_special(CUstream s)
 {
-	return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+	return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
 }
 
 /* The streams an allocation may be ordered on. */
@@ -1075,10 +1075,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 	return CUDA_SUCCESS;
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out,
-								 void *handle,
-								 CUmemAllocationHandleType handleType,
-								 unsigned long long flags)
+CUFAB_EXPORT CUresult CUDAAPI
+cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+				   CUmemAllocationHandleType handleType,
+				   unsigned long long flags)
 {
 	struct cufab_pool_import arg = {
 		.size = sizeof(arg), .handle_type = (__u32)handleType,

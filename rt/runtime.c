@@ -24,13 +24,16 @@
 #include <cufab/cuda.h>
 
 #define RT_EXPORT	__attribute__((visibility("default")))
+#define RT_ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 typedef int cudaError_t;		/* enum cudaError */
 typedef CUstream cudaStream_t;
 typedef CUmemoryPool cudaMemPool_t;
 
-/* cudaMemPoolProps, cudaMemLocation, cudaMemAccessDesc and
- * cudaMemPoolPtrExportData have the layouts of their driver twins. */
+/*
+ * cudaMemPoolProps, cudaMemLocation, cudaMemAccessDesc and
+ * cudaMemPoolPtrExportData have the layouts of their driver twins.
+ */
 typedef CUmemPoolProps rt_pool_props;
 typedef CUmemLocation rt_location;
 typedef CUmemAccessDesc rt_access_desc;
@@ -154,7 +157,7 @@ RT_EXPORT const char *cudaGetErrorName(cudaError_t error)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(rt_names) / sizeof(rt_names[0]); i++)
+	for (i = 0; i < RT_ARRAY_SIZE(rt_names); i++)
 		if (rt_names[i].code == error)
 			return rt_names[i].name;
 	return "cudaErrorUnknown";
@@ -301,7 +304,8 @@ RT_EXPORT cudaError_t cudaMemPoolExportToShareableHandle(void *shareableHandle,
 							 unsigned int flags)
 {
 	RT_CALL(cuMemPoolExportToShareableHandle(shareableHandle, memPool,
-			(CUmemAllocationHandleType)handleType, flags));
+						 (CUmemAllocationHandleType)handleType,
+						 flags));
 }
 
 RT_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPool,
@@ -310,7 +314,8 @@ RT_EXPORT cudaError_t cudaMemPoolImportFromShareableHandle(cudaMemPool_t *memPoo
 							   unsigned int flags)
 {
 	RT_CALL(cuMemPoolImportFromShareableHandle(memPool, shareableHandle,
-			(CUmemAllocationHandleType)handleType, flags));
+						   (CUmemAllocationHandleType)handleType,
+						   flags));
 }
 
 RT_EXPORT cudaError_t cudaMemPoolExportPointer(rt_ptr_export_data *exportData,
