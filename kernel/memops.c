@@ -170,7 +170,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
 	} else {
-		cmd->out_flags |= CUFAB_PTR_F_VMM;
+		cmd->out_flags |= va->pool ? CUFAB_PTR_F_POOL : CUFAB_PTR_F_VMM;
 		cmd->out_range_base = map->start;
 		cmd->out_range_length = map->length;
 	}

@@ -134,6 +134,10 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
+/* Implicit streams: the legacy NULL stream and the per-thread stream. */
+#define CU_STREAM_LEGACY     ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+
 #ifndef CU_UUID_HAS_BEEN_DEFINED
 #define CU_UUID_HAS_BEEN_DEFINED
 typedef struct CUuuid_st {
@@ -939,6 +943,42 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,
 					void **data, CUdeviceptr ptr);
+
+/* Stream-ordered allocator and memory pools. */
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
+				    size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
+				    CUmemLocation *location);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
+					CUmemAllocationType type);
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
+				 CUmemAllocationType type);
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type,
+				 CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+						  CUmemAllocationHandleType handleType,
+						  unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+						    CUmemAllocationHandleType handleType,
+						    unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+					CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+					CUmemPoolPtrExportData *shareData);
 
 /* Logical endpoints (CUDA 13.3): ids are per process. */
 CUresult CUDAAPI cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId,

@@ -94,6 +94,17 @@ enum {
 	CUFAB_CMD_STREAM_SUBMIT,
 	CUFAB_CMD_STREAM_WAIT,
 	CUFAB_CMD_HOSTFN,
+	CUFAB_CMD_POOL_CREATE,
+	CUFAB_CMD_POOL_ATTR,
+	CUFAB_CMD_POOL_GROW,
+	CUFAB_CMD_POOL_SHRINK,
+	CUFAB_CMD_POOL_SET_ACCESS,
+	CUFAB_CMD_POOL_GET_ACCESS,
+	CUFAB_CMD_POOL_EXPORT,
+	CUFAB_CMD_POOL_IMPORT,
+	CUFAB_CMD_POOL_PTR_EXPORT,
+	CUFAB_CMD_POOL_PTR_IMPORT,
+	CUFAB_CMD_POOL_PTR_RELEASE,
 	CUFAB_CMD_LAST,
 };
 
@@ -537,6 +548,7 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
 #define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
+#define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -569,6 +581,255 @@ struct cufab_mem_import {
 };
 
 #define CUFAB_IOCTL_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_IMPORT)
+
+/* ---- memory pools (cuMemPool*, the stream-ordered allocator) ---- */
+
+/*
+ * A pool is a kernel object of its own: its properties, its cap, its
+ * chunks (the memory it reserved), its access rights and its exports. The
+ * library sub-allocates inside chunks; the kernel is asked only to grow
+ * or shrink the pool by whole chunks, which are multiples of
+ * CUFAB_POOL_CHUNK bytes, like NVIDIA's driver reserves pool memory.
+ */
+#define CUFAB_POOL_CHUNK		(32ULL << 20)
+#define CUFAB_POOL_ALLOC_PINNED		1	/* CU_MEM_ALLOCATION_TYPE_PINNED */
+#define CUFAB_POOL_USAGE_HW_DECOMPRESS	0x2
+/* cufab_pool_create.flags: the caller's default pool of the location */
+#define CUFAB_POOL_CREATE_DEFAULT	0x1
+
+/**
+ * struct cufab_pool_create - CUFAB_IOCTL_POOL_CREATE (cuMemPoolCreate)
+ * @flags: 0 or CUFAB_POOL_CREATE_DEFAULT
+ * @alloc_type: CUFAB_POOL_ALLOC_PINNED
+ * @handle_types: CUFAB_HANDLE_* bits the pool may be exported as; 0 for a
+ *	HOST pool
+ * @location_type: CUFAB_LOC_DEVICE, _HOST or _HOST_NUMA
+ * @location_id: GPU index (a GPU that does not exist is -EINVAL, not
+ *	-ENODEV, as cuMemPoolCreate reports INVALID_VALUE), online NUMA node
+ * @max_size: cap in bytes, 0 for the location's memory size; rounded up
+ *	to CUFAB_POOL_CHUNK
+ * @usage: 0; CUFAB_POOL_USAGE_HW_DECOMPRESS is -EOPNOTSUPP (no virtual GPU
+ *	decompresses)
+ * @out_pool: id of the client's pool object (CUFAB_IOCTL_DESTROY)
+ * @out_pool_id: node-wide pool id (cufabctl pool show)
+ * @out_max_size: the effective cap
+ */
+struct cufab_pool_create {
+	__u32 size;
+	__u32 flags;
+	__u32 alloc_type;
+	__u32 handle_types;
+	__u32 location_type;
+	__s32 location_id;
+	__aligned_u64 max_size;
+	__u32 usage;
+	__u32 out_pool;
+	__aligned_u64 out_pool_id;
+	__aligned_u64 out_max_size;
+};
+
+#define CUFAB_IOCTL_POOL_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_CREATE)
+
+/* cufab_pool_attr.attr: CUmemPool_attribute values the kernel keeps */
+#define CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS		1
+#define CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC	2
+#define CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS	3
+#define CUFAB_POOL_ATTR_RELEASE_THRESHOLD		4
+#define CUFAB_POOL_ATTR_RESERVED_MEM_CURRENT		5
+#define CUFAB_POOL_ATTR_RESERVED_MEM_HIGH		6
+/* cufab_pool_attr.flags */
+#define CUFAB_POOL_ATTR_SET		0x1
+
+/**
+ * struct cufab_pool_attr - CUFAB_IOCTL_POOL_ATTR
+ * @flags: CUFAB_POOL_ATTR_SET to write @value, else read it
+ * @pool: the client's pool object
+ * @attr: CUFAB_POOL_ATTR_*; RESERVED_MEM_CURRENT is read-only and
+ *	RESERVED_MEM_HIGH may only be reset to 0 (-EINVAL otherwise)
+ * @value: in (SET) or out
+ */
+struct cufab_pool_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 attr;
+	__aligned_u64 value;
+};
+
+#define CUFAB_IOCTL_POOL_ATTR	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_ATTR)
+
+/**
+ * struct cufab_pool_grow - CUFAB_IOCTL_POOL_GROW: one more chunk
+ * @pool: a pool this client created (an imported pool is -EPERM)
+ * @length: bytes the caller needs; the chunk is that rounded up to
+ *	CUFAB_POOL_CHUNK. -ENOMEM past the pool's cap or the GPU's capacity.
+ * @out_addr: where the chunk is mapped in the caller, accessible as the
+ *	pool's access rights say
+ * @out_length: the chunk's bytes
+ * @out_alloc_id: node-wide id of its allocation
+ */
+struct cufab_pool_grow {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 length;
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+	__aligned_u64 out_alloc_id;
+};
+
+#define CUFAB_IOCTL_POOL_GROW	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_GROW)
+
+/**
+ * struct cufab_pool_shrink - CUFAB_IOCTL_POOL_SHRINK: give a chunk back
+ * @addr: a chunk of @pool, as POOL_GROW returned it (-EINVAL otherwise)
+ */
+struct cufab_pool_shrink {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+};
+
+#define CUFAB_IOCTL_POOL_SHRINK	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_SHRINK)
+
+/**
+ * struct cufab_pool_set_access - CUFAB_IOCTL_POOL_SET_ACCESS
+ *	(cuMemPoolSetAccess)
+ * @descs_ptr: struct cufab_mem_access[num_descs]; a GPU that does not
+ *	exist, the host for a device pool, or removing the resident
+ *	location's own access is -EINVAL
+ *
+ * Applies to every chunk and imported pointer of the pool in this client.
+ */
+struct cufab_pool_set_access {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 num_descs;
+	__aligned_u64 descs_ptr;
+};
+
+#define CUFAB_IOCTL_POOL_SET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_SET_ACCESS)
+
+/* CUFAB_IOCTL_POOL_GET_ACCESS (cuMemPoolGetAccess) */
+struct cufab_pool_get_access {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 location_type;
+	__s32 location_id;
+	__u32 out_flags;
+};
+
+#define CUFAB_IOCTL_POOL_GET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_GET_ACCESS)
+
+/**
+ * struct cufab_pool_export - CUFAB_IOCTL_POOL_EXPORT
+ *	(cuMemPoolExportToShareableHandle)
+ * @handle_type: one bit the pool was created with (-EINVAL otherwise)
+ * @out_fd: POSIX_FD: a new O_CLOEXEC fd that holds the pool
+ * @out_fabric: FABRIC: 64 unguessable bytes; needs an IMEX channel (-EPERM)
+ */
+struct cufab_pool_export {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 handle_type;
+	__s32 out_fd;
+	__u32 __reserved;
+	__u8 out_fabric[CUFAB_FABRIC_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_POOL_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_EXPORT)
+
+/**
+ * struct cufab_pool_import - CUFAB_IOCTL_POOL_IMPORT
+ *	(cuMemPoolImportFromShareableHandle)
+ * @fd: POSIX_FD: an fd POOL_EXPORT made (-EINVAL for any other)
+ * @fabric: FABRIC: the exporter's bytes; -EPERM without the exporter's
+ *	IMEX channel, -EINVAL for bytes that name no live pool
+ * @out_pool: the client's new pool object; it cannot grow (-EPERM) and
+ *	starts accessible from the resident location only
+ * @out_pool_id, @out_location_type, @out_location_id, @out_handle_types:
+ *	the pool's properties
+ */
+struct cufab_pool_import {
+	__u32 size;
+	__u32 flags;
+	__u32 handle_type;
+	__s32 fd;
+	__u8 fabric[CUFAB_FABRIC_HANDLE_LEN];
+	__u32 out_pool;
+	__u32 out_location_type;
+	__s32 out_location_id;
+	__u32 out_handle_types;
+	__aligned_u64 out_pool_id;
+};
+
+#define CUFAB_IOCTL_POOL_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_IMPORT)
+
+#define CUFAB_POOL_PTR_DATA_LEN		64
+
+/**
+ * struct cufab_pool_ptr_export - CUFAB_IOCTL_POOL_PTR_EXPORT
+ *	(cuMemPoolExportPointer)
+ * @addr, @length: one sub-allocation, inside one chunk of @pool
+ * @out_data: CUmemPoolPtrExportData; exporting the same range again gives
+ *	the same bytes
+ *
+ * The exported range stays reserved for its importers: POOL_PTR_RELEASE
+ * by the exporter is -EBUSY while one still maps it.
+ */
+struct cufab_pool_ptr_export {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u8 out_data[CUFAB_POOL_PTR_DATA_LEN];
+};
+
+#define CUFAB_IOCTL_POOL_PTR_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_EXPORT)
+
+/**
+ * struct cufab_pool_ptr_import - CUFAB_IOCTL_POOL_PTR_IMPORT
+ *	(cuMemPoolImportPointer)
+ * @pool: the client's import of the exporting pool (-EINVAL for another)
+ * @data: from POOL_PTR_EXPORT
+ * @out_addr: the same memory in the caller; valid until it releases it
+ * @out_length: bytes
+ */
+struct cufab_pool_ptr_import {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__u8 data[CUFAB_POOL_PTR_DATA_LEN];
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+};
+
+#define CUFAB_IOCTL_POOL_PTR_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_IMPORT)
+
+/**
+ * struct cufab_pool_ptr_release - CUFAB_IOCTL_POOL_PTR_RELEASE
+ * @addr: an imported pointer (unmapped; its record lets go of it) or an
+ *	exported range's start (the export ends: -EBUSY while an importer
+ *	still maps it, then the exporter may reuse the range)
+ */
+struct cufab_pool_ptr_release {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+};
+
+#define CUFAB_IOCTL_POOL_PTR_RELEASE	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_RELEASE)
 
 /* ---- logical endpoints (cuLogicalEndpoint*, Compute Fabric Transport) ---- */
 
