@@ -18,6 +18,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -275,6 +276,7 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 {
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
 	struct page *page, *old;
+	int nid = NUMA_NO_NODE;
 
 	/* a multicast object has no memory: only its bindings have */
 	if (index >= alloc->length >> PAGE_SHIFT || cufab_alloc_is_mc(alloc))
@@ -287,7 +289,11 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 		return ERR_PTR(-ENOMEM);
 	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
 		gfp |= __GFP_THISNODE;
-	page = alloc_pages_node(alloc->nid, gfp, 0);
+	if (alloc->ext_ops && alloc->ext_ops->page_nid)
+		nid = alloc->ext_ops->page_nid(alloc, index);
+	if (nid == NUMA_NO_NODE)
+		nid = alloc->nid;
+	page = alloc_pages_node(nid, gfp, 0);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 
@@ -298,6 +304,34 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 	}
 	return page;
+}
+
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | __GFP_THISNODE;
+	struct page *page, *old;
+
+	if (index >= alloc->length >> PAGE_SHIFT || cufab_alloc_is_mc(alloc) ||
+	    nid < 0 || nid >= MAX_NUMNODES || !node_online(nid))
+		return -EINVAL;
+	old = xa_load(&alloc->pages, index);
+	if (old && page_to_nid(old) == nid)
+		return 0;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return -ENOMEM;
+	page = alloc_pages_node(nid, old ? gfp : gfp | __GFP_ZERO, 0);
+	if (!page)
+		return -ENOMEM;
+	if (old)
+		copy_highpage(page, old);
+	old = xa_store(&alloc->pages, index, page, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		__free_page(page);
+		return xa_err(old);
+	}
+	if (old)
+		__free_page(old);
+	return 0;
 }
 
 int cufab_alloc_populate(struct cufab_alloc *alloc)

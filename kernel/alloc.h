@@ -44,9 +44,12 @@ struct cufab_alloc;
  * struct cufab_alloc_ext_ops - hook for state other files hang off an alloc
  * @release: called once from the final put, before the pages are freed,
  *	to free @ext (e.g. the export state of export.c)
+ * @page_nid: optional; the NUMA node a page about to be populated goes to,
+ *	NUMA_NO_NODE for the allocation's own (managed memory's advice)
  */
 struct cufab_alloc_ext_ops {
 	void (*release)(struct cufab_alloc *alloc);
+	int (*page_nid)(struct cufab_alloc *alloc, pgoff_t index);
 };
 
 /* struct cufab_alloc.kind */
@@ -160,6 +163,13 @@ static inline bool cufab_alloc_is_mc(const struct cufab_alloc *alloc)
 struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
 /* Allocate every page now (e.g. before building a dma-buf sg table). */
 int cufab_alloc_populate(struct cufab_alloc *alloc);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object

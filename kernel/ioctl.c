@@ -28,6 +28,7 @@
 #include "imex.h"
 #include "le.h"
 #include "ioctl.h"
+#include "managed.h"
 #include "mc.h"
 #include "memops.h"
 #include "object.h"
@@ -118,6 +119,9 @@ union cufab_ucmd_buffer {
 	struct cufab_mc_unbind mc_unbind;
 	struct cufab_multimem multimem;
 	struct cufab_peer peer;
+	struct cufab_mem_advise mem_advise;
+	struct cufab_mem_prefetch mem_prefetch;
+	struct cufab_mem_range_attrs mem_range_attrs;
 };
 
 struct cufab_ioctl_op {
@@ -225,6 +229,12 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_peer, peer_ctx_id),
 	CUFAB_IOCTL_OP(PEER_DISABLE, cufab_ioctl_peer_disable,
 		       struct cufab_peer, peer_ctx_id),
+	CUFAB_IOCTL_OP(MEM_ADVISE, cufab_ioctl_mem_advise,
+		       struct cufab_mem_advise, location_id),
+	CUFAB_IOCTL_OP(MEM_PREFETCH, cufab_ioctl_mem_prefetch,
+		       struct cufab_mem_prefetch, __reserved),
+	CUFAB_IOCTL_OP(MEM_RANGE_ATTRS, cufab_ioctl_mem_range_attrs,
+		       struct cufab_mem_range_attrs, out_resident_on_node),
 };
 
 /*
