@@ -16,6 +16,8 @@
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuGetProcAddress
+#undef cuMemAdvise
+#undef cuMemPrefetchAsync
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -30,5 +32,10 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
 /* CUDA 11.3: without the symbol status. */
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags);
+/* CUDA 8.0 managed memory calls naming a CUdevice (CU_DEVICE_CPU: host). */
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUdevice device);
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUdevice dstDevice, CUstream hStream);
 
 #endif /* CUFAB_LIB_LEGACY_H */
