@@ -3,7 +3,8 @@
 # cufab top-level build. Everything lands under build/; nothing is built in
 # the source directories, so two kernels' modules can coexist.
 #
-#   make                  module (KDIR), library, tools, selftests, examples, bench
+#   make                  module (KDIR), library (also as build/lib/cuda/libcuda.so.1),
+#                         tools, selftests, examples, bench
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
@@ -39,6 +40,10 @@ NL_LIBS		= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 LIB_SRCS	:= $(wildcard lib/*.c)
 LIB_HDRS	:= $(wildcard lib/*.h) include/cufab/cuda.h include/uapi/linux/cufab.h
 LIB_SO		:= $(BUILD)/lib/libcufab.so.$(SOVERSION)
+# The same library under the name programs linked against NVIDIA's
+# libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
+# cufab unchanged.
+LIBCUDA_DROPIN	:= $(BUILD)/lib/cuda/libcuda.so.1
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
@@ -79,7 +84,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -88,6 +93,10 @@ $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 		-Wl,--version-script=lib/libcufab.map -Wl,-z,defs \
 		-o $@ $(LIB_SRCS) -lpthread -ldl
 	ln -sf libcufab.so.$(SOVERSION) $(BUILD)/lib/libcufab.so
+
+$(LIBCUDA_DROPIN): $(LIB_SO)
+	@mkdir -p $(dir $@)
+	ln -sf ../libcufab.so.$(SOVERSION) $@
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK)

@@ -18,10 +18,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
-#include "alloc.h"
-#include "bindmap.h"
-#include "fault.h"
-#include "object.h"
+#include "cufab.h"
 
 static inline u64 cufab_binding_end(const struct cufab_binding *b)
 {

@@ -23,11 +23,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "client.h"
-#include "fault.h"
-#include "imex.h"
-#include "mc.h"
-#include "object.h"
+#include "cufab.h"
 
 static LIST_HEAD(cufab_clients);
 static DEFINE_MUTEX(cufab_clients_lock);

@@ -5,12 +5,7 @@
 #include <linux/err.h>
 #include <linux/cufab.h>
 
-#include "context.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "memops.h"
-#include "peer.h"
+#include "cufab.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
 #define CU_CTX_SCHED_MASK		0x07

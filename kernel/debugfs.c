@@ -18,13 +18,7 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "debugfs.h"
-#include "device.h"
-#include "fault.h"
-#include "object.h"
-#include "share.h"
+#include "cufab.h"
 
 static struct dentry *cufab_debugfs_root;
 

@@ -23,10 +23,7 @@
 #include <linux/uaccess.h>
 #include <asm/unaligned.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
+#include "cufab.h"
 
 struct cufab_topo cufab_node;
 DECLARE_RWSEM(cufab_topo_rwsem);
@@ -536,8 +533,9 @@ u64 cufab_mc_granularity(bool recommended)
 /*
  * A HOST_NUMA allocation may be mapped by any GPU, most likely by those
  * next to its node: its size must suit each of them. A node no GPU sits
- * next to takes the largest granularity of the node's GPUs, so a size
- * valid there is valid on every GPU.
+ * next to, and HOST memory (@nid NUMA_NO_NODE), take the largest
+ * granularity of the node's GPUs, so a size valid there is valid on every
+ * GPU.
  */
 static u64 cufab_numa_mem_gran(int nid, bool recommended)
 {
@@ -547,7 +545,7 @@ static u64 cufab_numa_mem_gran(int nid, bool recommended)
 	for (i = 0; i < n; i++) {
 		g = cufab_gpu_mem_gran(i, recommended);
 		any = max(any, g);
-		if (cufab_gran_gpu(i)->numa_node == nid)
+		if (nid != NUMA_NO_NODE && cufab_gran_gpu(i)->numa_node == nid)
 			near = max(near, g);
 	}
 	return near ?: any;
@@ -560,6 +558,9 @@ u64 cufab_loc_mem_gran(u32 location_type, s32 location_id, bool recommended)
 		if (location_id < 0 || !cufab_gran_gpu(location_id))
 			return 0;
 		return cufab_gpu_mem_gran(location_id, recommended);
+	case CUFAB_LOC_HOST:
+		/* any node: the id means nothing, as in CUDA */
+		return cufab_numa_mem_gran(NUMA_NO_NODE, recommended);
 	default:
 		return cufab_numa_mem_gran(location_id, recommended);
 	}

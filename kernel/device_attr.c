@@ -6,7 +6,8 @@
  * 9.0, 132 SMs, H100 SXM5 figures) so that programs which size their work
  * from attributes behave as on real hardware. Capabilities that decide
  * which API paths a program takes are derived from the GPU's features and
- * the topology, since that is what cufab emulates. Interop capabilities
+ * the topology, since that is what cufab emulates, and read 0 while cufab
+ * lacks the calls they promise (CUFAB_HAS_*). Interop capabilities
  * cufab does not provide (dma-buf, GPUDirect RDMA, IPC events, external
  * semaphores, Windows handles, CIG, decompression) read 0, so that a
  * program probing them does not go on to call what does not exist.
@@ -17,8 +18,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "device.h"
-#include "device_attr.h"
+#include "cufab.h"
 
 /* Hopper (H100 SXM5) figures. */
 #define HOPPER_CC_MAJOR		9
@@ -127,15 +127,14 @@ static const s32 cufab_hopper_attrs[CUFAB_NUM_DEVICE_ATTRS] = {
 	[CUFAB_ATTR_LOCAL_L1_CACHE_SUPPORTED] = 1,
 	[CUFAB_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR] = HOPPER_SMEM_PER_SM,
 	[CUFAB_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR] = SZ_64K,
-	[CUFAB_ATTR_MANAGED_MEMORY] = 1,
 	[CUFAB_ATTR_MULTI_GPU_BOARD] = 0,
 	[CUFAB_ATTR_HOST_NATIVE_ATOMIC_SUPPORTED] = 0,
 	[CUFAB_ATTR_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO] = 2,
 	[CUFAB_ATTR_COMPUTE_PREEMPTION_SUPPORTED] = 1,
-	[CUFAB_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM] = 1,
 	[CUFAB_ATTR_COOPERATIVE_LAUNCH] = 1,
+	/* deprecated with its call, still reported by the hardware */
+	[CUFAB_ATTR_COOPERATIVE_MULTI_DEVICE_LAUNCH] = 1,
 	[CUFAB_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN] = HOPPER_SMEM_OPTIN,
-	[CUFAB_ATTR_HOST_REGISTER_SUPPORTED] = 1,
 	/* x86 host: pageable access goes through HMM, not the CPU's tables */
 	[CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES] = 0,
 	[CUFAB_ATTR_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST] = 0,
@@ -146,10 +145,7 @@ static const s32 cufab_hopper_attrs[CUFAB_NUM_DEVICE_ATTRS] = {
 	[CUFAB_ATTR_MAX_PERSISTING_L2_CACHE_SIZE] = HOPPER_L2_BYTES / 4 * 3,
 	[CUFAB_ATTR_MAX_ACCESS_POLICY_WINDOW_SIZE] = SZ_128M - SZ_4K,
 	[CUFAB_ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK] = SZ_1K,
-	[CUFAB_ATTR_READ_ONLY_HOST_REGISTER_SUPPORTED] = 1,
 	[CUFAB_ATTR_CLUSTER_LAUNCH] = 1,
-	[CUFAB_ATTR_CAN_USE_64_BIT_STREAM_MEM_OPS] = 1,
-	[CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR] = 1,
 	[CUFAB_ATTR_MEM_SYNC_DOMAIN_COUNT] = HOPPER_SYNC_DOMAINS,
 	[CUFAB_ATTR_TENSOR_MAP_ACCESS_SUPPORTED] = 1,
 	[CUFAB_ATTR_UNIFIED_FUNCTION_POINTERS] = 0,
@@ -184,18 +180,38 @@ static void cufab_attrs_fill_location(const struct cufab_gpu *gpu,
 	attrs[CUFAB_ATTR_HOST_NUMA_ID] = gpu->numa_node;
 }
 
+/* Attributes of the API families cufab may lack (cufab.h). */
+static void cufab_attrs_fill_apis(u32 f, s32 *attrs)
+{
+	bool managed = CUFAB_HAS_MANAGED_MEMORY;
+
+	attrs[CUFAB_ATTR_MANAGED_MEMORY] = managed;
+	attrs[CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS] =
+		managed && cufab_has(f, CUFAB_DEV_F_PAGEABLE_ACCESS);
+	attrs[CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS] =
+		managed && cufab_has(f, CUFAB_DEV_F_CONCURRENT_MANAGED);
+
+	attrs[CUFAB_ATTR_HOST_REGISTER_SUPPORTED] = CUFAB_HAS_HOST_REGISTER;
+	attrs[CUFAB_ATTR_READ_ONLY_HOST_REGISTER_SUPPORTED] =
+		CUFAB_HAS_HOST_REGISTER;
+	attrs[CUFAB_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM] =
+		CUFAB_HAS_HOST_REGISTER;
+
+	attrs[CUFAB_ATTR_CAN_USE_64_BIT_STREAM_MEM_OPS] =
+		CUFAB_HAS_STREAM_MEM_OPS;
+	attrs[CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR] =
+		CUFAB_HAS_STREAM_MEM_OPS;
+}
+
 /* Attributes derived from the effective features. */
 static void cufab_attrs_fill_features(u32 f, s32 *attrs)
 {
-	bool pools = f & CUFAB_DEV_F_MEMORY_POOLS;
+	bool pools = CUFAB_HAS_MEMORY_POOLS && (f & CUFAB_DEV_F_MEMORY_POOLS);
 	bool fabric = f & CUFAB_DEV_F_FABRIC_HANDLE;
 	bool le = f & (CUFAB_DEV_F_LE_UNICAST | CUFAB_DEV_F_LE_MULTICAST);
 	s32 pool_handles = 0;
 
-	attrs[CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS] =
-		cufab_has(f, CUFAB_DEV_F_PAGEABLE_ACCESS);
-	attrs[CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS] =
-		cufab_has(f, CUFAB_DEV_F_CONCURRENT_MANAGED);
+	cufab_attrs_fill_apis(f, attrs);
 	attrs[CUFAB_ATTR_HANDLE_TYPE_FABRIC_SUPPORTED] = fabric;
 	attrs[CUFAB_ATTR_MULTICAST_SUPPORTED] =
 		cufab_has(f, CUFAB_DEV_F_MULTICAST);

@@ -12,7 +12,7 @@
 #include <linux/string.h>
 #include <linux/sysfs.h>
 
-#include "fabric.h"
+#include "cufab.h"
 
 static const char *const cufab_fabric_names[] = {
 	[CUFAB_FABRIC_OK] = "ok",

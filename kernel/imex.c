@@ -29,9 +29,7 @@
 #include <linux/sched.h>
 #include <linux/cufab.h>
 
-#include "client.h"
-#include "imex.h"
-#include "ioctl.h"
+#include "cufab.h"
 
 static unsigned int imex_channel_count = 2048;
 module_param(imex_channel_count, uint, 0444);

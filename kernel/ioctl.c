@@ -21,35 +21,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "context.h"
-#include "device.h"
-#include "imex.h"
-#include "le.h"
-#include "ioctl.h"
-#include "managed.h"
-#include "mc.h"
-#include "memops.h"
-#include "object.h"
-#include "peer.h"
-#include "share.h"
-#include "va.h"
-
-/**
- * cufab_ucmd_respond() - copy the (updated) struct back to the caller
- * @ucmd: the call
- * @cmd_len: the kernel's size of the struct
- *
- * Return: 0 or -EFAULT.
- */
-int cufab_ucmd_respond(struct cufab_ucmd *ucmd, size_t cmd_len)
-{
-	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
-			 min_t(size_t, ucmd->user_size, cmd_len)))
-		return -EFAULT;
-	return 0;
-}
+#include "cufab.h"
 
 static int cufab_ioctl_get_version(struct cufab_ucmd *ucmd)
 {

@@ -25,15 +25,7 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "le.h"
-#include "object.h"
-#include "team.h"
+#include "cufab.h"
 
 static unsigned int le_construct_delay_ms;
 module_param(le_construct_delay_ms, uint, 0644);

@@ -17,13 +17,7 @@
 #include <linux/sched.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
-#include "le.h"
-#include "team.h"
-#include "va.h"
+#include "cufab.h"
 
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {
@@ -48,12 +42,22 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 				  dev);
 		return -EOPNOTSUPP;
 	}
-	/* construction restarts with every device; set before it counts */
-	WRITE_ONCE(le->ready_at, cufab_le_deadline());
-	ret = cufab_team_add_device(le->team, dev);
+	/*
+	 * Construction restarts with every device that joins, and only
+	 * then: a refused add leaves a complete endpoint ready.
+	 */
+	ret = cufab_team_add_device_stamp(le->team, dev, &le->ready_at,
+					  cufab_le_deadline());
 	/* the team logged why; a full team or a repeat is a bad value */
 	if (ret == -EEXIST || ret == -ENOSPC)
 		ret = -EINVAL;
+	/*
+	 * Another clique: NOT_SUPPORTED, as cuLogicalEndpointImport says
+	 * for a GPU that cannot use the endpoint (the page lists no
+	 * INVALID_DEVICE).
+	 */
+	if (ret == -ENODEV)
+		ret = -EOPNOTSUPP;
 	return ret;
 }
 
@@ -120,9 +124,9 @@ static int cufab_le_bind_allowed(struct cufab_client *client,
 {
 	struct cufab_le *le = alias->le;
 
-	if (alloc->legacy) {
-		cufab_client_info(client, "logical endpoint bind: allocation %llu comes from cuMemAlloc; only cuMemCreate memory can be bound\n",
-				  alloc->id);
+	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE)) {
+		cufab_client_info(client, "logical endpoint bind: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
+				  alloc->id, alloc->ops->name);
 		return -EINVAL;
 	}
 	if (le->type == CUFAB_LE_TYPE_UNICAST && dev != le->owner_dev) {

@@ -17,12 +17,7 @@
 #include <net/genetlink.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "bindmap.h"
-#include "client.h"
-#include "le.h"
-#include "netlink.h"
-#include "team.h"
+#include "cufab.h"
 
 struct cufab_nl_le_dump {
 	struct sk_buff *skb;

@@ -26,14 +26,7 @@
 #include <linux/xarray.h>
 #include <linux/cufab.h>
 
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "le.h"
-#include "share.h"
-#include "team.h"
+#include "cufab.h"
 
 /**
  * struct cufab_le_export - one FABRIC export of an endpoint

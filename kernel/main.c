@@ -21,14 +21,7 @@
 #include <linux/uuid.h>
 #include <linux/cufab.h>
 
-#include "client.h"
-#include "debugfs.h"
-#include "device.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "netlink.h"
-#include "share.h"
-#include "va.h"
+#include "cufab.h"
 
 static unsigned int num_gpus = 4;
 module_param(num_gpus, uint, 0444);

@@ -15,10 +15,7 @@
 #include <net/genetlink.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "mc.h"
-#include "netlink.h"
-#include "team.h"
+#include "cufab.h"
 
 struct cufab_mc_dump {
 	struct sk_buff *skb;

@@ -8,7 +8,7 @@
 #include <linux/types.h>
 #include <linux/cufab.h>
 
-#include "multimem.h"
+#include "cufab.h"
 
 /*
  * Float and double alike. min and max are spelled out, not min()/max():

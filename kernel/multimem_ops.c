@@ -12,7 +12,7 @@
 #include <asm/fpu/api.h>
 #endif
 
-#include "multimem.h"
+#include "cufab.h"
 
 #define CUFAB_MM_INT_OP(type, redop, d, s, n)				\
 	do {								\

@@ -22,14 +22,7 @@
 #include <net/genetlink.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "le.h"
-#include "netlink.h"
-#include "object.h"
-#include "peer.h"
-#include "team.h"
+#include "cufab.h"
 
 enum cufab_nl_mcgrp {
 	CUFAB_NL_MCGRP_EVENTS,
@@ -286,8 +279,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	struct sk_buff *skb = d->skb;
 	void *hdr;
 
-	/* multicast objects have no memory: MC_GET lists them */
-	if (cufab_alloc_is_mc(alloc))
+	/* memory only: multicast objects have none, MC_GET lists them */
+	if (!cufab_alloc_cpu_mappable(alloc))
 		return 0;
 	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
 	if (!hdr)
@@ -304,7 +297,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
 			alloc->handle_types) ||
-	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY, alloc->legacy)) {
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

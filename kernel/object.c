@@ -22,11 +22,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "context.h"
-#include "fault.h"
-#include "object.h"
+#include "cufab.h"
 
 static const struct cufab_object_ops *const cufab_object_ops[CUFAB_OBJ_MAX] = {
 	[CUFAB_OBJ_CTX] = &cufab_ctx_ops,

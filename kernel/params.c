@@ -15,7 +15,7 @@
 #include <linux/string.h>
 #include <linux/uuid.h>
 
-#include "device.h"
+#include "cufab.h"
 
 /* Split "a-b" at the dash into two GPU indices; the dash is restored. */
 static int cufab_parse_pair(char *tok, u32 *a, u32 *b)

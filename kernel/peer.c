@@ -31,14 +31,7 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
-#include "client.h"
-#include "context.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "netlink.h"
-#include "object.h"
-#include "peer.h"
+#include "cufab.h"
 
 static unsigned int max_peers = 8;
 module_param(max_peers, uint, 0644);

@@ -23,14 +23,7 @@
 #include <linux/sched.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "imex.h"
-#include "ioctl.h"
-#include "object.h"
-#include "share.h"
+#include "cufab.h"
 
 static const char *cufab_handle_type_name(u32 type)
 {

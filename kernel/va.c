@@ -39,14 +39,7 @@
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "fault.h"
-#include "ioctl.h"
-#include "mc.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -273,10 +266,11 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		goto out;
 	}
 	/*
-	 * A multicast mapping has no memory of its own: on hardware only
-	 * multimem instructions may touch it (cufabMultimem* stand in).
+	 * A kind with no memory of its own (multicast) has no page to map: on
+	 * hardware only multimem instructions may touch it
+	 * (cufabMultimem* stand in).
 	 */
-	if (cufab_alloc_is_mc(map->alloc)) {
+	if (!cufab_alloc_cpu_mappable(map->alloc)) {
 		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
@@ -588,7 +582,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
 	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone */
-	if (va->legacy && !alloc->legacy)
+	if (va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))
 		goto out;
 	ret = -ENOMEM;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
@@ -755,16 +749,21 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 }
 
 /**
- * cufab_va_check_access() - may @dev touch a user range?
+ * cufab_va_check_access() - may a copy by @dev touch a user range?
  * @client: owner
  * @addr: start
  * @length: bytes, the range does not wrap
  * @dev: GPU index
  * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
  *
+ * cuMemAlloc memory of another GPU needs no access of @dev: NVIDIA's
+ * driver copies between two GPUs' memory with or without peer access
+ * (the owner's side of the copy is the owner's), so peer access gates
+ * only device-side work. VMM mappings grant what cuMemSetAccess said.
+ *
  * Return: 0, -EFAULT for an unmapped byte of a reservation or a range that
- * mixes plain host memory and reservations, -EACCES when a mapping does not
- * grant @need to @dev.
+ * mixes plain host memory and reservations, -EACCES when a VMM mapping does
+ * not grant @need to @dev.
  */
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need)
@@ -798,7 +797,8 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 		map = cufab_va_map_at(va, cur);
 		if (!map) {
 			ret = -EFAULT;
-		} else if ((cufab_map_dev_access(map, dev) & need) != need) {
+		} else if (!va->legacy &&
+			   (cufab_map_dev_access(map, dev) & need) != need) {
 			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
 					    task_tgid_nr(current),
 					    current->comm, dev,
@@ -861,9 +861,10 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 		pr_info_ratelimited("pid %d: bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
 				    task_tgid_nr(current), addr, length,
 				    map->start, map->length);
-	} else if (map->alloc->legacy) {
-		pr_info_ratelimited("pid %d: bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
-				    task_tgid_nr(current), addr);
+	} else if (!cufab_alloc_has(map->alloc, CUFAB_ALLOC_BINDABLE)) {
+		pr_info_ratelimited("pid %d: bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
+				    task_tgid_nr(current), addr,
+				    map->alloc->ops->name);
 	} else {
 		*alloc = map->alloc;
 		*mem_offset = map->offset + (addr - map->start);
@@ -927,16 +928,9 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	/* a multicast handle waits here, no lock held, for its team */
-	if (cufab_alloc_is_mc(alloc))
-		ret = cufab_mc_map_prepare(alloc, cmd->addr, cmd->length,
-					   cmd->offset);
-	else
-		ret = cufab_map_args_check(cmd->addr, cmd->length, cmd->offset,
-					   alloc->length,
-					   cufab_loc_mem_gran(alloc->location_type,
-							      alloc->location_id,
-							      false));
+	/* the kind's rules; it may wait here, no lock held */
+	ret = alloc->ops->map_prepare(alloc, cmd->addr, cmd->length,
+				      cmd->offset);
 	if (!ret)
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);

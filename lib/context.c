@@ -406,14 +406,18 @@ CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
 }
 
 /*
- * Exactly one of execAffinityParams and cigParams may be set; cufab
+ * At most one of execAffinityParams and cigParams may be set; cufab
  * devices support neither (attributes 135/138 are 0, no MPS).
  */
 static CUresult ctx_check_params(const CUctxCreateParams *p)
 {
-	if (!p)
+	/*
+	 * NVIDIA's 13.0 driver, and every driver-API sample that passes a
+	 * zeroed struct, take neither pointer as no parameters at all.
+	 */
+	if (!p || (!p->execAffinityParams && !p->cigParams))
 		return CUDA_SUCCESS;
-	if (!p->execAffinityParams == !p->cigParams)
+	if (p->execAffinityParams && p->cigParams)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (p->execAffinityParams && p->numExecAffinityParams <= 0)
 		return CUDA_ERROR_INVALID_VALUE;

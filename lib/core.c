@@ -32,10 +32,19 @@ pthread_mutex_t cufab_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cufab_debug;
 static int cufab_open_warned;
 
+/*
+ * Advice for whoever runs the program (why a call failed). NVIDIA's
+ * library writes nothing to stderr and the libraries calling it print
+ * their own advice, so this is silent unless CUFAB_DEBUG is set; read at
+ * each message, so that a program may turn it on after loading us.
+ */
 void cufab_log(const char *fmt, ...)
 {
+	const char *dbg = getenv("CUFAB_DEBUG");
 	va_list ap;
 
+	if (!dbg || !*dbg)
+		return;
 	va_start(ap, fmt);
 	fputs("cufab: ", stderr);
 	vfprintf(stderr, fmt, ap);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * Device management: cuDeviceGet*, cuDeviceTotalMem, cuDeviceGetAttribute,
- * PCI bus ids and peer reachability.
+ * PCI bus ids, peer reachability and the attributes of peer links.
  *
  * cuInit reads each GPU's description (name, UUID, memory, PCI location,
  * topology and the whole attribute table) with one CUFAB_IOCTL_DEVICE_INFO
@@ -256,4 +256,40 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice
 	/* A device is not its own peer. */
 	*canAccessPeer = d != peer && (d->peer_mask >> peer->index) & 1;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * Every peer pair of the virtual node is an NVLink connection between two
+ * H100s (through the NVSwitch, or a link of the peers= parameter), which
+ * NVIDIA's driver reports as rank 0, access, native atomics and CUDA array
+ * access; a pair without a link reports 0 for each.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value,
+						      CUdevice_P2PAttribute attrib,
+						      CUdevice srcDevice,
+						      CUdevice dstDevice)
+{
+	const struct cufab_device *src, *dst;
+	CUresult res = device_get(value, srcDevice, &src);
+	int link;
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	dst = cufab_device(dstDevice);
+	if (!dst || dst == src)
+		return CUDA_ERROR_INVALID_DEVICE;
+	link = (src->peer_mask >> dst->index) & 1;
+	switch (attrib) {
+	case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK:
+	case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED:
+		*value = 0;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+	case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
+	case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED:
+		*value = link;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 }

@@ -33,6 +33,7 @@ CUFAB_ENTRY(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000)
 CUFAB_ENTRY(cuDeviceGetByPCIBusId, cuDeviceGetByPCIBusId, 4010)
 CUFAB_ENTRY(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010)
 CUFAB_ENTRY(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000)
+CUFAB_ENTRY(cuDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, 8000)
 
 /* primary.c, legacy.c */
 CUFAB_ENTRY(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000)

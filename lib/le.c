@@ -42,6 +42,9 @@ static CUresult le_result(int err)
 		return CUDA_ERROR_INVALID_VALUE;
 	case ENOSPC:
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	case ENODEV:
+		/* not a GPU of the node: no endpoint page lists INVALID_DEVICE */
+		return CUDA_ERROR_INVALID_VALUE;
 	case ETIMEDOUT:
 		return CUDA_ERROR_SYSTEM_NOT_READY;
 	default:
@@ -56,13 +59,16 @@ static CUresult le_ioctl(unsigned long request, void *arg)
 	return ret ? le_result(-ret) : CUDA_SUCCESS;
 }
 
-/* CUdevice ordinal -> kernel GPU index. */
+/*
+ * CUdevice ordinal -> kernel GPU index. No logical endpoint page lists
+ * INVALID_DEVICE: a bad ordinal is a bad value.
+ */
 static CUresult le_device(CUdevice dev, __u32 *kindex)
 {
 	const struct cufab_device *d = cufab_device(dev);
 
 	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
+		return CUDA_ERROR_INVALID_VALUE;
 	*kindex = d->index;
 	return CUDA_SUCCESS;
 }
@@ -103,7 +109,7 @@ static CUresult le_call(int args_ok, unsigned long request, void *arg)
 /*
  * The calls on one GPU of an endpoint. The kernel knows GPUs by index,
  * not by this process's ordinals (CUDA_VISIBLE_DEVICES), so an ordinal
- * with no GPU behind it is INVALID_DEVICE here.
+ * with no GPU behind it is INVALID_VALUE here.
  */
 static CUresult le_dev_call(int args_ok, CUdevice dev, __u32 *kindex,
 			    unsigned long request, void *arg)

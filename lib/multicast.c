@@ -168,8 +168,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastUnbind(CUmemGenericAllocationHandle mcH
 }
 
 /*
- * Node-wide, like the kernel's check at create: the largest granularity of
- * the multicast-capable devices, so one value fits every team.
+ * The kernel's rule at create (cufab_mc_granularity()): the largest of
+ * every GPU of the node, hidden ones and those without multicast
+ * included, so that the MINIMUM reported here is always a valid size.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
 							const CUmulticastObjectProp *prop,
@@ -186,8 +187,6 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
 	     option != CU_MULTICAST_GRANULARITY_RECOMMENDED))
 		return CUDA_ERROR_INVALID_VALUE;
 	for (i = 0; i < cufab.num_kdev; i++) {
-		if (!(cufab.kdev[i].features & CUFAB_DEV_F_MULTICAST))
-			continue;
 		v = option == CU_MULTICAST_GRANULARITY_MINIMUM ?
 		    cufab.kdev[i].mc_granularity :
 		    cufab.kdev[i].mc_granularity_rec;

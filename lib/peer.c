@@ -8,8 +8,13 @@
  * on them; the library resolves the two handles to kernel context ids and
  * translates the errors (Documentation/uapi.rst):
  *
- *   ENOENT, ELOOP  CUDA_ERROR_INVALID_CONTEXT (not a live context of this
- *                  process; the current context itself)
+ *   ENOENT         CUDA_ERROR_INVALID_CONTEXT (not a live context of this
+ *                  process)
+ *   ELOOP          the current context itself: for cuCtxEnablePeerAccess
+ *                  CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, what NVIDIA's 13.0
+ *                  driver returns (its documentation says INVALID_CONTEXT;
+ *                  Documentation/differences.rst), for
+ *                  cuCtxDisablePeerAccess CUDA_ERROR_INVALID_CONTEXT
  *   EOPNOTSUPP     CUDA_ERROR_PEER_ACCESS_UNSUPPORTED (cuDeviceCanAccessPeer
  *                  is 0, which includes a context on the same device)
  *   EEXIST         CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
@@ -63,11 +68,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,
 {
 	struct cufab_peer arg = { .size = sizeof(arg), .flags = Flags };
 	CUresult res;
+	int ret;
 
 	res = peer_ids(peerContext, &arg);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return peer_result(-cufab_ioctl(CUFAB_IOCTL_PEER_ENABLE, &arg));
+	ret = cufab_ioctl(CUFAB_IOCTL_PEER_ENABLE, &arg);
+	if (ret == -ELOOP)
+		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+	return peer_result(-ret);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext)

@@ -111,14 +111,30 @@ TEST(create_errors)
 	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuCtxCreate(&ctx, &p, 0, 0));
 	p = (CUctxCreateParams){ .cigParams = &cig };
 	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuCtxCreate(&ctx, &p, 0, 0));
-	p = (CUctxCreateParams){ 0 };
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(&ctx, &p, 0, 0));
 	p = (CUctxCreateParams){ .execAffinityParams = &aff, .numExecAffinityParams = 1,
 				 .cigParams = &cig };
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(&ctx, &p, 0, 0));
 	p = (CUctxCreateParams){ .execAffinityParams = &aff, .numExecAffinityParams = 0 };
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuCtxCreate(&ctx, &p, 0, 0));
 	EXPECT_EQ(NULL, current());
+}
+
+/*
+ * What every CUDA 13 driver-API sample does: a zeroed parameter struct is
+ * no parameters, as with NULL (NVIDIA's 13.0 driver accepts it).
+ */
+TEST(create_zeroed_params)
+{
+	CUctxCreateParams p = { 0 };
+	CUcontext ctx = NULL;
+	CUdevice dev;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGet(&dev, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, &p, 0, dev));
+	ASSERT_NE(NULL, ctx);
+	EXPECT_EQ(ctx, current());
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
 /* The symbols of older headers: cuCtxCreate_v2 and _v3. */

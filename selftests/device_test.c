@@ -10,6 +10,7 @@
  * before its own cuInit.
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -237,6 +238,87 @@ TEST_F(dev, attributes_consistent)
 			  attr(CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, i));
 		EXPECT_EQ(1, attr(CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, i));
 		EXPECT_LT(0, attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, i));
+	}
+}
+
+/*
+ * The attributes that promise calls (Documentation/attributes.rst): each
+ * reads nonzero exactly when the library has every call behind it and the
+ * GPU has the feature (0: none needed).
+ */
+static const struct feature_attr {
+	CUdevice_attribute attr;
+	__u32 feature;
+	const char *calls[4];
+} feature_attrs[] = {
+#define POOL_CALLS	{ "cuMemPoolCreate", "cuMemAllocFromPoolAsync", \
+			  "cuMemPoolDestroy", "cuDeviceGetDefaultMemPool" }
+	{ CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, CUFAB_DEV_F_MEMORY_POOLS, POOL_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, CUFAB_DEV_F_MEMORY_POOLS, POOL_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED, CUFAB_DEV_F_MEMORY_POOLS, POOL_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, CUFAB_DEV_F_MEMORY_POOLS, POOL_CALLS },
+#define MANAGED_CALLS	{ "cuMemAllocManaged", "cuStreamAttachMemAsync" }
+	{ CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 0, MANAGED_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, CUFAB_DEV_F_PAGEABLE_ACCESS, MANAGED_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, CUFAB_DEV_F_CONCURRENT_MANAGED,
+	  MANAGED_CALLS },
+#define REGISTER_CALLS	{ "cuMemHostRegister", "cuMemHostUnregister" }
+	{ CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 0, REGISTER_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, 0, REGISTER_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 0, REGISTER_CALLS },
+#define MEMOP_CALLS	{ "cuStreamWaitValue32", "cuStreamWaitValue64", \
+			  "cuStreamWriteValue64" }
+	{ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 0, MEMOP_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 0, MEMOP_CALLS },
+#define VMM_CALLS	{ "cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess" }
+	{ CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0, VMM_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0, VMM_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0, VMM_CALLS },
+#define SHARE_CALLS	{ "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle" }
+	{ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0, SHARE_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, CUFAB_DEV_F_FABRIC_HANDLE,
+	  SHARE_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, CUFAB_DEV_F_MULTICAST,
+	  { "cuMulticastCreate", "cuMulticastAddDevice", "cuMulticastBindMem" } },
+	{ CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED, CUFAB_DEV_F_LE_UNICAST,
+	  { "cuLogicalEndpointCreate", "cuLogicalEndpointBindMem" } },
+};
+
+/* Does the library have @name, by symbol and by cuGetProcAddress alike? */
+static int have_call(struct __test_metadata *_metadata, const char *name)
+{
+	CUdriverProcAddressQueryResult st;
+	void *sym = dlsym(RTLD_DEFAULT, name), *pfn = NULL;
+
+	EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress(name, &pfn, CUDA_VERSION, 0, &st));
+	EXPECT_EQ(!!sym, st == CU_GET_PROC_ADDRESS_SUCCESS) {
+		TH_LOG("%s: exported %d, cuGetProcAddress status %d", name, !!sym, st);
+	}
+	return sym && pfn;
+}
+
+TEST_F(dev, feature_attributes_follow_calls)
+{
+	const struct feature_attr *f;
+	size_t i, c;
+	int g, calls, want;
+
+	if (SKIPPED())
+		return;
+	for (i = 0; i < sizeof(feature_attrs) / sizeof(feature_attrs[0]); i++) {
+		f = &feature_attrs[i];
+		calls = 1;
+		for (c = 0; c < 4 && f->calls[c]; c++)
+			calls &= have_call(_metadata, f->calls[c]);
+		for (g = 0; g < self->count; g++) {
+			want = calls && (!f->feature ||
+					 (self->node.info[g].flags & f->feature));
+			EXPECT_EQ(want, !!attr(f->attr, g)) {
+				TH_LOG("gpu %d attribute %d: calls %s, feature %s", g,
+				       f->attr, calls ? "present" : "missing",
+				       self->node.info[g].flags & f->feature ? "on" : "off");
+			}
+		}
 	}
 }
 

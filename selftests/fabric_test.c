@@ -49,6 +49,7 @@ FIXTURE_SETUP(fabric)
 FIXTURE_TEARDOWN(fabric)
 {
 	cufab_param_set(STATE, "ok");
+	cufab_param_set("le_construct_delay_ms", "0");
 	if (self->ctx)
 		cuCtxDestroy(self->ctx);
 }
@@ -114,6 +115,43 @@ TEST_F(fabric, endpoint_team_operations)
 
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_EQ(self->live_before, live_objects());
+}
+
+/*
+ * A refused cuLogicalEndpointAddDevice changes nothing, the construction
+ * deadline included: with a long construction delay, a complete and
+ * ready endpoint still reads ready after a duplicate, a device past the
+ * team size and adds refused by the fabric.
+ */
+TEST_F(fabric, refused_add_keeps_endpoint_ready)
+{
+	CUlogicalEndpointProp m = mprop(2, LE_SIZE, 0);
+	CUlogicalEndpointId id;
+	int ready = 0;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &m));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointAddDevice(id, 1));
+	ASSERT_CU(CUDA_SUCCESS, le_wait_ready(id, 1, 5000));
+
+	ASSERT_EQ(0, cufab_param_set("le_construct_delay_ms", "600000"));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointAddDevice(id, 0));
+	if (num_devices() > 2)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuLogicalEndpointAddDevice(id, 2));
+	ASSERT_EQ(0, cufab_param_set(STATE, "not-ready"));
+	EXPECT_CU(CUDA_ERROR_SYSTEM_NOT_READY, cuLogicalEndpointAddDevice(id, 1));
+	ASSERT_EQ(0, cufab_param_set(STATE, "illegal-state"));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_STATE, cuLogicalEndpointAddDevice(id, 1));
+	ASSERT_EQ(0, cufab_param_set(STATE, "ok"));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointQuery(id, 1, &ready));
+	EXPECT_EQ(1, ready);
+
+	cufab_param_set("le_construct_delay_ms", "0");
+	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 	EXPECT_EQ(self->live_before, live_objects());
 }
 

@@ -171,7 +171,9 @@ TEST(init_without_module)
 
 	if (!access(CUFAB_DEV, F_OK))
 		SKIP(return, CUFAB_DEV " present: this test needs a host without cufab.ko");
+	setenv("CUFAB_DEBUG", "1", 1);
 	capture_stderr(init_twice, res, msg, sizeof(msg));
+	unsetenv("CUFAB_DEBUG");
 	EXPECT_CU(CUDA_ERROR_NO_DEVICE, res[0]);
 	EXPECT_CU(CUDA_ERROR_NO_DEVICE, res[1]);
 	EXPECT_NE(NULL, strstr(msg, "cufab: cannot open /dev/cufab"));
@@ -231,7 +233,9 @@ TEST(init_version_major_mismatch)
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
+	setenv("CUFAB_DEBUG", "1", 1);
 	capture_stderr(init_major, res, msg, sizeof(msg));
+	unsetenv("CUFAB_DEBUG");
 	EXPECT_CU(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, res[0]);
 	EXPECT_NE(NULL, strstr(msg, "module interface"));
 	/* The refused client was closed; a matching module is accepted. */
@@ -440,6 +444,62 @@ static const struct {
 #undef E
 
 #define NUM_RESULTS	ARRAY_SIZE(results)
+
+/*
+ * A FABRIC allocation in a process without an IMEX channel: the failure
+ * cufab has advice for.
+ */
+static void fabric_without_channel(CUresult *res)
+{
+	CUmemAllocationProp p = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+	};
+	CUmemGenericAllocationHandle h;
+	size_t g = 0;
+
+	res[0] = cuMemGetAllocationGranularity(&g, &p,
+					       CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	res[1] = cuMemCreate(&h, g, &p, 0);
+	if (res[1] == CUDA_SUCCESS)
+		cuMemRelease(h);
+}
+
+/* Child: 0 when stderr got a message exactly if @arg (debug) is set. */
+static int quiet_child(void *arg)
+{
+	int debug = arg != NULL;
+	char msg[1024];
+	CUresult res[2];
+
+	setenv("CUFAB_IMEX_CHANNEL", "/nonexistent/imex-channel", 1);
+	if (debug)
+		setenv("CUFAB_DEBUG", "1", 1);
+	else
+		unsetenv("CUFAB_DEBUG");
+	if (cuInit(0) != CUDA_SUCCESS)
+		return 10;
+	capture_stderr(fabric_without_channel, res, msg, sizeof(msg));
+	if (res[0] != CUDA_SUCCESS || res[1] == CUDA_SUCCESS)
+		return 11;
+	if (debug)
+		return strstr(msg, "no IMEX channel") ? 0 : 12;
+	return msg[0] ? 13 : 0;
+}
+
+/*
+ * NVIDIA's library writes nothing to stderr, and a library calling it
+ * prints its own advice: cufab's advice lines appear only with
+ * CUFAB_DEBUG set.
+ */
+TEST(silent_without_debug)
+{
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
+	EXPECT_EQ(0, in_child(quiet_child, NULL));
+	EXPECT_EQ(0, in_child(quiet_child, (void *)1));
+}
 
 TEST(error_name_and_string_of_every_result)
 {

@@ -275,6 +275,7 @@ TEST_F(mem, create_errors)
 				      .location_type = CUFAB_LOC_DEVICE,
 				      .length = self->gran };
 	__u64 g = self->gran;
+	__u32 host;
 
 	if (skipped(_metadata))
 		return;
@@ -284,8 +285,13 @@ TEST_F(mem, create_errors)
 	EXPECT_EQ(ENODEV, dev_create(self->fd, self->num_gpus, g, NULL));
 	EXPECT_EQ(ENODEV, dev_create(self->fd, -1, g, NULL));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, 0, 0, 0, 0, g, NULL));
-	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST, 0, 0, 0, g,
+	/* HOST: the id means nothing; the size is a multiple of granularity */
+	EXPECT_EQ(0, mem_create(self->fd, CUFAB_LOC_HOST, 77, 0, 0, g, &host));
+	EXPECT_EQ(0, mem_release(self->fd, host));
+	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST, 0, 0, 0, g + PG,
 				     NULL));
+	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST, 0,
+				     CUFAB_HANDLE_POSIX_FD, 0, g, NULL));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, 7, 0, 0, 0, g, NULL));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST_NUMA, 4096, 0,
 				     0, g, NULL));

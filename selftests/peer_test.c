@@ -98,8 +98,11 @@ TEST(invalid_peer_context)
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
 		  cuCtxEnablePeerAccess(GARBAGE_CTX, 0));
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxEnablePeerAccess(b, 0));
-	/* the current context is not its own peer */
-	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxEnablePeerAccess(a, 0));
+	/*
+	 * The current context itself: NVIDIA's 13.0 driver says
+	 * PEER_ACCESS_UNSUPPORTED (its documentation: INVALID_CONTEXT).
+	 */
+	EXPECT_CU(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, cuCtxEnablePeerAccess(a, 0));
 
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuCtxDisablePeerAccess(NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
@@ -226,6 +229,126 @@ TEST(same_device_unsupported)
 	cuCtxDestroy(b);
 }
 
+/*
+ * What an H100 pair over NVLink reports, and the documented errors: the
+ * same device twice or an ordinal out of range is INVALID_DEVICE.
+ */
+TEST(p2p_attributes)
+{
+	int v, n = 0;
+
+	PAIR_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	v = -1;
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, 0, 1));
+	EXPECT_EQ(0, v);
+	v = -1;
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+	EXPECT_EQ(1, v);
+	v = -1;
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, 1, 0));
+	EXPECT_EQ(1, v);
+	v = -1;
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 0, 1));
+	EXPECT_EQ(1, v);
+	v = -1;
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, 0, 1));
+	EXPECT_EQ(0, v);
+
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 1, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, n));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetP2PAttribute(&v,
+			CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, -1, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetP2PAttribute(NULL,
+			CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetP2PAttribute(&v,
+			(CUdevice_P2PAttribute)0, 0, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetP2PAttribute(&v,
+			(CUdevice_P2PAttribute)6, 0, 1));
+}
+
+/* Every pair agrees with cuDeviceCanAccessPeer, whatever the topology. */
+TEST(p2p_attributes_follow_can_access)
+{
+	int i, j, n = 0, can, v;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			ASSERT_CU(CUDA_SUCCESS, cuDeviceCanAccessPeer(&can, i, j));
+			ASSERT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+					CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, i, j));
+			EXPECT_EQ(can, v);
+			ASSERT_CU(CUDA_SUCCESS, cuDeviceGetP2PAttribute(&v,
+					CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, i, j));
+			EXPECT_EQ(can, v);
+		}
+	}
+}
+
+/*
+ * Copies between two GPUs' cuMemAlloc memory work with or without peer
+ * access, whichever context is current: the driver stages them. Peer
+ * access gates device-side work only.
+ */
+static int copy_round(CUdeviceptr d0, CUdeviceptr d1, unsigned char seed)
+{
+	unsigned char in[256], out[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(seed + i);
+	if (cuMemcpyHtoD(d0, in, sizeof(in)) ||
+	    cuMemcpyDtoD(d1, d0, sizeof(in)) ||
+	    cuMemsetD8(d0, 0, sizeof(in)) ||
+	    cuMemcpy(d0, d1, sizeof(in)) ||
+	    cuMemcpyDtoH(out, d0, sizeof(out)))
+		return -1;
+	return memcmp(in, out, sizeof(in)) ? -1 : 0;
+}
+
+TEST(copy_between_gpus)
+{
+	CUdeviceptr d0 = 0, d1 = 0;
+	CUcontext a, b;
+	int n = 0, can = 0;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	if (n < 2)
+		SKIP(return, "needs 2 GPUs");
+	ASSERT_EQ(0, pair_on(&a, &b));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d0, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(b));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d1, 4096));
+	/* no peer access, from either side */
+	EXPECT_EQ(0, copy_round(d0, d1, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(a));
+	EXPECT_EQ(0, copy_round(d0, d1, 2));
+	EXPECT_EQ(0, copy_round(d1, d0, 3));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceCanAccessPeer(&can, 0, 1));
+	if (can) {
+		ASSERT_CU(CUDA_SUCCESS, cuCtxEnablePeerAccess(b, 0));
+		EXPECT_EQ(0, copy_round(d0, d1, 4));
+		EXPECT_CU(CUDA_SUCCESS, cuCtxDisablePeerAccess(b));
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(b));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d1));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(a));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(b));
+}
+
 /* cuCtxDestroy of either end drops the link; the peer handle is dead. */
 TEST(destroy_drops_links)
 {
@@ -332,18 +455,38 @@ static void topo_restore(struct __test_metadata *_metadata,
 		EXPECT_EQ(0, ctl("topo set nvswitch on"));
 }
 
-/* gpu0 and gpu1 are not peers: 217 both ways. */
+/* gpu0 and gpu1 are not peers: 217 both ways, a link of zeros. */
 static int not_peers(void)
 {
+	static const CUdevice_P2PAttribute attrs[] = {
+		CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK,
+		CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED,
+		CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED,
+		CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED,
+		CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED,
+	};
+	CUdeviceptr d0, d1;
 	CUcontext a, b;
-	int can = -1;
+	int can = -1, v;
+	size_t i;
 
 	if (cuDeviceCanAccessPeer(&can, 0, 1) || can)
 		return 10;
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		v = -1;
+		if (cuDeviceGetP2PAttribute(&v, attrs[i], 0, 1) || v != 0)
+			return 20;
+	}
 	b = ctx_on(1);
 	a = ctx_on(0);
 	if (!a || !b)
 		return 11;
+	if (cuMemAlloc(&d0, 4096) || cuCtxSetCurrent(b) ||
+	    cuMemAlloc(&d1, 4096) || cuCtxSetCurrent(a))
+		return 21;
+	/* no link at all: copies still work */
+	if (copy_round(d0, d1, 5))
+		return 22;
 	if (cuCtxEnablePeerAccess(b, 0) != CUDA_ERROR_PEER_ACCESS_UNSUPPORTED)
 		return 12;
 	if (cuCtxSetCurrent(b) ||

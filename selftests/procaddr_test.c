@@ -167,6 +167,22 @@ TEST(bad_arguments)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGetProcAddress("cuInit", &pfn, 99999, 0, NULL));
 }
 
+/*
+ * NVIDIA's 13.0 driver answers a version above its own with INVALID_VALUE
+ * and leaves both out-parameters as they were (its documentation says
+ * nothing of the case; Documentation/differences.rst).
+ */
+TEST(newer_version_leaves_outputs)
+{
+	CUdriverProcAddressQueryResult st = (CUdriverProcAddressQueryResult)77;
+	void *pfn = (void *)&st;
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuGetProcAddress("cuInit", &pfn, CUDA_VERSION + 10, 0, &st));
+	EXPECT_EQ((void *)&st, pfn);
+	EXPECT_EQ(77, (int)st);
+}
+
 /* No entry point has a per-thread variant yet: both modes find the same. */
 TEST(stream_flags)
 {

@@ -257,6 +257,82 @@ TEST(host_numa)
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
+/*
+ * CU_MEM_LOCATION_TYPE_HOST: accepted by NVIDIA's 13.0 driver, announced
+ * by attribute 145; the id means nothing. Its granularity is the largest
+ * of all GPUs, and the CPU reaches it through cuMemSetAccess of a HOST
+ * location.
+ */
+TEST(create_host)
+{
+	CUmemAllocationProp p = dev_prop(0, 0), q;
+	CUmemGenericAllocationHandle h;
+	size_t free0, free1, total, g, hg, rec, hrec;
+	unsigned long long flags;
+	CUmemAccessDesc d[2];
+	CUcontext ctx;
+	CUdeviceptr va;
+	int i, v;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+			CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+	EXPECT_EQ(1, v);
+	for (g = 0, rec = 0, i = 0; i < num_devices(); i++) {
+		p = dev_prop(i, 0);
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hg, &p,
+				CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+		g = hg > g ? hg : g;
+		ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hrec, &p,
+				CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+		rec = hrec > rec ? hrec : rec;
+	}
+	p = dev_prop(0, 0);
+	p.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	p.location.id = 12345;
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hg, &p,
+			CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	EXPECT_EQ(g, hg);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationGranularity(&hrec, &p,
+			CU_MEM_ALLOC_GRANULARITY_RECOMMENDED));
+	EXPECT_EQ(rec, hrec);
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, hg + 4096, &p, 0));
+	/* "HOST allocations are not IPC capable" */
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, hg, &p, 0));
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * hg, &p, 0));
+	/* Host memory is not charged to a GPU. */
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAllocationPropertiesFromHandle(&q, h));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST, q.location.type);
+	EXPECT_EQ(CU_MEM_ALLOCATION_TYPE_PINNED, q.type);
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 * hg, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * hg, 0, h, 0));
+	memset(d, 0, sizeof(d));
+	d[0].location.type = CU_MEM_LOCATION_TYPE_HOST;
+	d[0].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	d[1].location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	d[1].location.id = 0;
+	d[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(va, 2 * hg, d, 2));
+	((unsigned char *)va)[hg + 7] = 0x5a;
+	EXPECT_EQ(0x5a, ((unsigned char *)va)[hg + 7]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &d[0].location, va));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAccess(&flags, &d[1].location, va));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, flags);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 2 * hg));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 2 * hg));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
 /* Capacity: cuMemGetInfo is truthful and the GPU refuses past it. */
 TEST(out_of_memory)
 {
@@ -1297,6 +1373,54 @@ static bool dev_grans(int dev, unsigned long long g[4])
  * In a child (its client goes with it): GPU 1 has 4 MiB / 8 MiB, GPU 0 the
  * default 2 MiB. cuMemCreate and cuMemMap follow each allocation's GPU.
  */
+/*
+ * GPU 1 has multicast off and a 4 MiB multicast granularity, GPU 0 the
+ * default 2 MiB: cuMulticastGetGranularity and cuMulticastCreate follow
+ * one rule (the largest of every GPU), and cuMulticastBindAddr wants the
+ * address itself, not only its offset in the memory, to be a multiple.
+ */
+static void gran_child_multicast(void)
+{
+	CUmulticastObjectProp mp = { .numDevices = 1, .size = 2 * MIB };
+	CUmemAllocationProp p0 = dev_prop(0, 0);
+	CUmemGenericAllocationHandle mc, hm;
+	CUdeviceptr va;
+	size_t g = 0;
+	int on = 0;
+
+	CHILD_CHECK(cuDeviceGetAttribute(&on, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED,
+					 0) == CUDA_SUCCESS);
+	if (!on)
+		return;	/* no NVSwitch: nothing to bind */
+	CHILD_CHECK(cuMulticastGetGranularity(&g, &mp, CU_MULTICAST_GRANULARITY_MINIMUM) ==
+		    CUDA_SUCCESS);
+	CHILD_CHECK(g == 4 * MIB);
+	CHILD_CHECK(cuMulticastCreate(&mc, &mp) == CUDA_ERROR_INVALID_VALUE);
+	mp.size = g;
+	CHILD_CHECK(cuMulticastCreate(&mc, &mp) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMulticastAddDevice(mc, 0) == CUDA_SUCCESS);
+
+	CHILD_CHECK(cuMemCreate(&hm, 8 * MIB, &p0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemAddressReserve(&va, 16 * MIB, 4 * MIB, 0, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemMap(va + 2 * MIB, 8 * MIB, 0, hm, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va + 2 * MIB, 8 * MIB, 0) == CUDA_SUCCESS);
+	/* memory offset 0, address 2 MiB past a 4 MiB boundary */
+	CHILD_CHECK(cuMulticastBindAddr(mc, 0, va + 2 * MIB, 4 * MIB, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	/* address on a boundary, memory offset 2 MiB */
+	CHILD_CHECK(cuMulticastBindAddr(mc, 0, va + 4 * MIB, 4 * MIB, 0) ==
+		    CUDA_ERROR_INVALID_VALUE);
+	CHILD_CHECK(cuMemUnmap(va + 2 * MIB, 8 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemMap(va, 8 * MIB, 0, hm, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(grant(va, 8 * MIB, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMulticastBindAddr(mc, 0, va, 4 * MIB, 0) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMulticastUnbind(mc, 0, 0, 4 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemUnmap(va, 8 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemAddressFree(va, 16 * MIB) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(hm) == CUDA_SUCCESS);
+	CHILD_CHECK(cuMemRelease(mc) == CUDA_SUCCESS);
+}
+
 static void gran_child(void)
 {
 	CUmemGenericAllocationHandle h0, h1, h;
@@ -1353,6 +1477,7 @@ static void gran_child(void)
 	CHILD_CHECK(cuMemAddressFree(va, 16 * MIB) == CUDA_SUCCESS);
 	CHILD_CHECK(cuMemRelease(h0) == CUDA_SUCCESS);
 	CHILD_CHECK(cuMemRelease(h1) == CUDA_SUCCESS);
+	gran_child_multicast();
 	_exit(0);
 }
 
@@ -1401,7 +1526,7 @@ TEST_F_TIMEOUT(gran, per_gpu, 240)
 	EXPECT_TRUE(strstr(out, "multiple") != NULL) TH_LOG("%s", out);
 
 	ASSERT_EQ(0, ctl(out, sizeof(out),
-			 "dev set gpu1 mem-gran 4M mem-gran-rec 8M mc-gran 4M mc-gran-rec 1G"))
+			 "dev set gpu1 mem-gran 4M mem-gran-rec 8M mc-gran 4M mc-gran-rec 1G multicast off"))
 		TH_LOG("%s", out);
 	ASSERT_TRUE(dev_grans(1, now));
 	EXPECT_EQ(4 * MIB, now[0]);
@@ -1417,7 +1542,7 @@ TEST_F_TIMEOUT(gran, per_gpu, 240)
 
 	/* back to what it was (both of a pair at once: any order is valid) */
 	EXPECT_EQ(0, ctl(out, sizeof(out),
-			 "dev set gpu1 mem-gran %llu mem-gran-rec %llu mc-gran %llu mc-gran-rec %llu",
+			 "dev set gpu1 mem-gran %llu mem-gran-rec %llu mc-gran %llu mc-gran-rec %llu multicast on",
 			 old[0], old[1], old[2], old[3])) TH_LOG("%s", out);
 	ASSERT_TRUE(dev_grans(1, now));
 	for (i = 0; i < 4; i++)

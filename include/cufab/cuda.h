@@ -478,6 +478,16 @@ typedef enum CUdevice_attribute_enum {
 	CU_DEVICE_ATTRIBUTE_MAX
 } CUdevice_attribute;
 
+/* Attributes of the link between two devices (cuDeviceGetP2PAttribute). */
+typedef enum CUdevice_P2PAttribute_enum {
+	CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK = 0x01,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED = 0x02,
+	CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED = 0x03,
+	CU_DEVICE_P2P_ATTRIBUTE_ACCESS_ACCESS_SUPPORTED = 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED = 0x04,
+	CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED = 0x05
+} CUdevice_P2PAttribute;
+
 /* Pointer attributes for cuPointerGetAttribute(s). */
 typedef enum CUpointer_attribute_enum {
 	CU_POINTER_ATTRIBUTE_CONTEXT = 1,
@@ -718,6 +728,8 @@ CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId);
 CUresult CUDAAPI cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 CUresult CUDAAPI cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev,
 				       CUdevice peerDev);
+CUresult CUDAAPI cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
+					 CUdevice srcDevice, CUdevice dstDevice);
 
 /* Primary contexts: one per device, shared by every user in the process. */
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);

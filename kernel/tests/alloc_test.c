@@ -8,9 +8,7 @@
 #include <linux/err.h>
 #include <linux/mm.h>
 
-#include "alloc.h"
-#include "device.h"
-#include "object.h"
+#include "cufab.h"
 
 /*
  * KUnit runs module suites before the module's init, so the node has no
@@ -83,6 +81,7 @@ static void granularity_is_power_of_two(struct kunit *test)
 static void device_alloc_charges_and_frees(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = 0,
 		.length = 4 * PAGE_SIZE,
@@ -123,6 +122,7 @@ static void device_alloc_charges_and_frees(struct kunit *test)
 static void device_alloc_bad_gpu(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = CUFAB_MAX_GPUS,
 		.length = PAGE_SIZE,
@@ -139,6 +139,7 @@ static void device_alloc_bad_gpu(struct kunit *test)
 static void device_alloc_past_capacity(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = 0,
 	};

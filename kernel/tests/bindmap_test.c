@@ -14,10 +14,8 @@
 #include <linux/slab.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "bindmap.h"
+#include "cufab.h"
 #include "kunit_rand.h"
-#include "object.h"
 
 /* Non-zero: replay a failing randomised run with the seed it printed. */
 #define BINDMAP_TEST_SEED	0
@@ -42,7 +40,7 @@ static int bindmap_test_init(struct kunit *test)
 		.location_type = CUFAB_LOC_HOST,
 		.location_id = -1,
 		.length = 64 * U,
-		.legacy = true,
+		.ops = &cufab_legacy_alloc_ops,
 	};
 	struct bindmap_test_ctx *ctx;
 

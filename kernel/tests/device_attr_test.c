@@ -8,8 +8,7 @@
 #include <linux/numa.h>
 #include <linux/slab.h>
 
-#include "device.h"
-#include "device_attr.h"
+#include "cufab.h"
 
 struct attr_fixture {
 	struct cufab_topo topo;
@@ -58,7 +57,8 @@ static void attrs_hopper_constants(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MULTIPROCESSOR_COUNT], 132);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_WARP_SIZE], 32);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MAX_THREADS_PER_BLOCK], 1024);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MANAGED_MEMORY], 1);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_COOPERATIVE_LAUNCH], 1);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_COOPERATIVE_MULTI_DEVICE_LAUNCH], 1);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_UNIFIED_ADDRESSING], 1);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED],
 			1);
@@ -99,13 +99,19 @@ static void attrs_all_features(struct kunit *test)
 {
 	s32 *a = fill(test, 0, CUFAB_DEV_F_ALL);
 
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS], 1);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS], 1);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMORY_POOLS_SUPPORTED], 1);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_HOST_NUMA_MEMORY_POOLS_SUPPORTED], 1);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_HOST_MEMORY_POOLS_SUPPORTED], 1);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS],
+			CUFAB_HAS_MANAGED_MEMORY);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS],
+			CUFAB_HAS_MANAGED_MEMORY);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMORY_POOLS_SUPPORTED],
+			CUFAB_HAS_MEMORY_POOLS);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_HOST_NUMA_MEMORY_POOLS_SUPPORTED],
+			CUFAB_HAS_MEMORY_POOLS);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_HOST_MEMORY_POOLS_SUPPORTED],
+			CUFAB_HAS_MEMORY_POOLS);
 	/* POSIX_FILE_DESCRIPTOR | FABRIC */
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES], 0x9);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES],
+			CUFAB_HAS_MEMORY_POOLS ? 0x9 : 0);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_HANDLE_TYPE_FABRIC_SUPPORTED], 1);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MULTICAST_SUPPORTED], 1);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_LOGICAL_ENDPOINT_UNICAST_SUPPORTED],
@@ -139,7 +145,8 @@ static void attrs_no_features(struct kunit *test)
 			a[CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES],
 			0);
 	/* what every GPU does regardless of features */
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MANAGED_MEMORY], 1);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MANAGED_MEMORY],
+			CUFAB_HAS_MANAGED_MEMORY);
 	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED],
 			1);
 }
@@ -165,8 +172,41 @@ static void attrs_pools_without_fabric(struct kunit *test)
 {
 	s32 *a = fill(test, 0, CUFAB_DEV_F_MEMORY_POOLS);
 
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMORY_POOLS_SUPPORTED], 1);
-	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES], 0x1);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMORY_POOLS_SUPPORTED],
+			CUFAB_HAS_MEMORY_POOLS);
+	KUNIT_EXPECT_EQ(test, a[CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES],
+			CUFAB_HAS_MEMORY_POOLS ? 0x1 : 0);
+}
+
+/*
+ * An attribute that promises calls cufab lacks reads 0 on a GPU with every
+ * feature; one whose calls exist follows the features.
+ */
+static void attrs_follow_api_families(struct kunit *test)
+{
+	static const struct {
+		int attr;
+		bool has;
+	} fam[] = {
+		{ CUFAB_ATTR_MEMORY_POOLS_SUPPORTED, CUFAB_HAS_MEMORY_POOLS },
+		{ CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES, CUFAB_HAS_MEMORY_POOLS },
+		{ CUFAB_ATTR_HOST_NUMA_MEMORY_POOLS_SUPPORTED, CUFAB_HAS_MEMORY_POOLS },
+		{ CUFAB_ATTR_HOST_MEMORY_POOLS_SUPPORTED, CUFAB_HAS_MEMORY_POOLS },
+		{ CUFAB_ATTR_MANAGED_MEMORY, CUFAB_HAS_MANAGED_MEMORY },
+		{ CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS, CUFAB_HAS_MANAGED_MEMORY },
+		{ CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS, CUFAB_HAS_MANAGED_MEMORY },
+		{ CUFAB_ATTR_HOST_REGISTER_SUPPORTED, CUFAB_HAS_HOST_REGISTER },
+		{ CUFAB_ATTR_READ_ONLY_HOST_REGISTER_SUPPORTED, CUFAB_HAS_HOST_REGISTER },
+		{ CUFAB_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, CUFAB_HAS_HOST_REGISTER },
+		{ CUFAB_ATTR_CAN_USE_64_BIT_STREAM_MEM_OPS, CUFAB_HAS_STREAM_MEM_OPS },
+		{ CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR, CUFAB_HAS_STREAM_MEM_OPS },
+	};
+	s32 *a = fill(test, 0, CUFAB_DEV_F_ALL);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fam); i++)
+		KUNIT_EXPECT_EQ_MSG(test, !!a[fam[i].attr], fam[i].has,
+				    "attribute %d", fam[i].attr);
 }
 
 static void attrs_endpoint_modes_need_endpoints(struct kunit *test)
@@ -239,7 +279,8 @@ static void attrs_agree_with_effective_features(struct kunit *test)
 					!!(eff & CUFAB_DEV_F_LE_COUNTED));
 			KUNIT_ASSERT_EQ(test,
 					a[CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS],
-					!!(eff & CUFAB_DEV_F_CONCURRENT_MANAGED));
+					CUFAB_HAS_MANAGED_MEMORY &&
+					(eff & CUFAB_DEV_F_CONCURRENT_MANAGED));
 			KUNIT_ASSERT_EQ(test,
 					!!a[CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES],
 					(eff & le) &&
@@ -258,6 +299,7 @@ static void attrs_agree_with_effective_features(struct kunit *test)
 
 static struct kunit_case cufab_device_attr_cases[] = {
 	KUNIT_CASE(attrs_hopper_constants),
+	KUNIT_CASE(attrs_follow_api_families),
 	KUNIT_CASE(attrs_location),
 	KUNIT_CASE(attrs_all_features),
 	KUNIT_CASE(attrs_no_features),

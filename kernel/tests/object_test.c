@@ -12,8 +12,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
-#include "client.h"
-#include "object.h"
+#include "cufab.h"
 
 #define LOG_MAX	16
 

@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/uuid.h>
 
-#include "device.h"
+#include "cufab.h"
 
 #define T_GPUS	4
 

@@ -7,7 +7,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "peer.h"
+#include "cufab.h"
 
 static struct cufab_peer_counts *peer_counts(struct kunit *test)
 {

@@ -10,8 +10,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 
-#include "context.h"
-#include "device.h"
+#include "cufab.h"
 
 static void build(struct kunit *test, struct cufab_topo *topo, u32 n,
 		  bool nvswitch, const char *peers)

@@ -6,7 +6,7 @@
 #include <kunit/test.h>
 #include <linux/bits.h>
 
-#include "va.h"
+#include "cufab.h"
 
 #define G	(2ULL << 20)
 

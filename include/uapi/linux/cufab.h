@@ -284,8 +284,9 @@ struct cufab_imex_set_channel {
  * struct cufab_mem_create - CUFAB_IOCTL_MEM_CREATE (cuMemCreate)
  * @size: sizeof
  * @flags: must be 0 (cuMemCreate's flags)
- * @location_type: enum cufab_mem_location (DEVICE or HOST_NUMA)
- * @location_id: GPU index for DEVICE, host NUMA node for HOST_NUMA
+ * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA)
+ * @location_id: GPU index for DEVICE, host NUMA node for HOST_NUMA,
+ *	ignored for HOST
  * @handle_types: CUFAB_HANDLE_* bits that may later be exported
  * @alloc_flags: CUFAB_ALLOC_F_GPU_DIRECT_RDMA; compression -> EOPNOTSUPP
  * @length: bytes, multiple of the location's minimum granularity

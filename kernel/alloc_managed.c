@@ -6,9 +6,8 @@
  * A managed allocation is a legacy allocation (MEM_ALLOC makes, maps and
  * MEM_FREE frees it exactly like cuMemAlloc's, and the process's death
  * unmaps it) of host memory charged to no GPU, readable and writable by
- * the CPU and every GPU. Its struct cufab_managed hangs off alloc->ext
- * (legacy memory is never exported, so the hook is free) and holds the
- * default stream association and the advice: a sorted array of segments
+ * the CPU and every GPU. Its struct cufab_managed (alloc->priv) holds
+ * the default stream association and the advice: a sorted array of segments
  * of page indexes covering the allocation, each with the read-mostly,
  * preferred-location, accessed-by and last-prefetch state of its pages.
  * Adjacent equal segments are merged, so the array is only as long as
@@ -37,13 +36,7 @@
 #include <linux/topology.h>
 #include <linux/cufab.h>
 
-#include "alloc.h"
-#include "client.h"
-#include "device.h"
-#include "ioctl.h"
-#include "managed.h"
-#include "object.h"
-#include "va.h"
+#include "cufab.h"
 
 /* A location as advice and prefetches record it. */
 struct cufab_managed_loc {
@@ -68,7 +61,7 @@ struct cufab_managed_seg {
 };
 
 /**
- * struct cufab_managed - managed state of one allocation (alloc->ext)
+ * struct cufab_managed - managed state of one allocation (alloc->priv)
  * @lock: protects everything below
  * @attach: CUFAB_ATTACH_* given at cuMemAllocManaged
  * @nr: segments in use
@@ -83,16 +76,9 @@ struct cufab_managed {
 	struct cufab_managed_seg *segs;
 };
 
-static const struct cufab_alloc_ext_ops cufab_managed_ext_ops;
-
-bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
-{
-	return alloc->ext_ops == &cufab_managed_ext_ops;
-}
-
 static struct cufab_managed *cufab_managed(struct cufab_alloc *alloc)
 {
-	return cufab_alloc_is_managed(alloc) ? alloc->ext : NULL;
+	return cufab_alloc_is_managed(alloc) ? alloc->priv : NULL;
 }
 
 u32 cufab_managed_attach(struct cufab_alloc *alloc)
@@ -271,10 +257,9 @@ static void cufab_managed_query(struct cufab_managed *m, u64 first, u64 last,
 	mutex_unlock(&m->lock);
 }
 
-/* ext_ops->page_nid: the node a page populated now goes to. */
-static int cufab_managed_page_nid(struct cufab_alloc *alloc, pgoff_t index)
+/* The node a page populated now goes to, NUMA_NO_NODE: anywhere. */
+static int cufab_managed_page_nid(struct cufab_managed *m, pgoff_t index)
 {
-	struct cufab_managed *m = alloc->ext;
 	const struct cufab_managed_seg *s;
 	int nid = NUMA_NO_NODE;
 	u32 i;
@@ -292,47 +277,64 @@ static int cufab_managed_page_nid(struct cufab_alloc *alloc, pgoff_t index)
 	return nid;
 }
 
-static void cufab_managed_release(struct cufab_alloc *alloc)
+/* ops->page: first touch follows the last prefetch or the preference */
+static struct page *cufab_managed_page(struct cufab_alloc *alloc,
+				       pgoff_t index)
 {
-	struct cufab_managed *m = alloc->ext;
+	return cufab_alloc_host_page_nid(alloc, index,
+					 cufab_managed_page_nid(alloc->priv,
+								index));
+}
 
-	alloc->ext = NULL;
+void cufab_managed_free(void *priv)
+{
+	struct cufab_managed *m = priv;
+
 	mutex_destroy(&m->lock);
 	kfree(m->segs);
 	kfree(m);
 	cufab_live_objects_dec();
 }
 
-static const struct cufab_alloc_ext_ops cufab_managed_ext_ops = {
+static void cufab_managed_release(struct cufab_alloc *alloc)
+{
+	cufab_managed_free(alloc->priv);
+	alloc->priv = NULL;
+}
+
+/*
+ * Made and freed like cuMemAlloc memory; cuMemMap and binds refuse it
+ * like cuMemAlloc memory.
+ */
+const struct cufab_alloc_ops cufab_managed_alloc_ops = {
+	.name = "cuMemAllocManaged",
+	.flags = CUFAB_ALLOC_LEGACY,
+	.page = cufab_managed_page,
+	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_managed_release,
-	.page_nid = cufab_managed_page_nid,
 };
 
-int cufab_managed_init(struct cufab_alloc *alloc, u32 attach)
+void *cufab_managed_new(u64 length, u32 attach)
 {
 	struct cufab_managed *m;
 
-	if (WARN_ON_ONCE(alloc->ext_ops))
-		return -EINVAL;
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
-		return -ENOMEM;
+		return NULL;
 	m->segs = kcalloc(4, sizeof(*m->segs), GFP_KERNEL_ACCOUNT);
 	if (!m->segs) {
 		kfree(m);
-		return -ENOMEM;
+		return NULL;
 	}
 	mutex_init(&m->lock);
 	m->attach = attach;
 	m->cap = 4;
 	m->nr = 1;
-	m->segs[0].end = alloc->length >> PAGE_SHIFT;
+	m->segs[0].end = length >> PAGE_SHIFT;
 	m->segs[0].adv.preferred.nid = NUMA_NO_NODE;
 	m->segs[0].adv.prefetch.nid = NUMA_NO_NODE;
-	alloc->ext = m;
-	alloc->ext_ops = &cufab_managed_ext_ops;
 	cufab_live_objects_inc();
-	return 0;
+	return m;
 }
 
 /* ---- ioctls ---- */
@@ -486,7 +488,7 @@ int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd)
 				      cmd->length, &r);
 	if (ret)
 		return ret;
-	ret = cufab_managed_change(r.alloc->ext, r.first, r.last, &c);
+	ret = cufab_managed_change(r.alloc->priv, r.first, r.last, &c);
 	cufab_alloc_put(r.alloc);
 	return ret;
 }
@@ -543,7 +545,7 @@ int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd)
 				      cmd->addr, cmd->length, &r);
 	if (ret)
 		return ret;
-	ret = cufab_managed_change(r.alloc->ext, r.first, r.last, &c);
+	ret = cufab_managed_change(r.alloc->priv, r.first, r.last, &c);
 	if (!ret) {
 		mv.alloc = r.alloc;
 		mv.first = r.first;
@@ -583,7 +585,7 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd)
 				      cmd->addr, cmd->length, &r);
 	if (ret)
 		return ret;
-	cufab_managed_query(r.alloc->ext, r.first, r.last, &adv);
+	cufab_managed_query(r.alloc->priv, r.first, r.last, &adv);
 	cmd->out_read_mostly = adv.read_mostly;
 	cmd->out_preferred_type = adv.preferred.type;
 	cmd->out_preferred_id = adv.preferred.type ? adv.preferred.id : -1;

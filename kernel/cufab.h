@@ -1,0 +1,1456 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cufab's private header: the types every file of the module shares and
+ * the functions one file calls in another. A file includes this and
+ * nothing else of ours; the leaf headers it pulls in (bindmap.h,
+ * fault.h, idrange.h, team.h) stay apart because KUnit suites compile
+ * against them alone.
+ *
+ * Sections, in dependency order: objects, fabric health, GPUs and
+ * topology, device attributes, allocations, VA reservations, logical
+ * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
+ * multicast, legacy memory operations, multimem, netlink, peer access,
+ * debugfs. Documentation/architecture.rst says which file implements each.
+ */
+#ifndef _CUFAB_H
+#define _CUFAB_H
+
+#include <linux/atomic.h>
+#include <linux/build_bug.h>
+#include <linux/compiler_types.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/maple_tree.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/printk.h>
+#include <linux/refcount.h>
+#include <linux/rwsem.h>
+#include <linux/sched.h>
+#include <linux/stddef.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+#include <linux/uuid.h>
+#include <linux/xarray.h>
+#include <linux/cufab.h>
+
+#include "bindmap.h"
+#include "fault.h"
+#include "idrange.h"
+#include "team.h"
+
+struct cufab_alloc;
+struct cufab_binding;
+struct cufab_client;
+struct cufab_mc;
+struct cufab_team;
+struct cufab_ucmd;
+struct dma_buf;
+struct file;
+struct inode;
+struct netlink_callback;
+struct page;
+struct pid;
+struct seq_file;
+struct sk_buff;
+struct task_struct;
+struct vm_area_struct;
+
+/*
+ * Kernel objects of a client: contexts now, endpoints, allocations,
+ * multicast teams ... later. Each lives in its client's xarray under a small
+ * u32 id that userspace uses to name it.
+ */
+
+enum cufab_object_type {
+	CUFAB_OBJ_NONE,
+	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
+	CUFAB_OBJ_CTX,
+	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+#ifdef CUFAB_KUNIT
+	CUFAB_OBJ_TEST,		/* kernel/tests only */
+#endif
+	CUFAB_OBJ_MAX,
+};
+
+/**
+ * struct cufab_object - header embedded first in every object
+ * @users: one reference for the xarray slot, one per object depending on
+ *	this one, one per lookup in progress. Destroy needs it to be 1.
+ * @type: enum cufab_object_type
+ * @id: the id userspace uses, unique within @client
+ * @client: owner
+ */
+struct cufab_object {
+	refcount_t users;
+	enum cufab_object_type type;
+	u32 id;
+	struct cufab_client *client;
+};
+
+/**
+ * struct cufab_object_ops - per-type behaviour
+ * @name: type name for messages
+ * @destroy: release what the object holds; NULL when it holds nothing.
+ *	Called once, when the object can no longer be found. It must not
+ *	free the object itself.
+ */
+struct cufab_object_ops {
+	const char *name;
+	void (*destroy)(struct cufab_object *obj);
+};
+
+struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
+					 size_t size,
+					 enum cufab_object_type type);
+
+/*
+ * Reserve an id and allocate the object that embeds struct cufab_object as
+ * its first member (static_assert that next to the type). The id is not
+ * visible to lookups until cufab_object_finalize().
+ */
+#define cufab_object_alloc(client, ptr, type)				\
+	((typeof(ptr))_cufab_object_alloc(client, sizeof(*(ptr)), type))
+
+void cufab_object_finalize(struct cufab_object *obj);
+void cufab_object_abort(struct cufab_object *obj);
+void cufab_object_abort_and_destroy(struct cufab_object *obj);
+
+struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
+				      enum cufab_object_type type);
+void cufab_object_put(struct cufab_object *obj);
+
+int cufab_object_destroy_user(struct cufab_client *client, u32 id);
+void cufab_object_destroy_all(struct cufab_client *client);
+
+void cufab_live_objects_inc(void);
+void cufab_live_objects_dec(void);
+u64 cufab_live_objects(void);
+
+#ifdef CUFAB_KUNIT
+extern const struct cufab_object_ops cufab_test_object_ops;
+#endif
+
+/*
+ * The health of the emulated fabric software (fabric manager, IMEX
+ * daemon, NVSwitches). Real multicast and endpoint calls fail with
+ * CUDA_ERROR_SYSTEM_NOT_READY while that software is down or stalled, and
+ * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
+ * fabric_state lets an administrator or a test put the node in either
+ * state, so callers can prove they retry or report instead of hanging.
+ */
+
+enum cufab_fabric_state {
+	CUFAB_FABRIC_OK,
+	CUFAB_FABRIC_NOT_READY,		/* -EHOSTDOWN: SYSTEM_NOT_READY */
+	CUFAB_FABRIC_ILLEGAL,		/* -ENOTRECOVERABLE: ILLEGAL_STATE */
+};
+
+/*
+ * 0 when the fabric is usable; otherwise -EHOSTDOWN or -ENOTRECOVERABLE
+ * and one log line naming @obj (e.g. "multicast 3"), the operation @what
+ * and the state.
+ */
+int cufab_fabric_check(const char *obj, const char *what);
+
+/*
+ * cufab virtual GPUs and the fabric topology that connects them.
+ *
+ * The topology (number of GPUs, their cliques, peers, NUMA nodes, features
+ * and capacities) is node-wide state. It is read by every ioctl and netlink
+ * GET, and written only by the module parameters at load and by netlink SET
+ * while no client is open, so a client never sees it change under it.
+ */
+
+#define CUFAB_GPU_NAME		"cufab Virtual GPU"
+/* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
+#define CUFAB_PCI_DOMAIN	0
+#define CUFAB_PCI_BUS_BASE	0x41
+#define CUFAB_PCI_DEVICE	0
+/* "0000:41:00.0" plus NUL */
+#define CUFAB_BUS_ID_LEN	13
+
+/* Capacity limits of one virtual GPU, in MiB (module parameter mem_mib). */
+#define CUFAB_MEM_MIB_MIN	1UL
+#define CUFAB_MEM_MIB_MAX	(1024UL * 1024)	/* 1 TiB */
+
+/* Largest granularity of any kind: no GPU holds more than 1 TiB. */
+#define CUFAB_GRAN_MAX		((u64)CUFAB_MEM_MIB_MAX << 20)
+/* Defaults of the granularity module parameters, in bytes. */
+#define CUFAB_MEM_GRAN_DEFAULT		(2ULL << 20)
+#define CUFAB_MC_GRAN_DEFAULT		(2ULL << 20)
+#define CUFAB_MC_GRAN_REC_DEFAULT	(512ULL << 20)
+
+/**
+ * struct cufab_gran - the four granularities of a GPU, in bytes
+ * @mem: cuMemCreate MINIMUM
+ * @mem_rec: cuMemCreate RECOMMENDED, a multiple of @mem
+ * @mc: multicast MINIMUM
+ * @mc_rec: multicast RECOMMENDED, a multiple of @mc
+ *
+ * Each is a power of two between PAGE_SIZE and CUFAB_GRAN_MAX.
+ */
+struct cufab_gran {
+	u64 mem;
+	u64 mem_rec;
+	u64 mc;
+	u64 mc_rec;
+};
+
+/* Which rule of struct cufab_gran a value breaks (cufab_gran_check()). */
+enum cufab_gran_rule {
+	CUFAB_GRAN_OK,
+	CUFAB_GRAN_NOT_POW2,
+	CUFAB_GRAN_TOO_SMALL,
+	CUFAB_GRAN_TOO_LARGE,
+	CUFAB_GRAN_REC_NOT_MULTIPLE,
+};
+
+/* Fields of struct cufab_gran, in the order of the struct. */
+enum cufab_gran_field {
+	CUFAB_GRAN_F_MEM,
+	CUFAB_GRAN_F_MEM_REC,
+	CUFAB_GRAN_F_MC,
+	CUFAB_GRAN_F_MC_REC,
+};
+
+/**
+ * struct cufab_gpu - one virtual GPU
+ * @index: kernel index, 0 .. num_gpus - 1; also defines UUID and bus id
+ * @clique: fabric clique id
+ * @numa_node: host NUMA node closest to the GPU, NUMA_NO_NODE for none
+ * @features: configured enum cufab_device_feature bits
+ * @peers: bit i set when GPU i is reachable as a peer; never the own bit
+ * @mem_total: capacity in bytes
+ * @mem_used: bytes allocated by clients (accounted by later memory code)
+ * @mem_gran: cuMemCreate MINIMUM granularity, bytes (struct cufab_gran)
+ * @mem_gran_rec: cuMemCreate RECOMMENDED granularity
+ * @mc_gran: multicast MINIMUM granularity
+ * @mc_gran_rec: multicast RECOMMENDED granularity
+ */
+struct cufab_gpu {
+	u32 index;
+	u32 clique;
+	int numa_node;
+	u32 features;
+	u64 peers;
+	u64 mem_total;
+	atomic64_t mem_used;
+	u64 mem_gran;
+	u64 mem_gran_rec;
+	u64 mc_gran;
+	u64 mc_gran_rec;
+};
+
+/**
+ * struct cufab_topo - the virtual node
+ * @num_gpus: entries of @gpus
+ * @nvswitch: GPUs of one clique reach each other through a virtual
+ *	NVSwitch: peers follow cliques and switch multicast is possible
+ * @default_mem: capacity given to GPUs added by a resize, in bytes
+ * @default_gran: granularities of GPUs added by a resize (the module
+ *	parameters); also cuMemAddressReserve's default alignment
+ * @gpus: the GPUs, indexed by kernel index
+ * @cluster_uuid: the NVLink fabric cluster the node is part of; reported
+ *	for every GPU on the fabric (cufab_gpu_on_fabric()). Fixed at load
+ *	(module parameter cluster_uuid, else random), so it is the same for
+ *	every process and every topology change.
+ */
+struct cufab_topo {
+	u32 num_gpus;
+	bool nvswitch;
+	uuid_t cluster_uuid;
+	u64 default_mem;
+	struct cufab_gran default_gran;
+	struct cufab_gpu *gpus;
+};
+
+/**
+ * struct cufab_params - module parameters describing the initial topology
+ * @num_gpus: number of GPUs
+ * @mem_mib: capacity of each GPU in MiB
+ * @cliques: "0-3" or "0,1;2,3": ';' separates cliques, NULL = one clique
+ * @numa_nodes: one NUMA node per GPU, "0,0,1,1"; NULL = spread over nodes
+ * @nvswitch: peers follow cliques
+ * @peers: peer pairs "0-1,2-3" (only with !nvswitch)
+ * @features: per-GPU enum cufab_device_feature override "0x1ff,0x3"; GPUs
+ *	past the end of the list keep all features
+ * @mem_gran_kib: cuMemCreate MINIMUM granularity of every GPU in KiB, 0 for
+ *	the default (2 MiB)
+ * @mem_gran_rec_kib: RECOMMENDED, 0 for the same as @mem_gran_kib
+ * @mc_gran_kib: multicast MINIMUM in KiB, 0 for the default (2 MiB)
+ * @mc_gran_rec_kib: multicast RECOMMENDED, 0 for the default (512 MiB)
+ */
+struct cufab_params {
+	unsigned int num_gpus;
+	unsigned long mem_mib;
+	const char *cliques;
+	const char *numa_nodes;
+	bool nvswitch;
+	const char *peers;
+	const char *features;
+	unsigned long mem_gran_kib;
+	unsigned long mem_gran_rec_kib;
+	unsigned long mc_gran_kib;
+	unsigned long mc_gran_rec_kib;
+	const uuid_t *cluster_uuid;
+};
+
+/* params.c: build a topology from module parameters */
+int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p);
+int cufab_parse_cliques(const char *str, struct cufab_gpu *gpus, u32 n);
+int cufab_parse_numa_nodes(const char *str, struct cufab_gpu *gpus, u32 n);
+int cufab_parse_peers(const char *str, struct cufab_gpu *gpus, u32 n);
+int cufab_parse_features(const char *str, struct cufab_gpu *gpus, u32 n);
+int cufab_params_gran(const struct cufab_params *p, struct cufab_gran *gran);
+int cufab_parse_cluster_uuid(const char *str, uuid_t *uuid);
+
+/* device.c: topology helpers, usable on any struct cufab_topo */
+void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total);
+int cufab_default_numa_node(u32 index);
+bool cufab_numa_node_valid(int node);
+void cufab_topo_update_peers(struct cufab_topo *topo);
+int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus);
+void cufab_topo_free(struct cufab_topo *topo);
+void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN]);
+void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN]);
+u32 cufab_gpu_effective_features(const struct cufab_topo *topo,
+				 const struct cufab_gpu *gpu);
+bool cufab_gpu_on_fabric(const struct cufab_topo *topo,
+			 const struct cufab_gpu *gpu);
+enum cufab_gran_rule cufab_gran_check_value(u64 val);
+enum cufab_gran_rule cufab_gran_check(const struct cufab_gran *gran,
+				      enum cufab_gran_field *field);
+const char *cufab_gran_rule_str(enum cufab_gran_rule rule);
+void cufab_gpu_set_gran(struct cufab_gpu *gpu, const struct cufab_gran *gran);
+void cufab_gpu_get_gran(const struct cufab_gpu *gpu, struct cufab_gran *gran);
+
+/* device_attr.c: the CUdevice_attribute table of one GPU */
+void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
+			  const struct cufab_gpu *gpu,
+			  s32 attrs[CUFAB_NUM_DEVICE_ATTRS]);
+
+/*
+ * The node's topology. Readers hold cufab_topo_rwsem for read. Writers hold
+ * it for write inside cufab_topo_change_begin()/end(), which also keeps
+ * clients from opening meanwhile and fails with -EBUSY while one is open.
+ */
+extern struct cufab_topo cufab_node;
+extern struct rw_semaphore cufab_topo_rwsem;
+
+int cufab_node_init(const struct cufab_params *p);
+void cufab_node_exit(void);
+struct cufab_gpu *cufab_node_gpu(u32 index);
+u32 cufab_node_num_gpus(void);
+bool cufab_node_gpu_exists(u32 index);
+int cufab_topo_change_begin(void);
+void cufab_topo_change_end(void);
+void cufab_node_show(struct seq_file *m);
+
+int cufab_ioctl_device_info(struct cufab_ucmd *ucmd);
+
+/*
+ * Granularities in bytes (powers of two) of GPU @gpu: cuMemCreate's and
+ * the multicast ones, MINIMUM or RECOMMENDED. cufab_mc_granularity() is
+ * the node-wide multicast value: a multicast object belongs to no GPU at
+ * create, so its size must suit every GPU that may join.
+ *
+ * Context: they change only inside cufab_topo_change_begin()/end(), so
+ * they are read without a lock; call them with a client open (any ioctl)
+ * or with cufab_topo_rwsem held. A GPU that does not exist reads the
+ * module parameter's value.
+ */
+u64 cufab_gpu_mem_gran(u32 gpu, bool recommended);
+u64 cufab_gpu_mc_gran(u32 gpu, bool recommended);
+u64 cufab_mc_granularity(bool recommended);
+/*
+ * cuMemCreate granularity of a location (CUFAB_LOC_DEVICE: that GPU's, 0
+ * when it does not exist; CUFAB_LOC_HOST_NUMA: the largest among the GPUs
+ * whose host node it is, else the largest of all GPUs). Same context.
+ */
+u64 cufab_loc_mem_gran(u32 location_type, s32 location_id, bool recommended);
+
+/*
+ * CUdevice_attribute numbers. The kernel cannot include cuda.h: this enum
+ * mirrors the names and values of CUdevice_attribute (CUDA 13 cuda.h for
+ * 1..147; 148..159 from the CUDA 13.3/13.4 documentation; 149 and 150 are
+ * not publicly named).
+ */
+
+enum cufab_attr {
+	CUFAB_ATTR_MAX_THREADS_PER_BLOCK = 1,
+	CUFAB_ATTR_MAX_BLOCK_DIM_X = 2,
+	CUFAB_ATTR_MAX_BLOCK_DIM_Y = 3,
+	CUFAB_ATTR_MAX_BLOCK_DIM_Z = 4,
+	CUFAB_ATTR_MAX_GRID_DIM_X = 5,
+	CUFAB_ATTR_MAX_GRID_DIM_Y = 6,
+	CUFAB_ATTR_MAX_GRID_DIM_Z = 7,
+	CUFAB_ATTR_MAX_SHARED_MEMORY_PER_BLOCK = 8,
+	CUFAB_ATTR_TOTAL_CONSTANT_MEMORY = 9,
+	CUFAB_ATTR_WARP_SIZE = 10,
+	CUFAB_ATTR_MAX_PITCH = 11,
+	CUFAB_ATTR_MAX_REGISTERS_PER_BLOCK = 12,
+	CUFAB_ATTR_CLOCK_RATE = 13,
+	CUFAB_ATTR_TEXTURE_ALIGNMENT = 14,
+	CUFAB_ATTR_GPU_OVERLAP = 15,
+	CUFAB_ATTR_MULTIPROCESSOR_COUNT = 16,
+	CUFAB_ATTR_KERNEL_EXEC_TIMEOUT = 17,
+	CUFAB_ATTR_INTEGRATED = 18,
+	CUFAB_ATTR_CAN_MAP_HOST_MEMORY = 19,
+	CUFAB_ATTR_COMPUTE_MODE = 20,
+	CUFAB_ATTR_MAXIMUM_TEXTURE1D_WIDTH = 21,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_WIDTH = 22,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_HEIGHT = 23,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_WIDTH = 24,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_HEIGHT = 25,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_DEPTH = 26,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LAYERED_WIDTH = 27,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT = 28,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LAYERED_LAYERS = 29,
+	CUFAB_ATTR_SURFACE_ALIGNMENT = 30,
+	CUFAB_ATTR_CONCURRENT_KERNELS = 31,
+	CUFAB_ATTR_ECC_ENABLED = 32,
+	CUFAB_ATTR_PCI_BUS_ID = 33,
+	CUFAB_ATTR_PCI_DEVICE_ID = 34,
+	CUFAB_ATTR_TCC_DRIVER = 35,
+	CUFAB_ATTR_MEMORY_CLOCK_RATE = 36,
+	CUFAB_ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37,
+	CUFAB_ATTR_L2_CACHE_SIZE = 38,
+	CUFAB_ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+	CUFAB_ATTR_ASYNC_ENGINE_COUNT = 40,
+	CUFAB_ATTR_UNIFIED_ADDRESSING = 41,
+	CUFAB_ATTR_MAXIMUM_TEXTURE1D_LAYERED_WIDTH = 42,
+	CUFAB_ATTR_MAXIMUM_TEXTURE1D_LAYERED_LAYERS = 43,
+	CUFAB_ATTR_CAN_TEX2D_GATHER = 44,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_GATHER_WIDTH = 45,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_GATHER_HEIGHT = 46,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE = 47,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE = 48,
+	CUFAB_ATTR_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE = 49,
+	CUFAB_ATTR_PCI_DOMAIN_ID = 50,
+	CUFAB_ATTR_TEXTURE_PITCH_ALIGNMENT = 51,
+	CUFAB_ATTR_MAXIMUM_TEXTURECUBEMAP_WIDTH = 52,
+	CUFAB_ATTR_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH = 53,
+	CUFAB_ATTR_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS = 54,
+	CUFAB_ATTR_MAXIMUM_SURFACE1D_WIDTH = 55,
+	CUFAB_ATTR_MAXIMUM_SURFACE2D_WIDTH = 56,
+	CUFAB_ATTR_MAXIMUM_SURFACE2D_HEIGHT = 57,
+	CUFAB_ATTR_MAXIMUM_SURFACE3D_WIDTH = 58,
+	CUFAB_ATTR_MAXIMUM_SURFACE3D_HEIGHT = 59,
+	CUFAB_ATTR_MAXIMUM_SURFACE3D_DEPTH = 60,
+	CUFAB_ATTR_MAXIMUM_SURFACE1D_LAYERED_WIDTH = 61,
+	CUFAB_ATTR_MAXIMUM_SURFACE1D_LAYERED_LAYERS = 62,
+	CUFAB_ATTR_MAXIMUM_SURFACE2D_LAYERED_WIDTH = 63,
+	CUFAB_ATTR_MAXIMUM_SURFACE2D_LAYERED_HEIGHT = 64,
+	CUFAB_ATTR_MAXIMUM_SURFACE2D_LAYERED_LAYERS = 65,
+	CUFAB_ATTR_MAXIMUM_SURFACECUBEMAP_WIDTH = 66,
+	CUFAB_ATTR_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH = 67,
+	CUFAB_ATTR_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS = 68,
+	CUFAB_ATTR_MAXIMUM_TEXTURE1D_LINEAR_WIDTH = 69,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LINEAR_WIDTH = 70,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT = 71,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_LINEAR_PITCH = 72,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH = 73,
+	CUFAB_ATTR_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT = 74,
+	CUFAB_ATTR_COMPUTE_CAPABILITY_MAJOR = 75,
+	CUFAB_ATTR_COMPUTE_CAPABILITY_MINOR = 76,
+	CUFAB_ATTR_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH = 77,
+	CUFAB_ATTR_STREAM_PRIORITIES_SUPPORTED = 78,
+	CUFAB_ATTR_GLOBAL_L1_CACHE_SUPPORTED = 79,
+	CUFAB_ATTR_LOCAL_L1_CACHE_SUPPORTED = 80,
+	CUFAB_ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+	CUFAB_ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
+	CUFAB_ATTR_MANAGED_MEMORY = 83,
+	CUFAB_ATTR_MULTI_GPU_BOARD = 84,
+	CUFAB_ATTR_MULTI_GPU_BOARD_GROUP_ID = 85,
+	CUFAB_ATTR_HOST_NATIVE_ATOMIC_SUPPORTED = 86,
+	CUFAB_ATTR_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO = 87,
+	CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS = 88,
+	CUFAB_ATTR_CONCURRENT_MANAGED_ACCESS = 89,
+	CUFAB_ATTR_COMPUTE_PREEMPTION_SUPPORTED = 90,
+	CUFAB_ATTR_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM = 91,
+	CUFAB_ATTR_CAN_USE_STREAM_MEM_OPS_V1 = 92,
+	CUFAB_ATTR_CAN_USE_64_BIT_STREAM_MEM_OPS_V1 = 93,
+	CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR_V1 = 94,
+	CUFAB_ATTR_COOPERATIVE_LAUNCH = 95,
+	CUFAB_ATTR_COOPERATIVE_MULTI_DEVICE_LAUNCH = 96,
+	CUFAB_ATTR_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+	CUFAB_ATTR_CAN_FLUSH_REMOTE_WRITES = 98,
+	CUFAB_ATTR_HOST_REGISTER_SUPPORTED = 99,
+	CUFAB_ATTR_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES = 100,
+	CUFAB_ATTR_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST = 101,
+	CUFAB_ATTR_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
+	CUFAB_ATTR_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103,
+	CUFAB_ATTR_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED = 104,
+	CUFAB_ATTR_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED = 105,
+	CUFAB_ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
+	CUFAB_ATTR_GENERIC_COMPRESSION_SUPPORTED = 107,
+	CUFAB_ATTR_MAX_PERSISTING_L2_CACHE_SIZE = 108,
+	CUFAB_ATTR_MAX_ACCESS_POLICY_WINDOW_SIZE = 109,
+	CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED = 110,
+	CUFAB_ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK = 111,
+	CUFAB_ATTR_SPARSE_CUDA_ARRAY_SUPPORTED = 112,
+	CUFAB_ATTR_READ_ONLY_HOST_REGISTER_SUPPORTED = 113,
+	CUFAB_ATTR_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED = 114,
+	CUFAB_ATTR_MEMORY_POOLS_SUPPORTED = 115,
+	CUFAB_ATTR_GPU_DIRECT_RDMA_SUPPORTED = 116,
+	CUFAB_ATTR_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS = 117,
+	CUFAB_ATTR_GPU_DIRECT_RDMA_WRITES_ORDERING = 118,
+	CUFAB_ATTR_MEMPOOL_SUPPORTED_HANDLE_TYPES = 119,
+	CUFAB_ATTR_CLUSTER_LAUNCH = 120,
+	CUFAB_ATTR_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED = 121,
+	CUFAB_ATTR_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
+	CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR = 123,
+	CUFAB_ATTR_DMA_BUF_SUPPORTED = 124,
+	CUFAB_ATTR_IPC_EVENT_SUPPORTED = 125,
+	CUFAB_ATTR_MEM_SYNC_DOMAIN_COUNT = 126,
+	CUFAB_ATTR_TENSOR_MAP_ACCESS_SUPPORTED = 127,
+	CUFAB_ATTR_HANDLE_TYPE_FABRIC_SUPPORTED = 128,
+	CUFAB_ATTR_UNIFIED_FUNCTION_POINTERS = 129,
+	CUFAB_ATTR_NUMA_CONFIG = 130,
+	CUFAB_ATTR_NUMA_ID = 131,
+	CUFAB_ATTR_MULTICAST_SUPPORTED = 132,
+	CUFAB_ATTR_MPS_ENABLED = 133,
+	CUFAB_ATTR_HOST_NUMA_ID = 134,
+	CUFAB_ATTR_D3D12_CIG_SUPPORTED = 135,
+	CUFAB_ATTR_MEM_DECOMPRESS_ALGORITHM_MASK = 136,
+	CUFAB_ATTR_MEM_DECOMPRESS_MAXIMUM_LENGTH = 137,
+	CUFAB_ATTR_VULKAN_CIG_SUPPORTED = 138,
+	CUFAB_ATTR_GPU_PCI_DEVICE_ID = 139,
+	CUFAB_ATTR_GPU_PCI_SUBSYSTEM_ID = 140,
+	CUFAB_ATTR_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 141,
+	CUFAB_ATTR_HOST_NUMA_MEMORY_POOLS_SUPPORTED = 142,
+	CUFAB_ATTR_HOST_NUMA_MULTINODE_IPC_SUPPORTED = 143,
+	CUFAB_ATTR_HOST_MEMORY_POOLS_SUPPORTED = 144,
+	CUFAB_ATTR_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 145,
+	CUFAB_ATTR_HOST_ALLOC_DMA_BUF_SUPPORTED = 146,
+	CUFAB_ATTR_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED = 147,
+	CUFAB_ATTR_ATOMIC_REDUCTION_SUPPORTED = 148,
+	CUFAB_ATTR_D3D12_CIG_STREAMS_SUPPORTED = 151,
+	CUFAB_ATTR_DMA_BUF_MMAP_SUPPORTED = 152,
+	CUFAB_ATTR_LOGICAL_ENDPOINT_UNICAST_SUPPORTED = 153,
+	CUFAB_ATTR_LOGICAL_ENDPOINT_MULTICAST_SUPPORTED = 154,
+	CUFAB_ATTR_LOGICAL_ENDPOINT_COUNTED_OPS_SUPPORTED = 155,
+	CUFAB_ATTR_LOGICAL_ENDPOINT_UNICAST_ACCESS_ON_OWNER_DEVICE_SUPPORTED = 156,
+	CUFAB_ATTR_LOCALITY_DOMAIN_MULTIPROCESSOR_COUNT = 157,
+	CUFAB_ATTR_LOGICAL_ENDPOINT_SUPPORTED_HANDLE_TYPES = 158,
+	CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED = 159,
+};
+
+/*
+ * The API families whose attributes promise calls. A program reads such an
+ * attribute and then calls, so each family's attributes read 0 until cufab
+ * has its entry points, whatever the GPU's features say
+ * (Documentation/attributes.rst). The commit that adds a family's calls
+ * sets its line to 1; selftests/device_test checks every line against the
+ * library's entry points.
+ */
+enum {
+	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
+	CUFAB_HAS_MEMORY_POOLS = 0,
+	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
+	CUFAB_HAS_MANAGED_MEMORY = 0,
+	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
+	CUFAB_HAS_HOST_REGISTER = 0,
+	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
+	CUFAB_HAS_STREAM_MEM_OPS = 0,
+};
+
+static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
+	      CUFAB_NUM_DEVICE_ATTRS);
+
+/*
+ * Physical allocations: the generic layer (alloc.c) and its kinds.
+ *
+ * A struct cufab_alloc is node-wide and reference counted: client handle
+ * objects, CPU mappings, exports/imports and bindings each hold one
+ * reference; the pages and the GPU capacity charge go with the last one.
+ * What differs between kinds is in its struct cufab_alloc_ops, one file
+ * per kind:
+ *
+ *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
+ *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
+ *   mc.c            multicast objects: a handle with no memory of its own
+ *
+ * Pages are allocated zeroed on first touch, so no process ever sees what
+ * a page held before.
+ */
+
+/*
+ * Defaults of the granularity module parameters; each GPU has its own
+ * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran()).
+ */
+#define CUFAB_MEM_GRANULARITY_DEFAULT	(2ULL << 20)
+#define CUFAB_MC_GRANULARITY		(2ULL << 20)
+#define CUFAB_MC_GRANULARITY_REC	(512ULL << 20)
+
+/* alloc_flags bits the kernel accepts at MEM_CREATE */
+#define CUFAB_ALLOC_F_VALID	(CUFAB_ALLOC_F_GPU_DIRECT_RDMA | \
+				 CUFAB_ALLOC_F_COMPRESSIBLE)
+#define CUFAB_HANDLE_VALID	(CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC)
+
+struct cufab_alloc;
+struct cufab_fabric_exports;
+
+/* struct cufab_alloc_ops.flags */
+/* may back an endpoint or multicast binding (cuMemCreate memory) */
+#define CUFAB_ALLOC_BINDABLE	BIT(0)
+/*
+ * cuMemAlloc memory: mapped only into the reservation made for it, which
+ * only cuMemFree (or its context's destroy) ends
+ */
+#define CUFAB_ALLOC_LEGACY	BIT(1)
+
+/**
+ * struct cufab_alloc_ops - what one kind of allocation does its own way
+ * @name: the kind as the user knows it ("cuMemCreate", "multicast"), for
+ *	log lines and debugfs
+ * @flags: CUFAB_ALLOC_* properties the rules of other calls test
+ * @page: the page backing page @index (already checked to be inside the
+ *	allocation), or an ERR_PTR. NULL for a kind with no memory of its
+ *	own, which is then not CPU-mappable: faults get SIGBUS, its dma-buf
+ *	cannot be attached or mmapped. Context: may sleep; called from the
+ *	fault handler under mmap_lock.
+ * @map_prepare: cuMemMap of [@addr, @addr + @length) at @offset of the
+ *	allocation is about to happen: check the kind's alignment rules and
+ *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
+ * @release: optional, from the final put: free the kind's state (@priv)
+ */
+struct cufab_alloc_ops {
+	const char *name;
+	unsigned int flags;
+	struct page *(*page)(struct cufab_alloc *alloc, pgoff_t index);
+	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
+			   u64 offset);
+	void (*release)(struct cufab_alloc *alloc);
+};
+
+/**
+ * struct cufab_alloc - one physical allocation
+ * @ref: handles, mappings, exports, imports, bindings
+ * @ops: its kind
+ * @id: node-wide id, never reused while the module is loaded
+ *	(CU_POINTER_ATTRIBUTE_BUFFER_ID)
+ * @length: bytes, a multiple of PAGE_SIZE (and of the granularity for
+ *	cuMemCreate allocations)
+ * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA), 0
+ *	for a kind with no memory of its own
+ * @location_id: GPU index (DEVICE), NUMA node (HOST_NUMA), -1 (HOST)
+ * @gpu: GPU index charged with @length, -1 when none (HOST, HOST_NUMA)
+ * @nid: NUMA node the pages are placed on, NUMA_NO_NODE for any
+ * @handle_types: CUFAB_HANDLE_* bits requested at create (only these may be
+ *	exported)
+ * @alloc_flags: CUFAB_ALLOC_F_* given at create
+ * @owner_pid: tgid of the creating process, for debugfs
+ * @owner_comm: its name
+ * @pages: struct page * by page index, filled on first touch
+ * @node: entry in the global allocation list (debugfs "mem")
+ * @priv: the kind's state (e.g. the struct cufab_mc of a multicast object)
+ * @fabric: its FABRIC export records (share_fabric.c), NULL while it was
+ *	never exported as a FABRIC handle; freed by the final put
+ */
+struct cufab_alloc {
+	struct kref ref;
+	const struct cufab_alloc_ops *ops;
+	u64 id;
+	u64 length;
+	u32 location_type;
+	s32 location_id;
+	s32 gpu;
+	int nid;
+	u32 handle_types;
+	u32 alloc_flags;
+	pid_t owner_pid;
+	char owner_comm[TASK_COMM_LEN];
+	struct xarray pages;
+	struct list_head node;
+	void *priv;
+	struct cufab_fabric_exports *fabric;
+};
+
+static inline bool cufab_alloc_has(const struct cufab_alloc *alloc,
+				   unsigned int flag)
+{
+	return alloc->ops->flags & flag;
+}
+
+/* Has memory of its own, which the CPU can map (struct cufab_alloc_ops). */
+static inline bool cufab_alloc_cpu_mappable(const struct cufab_alloc *alloc)
+{
+	return alloc->ops->page;
+}
+
+/**
+ * struct cufab_mem_handle - CUFAB_OBJ_MEM_HANDLE, a client's
+ *	CUmemGenericAllocationHandle
+ * @obj: object header
+ * @alloc: one reference, dropped when the handle is released
+ * @retains: MEM_RETAIN calls returning this handle plus its creation; the
+ *	MEM_RELEASE that brings it to zero destroys the object
+ */
+struct cufab_mem_handle {
+	struct cufab_object obj;
+	struct cufab_alloc *alloc;
+	atomic_t retains;
+};
+
+extern const struct cufab_object_ops cufab_mem_handle_ops;
+
+/**
+ * struct cufab_alloc_desc - what to create
+ * @ops: the kind
+ * @location_type: DEVICE, HOST or HOST_NUMA; 0 (no location, no pages,
+ *	no capacity charge) for a kind without memory of its own
+ * @location_id: GPU index or NUMA node
+ * @handle_types: CUFAB_HANDLE_* bits
+ * @alloc_flags: CUFAB_ALLOC_F_* bits
+ * @length: bytes, already validated by the caller (multiple of PAGE_SIZE)
+ * @priv: the kind's state, owned by the allocation from a successful
+ *	create on (@ops->release frees it)
+ */
+struct cufab_alloc_desc {
+	const struct cufab_alloc_ops *ops;
+	u32 location_type;
+	s32 location_id;
+	u32 handle_types;
+	u32 alloc_flags;
+	u64 length;
+	void *priv;
+};
+
+/* Lifetime. Holding a reference keeps pages and capacity charge alive. */
+struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
+void cufab_alloc_get(struct cufab_alloc *alloc);
+void cufab_alloc_put(struct cufab_alloc *alloc);
+
+/*
+ * The page at @index (0 .. length / PAGE_SIZE - 1) through the kind's
+ * @page. No reference is taken on the page: it lives as long as the
+ * allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for a kind with no memory
+ * of its own).
+ */
+struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
+/* Allocate every page now (e.g. before building a dma-buf sg table). */
+int cufab_alloc_populate(struct cufab_alloc *alloc);
+
+/*
+ * Building blocks of the kinds with memory: a @page that allocates zeroed
+ * host pages on the allocation's node on first use, and a @map_prepare
+ * with the rules of cuMemMap (offset, address and length multiples of the
+ * location's granularity, inside the allocation).
+ */
+struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
+int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
+			  u64 offset);
+/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
+
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
+extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
+extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
+
+static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
+/*
+ * alloc_managed.c: the kind's state for a new allocation with default
+ * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
+ * cufab_alloc_desc.priv; freed by cufab_managed_free() if the create
+ * fails. The association the allocation has now (CUFAB_ATTACH_*).
+ */
+void *cufab_managed_new(u64 length, u32 attach);
+void cufab_managed_free(void *priv);
+u32 cufab_managed_attach(struct cufab_alloc *alloc);
+
+/*
+ * Client handles. cufab_mem_handle_create() publishes a new handle object
+ * on @alloc (taking its own reference) and returns its id. For a two-phase
+ * create (reply to userspace before publishing), use
+ * cufab_mem_handle_alloc() then cufab_object_finalize(&h->obj), or
+ * cufab_object_abort_and_destroy(&h->obj) on failure.
+ */
+int cufab_mem_handle_create(struct cufab_client *client,
+			    struct cufab_alloc *alloc, u32 *out_id);
+struct cufab_mem_handle *cufab_mem_handle_alloc(struct cufab_client *client,
+						struct cufab_alloc *alloc);
+/*
+ * Two-phase create for an ioctl reply: a new handle on @alloc, its id in
+ * *@out_id, the first @cmd_len bytes of @ucmd's command sent back, and the
+ * handle published only if that reply reached the caller.
+ * Return: 0, or -errno with no handle left behind.
+ */
+int cufab_mem_handle_respond(struct cufab_ucmd *ucmd,
+			     struct cufab_alloc *alloc, u32 *out_id,
+			     size_t cmd_len);
+/*
+ * cufab_mem_handle_respond(), then drop the caller's reference on @alloc:
+ * for an allocation held only to be handed out, which the new handle (if
+ * any) now holds.
+ */
+int cufab_mem_handle_respond_put(struct cufab_ucmd *ucmd,
+				 struct cufab_alloc *alloc, u32 *out_id,
+				 size_t cmd_len);
+/*
+ * One more retain of handle @id of @client if it names @alloc and is not
+ * being released: true, else false (the caller makes a new handle).
+ */
+bool cufab_mem_handle_retain(struct cufab_client *client, u32 id,
+			     struct cufab_alloc *alloc);
+/* Drop one retain of handle @id, destroying it at zero; -ENOENT. */
+int cufab_mem_handle_release(struct cufab_client *client, u32 id);
+/* The allocation a handle id names, with a reference; ERR_PTR(-ENOENT). */
+struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
+					    u32 handle);
+
+/*
+ * Module-wide default cuMemCreate granularity (bytes): cuMemAddressReserve's
+ * default alignment. cuMemCreate and cuMemMap use the location's
+ * (cufab_loc_mem_gran()).
+ */
+u64 cufab_mem_granularity(void);
+u64 cufab_mem_granularity_rec(void);
+
+/* Node-wide accounting helpers (KUnit tests them directly). */
+int cufab_gpu_charge(atomic64_t *used, u64 total, u64 bytes);
+void cufab_gpu_uncharge(atomic64_t *used, u64 bytes);
+u64 cufab_allocs_live(void);
+void cufab_allocs_show(struct seq_file *m);
+int cufab_allocs_for_each(u64 from_id,
+			  int (*fn)(struct cufab_alloc *alloc, void *arg),
+			  void *arg);
+u64 cufab_alloc_resident(struct cufab_alloc *alloc);
+
+/* ioctls (alloc.c) */
+int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
+
+/*
+ * Virtual address reservations (cuMemAddressReserve) and the mappings of
+ * allocations into them (cuMemMap), with their CPU view: each reservation
+ * is one VMA of /dev/cufab created by the kernel inside the ioctl.
+ */
+
+/* CUmemAccess_flags */
+#define CUFAB_ACCESS_NONE	0
+#define CUFAB_ACCESS_READ	1
+#define CUFAB_ACCESS_RW		3
+
+/**
+ * struct cufab_va_space - a client's reservations
+ * @lock: protects @ranges and the mmap handshake fields
+ * @reserve_lock: serializes VA_RESERVE/VA_FREE of the client, held across
+ *	vm_mmap()/vm_munmap()
+ * @ranges: struct cufab_va by address range
+ * @pending: the reservation VA_RESERVE is mapping right now
+ * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
+ */
+struct cufab_va_space {
+	struct mutex lock;		/* see above */
+	struct mutex reserve_lock;	/* see above */
+	struct maple_tree ranges;
+	struct cufab_va *pending;
+	struct task_struct *pending_task;
+};
+
+/**
+ * struct cufab_va - one reservation and its VMA
+ * @ref: the client's range tree, each VMA, each ioctl using it
+ * @client: owner; valid while a VMA exists (the VMA holds the file)
+ * @start: first address
+ * @length: bytes
+ * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
+ * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
+ *	frees the reservation (alloc_legacy.c). Written once, under the space's
+ *	lock, while that context cannot be destroyed.
+ * @vmas: VMAs referring to this reservation (1 except during mremap)
+ * @lock: protects @maps, the mappings' access and @dead; taken by the
+ *	fault handler under mmap_lock
+ * @dead: the VMA is gone; nothing may be mapped any more
+ * @maps: struct cufab_va_map by address range
+ */
+struct cufab_va {
+	struct kref ref;
+	struct cufab_client *client;
+	u64 start;
+	u64 length;
+	bool legacy;
+	s32 legacy_dev;
+	u32 legacy_ctx;
+	atomic_t vmas;
+	struct rw_semaphore lock;
+	bool dead;
+	struct maple_tree maps;
+};
+
+/**
+ * struct cufab_va_map - part of a reservation backed by an allocation
+ * @start: first address
+ * @length: bytes
+ * @offset: into @alloc
+ * @alloc: one reference
+ * @host: CUFAB_ACCESS_* for the host
+ * @gpu_read: GPUs that may read
+ * @gpu_write: GPUs that may write (a subset of @gpu_read)
+ * @free_node: on a local list while being freed after unmap
+ */
+struct cufab_va_map {
+	u64 start;
+	u64 length;
+	u64 offset;
+	struct cufab_alloc *alloc;
+	u32 handle;	/* id of the handle object MEM_MAP was given, 0: none */
+	u32 host;
+	u64 gpu_read;
+	u64 gpu_write;
+	struct list_head free_node;
+};
+
+void cufab_va_space_init(struct cufab_va_space *space);
+void cufab_va_space_destroy(struct cufab_va_space *space);
+
+int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
+
+/* Pure range checks, shared with memops.c and tested by KUnit. */
+bool cufab_range_ok(u64 start, u64 length);
+bool cufab_range_inside(u64 start, u64 length, u64 outer, u64 outer_len);
+int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
+			 u64 granularity);
+u32 cufab_map_cpu_access(const struct cufab_va_map *map);
+u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev);
+
+/* In-kernel building blocks (MEM_ALLOC uses them). */
+int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
+		     u64 alignment, bool legacy, s32 legacy_dev, u64 *out);
+int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
+		       u64 offset, struct cufab_alloc *alloc, u32 handle);
+int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
+			    u64 length, u32 host, u64 gpu_read, u64 gpu_write);
+int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
+			  bool legacy);
+struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+void cufab_va_put(struct cufab_va *va);
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
+ */
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
+
+/*
+ * Access check of a device (or the CPU when @dev < 0) over a user range:
+ * 0 when every byte inside a cufab reservation is mapped and grants @need
+ * (CUFAB_ACCESS_READ or _RW), -EACCES/-EFAULT otherwise. Bytes outside
+ * reservations are plain host memory and always allowed.
+ */
+int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
+			  s32 dev, u32 need);
+
+/*
+ * The allocation mapped at [addr, addr + length), which must lie inside
+ * one cuMemMap'ed mapping of @client (not cuMemAlloc memory): 0 with a new
+ * reference in *@alloc and the offset of @addr in it in *@mem_offset, or
+ * -EINVAL with a log line.
+ */
+int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
+		     struct cufab_alloc **alloc, u64 *mem_offset);
+
+/* ioctls (va.c) */
+int cufab_ioctl_va_reserve(struct cufab_ucmd *ucmd);
+int cufab_ioctl_va_free(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_unmap(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd);
+
+/*
+ * Logical endpoints (cuLogicalEndpoint*, Compute Fabric Transport).
+ *
+ * An endpoint is node-wide and reference counted; a process names it by
+ * ids of its own id space. Each id that names an endpoint is an alias
+ * (created by LE_CREATE or LE_IMPORT) holding one reference, so several
+ * ids, in one process or many, may name one endpoint and the endpoint dies
+ * with its last alias. What is bound lives in the endpoint's team
+ * (team.h): a unicast endpoint is a team of one, its owner device.
+ *
+ *   le.c          id space, endpoint lifetime, create/destroy/query/limits
+ *   le_bind.c     add device, bind, unbind
+ *   le_share.c    FABRIC export/import
+ *   le_netlink.c  CUFAB_NL_CMD_LE_GET
+ *
+ * Locking: a client's le.lock serialises its endpoint calls and protects
+ * its id space and aliases; it is taken before a team's lock and before
+ * the export table's lock. Endpoint fields other than @ready_at and the
+ * export state never change after create.
+ */
+
+/**
+ * struct cufab_le_space - the endpoint ids of one client
+ * @lock: serialises the client's endpoint calls; protects the rest
+ * @ids: reserved ranges
+ * @aliases: struct cufab_le_alias by id, for associated ids only
+ * @dead: the client is going away; nothing may be added any more
+ */
+struct cufab_le_space {
+	struct mutex lock;	/* see above */
+	struct cufab_idspace ids;
+	struct xarray aliases;
+	bool dead;
+};
+
+/**
+ * struct cufab_le - one endpoint
+ * @ref: one per alias, one per call in progress, one per export lookup
+ * @number: node-wide, never reused while the module is loaded
+ * @type: CUFAB_LE_TYPE_*
+ * @owner_dev: unicast: the owner GPU; multicast: unused
+ * @length: bytes bindable per device
+ * @ipc_types: CUFAB_LE_IPC_* requested at create
+ * @le_flags: CUFAB_LE_FLAG_*
+ * @align: bind alignment
+ * @team: devices and bindings
+ * @ready_at: jiffies when construction ends (pushed by each AddDevice)
+ * @aliases: ids naming the endpoint node-wide
+ * @creator_pid: tgid of the creating process
+ * @exporter_pid: tgid of the first exporter, 0 while never exported
+ * @exports: struct cufab_le_export records (le_share.c), under its lock
+ */
+struct cufab_le {
+	struct kref ref;
+	u64 number;
+	u32 type;
+	u32 owner_dev;
+	u64 length;
+	u32 ipc_types;
+	u32 le_flags;
+	u64 align;
+	struct cufab_team *team;
+	unsigned long ready_at;
+	atomic_t aliases;
+	pid_t creator_pid;
+	pid_t exporter_pid;
+	struct list_head exports;
+};
+
+/**
+ * struct cufab_le_alias - an associated id
+ * @le: one reference
+ * @id: the id
+ * @imported: made by LE_IMPORT
+ * @queried_ready: LE_QUERY reported the endpoint ready through this id
+ */
+struct cufab_le_alias {
+	struct cufab_le *le;
+	u32 id;
+	bool imported;
+	bool queried_ready;
+};
+
+/* le.c */
+void cufab_le_space_init(struct cufab_le_space *space);
+void cufab_le_space_destroy(struct cufab_client *client);
+void cufab_le_put(struct cufab_le *le);
+bool cufab_le_ready(struct cufab_le *le);
+struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
+					   u32 id, const char *what);
+int cufab_le_alias_add(struct cufab_client *client, u32 id,
+		       struct cufab_le *le, bool imported);
+u64 cufab_le_count(void);
+unsigned long cufab_le_deadline(void);
+int cufab_le_gpu(u32 index, u32 *features, u32 *clique);
+
+int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_destroy(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_query(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_get_limits(struct cufab_ucmd *ucmd);
+
+/* le_bind.c */
+int cufab_ioctl_le_add_device(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_bind(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_unbind(struct cufab_ucmd *ucmd);
+
+/* le_share.c */
+void cufab_le_exports_drop(struct cufab_le *le);
+int cufab_ioctl_le_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_le_import(struct cufab_ucmd *ucmd);
+void cufab_le_share_exit(void);
+
+/* le_netlink.c */
+int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/*
+ * A client is one open file of /dev/cufab. It belongs to the process that
+ * opened it and holds every object that process created; closing the file
+ * (or the death of the process) destroys them all.
+ */
+
+/**
+ * struct cufab_client - one open /dev/cufab
+ * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
+ * @tgid: thread group that opened the file; only it may use the file
+ * @comm: name of the opener, for messages and debugfs
+ * @node: entry in the global client list
+ * @imex_channel: IMEX channel (minor) the client presented with
+ *	IMEX_SET_CHANNEL, CUFAB_IMEX_NO_CHANNEL (-1) for none (imex.c)
+ * @imex_flags: CUFAB_CLIENT_IMEX_* bits (imex.c)
+ * @file: the open file (not a reference: the file owns the client); VA
+ *	reservations are vm_mmap()s of it (va.c)
+ * @va: address reservations and their mappings (va.c)
+ * @le: logical endpoint ids and aliases (le.c)
+ */
+struct cufab_client {
+	struct xarray objects;
+	struct pid *tgid;
+	char comm[TASK_COMM_LEN];
+	struct list_head node;
+	int imex_channel;
+	unsigned long imex_flags;
+	struct file *file;
+	struct cufab_va_space va;
+	struct cufab_le_space le;
+};
+
+/* imex_flags: the "needs an IMEX channel" hint was logged for this client */
+#define CUFAB_CLIENT_IMEX_WARNED	0
+
+/*
+ * One ratelimited line (per call site) for a refused call, naming the
+ * process that made it.
+ */
+#define cufab_client_info(client, fmt, ...)				\
+	do {								\
+		const struct cufab_client *__c = (client);		\
+									\
+		pr_info_ratelimited("pid %d (%s): " fmt,		\
+				    pid_nr(__c->tgid), __c->comm,	\
+				    ##__VA_ARGS__);			\
+	} while (0)
+
+struct cufab_client *cufab_client_alloc(void);
+void cufab_client_free(struct cufab_client *client);
+void cufab_client_register(struct cufab_client *client);
+void cufab_client_unregister(struct cufab_client *client);
+bool cufab_client_is_owner(const struct cufab_client *client);
+
+int cufab_fops_open(struct inode *inode, struct file *filp);
+int cufab_fops_release(struct inode *inode, struct file *filp);
+
+int cufab_clients_block(void);
+void cufab_clients_unblock(void);
+unsigned int cufab_clients_count(void);
+void cufab_clients_show(struct seq_file *m);
+int cufab_clients_for_each(unsigned long skip,
+			   int (*fn)(struct cufab_client *client, void *arg),
+			   void *arg);
+
+/*
+ * Contexts: the kernel half of a CUcontext. The library keeps the thread's
+ * context stack; the kernel owns the object so that state hanging off a
+ * context (peer access, later) dies with it or with the process.
+ */
+
+/**
+ * struct cufab_ctx - a context
+ * @obj: object header (type CUFAB_OBJ_CTX)
+ * @dev: kernel index of the GPU; valid for the context's lifetime because
+ *	the topology cannot change while its client is open
+ * @flags: CUctx_flags given at creation
+ */
+struct cufab_ctx {
+	struct cufab_object obj;
+	u32 dev;
+	u32 flags;
+};
+
+static_assert(offsetof(struct cufab_ctx, obj) == 0);
+
+extern const struct cufab_object_ops cufab_ctx_ops;
+
+bool cufab_ctx_flags_valid(u32 flags);
+int cufab_ioctl_ctx_create(struct cufab_ucmd *ucmd);
+
+/*
+ * The /dev/cufab ioctl dispatcher and what a handler receives.
+ */
+
+/**
+ * struct cufab_ucmd - one ioctl call as seen by its handler
+ * @client: the calling client (already checked to be the owner)
+ * @ubuffer: the user's struct
+ * @user_size: its size as the user declared it
+ * @cmd: kernel copy of the struct, zero-extended to the kernel's size
+ */
+struct cufab_ucmd {
+	struct cufab_client *client;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+/*
+ * Copy the (updated) struct back to the caller, no more than the user's
+ * size of it: 0 or -EFAULT. Inline so that a handler needs nothing of
+ * ioctl.c but its struct cufab_ucmd.
+ */
+static inline int cufab_ucmd_respond(struct cufab_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+long cufab_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg);
+
+/*
+ * IMEX channels: the capability that FABRIC handles are checked against.
+ *
+ * Like NVIDIA's nvidia-caps-imex-channels, the channels are the minors of
+ * a bare char-device region named "cufab-imex-channels". A process proves
+ * it may use channel N by opening /dev/cufab-imex-channels/channelN (Unix
+ * permissions on the node are the access control) and handing the fd to
+ * CUFAB_IOCTL_IMEX_SET_CHANNEL; the client then records N.
+ */
+
+#define CUFAB_IMEX_REGION_NAME	"cufab-imex-channels"
+#define CUFAB_IMEX_DIR		"/dev/cufab-imex-channels"
+/* cufab_client.imex_channel when the client has none */
+#define CUFAB_IMEX_NO_CHANNEL	(-1)
+
+int cufab_imex_init(void);
+void cufab_imex_exit(void);
+
+int cufab_imex_channel(const struct cufab_client *client);
+int cufab_imex_check(struct cufab_client *client, const char *what);
+int cufab_ioctl_imex_set_channel(struct cufab_ucmd *ucmd);
+
+unsigned int cufab_imex_major(void);
+unsigned int cufab_imex_channel_count(void);
+
+/*
+ * Sharing allocations between processes: cuMemExportToShareableHandle and
+ * cuMemImportFromShareableHandle.
+ *
+ * POSIX_FD handles are dma-bufs (share_dmabuf.c), so any dma-buf importer
+ * in the kernel could use the memory too. FABRIC handles are 64 bytes that
+ * name a record of the node-wide export table (share_fabric.c) and carry a
+ * random secret; they are checked against IMEX channels (imex.c).
+ */
+
+/*
+ * The 64 bytes of a FABRIC handle. Only the kernel interprets them; the
+ * layout is versioned so that a handle of another module version is
+ * refused cleanly instead of being misread.
+ */
+#define CUFAB_FABRIC_MAGIC		0x42414643	/* "CFAB" */
+#define CUFAB_FABRIC_LE_MAGIC		0x454c4643	/* "CFLE": endpoints */
+#define CUFAB_FABRIC_VERSION		1
+#define CUFAB_FABRIC_SECRET_LEN		48
+
+struct cufab_fabric_handle {
+	__le32 magic;
+	__le16 version;
+	__le16 __reserved;
+	__le64 export_id;
+	u8 secret[CUFAB_FABRIC_SECRET_LEN];
+};
+
+/* share_fabric.c: the node-wide FABRIC export table */
+void cufab_fabric_encode_as(u32 magic, u32 export_id,
+			    const u8 secret[CUFAB_FABRIC_SECRET_LEN],
+			    u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			   u32 *export_id, const u8 **secret);
+/* Constant-time comparison of two CUFAB_FABRIC_SECRET_LEN secrets. */
+bool cufab_fabric_secret_ok(const u8 *a, const u8 *b);
+void cufab_fabric_encode(u32 export_id,
+			 const u8 secret[CUFAB_FABRIC_SECRET_LEN],
+			 u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
+			const u8 **secret);
+int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
+			u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+/* From the final put of an allocation with ->fabric set. */
+void cufab_fabric_forget(struct cufab_alloc *alloc);
+struct cufab_alloc *cufab_fabric_import(const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+					int *channel);
+unsigned long cufab_fabric_exports_count(void);
+void cufab_fabric_show(struct seq_file *m);
+void cufab_fabric_exit(void);
+
+/* share_dmabuf.c: POSIX_FD handles */
+struct dma_buf *cufab_dmabuf_export(struct cufab_alloc *alloc);
+struct cufab_alloc *cufab_dmabuf_to_alloc(int fd);
+
+/* share.c: ioctls */
+int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
+
+/*
+ * Multicast objects (cuMulticast*). A multicast object is a
+ * CUmemGenericAllocationHandle in CUDA: released with cuMemRelease,
+ * exported and imported like memory, mapped with cuMemMap. So it is a
+ * struct cufab_alloc of the multicast kind (mc.c), without pages, whose
+ * node-wide struct cufab_mc (the team of devices and their bindings) goes
+ * with the allocation's last reference.
+ *
+ * References on the allocation: handles, imports, dma-bufs, mappings, and
+ * one held for as long as the team has any binding, so a released object
+ * stays alive until its last unbind (or its binders' death).
+ */
+
+/**
+ * struct cufab_mc - node-wide state of one multicast object
+ * @alloc: the allocation it belongs to (no reference: it owns us)
+ * @team: devices and their bindings
+ * @node: on the global list (netlink dump, process death)
+ * @hold_lock: serializes @held against the binding count
+ * @held: a reference on @alloc is held because something is bound
+ * @skipped: replicas multimem operations skipped (nothing bound there)
+ */
+struct cufab_mc {
+	struct cufab_alloc *alloc;
+	struct cufab_team *team;
+	struct list_head node;
+	struct mutex hold_lock;		/* see above */
+	bool held;
+	atomic64_t skipped;
+};
+
+/* Module parameter mc_team_timeout_ms: how long binds and maps wait. */
+unsigned int cufab_mc_team_timeout_ms(void);
+
+/* The multicast object of @alloc, NULL when @alloc is another kind. */
+struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
+
+/* The client is going: unbind everything it bound, on every object. */
+void cufab_mc_client_gone(struct cufab_client *client);
+
+/* Count skipped replicas and announce them (multimem.c). */
+void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
+
+/*
+ * Walk the live objects with a reference each, oldest first: @fn runs
+ * without any lock of ours; a nonzero return stops the walk.
+ */
+int cufab_mc_for_each(u64 from_id, int (*fn)(struct cufab_mc *mc, void *arg),
+		      void *arg);
+
+/* mc_netlink.c */
+void cufab_mc_nl_event(struct cufab_mc *mc, u32 skipped);
+
+/* ioctls */
+int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd);
+int cufab_ioctl_multimem(struct cufab_ucmd *ucmd);
+
+/* The allocation kinds' ioctls (alloc_vmm.c, alloc_legacy.c). */
+int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
+/* cuCtxDestroy: free what cuMemAlloc made in the context. */
+void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+/* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
+
+/*
+ * Synchronous copies and sets, pointer classification and cuMemGetInfo
+ * (memops.c).
+ */
+int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
+
+/*
+ * The data movement of multimem (multimem.c). Reductions: dst[i] =
+ * dst[i] <op> src[i] for @n elements of @dtype (enum cufab_multimem_dtype)
+ * with @redop (enum cufab_multimem_redop), checked by the caller. Copies:
+ * cufab_mm_copy(), memcpy at the speed of user space's (multimem_ops.c).
+ */
+
+void cufab_mm_combine(u32 dtype, u32 redop, void *dst, const void *src,
+		      size_t n);
+
+/*
+ * multimem_fp.c, built with the FPU enabled: the float and double
+ * reductions. Call only between kernel_fpu_begin() and kernel_fpu_end().
+ */
+void cufab_mm_fp_combine(u32 dtype, u32 redop, void *dst, const void *src,
+			 size_t n);
+
+void cufab_mm_copy(void *dst, const void *src, size_t n);
+
+int cufab_nl_init(void);
+void cufab_nl_exit(void);
+
+/* For the dumps and events of other files (le_netlink.c, mc_netlink.c). */
+void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
+			u8 cmd);
+int cufab_nl_dump_ret(struct sk_buff *skb, int ret);
+int cufab_nl_put_team(struct sk_buff *skb, const struct cufab_team *team);
+int cufab_nl_put_binding(struct sk_buff *skb, u32 gpu,
+			 const struct cufab_binding *b);
+bool cufab_nl_has_listeners(void);
+void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd);
+void cufab_nl_event_send(struct sk_buff *msg);
+
+/* mc_netlink.c */
+int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/*
+ * Peer context access (cuCtxEnablePeerAccess, cuCtxDisablePeerAccess): the
+ * one-way links from a context to a peer context of the same client, and
+ * the node-wide count of distinct peer GPUs each GPU has links to.
+ */
+
+/**
+ * struct cufab_peer_counts - peer connections of every GPU
+ * @links: @links[a][b] context links from GPU a to GPU b, node-wide
+ * @peers: @peers[a] GPUs b with @links[a][b] > 0: the peer connections
+ *	GPU a uses, which max_peers limits
+ */
+struct cufab_peer_counts {
+	u32 links[CUFAB_MAX_GPUS][CUFAB_MAX_GPUS];
+	u32 peers[CUFAB_MAX_GPUS];
+};
+
+/* No limit on peer connections (cufab_peer_counts_get()'s @max). */
+#define CUFAB_PEERS_UNLIMITED	U32_MAX
+
+int cufab_peer_counts_get(struct cufab_peer_counts *c, u32 gpu, u32 peer,
+			  u32 max);
+void cufab_peer_counts_put(struct cufab_peer_counts *c, u32 gpu, u32 peer);
+
+int cufab_ioctl_peer_enable(struct cufab_ucmd *ucmd);
+int cufab_ioctl_peer_disable(struct cufab_ucmd *ucmd);
+void cufab_peer_ctx_destroy(struct cufab_client *client, u32 ctx_id);
+u32 cufab_peer_gpu_count(u32 gpu);
+int cufab_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+void cufab_debugfs_init(void);
+void cufab_debugfs_exit(void);
+
+#endif /* _CUFAB_H */
