@@ -10,7 +10,7 @@
  * topology, device attributes, allocations, VA reservations, logical
  * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
  * multicast, legacy memory operations, multimem, netlink, peer access,
- * debugfs. Documentation/architecture.rst says which file implements each.
+ * memory pools, debugfs. Documentation/architecture.rst says which file implements each.
  */
 #ifndef _CUFAB_H
 #define _CUFAB_H
@@ -77,6 +77,7 @@ enum cufab_object_type {
 	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
 	CUFAB_OBJ_STREAM,	/* streams section */
 	CUFAB_OBJ_EVENT,	/* streams section */
+	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif
@@ -556,7 +557,7 @@ enum cufab_attr {
  */
 enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
-	CUFAB_HAS_MEMORY_POOLS = 0,
+	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 0,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
@@ -579,6 +580,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
  *
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
  *   mc.c            multicast objects: a handle with no memory of its own
  *
  * Pages are allocated zeroed on first touch, so no process ever sees what
@@ -751,10 +753,36 @@ int cufab_alloc_populate(struct cufab_alloc *alloc);
 struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
+/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
-/* The kinds with memory (alloc_vmm.c, alloc_legacy.c) */
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
 extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
 extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
+
+static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
+/*
+ * alloc_managed.c: the kind's state for a new allocation with default
+ * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
+ * cufab_alloc_desc.priv; freed by cufab_managed_free() if the create
+ * fails. The association the allocation has now (CUFAB_ATTACH_*).
+ */
+void *cufab_managed_new(u64 length, u32 attach);
+void cufab_managed_free(void *priv);
+u32 cufab_managed_attach(struct cufab_alloc *alloc);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -853,6 +881,8 @@ struct cufab_va_space {
  * @start: first address
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
+ *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
  *	frees the reservation (alloc_legacy.c). Written once, under the space's
@@ -869,6 +899,7 @@ struct cufab_va {
 	u64 start;
 	u64 length;
 	bool legacy;
+	bool pool;
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -921,7 +952,28 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+
+/*
+ * Pool memory (pool.c): a new reservation holding @length bytes of
+ * @alloc from @offset, the host with read-write access (the CPU view),
+ * GPUs as @gpu_read/@gpu_write say; its address in *@out. Only
+ * cufab_va_pool_munmap() frees it and cufab_va_set_access_all() changes
+ * its access.
+ */
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out);
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
+ */
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
@@ -1363,6 +1415,10 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 /* cuCtxDestroy: free what cuMemAlloc made in the context. */
 void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+/* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
 
 /*
  * Synchronous copies and sets, pointer classification and cuMemGetInfo
@@ -1441,6 +1497,33 @@ int cufab_ioctl_peer_disable(struct cufab_ucmd *ucmd);
 void cufab_peer_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 u32 cufab_peer_gpu_count(u32 gpu);
 int cufab_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/*
+ * Memory pools of the stream-ordered allocator (cuMemPool*, pool.c).
+ *
+ * A struct cufab_pool is node-wide and reference counted: the creating
+ * client's pool object, each importer's pool object, each exported fd and
+ * each chunk hold one reference. Chunks are allocations the owner maps
+ * into its address space; the library sub-allocates inside them, so the
+ * kernel sees only whole chunks come and go.
+ */
+extern const struct cufab_object_ops cufab_pool_handle_ops;
+
+u64 cufab_pools_live(void);
+void cufab_pools_show(struct seq_file *m);
+void cufab_pools_exit(void);
+
+int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd);
 
 void cufab_debugfs_init(void);
 void cufab_debugfs_exit(void);
