@@ -93,7 +93,4 @@ static inline CUresult cufab_location_to_kernel(const CUmemLocation *loc,
 /* imex.c: make sure the client presented an IMEX channel (FABRIC calls). */
 void cufab_imex_prepare(void);
 
-/* legacy_mem.c: the context and device of a legacy allocation. */
-int cufab_legacy_lookup(CUdeviceptr base, CUcontext *ctx, CUdevice *dev);
-
 #endif /* CUFAB_LIB_MEM_H */

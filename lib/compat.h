@@ -6,8 +6,8 @@
  * for the files that define or list them. NVIDIA's header declares them
  * only for its own internal build, so they are not in cufab/cuda.h.
  */
-#ifndef CUFAB_LIB_LEGACY_H
-#define CUFAB_LIB_LEGACY_H
+#ifndef CUFAB_LIB_COMPAT_H
+#define CUFAB_LIB_COMPAT_H
 
 #include "internal.h"
 
@@ -31,4 +31,4 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags);
 
-#endif /* CUFAB_LIB_LEGACY_H */
+#endif /* CUFAB_LIB_COMPAT_H */
