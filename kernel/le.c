@@ -26,6 +26,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 static unsigned int le_construct_delay_ms;
 module_param(le_construct_delay_ms, uint, 0644);
@@ -69,6 +70,7 @@ static void cufab_le_release(struct kref *ref)
 {
 	struct cufab_le *le = container_of(ref, struct cufab_le, ref);
 
+	trace_cufab_le_destroy(le);
 	cufab_le_exports_drop(le);
 	cufab_team_destroy(le->team);
 	kfree(le);
@@ -471,6 +473,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 	le->ready_at = cufab_le_deadline();
 	atomic64_inc(&cufab_le_live);
 	cufab_live_objects_inc();
+	trace_cufab_le_create(le);
 	return le;
 }
 

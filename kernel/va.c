@@ -40,6 +40,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -207,8 +208,10 @@ static void cufab_va_teardown(struct cufab_va *va)
 	va->dead = true;
 	up_write(&va->lock);
 
-	mt_for_each(&va->maps, map, index, ULONG_MAX)
+	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
+	}
 	mtree_destroy(&va->maps);
 	if (in_tree)
 		cufab_va_put(va);
@@ -298,6 +301,8 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	 */
 	prot = write ? vm_get_page_prot(vma->vm_flags) : vma->vm_page_prot;
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
+	trace_cufab_mem_fault(addr, map->alloc->id, map->offset + addr - map->start,
+			      write, ret);
 out:
 	up_read(&va->lock);
 	return ret;
@@ -613,6 +618,8 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	ret = va->dead ? -EINVAL :
 	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
 				 GFP_KERNEL);
+	if (!ret)
+		trace_cufab_mem_map(map);
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -692,6 +699,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	zap_vma_ptes(vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
+		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);
 	}
