@@ -1412,7 +1412,7 @@ void cufab_debugfs_exit(void);
  */
 struct cufab_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;		/* base's, see above */
 };
 
 /**
@@ -1431,7 +1431,7 @@ struct cufab_fence {
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
-	struct mutex lock;
+	struct mutex lock;		/* streams, slot_ida */
 	struct list_head streams;
 	struct cufab_seq_slot *slots;
 	struct ida slot_ida;
@@ -1469,7 +1469,7 @@ struct cufab_stream_space {
  */
 struct cufab_stream {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* queue and state, see above */
 	struct list_head ops;
 	struct list_head node;
 	struct delayed_work work;
@@ -1505,7 +1505,7 @@ struct cufab_stream {
  */
 struct cufab_event {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* last, records */
 	struct cufab_stream_space *space;
 	struct dma_fence *last;
 	u64 records;
@@ -1621,6 +1621,10 @@ extern unsigned int cufab_race_seed;
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
 struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+				      struct cufab_stream_space *space,
+				      u32 ctx_id, u32 dev, u32 flags,
+				      s32 priority);
 void cufab_stream_put(struct cufab_stream *stream);
 void cufab_streams_client_gone(struct cufab_client *client);
 void cufab_streams_client_free(struct cufab_client *client);

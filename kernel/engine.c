@@ -119,6 +119,7 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 		return;
 	WRITE_ONCE(s->time_ns, time_ns);
 	WRITE_ONCE(s->error, err);
+	/* pairs with the acquire of seq by the library and the waiters */
 	smp_store_release(&s->seq, seq);
 	wake_up_all(&space->done_wq);
 }
