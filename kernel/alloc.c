@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Physical allocations: cuMemCreate / cuMemRelease /
- * cuMemGetAllocationPropertiesFromHandle, and the pages behind cuMemAlloc.
+ * Physical allocations, whatever their kind (struct cufab_alloc_ops):
+ * identity, references, capacity charge, the page store of the kinds with
+ * memory, client handles, cuMemRelease and
+ * cuMemGetAllocationPropertiesFromHandle.
  *
  * Device memory of a virtual GPU is host memory charged against the GPU's
  * capacity: the whole length is charged at create (CUDA reserves device
@@ -18,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -29,6 +32,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every
@@ -134,6 +138,8 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 		return 0;
 	case CUFAB_LOC_HOST:
 		return 0;
+	case 0:		/* no memory of its own, so no place for it */
+		return desc->ops->page ? -EINVAL : 0;
 	default:
 		return -EINVAL;
 	}
@@ -154,6 +160,7 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	mutex_unlock(&cufab_allocs_lock);
 	atomic64_inc(&cufab_allocs_nr);
 	cufab_live_objects_inc();
+	trace_cufab_alloc_create(alloc);
 }
 
 /**
@@ -162,57 +169,33 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
  *
  * Return: the allocation, ERR_PTR(-ENOMEM) past the GPU's capacity or
  * without memory, -ENODEV for a GPU that does not exist, -EINVAL for a
- * NUMA node that is not online.
+ * NUMA node that is not online. On error @desc->priv is still the
+ * caller's.
  */
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 {
 	struct cufab_alloc *alloc;
 	int ret;
 
-	if (cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
+	/* a kind without memory injects its failures in its own create */
+	if (desc->ops->page && cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
 		return ERR_PTR(-ENOMEM);
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc)
 		return ERR_PTR(-ENOMEM);
+	alloc->ops = desc->ops;
 	alloc->length = desc->length;
 	alloc->location_type = desc->location_type;
-	alloc->location_id = desc->location_type == CUFAB_LOC_HOST ?
-			     -1 : desc->location_id;
+	alloc->location_id = desc->location_type == CUFAB_LOC_HOST ||
+			     !desc->location_type ? -1 : desc->location_id;
 	alloc->handle_types = desc->handle_types;
 	alloc->alloc_flags = desc->alloc_flags;
-	alloc->legacy = desc->legacy;
 	ret = cufab_alloc_locate(alloc, desc);
 	if (ret) {
 		kfree(alloc);
 		return ERR_PTR(ret);
 	}
-	cufab_alloc_publish(alloc);
-	return alloc;
-}
-
-/**
- * cufab_alloc_create_mc() - the allocation behind a multicast handle
- * @length: the object's size (bytes bindable per device)
- * @handle_types: CUFAB_HANDLE_* bits it may be exported as
- * @mc: the multicast object; freed by the final put
- *
- * Return: the allocation with one reference, or ERR_PTR(-ENOMEM).
- */
-struct cufab_alloc *cufab_alloc_create_mc(u64 length, u32 handle_types,
-					  struct cufab_mc *mc)
-{
-	struct cufab_alloc *alloc;
-
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
-	if (!alloc)
-		return ERR_PTR(-ENOMEM);
-	alloc->kind = CUFAB_ALLOC_KIND_MC;
-	alloc->mc = mc;
-	alloc->length = length;
-	alloc->location_id = -1;
-	alloc->gpu = -1;
-	alloc->nid = NUMA_NO_NODE;
-	alloc->handle_types = handle_types;
+	alloc->priv = desc->priv;
 	cufab_alloc_publish(alloc);
 	return alloc;
 }
@@ -228,10 +211,11 @@ static void cufab_alloc_release(struct kref *ref)
 	struct page *page;
 	unsigned long index;
 
-	if (alloc->ext_ops && alloc->ext_ops->release)
-		alloc->ext_ops->release(alloc);
-	if (alloc->mc)
-		cufab_mc_free(alloc->mc);
+	trace_cufab_alloc_destroy(alloc);
+	if (alloc->fabric)
+		cufab_fabric_forget(alloc);
+	if (alloc->ops->release)
+		alloc->ops->release(alloc);
 
 	mutex_lock(&cufab_allocs_lock);
 	list_del(&alloc->node);
@@ -252,8 +236,15 @@ void cufab_alloc_put(struct cufab_alloc *alloc)
 	kref_put(&alloc->ref, cufab_alloc_release);
 }
 
+struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
+{
+	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page)
+		return ERR_PTR(-EINVAL);
+	return alloc->ops->page(alloc, index);
+}
+
 /**
- * cufab_alloc_page() - the page backing one page of an allocation
+ * cufab_alloc_host_page() - the page store of the kinds with memory
  * @alloc: the allocation
  * @index: page index inside it
  *
@@ -262,16 +253,19 @@ void cufab_alloc_put(struct cufab_alloc *alloc)
  * the GPU's node.
  *
  * Context: may sleep; called from the fault handler under mmap_lock.
- * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM) / -EINVAL.
+ * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM).
  */
-struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
+struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
+{
+	return cufab_alloc_host_page_nid(alloc, index, NUMA_NO_NODE);
+}
+
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid)
 {
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
 	struct page *page, *old;
 
-	/* a multicast object has no memory: only its bindings have */
-	if (index >= alloc->length >> PAGE_SHIFT || cufab_alloc_is_mc(alloc))
-		return ERR_PTR(-EINVAL);
 	page = xa_load(&alloc->pages, index);
 	if (page)
 		return page;
@@ -280,7 +274,9 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 		return ERR_PTR(-ENOMEM);
 	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
 		gfp |= __GFP_THISNODE;
-	page = alloc_pages_node(alloc->nid, gfp, 0);
+	if (nid == NUMA_NO_NODE)
+		nid = alloc->nid;
+	page = alloc_pages_node(nid, gfp, 0);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 
@@ -291,6 +287,44 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 	}
 	return page;
+}
+
+/* cuMemMap's rules for memory: the location's granularity. */
+int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
+			  u64 offset)
+{
+	return cufab_map_args_check(addr, length, offset, alloc->length,
+				    cufab_loc_mem_gran(alloc->location_type,
+						       alloc->location_id,
+						       false));
+}
+
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | __GFP_THISNODE;
+	struct page *page, *old;
+
+	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page ||
+	    nid < 0 || nid >= MAX_NUMNODES || !node_online(nid))
+		return -EINVAL;
+	old = xa_load(&alloc->pages, index);
+	if (old && page_to_nid(old) == nid)
+		return 0;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return -ENOMEM;
+	page = alloc_pages_node(nid, old ? gfp : gfp | __GFP_ZERO, 0);
+	if (!page)
+		return -ENOMEM;
+	if (old)
+		copy_highpage(page, old);
+	old = xa_store(&alloc->pages, index, page, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		__free_page(page);
+		return xa_err(old);
+	}
+	if (old)
+		__free_page(old);
+	return 0;
 }
 
 int cufab_alloc_populate(struct cufab_alloc *alloc)
@@ -420,77 +454,6 @@ struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 /* ---- ioctls ---- */
 
 /*
- * The size must be a multiple of the location's minimum granularity (0
- * for a GPU that does not exist: cufab_alloc_locate() reports that).
- */
-static int cufab_mem_create_gran_check(const struct cufab_mem_create *cmd)
-{
-	u64 gran = cufab_loc_mem_gran(cmd->location_type, cmd->location_id,
-				      false);
-
-	if (!gran || IS_ALIGNED(cmd->length, gran))
-		return 0;
-	pr_info_ratelimited("pid %d (%s): cuMemCreate of %llu bytes on %s %d: not a multiple of its granularity 0x%llx (cuMemGetAllocationGranularity)\n",
-			    task_tgid_nr(current), current->comm, cmd->length,
-			    cmd->location_type == CUFAB_LOC_DEVICE ? "gpu" :
-			    cmd->location_type == CUFAB_LOC_HOST ? "host" :
-			    "host NUMA node",
-			    cmd->location_id, gran);
-	return -EINVAL;
-}
-
-/* Everything of CUmemAllocationProp that is not the location. */
-static int cufab_mem_create_check(struct cufab_client *client,
-				  const struct cufab_mem_create *cmd)
-{
-	int ret;
-
-	if (cmd->flags || cmd->__reserved ||
-	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
-	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID))
-		return -EINVAL;
-	/* HOST as well: 13.0 accepts it, attribute 145 says so */
-	if (cmd->location_type != CUFAB_LOC_DEVICE &&
-	    cmd->location_type != CUFAB_LOC_HOST_NUMA &&
-	    cmd->location_type != CUFAB_LOC_HOST)
-		return -EINVAL;
-	/* no virtual GPU compresses: like a GPU without compression */
-	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)
-		return -EOPNOTSUPP;
-	if (!cmd->length)
-		return -EINVAL;
-	ret = cufab_mem_create_gran_check(cmd);
-	if (ret)
-		return ret;
-	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
-		return cufab_imex_check(client, "cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC");
-	return 0;
-}
-
-int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
-{
-	struct cufab_mem_create *cmd = ucmd->cmd;
-	struct cufab_alloc_desc desc = {
-		.location_type = cmd->location_type,
-		.location_id = cmd->location_id,
-		.handle_types = cmd->handle_types,
-		.alloc_flags = cmd->alloc_flags,
-		.length = cmd->length,
-	};
-	struct cufab_alloc *alloc;
-	int ret;
-
-	ret = cufab_mem_create_check(ucmd->client, cmd);
-	if (ret)
-		return ret;
-	alloc = cufab_alloc_create(&desc);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
-					    sizeof(*cmd));
-}
-
-/*
  * cuMemRelease: drop one retain of the handle, the last one destroys it.
  * Mappings hold the allocation itself, so releasing a mapped handle is
  * legal and the memory stays until unmapped.
@@ -610,12 +573,11 @@ static int cufab_alloc_show(struct cufab_alloc *alloc, void *arg)
 	struct cufab_allocs_show_ctx *ctx = arg;
 	struct seq_file *m = ctx->m;
 
-	seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x%s refs=%u",
+	seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x kind=%s refs=%u",
 		   alloc->id, alloc->owner_pid, alloc->owner_comm,
 		   alloc->location_type, alloc->location_id,
 		   alloc->length, alloc->handle_types,
-		   alloc->alloc_flags, alloc->legacy ? " legacy" :
-		   cufab_alloc_is_mc(alloc) ? " multicast" : "",
+		   alloc->alloc_flags, alloc->ops->name,
 		   kref_read(&alloc->ref));
 	cufab_alloc_show_nodes(m, alloc, ctx->count);
 	seq_putc(m, '\n');

@@ -10,7 +10,7 @@
  * topology, device attributes, allocations, VA reservations, logical
  * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
  * multicast, legacy memory operations, multimem, netlink, peer access,
- * debugfs. Documentation/architecture.rst says which file implements each.
+ * memory pools, debugfs. Documentation/architecture.rst says which file implements each.
  */
 #ifndef _CUFAB_H
 #define _CUFAB_H
@@ -77,6 +77,7 @@ enum cufab_object_type {
 	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
 	CUFAB_OBJ_STREAM,	/* streams section */
 	CUFAB_OBJ_EVENT,	/* streams section */
+	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif
@@ -131,7 +132,6 @@ struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
 void cufab_object_put(struct cufab_object *obj);
 
 int cufab_object_destroy_user(struct cufab_client *client, u32 id);
-void cufab_object_destroy_all(struct cufab_client *client);
 
 void cufab_live_objects_inc(void);
 void cufab_live_objects_dec(void);
@@ -557,7 +557,7 @@ enum cufab_attr {
  */
 enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
-	CUFAB_HAS_MEMORY_POOLS = 0,
+	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 0,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
@@ -570,18 +570,26 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 	      CUFAB_NUM_DEVICE_ATTRS);
 
 /*
- * Physical allocations (cuMemCreate, and the backing of cuMemAlloc).
+ * Physical allocations: the generic layer (alloc.c) and its kinds.
  *
  * A struct cufab_alloc is node-wide and reference counted: client handle
- * objects, CPU mappings, exports/imports (and later bindings) each hold one
+ * objects, CPU mappings, exports/imports and bindings each hold one
  * reference; the pages and the GPU capacity charge go with the last one.
+ * What differs between kinds is in its struct cufab_alloc_ops, one file
+ * per kind:
+ *
+ *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
+ *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
+ *   mc.c            multicast objects: a handle with no memory of its own
+ *
  * Pages are allocated zeroed on first touch, so no process ever sees what
  * a page held before.
  */
 
 /*
  * Defaults of the granularity module parameters; each GPU has its own
- * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran() in device.h).
+ * values (cufab_gpu_mem_gran(), cufab_gpu_mc_gran()).
  */
 #define CUFAB_MEM_GRANULARITY_DEFAULT	(2ULL << 20)
 #define CUFAB_MC_GRANULARITY		(2ULL << 20)
@@ -592,48 +600,69 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 				 CUFAB_ALLOC_F_COMPRESSIBLE)
 #define CUFAB_HANDLE_VALID	(CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC)
 
-/**
- * struct cufab_alloc_ext_ops - hook for state other files hang off an alloc
- * @release: called once from the final put, before the pages are freed,
- *	to free @ext (e.g. the export state of export.c)
- */
-struct cufab_alloc_ext_ops {
-	void (*release)(struct cufab_alloc *alloc);
-};
+struct cufab_alloc;
+struct cufab_fabric_exports;
 
-/* struct cufab_alloc.kind */
-enum cufab_alloc_kind {
-	CUFAB_ALLOC_KIND_MEM,	/* pages: cuMemCreate, cuMemAlloc */
-	CUFAB_ALLOC_KIND_MC,	/* a multicast object (mc.c): no pages */
+/* struct cufab_alloc_ops.flags */
+/* may back an endpoint or multicast binding (cuMemCreate memory) */
+#define CUFAB_ALLOC_BINDABLE	BIT(0)
+/*
+ * cuMemAlloc memory: mapped only into the reservation made for it, which
+ * only cuMemFree (or its context's destroy) ends
+ */
+#define CUFAB_ALLOC_LEGACY	BIT(1)
+
+/**
+ * struct cufab_alloc_ops - what one kind of allocation does its own way
+ * @name: the kind as the user knows it ("cuMemCreate", "multicast"), for
+ *	log lines and debugfs
+ * @flags: CUFAB_ALLOC_* properties the rules of other calls test
+ * @page: the page backing page @index (already checked to be inside the
+ *	allocation), or an ERR_PTR. NULL for a kind with no memory of its
+ *	own, which is then not CPU-mappable: faults get SIGBUS, its dma-buf
+ *	cannot be attached or mmapped. Context: may sleep; called from the
+ *	fault handler under mmap_lock.
+ * @map_prepare: cuMemMap of [@addr, @addr + @length) at @offset of the
+ *	allocation is about to happen: check the kind's alignment rules and
+ *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
+ * @release: optional, from the final put: free the kind's state (@priv)
+ */
+struct cufab_alloc_ops {
+	const char *name;
+	unsigned int flags;
+	struct page *(*page)(struct cufab_alloc *alloc, pgoff_t index);
+	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
+			   u64 offset);
+	void (*release)(struct cufab_alloc *alloc);
 };
 
 /**
  * struct cufab_alloc - one physical allocation
  * @ref: handles, mappings, exports, imports, bindings
+ * @ops: its kind
  * @id: node-wide id, never reused while the module is loaded
  *	(CU_POINTER_ATTRIBUTE_BUFFER_ID)
  * @length: bytes, a multiple of PAGE_SIZE (and of the granularity for
  *	cuMemCreate allocations)
- * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA)
+ * @location_type: enum cufab_mem_location (DEVICE, HOST or HOST_NUMA), 0
+ *	for a kind with no memory of its own
  * @location_id: GPU index (DEVICE), NUMA node (HOST_NUMA), -1 (HOST)
  * @gpu: GPU index charged with @length, -1 when none (HOST, HOST_NUMA)
  * @nid: NUMA node the pages are placed on, NUMA_NO_NODE for any
  * @handle_types: CUFAB_HANDLE_* bits requested at create (only these may be
  *	exported)
  * @alloc_flags: CUFAB_ALLOC_F_* given at create
- * @legacy: made by MEM_ALLOC (cuMemAlloc/cuMemAllocHost)
- * @kind: enum cufab_alloc_kind; a multicast object is a
- *	CUmemGenericAllocationHandle too, but has no pages of its own
- * @mc: the multicast object (KIND_MC), freed with the allocation
  * @owner_pid: tgid of the creating process, for debugfs
  * @owner_comm: its name
  * @pages: struct page * by page index, filled on first touch
  * @node: entry in the global allocation list (debugfs "mem")
- * @ext_ops: optional hook, see struct cufab_alloc_ext_ops
- * @ext: private to whoever set @ext_ops
+ * @priv: the kind's state (e.g. the struct cufab_mc of a multicast object)
+ * @fabric: its FABRIC export records (share_fabric.c), NULL while it was
+ *	never exported as a FABRIC handle; freed by the final put
  */
 struct cufab_alloc {
 	struct kref ref;
+	const struct cufab_alloc_ops *ops;
 	u64 id;
 	u64 length;
 	u32 location_type;
@@ -642,16 +671,25 @@ struct cufab_alloc {
 	int nid;
 	u32 handle_types;
 	u32 alloc_flags;
-	bool legacy;
-	u8 kind;
-	struct cufab_mc *mc;
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	struct xarray pages;
 	struct list_head node;
-	const struct cufab_alloc_ext_ops *ext_ops;
-	void *ext;
+	void *priv;
+	struct cufab_fabric_exports *fabric;
 };
+
+static inline bool cufab_alloc_has(const struct cufab_alloc *alloc,
+				   unsigned int flag)
+{
+	return alloc->ops->flags & flag;
+}
+
+/* Has memory of its own, which the CPU can map (struct cufab_alloc_ops). */
+static inline bool cufab_alloc_cpu_mappable(const struct cufab_alloc *alloc)
+{
+	return alloc->ops->page;
+}
 
 /**
  * struct cufab_mem_handle - CUFAB_OBJ_MEM_HANDLE, a client's
@@ -671,47 +709,80 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
 
 /**
  * struct cufab_alloc_desc - what to create
- * @location_type: DEVICE, HOST (legacy host memory) or HOST_NUMA
+ * @ops: the kind
+ * @location_type: DEVICE, HOST or HOST_NUMA; 0 (no location, no pages,
+ *	no capacity charge) for a kind without memory of its own
  * @location_id: GPU index or NUMA node
  * @handle_types: CUFAB_HANDLE_* bits
  * @alloc_flags: CUFAB_ALLOC_F_* bits
  * @length: bytes, already validated by the caller (multiple of PAGE_SIZE)
- * @legacy: MEM_ALLOC
+ * @priv: the kind's state, owned by the allocation from a successful
+ *	create on (@ops->release frees it)
  */
 struct cufab_alloc_desc {
+	const struct cufab_alloc_ops *ops;
 	u32 location_type;
 	s32 location_id;
 	u32 handle_types;
 	u32 alloc_flags;
 	u64 length;
-	bool legacy;
+	void *priv;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
 void cufab_alloc_get(struct cufab_alloc *alloc);
 void cufab_alloc_put(struct cufab_alloc *alloc);
-/*
- * A multicast allocation of @length bytes owning @mc (mc.c frees it from
- * the final put with cufab_mc_free()). No pages, no capacity charge.
- */
-struct cufab_alloc *cufab_alloc_create_mc(u64 length, u32 handle_types,
-					  struct cufab_mc *mc);
-
-static inline bool cufab_alloc_is_mc(const struct cufab_alloc *alloc)
-{
-	return alloc->kind == CUFAB_ALLOC_KIND_MC;
-}
 
 /*
- * The page at @index (0 .. length / PAGE_SIZE - 1), allocated zeroed on the
- * allocation's node on first use. No reference is taken on the page: it
- * lives as long as the allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for
- * a multicast object, which has no pages).
+ * The page at @index (0 .. length / PAGE_SIZE - 1) through the kind's
+ * @page. No reference is taken on the page: it lives as long as the
+ * allocation. ERR_PTR(-ENOMEM) / -EINVAL (also for a kind with no memory
+ * of its own).
  */
 struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
 /* Allocate every page now (e.g. before building a dma-buf sg table). */
 int cufab_alloc_populate(struct cufab_alloc *alloc);
+
+/*
+ * Building blocks of the kinds with memory: a @page that allocates zeroed
+ * host pages on the allocation's node on first use, and a @map_prepare
+ * with the rules of cuMemMap (offset, address and length multiples of the
+ * location's granularity, inside the allocation).
+ */
+struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
+int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
+			  u64 offset);
+/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
+
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
+extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
+extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
+
+static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
+/*
+ * alloc_managed.c: the kind's state for a new allocation with default
+ * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
+ * cufab_alloc_desc.priv; freed by cufab_managed_free() if the create
+ * fails. The association the allocation has now (CUFAB_ATTACH_*).
+ */
+void *cufab_managed_new(u64 length, u32 attach);
+void cufab_managed_free(void *priv);
+u32 cufab_managed_attach(struct cufab_alloc *alloc);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -772,7 +843,6 @@ int cufab_allocs_for_each(u64 from_id,
 u64 cufab_alloc_resident(struct cufab_alloc *alloc);
 
 /* ioctls (alloc.c) */
-int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 
@@ -811,9 +881,11 @@ struct cufab_va_space {
  * @start: first address
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
+ *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
- *	frees the reservation (memops.c). Written once, under the space's
+ *	frees the reservation (alloc_legacy.c). Written once, under the space's
  *	lock, while that context cannot be destroyed.
  * @vmas: VMAs referring to this reservation (1 except during mremap)
  * @lock: protects @maps, the mappings' access and @dead; taken by the
@@ -827,6 +899,7 @@ struct cufab_va {
 	u64 start;
 	u64 length;
 	bool legacy;
+	bool pool;
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -858,8 +931,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-void cufab_va_space_init(struct cufab_va_space *space);
-void cufab_va_space_destroy(struct cufab_va_space *space);
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
@@ -881,7 +952,28 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+
+/*
+ * Pool memory (pool.c): a new reservation holding @length bytes of
+ * @alloc from @offset, the host with read-write access (the CPU view),
+ * GPUs as @gpu_read/@gpu_write say; its address in *@out. Only
+ * cufab_va_pool_munmap() frees it and cufab_va_set_access_all() changes
+ * its access.
+ */
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out);
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
+ */
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
@@ -994,8 +1086,6 @@ struct cufab_le_alias {
 };
 
 /* le.c */
-void cufab_le_space_init(struct cufab_le_space *space);
-void cufab_le_space_destroy(struct cufab_client *client);
 void cufab_le_put(struct cufab_le *le);
 bool cufab_le_ready(struct cufab_le *le);
 struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
@@ -1077,6 +1167,29 @@ struct cufab_client {
 				    pid_nr(__c->tgid), __c->comm,	\
 				    ##__VA_ARGS__);			\
 	} while (0)
+
+/**
+ * struct cufab_client_part - a subsystem's state in every client
+ * @name: what it is, for the reader of cufab_client_parts[] (client.c)
+ * @init: optional, at open, before the client is visible; cannot fail
+ * @teardown: optional, at close, once no ioctl can run on the client any
+ *	more: free what the subsystem holds for it
+ *
+ * A subsystem with per-client state defines one and adds it to
+ * cufab_client_parts[] in client.c, whose order is the teardown order.
+ */
+struct cufab_client_part {
+	const char *name;
+	void (*init)(struct cufab_client *client);
+	void (*teardown)(struct cufab_client *client);
+};
+
+extern const struct cufab_client_part cufab_stream_work_client_part;
+extern const struct cufab_client_part cufab_mc_client_part;
+extern const struct cufab_client_part cufab_stream_space_client_part;
+extern const struct cufab_client_part cufab_object_client_part;
+extern const struct cufab_client_part cufab_le_client_part;
+extern const struct cufab_client_part cufab_va_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);
@@ -1222,6 +1335,8 @@ int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
 			const u8 **secret);
 int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 			u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+/* From the final put of an allocation with ->fabric set. */
+void cufab_fabric_forget(struct cufab_alloc *alloc);
 struct cufab_alloc *cufab_fabric_import(const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 					int *channel);
 unsigned long cufab_fabric_exports_count(void);
@@ -1240,7 +1355,7 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * Multicast objects (cuMulticast*). A multicast object is a
  * CUmemGenericAllocationHandle in CUDA: released with cuMemRelease,
  * exported and imported like memory, mapped with cuMemMap. So it is a
- * struct cufab_alloc of kind CUFAB_ALLOC_KIND_MC, without pages, whose
+ * struct cufab_alloc of the multicast kind (mc.c), without pages, whose
  * node-wide struct cufab_mc (the team of devices and their bindings) goes
  * with the allocation's last reference.
  *
@@ -1270,19 +1385,9 @@ struct cufab_mc {
 /* Module parameter mc_team_timeout_ms: how long binds and maps wait. */
 unsigned int cufab_mc_team_timeout_ms(void);
 
-/* From the allocation's final put. */
-void cufab_mc_free(struct cufab_mc *mc);
+/* The multicast object of @alloc, NULL when @alloc is another kind. */
+struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
-/* The client is going: unbind everything it bound, on every object. */
-void cufab_mc_client_gone(struct cufab_client *client);
-
-/*
- * MEM_MAP of a multicast handle: offset 0, addr/length multiples of the
- * multicast granularity and within the object, then wait (no lock held)
- * for the team to complete. 0, -EINVAL, -ERESTARTSYS, -ETIMEDOUT.
- */
-int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
-			 u64 offset);
 
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
@@ -1304,20 +1409,25 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_multimem(struct cufab_ucmd *ucmd);
 
-/*
- * Legacy allocations (cuMemAlloc, cuMemAllocHost), synchronous copies and
- * sets, pointer classification and cuMemGetInfo.
- */
-
+/* The allocation kinds' ioctls (alloc_vmm.c, alloc_legacy.c). */
+int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
+/* cuCtxDestroy: free what cuMemAlloc made in the context. */
 void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+/* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
 
+/*
+ * Synchronous copies and sets, pointer classification and cuMemGetInfo
+ * (memops.c).
+ */
+int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
 /* Also run by stream operations, in a kernel thread using the mm. */
 int cufab_copy_user(u64 dst, u64 src, u64 length);
 int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
-
-int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
-int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
-int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
@@ -1387,6 +1497,33 @@ int cufab_ioctl_peer_disable(struct cufab_ucmd *ucmd);
 void cufab_peer_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 u32 cufab_peer_gpu_count(u32 gpu);
 int cufab_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/*
+ * Memory pools of the stream-ordered allocator (cuMemPool*, pool.c).
+ *
+ * A struct cufab_pool is node-wide and reference counted: the creating
+ * client's pool object, each importer's pool object, each exported fd and
+ * each chunk hold one reference. Chunks are allocations the owner maps
+ * into its address space; the library sub-allocates inside them, so the
+ * kernel sees only whole chunks come and go.
+ */
+extern const struct cufab_object_ops cufab_pool_handle_ops;
+
+u64 cufab_pools_live(void);
+void cufab_pools_show(struct seq_file *m);
+void cufab_pools_exit(void);
+
+int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd);
 
 void cufab_debugfs_init(void);
 void cufab_debugfs_exit(void);
@@ -1626,8 +1763,6 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 				      u32 ctx_id, u32 dev, u32 flags,
 				      s32 priority);
 void cufab_stream_put(struct cufab_stream *stream);
-void cufab_streams_client_gone(struct cufab_client *client);
-void cufab_streams_client_free(struct cufab_client *client);
 void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);
 void cufab_streams_show(struct seq_file *m);

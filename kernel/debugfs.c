@@ -65,6 +65,12 @@ static int streams_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(streams);
+static int pools_show(struct seq_file *m, void *unused)
+{
+	cufab_pools_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pools);
 
 void cufab_debugfs_init(void)
 {
@@ -80,6 +86,7 @@ void cufab_debugfs_init(void)
 	debugfs_create_file("fabric_exports", 0444, root, NULL,
 			    &fabric_exports_fops);
 	debugfs_create_file("streams", 0444, root, NULL, &streams_fops);
+	debugfs_create_file("pools", 0444, root, NULL, &pools_fops);
 	cufab_fault_debugfs_init(root);
 }
 

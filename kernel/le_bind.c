@@ -124,9 +124,9 @@ static int cufab_le_bind_allowed(struct cufab_client *client,
 {
 	struct cufab_le *le = alias->le;
 
-	if (alloc->legacy) {
-		cufab_client_info(client, "logical endpoint bind: allocation %llu comes from cuMemAlloc; only cuMemCreate memory can be bound\n",
-				  alloc->id);
+	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE)) {
+		cufab_client_info(client, "logical endpoint bind: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
+				  alloc->id, alloc->ops->name);
 		return -EINVAL;
 	}
 	if (le->type == CUFAB_LE_TYPE_UNICAST && dev != le->owner_dev) {

@@ -26,10 +26,11 @@
 
 #include "cufab.h"
 
-static unsigned int mc_team_timeout_ms = 30000;
+/* CUDA waits for the team without limit; CI sets a bound. */
+static unsigned int mc_team_timeout_ms;
 module_param(mc_team_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mc_team_timeout_ms,
-		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (0 = forever, default 30000)");
+		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (default 0: no limit, as CUDA, with a log line every 5 s naming the missing devices)");
 
 unsigned int cufab_mc_team_timeout_ms(void)
 {
@@ -74,8 +75,11 @@ static bool cufab_mc_gpu_capable(u32 index)
 
 /* ---- lifetime ---- */
 
-void cufab_mc_free(struct cufab_mc *mc)
+/* From the allocation's final put. */
+static void cufab_mc_release(struct cufab_alloc *alloc)
 {
+	struct cufab_mc *mc = alloc->priv;
+
 	mutex_lock(&cufab_mcs_lock);
 	if (!list_empty(&mc->node))
 		list_del_init(&mc->node);
@@ -84,6 +88,57 @@ void cufab_mc_free(struct cufab_mc *mc)
 		cufab_team_destroy(mc->team);
 	mutex_destroy(&mc->hold_lock);
 	kfree(mc);
+}
+
+/* cuMemMap of a multicast handle */
+/*
+ * Offset 0, addr/length multiples of the multicast granularity and within
+ * the object, then wait (no lock held) for the team to complete. 0,
+ * -EINVAL, -ERESTARTSYS, -ETIMEDOUT; -EHOSTDOWN, -ENOTRECOVERABLE while
+ * the fabric is down.
+ */
+static int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr,
+				u64 length, u64 offset)
+{
+	struct cufab_mc *mc = alloc->priv;
+	u64 gran = cufab_mc_granularity(false);
+	int ret;
+
+	if (offset) {
+		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: offset 0x%llx: must be 0\n",
+				    task_tgid_nr(current), current->comm,
+				    alloc->id, offset);
+		return -EINVAL;
+	}
+	if (cufab_map_args_check(addr, length, 0, alloc->length, gran)) {
+		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: address 0x%llx size 0x%llx: must be multiples of the multicast granularity 0x%llx within the object's 0x%llx bytes\n",
+				    task_tgid_nr(current), current->comm,
+				    alloc->id, addr, length, gran,
+				    alloc->length);
+		return -EINVAL;
+	}
+	/* cuMemMap of a multicast handle needs the fabric too */
+	ret = cufab_fabric_check(mc->team->name, "cuMemMap");
+	if (ret)
+		return ret;
+	return cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(),
+			       "cuMemMap");
+}
+
+/*
+ * A multicast object is a CUmemGenericAllocationHandle with no memory of
+ * its own: only what its devices have bound has, and only multimem
+ * instructions (cufabMultimem*) reach it through a mapping.
+ */
+static const struct cufab_alloc_ops cufab_mc_alloc_ops = {
+	.name = "multicast",
+	.map_prepare = cufab_mc_map_prepare,
+	.release = cufab_mc_release,
+};
+
+struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_mc_alloc_ops ? alloc->priv : NULL;
 }
 
 /*
@@ -161,10 +216,15 @@ static int cufab_mc_unbind_client(struct cufab_mc *mc, void *arg)
  * Process death (or close): what it bound goes, the team stays, so the
  * other members keep their bindings and can still multimem each other.
  */
-void cufab_mc_client_gone(struct cufab_client *client)
+static void cufab_mc_client_gone(struct cufab_client *client)
 {
 	cufab_mc_for_each(0, cufab_mc_unbind_client, client);
 }
+
+const struct cufab_client_part cufab_mc_client_part = {
+	.name = "multicast bindings",
+	.teardown = cufab_mc_client_gone,
+};
 
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped)
 {
@@ -212,6 +272,7 @@ static int cufab_mc_create_check(struct cufab_client *client,
 /* The object with its allocation (one reference) and its team. */
 static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 {
+	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
 	char name[CUFAB_TEAM_NAME_LEN];
 	struct cufab_alloc *alloc;
 	struct cufab_team *team;
@@ -224,7 +285,10 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&mc->node);
 	mutex_init(&mc->hold_lock);
-	alloc = cufab_alloc_create_mc(cmd->length, cmd->handle_types, mc);
+	desc.length = cmd->length;
+	desc.handle_types = cmd->handle_types;
+	desc.priv = mc;
+	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
 		mutex_destroy(&mc->hold_lock);
 		kfree(mc);
@@ -270,7 +334,7 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 	alloc = cufab_mem_handle_lookup(client, handle);
 	if (IS_ERR(alloc))
 		return alloc;
-	if (!cufab_alloc_is_mc(alloc)) {
+	if (!cufab_alloc_mc(alloc)) {
 		cufab_client_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
 				  what, handle, alloc->id);
 		cufab_alloc_put(alloc);
@@ -302,7 +366,7 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
 		ret = -ENOMEM;
 	} else {
-		ret = cufab_team_add_device(alloc->mc->team, cmd->dev);
+		ret = cufab_team_add_device(cufab_alloc_mc(alloc)->team, cmd->dev);
 		/* a duplicate or one device too many: an invalid value */
 		if (ret == -EEXIST || ret == -ENOSPC)
 			ret = -EINVAL;
@@ -338,10 +402,9 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 			return mem;
 		*mem_offset = cmd->mem_offset;
 	}
-	if (cufab_alloc_is_mc(mem) || mem->legacy) {
-		cufab_client_info(client, "cuMulticastBind: allocation %llu is %s: only cuMemCreate memory binds\n",
-				  mem->id, mem->legacy ? "from cuMemAlloc" :
-				  "a multicast object");
+	if (!cufab_alloc_has(mem, CUFAB_ALLOC_BINDABLE)) {
+		cufab_client_info(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
+				  mem->id, mem->ops->name);
 		cufab_alloc_put(mem);
 		return ERR_PTR(-EINVAL);
 	}
@@ -380,7 +443,7 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 			    struct cufab_alloc *mem, u64 mem_offset,
 			    const struct cufab_mc_bind *cmd)
 {
-	struct cufab_mc *mc = mc_alloc->mc;
+	struct cufab_mc *mc = cufab_alloc_mc(mc_alloc);
 	struct cufab_bind_req req = {
 		.offset = cmd->offset,
 		.size = cmd->length,
@@ -459,40 +522,12 @@ int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd)
 	if (!cufab_node_gpu_exists(cmd->dev)) {
 		ret = -ENODEV;
 	} else {
-		ret = cufab_team_unbind(mc_alloc->mc->team, cmd->dev,
-					cmd->offset, cmd->length, ucmd->client);
+		ret = cufab_team_unbind(cufab_alloc_mc(mc_alloc)->team,
+					cmd->dev, cmd->offset, cmd->length,
+					ucmd->client);
 		if (!ret)
-			cufab_mc_hold_sync(mc_alloc->mc);
+			cufab_mc_hold_sync(cufab_alloc_mc(mc_alloc));
 	}
 	cufab_alloc_put(mc_alloc);
 	return ret;
-}
-
-/* ---- cuMemMap of a multicast handle ---- */
-
-int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr, u64 length,
-			 u64 offset)
-{
-	u64 gran = cufab_mc_granularity(false);
-	int ret;
-
-	if (offset) {
-		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: offset 0x%llx: must be 0\n",
-				    task_tgid_nr(current), current->comm,
-				    alloc->id, offset);
-		return -EINVAL;
-	}
-	if (cufab_map_args_check(addr, length, 0, alloc->length, gran)) {
-		pr_info_ratelimited("pid %d (%s): cuMemMap of multicast %llu: address 0x%llx size 0x%llx: must be multiples of the multicast granularity 0x%llx within the object's 0x%llx bytes\n",
-				    task_tgid_nr(current), current->comm,
-				    alloc->id, addr, length, gran,
-				    alloc->length);
-		return -EINVAL;
-	}
-	/* cuMemMap of a multicast handle needs the fabric too */
-	ret = cufab_fabric_check(alloc->mc->team->name, "cuMemMap");
-	if (ret)
-		return ret;
-	return cufab_team_wait(alloc->mc->team, cufab_mc_team_timeout_ms(),
-			       "cuMemMap");
 }

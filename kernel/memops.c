@@ -1,12 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy memory and synchronous memory operations: cuMemAlloc/Free,
- * cuMemAllocHost/FreeHost, cuMemcpy*, cuMemsetD*, cuPointerGetAttribute(s),
- * cuMemGetAddressRange, cuMemGetInfo.
- *
- * A legacy allocation is create + reserve + map + access in one call, on
- * the same building blocks as the VMM calls, marked legacy so that the VMM
- * calls refuse it and pointer queries report the whole allocation.
+ * Synchronous memory operations: cuMemcpy*, cuMemsetD*,
+ * cuPointerGetAttribute(s), cuMemGetAddressRange, cuMemGetInfo.
  *
  * Copies and sets are "performed by a device": every cufab range they touch
  * must grant that device access (read for sources, write for
@@ -30,195 +25,6 @@
 
 /* Bounce buffer of copies and sets. */
 #define CUFAB_BOUNCE_SIZE	(64 * 1024)
-
-/* GPUs of the node as a bitmask, for host memory every device reaches. */
-static u64 cufab_all_gpus_mask(void)
-{
-	u32 n = cufab_node_num_gpus();
-
-	return n >= 64 ? U64_MAX : BIT_ULL(n) - 1;
-}
-
-/*
- * Tie the new legacy reservation at @addr to context @ctx_id. The caller
- * holds the context, so its destroy (cufab_mem_free_ctx()) cannot be
- * walking the reservations meanwhile.
- */
-static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
-			      u32 ctx_id)
-{
-	struct cufab_va *va;
-
-	mutex_lock(&client->va.lock);
-	va = mtree_load(&client->va.ranges, addr);
-	if (va)
-		va->legacy_ctx = ctx_id;
-	mutex_unlock(&client->va.lock);
-}
-
-/* Create, reserve, map and open up a legacy allocation; its address. */
-static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
-				  bool host, u64 length, u32 ctx_id, u64 *out)
-{
-	struct cufab_alloc_desc desc = {
-		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
-		.location_id = host ? -1 : dev,
-		.length = length,
-		.legacy = true,
-	};
-	struct cufab_alloc *alloc;
-	u64 addr, gpus;
-	int ret;
-
-	alloc = cufab_alloc_create(&desc);
-	if (IS_ERR(alloc))
-		return PTR_ERR(alloc);
-	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
-	if (ret)
-		goto out;
-	cufab_mem_set_ctx(client, addr, ctx_id);
-	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
-	if (ret)
-		goto err_unreserve;
-	/* host memory is portable to every device; device memory to its own */
-	gpus = host ? cufab_all_gpus_mask() : BIT_ULL(dev);
-	ret = cufab_va_set_access_all(client, addr, length, CUFAB_ACCESS_RW,
-				      gpus, gpus);
-	if (ret)
-		goto err_unreserve;
-	*out = addr;
-	goto out;
-
-err_unreserve:
-	cufab_va_unmap_munmap(client, addr, 0, true);
-out:
-	cufab_alloc_put(alloc);	/* the mapping holds it */
-	return ret;
-}
-
-/*
- * MEM_ALLOC's context, held until the allocation is tied to it (so that
- * it cannot be destroyed in between): NULL for none, ERR_PTR(-ENOENT) for
- * no such context, -EINVAL for a context of another GPU than @dev.
- */
-static struct cufab_object *cufab_mem_alloc_ctx(struct cufab_client *client,
-						u32 ctx_id, u32 dev)
-{
-	struct cufab_object *obj;
-
-	if (!ctx_id)
-		return NULL;
-	obj = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
-	if (IS_ERR(obj)) {
-		pr_info_ratelimited("pid %d (%s): cuMemAlloc in context %u: no such context\n",
-				    task_tgid_nr(current), current->comm, ctx_id);
-		return obj;
-	}
-	if (container_of(obj, struct cufab_ctx, obj)->dev != dev) {
-		pr_info_ratelimited("pid %d (%s): cuMemAlloc on gpu %u in context %u of gpu %u: a context allocates on its own device\n",
-				    task_tgid_nr(current), current->comm, dev,
-				    ctx_id,
-				    container_of(obj, struct cufab_ctx, obj)->dev);
-		cufab_object_put(obj);
-		return ERR_PTR(-EINVAL);
-	}
-	return obj;
-}
-
-int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
-{
-	struct cufab_mem_alloc *cmd = ucmd->cmd;
-	struct cufab_object *ctx;
-	u64 length, addr;
-	int ret;
-
-	if ((cmd->flags & ~CUFAB_MEM_ALLOC_HOST) || cmd->__reserved ||
-	    cmd->__reserved2 || !cmd->length)
-		return -EINVAL;
-	if (!cufab_node_gpu_exists(cmd->dev))
-		return -ENODEV;
-	if (cmd->length > TASK_SIZE)
-		return -ENOMEM;
-	length = PAGE_ALIGN(cmd->length);
-	ctx = cufab_mem_alloc_ctx(ucmd->client, cmd->ctx_id, cmd->dev);
-	if (IS_ERR(ctx))
-		return PTR_ERR(ctx);
-
-	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev,
-				     cmd->flags & CUFAB_MEM_ALLOC_HOST, length,
-				     cmd->ctx_id, &addr);
-	if (ret)
-		goto out;
-	cmd->out_addr = addr;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret)
-		cufab_va_unmap_munmap(ucmd->client, addr, 0, true);
-out:
-	if (ctx)
-		cufab_object_put(ctx);
-	return ret;
-}
-
-/**
- * cufab_mem_free_ctx() - free the legacy allocations of a context
- * @client: owner
- * @ctx_id: the context being destroyed
- *
- * cuCtxDestroy frees what cuMemAlloc and cuMemAllocHost made in the
- * context. Unmapping acts on current->mm, so only the owning process does
- * it (DESTROY is its ioctl). When the client itself goes, every
- * reservation is already gone (each VMA holds the file until the process
- * unmaps it or its mm dies), so there is nothing to free and nothing is
- * tried from a process that may not own the mm.
- */
-void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
-{
-	struct cufab_va_space *space = &client->va;
-	unsigned long index = 0;
-	struct cufab_va *va;
-	u64 addr;
-
-	if (!cufab_client_is_owner(client) || !current->mm ||
-	    (current->flags & PF_EXITING))
-		return;
-	do {
-		mutex_lock(&space->lock);
-		va = mt_find(&space->ranges, &index, ULONG_MAX);
-		addr = va && va->legacy && va->legacy_ctx == ctx_id ?
-		       va->start : 0;
-		mutex_unlock(&space->lock);
-		/* the VMA's close drops the reservation and its allocation */
-		if (addr)
-			cufab_va_unmap_munmap(client, addr, 0, true);
-	} while (va);
-}
-
-/* cuMemFree / cuMemFreeHost: the exact base of a legacy allocation. */
-int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
-{
-	struct cufab_mem_free *cmd = ucmd->cmd;
-	bool host = cmd->flags & CUFAB_MEM_ALLOC_HOST;
-	struct cufab_va_map *map;
-	struct cufab_va *va;
-	bool match = false;
-
-	if (cmd->flags & ~CUFAB_MEM_ALLOC_HOST)
-		return -EINVAL;
-	va = cufab_va_find(ucmd->client, cmd->addr);
-	if (!va)
-		return -EINVAL;
-	if (va->legacy && va->start == cmd->addr) {
-		down_read(&va->lock);
-		map = mtree_load(&va->maps, va->start);
-		match = !va->dead && map &&
-			(map->alloc->location_type == CUFAB_LOC_HOST) == host;
-		up_read(&va->lock);
-	}
-	cufab_va_put(va);
-	if (!match)
-		return -EINVAL;
-	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, 0, true);
-}
 
 /* Fill @buf with @value repeated in units of @elem bytes. */
 static void cufab_fill_pattern(void *buf, size_t len, u32 value, u32 elem)
@@ -349,8 +155,15 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	const struct cufab_alloc *alloc = map->alloc;
 
 	cmd->out_flags |= CUFAB_PTR_F_MAPPED;
+	if (cufab_alloc_is_managed(alloc))
+		cmd->out_flags |= CUFAB_PTR_F_MANAGED;
+	/*
+	 * a range without memory of its own (multicast) is device memory;
+	 * so is managed memory, as CUDA reports it
+	 */
 	cmd->out_memory_type = alloc->location_type == CUFAB_LOC_DEVICE ||
-			       cufab_alloc_is_mc(alloc) ?
+			       !cufab_alloc_cpu_mappable(alloc) ||
+			       cufab_alloc_is_managed(alloc) ?
 			       2 : 1;	/* CU_MEMORYTYPE_DEVICE : _HOST */
 	cmd->out_dev = alloc->gpu >= 0 ? alloc->gpu :
 		       va->legacy ? va->legacy_dev : -1;
@@ -363,7 +176,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
 	} else {
-		cmd->out_flags |= CUFAB_PTR_F_VMM;
+		cmd->out_flags |= va->pool ? CUFAB_PTR_F_POOL : CUFAB_PTR_F_VMM;
 		cmd->out_range_base = map->start;
 		cmd->out_range_length = map->length;
 	}

@@ -119,7 +119,7 @@ static struct cufab_alloc *cufab_mm_resolve(struct cufab_client *client,
 		return alloc;
 	down_read(&va->lock);
 	map = va->dead ? NULL : mtree_load(&va->maps, addr);
-	if (!map || !cufab_alloc_is_mc(map->alloc) ||
+	if (!map || !cufab_alloc_mc(map->alloc) ||
 	    !cufab_range_inside(addr, bytes, map->start, map->length)) {
 		pr_info_ratelimited("pid %d (%s): multimem at 0x%llx size %llu: not inside one multicast mapping\n",
 				    task_tgid_nr(current), current->comm,
@@ -423,7 +423,7 @@ int cufab_ioctl_multimem(struct cufab_ucmd *ucmd)
 				 CUFAB_ACCESS_READ : CUFAB_ACCESS_RW, &offset);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	ctx.mc = alloc->mc;
+	ctx.mc = cufab_alloc_mc(alloc);
 	ctx.ubuf = u64_to_user_ptr(cmd->buf);
 	ret = cufab_should_fail(CUFAB_FAULT_MC) ? -ENOMEM :
 	      cufab_mm_exec(&ctx, offset, bytes);

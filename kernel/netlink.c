@@ -279,8 +279,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	struct sk_buff *skb = d->skb;
 	void *hdr;
 
-	/* multicast objects have no memory: MC_GET lists them */
-	if (cufab_alloc_is_mc(alloc))
+	/* memory only: multicast objects have none, MC_GET lists them */
+	if (!cufab_alloc_cpu_mappable(alloc))
 		return 0;
 	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
 	if (!hdr)
@@ -297,7 +297,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
 			alloc->handle_types) ||
-	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY, alloc->legacy)) {
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

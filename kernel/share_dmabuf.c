@@ -57,16 +57,19 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/* A multicast object's fd carries the handle, not memory: no importer. */
+/*
+ * The fd of a kind with no memory of its own (multicast) carries the
+ * handle, not memory: no importer.
+ */
 static int cufab_dmabuf_attach(struct dma_buf *dmabuf,
 			       struct dma_buf_attachment *at)
 {
 	struct cufab_alloc *alloc = dmabuf->priv;
 
-	if (!cufab_alloc_is_mc(alloc))
+	if (cufab_alloc_cpu_mappable(alloc))
 		return 0;
-	pr_info_ratelimited("dma-buf of multicast %llu: cannot be attached, a multicast object has no memory of its own\n",
-			    alloc->id);
+	pr_info_ratelimited("dma-buf of %s allocation %llu: cannot be attached, it has no memory of its own\n",
+			    alloc->ops->name, alloc->id);
 	return -EINVAL;
 }
 
@@ -127,7 +130,7 @@ static int cufab_dmabuf_mmap(struct dma_buf *dmabuf, struct vm_area_struct *vma)
 {
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
-	if (cufab_alloc_is_mc(dmabuf->priv))
+	if (!cufab_alloc_cpu_mappable(dmabuf->priv))
 		return -EINVAL;	/* no memory to show: see cufab_dmabuf_attach */
 	vma->vm_ops = &cufab_dmabuf_vm_ops;
 	vma->vm_private_data = dmabuf->priv;

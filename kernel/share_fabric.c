@@ -12,13 +12,13 @@
  * Lifetime: a record does not keep its allocation alive. A FABRIC handle is
  * valid while the allocation lives (while any handle, mapping, dma-buf or
  * import refers to it), so a record holds only a weak pointer: the
- * allocation's release hook (cufab_alloc_ext_ops) removes its records
+ * allocation's final put (cufab_fabric_forget()) removes its records
  * under cufab_fabric_lock before the allocation is freed, and import takes
  * its reference with kref_get_unless_zero() under the same lock, which
  * fails once the final put has started.
  *
  * Locking: cufab_fabric_lock protects the table, each exported
- * allocation's ->ext/->ext_ops and the record lists. It is taken from the
+ * allocation's ->fabric and the record lists. It is taken from the
  * allocation's final put (process context), never held across a put.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -45,7 +45,7 @@ static_assert(sizeof(struct cufab_fabric_handle) == CUFAB_FABRIC_HANDLE_LEN);
  * @channel: IMEX channel of the exporter; importers must present it
  * @secret: random bytes the handle must carry
  * @alloc: weak; valid while the record is in the table
- * @node: entry in the allocation's struct cufab_fabric_ext
+ * @node: entry in the allocation's struct cufab_fabric_exports
  */
 struct cufab_fabric_export {
 	u32 id;
@@ -55,8 +55,8 @@ struct cufab_fabric_export {
 	struct list_head node;
 };
 
-/* alloc->ext of an exported allocation: its records, one per channel */
-struct cufab_fabric_ext {
+/* alloc->fabric of an exported allocation: its records, one per channel */
+struct cufab_fabric_exports {
 	struct list_head exports;
 };
 
@@ -146,50 +146,46 @@ bool cufab_fabric_secret_ok(const u8 *a, const u8 *b)
 #endif
 }
 
-/* Final put of an exported allocation: its handles become invalid. */
-static void cufab_fabric_alloc_release(struct cufab_alloc *alloc)
+/*
+ * Final put of an allocation exported as FABRIC (alloc.c): its handles
+ * become invalid.
+ */
+void cufab_fabric_forget(struct cufab_alloc *alloc)
 {
 	struct cufab_fabric_export *rec, *tmp;
-	struct cufab_fabric_ext *ext;
+	struct cufab_fabric_exports *ext;
 
 	mutex_lock(&cufab_fabric_lock);
-	ext = alloc->ext;
+	ext = alloc->fabric;
 	list_for_each_entry_safe(rec, tmp, &ext->exports, node) {
 		xa_erase(&cufab_fabric_exports, rec->id);
 		list_del(&rec->node);
 		kfree(rec);
 	}
-	alloc->ext = NULL;
-	alloc->ext_ops = NULL;
+	alloc->fabric = NULL;
 	mutex_unlock(&cufab_fabric_lock);
 	kfree(ext);
 }
 
-static const struct cufab_alloc_ext_ops cufab_fabric_ext_ops = {
-	.release = cufab_fabric_alloc_release,
-};
-
 /* The allocation's record list, created on first export. */
-static struct cufab_fabric_ext *cufab_fabric_ext_get(struct cufab_alloc *alloc)
+static struct cufab_fabric_exports *
+cufab_fabric_exports_get(struct cufab_alloc *alloc)
 {
-	struct cufab_fabric_ext *ext;
+	struct cufab_fabric_exports *ext;
 
 	lockdep_assert_held(&cufab_fabric_lock);
-	if (alloc->ext_ops == &cufab_fabric_ext_ops)
-		return alloc->ext;
-	if (WARN_ON_ONCE(alloc->ext_ops))
-		return ERR_PTR(-EBUSY);
+	if (alloc->fabric)
+		return alloc->fabric;
 	ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
 	if (!ext)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&ext->exports);
-	alloc->ext = ext;
-	alloc->ext_ops = &cufab_fabric_ext_ops;
+	alloc->fabric = ext;
 	return ext;
 }
 
 static struct cufab_fabric_export *
-cufab_fabric_record(struct cufab_alloc *alloc, struct cufab_fabric_ext *ext,
+cufab_fabric_record(struct cufab_alloc *alloc, struct cufab_fabric_exports *ext,
 		    int channel)
 {
 	struct cufab_fabric_export *rec;
@@ -227,11 +223,11 @@ int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 			u8 out[CUFAB_FABRIC_HANDLE_LEN])
 {
 	struct cufab_fabric_export *rec;
-	struct cufab_fabric_ext *ext;
+	struct cufab_fabric_exports *ext;
 	int ret = 0;
 
 	mutex_lock(&cufab_fabric_lock);
-	ext = cufab_fabric_ext_get(alloc);
+	ext = cufab_fabric_exports_get(alloc);
 	if (IS_ERR(ext)) {
 		ret = PTR_ERR(ext);
 		goto out;
@@ -241,8 +237,7 @@ int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 		ret = PTR_ERR(rec);
 		/* leave no empty list behind on a fresh allocation */
 		if (list_empty(&ext->exports)) {
-			alloc->ext = NULL;
-			alloc->ext_ops = NULL;
+			alloc->fabric = NULL;
 			kfree(ext);
 		}
 		goto out;

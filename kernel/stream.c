@@ -650,14 +650,12 @@ void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id)
 	cufab_streams_cancel_list(&streams);
 }
 
-/**
- * cufab_streams_client_gone() - the client closes: stop all its streams
- * @client: the closing client
- *
- * After this no operation of the client runs or will run, so neither the
- * client nor its mm is touched any more; objects may go.
+/*
+ * The client closes: stop all its streams. After this no operation of the
+ * client runs or will run, so neither the client nor its mm is touched any
+ * more; objects may go.
  */
-void cufab_streams_client_gone(struct cufab_client *client)
+static void cufab_streams_client_gone(struct cufab_client *client)
 {
 	struct cufab_stream_space *space = READ_ONCE(client->streams);
 	struct cufab_stream *s;
@@ -677,7 +675,7 @@ void cufab_streams_client_gone(struct cufab_client *client)
 }
 
 /* Free the space; every stream and event of the client is gone. */
-void cufab_streams_client_free(struct cufab_client *client)
+static void cufab_streams_client_free(struct cufab_client *client)
 {
 	struct cufab_stream_space *space = client->streams;
 
@@ -691,6 +689,18 @@ void cufab_streams_client_free(struct cufab_client *client)
 	kfree(space);
 	client->streams = NULL;
 }
+
+/* First of all parts: no operation may run while objects go. */
+const struct cufab_client_part cufab_stream_work_client_part = {
+	.name = "stream work",
+	.teardown = cufab_streams_client_gone,
+};
+
+/* After the objects part, which destroys the streams and events. */
+const struct cufab_client_part cufab_stream_space_client_part = {
+	.name = "stream space",
+	.teardown = cufab_streams_client_free,
+};
 
 /**
  * cufab_streams_mmap() - map the completion slots read-only

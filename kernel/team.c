@@ -28,6 +28,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
 				     u64 align)
@@ -159,6 +160,9 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		team->devs |= BIT_ULL(gpu);
 		WRITE_ONCE(team->joined, team->joined + 1);
 		complete = team->joined == team->size;
+		trace_cufab_team_join(team, gpu);
+		if (complete)
+			trace_cufab_team_complete(team, gpu);
 		ret = 0;
 	}
 	mutex_unlock(&team->lock);
@@ -228,26 +232,67 @@ int cufab_team_describe(struct cufab_team *team, char *buf, size_t len)
 /* Fits "64 of 64 devices (gpu0,...,gpu63)". */
 #define CUFAB_TEAM_DESC_LEN	(32 + CUFAB_MAX_GPUS * 6)
 
-static void cufab_team_log_timeout(struct cufab_team *team,
-				   unsigned int timeout_ms, const char *what)
+/*
+ * The GPUs that could still join: not members and, once the team has a
+ * clique, in it. Appended to @buf as "gpu1,gpu3" ("none" if no GPU can).
+ */
+static void cufab_team_describe_missing(u64 devs, s32 team_clique, char *buf,
+					size_t len)
 {
-	char *desc = kmalloc(CUFAB_TEAM_DESC_LEN, GFP_KERNEL);
-	u32 missing;
+	u32 gpu, n = cufab_node_num_gpus(), clique;
+	const char *sep = "";
+	int at = 0;
 
+	for (gpu = 0; gpu < n && gpu < CUFAB_MAX_GPUS; gpu++) {
+		if ((devs & BIT_ULL(gpu)) ||
+		    cufab_team_gpu_facts(gpu, &clique, NULL) ||
+		    (team_clique >= 0 && clique != team_clique))
+			continue;
+		at += scnprintf(buf + at, len - at, "%sgpu%u", sep, gpu);
+		sep = ",";
+	}
+	if (!at)
+		scnprintf(buf, len, "none");
+}
+
+/*
+ * One line naming what the waiter waits for: the members so far, how many
+ * are missing and which GPUs could still be added.
+ */
+static void cufab_team_log_wait(struct cufab_team *team, unsigned int ms,
+				const char *what, const char *state)
+{
+	char *desc = kmalloc(2 * CUFAB_TEAM_DESC_LEN, GFP_KERNEL);
+	s32 clique;
+	u32 missing;
+	u64 devs;
+
+	if (!desc) {
+		pr_info_ratelimited("%s: %s %s after %u ms for the team\n",
+				    team->name, what, state, ms);
+		return;
+	}
 	mutex_lock(&team->lock);
 	missing = team->size - team->joined;
-	if (desc)
-		cufab_team_describe_locked(team, desc, CUFAB_TEAM_DESC_LEN);
+	devs = team->devs;
+	clique = team->clique;
+	cufab_team_describe_locked(team, desc, CUFAB_TEAM_DESC_LEN);
 	mutex_unlock(&team->lock);
-	pr_info_ratelimited("%s: %s waited %u ms for the team: %s, missing %u\n",
-			    team->name, what, timeout_ms,
-			    desc ? desc : "devices unknown", missing);
+	cufab_team_describe_missing(devs, clique, desc + CUFAB_TEAM_DESC_LEN,
+				    CUFAB_TEAM_DESC_LEN);
+	pr_info_ratelimited("%s: %s %s after %u ms for the team: %s, missing %u; not added yet: %s\n",
+			    team->name, what, state, ms, desc, missing,
+			    desc + CUFAB_TEAM_DESC_LEN);
 	kfree(desc);
 }
+
+/* How often a bind or map still waiting for its team says so. */
+#define CUFAB_TEAM_WAIT_LOG_MS	5000
 
 int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
 		    const char *what)
 {
+	unsigned int waited = 0, slice;
 	long left;
 	int ret;
 
@@ -259,20 +304,31 @@ int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
 	team->waiters++;
 	mutex_unlock(&team->lock);
 
-	if (!timeout_ms) {
-		ret = wait_event_interruptible(team->wq, cufab_team_done(team));
-	} else {
+	/* CUDA waits without limit: timeout_ms 0 does too, saying so */
+	for (;;) {
+		slice = CUFAB_TEAM_WAIT_LOG_MS;
+		if (timeout_ms && timeout_ms - waited < slice)
+			slice = timeout_ms - waited;
 		left = wait_event_interruptible_timeout(team->wq,
 							cufab_team_done(team),
-							msecs_to_jiffies(timeout_ms));
-		ret = left > 0 ? 0 : left ? (int)left : -ETIMEDOUT;
+							msecs_to_jiffies(slice));
+		if (left) {
+			ret = left > 0 ? 0 : (int)left;
+			break;
+		}
+		waited += slice;
+		if (timeout_ms && waited >= timeout_ms) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		cufab_team_log_wait(team, waited, what, "still waiting");
 	}
 
 	mutex_lock(&team->lock);
 	team->waiters--;
 	mutex_unlock(&team->lock);
 	if (ret == -ETIMEDOUT)
-		cufab_team_log_timeout(team, timeout_ms, what);
+		cufab_team_log_wait(team, waited, what, "gave up");
 	return ret;
 }
 
@@ -324,7 +380,8 @@ static int cufab_team_check_location(struct cufab_team *team,
 	const struct cufab_alloc *alloc = req->alloc;
 	int numa_node = NUMA_NO_NODE;
 
-	if (alloc->legacy || (alloc->location_type != CUFAB_LOC_DEVICE &&
+	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE) ||
+	    (alloc->location_type != CUFAB_LOC_DEVICE &&
 			      alloc->location_type != CUFAB_LOC_HOST_NUMA)) {
 		pr_info_ratelimited("%s: gpu %u: allocation %llu: memory must come from cuMemCreate (device or host NUMA)\n",
 				    team->name, req->gpu, alloc->id);
@@ -395,6 +452,8 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, req->gpu);
 	ret = cufab_bindmap_insert(&m->map, b, &clash);
+	if (!ret)
+		trace_cufab_bind(team, req);
 	if (ret == -EEXIST) {
 		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
 				    team->name, req->gpu, req->offset,
@@ -441,6 +500,8 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 		pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
 				    team->name, gpu, offset, size, bad,
 				    cufab_unbind_rule(ret));
+	else
+		trace_cufab_unbind(team, gpu, offset, size, 1);
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return ret ? -EINVAL : 0;
@@ -454,9 +515,15 @@ u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,
 	u32 i;
 
 	mutex_lock(&team->lock);
-	for (i = 0; i < team->joined; i++)
-		n += cufab_bindmap_remove_owner(&team->members[i].map, owner,
-						tag, &freed);
+	for (i = 0; i < team->joined; i++) {
+		u64 gone = cufab_bindmap_remove_owner(&team->members[i].map,
+						      owner, tag, &freed);
+
+		if (gone)
+			trace_cufab_unbind(team, team->members[i].gpu, 0, 0,
+					   gone);
+		n += gone;
+	}
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return n;

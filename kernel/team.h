@@ -95,9 +95,11 @@ bool cufab_team_has(struct cufab_team *team, u32 gpu);
 
 /*
  * Sleep until the team is complete: 0; -ERESTARTSYS on a signal (nothing
- * was done, the syscall restarts or fails with EINTR); -ETIMEDOUT after
- * @timeout_ms (0 = no limit), with a log line "k of n devices, missing
- * n - k". @what names the caller's operation for that line.
+ * was done, the syscall restarts or fails with EINTR; a fatal signal ends
+ * the process); -ETIMEDOUT after @timeout_ms (0 = no limit, as CUDA).
+ * Every few seconds of waiting, and at a timeout, one log line names the
+ * members, the number missing and the GPUs that could still be added.
+ * @what names the caller's operation for that line.
  */
 int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
 		    const char *what);

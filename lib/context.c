@@ -24,6 +24,7 @@
 
 #include "internal.h"
 #include "stream.h"
+#include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -624,8 +625,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 }
 
 /*
- * Nothing runs asynchronously on a context yet: once the context is known
- * to be usable there is nothing to wait for. Streams add their flush here.
+ * Waits for every stream of the context. A completed synchronization
+ * returns pool memory past each pool's release threshold.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
@@ -642,5 +643,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	res = ctx_arg(ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		res = cufab_streams_ctx_sync(c->kid);
+	if (res == CUDA_SUCCESS)
+		cufab_pool_sync();
 	return res;
 }

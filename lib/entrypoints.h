@@ -102,9 +102,40 @@ CUFAB_ENTRY(cuMemsetD16_v2, cuMemsetD16, 3020)
 CUFAB_ENTRY(cuMemsetD32_v2, cuMemsetD32, 3020)
 CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
 
+/* managed.c */
+CUFAB_ENTRY(cuMemAllocManaged, cuMemAllocManaged, 6000)
+CUFAB_ENTRY(cuMemAdvise, cuMemAdvise, 8000)
+CUFAB_ENTRY(cuMemAdvise_v2, cuMemAdvise, 12020)
+CUFAB_ENTRY(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000)
+CUFAB_ENTRY(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, 12020)
+CUFAB_ENTRY(cuMemRangeGetAttribute, cuMemRangeGetAttribute, 8000)
+CUFAB_ENTRY(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000)
+
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)
+
+/* pool.c: the stream-ordered allocator */
+CUFAB_ENTRY(cuMemPoolCreate, cuMemPoolCreate, 11020)
+CUFAB_ENTRY(cuMemPoolDestroy, cuMemPoolDestroy, 11020)
+CUFAB_ENTRY(cuMemPoolSetAttribute, cuMemPoolSetAttribute, 11020)
+CUFAB_ENTRY(cuMemPoolGetAttribute, cuMemPoolGetAttribute, 11020)
+CUFAB_ENTRY(cuMemPoolTrimTo, cuMemPoolTrimTo, 11020)
+CUFAB_ENTRY(cuMemPoolSetAccess, cuMemPoolSetAccess, 11020)
+CUFAB_ENTRY(cuMemPoolGetAccess, cuMemPoolGetAccess, 11020)
+CUFAB_ENTRY(cuMemAllocAsync, cuMemAllocAsync, 11020)
+CUFAB_ENTRY(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 11020)
+CUFAB_ENTRY(cuMemFreeAsync, cuMemFreeAsync, 11020)
+CUFAB_ENTRY(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, 11020)
+CUFAB_ENTRY(cuDeviceGetMemPool, cuDeviceGetMemPool, 11020)
+CUFAB_ENTRY(cuDeviceSetMemPool, cuDeviceSetMemPool, 11020)
+CUFAB_ENTRY(cuMemGetDefaultMemPool, cuMemGetDefaultMemPool, 13000)
+CUFAB_ENTRY(cuMemGetMemPool, cuMemGetMemPool, 13000)
+CUFAB_ENTRY(cuMemSetMemPool, cuMemSetMemPool, 13000)
+CUFAB_ENTRY(cuMemPoolExportToShareableHandle, cuMemPoolExportToShareableHandle, 11020)
+CUFAB_ENTRY(cuMemPoolImportFromShareableHandle, cuMemPoolImportFromShareableHandle, 11020)
+CUFAB_ENTRY(cuMemPoolExportPointer, cuMemPoolExportPointer, 11020)
+CUFAB_ENTRY(cuMemPoolImportPointer, cuMemPoolImportPointer, 11020)
 
 /* le.c (CUDA 13.3) */
 CUFAB_ENTRY(cuLogicalEndpointIdReserve, cuLogicalEndpointIdReserve, 13030)

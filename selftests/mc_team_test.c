@@ -206,6 +206,116 @@ TEST(team_timeout)
 	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
 }
 
+/* ---- without a limit, as CUDA: a waiter says so and dies cleanly ---- */
+
+/*
+ * Child: a team of two with only gpu0, then a bind that waits for ever;
+ * writes one byte on @ready just before it.
+ */
+static void forever_binder(int ready)
+{
+	CUmemGenericAllocationHandle h, mem;
+	CUmemAllocationProp mp = dev_prop(0, 0);
+
+	if (cuInit(0) ||
+	    cuMulticastCreate(&h, &(CUmulticastObjectProp){
+			.numDevices = 2, .size = MCSZ }) ||
+	    cuMulticastAddDevice(h, 0) || cuMemCreate(&mem, MCSZ, &mp, 0))
+		_exit(10);
+	if (write(ready, "r", 1) != 1)
+		_exit(11);
+	cuMulticastBindMem(h, 0, mem, 0, MCSZ, 0);
+	_exit(12);	/* the team cannot complete: never reached */
+}
+
+/* Fork a forever_binder; its pid once it is about to wait, or -1. */
+static pid_t start_binder(void)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(p))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		forever_binder(p[1]);
+	}
+	close(p[1]);
+	if (pid > 0 && read(p[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(p[0]);
+	return pid;
+}
+
+/* Does the kernel log after offset @fd's position hold @needle? */
+static int kmsg_has(int fd, const char *needle)
+{
+	char rec[1024];
+	ssize_t n;
+	int found = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, needle))
+			found = 1;
+	}
+	return found;
+}
+
+/*
+ * mc_team_timeout_ms 0: a bind waits without limit, logs every few seconds
+ * which devices are missing, and a default-action signal (SIGTERM) or
+ * SIGKILL ends the process with nothing left behind.
+ */
+TEST(wait_forever_dies_on_signal)
+{
+	static const int sigs[] = { SIGTERM, SIGKILL };
+	long long before;
+	long saved;
+	char buf[32];
+	int i, st, kmsg;
+	pid_t pid;
+
+	MC_OR_SKIP(2);
+	saved = cufab_param("mc_team_timeout_ms");
+	ASSERT_LE(0, saved);
+	before = live_objects();
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg >= 0)
+		lseek(kmsg, 0, SEEK_END);
+	ASSERT_EQ(0, cufab_param_set("mc_team_timeout_ms", "0"));
+	for (i = 0; i < 2; i++) {
+		pid = start_binder();
+		ASSERT_LT(0, pid);
+		/* past one log period the first time, a moment the second */
+		usleep(i ? 300 * 1000 : 6500 * 1000);
+		ASSERT_EQ(0, waitpid(pid, &st, WNOHANG));	/* still waiting */
+		ASSERT_EQ(0, kill(pid, sigs[i]));
+		ASSERT_EQ(pid, waitpid(pid, &st, 0));
+		EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i]) {
+			TH_LOG("binder status 0x%x, wanted signal %d", st, sigs[i]);
+		}
+	}
+	snprintf(buf, sizeof(buf), "%ld", saved);
+	ASSERT_EQ(0, cufab_param_set("mc_team_timeout_ms", buf));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+	if (kmsg >= 0) {
+		EXPECT_TRUE(kmsg_has(kmsg, "bind still waiting after 5000 ms for the team: 1 of 2 devices (gpu0), missing 1; not added yet: gpu1"));
+		close(kmsg);
+	}
+}
+
 /* ---- a signal while a bind waits ---- */
 
 static volatile sig_atomic_t signals;

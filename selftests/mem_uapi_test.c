@@ -290,6 +290,8 @@ TEST_F(mem, create_errors)
 	EXPECT_EQ(0, mem_release(self->fd, host));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST, 0, 0, 0, g + PG,
 				     NULL));
+	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST, 0,
+				     CUFAB_HANDLE_POSIX_FD, 0, g, NULL));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, 7, 0, 0, 0, g, NULL));
 	EXPECT_EQ(EINVAL, mem_create(self->fd, CUFAB_LOC_HOST_NUMA, 4096, 0,
 				     0, g, NULL));

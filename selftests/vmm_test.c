@@ -300,6 +300,10 @@ TEST(create_host)
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, hg + 4096, &p, 0));
+	/* "HOST allocations are not IPC capable" */
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemCreate(&h, hg, &p, 0));
+	p.requestedHandleTypes = CU_MEM_HANDLE_TYPE_NONE;
 	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * hg, &p, 0));
 	/* Host memory is not charged to a GPU. */
 	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));

@@ -36,6 +36,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocHost			cuMemAllocHost_v2
 #define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
 #define cuMemAdvise			cuMemAdvise_v2
+#define cuMemPrefetchAsync		cuMemPrefetchAsync_v2
 #define cuCtxDestroy			cuCtxDestroy_v2
 #define cuCtxPopCurrent			cuCtxPopCurrent_v2
 #define cuCtxPushCurrent		cuCtxPushCurrent_v2
@@ -134,6 +135,10 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
+/* Implicit streams: the legacy NULL stream and the per-thread stream. */
+#define CU_STREAM_LEGACY     ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+
 #ifndef CU_UUID_HAS_BEEN_DEFINED
 #define CU_UUID_HAS_BEEN_DEFINED
 typedef struct CUuuid_st {
@@ -194,6 +199,28 @@ typedef enum CUmemAttach_flags_enum {
 	CU_MEM_ATTACH_HOST = 0x2,
 	CU_MEM_ATTACH_SINGLE = 0x4
 } CUmemAttach_flags;
+
+/* Managed memory advice (cuMemAdvise). */
+typedef enum CUmem_advise_enum {
+	CU_MEM_ADVISE_SET_READ_MOSTLY = 1,
+	CU_MEM_ADVISE_UNSET_READ_MOSTLY = 2,
+	CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3,
+	CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+	CU_MEM_ADVISE_SET_ACCESSED_BY = 5,
+	CU_MEM_ADVISE_UNSET_ACCESSED_BY = 6
+} CUmem_advise;
+
+/* What cuMemRangeGetAttribute(s) report about a managed range. */
+typedef enum CUmem_range_attribute_enum {
+	CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+	CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8
+} CUmem_range_attribute;
 
 /* Context creation flags: one scheduling mode (low three bits) plus options. */
 typedef enum CUctx_flags_enum {
@@ -932,6 +959,23 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 				    CUevent hEnd);
+/* Managed memory: in the current context; freed with cuMemFree. */
+#define CU_DEVICE_CPU			((CUdevice)-1)
+#define CU_DEVICE_INVALID		((CUdevice)-2)
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
+				   unsigned int flags);
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUmemLocation location);
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUmemLocation location, unsigned int flags,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize,
+					CUmem_range_attribute attribute,
+					CUdeviceptr devPtr, size_t count);
+CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
+					 CUmem_range_attribute *attributes,
+					 size_t numAttributes, CUdeviceptr devPtr,
+					 size_t count);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
@@ -939,6 +983,42 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,
 					void **data, CUdeviceptr ptr);
+
+/* Stream-ordered allocator and memory pools. */
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
+				    size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
+				    CUmemLocation *location);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
+					CUmemAllocationType type);
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
+				 CUmemAllocationType type);
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type,
+				 CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+						  CUmemAllocationHandleType handleType,
+						  unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+						    CUmemAllocationHandleType handleType,
+						    unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+					CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+					CUmemPoolPtrExportData *shareData);
 
 /* Logical endpoints (CUDA 13.3): ids are per process. */
 CUresult CUDAAPI cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId,

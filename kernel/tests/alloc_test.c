@@ -81,6 +81,7 @@ static void granularity_is_power_of_two(struct kunit *test)
 static void device_alloc_charges_and_frees(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = 0,
 		.length = 4 * PAGE_SIZE,
@@ -121,6 +122,7 @@ static void device_alloc_charges_and_frees(struct kunit *test)
 static void device_alloc_bad_gpu(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = CUFAB_MAX_GPUS,
 		.length = PAGE_SIZE,
@@ -137,6 +139,7 @@ static void device_alloc_bad_gpu(struct kunit *test)
 static void device_alloc_past_capacity(struct kunit *test)
 {
 	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
 		.location_type = CUFAB_LOC_DEVICE,
 		.location_id = 0,
 	};

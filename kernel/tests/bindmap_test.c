@@ -40,7 +40,7 @@ static int bindmap_test_init(struct kunit *test)
 		.location_type = CUFAB_LOC_HOST,
 		.location_id = -1,
 		.length = 64 * U,
-		.legacy = true,
+		.ops = &cufab_legacy_alloc_ops,
 	};
 	struct bindmap_test_ctx *ctx;
 

@@ -62,7 +62,7 @@ static void engine_env_init(struct kunit *test, struct engine_env *env)
 static void engine_env_fini(struct engine_env *env)
 {
 	/* cancels what is left and frees the space */
-	cufab_streams_client_gone(env->client);
+	cufab_stream_work_client_part.teardown(env->client);
 	cufab_client_free(env->client);
 }
 

@@ -30,7 +30,7 @@ static struct cufab_alloc *share_test_alloc(struct kunit *test)
 		.location_id = -1,
 		.handle_types = CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC,
 		.length = 4 * PAGE_SIZE,
-		.legacy = true,
+		.ops = &cufab_legacy_alloc_ops,
 	};
 	struct cufab_alloc *alloc = cufab_alloc_create(&desc);
 

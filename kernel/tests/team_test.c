@@ -143,7 +143,7 @@ static struct cufab_alloc *team_alloc(struct kunit *test, u32 type, s32 id,
 		.location_id = id,
 		.handle_types = CUFAB_HANDLE_FABRIC,
 		.length = length,
-		.legacy = legacy,
+		.ops = legacy ? &cufab_legacy_alloc_ops : &cufab_vmm_alloc_ops,
 	};
 	struct cufab_alloc *alloc = cufab_alloc_create(&desc);
 

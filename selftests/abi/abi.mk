@@ -10,15 +10,21 @@
 #                                      include/cufab/cuda.h against NVIDIA's
 #   build/selftests/abi_exports_test   lib/libcufab.map == lib/entrypoints.h
 #
-# Without NVIDIA's header (CUDA_H) the first two are scripts that report
-# one skipped test each.
+#   build/selftests/libcuda_dropin_test  a program written as NVIDIA's
+#                                      driver samples are, linked through
+#                                      NVIDIA's stub libcuda.so, runs on
+#                                      build/lib/cuda/libcuda.so.1
+#
+# Without NVIDIA's header (CUDA_H) the first two and the last are scripts
+# that report one skipped test each.
 
 CUDA_H		?= /usr/local/cuda/include/cuda.h
 ABI_SRC		:= selftests/abi
 ABI_GEN		:= $(BUILD)/abi
 ABI_BINS	:= $(BUILD)/selftests/abi_official_test \
 		   $(BUILD)/selftests/abi_layout_test \
-		   $(BUILD)/selftests/abi_exports_test
+		   $(BUILD)/selftests/abi_exports_test \
+		   $(BUILD)/selftests/libcuda_dropin_test
 
 abi-tests: $(ABI_BINS)
 
@@ -72,9 +78,42 @@ $(BUILD)/selftests/abi_official_test: $(ABI_SRC)/abi_official_test.c $(CUDA_H) s
 	$(CC) $(CFLAGS) -I$(CUDA_INC) -I$(CURDIR)/include/uapi -I$(KSFT_DIR) \
 		-o $@ $< $(APP_LDFLAGS)
 
+# NVIDIA's link stub next to the header (lib64/stubs, or the targets/
+# layout of the toolkit packages).
+CUDA_STUBS	?= $(firstword $(wildcard $(CUDA_INC)/../lib64/stubs/libcuda.so \
+				 $(CUDA_INC)/../targets/x86_64-linux/lib/stubs/libcuda.so))
+
+ifneq ($(CUDA_STUBS),)
+
+# Only NVIDIA's header and stub: -z lazy as the samples rely on, so that
+# only the calls the program makes must exist in the library it runs on.
+$(ABI_GEN)/cuda_sample: $(ABI_SRC)/cuda_sample.c $(CUDA_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(CUDA_INC) -o $@ $< -L$(dir $(CUDA_STUBS)) -lcuda \
+		-Wl,-z,lazy
+
+$(BUILD)/selftests/libcuda_dropin_test: $(ABI_SRC)/libcuda_dropin_test.sh \
+					$(ABI_GEN)/cuda_sample $(LIBCUDA_DROPIN)
+	@mkdir -p $(dir $@)
+	cp $< $@
+	chmod +x $@
+
 else
 
-$(BUILD)/selftests/abi_official_test $(BUILD)/selftests/abi_layout_test:
+$(BUILD)/selftests/libcuda_dropin_test:
+	@mkdir -p $(dir $@)
+	@echo "cufab: no libcuda.so stub next to $(CUDA_H): $(notdir $@) will report SKIP"
+	@printf '#!/bin/sh\necho "TAP version 13"\necho "1..1"\n' > $@
+	@printf 'echo "ok 1 # SKIP needs NVIDIA'"'"'s stub libcuda.so at build time"\n' >> $@
+	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
+	@chmod +x $@
+
+endif
+
+else
+
+$(BUILD)/selftests/abi_official_test $(BUILD)/selftests/abi_layout_test \
+$(BUILD)/selftests/libcuda_dropin_test:
 	@mkdir -p $(dir $@)
 	@echo "cufab: $(CUDA_H) not found: $(notdir $@) will report SKIP"
 	@printf '#!/bin/sh\n# NVIDIA cuda.h was absent when this was built.\n' > $@
@@ -83,4 +122,26 @@ $(BUILD)/selftests/abi_official_test $(BUILD)/selftests/abi_layout_test:
 	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
 	@chmod +x $@
 
+endif
+
+# A runtime-API program built against NVIDIA's cuda_runtime_api.h runs on
+# libcufabrt (a script reporting one skip without that header).
+CUDA_RT_H	?= $(dir $(CUDA_H))cuda_runtime_api.h
+RT_TEST		:= $(BUILD)/selftests/rt_test
+abi-tests: $(RT_TEST)
+
+ifneq ($(wildcard $(CUDA_RT_H)),)
+$(RT_TEST): selftests/abi/rt_test.c $(KSFT_HDRS) $(RT_SO) selftests/cufab_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-sign-compare -I$(dir $(CUDA_RT_H)) -I$(KSFT_DIR) \
+		-Iinclude/uapi -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lcufabrt -lcufab -lpthread
+else
+$(RT_TEST):
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\n# NVIDIA cuda_runtime_api.h was absent when this was built.\n' > $@
+	@printf 'echo "TAP version 13"\necho "1..1"\n' >> $@
+	@printf 'echo "ok 1 # SKIP rt_test needs %s at build time"\n' $(CUDA_RT_H) >> $@
+	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
+	@chmod +x $@
 endif

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cuMemAlloc kind of allocation: cuMemAlloc/cuMemFree and
+ * cuMemAllocHost/cuMemFreeHost; cuMemAllocManaged's memory is made and
+ * freed here the same way, with its own kind (alloc_managed.c).
+ *
+ * A legacy allocation is create + reserve + map + access in one call, on
+ * the same building blocks as the VMM calls. Its reservation is marked
+ * legacy (struct cufab_va) so that the VMM calls refuse it and pointer
+ * queries report the whole allocation, and is tied to the context it was
+ * made in, whose destroy frees it.
+ *
+ * Locks: none of its own; see va.c.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+
+const struct cufab_alloc_ops cufab_legacy_alloc_ops = {
+	.name = "cuMemAlloc",
+	.flags = CUFAB_ALLOC_LEGACY,
+	.page = cufab_alloc_host_page,
+	.map_prepare = cufab_alloc_map_check,
+};
+
+/* GPUs of the node as a bitmask, for host memory every device reaches. */
+static u64 cufab_all_gpus_mask(void)
+{
+	u32 n = cufab_node_num_gpus();
+
+	return n >= 64 ? U64_MAX : BIT_ULL(n) - 1;
+}
+
+/*
+ * Tie the new legacy reservation at @addr to context @ctx_id. The caller
+ * holds the context, so its destroy (cufab_mem_free_ctx()) cannot be
+ * walking the reservations meanwhile.
+ */
+static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
+			      u32 ctx_id)
+{
+	struct cufab_va *va;
+
+	mutex_lock(&client->va.lock);
+	va = mtree_load(&client->va.ranges, addr);
+	if (va)
+		va->legacy_ctx = ctx_id;
+	mutex_unlock(&client->va.lock);
+}
+
+/*
+ * Create, reserve, map and open up a legacy allocation; its address.
+ * Host and managed memory is on no GPU's capacity and every GPU reaches
+ * it; @attach (CUFAB_ATTACH_*) makes it managed (alloc_managed.c).
+ */
+static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
+				  bool host, u32 attach, u64 length,
+				  u32 ctx_id, u64 *out)
+{
+	struct cufab_alloc_desc desc = {
+		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
+		.location_id = host ? -1 : dev,
+		.length = length,
+		.ops = &cufab_legacy_alloc_ops,
+	};
+	struct cufab_alloc *alloc;
+	u64 addr, gpus;
+	int ret;
+
+	if (attach) {
+		desc.ops = &cufab_managed_alloc_ops;
+		desc.priv = cufab_managed_new(length, attach);
+		if (!desc.priv)
+			return -ENOMEM;
+	}
+	alloc = cufab_alloc_create(&desc);
+	if (IS_ERR(alloc)) {
+		if (desc.priv)
+			cufab_managed_free(desc.priv);
+		return PTR_ERR(alloc);
+	}
+	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
+	if (ret)
+		goto out;
+	cufab_mem_set_ctx(client, addr, ctx_id);
+	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
+	if (ret)
+		goto err_unreserve;
+	/* host memory is portable to every device; device memory to its own */
+	gpus = host || attach ? cufab_all_gpus_mask() : BIT_ULL(dev);
+	ret = cufab_va_set_access_all(client, addr, length, CUFAB_ACCESS_RW,
+				      gpus, gpus);
+	if (ret)
+		goto err_unreserve;
+	*out = addr;
+	goto out;
+
+err_unreserve:
+	cufab_va_unmap_munmap(client, addr, 0, true);
+out:
+	cufab_alloc_put(alloc);	/* the mapping holds it */
+	return ret;
+}
+
+/*
+ * MEM_ALLOC's context, held until the allocation is tied to it (so that
+ * it cannot be destroyed in between): NULL for none, ERR_PTR(-ENOENT) for
+ * no such context, -EINVAL for a context of another GPU than @dev.
+ */
+static struct cufab_object *cufab_mem_alloc_ctx(struct cufab_client *client,
+						u32 ctx_id, u32 dev)
+{
+	struct cufab_object *obj;
+
+	if (!ctx_id)
+		return NULL;
+	obj = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
+	if (IS_ERR(obj)) {
+		pr_info_ratelimited("pid %d (%s): cuMemAlloc in context %u: no such context\n",
+				    task_tgid_nr(current), current->comm, ctx_id);
+		return obj;
+	}
+	if (container_of(obj, struct cufab_ctx, obj)->dev != dev) {
+		pr_info_ratelimited("pid %d (%s): cuMemAlloc on gpu %u in context %u of gpu %u: a context allocates on its own device\n",
+				    task_tgid_nr(current), current->comm, dev,
+				    ctx_id,
+				    container_of(obj, struct cufab_ctx, obj)->dev);
+		cufab_object_put(obj);
+		return ERR_PTR(-EINVAL);
+	}
+	return obj;
+}
+
+/* cuMemAllocManaged's flags: exactly GLOBAL or HOST */
+static bool cufab_attach_default_ok(u32 attach)
+{
+	return attach == CUFAB_ATTACH_GLOBAL || attach == CUFAB_ATTACH_HOST;
+}
+
+int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_alloc *cmd = ucmd->cmd;
+	bool managed = cmd->flags & CUFAB_MEM_ALLOC_MANAGED;
+	bool host = cmd->flags & CUFAB_MEM_ALLOC_HOST;
+	struct cufab_object *ctx;
+	u64 length, addr;
+	int ret;
+
+	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_ALLOC_MANAGED)) ||
+	    (host && managed) || cmd->__reserved2 || !cmd->length)
+		return -EINVAL;
+	if (managed ? !cufab_attach_default_ok(cmd->attach) : cmd->attach) {
+		pr_info_ratelimited("pid %d (%s): cuMemAllocManaged flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
+				    task_tgid_nr(current), current->comm,
+				    cmd->attach);
+		return -EINVAL;
+	}
+	if (!cufab_node_gpu_exists(cmd->dev))
+		return -ENODEV;
+	if (cmd->length > TASK_SIZE)
+		return -ENOMEM;
+	length = PAGE_ALIGN(cmd->length);
+	ctx = cufab_mem_alloc_ctx(ucmd->client, cmd->ctx_id, cmd->dev);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+
+	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev, host || managed,
+				     managed ? cmd->attach : 0, length,
+				     cmd->ctx_id, &addr);
+	if (ret)
+		goto out;
+	cmd->out_addr = addr;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		cufab_va_unmap_munmap(ucmd->client, addr, 0, true);
+out:
+	if (ctx)
+		cufab_object_put(ctx);
+	return ret;
+}
+
+/**
+ * cufab_mem_free_ctx() - free the legacy allocations of a context
+ * @client: owner
+ * @ctx_id: the context being destroyed
+ *
+ * cuCtxDestroy frees what cuMemAlloc and cuMemAllocHost made in the
+ * context. Unmapping acts on current->mm, so only the owning process does
+ * it (DESTROY is its ioctl). When the client itself goes, every
+ * reservation is already gone (each VMA holds the file until the process
+ * unmaps it or its mm dies), so there is nothing to free and nothing is
+ * tried from a process that may not own the mm.
+ */
+void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
+{
+	struct cufab_va_space *space = &client->va;
+	unsigned long index = 0;
+	struct cufab_va *va;
+	u64 addr;
+
+	if (!cufab_client_is_owner(client) || !current->mm ||
+	    (current->flags & PF_EXITING))
+		return;
+	do {
+		mutex_lock(&space->lock);
+		va = mt_find(&space->ranges, &index, ULONG_MAX);
+		addr = va && va->legacy && va->legacy_ctx == ctx_id ?
+		       va->start : 0;
+		mutex_unlock(&space->lock);
+		/* the VMA's close drops the reservation and its allocation */
+		if (addr)
+			cufab_va_unmap_munmap(client, addr, 0, true);
+	} while (va);
+}
+
+/* cuMemFree / cuMemFreeHost: the exact base of a legacy allocation. */
+int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_free *cmd = ucmd->cmd;
+	bool host = cmd->flags & CUFAB_MEM_ALLOC_HOST;
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	bool match = false;
+
+	if (cmd->flags & ~CUFAB_MEM_ALLOC_HOST)
+		return -EINVAL;
+	va = cufab_va_find(ucmd->client, cmd->addr);
+	if (!va)
+		return -EINVAL;
+	if (va->legacy && va->start == cmd->addr) {
+		down_read(&va->lock);
+		map = mtree_load(&va->maps, va->start);
+		/* cuMemFree frees device and managed memory */
+		match = !va->dead && map &&
+			(map->alloc->location_type == CUFAB_LOC_HOST &&
+			 !cufab_alloc_is_managed(map->alloc)) == host;
+		up_read(&va->lock);
+	}
+	cufab_va_put(va);
+	if (!match)
+		return -EINVAL;
+	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, 0, true);
+}
