@@ -1547,7 +1547,7 @@ void cufab_debugfs_exit(void);
  */
 struct cufab_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;		/* base's, see above */
 };
 
 /**
@@ -1566,7 +1566,7 @@ struct cufab_fence {
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
-	struct mutex lock;
+	struct mutex lock;		/* streams, slot_ida */
 	struct list_head streams;
 	struct cufab_seq_slot *slots;
 	struct ida slot_ida;
@@ -1604,7 +1604,7 @@ struct cufab_stream_space {
  */
 struct cufab_stream {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* queue and state, see above */
 	struct list_head ops;
 	struct list_head node;
 	struct delayed_work work;
@@ -1640,7 +1640,7 @@ struct cufab_stream {
  */
 struct cufab_event {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* last, records */
 	struct cufab_stream_space *space;
 	struct dma_fence *last;
 	u64 records;
@@ -1756,6 +1756,10 @@ extern unsigned int cufab_race_seed;
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
 struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+				      struct cufab_stream_space *space,
+				      u32 ctx_id, u32 dev, u32 flags,
+				      s32 priority);
 void cufab_stream_put(struct cufab_stream *stream);
 void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);

@@ -1358,9 +1358,13 @@ struct cufab_seq_slot {
 
 #define CUFAB_SEQ_MMAP_SIZE	(CUFAB_SEQ_SLOTS * sizeof(struct cufab_seq_slot))
 
-/* cufab_stream_create.flags */
-#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)	/* no implicit sync with the legacy stream */
-#define CUFAB_STREAM_LEGACY		(1U << 1)	/* the context's legacy default (NULL) stream */
+/*
+ * cufab_stream_create.flags: NON_BLOCKING, no implicit synchronization
+ * with the legacy stream; LEGACY, the context's legacy default (NULL)
+ * stream.
+ */
+#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)
+#define CUFAB_STREAM_LEGACY		(1U << 1)
 #define CUFAB_STREAM_FLAGS		(CUFAB_STREAM_NON_BLOCKING | CUFAB_STREAM_LEGACY)
 /* Priorities: CUFAB_STREAM_PRIO_GREATEST (highest) .. 0 (lowest). */
 #define CUFAB_STREAM_PRIO_GREATEST	(-5)
