@@ -296,7 +296,6 @@ endif
 # stub libcuda.so, as CUDA programs are linked, the drop-in test programs.
 INSTALL_ROOT	:= $(BUILD)/install-root
 INSTALL_BIN	:= $(BUILD)/install-bin
-CUDA_STUBS	?= /usr/local/cuda/lib64/stubs
 PC_ENV		= PKG_CONFIG_SYSROOT_DIR=$(INSTALL_ROOT) \
 		  PKG_CONFIG_LIBDIR=$(INSTALL_ROOT)/usr/lib/pkgconfig
 
@@ -307,11 +306,12 @@ install-root:
 	mkdir -p $(INSTALL_BIN)
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
-ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
+# CUDA_H and CUDA_STUBS (the stub libcuda.so) come from selftests/abi/abi.mk.
+ifneq ($(and $(wildcard $(CUDA_H)),$(CUDA_STUBS)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
-		-L$(CUDA_STUBS) -lcuda
+		-L$(dir $(CUDA_STUBS)) -lcuda
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
-		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda
+		selftests/install/dropin.c -L$(dir $(CUDA_STUBS)) -lcuda
 endif
 
 # DKMS rebuilds the module for every installed kernel from a copy of the
