@@ -45,6 +45,7 @@ NL_LIBS		= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 LIB_SRCS	:= $(wildcard lib/*.c)
 LIB_HDRS	:= $(wildcard lib/*.h) include/cufab/cuda.h include/uapi/linux/cufab.h
 LIB_SO		:= $(BUILD)/lib/libcufab.so.$(SOVERSION)
+RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
 # The same library under the name programs linked against NVIDIA's
 # libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
 # cufab unchanged.
@@ -89,7 +90,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -102,6 +103,14 @@ $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 $(LIBCUDA_DROPIN): $(LIB_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufab.so.$(SOVERSION) $@
+
+# The runtime API subset (rt/): calls libcufab's cu* entry points.
+$(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,libcufabrt.so.$(SOVERSION) \
+		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
+		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK)

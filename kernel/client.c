@@ -32,20 +32,25 @@ static unsigned int cufab_nr_clients;
  * The subsystems with state in every client. Each initialises its part at
  * open, in this order, and tears it down at close, in this order:
  *
- *   1. multicast bindings the client made on any object (mc.c): the teams
+ *   1. stream work (stream.c): queued operations are cancelled and running
+ *      ones waited for, so nothing touches the client's memory or mm after
+ *   2. multicast bindings the client made on any object (mc.c): the teams
  *      belong to every process of the object and stay; only this client's
  *      bindings go, so the others keep theirs and can still multimem
- *   2. objects (object.c): contexts (with their peer links and cuMemAlloc
- *      ties), memory handles; leaf first
- *   3. logical endpoint aliases and the id space (le.c)
- *   4. VA reservations (va.c): empty by then, since each reservation's VMA
+ *   3. objects (object.c): contexts (with their peer links and cuMemAlloc
+ *      ties), streams, events, memory handles; leaf first
+ *   4. the stream space (stream.c): completion slots, empty by then
+ *   5. logical endpoint aliases and the id space (le.c)
+ *   6. VA reservations (va.c): empty by then, since each reservation's VMA
  *      holds the file until it is unmapped
  *
  * A new kind of per-client state is one more line here.
  */
 static const struct cufab_client_part *const cufab_client_parts[] = {
+	&cufab_stream_work_client_part,
 	&cufab_mc_client_part,
 	&cufab_object_client_part,
+	&cufab_stream_space_client_part,
 	&cufab_le_client_part,
 	&cufab_va_client_part,
 };

@@ -25,6 +25,7 @@ static void cufab_ctx_destroy(struct cufab_object *obj)
 {
 	trace_cufab_ctx_destroy(obj->id,
 				container_of(obj, struct cufab_ctx, obj)->dev);
+	cufab_streams_ctx_destroy(obj->client, obj->id);
 	cufab_peer_ctx_destroy(obj->client, obj->id);
 	cufab_mem_free_ctx(obj->client, obj->id);
 }

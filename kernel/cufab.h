@@ -10,7 +10,7 @@
  * topology, device attributes, allocations, VA reservations, logical
  * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
  * multicast, legacy memory operations, multimem, netlink, peer access,
- * debugfs. Documentation/architecture.rst says which file implements each.
+ * memory pools, debugfs. Documentation/architecture.rst says which file implements each.
  */
 #ifndef _CUFAB_H
 #define _CUFAB_H
@@ -18,6 +18,8 @@
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/compiler_types.h>
+#include <linux/dma-fence.h>
+#include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/maple_tree.h>
@@ -27,10 +29,13 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/cufab.h>
 
@@ -43,11 +48,14 @@ struct cufab_alloc;
 struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
+struct cufab_op;
+struct cufab_stream_space;
 struct cufab_team;
 struct cufab_ucmd;
 struct dma_buf;
 struct file;
 struct inode;
+struct mm_struct;
 struct netlink_callback;
 struct page;
 struct pid;
@@ -67,6 +75,9 @@ enum cufab_object_type {
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
 	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+	CUFAB_OBJ_STREAM,	/* streams section */
+	CUFAB_OBJ_EVENT,	/* streams section */
+	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif
@@ -546,7 +557,7 @@ enum cufab_attr {
  */
 enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
-	CUFAB_HAS_MEMORY_POOLS = 0,
+	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 0,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
@@ -569,6 +580,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
  *
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
  *   mc.c            multicast objects: a handle with no memory of its own
  *
  * Pages are allocated zeroed on first touch, so no process ever sees what
@@ -741,10 +753,36 @@ int cufab_alloc_populate(struct cufab_alloc *alloc);
 struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
+/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
-/* The kinds with memory (alloc_vmm.c, alloc_legacy.c) */
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
 extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
 extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
+
+static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
+/*
+ * alloc_managed.c: the kind's state for a new allocation with default
+ * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
+ * cufab_alloc_desc.priv; freed by cufab_managed_free() if the create
+ * fails. The association the allocation has now (CUFAB_ATTACH_*).
+ */
+void *cufab_managed_new(u64 length, u32 attach);
+void cufab_managed_free(void *priv);
+u32 cufab_managed_attach(struct cufab_alloc *alloc);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -843,6 +881,8 @@ struct cufab_va_space {
  * @start: first address
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
+ *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
  *	frees the reservation (alloc_legacy.c). Written once, under the space's
@@ -859,6 +899,7 @@ struct cufab_va {
 	u64 start;
 	u64 length;
 	bool legacy;
+	bool pool;
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -911,7 +952,28 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+
+/*
+ * Pool memory (pool.c): a new reservation holding @length bytes of
+ * @alloc from @offset, the host with read-write access (the CPU view),
+ * GPUs as @gpu_read/@gpu_write say; its address in *@out. Only
+ * cufab_va_pool_munmap() frees it and cufab_va_set_access_all() changes
+ * its access.
+ */
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out);
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
+ */
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
@@ -1074,6 +1136,8 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  *	reservations are vm_mmap()s of it (va.c)
  * @va: address reservations and their mappings (va.c)
  * @le: logical endpoint ids and aliases (le.c)
+ * @streams: streams, events, completion slots; NULL until first used
+ *	(stream.c)
  */
 struct cufab_client {
 	struct xarray objects;
@@ -1085,6 +1149,7 @@ struct cufab_client {
 	struct file *file;
 	struct cufab_va_space va;
 	struct cufab_le_space le;
+	struct cufab_stream_space *streams;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -1119,7 +1184,9 @@ struct cufab_client_part {
 	void (*teardown)(struct cufab_client *client);
 };
 
+extern const struct cufab_client_part cufab_stream_work_client_part;
 extern const struct cufab_client_part cufab_mc_client_part;
+extern const struct cufab_client_part cufab_stream_space_client_part;
 extern const struct cufab_client_part cufab_object_client_part;
 extern const struct cufab_client_part cufab_le_client_part;
 extern const struct cufab_client_part cufab_va_client_part;
@@ -1348,12 +1415,19 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 /* cuCtxDestroy: free what cuMemAlloc made in the context. */
 void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+/* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
 
 /*
  * Synchronous copies and sets, pointer classification and cuMemGetInfo
  * (memops.c).
  */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
+/* Also run by stream operations, in a kernel thread using the mm. */
+int cufab_copy_user(u64 dst, u64 src, u64 length);
+int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
@@ -1424,7 +1498,283 @@ void cufab_peer_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 u32 cufab_peer_gpu_count(u32 gpu);
 int cufab_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
+/*
+ * Memory pools of the stream-ordered allocator (cuMemPool*, pool.c).
+ *
+ * A struct cufab_pool is node-wide and reference counted: the creating
+ * client's pool object, each importer's pool object, each exported fd and
+ * each chunk hold one reference. Chunks are allocations the owner maps
+ * into its address space; the library sub-allocates inside them, so the
+ * kernel sees only whole chunks come and go.
+ */
+extern const struct cufab_object_ops cufab_pool_handle_ops;
+
+u64 cufab_pools_live(void);
+void cufab_pools_show(struct seq_file *m);
+void cufab_pools_exit(void);
+
+int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd);
+
 void cufab_debugfs_init(void);
 void cufab_debugfs_exit(void);
+
+/*
+ * Streams, events and the per-GPU engine that runs stream operations
+ * (engine.c, stream.c, event.c).
+ *
+ * A stream is an ordered queue of operations (struct cufab_op). Only the
+ * head of a queue is ever considered: once the fences it depends on have
+ * signalled, the engine of the stream's GPU runs it, signals its fence and
+ * publishes its sequence number in the stream's completion slot, which
+ * the process maps read-only (CUFAB_SEQ_MMAP_OFFSET).
+ *
+ * What an operation does is in its struct cufab_op_type; a new kind of
+ * operation is a new entry of cufab_op_types[] (engine.c).
+ */
+
+/**
+ * struct cufab_fence - completion of one operation
+ * @base: the dma_fence; seqno is the operation's sequence number
+ * @lock: its lock, here so that the fence may outlive its stream
+ */
+struct cufab_fence {
+	struct dma_fence base;
+	spinlock_t lock;
+};
+
+/**
+ * struct cufab_stream_space - a client's streams, events and slots
+ * @lock: @streams, @slot_ida
+ * @streams: every stream of the client (struct cufab_stream.node)
+ * @slots: CUFAB_SEQ_SLOTS completion slots (vmalloc_user), mapped by the
+ *	process read-only
+ * @slot_ida: slot allocator
+ * @host_queue: host operations ready to run, oldest first; under the
+ *	lock of @host_tokens
+ * @host_tokens: host operations handed to the host thread, by token; its
+ *	lock also guards @host_queue and @dead
+ * @host_wq: the host thread sleeps here
+ * @done_wq: STREAM_WAIT callers sleep here until a slot advances
+ * @dead: the client is closing; nothing new runs
+ */
+struct cufab_stream_space {
+	struct mutex lock;
+	struct list_head streams;
+	struct cufab_seq_slot *slots;
+	struct ida slot_ida;
+	struct list_head host_queue;
+	struct xarray host_tokens;
+	wait_queue_head_t host_wq;
+	wait_queue_head_t done_wq;
+	bool dead;
+};
+
+/**
+ * struct cufab_stream - an ordered queue of operations on one GPU
+ * @ref: the stream object, each queued operation, a queued @work
+ * @lock: @ops, @last, @submitted, @error, @dead, @running
+ * @ops: queued operations, head first; the head may be running
+ * @node: entry in the space's @streams
+ * @work: runs the head operation on the engine of @dev
+ * @space: the client's stream space
+ * @client: owner
+ * @fence_ctx: dma_fence context of the stream's fences
+ * @submitted: sequence number of the last submitted operation
+ * @last: fence of the last submitted operation (NULL before the first)
+ * @error: sticky error of the stream (0 or -errno)
+ * @dead: cancelled (context or client gone); submits are -ESHUTDOWN
+ * @running: name of the operation running, for stream show
+ * @ctx_id: the context
+ * @dev: kernel GPU index of the context
+ * @flags: CUFAB_STREAM_*
+ * @priority: CUFAB_STREAM_PRIO_GREATEST..0
+ * @slot: index of the completion slot
+ * @uid: node-wide unique id
+ * @depth: operations queued
+ * @wq: the engine of @dev
+ * @gone_node: entry in a list of streams being cancelled
+ */
+struct cufab_stream {
+	struct kref ref;
+	spinlock_t lock;
+	struct list_head ops;
+	struct list_head node;
+	struct delayed_work work;
+	struct cufab_stream_space *space;
+	struct cufab_client *client;
+	u64 fence_ctx;
+	u64 submitted;
+	struct dma_fence *last;
+	int error;
+	bool dead;
+	const char *running;
+	u32 ctx_id;
+	u32 dev;
+	u32 flags;
+	s32 priority;
+	u32 slot;
+	u64 uid;
+	u32 depth;
+	struct workqueue_struct *wq;
+	struct list_head gone_node;
+};
+
+/**
+ * struct cufab_event - the kernel half of a CUevent
+ * @ref: the event object and each record operation
+ * @lock: @last, @records
+ * @space: the client's stream space (for the slot)
+ * @last: fence of the last record (NULL before the first)
+ * @records: number of the last record
+ * @flags: CUFAB_EVENT_*
+ * @ctx_id: the context
+ * @slot: index of the completion slot
+ */
+struct cufab_event {
+	struct kref ref;
+	spinlock_t lock;
+	struct cufab_stream_space *space;
+	struct dma_fence *last;
+	u64 records;
+	u32 flags;
+	u32 ctx_id;
+	u32 slot;
+};
+
+/* Where an operation is on its way through the engine. */
+enum cufab_op_state {
+	CUFAB_OP_QUEUED,	/* behind the head, or a head not looked at */
+	CUFAB_OP_WAITING,	/* head, a callback on an unsignalled dep */
+	CUFAB_OP_RUNNING,	/* the engine runs it */
+	CUFAB_OP_HOSTQ,		/* on the space's host queue */
+	CUFAB_OP_HOSTRUN,	/* handed to the host thread */
+};
+
+/**
+ * struct cufab_op_type - what one kind of operation does
+ * @name: for messages and stream show
+ * @skip_on_error: does not run once the stream has an error; completes
+ *	with it instead
+ * @prepare: check and take what the operation needs at submit time
+ *	(called before the operation is queued); may be NULL
+ * @queued: called under the stream's lock once the operation has its
+ *	sequence number and fence, before it can run; may be NULL
+ * @execute: run it on the engine. Return 0 when done, -EINPROGRESS when
+ *	someone else completes it later (cufab_op_complete()), or -errno
+ * @cleanup: release what @prepare took; called once, also for an
+ *	operation cancelled before it ran; may be NULL
+ */
+struct cufab_op_type {
+	const char *name;
+	bool skip_on_error;
+	int (*prepare)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
+	void (*queued)(struct cufab_op *op);
+	int (*execute)(struct cufab_op *op);
+	void (*cleanup)(struct cufab_op *op);
+};
+
+/**
+ * struct cufab_op - one queued operation
+ * @node: entry in the stream's @ops
+ * @type: what it does
+ * @stream: the stream (a reference)
+ * @fence: signalled when it completes (the op holds a reference)
+ * @seq: its sequence number
+ * @deps: fences to wait for before it runs (references)
+ * @nr_deps: entries of @deps
+ * @next_dep: first entry not known to be signalled
+ * @dep_cb: callback on @deps[@next_dep] while WAITING
+ * @dep_fired: @dep_cb has run
+ * @delayed: the race knob has had its say
+ * @state: enum cufab_op_state
+ * @status: the stream's error when the op was reached (HOST ops)
+ * @aux: set by @type->queued for the submitter (a record's number)
+ * @host_node: entry in the host queue (HOSTQ)
+ * @token: the host token (HOSTRUN)
+ * @u: per-type arguments
+ */
+struct cufab_op {
+	struct list_head node;
+	const struct cufab_op_type *type;
+	struct cufab_stream *stream;
+	struct cufab_fence *fence;
+	u64 seq;
+	struct dma_fence **deps;
+	unsigned int nr_deps;
+	unsigned int next_dep;
+	struct dma_fence_cb dep_cb;
+	bool dep_fired;
+	bool delayed;
+	enum cufab_op_state state;
+	int status;
+	u64 aux;
+	struct list_head host_node;
+	u32 token;
+	union {
+		struct {
+			struct mm_struct *mm;
+			u64 dst, src, length;
+			u32 src_dev, dst_dev;
+			u32 value, elem_size;
+		} mem;
+		struct {
+			u64 fn, data;
+		} host;
+		struct {
+			struct cufab_event *event;
+			u64 record;
+		} event;
+	} u;
+};
+
+extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
+
+/* engine.c */
+struct workqueue_struct *cufab_engine_get(u32 dev);
+void cufab_engine_exit(void);
+struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
+int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
+		       u64 *seq, u64 *aux);
+void cufab_stream_kick(struct cufab_stream *stream);
+void cufab_stream_cancel(struct cufab_stream *stream, int err);
+void cufab_stream_init_work(struct cufab_stream *stream);
+void cufab_op_complete(struct cufab_op *op, int err);
+void cufab_op_free(struct cufab_op *op);
+void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
+			u64 time_ns, int err);
+extern unsigned int cufab_race_delay_us;
+extern unsigned int cufab_race_seed;
+
+/* stream.c */
+extern const struct cufab_object_ops cufab_stream_ops;
+struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+void cufab_stream_put(struct cufab_stream *stream);
+void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
+int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);
+void cufab_streams_show(struct seq_file *m);
+int cufab_slot_alloc(struct cufab_stream_space *space);
+void cufab_slot_free(struct cufab_stream_space *space, u32 slot);
+int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
+int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
+int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+
+/* event.c */
+extern const struct cufab_object_ops cufab_event_ops;
+struct cufab_event *cufab_event_lookup(struct cufab_client *client, u32 id);
+void cufab_event_put(struct cufab_event *event);
+int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq,
+		     int *out_error);
 
 #endif /* _CUFAB_H */

@@ -27,6 +27,9 @@
 static const struct cufab_object_ops *const cufab_object_ops[CUFAB_OBJ_MAX] = {
 	[CUFAB_OBJ_CTX] = &cufab_ctx_ops,
 	[CUFAB_OBJ_MEM_HANDLE] = &cufab_mem_handle_ops,
+	[CUFAB_OBJ_STREAM] = &cufab_stream_ops,
+	[CUFAB_OBJ_EVENT] = &cufab_event_ops,
+	[CUFAB_OBJ_POOL] = &cufab_pool_handle_ops,
 #ifdef CUFAB_KUNIT
 	[CUFAB_OBJ_TEST] = &cufab_test_object_ops,
 #endif

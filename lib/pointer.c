@@ -12,10 +12,14 @@
 #include <string.h>
 
 #include "mem.h"
+#include "pool.h"
 
 struct ptr_query {
 	CUdeviceptr ptr;
 	struct cufab_pointer_info info;
+	CUmemoryPool pool;	/* pool memory: its pool and allocation */
+	CUdeviceptr pool_base;
+	size_t pool_size;
 };
 
 static CUresult ptr_info(struct ptr_query *q)
@@ -26,7 +30,14 @@ static CUresult ptr_info(struct ptr_query *q)
 	q->info.size = sizeof(q->info);
 	q->info.addr = q->ptr;
 	ret = cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &q->info);
-	return ret ? cufab_mem_result(-ret) : CUDA_SUCCESS;
+	if (ret)
+		return cufab_mem_result(-ret);
+	q->pool = NULL;
+	/* a pool's allocation, not the chunk the kernel knows, is the range */
+	if (q->info.out_flags & CUFAB_PTR_F_POOL &&
+	    !cufab_pool_ptr_info(q->ptr, &q->pool, &q->pool_base, &q->pool_size))
+		q->info.out_flags &= ~CUFAB_PTR_F_MAPPED;
+	return CUDA_SUCCESS;
 }
 
 static int ptr_mapped(const struct ptr_query *q)
@@ -38,6 +49,18 @@ static int ptr_mapped(const struct ptr_query *q)
 static int ptr_legacy(const struct ptr_query *q)
 {
 	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LEGACY);
+}
+
+static int ptr_managed(const struct ptr_query *q)
+{
+	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_MANAGED);
+}
+
+/* cuMemAlloc device memory (not managed memory, which reads as device) */
+static int ptr_legacy_device(const struct ptr_query *q)
+{
+	return ptr_legacy(q) && !ptr_managed(q) &&
+	       q->info.out_memory_type == CU_MEMORYTYPE_DEVICE;
 }
 
 /* The access flags of the current context's device on ptr. */
@@ -85,7 +108,7 @@ static int ptr_gdr(const struct ptr_query *q)
 
 	if (q->info.out_alloc_flags & CUFAB_ALLOC_F_GPU_DIRECT_RDMA)
 		return 1;
-	return ptr_legacy(q) && q->info.out_memory_type == CU_MEMORYTYPE_DEVICE &&
+	return ptr_legacy_device(q) &&
 	       d && d->attrs[CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED];
 }
 
@@ -114,7 +137,8 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(CUdeviceptr *)data = q->ptr;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-		if (i->out_memory_type != CU_MEMORYTYPE_HOST)
+		/* managed memory is the CPU's at the same address */
+		if (i->out_memory_type != CU_MEMORYTYPE_HOST && !ptr_managed(q))
 			return CUDA_ERROR_INVALID_VALUE;
 		*(void **)data = (void *)(uintptr_t)q->ptr;
 		return CUDA_SUCCESS;
@@ -122,22 +146,23 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(unsigned long long *)data = i->out_alloc_id;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-		*(int *)data = 0;
+		*(int *)data = ptr_managed(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		*(int *)data = ptr_ordinal(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-		*(int *)data = ptr_legacy(q) &&
-			       i->out_memory_type == CU_MEMORYTYPE_DEVICE;
+		*(int *)data = ptr_legacy_device(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		/* The reservation; a module that does not report it: the mapping. */
-		*(CUdeviceptr *)data = i->out_va_length ? i->out_va_base :
+		*(CUdeviceptr *)data = q->pool ? q->pool_base :
+				       i->out_va_length ? i->out_va_base :
 				       i->out_range_base;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		*(size_t *)data = i->out_va_length ? i->out_va_length :
+		*(size_t *)data = q->pool ? q->pool_size :
+				  i->out_va_length ? i->out_va_length :
 				  i->out_range_length;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
@@ -149,7 +174,7 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
 		return ptr_access(q, (unsigned int *)data);
 	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-		*(CUmemoryPool *)data = NULL;
+		*(CUmemoryPool *)data = q->pool;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;

@@ -159,6 +159,60 @@ static int step_mc_bind_unbind(struct bench *b)
 	       cuMulticastUnbind(b->mc1, 0, 0, b->mem_size);
 }
 
+/*
+ * The stream-ordered allocator from a warm pool (the default pool of
+ * GPU 0, which main() warms with one pair of each size), against glibc's
+ * malloc+free of the same size in the same process.
+ */
+static int async_pair(size_t size)
+{
+	CUdeviceptr p;
+
+	return cuMemAllocAsync(&p, size, NULL) || cuMemFreeAsync(p, NULL);
+}
+
+static int step_async_4k(struct bench *b)
+{
+	return async_pair(4096);
+}
+
+static int step_async_1m(struct bench *b)
+{
+	return async_pair(1 << 20);
+}
+
+static int malloc_pair(size_t size)
+{
+	/* volatile: the compiler may not drop the pair */
+	void *volatile p = malloc(size);
+
+	if (!p)
+		return -1;
+	free(p);
+	return 0;
+}
+
+static int step_malloc_4k(struct bench *b)
+{
+	return malloc_pair(4096);
+}
+
+static int step_malloc_1m(struct bench *b)
+{
+	return malloc_pair(1 << 20);
+}
+
+static int step_pool_create_destroy(struct bench *b)
+{
+	CUmemPoolProps p;
+	CUmemoryPool pool;
+
+	memset(&p, 0, sizeof(p));
+	p.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	return cuMemPoolCreate(&pool, &p) || cuMemPoolDestroy(pool);
+}
+
 static void mc_setup(struct bench *b)
 {
 	CUmulticastObjectProp p = mc_prop(1, b->mem_size);
@@ -207,6 +261,11 @@ static const struct row rows[] = {
 	{ "cuMulticastCreate+cuMulticastAddDevice+cuMemRelease",
 	  step_mc_create_add_release, 10, 1 },
 	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10, 1 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB warm", step_async_4k, 1 },
+	{ "malloc+free 4KiB (glibc)", step_malloc_4k, 1 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
+	{ "malloc+free 1MiB (glibc)", step_malloc_1m, 1 },
+	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10 },
 };
 
 static double now_ns(void)
@@ -550,6 +609,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	mc_setup(&b);
+	if (async_pair(4096) || async_pair(1 << 20)) {
+		fprintf(stderr, "cufab-bench: cuMemAllocAsync rows setup failed\n");
+		return 1;
+	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
