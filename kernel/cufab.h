@@ -142,8 +142,8 @@ extern const struct cufab_object_ops cufab_test_object_ops;
 #endif
 
 /*
- * The health of the emulated fabric software (fabric manager, IMEX
- * daemon, NVSwitches). Real multicast and endpoint calls fail with
+ * The health of the emulated fabric software (fabric_health.c: fabric
+ * manager, IMEX daemon, NVSwitches). Real multicast and endpoint calls fail with
  * CUDA_ERROR_SYSTEM_NOT_READY while that software is down or stalled, and
  * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
  * fabric_state lets an administrator or a test put the node in either
@@ -931,7 +931,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
@@ -1387,7 +1386,6 @@ unsigned int cufab_mc_team_timeout_ms(void);
 
 /* The multicast object of @alloc, NULL when @alloc is another kind. */
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
-
 
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);

@@ -560,6 +560,9 @@ struct cufab_pointer_info {
 	__u32 out_alloc_flags;
 	__aligned_u64 out_va_base;	/* reservation or legacy range, 0: none */
 	__aligned_u64 out_va_length;	/* its length (RANGE_START_ADDR/SIZE) */
+	/* appended in 1.4: cuMemAlloc memory's context (kernel id), else 0 */
+	__u32 out_ctx_id;
+	__u32 __reserved;
 };
 
 #define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)

@@ -6,8 +6,8 @@
  * for the files that define or list them. NVIDIA's header declares them
  * only for its own internal build, so they are not in cufab/cuda.h.
  */
-#ifndef CUFAB_LIB_LEGACY_H
-#define CUFAB_LIB_LEGACY_H
+#ifndef CUFAB_LIB_COMPAT_H
+#define CUFAB_LIB_COMPAT_H
 
 #include "internal.h"
 
@@ -111,4 +111,4 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
 				    CUdevice dstDevice, CUstream hStream);
 
-#endif /* CUFAB_LIB_LEGACY_H */
+#endif /* CUFAB_LIB_COMPAT_H */
