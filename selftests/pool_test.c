@@ -15,6 +15,7 @@
 #include <cufab/cuda.h>
 
 #include "cufab_uapi.h"
+#include "ctl_helpers.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
@@ -958,6 +959,49 @@ TEST_F(two, importer_killed)
 	EXPECT_EQ(0x100 | SIGKILL, wait_child(imp));
 	ASSERT_EQ(0, sig(s1));
 	EXPECT_EQ(0, wait_child(exp));
+}
+
+/* ---- cufabctl pool show (CUFAB_NL_CMD_POOL_GET) ---- */
+
+TEST_F(ctx, cufabctl_pool_show)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemPoolPtrExportData data;
+	static char out[65536];
+	char args[64], want[64];
+	CUmemoryPool pool;
+	CUdeviceptr a;
+
+	if (!tool_path("cufabctl", args, sizeof(args)))
+		SKIP(return, "no cufabctl next to this test");
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+
+	snprintf(args, sizeof(args), "-j pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "\"pid\":%d,", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"location\":\"gpu\",\"location_id\":0"));
+	EXPECT_NE(NULL, strstr(out, "\"handle_types\":[\"posix-fd\"]"));
+	EXPECT_NE(NULL, strstr(out, "\"max_size\":1073741824"));
+	EXPECT_NE(NULL, strstr(out, "\"reserved\":33554432"));
+	EXPECT_NE(NULL, strstr(out, "\"exported_ptrs\":1"));
+	EXPECT_NE(NULL, strstr(out, "\"default\":false"));
+
+	snprintf(args, sizeof(args), "pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "pid %d (", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "gpu0 handles posix-fd"));
+	EXPECT_NE(NULL, strstr(out, "reserved 32 MiB"));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	snprintf(args, sizeof(args), "-j pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_STREQ("[]\n", out);
 }
 
 /* ---- fault injection ---- */
