@@ -91,6 +91,11 @@ union cufab_ucmd_buffer {
 	struct cufab_mc_unbind mc_unbind;
 	struct cufab_multimem multimem;
 	struct cufab_peer peer;
+	struct cufab_stream_create stream_create;
+	struct cufab_event_create event_create;
+	struct cufab_stream_submit stream_submit;
+	struct cufab_stream_wait stream_wait;
+	struct cufab_hostfn hostfn;
 	struct cufab_pool_create pool_create;
 	struct cufab_pool_attr pool_attr;
 	struct cufab_pool_grow pool_grow;
@@ -209,6 +214,16 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_peer, peer_ctx_id),
 	CUFAB_IOCTL_OP(PEER_DISABLE, cufab_ioctl_peer_disable,
 		       struct cufab_peer, peer_ctx_id),
+	CUFAB_IOCTL_OP(STREAM_CREATE, cufab_ioctl_stream_create,
+		       struct cufab_stream_create, out_uid),
+	CUFAB_IOCTL_OP(EVENT_CREATE, cufab_ioctl_event_create,
+		       struct cufab_event_create, __reserved),
+	CUFAB_IOCTL_OP(STREAM_SUBMIT, cufab_ioctl_stream_submit,
+		       struct cufab_stream_submit, out_event_seq),
+	CUFAB_IOCTL_OP(STREAM_WAIT, cufab_ioctl_stream_wait,
+		       struct cufab_stream_wait, __reserved),
+	CUFAB_IOCTL_OP(HOSTFN, cufab_ioctl_hostfn,
+		       struct cufab_hostfn, __reserved),
 	CUFAB_IOCTL_OP(POOL_CREATE, cufab_ioctl_pool_create,
 		       struct cufab_pool_create, out_max_size),
 	CUFAB_IOCTL_OP(POOL_ATTR, cufab_ioctl_pool_attr,

@@ -220,6 +220,7 @@ static void __exit cufab_exit(void)
 {
 	misc_deregister(&cufab_misc);
 	cufab_imex_exit();
+	cufab_engine_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
 	cufab_pools_exit();

@@ -82,12 +82,12 @@ static int cufab_bounce_user(u64 dst, u64 src, u64 length, bool fill,
 	return ret;
 }
 
-static int cufab_copy_user(u64 dst, u64 src, u64 length)
+int cufab_copy_user(u64 dst, u64 src, u64 length)
 {
 	return cufab_bounce_user(dst, src, length, false, 0, 0);
 }
 
-static int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
+int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
 {
 	return cufab_bounce_user(dst, 0, length, true, value, elem);
 }

@@ -40,6 +40,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -110,8 +111,10 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 
 /* ---- reservations ---- */
 
-void cufab_va_space_init(struct cufab_va_space *space)
+static void cufab_va_space_init(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	mutex_init(&space->lock);
 	mutex_init(&space->reserve_lock);
 	mt_init(&space->ranges);
@@ -123,13 +126,22 @@ void cufab_va_space_init(struct cufab_va_space *space)
  * Every VMA holds the file, so by the time the client goes every
  * reservation has been closed and removed.
  */
-void cufab_va_space_destroy(struct cufab_va_space *space)
+static void cufab_va_space_destroy(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
+
+/* Last in a client's teardown: every reservation is gone by then. */
+const struct cufab_client_part cufab_va_client_part = {
+	.name = "VA reservations",
+	.init = cufab_va_space_init,
+	.teardown = cufab_va_space_destroy,
+};
 
 static void cufab_va_map_free(struct cufab_va_map *map)
 {
@@ -196,8 +208,10 @@ static void cufab_va_teardown(struct cufab_va *va)
 	va->dead = true;
 	up_write(&va->lock);
 
-	mt_for_each(&va->maps, map, index, ULONG_MAX)
+	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
+	}
 	mtree_destroy(&va->maps);
 	if (in_tree)
 		cufab_va_put(va);
@@ -287,6 +301,8 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	 */
 	prot = write ? vm_get_page_prot(vma->vm_flags) : vma->vm_page_prot;
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
+	trace_cufab_mem_fault(addr, map->alloc->id, map->offset + addr - map->start,
+			      write, ret);
 out:
 	up_read(&va->lock);
 	return ret;
@@ -332,6 +348,8 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
@@ -655,6 +673,8 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	ret = va->dead ? -EINVAL :
 	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
 				 GFP_KERNEL);
+	if (!ret)
+		trace_cufab_mem_map(map);
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -734,6 +754,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	zap_vma_ptes(vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
+		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);
 	}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stream.h"
 #include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
@@ -229,8 +230,10 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret)
+	if (!ret) {
 		cufab_legacy_forget_ctx(kid);
+		cufab_streams_forget_ctx(kid);
+	}
 	return cufab_errno_result(-ret);
 }
 
@@ -462,6 +465,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 
+	/* queued work finishes first; its errors do not stop the destroy */
+	c = ctx_lookup(ctx);
+	if (c)
+		cufab_streams_ctx_sync(c->kid);
 	pthread_mutex_lock(&cufab_lock);
 	c = ctx_lookup(ctx);
 	/* Primary contexts are released, not destroyed. */
@@ -618,10 +625,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 }
 
 /*
- * Nothing runs asynchronously on a context yet: once the context is known
- * to be usable there is nothing to wait for. Streams add their flush here.
- * A completed synchronization returns pool memory past each pool's
- * release threshold.
+ * Waits for every stream of the context. A completed synchronization
+ * returns pool memory past each pool's release threshold.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
@@ -631,12 +636,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct cufab_ctx *c;
-
 	CUresult res;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = ctx_arg(ctx, &c, 0);
+	if (res == CUDA_SUCCESS)
+		res = cufab_streams_ctx_sync(c->kid);
 	if (res == CUDA_SUCCESS)
 		cufab_pool_sync();
 	return res;

@@ -167,6 +167,105 @@ FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
 	.prepare = prepare_ctx_create,
 };
 
+static void prepare_stream_create(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_stream_create *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+static void prepare_event_create(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_create *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+/* A new stream of a new context on GPU 0. */
+static __u32 new_stream(struct __test_metadata *_metadata, int fd)
+{
+	struct cufab_stream_create sc = { .size = sizeof(sc) };
+
+	EXPECT_EQ(0, ctx_create(fd, 0, 0, &sc.ctx_id));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sc));
+	return sc.out_stream_id;
+}
+
+/* An empty set: valid, nothing to move. */
+static void prepare_stream_submit(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_stream_submit *cmd = buf;
+
+	cmd->stream_id = new_stream(_metadata, fd);
+	cmd->op = CUFAB_OP_SET;
+	cmd->elem_size = 1;
+	cmd->src_dev = CUFAB_DEV_STREAM;
+	cmd->dst_dev = CUFAB_DEV_STREAM;
+}
+
+static void prepare_stream_wait(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_stream_wait *cmd = buf;
+
+	cmd->what = CUFAB_WAIT_STREAM;
+	cmd->id = new_stream(_metadata, fd);
+}
+
+/* A host operation for HOSTFN to hand out, so that it does not sleep. */
+static void prepare_hostfn(struct __test_metadata *_metadata, int fd,
+			   void *buf)
+{
+	struct cufab_stream_submit sub = {
+		.size = sizeof(sub), .op = CUFAB_OP_HOST, .host_fn = 1,
+	};
+
+	sub.stream_id = new_stream(_metadata, fd);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &sub));
+}
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_create) {
+	.cmd = CUFAB_IOCTL_STREAM_CREATE,
+	.size = sizeof(struct cufab_stream_create),
+	.last_off = offsetof(struct cufab_stream_create, out_uid),
+	.last_size = sizeof(((struct cufab_stream_create *)0)->out_uid),
+	.prepare = prepare_stream_create,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, event_create) {
+	.cmd = CUFAB_IOCTL_EVENT_CREATE,
+	.size = sizeof(struct cufab_event_create),
+	.last_off = offsetof(struct cufab_event_create, __reserved),
+	.last_size = sizeof(((struct cufab_event_create *)0)->__reserved),
+	.prepare = prepare_event_create,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_submit) {
+	.cmd = CUFAB_IOCTL_STREAM_SUBMIT,
+	.size = sizeof(struct cufab_stream_submit),
+	.last_off = offsetof(struct cufab_stream_submit, out_event_seq),
+	.last_size = sizeof(((struct cufab_stream_submit *)0)->out_event_seq),
+	.prepare = prepare_stream_submit,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_wait) {
+	.cmd = CUFAB_IOCTL_STREAM_WAIT,
+	.size = sizeof(struct cufab_stream_wait),
+	.last_off = offsetof(struct cufab_stream_wait, __reserved),
+	.last_size = sizeof(((struct cufab_stream_wait *)0)->__reserved),
+	.prepare = prepare_stream_wait,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, hostfn) {
+	.cmd = CUFAB_IOCTL_HOSTFN,
+	.size = sizeof(struct cufab_hostfn),
+	.last_off = offsetof(struct cufab_hostfn, __reserved),
+	.last_size = sizeof(((struct cufab_hostfn *)0)->__reserved),
+	.prepare = prepare_hostfn,
+};
 /* ---- memory pools: each prepare makes what its command needs ---- */
 
 static int pool_new(int fd, __u32 handle_types, __u32 *pool)

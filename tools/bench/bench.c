@@ -405,21 +405,34 @@ static void print_stats(FILE *f, const struct stats *s)
 		s->median, s->p10, s->p90);
 }
 
-/* Bind+Unbind with 10^2 and 10^5 live bindings: the map scales. */
+/*
+ * Bind+Unbind with 10 to 10^5 live bindings: the map scales (a curve in
+ * build/bench/bind_by_live.svg), summed up by the 10^2 / 10^5 ratio.
+ */
 static int bench_le_live(FILE *out, long n, int reps)
 {
+	static const long live[] = { 10, 100, 1000, 10000, 100000 };
+	double ns[ARRAY_SIZE(live)];
 	long calls = n / 10 ?: 1;
-	double few, many;
+	size_t i;
 
-	few = le_bench_bind_with_live(100, reps, calls);
-	many = le_bench_bind_with_live(100000, reps, calls);
-	le_bench_teardown();
-	if (few <= 0 || many <= 0) {
-		fprintf(stderr, "cufab-bench: endpoint bind with live bindings failed\n");
-		return -1;
+	for (i = 0; i < ARRAY_SIZE(live); i++) {
+		ns[i] = le_bench_bind_with_live(live[i], reps, calls);
+		if (ns[i] <= 0) {
+			le_bench_teardown();
+			fprintf(stderr, "cufab-bench: endpoint bind with %ld live bindings failed\n",
+				live[i]);
+			return -1;
+		}
 	}
+	le_bench_teardown();
 	fprintf(out, "  \"le_bind_unbind_ns\": { \"live_100\": %.1f, \"live_100000\": %.1f, \"ratio\": %.3f },\n",
-		few, many, many / few);
+		ns[1], ns[4], ns[4] / ns[1]);
+	fprintf(out, "  \"le_bind_unbind_by_live\": [");
+	for (i = 0; i < ARRAY_SIZE(live); i++)
+		fprintf(out, "%s\n    { \"live\": %ld, \"ns\": %.1f }", i ? "," : "",
+			live[i], ns[i]);
+	fprintf(out, "\n  ],\n");
 	return 0;
 }
 
@@ -523,10 +536,10 @@ out:
 	return ret;
 }
 
-/* k = 2, 4, 8 (as many as the node has GPUs), 1 MiB and 64 MiB. */
+/* k = 2, 4, 8 (as many as the node has GPUs), 64 KiB to 64 MiB. */
 static void mc_broadcast_rows(FILE *out, int reps)
 {
-	static const size_t sizes[] = { 1 << 20, 64 << 20 };
+	static const size_t sizes[] = { 64 << 10, 1 << 20, 8 << 20, 64 << 20 };
 	int ks[] = { 2, 4, 8 }, n = 0, first = 1;
 	size_t i, j;
 

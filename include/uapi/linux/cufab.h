@@ -89,6 +89,11 @@ enum {
 	CUFAB_CMD_MULTIMEM,
 	CUFAB_CMD_PEER_ENABLE,
 	CUFAB_CMD_PEER_DISABLE,
+	CUFAB_CMD_STREAM_CREATE,
+	CUFAB_CMD_EVENT_CREATE,
+	CUFAB_CMD_STREAM_SUBMIT,
+	CUFAB_CMD_STREAM_WAIT,
+	CUFAB_CMD_HOSTFN,
 	CUFAB_CMD_POOL_CREATE,
 	CUFAB_CMD_POOL_ATTR,
 	CUFAB_CMD_POOL_GROW,
@@ -1176,6 +1181,227 @@ struct cufab_peer {
 
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
+
+/*
+ * Streams and events (uapi 1.4).
+ *
+ * A stream is an ordered queue of operations that the engine of the
+ * stream's GPU runs while the caller goes on. Every submitted operation
+ * gets the stream's next sequence number (from 1); when it completes, the
+ * kernel stores that number in the stream's completion slot. Slots live in
+ * an array of CUFAB_SEQ_SLOTS struct cufab_seq_slot that the client maps
+ * read-only with mmap(fd, CUFAB_SEQ_MMAP_OFFSET, CUFAB_SEQ_MMAP_SIZE), so
+ * "is sequence N done" costs no syscall: slot.seq >= N. An event's slot
+ * holds the number of its last completed record.
+ *
+ * slot.seq is written after time_ns and error (release order): read seq
+ * first, then (acquire) the rest.
+ */
+#define CUFAB_SEQ_MMAP_OFFSET		(1ULL << 40)
+#define CUFAB_SEQ_SLOTS			4096
+
+/**
+ * struct cufab_seq_slot - completion state of one stream or event
+ * @seq: last completed sequence number (stream) or record (event)
+ * @time_ns: CLOCK_MONOTONIC when @seq completed (events without
+ *	CUFAB_EVENT_DISABLE_TIMING only)
+ * @error: 0, or the negative errno of the first operation of the stream
+ *	that failed; sticky: later copies and sets of the stream are
+ *	skipped and complete with it, events recorded after it carry it
+ */
+struct cufab_seq_slot {
+	__u64 seq;
+	__u64 time_ns;
+	__s32 error;
+	__u32 __reserved;
+	__u64 __reserved2;
+};
+
+#define CUFAB_SEQ_MMAP_SIZE	(CUFAB_SEQ_SLOTS * sizeof(struct cufab_seq_slot))
+
+/* cufab_stream_create.flags */
+#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)	/* no implicit sync with the legacy stream */
+#define CUFAB_STREAM_LEGACY		(1U << 1)	/* the context's legacy default (NULL) stream */
+#define CUFAB_STREAM_FLAGS		(CUFAB_STREAM_NON_BLOCKING | CUFAB_STREAM_LEGACY)
+/* Priorities: CUFAB_STREAM_PRIO_GREATEST (highest) .. 0 (lowest). */
+#define CUFAB_STREAM_PRIO_GREATEST	(-5)
+
+/**
+ * struct cufab_stream_create - CUFAB_IOCTL_STREAM_CREATE
+ * @size: sizeof(struct cufab_stream_create)
+ * @flags: CUFAB_STREAM_*; at most one LEGACY stream per context (-EEXIST)
+ * @ctx_id: the context; its GPU's engine runs the stream
+ * @priority: CUFAB_STREAM_PRIO_GREATEST..0 (-EINVAL otherwise)
+ * @out_stream_id: object id (destroyed with CUFAB_IOCTL_DESTROY, which
+ *	returns at once: queued operations still run)
+ * @out_slot: index of the stream's completion slot
+ * @out_uid: node-wide unique id (cuStreamGetId)
+ *
+ * -ENOENT: no such context; -ENOSPC: no free completion slot.
+ */
+struct cufab_stream_create {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__s32 priority;
+	__u32 out_stream_id;
+	__u32 out_slot;
+	__u64 out_uid;
+};
+
+#define CUFAB_IOCTL_STREAM_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_CREATE)
+
+/* cufab_event_create.flags */
+#define CUFAB_EVENT_DISABLE_TIMING	(1U << 0)	/* time_ns stays 0 */
+#define CUFAB_EVENT_FLAGS		CUFAB_EVENT_DISABLE_TIMING
+
+/**
+ * struct cufab_event_create - CUFAB_IOCTL_EVENT_CREATE
+ * @size: sizeof(struct cufab_event_create)
+ * @flags: CUFAB_EVENT_*
+ * @ctx_id: the context
+ * @out_event_id: object id (CUFAB_IOCTL_DESTROY; pending records still
+ *	complete)
+ * @out_slot: index of the event's completion slot
+ * @__reserved: must be 0
+ */
+struct cufab_event_create {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 out_event_id;
+	__u32 out_slot;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_EVENT_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_CREATE)
+
+/* cufab_stream_submit.op */
+enum cufab_op_kind {
+	CUFAB_OP_NONE,
+	CUFAB_OP_COPY,		/* @length bytes from @src to @dst */
+	CUFAB_OP_SET,		/* @length elements of @elem_size bytes = @value */
+	CUFAB_OP_HOST,		/* run @host_fn(@host_data) on the host thread */
+	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
+	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
+	CUFAB_OP_MAX,
+};
+
+/**
+ * struct cufab_stream_submit - CUFAB_IOCTL_STREAM_SUBMIT
+ * @size: sizeof(struct cufab_stream_submit)
+ * @flags: must be 0
+ * @stream_id: the stream
+ * @op: enum cufab_op_kind
+ * @dst: COPY, SET: destination address
+ * @src: COPY: source address
+ * @length: COPY: bytes; SET: elements
+ * @value: SET: the element value (fits @elem_size)
+ * @elem_size: SET: 1, 2 or 4 (@dst aligned to it)
+ * @src_dev: COPY: GPU that reads @src, CUFAB_DEV_STREAM for the stream's
+ * @dst_dev: COPY, SET: GPU that writes @dst, CUFAB_DEV_STREAM likewise
+ * @host_fn: HOST: opaque, handed back by CUFAB_IOCTL_HOSTFN
+ * @host_data: HOST: opaque, likewise
+ * @event_id: EVENT_RECORD, EVENT_WAIT: the event
+ * @__reserved: must be 0
+ * @out_seq: the operation's sequence number in the stream
+ * @out_event_seq: EVENT_RECORD: the record's number in the event
+ *
+ * Arguments are checked here (-EINVAL, -ENOENT for an unknown stream or
+ * event, -ENODEV for a bad GPU, -ESHUTDOWN for a stream whose context is
+ * gone); access to the memory is checked when the operation runs, and a
+ * failure there (-EACCES, -EFAULT, -ENOMEM) lands in the stream's slot.
+ */
+struct cufab_stream_submit {
+	__u32 size;
+	__u32 flags;
+	__u32 stream_id;
+	__u32 op;
+	__u64 dst;
+	__u64 src;
+	__u64 length;
+	__u32 value;
+	__u32 elem_size;
+	__u32 src_dev;
+	__u32 dst_dev;
+	__u64 host_fn;
+	__u64 host_data;
+	__u32 event_id;
+	__u32 __reserved;
+	__u64 out_seq;
+	__u64 out_event_seq;
+};
+
+#define CUFAB_DEV_STREAM		0xffffffffU
+
+#define CUFAB_IOCTL_STREAM_SUBMIT	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_SUBMIT)
+
+/* cufab_stream_wait.what */
+enum cufab_wait_what {
+	CUFAB_WAIT_STREAM,	/* @id: stream; until its slot reaches @seq */
+	CUFAB_WAIT_EVENT,	/* @id: event; until its slot reaches @seq */
+	CUFAB_WAIT_CTX,		/* @id: context; every stream of it idle */
+	CUFAB_WAIT_MAX,
+};
+
+/**
+ * struct cufab_stream_wait - CUFAB_IOCTL_STREAM_WAIT
+ * @size: sizeof(struct cufab_stream_wait)
+ * @flags: must be 0
+ * @what: enum cufab_wait_what
+ * @id: the stream, event or context
+ * @seq: STREAM, EVENT: the sequence number to wait for; 0: the last one
+ *	submitted (recorded) when the call starts. CTX: must be 0
+ * @out_error: the slot's error (STREAM, EVENT) or the first stream error
+ *	of the context (CTX), 0 for none
+ * @__reserved: must be 0
+ *
+ * Sleeps interruptibly (-ERESTARTSYS on a signal); -ENOENT for no such
+ * object, -EINVAL for a @seq not submitted yet.
+ */
+struct cufab_stream_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 what;
+	__u32 id;
+	__u64 seq;
+	__s32 out_error;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_STREAM_WAIT	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_WAIT)
+
+/* cufab_hostfn.flags */
+#define CUFAB_HOSTFN_DONE	(1U << 0)	/* @done_token has returned */
+
+/**
+ * struct cufab_hostfn - CUFAB_IOCTL_HOSTFN, the library's host thread
+ * @size: sizeof(struct cufab_hostfn)
+ * @flags: CUFAB_HOSTFN_DONE
+ * @done_token: with CUFAB_HOSTFN_DONE: the host operation that returned;
+ *	its stream moves on (-ENOENT if no such token)
+ * @out_token: the next host operation to run
+ * @out_fn: its host_fn
+ * @out_data: its host_data
+ * @out_status: 0, or the stream's error the operation was reached with
+ * @__reserved: must be 0
+ *
+ * Then sleeps (interruptibly) until a host operation reaches the head of
+ * its stream and returns it. Host operations of all the client's streams
+ * come in the order they became runnable.
+ */
+struct cufab_hostfn {
+	__u32 size;
+	__u32 flags;
+	__u64 done_token;
+	__u64 out_token;
+	__u64 out_fn;
+	__u64 out_data;
+	__s32 out_status;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_HOSTFN		_IO(CUFAB_TYPE, CUFAB_CMD_HOSTFN)
 
 /*
  * Generic netlink: family "cufab", administration and observation.
