@@ -301,6 +301,8 @@ TEST_F(ctx, alloc_free_arguments)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAllocAsync(&a, 0, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
 		  cuMemAllocAsync(&a, 16, (CUstream)(uintptr_t)0x1234));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemFreeAsync(a, (CUstream)(uintptr_t)0x1234));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&a, 16, CU_STREAM_LEGACY));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, CU_STREAM_PER_THREAD));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(a, NULL));
@@ -329,6 +331,76 @@ TEST_F(ctx, reuse_on_the_same_stream)
 	/* the legacy stream's free completed when it returned */
 	EXPECT_EQ(a, b);
 	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+}
+
+/* ---- stream order ---- */
+
+static int gate;
+
+static void CUDA_CB wait_gate(void *arg)
+{
+	while (!__atomic_load_n(&gate, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+/*
+ * A full 32 MiB pool of 1 MiB blocks, one freed on stream s1 behind work
+ * that has not run: s1 reuses it at once, s2 only once the work completed
+ * (REUSE_ALLOW_OPPORTUNISTIC) or, with that policy off, once a
+ * synchronization made it everyone's.
+ */
+TEST_F(ctx, reuse_across_streams_and_policies)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUdeviceptr blk[32], x;
+	CUstream s1, s2;
+	CUmemoryPool pool;
+	int i, off = 0;
+
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < 32; i++)
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemAllocFromPoolAsync(&blk[i], 1 << 20, pool, s1));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	/* the freeing stream reuses at once */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s1));
+	/* another stream does not while s1's work before the free is pending */
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
+	/* completed: opportunistic reuse (on by default) */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s2));
+
+	/* without the policy, a completed free of s2 is not s1's ... */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	/* ... until a synchronization */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	EXPECT_EQ(blk[0], x);
+	blk[0] = x;
+
+	for (i = 0; i < 32; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[i], s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
 /* Pool memory works wherever device memory does. */
