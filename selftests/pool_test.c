@@ -481,12 +481,15 @@ TEST_F(ctx, multicast_bind_addr_pool_memory)
 TEST_F(ctx, destroy_deferred_until_last_free)
 {
 	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
-	long long live = live_objects();
 	unsigned char byte = 0;
 	CUmemoryPool pool;
+	long long live;
 	CUdeviceptr a;
 	cuuint64_t v;
 
+	/* the context's legacy stream comes with its first use: before */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(NULL));
+	live = live_objects();
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
