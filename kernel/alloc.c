@@ -20,6 +20,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/gfp.h>
+#include <linux/highmem.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -256,6 +257,12 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
  */
 struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
 {
+	return cufab_alloc_host_page_nid(alloc, index, NUMA_NO_NODE);
+}
+
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid)
+{
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
 	struct page *page, *old;
 
@@ -267,7 +274,9 @@ struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
 		return ERR_PTR(-ENOMEM);
 	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
 		gfp |= __GFP_THISNODE;
-	page = alloc_pages_node(alloc->nid, gfp, 0);
+	if (nid == NUMA_NO_NODE)
+		nid = alloc->nid;
+	page = alloc_pages_node(nid, gfp, 0);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 
@@ -288,6 +297,34 @@ int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 				    cufab_loc_mem_gran(alloc->location_type,
 						       alloc->location_id,
 						       false));
+}
+
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
+{
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | __GFP_THISNODE;
+	struct page *page, *old;
+
+	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page ||
+	    nid < 0 || nid >= MAX_NUMNODES || !node_online(nid))
+		return -EINVAL;
+	old = xa_load(&alloc->pages, index);
+	if (old && page_to_nid(old) == nid)
+		return 0;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return -ENOMEM;
+	page = alloc_pages_node(nid, old ? gfp : gfp | __GFP_ZERO, 0);
+	if (!page)
+		return -ENOMEM;
+	if (old)
+		copy_highpage(page, old);
+	old = xa_store(&alloc->pages, index, page, GFP_KERNEL);
+	if (xa_is_err(old)) {
+		__free_page(page);
+		return xa_err(old);
+	}
+	if (old)
+		__free_page(old);
+	return 0;
 }
 
 int cufab_alloc_populate(struct cufab_alloc *alloc)

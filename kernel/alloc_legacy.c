@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The cuMemAlloc kind of allocation: cuMemAlloc/cuMemFree and
- * cuMemAllocHost/cuMemFreeHost.
+ * cuMemAllocHost/cuMemFreeHost; cuMemAllocManaged's memory is made and
+ * freed here the same way, with its own kind (alloc_managed.c).
  *
  * A legacy allocation is create + reserve + map + access in one call, on
  * the same building blocks as the VMM calls. Its reservation is marked
@@ -52,9 +53,14 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
 	mutex_unlock(&client->va.lock);
 }
 
-/* Create, reserve, map and open up a legacy allocation; its address. */
+/*
+ * Create, reserve, map and open up a legacy allocation; its address.
+ * Host and managed memory is on no GPU's capacity and every GPU reaches
+ * it; @attach (CUFAB_ATTACH_*) makes it managed (alloc_managed.c).
+ */
 static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
-				  bool host, u64 length, u32 ctx_id, u64 *out)
+				  bool host, u32 attach, u64 length,
+				  u32 ctx_id, u64 *out)
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
@@ -66,9 +72,18 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 	u64 addr, gpus;
 	int ret;
 
+	if (attach) {
+		desc.ops = &cufab_managed_alloc_ops;
+		desc.priv = cufab_managed_new(length, attach);
+		if (!desc.priv)
+			return -ENOMEM;
+	}
 	alloc = cufab_alloc_create(&desc);
-	if (IS_ERR(alloc))
+	if (IS_ERR(alloc)) {
+		if (desc.priv)
+			cufab_managed_free(desc.priv);
 		return PTR_ERR(alloc);
+	}
 	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
 	if (ret)
 		goto out;
@@ -77,7 +92,7 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 	if (ret)
 		goto err_unreserve;
 	/* host memory is portable to every device; device memory to its own */
-	gpus = host ? cufab_all_gpus_mask() : BIT_ULL(dev);
+	gpus = host || attach ? cufab_all_gpus_mask() : BIT_ULL(dev);
 	ret = cufab_va_set_access_all(client, addr, length, CUFAB_ACCESS_RW,
 				      gpus, gpus);
 	if (ret)
@@ -121,16 +136,30 @@ static struct cufab_object *cufab_mem_alloc_ctx(struct cufab_client *client,
 	return obj;
 }
 
+/* cuMemAllocManaged's flags: exactly GLOBAL or HOST */
+static bool cufab_attach_default_ok(u32 attach)
+{
+	return attach == CUFAB_ATTACH_GLOBAL || attach == CUFAB_ATTACH_HOST;
+}
+
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_alloc *cmd = ucmd->cmd;
+	bool managed = cmd->flags & CUFAB_MEM_ALLOC_MANAGED;
+	bool host = cmd->flags & CUFAB_MEM_ALLOC_HOST;
 	struct cufab_object *ctx;
 	u64 length, addr;
 	int ret;
 
-	if ((cmd->flags & ~CUFAB_MEM_ALLOC_HOST) || cmd->__reserved ||
-	    cmd->__reserved2 || !cmd->length)
+	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_ALLOC_MANAGED)) ||
+	    (host && managed) || cmd->__reserved2 || !cmd->length)
 		return -EINVAL;
+	if (managed ? !cufab_attach_default_ok(cmd->attach) : cmd->attach) {
+		pr_info_ratelimited("pid %d (%s): cuMemAllocManaged flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
+				    task_tgid_nr(current), current->comm,
+				    cmd->attach);
+		return -EINVAL;
+	}
 	if (!cufab_node_gpu_exists(cmd->dev))
 		return -ENODEV;
 	if (cmd->length > TASK_SIZE)
@@ -140,8 +169,8 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
-	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev,
-				     cmd->flags & CUFAB_MEM_ALLOC_HOST, length,
+	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev, host || managed,
+				     managed ? cmd->attach : 0, length,
 				     cmd->ctx_id, &addr);
 	if (ret)
 		goto out;
@@ -206,8 +235,10 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 	if (va->legacy && va->start == cmd->addr) {
 		down_read(&va->lock);
 		map = mtree_load(&va->maps, va->start);
+		/* cuMemFree frees device and managed memory */
 		match = !va->dead && map &&
-			(map->alloc->location_type == CUFAB_LOC_HOST) == host;
+			(map->alloc->location_type == CUFAB_LOC_HOST &&
+			 !cufab_alloc_is_managed(map->alloc)) == host;
 		up_read(&va->lock);
 	}
 	cufab_va_put(va);

@@ -580,6 +580,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
  *
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
  *   mc.c            multicast objects: a handle with no memory of its own
  *
  * Pages are allocated zeroed on first touch, so no process ever sees what
@@ -752,10 +753,36 @@ int cufab_alloc_populate(struct cufab_alloc *alloc);
 struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
+/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid);
+/*
+ * Make the page at @index live on node @nid: populate it there, or move
+ * its contents there. The caller guarantees that nothing maps or touches
+ * the page meanwhile (managed memory: PTEs zapped, faults held off).
+ * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ */
+int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
-/* The kinds with memory (alloc_vmm.c, alloc_legacy.c) */
+/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
 extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
 extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
+
+static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
+/*
+ * alloc_managed.c: the kind's state for a new allocation with default
+ * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
+ * cufab_alloc_desc.priv; freed by cufab_managed_free() if the create
+ * fails. The association the allocation has now (CUFAB_ATTACH_*).
+ */
+void *cufab_managed_new(u64 length, u32 attach);
+void cufab_managed_free(void *priv);
+u32 cufab_managed_attach(struct cufab_alloc *alloc);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -938,6 +965,15 @@ int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
 		      u64 gpu_write, u64 *out);
 int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
+/*
+ * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
+ * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
+ */
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
@@ -1379,6 +1415,10 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 /* cuCtxDestroy: free what cuMemAlloc made in the context. */
 void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+/* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
 
 /*
  * Synchronous copies and sets, pointer classification and cuMemGetInfo

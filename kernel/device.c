@@ -34,15 +34,15 @@ DECLARE_RWSEM(cufab_topo_rwsem);
  * @index: its kernel index
  * @mem_total: capacity in bytes
  *
- * Defaults: clique 0, NUMA node spread over the online nodes, every
- * feature, no explicit peers.
+ * Defaults: clique 0, NUMA node spread over the online nodes, the features
+ * of an H100 (CUFAB_DEV_F_DEFAULT), no explicit peers.
  */
 void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total)
 {
 	gpu->index = index;
 	gpu->clique = 0;
 	gpu->numa_node = cufab_default_numa_node(index);
-	gpu->features = CUFAB_DEV_F_ALL;
+	gpu->features = CUFAB_DEV_F_DEFAULT;
 	gpu->peers = 0;
 	gpu->mem_total = mem_total;
 	atomic64_set(&gpu->mem_used, 0);

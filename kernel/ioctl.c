@@ -107,6 +107,9 @@ union cufab_ucmd_buffer {
 	struct cufab_pool_ptr_export pool_ptr_export;
 	struct cufab_pool_ptr_import pool_ptr_import;
 	struct cufab_pool_ptr_release pool_ptr_release;
+	struct cufab_mem_advise mem_advise;
+	struct cufab_mem_prefetch mem_prefetch;
+	struct cufab_mem_range_attrs mem_range_attrs;
 };
 
 struct cufab_ioctl_op {
@@ -246,6 +249,12 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_pool_ptr_import, out_length),
 	CUFAB_IOCTL_OP(POOL_PTR_RELEASE, cufab_ioctl_pool_ptr_release,
 		       struct cufab_pool_ptr_release, addr),
+	CUFAB_IOCTL_OP(MEM_ADVISE, cufab_ioctl_mem_advise,
+		       struct cufab_mem_advise, location_id),
+	CUFAB_IOCTL_OP(MEM_PREFETCH, cufab_ioctl_mem_prefetch,
+		       struct cufab_mem_prefetch, __reserved),
+	CUFAB_IOCTL_OP(MEM_RANGE_ATTRS, cufab_ioctl_mem_range_attrs,
+		       struct cufab_mem_range_attrs, out_resident_on_node),
 };
 
 /*

@@ -53,7 +53,7 @@ MODULE_PARM_DESC(peers, "Peer pairs when nvswitch=0, e.g. \"0-1,2-3\"");
 static char *features;
 module_param(features, charp, 0444);
 MODULE_PARM_DESC(features,
-		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: all features)");
+		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: an H100's, 0x17f: all but pageable)");
 
 /*
  * Granularities are checked as they are parsed, so the log names the one

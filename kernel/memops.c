@@ -155,9 +155,15 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	const struct cufab_alloc *alloc = map->alloc;
 
 	cmd->out_flags |= CUFAB_PTR_F_MAPPED;
-	/* a range without memory of its own (multicast) is device memory */
+	if (cufab_alloc_is_managed(alloc))
+		cmd->out_flags |= CUFAB_PTR_F_MANAGED;
+	/*
+	 * a range without memory of its own (multicast) is device memory;
+	 * so is managed memory, as CUDA reports it
+	 */
 	cmd->out_memory_type = alloc->location_type == CUFAB_LOC_DEVICE ||
-			       !cufab_alloc_cpu_mappable(alloc) ?
+			       !cufab_alloc_cpu_mappable(alloc) ||
+			       cufab_alloc_is_managed(alloc) ?
 			       2 : 1;	/* CU_MEMORYTYPE_DEVICE : _HOST */
 	cmd->out_dev = alloc->gpu >= 0 ? alloc->gpu :
 		       va->legacy ? va->legacy_dev : -1;

@@ -690,12 +690,12 @@ out:
 /*
  * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
  * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
+ * -EINVAL when the range is not inside one reservation.
  */
-static int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
-			   int (*fn)(struct cufab_va *va,
-				     struct vm_area_struct *vma, u64 addr,
-				     u64 length, void *arg),
-			   void *arg)
+int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg)
 {
 	struct mm_struct *mm = current->mm;
 	struct vm_area_struct *vma;

@@ -102,6 +102,15 @@ CUFAB_ENTRY(cuMemsetD16_v2, cuMemsetD16, 3020)
 CUFAB_ENTRY(cuMemsetD32_v2, cuMemsetD32, 3020)
 CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
 
+/* managed.c */
+CUFAB_ENTRY(cuMemAllocManaged, cuMemAllocManaged, 6000)
+CUFAB_ENTRY(cuMemAdvise, cuMemAdvise, 8000)
+CUFAB_ENTRY(cuMemAdvise_v2, cuMemAdvise, 12020)
+CUFAB_ENTRY(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000)
+CUFAB_ENTRY(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, 12020)
+CUFAB_ENTRY(cuMemRangeGetAttribute, cuMemRangeGetAttribute, 8000)
+CUFAB_ENTRY(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000)
+
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)

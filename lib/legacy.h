@@ -19,6 +19,8 @@
 #undef cuStreamDestroy
 #undef cuEventDestroy
 #undef cuEventElapsedTime
+#undef cuMemAdvise
+#undef cuMemPrefetchAsync
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -110,5 +112,10 @@ CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
 				     size_t N);
 CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui,
 				     size_t N);
+/* CUDA 8.0 managed memory calls naming a CUdevice (CU_DEVICE_CPU: host). */
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUdevice device);
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUdevice dstDevice, CUstream hStream);
 
 #endif /* CUFAB_LIB_LEGACY_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * Legacy memory: cuMemAlloc/cuMemFree, cuMemAllocHost/cuMemFreeHost,
- * synchronous copies and memsets, cuMemGetAddressRange.
+ * synchronous copies and memsets, cuMemGetAddressRange; the allocation
+ * and freeing of managed memory (managed.c) go the same way.
  *
  * These calls work in the current context, as in CUDA: without one they
  * return CUDA_ERROR_INVALID_CONTEXT, and the context's device is the one
@@ -181,10 +182,12 @@ static CUresult current_ioctl(unsigned long request, void *arg)
 	return CUDA_SUCCESS;
 }
 
-static CUresult mem_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags)
+CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
+			    __u32 attach)
 {
 	struct cufab_mem_alloc arg = {
-		.size = sizeof(arg), .flags = flags, .length = bytesize,
+		.size = sizeof(arg), .flags = flags, .attach = attach,
+		.length = bytesize,
 	};
 	CUcontext ctx;
 	CUdevice dev;
@@ -226,7 +229,7 @@ static CUresult mem_free(CUdeviceptr addr, __u32 flags)
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-	return mem_alloc(dptr, bytesize, 0);
+	return cufab_legacy_alloc(dptr, bytesize, 0, 0);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
@@ -241,7 +244,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 
 	if (cufab_ready() && !pp)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = mem_alloc(pp ? &p : NULL, bytesize, CUFAB_MEM_ALLOC_HOST);
+	res = cufab_legacy_alloc(pp ? &p : NULL, bytesize, CUFAB_MEM_ALLOC_HOST,
+				 0);
 	if (res == CUDA_SUCCESS)
 		*pp = (void *)(uintptr_t)p;
 	return res;

@@ -95,5 +95,11 @@ void cufab_imex_prepare(void);
 
 /* legacy_mem.c: the context and device of a legacy allocation. */
 int cufab_legacy_lookup(CUdeviceptr base, CUcontext *ctx, CUdevice *dev);
+/*
+ * legacy_mem.c: MEM_ALLOC in the current context, remembered for the
+ * CONTEXT pointer attribute (cuMemAlloc, cuMemAllocHost, cuMemAllocManaged).
+ */
+CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
+			    __u32 attach);
 
 #endif /* CUFAB_LIB_MEM_H */

@@ -51,6 +51,18 @@ static int ptr_legacy(const struct ptr_query *q)
 	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LEGACY);
 }
 
+static int ptr_managed(const struct ptr_query *q)
+{
+	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_MANAGED);
+}
+
+/* cuMemAlloc device memory (not managed memory, which reads as device) */
+static int ptr_legacy_device(const struct ptr_query *q)
+{
+	return ptr_legacy(q) && !ptr_managed(q) &&
+	       q->info.out_memory_type == CU_MEMORYTYPE_DEVICE;
+}
+
 /* The access flags of the current context's device on ptr. */
 static CUresult ptr_access(const struct ptr_query *q, unsigned int *out)
 {
@@ -96,7 +108,7 @@ static int ptr_gdr(const struct ptr_query *q)
 
 	if (q->info.out_alloc_flags & CUFAB_ALLOC_F_GPU_DIRECT_RDMA)
 		return 1;
-	return ptr_legacy(q) && q->info.out_memory_type == CU_MEMORYTYPE_DEVICE &&
+	return ptr_legacy_device(q) &&
 	       d && d->attrs[CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED];
 }
 
@@ -125,7 +137,8 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(CUdeviceptr *)data = q->ptr;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-		if (i->out_memory_type != CU_MEMORYTYPE_HOST)
+		/* managed memory is the CPU's at the same address */
+		if (i->out_memory_type != CU_MEMORYTYPE_HOST && !ptr_managed(q))
 			return CUDA_ERROR_INVALID_VALUE;
 		*(void **)data = (void *)(uintptr_t)q->ptr;
 		return CUDA_SUCCESS;
@@ -133,14 +146,13 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(unsigned long long *)data = i->out_alloc_id;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
-		*(int *)data = 0;
+		*(int *)data = ptr_managed(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
 		*(int *)data = ptr_ordinal(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-		*(int *)data = ptr_legacy(q) &&
-			       i->out_memory_type == CU_MEMORYTYPE_DEVICE;
+		*(int *)data = ptr_legacy_device(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		/* The reservation; a module that does not report it: the mapping. */

@@ -127,6 +127,72 @@ static void prepare_ctx_create(struct __test_metadata *_metadata, int fd,
 	cmd->flags = 0;
 }
 
+/* One page of managed memory of @fd's client, for the managed commands. */
+static __u64 managed_page(struct __test_metadata *_metadata, int fd)
+{
+	struct cufab_mem_alloc a = {
+		.size = sizeof(a), .flags = CUFAB_MEM_ALLOC_MANAGED,
+		.attach = CUFAB_ATTACH_GLOBAL, .length = 4096,
+	};
+
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a));
+	return a.out_addr;
+}
+
+static void prepare_mem_advise(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_mem_advise *cmd = buf;
+
+	cmd->addr = managed_page(_metadata, fd);
+	cmd->length = 4096;
+	cmd->advice = CUFAB_ADVISE_SET_READ_MOSTLY;
+}
+
+static void prepare_mem_prefetch(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_mem_prefetch *cmd = buf;
+
+	cmd->addr = managed_page(_metadata, fd);
+	cmd->length = 4096;
+	cmd->location_type = CUFAB_LOC_HOST;
+}
+
+static void prepare_mem_range_attrs(struct __test_metadata *_metadata,
+				    int fd, void *buf)
+{
+	struct cufab_mem_range_attrs *cmd = buf;
+
+	cmd->addr = managed_page(_metadata, fd);
+	cmd->length = 4096;
+	cmd->node = -1;
+}
+
+FIXTURE_VARIANT_ADD(cufab_size, mem_advise) {
+	.cmd = CUFAB_IOCTL_MEM_ADVISE,
+	.size = sizeof(struct cufab_mem_advise),
+	.last_off = offsetof(struct cufab_mem_advise, location_id),
+	.last_size = sizeof(((struct cufab_mem_advise *)0)->location_id),
+	.prepare = prepare_mem_advise,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, mem_prefetch) {
+	.cmd = CUFAB_IOCTL_MEM_PREFETCH,
+	.size = sizeof(struct cufab_mem_prefetch),
+	.last_off = offsetof(struct cufab_mem_prefetch, __reserved),
+	.last_size = sizeof(((struct cufab_mem_prefetch *)0)->__reserved),
+	.prepare = prepare_mem_prefetch,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, mem_range_attrs) {
+	.cmd = CUFAB_IOCTL_MEM_RANGE_ATTRS,
+	.size = sizeof(struct cufab_mem_range_attrs),
+	.last_off = offsetof(struct cufab_mem_range_attrs, out_resident_on_node),
+	.last_size = sizeof(((struct cufab_mem_range_attrs *)0)->out_resident_on_node),
+	.prepare = prepare_mem_range_attrs,
+};
+
 FIXTURE_VARIANT_ADD(cufab_size, get_version) {
 	.cmd = CUFAB_IOCTL_GET_VERSION,
 	.size = sizeof(struct cufab_get_version),

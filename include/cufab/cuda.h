@@ -36,6 +36,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocHost			cuMemAllocHost_v2
 #define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
 #define cuMemAdvise			cuMemAdvise_v2
+#define cuMemPrefetchAsync		cuMemPrefetchAsync_v2
 #define cuCtxDestroy			cuCtxDestroy_v2
 #define cuCtxPopCurrent			cuCtxPopCurrent_v2
 #define cuCtxPushCurrent		cuCtxPushCurrent_v2
@@ -201,6 +202,28 @@ typedef enum CUmemAttach_flags_enum {
 	CU_MEM_ATTACH_HOST = 0x2,
 	CU_MEM_ATTACH_SINGLE = 0x4
 } CUmemAttach_flags;
+
+/* Managed memory advice (cuMemAdvise). */
+typedef enum CUmem_advise_enum {
+	CU_MEM_ADVISE_SET_READ_MOSTLY = 1,
+	CU_MEM_ADVISE_UNSET_READ_MOSTLY = 2,
+	CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3,
+	CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 4,
+	CU_MEM_ADVISE_SET_ACCESSED_BY = 5,
+	CU_MEM_ADVISE_UNSET_ACCESSED_BY = 6
+} CUmem_advise;
+
+/* What cuMemRangeGetAttribute(s) report about a managed range. */
+typedef enum CUmem_range_attribute_enum {
+	CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+	CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 4,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 5,
+	CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 6,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+	CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8
+} CUmem_range_attribute;
 
 /* Context creation flags: one scheduling mode (low three bits) plus options. */
 typedef enum CUctx_flags_enum {
@@ -939,6 +962,23 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 				    CUevent hEnd);
+/* Managed memory: in the current context; freed with cuMemFree. */
+#define CU_DEVICE_CPU			((CUdevice)-1)
+#define CU_DEVICE_INVALID		((CUdevice)-2)
+CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize,
+				   unsigned int flags);
+CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+			     CUmem_advise advice, CUmemLocation location);
+CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
+				    CUmemLocation location, unsigned int flags,
+				    CUstream hStream);
+CUresult CUDAAPI cuMemRangeGetAttribute(void *data, size_t dataSize,
+					CUmem_range_attribute attribute,
+					CUdeviceptr devPtr, size_t count);
+CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
+					 CUmem_range_attribute *attributes,
+					 size_t numAttributes, CUdeviceptr devPtr,
+					 size_t count);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,

@@ -182,8 +182,8 @@ static void parse_peers_table(struct kunit *test)
 
 /* ---- features= --------------------------------------------------------- */
 
-/* every feature, the default of a GPU not in the list */
-#define F_ALL CUFAB_DEV_F_ALL
+/* the default of a GPU not in the list */
+#define F_ALL CUFAB_DEV_F_DEFAULT
 
 struct features_case {
 	const char *desc;
@@ -248,7 +248,7 @@ static void topo_build_defaults(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].mem_total, (u64)SZ_1G);
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].clique, 0U);
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].features,
-				(u32)CUFAB_DEV_F_ALL);
+				(u32)CUFAB_DEV_F_DEFAULT);
 		/* one clique behind the NVSwitch: everybody else is a peer */
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].peers,
 				GENMASK_ULL(T_GPUS - 1, 0) & ~BIT_ULL(g));

@@ -124,7 +124,7 @@ static void resize_grow_keeps_config(struct kunit *test)
 	for (g = 2; g < 4; g++) {
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].index, g);
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].features,
-				(u32)CUFAB_DEV_F_ALL);
+				(u32)CUFAB_DEV_F_DEFAULT);
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].mem_total, topo.default_mem);
 		KUNIT_EXPECT_EQ(test, topo.gpus[g].peers, 0ULL);
 	}

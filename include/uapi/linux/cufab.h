@@ -105,6 +105,9 @@ enum {
 	CUFAB_CMD_POOL_PTR_EXPORT,
 	CUFAB_CMD_POOL_PTR_IMPORT,
 	CUFAB_CMD_POOL_PTR_RELEASE,
+	CUFAB_CMD_MEM_ADVISE,
+	CUFAB_CMD_MEM_PREFETCH,
+	CUFAB_CMD_MEM_RANGE_ATTRS,
 	CUFAB_CMD_LAST,
 };
 
@@ -172,6 +175,8 @@ enum cufab_device_feature {
 	CUFAB_DEV_F_PAGEABLE_ACCESS	= 1 << 7,	/* attribute 88 */
 	CUFAB_DEV_F_MEMORY_POOLS	= 1 << 8,	/* attribute 115 */
 	CUFAB_DEV_F_ALL			= (1 << 9) - 1,
+	/* a GPU's features unless told otherwise: an H100's (no pageable) */
+	CUFAB_DEV_F_DEFAULT		= CUFAB_DEV_F_ALL & ~CUFAB_DEV_F_PAGEABLE_ACCESS,
 };
 
 /**
@@ -451,9 +456,15 @@ struct cufab_mem_get_access {
 #define CUFAB_IOCTL_MEM_GET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_GET_ACCESS)
 
 /**
- * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost)
- * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory
- * @dev: GPU whose memory (or, for host memory, whose context) it is
+ * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost,
+ *	cuMemAllocManaged)
+ * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory, or (interface
+ *	1.4) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
+ * @dev: GPU whose memory (or, for host and managed memory, whose context)
+ *	it is
+ * @attach: with CUFAB_MEM_ALLOC_MANAGED the default association,
+ *	CUFAB_ATTACH_GLOBAL or CUFAB_ATTACH_HOST (anything else -EINVAL);
+ *	without it, must be 0
  * @length: bytes (rounded up to the page size by the kernel)
  * @out_addr: the mapped, accessible address
  * @ctx_id: the context (CUFAB_IOCTL_CTX_CREATE id, on @dev) the allocation
@@ -463,12 +474,14 @@ struct cufab_mem_get_access {
  * @__reserved2: must be 0
  *
  * One call does create + reserve + map + access for @dev (and the host).
+ * Managed memory is host memory on no GPU's capacity, accessible to the
+ * CPU and every GPU; MEM_FREE without CUFAB_MEM_ALLOC_HOST frees it.
  */
 struct cufab_mem_alloc {
 	__u32 size;
 	__u32 flags;
 	__u32 dev;
-	__u32 __reserved;
+	__u32 attach;
 	__aligned_u64 length;
 	__aligned_u64 out_addr;
 	__u32 ctx_id;
@@ -477,6 +490,12 @@ struct cufab_mem_alloc {
 
 #define CUFAB_IOCTL_MEM_ALLOC	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ALLOC)
 #define CUFAB_MEM_ALLOC_HOST		0x1
+#define CUFAB_MEM_ALLOC_MANAGED		0x2
+
+/* CUmemAttach_flags */
+#define CUFAB_ATTACH_GLOBAL		0x1
+#define CUFAB_ATTACH_HOST		0x2
+#define CUFAB_ATTACH_SINGLE		0x4
 
 struct cufab_mem_free {
 	__u32 size;
@@ -549,6 +568,7 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
+#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.4) */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -1181,6 +1201,122 @@ struct cufab_peer {
 
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
+
+/* ---- managed memory (interface 1.4) ---- */
+
+/* CUmem_advise */
+enum cufab_mem_advice {
+	CUFAB_ADVISE_SET_READ_MOSTLY		= 1,
+	CUFAB_ADVISE_UNSET_READ_MOSTLY		= 2,
+	CUFAB_ADVISE_SET_PREFERRED_LOCATION	= 3,
+	CUFAB_ADVISE_UNSET_PREFERRED_LOCATION	= 4,
+	CUFAB_ADVISE_SET_ACCESSED_BY		= 5,
+	CUFAB_ADVISE_UNSET_ACCESSED_BY		= 6,
+};
+
+/* CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: the caller's NUMA node */
+#define CUFAB_LOC_HOST_NUMA_CURRENT	4
+
+/**
+ * struct cufab_mem_advise - CUFAB_IOCTL_MEM_ADVISE (cuMemAdvise)
+ * @size: sizeof(struct cufab_mem_advise)
+ * @advice: enum cufab_mem_advice
+ * @addr: start; rounded down to the page size
+ * @length: bytes, not 0; the end is rounded up to the page size
+ * @location_type: enum cufab_mem_location or CUFAB_LOC_HOST_NUMA_CURRENT;
+ *	read by SET_PREFERRED_LOCATION (DEVICE, HOST, HOST_NUMA,
+ *	HOST_NUMA_CURRENT) and SET/UNSET_ACCESSED_BY (DEVICE, HOST)
+ * @location_id: GPU index (DEVICE) or NUMA node (HOST_NUMA)
+ *
+ * The range must lie inside one managed allocation of the client:
+ * -EINVAL otherwise, and for an unknown advice or a location type the
+ * advice does not take. A DEVICE location: -ENODEV for a GPU that does
+ * not exist or has concurrent managed access off. A HOST_NUMA node that
+ * is not online: -EINVAL. A preferred location decides the NUMA node of
+ * pages populated afterwards.
+ */
+struct cufab_mem_advise {
+	__u32 size;
+	__u32 advice;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 location_type;
+	__s32 location_id;
+};
+
+#define CUFAB_IOCTL_MEM_ADVISE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ADVISE)
+
+/**
+ * struct cufab_mem_prefetch - CUFAB_IOCTL_MEM_PREFETCH (cuMemPrefetchAsync)
+ * @size: sizeof(struct cufab_mem_prefetch)
+ * @flags: must be 0
+ * @addr: start; rounded down to the page size
+ * @length: bytes, not 0; the end is rounded up to the page size
+ * @location_type: DEVICE, HOST, HOST_NUMA or CUFAB_LOC_HOST_NUMA_CURRENT
+ * @location_id: GPU index (DEVICE) or NUMA node (HOST_NUMA)
+ * @dev: GPU index of the stream the prefetch is ordered in
+ * @__reserved: must be 0
+ *
+ * Records the location as the range's last prefetch location, then
+ * populates the range's pages on the location's NUMA node (a GPU's: its
+ * host_numa_node) and moves pages that live elsewhere there. Rules as
+ * MEM_ADVISE; a DEVICE location, or @dev, with concurrent managed access
+ * off: -ENODEV.
+ */
+struct cufab_mem_prefetch {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u32 location_type;
+	__s32 location_id;
+	__u32 dev;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_MEM_PREFETCH	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_PREFETCH)
+
+/**
+ * struct cufab_mem_range_attrs - CUFAB_IOCTL_MEM_RANGE_ATTRS
+ *	(cuMemRangeGetAttribute(s))
+ * @size: sizeof(struct cufab_mem_range_attrs)
+ * @flags: must be 0
+ * @addr: start; rounded down to the page size
+ * @length: bytes, not 0; the end is rounded up to the page size
+ * @node: in, NUMA node whose pages @out_resident_on_node counts, or -1
+ * @out_read_mostly: 1 when every page of the range is read-mostly
+ * @out_preferred_type: the preferred location shared by every page, 0
+ *	when the pages differ or one has none
+ * @out_preferred_id: its GPU index or NUMA node (-1 for HOST)
+ * @out_prefetch_type: the last prefetch location shared by every page, 0
+ *	when the pages differ or one was never prefetched
+ * @out_prefetch_id: its GPU index or NUMA node (-1 for HOST)
+ * @out_accessed_by_host: 1 when the host is accessed-by on every page
+ * @out_accessed_by: GPUs (bit = index) accessed-by on every page
+ * @out_resident: pages of the range that have memory
+ * @out_resident_on_node: of those, pages on NUMA node @node
+ *
+ * The range rule of MEM_ADVISE applies.
+ */
+struct cufab_mem_range_attrs {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__s32 node;
+	__u32 out_read_mostly;
+	__u32 out_preferred_type;
+	__s32 out_preferred_id;
+	__u32 out_prefetch_type;
+	__s32 out_prefetch_id;
+	__u32 out_accessed_by_host;
+	__u32 __reserved;
+	__aligned_u64 out_accessed_by;
+	__aligned_u64 out_resident;
+	__aligned_u64 out_resident_on_node;
+};
+
+#define CUFAB_IOCTL_MEM_RANGE_ATTRS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RANGE_ATTRS)
 
 /*
  * Streams and events (uapi 1.4).

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Managed memory: the allocation kind behind cuMemAllocManaged, and
+ * cuMemAdvise, cuMemPrefetchAsync and cuMemRangeGetAttribute(s) on it.
+ *
+ * A managed allocation is a legacy allocation (MEM_ALLOC makes, maps and
+ * MEM_FREE frees it exactly like cuMemAlloc's, and the process's death
+ * unmaps it) of host memory charged to no GPU, readable and writable by
+ * the CPU and every GPU. Its struct cufab_managed (alloc->priv) holds
+ * the default stream association and the advice: a sorted array of segments
+ * of page indexes covering the allocation, each with the read-mostly,
+ * preferred-location, accessed-by and last-prefetch state of its pages.
+ * Adjacent equal segments are merged, so the array is only as long as
+ * the advice is varied.
+ *
+ * Where pages live: a page populated by a fault goes to the NUMA node of
+ * its last prefetch location, else of its preferred location, else the
+ * allocation's default. A prefetch populates the range on the target's
+ * node and moves pages that live elsewhere there, with the range's PTEs
+ * zapped and faults held off by va->lock. A page that cannot be moved
+ * stays where it is: a prefetch is a hint, the data is never lost.
+ *
+ * Lock order: mmap_lock -> va->lock -> managed->lock (the fault path asks
+ * for a page's node under the first two).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+
+/* A location as advice and prefetches record it. */
+struct cufab_managed_loc {
+	u32 type;	/* 0: none */
+	s32 id;
+	int nid;	/* where its pages go, NUMA_NO_NODE: anywhere */
+};
+
+struct cufab_managed_advice {
+	bool read_mostly;
+	bool accessed_host;
+	u64 accessed_gpus;
+	struct cufab_managed_loc preferred;
+	struct cufab_managed_loc prefetch;
+};
+
+/* Pages [start, end) of the allocation. */
+struct cufab_managed_seg {
+	u64 start;
+	u64 end;
+	struct cufab_managed_advice adv;
+};
+
+/**
+ * struct cufab_managed - managed state of one allocation (alloc->priv)
+ * @lock: protects everything below
+ * @attach: CUFAB_ATTACH_* given at cuMemAllocManaged
+ * @nr: segments in use
+ * @cap: segments allocated
+ * @segs: sorted, contiguous, covering every page of the allocation
+ */
+struct cufab_managed {
+	struct mutex lock;	/* see above */
+	u32 attach;
+	u32 nr;
+	u32 cap;
+	struct cufab_managed_seg *segs;
+};
+
+static struct cufab_managed *cufab_managed(struct cufab_alloc *alloc)
+{
+	return cufab_alloc_is_managed(alloc) ? alloc->priv : NULL;
+}
+
+u32 cufab_managed_attach(struct cufab_alloc *alloc)
+{
+	struct cufab_managed *m = cufab_managed(alloc);
+	u32 attach;
+
+	if (!m)
+		return 0;
+	mutex_lock(&m->lock);
+	attach = m->attach;
+	mutex_unlock(&m->lock);
+	return attach;
+}
+
+/* ---- segments ---- */
+
+static bool cufab_loc_equal(const struct cufab_managed_loc *a,
+			    const struct cufab_managed_loc *b)
+{
+	return a->type == b->type && (!a->type || a->id == b->id);
+}
+
+static bool cufab_advice_equal(const struct cufab_managed_advice *a,
+			       const struct cufab_managed_advice *b)
+{
+	return a->read_mostly == b->read_mostly &&
+	       a->accessed_host == b->accessed_host &&
+	       a->accessed_gpus == b->accessed_gpus &&
+	       cufab_loc_equal(&a->preferred, &b->preferred) &&
+	       cufab_loc_equal(&a->prefetch, &b->prefetch);
+}
+
+/* Room for two more segments (one range splits at most two). */
+static int cufab_managed_reserve(struct cufab_managed *m)
+{
+	struct cufab_managed_seg *segs;
+	u32 cap;
+
+	if (m->nr + 2 <= m->cap)
+		return 0;
+	cap = max(m->cap * 2, m->nr + 2);
+	segs = krealloc_array(m->segs, cap, sizeof(*segs), GFP_KERNEL_ACCOUNT);
+	if (!segs)
+		return -ENOMEM;
+	m->segs = segs;
+	m->cap = cap;
+	return 0;
+}
+
+/* Make @at a segment boundary. Context: room reserved. */
+static void cufab_managed_split(struct cufab_managed *m, u64 at)
+{
+	struct cufab_managed_seg *s;
+	u32 i;
+
+	for (i = 0; i < m->nr; i++) {
+		s = &m->segs[i];
+		if (at <= s->start || at >= s->end)
+			continue;
+		memmove(&m->segs[i + 2], &m->segs[i + 1],
+			(m->nr - i - 1) * sizeof(*s));
+		m->segs[i + 1] = *s;
+		m->segs[i + 1].start = at;
+		s->end = at;
+		m->nr++;
+		return;
+	}
+}
+
+static void cufab_managed_merge(struct cufab_managed *m)
+{
+	u32 i, out = 0;
+
+	for (i = 1; i < m->nr; i++) {
+		if (cufab_advice_equal(&m->segs[out].adv, &m->segs[i].adv))
+			m->segs[out].end = m->segs[i].end;
+		else
+			m->segs[++out] = m->segs[i];
+	}
+	m->nr = out + 1;
+}
+
+/* One change of advice, applied to every segment of a range. */
+struct cufab_advice_change {
+	u32 advice;	/* enum cufab_mem_advice, or 0 for a prefetch */
+	struct cufab_managed_loc loc;
+};
+
+static void cufab_advice_apply(struct cufab_managed_advice *adv,
+			       const struct cufab_advice_change *c)
+{
+	bool host = c->loc.type != CUFAB_LOC_DEVICE;
+	u64 gpu = host ? 0 : BIT_ULL(c->loc.id);
+
+	switch (c->advice) {
+	case CUFAB_ADVISE_SET_READ_MOSTLY:
+	case CUFAB_ADVISE_UNSET_READ_MOSTLY:
+		adv->read_mostly = c->advice == CUFAB_ADVISE_SET_READ_MOSTLY;
+		break;
+	case CUFAB_ADVISE_SET_PREFERRED_LOCATION:
+		adv->preferred = c->loc;
+		break;
+	case CUFAB_ADVISE_UNSET_PREFERRED_LOCATION:
+		adv->preferred = (struct cufab_managed_loc){ .nid = NUMA_NO_NODE };
+		break;
+	case CUFAB_ADVISE_SET_ACCESSED_BY:
+		adv->accessed_gpus |= gpu;
+		adv->accessed_host |= host;
+		break;
+	case CUFAB_ADVISE_UNSET_ACCESSED_BY:
+		adv->accessed_gpus &= ~gpu;
+		if (host)
+			adv->accessed_host = false;
+		break;
+	default:	/* a prefetch */
+		adv->prefetch = c->loc;
+		break;
+	}
+}
+
+/* Apply @c to pages [first, last). Return: 0 or -ENOMEM (nothing changed). */
+static int cufab_managed_change(struct cufab_managed *m, u64 first, u64 last,
+				const struct cufab_advice_change *c)
+{
+	u32 i;
+	int ret;
+
+	mutex_lock(&m->lock);
+	ret = cufab_managed_reserve(m);
+	if (!ret) {
+		cufab_managed_split(m, first);
+		cufab_managed_split(m, last);
+		for (i = 0; i < m->nr; i++)
+			if (m->segs[i].start >= first && m->segs[i].end <= last)
+				cufab_advice_apply(&m->segs[i].adv, c);
+		cufab_managed_merge(m);
+	}
+	mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* A location shared by every segment so far, or none. */
+static void cufab_loc_fold(struct cufab_managed_loc *acc,
+			   const struct cufab_managed_loc *loc, bool first)
+{
+	if (first)
+		*acc = *loc;
+	else if (!cufab_loc_equal(acc, loc))
+		acc->type = 0;
+}
+
+/* What pages [first, last) have in common. */
+static void cufab_managed_query(struct cufab_managed *m, u64 first, u64 last,
+				struct cufab_managed_advice *out)
+{
+	const struct cufab_managed_seg *s;
+	bool none = true;
+	u32 i;
+
+	memset(out, 0, sizeof(*out));
+	mutex_lock(&m->lock);
+	for (i = 0; i < m->nr; i++) {
+		s = &m->segs[i];
+		if (s->end <= first || s->start >= last)
+			continue;
+		cufab_loc_fold(&out->preferred, &s->adv.preferred, none);
+		cufab_loc_fold(&out->prefetch, &s->adv.prefetch, none);
+		out->read_mostly = s->adv.read_mostly && (none || out->read_mostly);
+		out->accessed_host = s->adv.accessed_host &&
+				     (none || out->accessed_host);
+		out->accessed_gpus = none ? s->adv.accessed_gpus :
+				     out->accessed_gpus & s->adv.accessed_gpus;
+		none = false;
+	}
+	mutex_unlock(&m->lock);
+}
+
+/* The node a page populated now goes to, NUMA_NO_NODE: anywhere. */
+static int cufab_managed_page_nid(struct cufab_managed *m, pgoff_t index)
+{
+	const struct cufab_managed_seg *s;
+	int nid = NUMA_NO_NODE;
+	u32 i;
+
+	mutex_lock(&m->lock);
+	for (i = 0; i < m->nr; i++) {
+		s = &m->segs[i];
+		if (index < s->start || index >= s->end)
+			continue;
+		nid = s->adv.prefetch.type ? s->adv.prefetch.nid :
+		      s->adv.preferred.nid;
+		break;
+	}
+	mutex_unlock(&m->lock);
+	return nid;
+}
+
+/* ops->page: first touch follows the last prefetch or the preference */
+static struct page *cufab_managed_page(struct cufab_alloc *alloc,
+				       pgoff_t index)
+{
+	return cufab_alloc_host_page_nid(alloc, index,
+					 cufab_managed_page_nid(alloc->priv,
+								index));
+}
+
+void cufab_managed_free(void *priv)
+{
+	struct cufab_managed *m = priv;
+
+	mutex_destroy(&m->lock);
+	kfree(m->segs);
+	kfree(m);
+	cufab_live_objects_dec();
+}
+
+static void cufab_managed_release(struct cufab_alloc *alloc)
+{
+	cufab_managed_free(alloc->priv);
+	alloc->priv = NULL;
+}
+
+/*
+ * Made and freed like cuMemAlloc memory; cuMemMap and binds refuse it
+ * like cuMemAlloc memory.
+ */
+const struct cufab_alloc_ops cufab_managed_alloc_ops = {
+	.name = "cuMemAllocManaged",
+	.flags = CUFAB_ALLOC_LEGACY,
+	.page = cufab_managed_page,
+	.map_prepare = cufab_alloc_map_check,
+	.release = cufab_managed_release,
+};
+
+void *cufab_managed_new(u64 length, u32 attach)
+{
+	struct cufab_managed *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m)
+		return NULL;
+	m->segs = kcalloc(4, sizeof(*m->segs), GFP_KERNEL_ACCOUNT);
+	if (!m->segs) {
+		kfree(m);
+		return NULL;
+	}
+	mutex_init(&m->lock);
+	m->attach = attach;
+	m->cap = 4;
+	m->nr = 1;
+	m->segs[0].end = length >> PAGE_SHIFT;
+	m->segs[0].adv.preferred.nid = NUMA_NO_NODE;
+	m->segs[0].adv.prefetch.nid = NUMA_NO_NODE;
+	cufab_live_objects_inc();
+	return m;
+}
+
+/* ---- ioctls ---- */
+
+/* A managed range of the caller, in pages of its allocation. */
+struct cufab_managed_range {
+	struct cufab_alloc *alloc;	/* one reference */
+	u64 start;			/* page-aligned address */
+	u64 length;			/* page-aligned */
+	u64 first;			/* page index in the allocation */
+	u64 last;			/* one past the last */
+};
+
+static void cufab_range_refused(const char *call, u64 addr, u64 length,
+				const char *why)
+{
+	pr_info_ratelimited("pid %d (%s): %s(0x%llx, %llu bytes): %s\n",
+			    task_tgid_nr(current), current->comm, call, addr,
+			    length, why);
+}
+
+/*
+ * [addr, addr + length), widened to pages, inside one managed allocation
+ * of @client: 0 and @r filled, else -EINVAL with a log line.
+ */
+static int cufab_managed_range_get(struct cufab_client *client,
+				   const char *call, u64 addr, u64 length,
+				   struct cufab_managed_range *r)
+{
+	struct cufab_va_map *map;
+	struct cufab_va *va;
+	u64 end;
+
+	if (!length || check_add_overflow(addr, length, &end) ||
+	    end > U64_MAX - PAGE_SIZE) {
+		cufab_range_refused(call, addr, length,
+				    "the range is empty or wraps");
+		return -EINVAL;
+	}
+	r->start = round_down(addr, PAGE_SIZE);
+	r->length = round_up(end, PAGE_SIZE) - r->start;
+	r->alloc = NULL;
+	va = cufab_va_find(client, r->start);
+	if (va && va->legacy &&
+	    cufab_range_inside(r->start, r->length, va->start, va->length)) {
+		down_read(&va->lock);
+		map = va->dead ? NULL : mtree_load(&va->maps, va->start);
+		if (map && cufab_alloc_is_managed(map->alloc)) {
+			r->alloc = map->alloc;
+			cufab_alloc_get(r->alloc);
+			r->first = (r->start - va->start) >> PAGE_SHIFT;
+			r->last = r->first + (r->length >> PAGE_SHIFT);
+		}
+		up_read(&va->lock);
+	}
+	if (va)
+		cufab_va_put(va);
+	if (!r->alloc) {
+		cufab_range_refused(call, addr, length,
+				    "not inside one cuMemAllocManaged allocation");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A GPU that exists and has concurrent managed access: its node, or -ENODEV. */
+static int cufab_managed_gpu_nid(s32 index)
+{
+	struct cufab_gpu *gpu;
+	int nid = -ENODEV;
+
+	if (index < 0)
+		return -ENODEV;
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(index);
+	if (gpu && (cufab_gpu_effective_features(&cufab_node, gpu) &
+		    CUFAB_DEV_F_CONCURRENT_MANAGED))
+		nid = gpu->numa_node;
+	up_read(&cufab_topo_rwsem);
+	if (nid == -ENODEV)
+		pr_info_ratelimited("pid %d (%s): gpu %d does not exist or has concurrent managed access off\n",
+				    task_tgid_nr(current), current->comm, index);
+	return nid;
+}
+
+/*
+ * A uAPI location as advice records it. @host_only: only DEVICE and HOST
+ * are valid (accessed-by). Return: 0, -EINVAL, -ENODEV.
+ */
+static int cufab_managed_loc_get(u32 type, s32 id, bool host_only,
+				 struct cufab_managed_loc *loc)
+{
+	int nid;
+
+	loc->type = type;
+	loc->id = id;
+	loc->nid = NUMA_NO_NODE;
+	switch (type) {
+	case CUFAB_LOC_DEVICE:
+		nid = cufab_managed_gpu_nid(id);
+		if (nid < 0 && nid != NUMA_NO_NODE)
+			return nid;
+		loc->nid = nid;
+		return 0;
+	case CUFAB_LOC_HOST:
+		loc->id = -1;
+		return 0;
+	case CUFAB_LOC_HOST_NUMA_CURRENT:
+		if (host_only)
+			return -EINVAL;
+		loc->type = CUFAB_LOC_HOST_NUMA;
+		loc->id = numa_node_id();
+		loc->nid = loc->id;
+		return 0;
+	case CUFAB_LOC_HOST_NUMA:
+		if (host_only || id < 0 || id >= MAX_NUMNODES || !node_online(id))
+			return -EINVAL;
+		loc->nid = id;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_advise *cmd = ucmd->cmd;
+	struct cufab_advice_change c = { .advice = cmd->advice };
+	struct cufab_managed_range r;
+	int ret = 0;
+
+	switch (cmd->advice) {
+	case CUFAB_ADVISE_SET_PREFERRED_LOCATION:
+	case CUFAB_ADVISE_SET_ACCESSED_BY:
+	case CUFAB_ADVISE_UNSET_ACCESSED_BY:
+		ret = cufab_managed_loc_get(cmd->location_type,
+					    cmd->location_id,
+					    cmd->advice != CUFAB_ADVISE_SET_PREFERRED_LOCATION,
+					    &c.loc);
+		break;
+	case CUFAB_ADVISE_SET_READ_MOSTLY:
+	case CUFAB_ADVISE_UNSET_READ_MOSTLY:
+	case CUFAB_ADVISE_UNSET_PREFERRED_LOCATION:
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	if (ret)
+		return ret;
+	ret = cufab_managed_range_get(ucmd->client, "cuMemAdvise", cmd->addr,
+				      cmd->length, &r);
+	if (ret)
+		return ret;
+	ret = cufab_managed_change(r.alloc->priv, r.first, r.last, &c);
+	cufab_alloc_put(r.alloc);
+	return ret;
+}
+
+struct cufab_prefetch_move {
+	struct cufab_alloc *alloc;
+	u64 first;
+	int nid;
+};
+
+/* Under mmap_lock and va->lock (write): no PTE, no fault in the range. */
+static int cufab_managed_do_prefetch(struct cufab_va *va,
+				     struct vm_area_struct *vma, u64 addr,
+				     u64 length, void *arg)
+{
+	struct cufab_prefetch_move *mv = arg;
+	struct cufab_va_map *map = mtree_load(&va->maps, addr);
+	u64 i, n = length >> PAGE_SHIFT;
+
+	if (!map || map->alloc != mv->alloc)
+		return -EINVAL;
+	zap_vma_ptes(vma, addr, length);
+	for (i = 0; i < n; i++) {
+		if (mv->nid == NUMA_NO_NODE)
+			cufab_alloc_page(mv->alloc, mv->first + i);
+		else
+			cufab_alloc_place_page(mv->alloc, mv->first + i,
+					       mv->nid);
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
+
+int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_prefetch *cmd = ucmd->cmd;
+	struct cufab_advice_change c = {};
+	struct cufab_prefetch_move mv;
+	struct cufab_managed_range r;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = cufab_managed_gpu_nid(cmd->dev);
+	if (ret < 0 && ret != NUMA_NO_NODE)
+		return ret;
+	ret = cufab_managed_loc_get(cmd->location_type, cmd->location_id,
+				    false, &c.loc);
+	if (ret)
+		return ret;
+	ret = cufab_managed_range_get(ucmd->client, "cuMemPrefetchAsync",
+				      cmd->addr, cmd->length, &r);
+	if (ret)
+		return ret;
+	ret = cufab_managed_change(r.alloc->priv, r.first, r.last, &c);
+	if (!ret) {
+		mv.alloc = r.alloc;
+		mv.first = r.first;
+		mv.nid = c.loc.nid;
+		ret = cufab_va_locked(ucmd->client, r.start, r.length,
+				      cufab_managed_do_prefetch, &mv);
+	}
+	cufab_alloc_put(r.alloc);
+	return ret;
+}
+
+/* Pages of [first, last) with memory, and how many of them are on @nid. */
+static void cufab_managed_resident(struct cufab_alloc *alloc, u64 first,
+				   u64 last, int nid,
+				   struct cufab_mem_range_attrs *cmd)
+{
+	struct page *page;
+	unsigned long index;
+
+	xa_for_each_range(&alloc->pages, index, page, first, last - 1) {
+		cmd->out_resident++;
+		if (page_to_nid(page) == nid)
+			cmd->out_resident_on_node++;
+	}
+}
+
+int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_range_attrs *cmd = ucmd->cmd;
+	struct cufab_managed_advice adv;
+	struct cufab_managed_range r;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ret = cufab_managed_range_get(ucmd->client, "cuMemRangeGetAttribute",
+				      cmd->addr, cmd->length, &r);
+	if (ret)
+		return ret;
+	cufab_managed_query(r.alloc->priv, r.first, r.last, &adv);
+	cmd->out_read_mostly = adv.read_mostly;
+	cmd->out_preferred_type = adv.preferred.type;
+	cmd->out_preferred_id = adv.preferred.type ? adv.preferred.id : -1;
+	cmd->out_prefetch_type = adv.prefetch.type;
+	cmd->out_prefetch_id = adv.prefetch.type ? adv.prefetch.id : -1;
+	cmd->out_accessed_by_host = adv.accessed_host;
+	cmd->out_accessed_by = adv.accessed_gpus;
+	cmd->out_resident = 0;
+	cmd->out_resident_on_node = 0;
+	cufab_managed_resident(r.alloc, r.first, r.last, cmd->node, cmd);
+	cufab_alloc_put(r.alloc);
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}

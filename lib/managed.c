@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Managed memory: cuMemAllocManaged, cuMemAdvise (and its CUDA 8.0 form),
+ * cuMemPrefetchAsync (and its CUDA 8.0 form), cuMemRangeGetAttribute(s).
+ *
+ * The kernel owns the allocation (a legacy allocation: cuMemFree frees
+ * it, cuCtxDestroy of its context too), the advice and the placement of
+ * its pages; these calls translate devices and locations between CUdevice
+ * ordinals and kernel indexes and format the answers. One ioctl each.
+ *
+ * Every stream is idle until the library has streams of its own, so a
+ * prefetch ordered in the NULL, legacy or per-thread stream runs at once;
+ * any other stream handle names nothing and is CUDA_ERROR_INVALID_HANDLE.
+ */
+#include <string.h>
+
+#include "legacy.h"
+#include "mem.h"
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr,
+						size_t bytesize,
+						unsigned int flags)
+{
+	return cufab_legacy_alloc(dptr, bytesize, CUFAB_MEM_ALLOC_MANAGED,
+				  flags);
+}
+
+/*
+ * A CUmemLocation for the kernel. Only DEVICE ids are translated (a bad
+ * ordinal is CUDA_ERROR_INVALID_DEVICE); the kernel judges the rest.
+ */
+static CUresult loc_to_kernel(CUmemLocation loc, __u32 *type, __s32 *id)
+{
+	return cufab_location_to_kernel(&loc, type, id);
+}
+
+/* The CUDA 8.0 calls name a device, or the host as CU_DEVICE_CPU. */
+static CUmemLocation device_location(CUdevice dev)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+
+	if (dev == CU_DEVICE_CPU) {
+		loc.type = CU_MEM_LOCATION_TYPE_HOST;
+		loc.id = 0;
+	}
+	return loc;
+}
+
+/* Advice that reads its location. */
+static int advice_has_location(CUmem_advise advice)
+{
+	return advice == CU_MEM_ADVISE_SET_PREFERRED_LOCATION ||
+	       advice == CU_MEM_ADVISE_SET_ACCESSED_BY ||
+	       advice == CU_MEM_ADVISE_UNSET_ACCESSED_BY;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count,
+					     CUmem_advise advice,
+					     CUmemLocation location)
+{
+	struct cufab_mem_advise arg = {
+		.size = sizeof(arg), .advice = (__u32)advice, .addr = devPtr,
+		.length = count,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (advice_has_location(advice)) {
+		res = loc_to_kernel(location, &arg.location_type,
+				    &arg.location_id);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_ADVISE, &arg));
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
+					  CUmem_advise advice, CUdevice device)
+{
+	return cuMemAdvise_v2(devPtr, count, advice, device_location(device));
+}
+
+/*
+ * The kernel index of the device a prefetch is ordered on: the current
+ * context's for the NULL, legacy and per-thread streams.
+ */
+static CUresult stream_device(CUstream stream, __u32 *kindex)
+{
+	CUdevice dev;
+	CUresult res;
+
+	if (stream && stream != (CUstream)0x1 && stream != (CUstream)0x2)
+		return CUDA_ERROR_INVALID_HANDLE;
+	res = cuCtxGetDevice(&dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	*kindex = cufab_device(dev)->index;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr,
+						    size_t count,
+						    CUmemLocation location,
+						    unsigned int flags,
+						    CUstream hStream)
+{
+	struct cufab_mem_prefetch arg = {
+		.size = sizeof(arg), .addr = devPtr, .length = count,
+	};
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = stream_device(hStream, &arg.dev);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = loc_to_kernel(location, &arg.location_type, &arg.location_id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_PREFETCH, &arg));
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr,
+						 size_t count,
+						 CUdevice dstDevice,
+						 CUstream hStream)
+{
+	return cuMemPrefetchAsync_v2(devPtr, count, device_location(dstDevice),
+				     0, hStream);
+}
+
+/* Bytes an attribute writes (0: unknown); ACCESSED_BY any multiple of 4. */
+static size_t range_attr_size(CUmem_range_attribute attr)
+{
+	switch (attr) {
+	case CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY:
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
+	case CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY:
+	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID:
+	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID:
+		return 4;
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE:
+	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE:
+		return sizeof(CUmemLocationType);
+	default:
+		return 0;
+	}
+}
+
+static int range_attr_ok(const void *data, size_t size,
+			 CUmem_range_attribute attr)
+{
+	size_t want = range_attr_size(attr);
+
+	if (!data || !want)
+		return 0;
+	if (attr == CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY)
+		return size && size % 4 == 0;
+	return size == want;
+}
+
+/* A kernel location as the CUDA 8.0 attributes report it. */
+static int legacy_location(__u32 type, __s32 id)
+{
+	int ord;
+
+	switch (type) {
+	case CUFAB_LOC_DEVICE:
+		ord = cufab_ordinal(id);
+		return ord >= 0 ? ord : CU_DEVICE_INVALID;
+	case CUFAB_LOC_HOST:
+	case CUFAB_LOC_HOST_NUMA:
+		return CU_DEVICE_CPU;
+	default:
+		return CU_DEVICE_INVALID;
+	}
+}
+
+/* The id of a location: an ordinal for a GPU, the NUMA node, or -1. */
+static int location_id(__u32 type, __s32 id)
+{
+	return type == CUFAB_LOC_DEVICE ? cufab_ordinal(id) : id;
+}
+
+/* The devices accessed-by on the whole range, then CU_DEVICE_INVALID. */
+static void accessed_by_fill(int *out, size_t n,
+			     const struct cufab_mem_range_attrs *a)
+{
+	size_t k = 0;
+	int dev;
+
+	for (dev = 0; dev < cufab.num_dev && k < n; dev++)
+		if (a->out_accessed_by & (1ULL << cufab.visible[dev]))
+			out[k++] = dev;
+	if (a->out_accessed_by_host && k < n)
+		out[k++] = CU_DEVICE_CPU;
+	while (k < n)
+		out[k++] = CU_DEVICE_INVALID;
+}
+
+static void range_attr_write(void *data, size_t size,
+			     CUmem_range_attribute attr,
+			     const struct cufab_mem_range_attrs *a)
+{
+	int *out = data;
+
+	switch (attr) {
+	case CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY:
+		*out = (int)a->out_read_mostly;
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
+		*out = legacy_location(a->out_preferred_type,
+				       a->out_preferred_id);
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY:
+		accessed_by_fill(out, size / 4, a);
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
+		*out = legacy_location(a->out_prefetch_type,
+				       a->out_prefetch_id);
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE:
+		*(CUmemLocationType *)data = a->out_preferred_type;
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID:
+		*out = location_id(a->out_preferred_type, a->out_preferred_id);
+		break;
+	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE:
+		*(CUmemLocationType *)data = a->out_prefetch_type;
+		break;
+	default:	/* LAST_PREFETCH_LOCATION_ID */
+		*out = location_id(a->out_prefetch_type, a->out_prefetch_id);
+		break;
+	}
+}
+
+static CUresult range_attrs(CUdeviceptr ptr, size_t count,
+			    struct cufab_mem_range_attrs *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->addr = ptr;
+	a->length = count;
+	a->node = -1;
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_RANGE_ATTRS, a));
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data,
+						     size_t dataSize,
+						     CUmem_range_attribute attribute,
+						     CUdeviceptr devPtr,
+						     size_t count)
+{
+	struct cufab_mem_range_attrs a;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!range_attr_ok(data, dataSize, attribute))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = range_attrs(devPtr, count, &a);
+	if (res == CUDA_SUCCESS)
+		range_attr_write(data, dataSize, attribute, &a);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data,
+						      size_t *dataSizes,
+						      CUmem_range_attribute *attributes,
+						      size_t numAttributes,
+						      CUdeviceptr devPtr,
+						      size_t count)
+{
+	struct cufab_mem_range_attrs a;
+	CUcontext ctx;
+	CUresult res;
+	size_t i;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cuCtxGetCurrent(&ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!ctx)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!data || !dataSizes || !attributes || !numAttributes)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < numAttributes; i++)
+		if (!range_attr_ok(data[i], dataSizes[i], attributes[i]))
+			return CUDA_ERROR_INVALID_VALUE;
+	res = range_attrs(devPtr, count, &a);
+	if (res != CUDA_SUCCESS)
+		return res;
+	for (i = 0; i < numAttributes; i++)
+		range_attr_write(data[i], dataSizes[i], attributes[i], &a);
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,834 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Managed memory: cuMemAllocManaged, cuMemFree of it, its pointer
+ * attributes, cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s)
+ * and the device attributes that describe it; through libcufab, and
+ * through raw ioctls where the test needs what the library does not show
+ * (where pages live, fail-nth).
+ */
+#include <dlfcn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "mem_helpers.h"
+#include "cufab_uapi.h"
+#include "kselftest_harness.h"
+
+#define PG	4096UL
+
+CTX_FIXTURE();
+
+/* The CUDA 8.0 symbols, which cuda.h names only through their _v2 forms. */
+CUresult cuMemAdvise_v1(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+			CUdevice device) __asm__("cuMemAdvise");
+CUresult cuMemPrefetchAsync_v1(CUdeviceptr devPtr, size_t count,
+			       CUdevice dstDevice, CUstream hStream)
+	__asm__("cuMemPrefetchAsync");
+
+/* The features= module parameter was given (not "(null)"). */
+static int features_param_set(void)
+{
+	char buf[64] = "";
+	FILE *f = fopen(CUFAB_PARAMS "features", "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] && strncmp(buf, "(null)", 6);
+}
+
+static CUmemLocation loc(CUmemLocationType type, int id)
+{
+	CUmemLocation l = { .type = type, .id = id };
+
+	return l;
+}
+
+static int range_int(CUmem_range_attribute attr, CUdeviceptr p, size_t len)
+{
+	int v = 0x7777;
+
+	if (cuMemRangeGetAttribute(&v, sizeof(v), attr, p, len))
+		return 0x6666;
+	return v;
+}
+
+TEST(not_initialized)
+{
+	CUdeviceptr d = 0;
+	int v;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_READ_MOSTLY,
+			      loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemPrefetchAsync(d, PG, loc(CU_MEM_LOCATION_TYPE_HOST, 0),
+				     0, NULL));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+					 d, PG));
+}
+
+/* Allocation, prefetch and the attribute list work in a context. */
+TEST(no_context)
+{
+	CUmem_range_attribute a = CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY;
+	size_t sz = 4;
+	CUdeviceptr d;
+	void *data;
+	int v;
+
+	INIT_OR_SKIP();
+	data = &v;
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemPrefetchAsync(PG, PG, loc(CU_MEM_LOCATION_TYPE_HOST, 0),
+				     0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemRangeGetAttributes(&data, &sz, &a, 1, PG, PG));
+}
+
+/* flags must be exactly GLOBAL or HOST; size 0 and a NULL dptr refused. */
+TEST_F(ctx, alloc_flags)
+{
+	static const unsigned int bad[] = { 0, CU_MEM_ATTACH_SINGLE, 0x3, 0x5,
+					    0x6, 0x7, 0x8, 0x80000000u };
+	CUdeviceptr d;
+	unsigned int i;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuMemAllocManaged(&d, PG, bad[i]))
+			TH_LOG("flags 0x%x", bad[i]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAllocManaged(&d, 0, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAllocManaged(NULL, PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_HOST));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
+/*
+ * The CPU reads and writes it at the returned address, the context's
+ * device copies and sets it, no GPU capacity is charged; cuMemFree (not
+ * cuMemFreeHost) frees it.
+ */
+TEST_F(ctx, cpu_and_device_access)
+{
+	size_t free0, free1, total, len = 3 * PG + 100;
+	unsigned char *p, buf[64];
+	CUdeviceptr d, base;
+	size_t size;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free0, &total));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, len, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&free1, &total));
+	EXPECT_EQ(free0, free1);
+	p = (unsigned char *)(uintptr_t)d;
+	memset(p, 0x11, len);
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d + PG, 0x22, PG));
+	EXPECT_EQ(0x11, p[PG - 1]);
+	EXPECT_EQ(0x22, p[PG]);
+	EXPECT_EQ(0x22, p[2 * PG - 1]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, d + PG, sizeof(buf)));
+	EXPECT_EQ(0x22, buf[63]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetAddressRange(&base, &size, d + 5000));
+	EXPECT_EQ(d, base);
+	EXPECT_LE(len, size);
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeHost(p));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(d + PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(d));
+	EXPECT_EQ(1, cpu_faults(p, 0));
+}
+
+TEST_F(ctx, pointer_attributes)
+{
+	CUdeviceptr d, dev, start;
+	unsigned long long id = 0;
+	int managed, ordinal, ipc;
+	unsigned int type;
+	CUcontext c;
+	size_t size;
+	void *hp, *host;
+	CUpointer_attribute attrs[] = { CU_POINTER_ATTRIBUTE_IS_MANAGED,
+					CU_POINTER_ATTRIBUTE_MEMORY_TYPE };
+	void *data[] = { &managed, &type };
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_HOST));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&host, PG));
+
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, d + PG));
+	EXPECT_EQ(1, managed);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, dev));
+	EXPECT_EQ(0, managed);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, (uintptr_t)host));
+	EXPECT_EQ(0, managed);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, (uintptr_t)&managed));
+
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&type,
+			CU_POINTER_ATTRIBUTE_MEMORY_TYPE, d));
+	EXPECT_EQ(CU_MEMORYTYPE_DEVICE, type);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&hp,
+			CU_POINTER_ATTRIBUTE_HOST_POINTER, d + 8));
+	EXPECT_EQ((void *)(uintptr_t)(d + 8), hp);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&ordinal,
+			CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, d));
+	EXPECT_EQ(0, ordinal);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&c,
+			CU_POINTER_ATTRIBUTE_CONTEXT, d));
+	EXPECT_EQ(self->ctx, c);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&ipc,
+			CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, d));
+	EXPECT_EQ(0, ipc);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&ipc,
+			CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE, d));
+	EXPECT_EQ(0, ipc);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&id,
+			CU_POINTER_ATTRIBUTE_BUFFER_ID, d));
+	EXPECT_NE(0ULL, id);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&start,
+			CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, d + PG + 1));
+	EXPECT_EQ(d, start);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&size,
+			CU_POINTER_ATTRIBUTE_RANGE_SIZE, d + 1));
+	EXPECT_EQ(2 * PG, size);
+
+	managed = 0;
+	type = 0;
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttributes(2, attrs, data, d));
+	EXPECT_EQ(1, managed);
+	EXPECT_EQ(CU_MEMORYTYPE_DEVICE, type);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(host));
+}
+
+/*
+ * MANAGED_MEMORY reads 1 once both calls of the family exist
+ * (Documentation/attributes.rst); CONCURRENT_MANAGED_ACCESS and
+ * PAGEABLE_MEMORY_ACCESS then follow the GPU's settings, by default an
+ * H100's (1 and 0).
+ */
+TEST(device_attributes)
+{
+	int v, n, i, fd, family;
+	struct cufab_device_info info;
+
+	INIT_OR_SKIP();
+	OPEN_OR_SKIP(fd);
+	family = dlsym(RTLD_DEFAULT, "cuMemAllocManaged") &&
+		 dlsym(RTLD_DEFAULT, "cuStreamAttachMemAsync");
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	for (i = 0; i < n; i++) {
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		info.index = i;
+		ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_DEVICE_INFO, &info));
+		EXPECT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+				CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, i));
+		EXPECT_EQ(family, v);
+		EXPECT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+				CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, i));
+		EXPECT_EQ(family &&
+			  !!(info.flags & CUFAB_DEV_F_CONCURRENT_MANAGED), v);
+		EXPECT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&v,
+				CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, i));
+		EXPECT_EQ(family && !!(info.flags & CUFAB_DEV_F_PAGEABLE_ACCESS),
+			  v);
+		if (!features_param_set()) {
+			EXPECT_NE(0U, info.flags & CUFAB_DEV_F_CONCURRENT_MANAGED);
+			EXPECT_EQ(0U, info.flags & CUFAB_DEV_F_PAGEABLE_ACCESS);
+		}
+	}
+	close(fd);
+}
+
+TEST_F(ctx, read_mostly)
+{
+	CUmemLocation any = loc(CU_MEM_LOCATION_TYPE_HOST, 0);
+	CUdeviceptr d;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 4 * PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 4 * PG));
+	/* the range widens to whole pages */
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d + 10, PG,
+			CU_MEM_ADVISE_SET_READ_MOSTLY, any));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 2 * PG));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 3 * PG));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d + PG, 1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 4 * PG,
+			CU_MEM_ADVISE_SET_READ_MOSTLY, any));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d + 3 * PG, PG,
+			CU_MEM_ADVISE_UNSET_READ_MOSTLY, any));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 4 * PG));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 3 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
+TEST_F(ctx, preferred_location)
+{
+	CUmemLocationType t;
+	CUdeviceptr d;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 4 * PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(&t, sizeof(t),
+			CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, d, PG));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_INVALID, t);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 2 * PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, 2 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(&t, sizeof(t),
+			CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, d, 2 * PG));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_DEVICE, t);
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, d, PG));
+	/* some pages have none */
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, 3 * PG));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d + 2 * PG, 2 * PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 77)));
+	EXPECT_EQ(CU_DEVICE_CPU, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+					   d + 2 * PG, 2 * PG));
+	/* pages differ */
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, 4 * PG));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 4 * PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(&t, sizeof(t),
+			CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, d, 4 * PG));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA, t);
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID,
+			       d, 4 * PG));
+	EXPECT_EQ(CU_DEVICE_CPU, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+					   d, 4 * PG));
+	/* the CUDA 8.0 form with a device */
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise_v1(d, PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION, 0));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 4 * PG,
+			CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_INVALID, 0)));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, d, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
+TEST_F(ctx, accessed_by)
+{
+	int list[4], one;
+	CUdeviceptr d;
+	int n;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(list, sizeof(list),
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, 2 * PG));
+	EXPECT_EQ(CU_DEVICE_INVALID, list[0]);
+	EXPECT_EQ(CU_DEVICE_INVALID, list[3]);
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 2 * PG, CU_MEM_ADVISE_SET_ACCESSED_BY,
+					    loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise_v1(d, PG, CU_MEM_ADVISE_SET_ACCESSED_BY,
+					       CU_DEVICE_CPU));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(list, sizeof(list),
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, PG));
+	EXPECT_EQ(0, list[0]);
+	EXPECT_EQ(CU_DEVICE_CPU, list[1]);
+	EXPECT_EQ(CU_DEVICE_INVALID, list[2]);
+	/* the host only on the first page */
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(list, sizeof(list),
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, 2 * PG));
+	EXPECT_EQ(0, list[0]);
+	EXPECT_EQ(CU_DEVICE_INVALID, list[1]);
+	/* a short array holds what fits */
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(&one, sizeof(one),
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, PG));
+	EXPECT_EQ(0, one);
+	if (n > 1) {
+		EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, PG,
+				CU_MEM_ADVISE_SET_ACCESSED_BY,
+				loc(CU_MEM_LOCATION_TYPE_DEVICE, 1)));
+		EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(list, sizeof(list),
+				CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, PG));
+		EXPECT_EQ(0, list[0]);
+		EXPECT_EQ(1, list[1]);
+		EXPECT_EQ(CU_DEVICE_CPU, list[2]);
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(d, 2 * PG,
+			CU_MEM_ADVISE_UNSET_ACCESSED_BY,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttribute(list, sizeof(list),
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, 2 * PG));
+	EXPECT_NE(0, list[0]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
+TEST_F(ctx, advise_errors)
+{
+	CUmemLocation host = loc(CU_MEM_LOCATION_TYPE_HOST, 0);
+	CUdeviceptr d, dev;
+	int n;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, 0, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, 3 * PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(dev, PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise((uintptr_t)&n, 4, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(0, PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, PG, (CUmem_advise)0, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, PG, (CUmem_advise)7, host));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			      loc(CU_MEM_LOCATION_TYPE_DEVICE, n)));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_ACCESSED_BY,
+			      loc(CU_MEM_LOCATION_TYPE_DEVICE, -3)));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE,
+		  cuMemAdvise_v1(d, PG, CU_MEM_ADVISE_SET_ACCESSED_BY, n + 5));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_ACCESSED_BY,
+			      loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			      loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 999)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			      loc((CUmemLocationType)9, 0)));
+	/* advice without a location ignores it */
+	EXPECT_CU(CUDA_SUCCESS,
+		  cuMemAdvise(d, PG, CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+			      loc((CUmemLocationType)9, 99)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+}
+
+TEST_F(ctx, prefetch)
+{
+	CUdeviceptr d, dev;
+	unsigned char *p;
+	int n;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 4 * PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	p = (unsigned char *)(uintptr_t)d;
+	memset(p, 0x3c, 2 * PG);
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, d, PG));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, 4 * PG,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0), 0, NULL));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			       d, 4 * PG));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_DEVICE,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+			    d, 4 * PG));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID,
+			       d, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(d, PG, CU_DEVICE_CPU,
+						      (CUstream)0x1));
+	EXPECT_EQ(CU_DEVICE_CPU,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, d, PG));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    d, 2 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0), 0,
+			(CUstream)0x2));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+			    d, PG));
+	/* the data stays where the program put it */
+	EXPECT_EQ(0x3c, p[0]);
+	EXPECT_EQ(0x3c, p[2 * PG - 1]);
+	EXPECT_EQ(0, p[2 * PG]);
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d, PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 1, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuMemPrefetchAsync(d, PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, (CUstream)0x1234));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemPrefetchAsync(d, PG,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, n), 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d, PG,
+			loc(CU_MEM_LOCATION_TYPE_INVALID, 0), 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(dev, PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d, 0,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+}
+
+TEST_F(ctx, range_attribute_errors)
+{
+	CUmem_range_attribute attrs[2] = { CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+					   CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY };
+	int rm = -1, ab[3];
+	void *data[2] = { &rm, ab };
+	size_t sizes[2] = { 4, sizeof(ab) };
+	CUdeviceptr d, dev;
+	long long wide;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&wide, 8,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(ab, 6,
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(ab, 0,
+			CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(NULL, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			(CUmem_range_attribute)0, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			(CUmem_range_attribute)9, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 2 * PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, dev, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttributes(data, sizes,
+			attrs, 0, d, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttributes(NULL, sizes,
+			attrs, 2, d, PG));
+	sizes[0] = 2;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttributes(data, sizes,
+			attrs, 2, d, PG));
+	sizes[0] = 4;
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttributes(data, sizes, attrs, 2,
+							d, PG));
+	EXPECT_EQ(0, rm);
+	EXPECT_EQ(CU_DEVICE_INVALID, ab[0]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+}
+
+/* cuCtxDestroy frees what cuMemAllocManaged made in the context. */
+TEST(ctx_destroy_frees)
+{
+	long long before;
+	CUdeviceptr d;
+	CUcontext c;
+	int managed;
+
+	INIT_OR_SKIP();
+	before = live_objects();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&c, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 8 * PG, CU_MEM_ATTACH_GLOBAL));
+	memset((void *)(uintptr_t)d, 1, 8 * PG);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAdvise(d, PG, CU_MEM_ADVISE_SET_READ_MOSTLY,
+					    loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(c));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&c, NULL, 0, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, d));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(c));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects());
+}
+
+/* kill -9 with managed memory, advice and prefetched pages leaks nothing. */
+TEST(kill_9)
+{
+	long long before = live_objects();
+	int status, ready[2];
+	pid_t pid;
+	char c;
+
+	INIT_OR_SKIP();
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		CUcontext ctx;
+		CUdeviceptr d;
+
+		if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
+		    cuMemAllocManaged(&d, 16 * PG, CU_MEM_ATTACH_HOST))
+			_exit(1);
+		memset((void *)(uintptr_t)d, 7, 16 * PG);
+		if (cuMemAdvise(d + PG, PG, CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+				loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)) ||
+		    cuMemPrefetchAsync(d, 16 * PG,
+				       loc(CU_MEM_LOCATION_TYPE_DEVICE, 0), 0,
+				       NULL))
+			_exit(2);
+		if (write(ready[1], "r", 1) != 1)
+			_exit(3);
+		pause();
+		_exit(4);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects());
+}
+
+/* ---- raw ioctls: where pages live, and fail-nth ---- */
+
+static int m_alloc(int fd, __u32 attach, __u64 len, __u64 *addr)
+{
+	struct cufab_mem_alloc a = {
+		.size = sizeof(a), .flags = CUFAB_MEM_ALLOC_MANAGED,
+		.attach = attach, .length = len,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a);
+
+	*addr = a.out_addr;
+	return ret;
+}
+
+static int m_free(int fd, __u64 addr)
+{
+	struct cufab_mem_free f = { .size = sizeof(f), .addr = addr };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_FREE, &f);
+}
+
+static int m_prefetch(int fd, __u64 addr, __u64 len, __u32 type, __s32 id)
+{
+	struct cufab_mem_prefetch p = {
+		.size = sizeof(p), .addr = addr, .length = len,
+		.location_type = type, .location_id = id,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_PREFETCH, &p);
+}
+
+static int m_advise(int fd, __u64 addr, __u64 len, __u32 advice, __u32 type,
+		    __s32 id)
+{
+	struct cufab_mem_advise a = {
+		.size = sizeof(a), .advice = advice, .addr = addr,
+		.length = len, .location_type = type, .location_id = id,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_ADVISE, &a);
+}
+
+/* Pages of the range with memory, and those on @node. */
+static int m_resident(int fd, __u64 addr, __u64 len, int node, __u64 *all,
+		      __u64 *on)
+{
+	struct cufab_mem_range_attrs r = {
+		.size = sizeof(r), .addr = addr, .length = len, .node = node,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_MEM_RANGE_ATTRS, &r);
+
+	*all = r.out_resident;
+	*on = r.out_resident_on_node;
+	return ret;
+}
+
+TEST(uapi_alloc_rules)
+{
+	struct cufab_mem_alloc a = { .size = sizeof(a), .length = PG };
+	__u64 d;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	a.flags = CUFAB_MEM_ALLOC_MANAGED | CUFAB_MEM_ALLOC_HOST;
+	a.attach = CUFAB_ATTACH_GLOBAL;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a));
+	a.flags = 0;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a));
+	a.flags = CUFAB_MEM_ALLOC_HOST;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a));
+	EXPECT_EQ(EINVAL, m_alloc(fd, 0, PG, &d));
+	EXPECT_EQ(EINVAL, m_alloc(fd, CUFAB_ATTACH_SINGLE, PG, &d));
+	EXPECT_EQ(0, m_alloc(fd, CUFAB_ATTACH_HOST, PG, &d));
+	/* MEM_FREE of host memory does not free managed memory */
+	{
+		struct cufab_mem_free f = { .size = sizeof(f),
+					    .flags = CUFAB_MEM_ALLOC_HOST,
+					    .addr = d };
+
+		EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_MEM_FREE, &f));
+	}
+	EXPECT_EQ(0, m_free(fd, d));
+	EXPECT_EQ(EINVAL, m_advise(fd, PG, PG, CUFAB_ADVISE_SET_READ_MOSTLY, 0, 0));
+	close(fd);
+}
+
+static int node_online(int node)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", node);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * A prefetch to a NUMA node moves the pages there with their data; a
+ * preferred location decides where pages populated later go.
+ */
+TEST(prefetch_moves_pages)
+{
+	unsigned char *p;
+	__u64 d, all, on, i, n = 8;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	if (!node_online(1)) {
+		close(fd);
+		SKIP(return, "one NUMA node (tools/vm/run --numa 2)");
+	}
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, n * PG, &d));
+	p = (unsigned char *)(uintptr_t)d;
+	for (i = 0; i < n * PG; i += PG)
+		p[i] = (unsigned char)(i / PG + 1);
+	ASSERT_EQ(0, m_resident(fd, d, n * PG, 1, &all, &on));
+	EXPECT_EQ(n, all);
+
+	ASSERT_EQ(0, m_prefetch(fd, d, n * PG, CUFAB_LOC_HOST_NUMA, 1));
+	ASSERT_EQ(0, m_resident(fd, d, n * PG, 1, &all, &on));
+	EXPECT_EQ(n, on);
+	for (i = 0; i < n * PG; i += PG)
+		EXPECT_EQ((unsigned char)(i / PG + 1), p[i]);
+	ASSERT_EQ(0, m_prefetch(fd, d, 2 * PG, CUFAB_LOC_HOST_NUMA, 0));
+	ASSERT_EQ(0, m_resident(fd, d, n * PG, 0, &all, &on));
+	EXPECT_EQ(2ULL, on);
+	EXPECT_EQ(1, p[0]);
+	EXPECT_EQ(2, p[PG]);
+	EXPECT_EQ(0, m_free(fd, d));
+
+	/* first touch follows the preferred location */
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, n * PG, &d));
+	ASSERT_EQ(0, m_advise(fd, d, n * PG, CUFAB_ADVISE_SET_PREFERRED_LOCATION,
+			      CUFAB_LOC_HOST_NUMA, 1));
+	memset((void *)(uintptr_t)d, 9, n * PG);
+	ASSERT_EQ(0, m_resident(fd, d, n * PG, 1, &all, &on));
+	EXPECT_EQ(n, all);
+	EXPECT_EQ(n, on);
+	EXPECT_EQ(0, m_free(fd, d));
+	close(fd);
+}
+
+/*
+ * Every allocation of managed memory, advice, prefetch and attribute
+ * query failed in turn: each step fails cleanly or succeeds, nothing
+ * leaks. Nothing is touched from user space meanwhile.
+ */
+static int managed_scenario(void)
+{
+	__u64 d, all, on;
+	int fd, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = m_alloc(fd, CUFAB_ATTACH_GLOBAL, 8 * PG, &d);
+	if (!err) {
+		int i;
+
+		/* enough distinct segments to grow the advice array */
+		for (i = 0; i < 8 && !err; i += 2)
+			err = m_advise(fd, d + i * PG, PG,
+				       CUFAB_ADVISE_SET_READ_MOSTLY, 0, 0);
+		if (!err)
+			err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
+		if (!err)
+			err = m_resident(fd, d, 8 * PG, 0, &all, &on);
+		if (!err)
+			err = m_free(fd, d);
+	}
+	close(fd);
+	return err;
+}
+
+FIXTURE(nth) {
+	int unused;
+};
+
+FIXTURE_SETUP(nth)
+{
+}
+
+FIXTURE_TEARDOWN(nth)
+{
+}
+
+TEST_F_TIMEOUT(nth, fail_nth, 600)
+{
+	unsigned int n, injected = 0;
+	long long before;
+	int fd, err, done = 0;
+
+	if (access(CUFAB_DEVICE_PATH, F_OK))
+		SKIP(return, "no " CUFAB_DEVICE_PATH);
+	fd = fail_nth_open();
+	if (fd < 0)
+		SKIP(return, "no fail-nth (CONFIG_FAULT_INJECTION)");
+	ASSERT_EQ(0, managed_scenario());
+	before = live_objects();
+	for (n = 1; n < 10000 && !done; n++) {
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
+		err = managed_scenario();
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
+		if (done) {
+			ASSERT_EQ(0, err);
+			break;
+		}
+		injected++;
+		if (err)
+			EXPECT_EQ(ENOMEM, err) TH_LOG("fault %u: %s", n,
+						     strerror(err));
+		if (before >= 0)
+			ASSERT_EQ(before, live_objects())
+				TH_LOG("fault %u leaked objects", n);
+	}
+	close(fd);
+	ASSERT_TRUE(done);
+	TH_LOG("%u faults injected", injected);
+	EXPECT_LT(3U, injected);
+}
+
+TEST_HARNESS_MAIN
