@@ -57,7 +57,7 @@ static int child(int sock)
 	printf("child %d: imported the pool and a 1 MiB pointer, parent's data intact\n",
 	       getpid());
 	for (i = 0; i < WORDS; i++)
-		w[i] = ~i;
+		w[i] = (unsigned int)~i;
 	CHECK(cuMemFreeAsync(p, NULL), "child");
 	CHECK(cuMemPoolDestroy(pool), "child");
 	return write(sock, "d", 1) == 1 ? 0 : 1;
@@ -118,7 +118,7 @@ int main(void)
 	}
 	close(fd);
 	for (i = 0; i < WORDS; i++)
-		if (w[i] != ~i) {
+		if (w[i] != (unsigned int)~i) {
 			fprintf(stderr, EXAMPLE_NAME ": word %zu is %u\n", i, w[i]);
 			return 1;
 		}
