@@ -170,6 +170,36 @@ static struct pool_block *live_find(CUdeviceptr addr)
 	return NULL;
 }
 
+/*
+ * Spare block structs: a warm allocate/free splits and merges a block
+ * each time, which would otherwise cost a malloc and a free.
+ */
+#define POOL_SPARES_MAX		64
+static struct pool_block *pool_spares;
+static unsigned int pool_nspares;
+
+static struct pool_block *block_new(void)
+{
+	struct pool_block *b = pool_spares;
+
+	if (!b)
+		return calloc(1, sizeof(*b));
+	pool_spares = b->hnext;
+	pool_nspares--;
+	return b;
+}
+
+static void block_put(struct pool_block *b)
+{
+	if (pool_nspares >= POOL_SPARES_MAX) {
+		free(b);
+		return;
+	}
+	b->hnext = pool_spares;
+	pool_spares = b;
+	pool_nspares++;
+}
+
 static void free_add(struct CUmemPoolHandle_st *p, struct pool_block *b)
 {
 	b->free = 1;
@@ -200,7 +230,7 @@ static void block_merge(struct CUmemPoolHandle_st *p, struct pool_block *a,
 	a->next = b->next;
 	if (b->next)
 		b->next->prev = a;
-	free(b);
+	block_put(b);
 }
 
 /* Can free blocks @a and @b become one without breaking stream order? */
@@ -244,7 +274,7 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 
 	/* a free head in front of an aligned start stays free */
 	if (start != b->addr) {
-		n = calloc(1, sizeof(*n));
+		n = block_new();
 		if (!n)
 			return NULL;
 		*n = *b;
@@ -259,7 +289,7 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 		b = n;
 	}
 	if (b->size > size) {
-		n = calloc(1, sizeof(*n));
+		n = block_new();
 		if (!n)
 			return NULL;
 		*n = *b;
@@ -1337,5 +1367,7 @@ void cufab_pool_reset_locked(void)
 	memset(pool_current, 0, sizeof(pool_current));
 	memset(live_hash, 0, sizeof(live_hash));
 	pools_all = NULL;
+	pool_spares = NULL;
+	pool_nspares = 0;
 	pthread_mutex_init(&pool_lock, NULL);
 }
