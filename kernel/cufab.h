@@ -1509,6 +1509,7 @@ extern const struct cufab_object_ops cufab_pool_handle_ops;
 
 u64 cufab_pools_live(void);
 void cufab_pools_show(struct seq_file *m);
+int cufab_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 void cufab_pools_exit(void);
 
 int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
