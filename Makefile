@@ -8,8 +8,11 @@
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
-#   make bench-run        run tools/bench inside the VM, print JSON
-#   sudo make install     module, library, header, cufabctl on this host
+#   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
+#   sudo make install     module, libraries, headers, cufabctl, pkg-config,
+#                         udev rules, man pages (DESTDIR, PREFIX honoured)
+#   sudo make uninstall   removes what install put there
+#   sudo make dkms-install  the module's sources under DKMS
 
 VERSION		:= 0.1.0
 SOVERSION	:= 1
@@ -25,7 +28,9 @@ DEBIAN_KDIR	:= $(firstword $(wildcard /usr/src/linux-headers-*-amd64))
 RUNNING_KDIR	:= $(wildcard /lib/modules/$(shell uname -r)/build)
 KDIR		?= $(if $(RUNNING_KDIR),$(RUNNING_KDIR),$(DEBIAN_KDIR))
 KTAG		:= $(notdir $(patsubst %/,%,$(realpath $(KDIR))))
-KMOD_DIR	:= $(BUILD)/kmod/$(KTAG)
+# KMOD_TAG names the module's build directory (dkms.conf fixes it).
+KMOD_TAG	?= $(KTAG)
+KMOD_DIR	:= $(BUILD)/kmod/$(KMOD_TAG)
 KUNIT		?=
 
 CFLAGS_COMMON	:= -O2 -g -Wall -Wextra -Wno-unused-parameter \
@@ -40,6 +45,7 @@ NL_LIBS		= $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 LIB_SRCS	:= $(wildcard lib/*.c)
 LIB_HDRS	:= $(wildcard lib/*.h) include/cufab/cuda.h include/uapi/linux/cufab.h
 LIB_SO		:= $(BUILD)/lib/libcufab.so.$(SOVERSION)
+RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
 # The same library under the name programs linked against NVIDIA's
 # libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
 # cufab unchanged.
@@ -84,7 +90,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -97,6 +103,14 @@ $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 $(LIBCUDA_DROPIN): $(LIB_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufab.so.$(SOVERSION) $@
+
+# The runtime API subset (rt/): calls libcufab's cu* entry points.
+$(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
+		-Wl,-soname,libcufabrt.so.$(SOVERSION) \
+		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
+		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK)
@@ -171,27 +185,163 @@ demo:
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.
 BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048
+# The JSON goes to build/bench/bench.json (and stdout), one SVG per figure
+# next to it (tools/bench/plot, gnuplot).
+BENCH_JSON	:= $(BUILD)/bench/bench.json
 bench-run:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN)
+	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) -o $(BENCH_JSON)
+	cat $(BENCH_JSON)
+	tools/bench/plot $(BENCH_JSON) $(BUILD)/bench
 
 # ---- install on a real host ----------------------------------------------
-install: all
-	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) modules_install
-	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/libcufab.so.$(VERSION)
-	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libcufab.so.$(SOVERSION)
-	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libcufab.so
-	install -D -m 0644 include/cufab/cuda.h $(DESTDIR)$(PREFIX)/include/cufab/cuda.h
-	install -D -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(PREFIX)/include/linux/cufab.h
-	install -D -m 0755 $(CTL_BIN) $(DESTDIR)$(PREFIX)/bin/cufabctl
-	-depmod -a
-	-ldconfig
+# Every path below is under $(DESTDIR): a packager's `make install
+# DESTDIR=/tmp/root` touches nothing outside it (the module goes through
+# INSTALL_MOD_PATH; depmod, ldconfig, groupadd and udevadm run only when
+# installing into the live system). KDIR picks the kernel the module is
+# installed for, as for `make module`.
+SYSCONFDIR	?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+LIBDIR		?= $(PREFIX)/lib
+INCLUDEDIR	?= $(PREFIX)/include
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+PKGCONFIGDIR	?= $(LIBDIR)/pkgconfig
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+# The drop-in libcuda.so.1 lives in a directory of its own, off the default
+# search path: only programs started with LD_LIBRARY_PATH=$(DROPINDIR) see it.
+DROPINDIR	?= $(LIBDIR)/cufab
+UDEVRULESDIR	?= /lib/udev/rules.d
+MODPROBEDIR	?= /etc/modprobe.d
+DKMS_SRCDIR	:= /usr/src/cufab-$(VERSION)
+KRELEASE	= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+LIVE_INSTALL	:= $(if $(DESTDIR),,1)
 
+# The files of the DKMS source tree: what `make module` needs, nothing more.
+DKMS_FILES	:= Makefile Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/tests/*.[ch]) \
+		   include/uapi/linux/cufab.h
+
+PKG_SUBST	= sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
+		      -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		      -e 's|@DROPINDIR@|$(DROPINDIR)|g'
+
+.PHONY: install-module install-lib install-tools install-data dkms-install \
+	dkms-uninstall
+
+install: install-module install-lib install-tools install-data
+ifeq ($(LIVE_INSTALL),1)
+	-ldconfig
+	getent group cufab >/dev/null || groupadd --system cufab
+	-udevadm control --reload-rules
+endif
+
+# Unsigned, as DKMS builds are unless configured: the signing key of a
+# distribution kernel is not on the build host.
+install-module: module
+	$(MAKE) -C $(KDIR) M=$(KMOD_DIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=extra DEPMOD=true CONFIG_MODULE_SIG_ALL= modules_install
+ifeq ($(LIVE_INSTALL),1)
+	depmod -a $(KRELEASE)
+endif
+
+install-lib: $(LIB_SO)
+	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
+	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
+	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
+	install -d $(DESTDIR)$(DROPINDIR)
+	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
+	install -m 0644 include/cufab/*.h $(DESTDIR)$(INCLUDEDIR)/cufab/
+	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
+	install -d $(DESTDIR)$(PKGCONFIGDIR)
+	$(PKG_SUBST) packaging/cufab.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
+
+install-tools: $(CTL_BIN)
+	install -D -m 0755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/cufabctl
+	install -d $(DESTDIR)$(SBINDIR)
+	$(PKG_SUBST) packaging/cufab-imex-channels >$(DESTDIR)$(SBINDIR)/cufab-imex-channels
+	chmod 0755 $(DESTDIR)$(SBINDIR)/cufab-imex-channels
+	install -D -m 0644 tools/cufabctl/cufabctl.bash-completion \
+		$(DESTDIR)$(BASHCOMPDIR)/cufabctl
+	install -D -m 0644 Documentation/man/cufabctl.8 $(DESTDIR)$(MANDIR)/man8/cufabctl.8
+	install -D -m 0644 Documentation/man/cufab.4 $(DESTDIR)$(MANDIR)/man4/cufab.4
+
+install-data:
+	install -d $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(MODPROBEDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/cufab
+	$(PKG_SUBST) packaging/60-cufab.rules >$(DESTDIR)$(UDEVRULESDIR)/60-cufab.rules
+	install -m 0644 packaging/cufab.modprobe.conf \
+		$(DESTDIR)$(MODPROBEDIR)/cufab.conf.example
+	test -e $(DESTDIR)$(SYSCONFDIR)/cufab/imex-channels || \
+		install -m 0644 packaging/imex-channels $(DESTDIR)$(SYSCONFDIR)/cufab/imex-channels
+
+# The administrator's channel table is configuration: it stays.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libcufab.so*
-	rm -rf $(DESTDIR)$(PREFIX)/include/cufab
-	rm -f $(DESTDIR)$(PREFIX)/include/linux/cufab.h $(DESTDIR)$(PREFIX)/bin/cufabctl
+	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/extra/cufab.ko
+	rm -f $(DESTDIR)$(LIBDIR)/libcufab.so $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
+	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	-rmdir $(DESTDIR)$(DROPINDIR)
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/cufab
+	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h $(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
+	rm -f $(DESTDIR)$(BINDIR)/cufabctl $(DESTDIR)$(SBINDIR)/cufab-imex-channels
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/cufabctl $(DESTDIR)$(MANDIR)/man8/cufabctl.8 \
+		$(DESTDIR)$(MANDIR)/man4/cufab.4
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-cufab.rules \
+		$(DESTDIR)$(MODPROBEDIR)/cufab.conf.example
+ifeq ($(LIVE_INSTALL),1)
+	-depmod -a $(KRELEASE)
+	-ldconfig
+endif
+
+# ---- the installed tree of selftests/install_test.sh -------------------------
+# `make install` into build/install-root (PREFIX=/usr, the module for KDIR),
+# and programs built from that tree only: examples/devices.c with nothing
+# but pkg-config (PKG_CONFIG_SYSROOT_DIR is how a packager points
+# pkg-config at a DESTDIR), and with NVIDIA's cuda.h and the toolkit's
+# stub libcuda.so, as CUDA programs are linked, the drop-in test programs.
+INSTALL_ROOT	:= $(BUILD)/install-root
+INSTALL_BIN	:= $(BUILD)/install-bin
+CUDA_STUBS	?= /usr/local/cuda/lib64/stubs
+PC_ENV		= PKG_CONFIG_SYSROOT_DIR=$(INSTALL_ROOT) \
+		  PKG_CONFIG_LIBDIR=$(INSTALL_ROOT)/usr/lib/pkgconfig
+
+.PHONY: install-root
+install-root:
+	rm -rf $(INSTALL_ROOT) $(INSTALL_BIN)
+	$(MAKE) install DESTDIR=$(INSTALL_ROOT) PREFIX=/usr
+	mkdir -p $(INSTALL_BIN)
+	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
+		$$(pkg-config --cflags --libs cufab)'
+ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
+	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
+		-L$(CUDA_STUBS) -lcuda
+	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
+		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda
+endif
+
+# DKMS rebuilds the module for every installed kernel from a copy of the
+# sources in /usr/src/cufab-VERSION (dkms.conf says how). With DESTDIR
+# only that copy is made; a package's postinst runs the dkms commands.
+dkms-install:
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
+	for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRCDIR)/$$f || exit 1; \
+	done
+ifeq ($(LIVE_INSTALL),1)
+	dkms add -m cufab -v $(VERSION)
+	dkms build -m cufab -v $(VERSION)
+	dkms install -m cufab -v $(VERSION)
+endif
+
+dkms-uninstall:
+ifeq ($(LIVE_INSTALL),1)
+	-dkms remove -m cufab -v $(VERSION) --all
+endif
+	rm -rf $(DESTDIR)$(DKMS_SRCDIR)
 
 clean:
 	rm -rf $(BUILD)

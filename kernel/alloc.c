@@ -32,6 +32,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every
@@ -159,6 +160,7 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	mutex_unlock(&cufab_allocs_lock);
 	atomic64_inc(&cufab_allocs_nr);
 	cufab_live_objects_inc();
+	trace_cufab_alloc_create(alloc);
 }
 
 /**
@@ -209,6 +211,7 @@ static void cufab_alloc_release(struct kref *ref)
 	struct page *page;
 	unsigned long index;
 
+	trace_cufab_alloc_destroy(alloc);
 	if (alloc->fabric)
 		cufab_fabric_forget(alloc);
 	if (alloc->ops->release)

@@ -3,8 +3,7 @@
  * Clients: open files of /dev/cufab.
  *
  * A client belongs to the thread group that opened it. Objects name
- * process-local things (contexts of this process, later its endpoint id
- * space), so another process using the file, a forked child included, is
+ * process-local things (its contexts, its endpoint id space), so another process using the file, a forked child included, is
  * refused (see cufab_fops_ioctl()). Closing the last reference to the file,
  * whoever holds it, destroys everything the client held.
  *
@@ -29,6 +28,33 @@ static LIST_HEAD(cufab_clients);
 static DEFINE_MUTEX(cufab_clients_lock);
 static unsigned int cufab_nr_clients;
 
+/*
+ * The subsystems with state in every client. Each initialises its part at
+ * open, in this order, and tears it down at close, in this order:
+ *
+ *   1. stream work (stream.c): queued operations are cancelled and running
+ *      ones waited for, so nothing touches the client's memory or mm after
+ *   2. multicast bindings the client made on any object (mc.c): the teams
+ *      belong to every process of the object and stay; only this client's
+ *      bindings go, so the others keep theirs and can still multimem
+ *   3. objects (object.c): contexts (with their peer links and cuMemAlloc
+ *      ties), streams, events, memory handles; leaf first
+ *   4. the stream space (stream.c): completion slots, empty by then
+ *   5. logical endpoint aliases and the id space (le.c)
+ *   6. VA reservations (va.c): empty by then, since each reservation's VMA
+ *      holds the file until it is unmapped
+ *
+ * A new kind of per-client state is one more line here.
+ */
+static const struct cufab_client_part *const cufab_client_parts[] = {
+	&cufab_stream_work_client_part,
+	&cufab_mc_client_part,
+	&cufab_object_client_part,
+	&cufab_stream_space_client_part,
+	&cufab_le_client_part,
+	&cufab_va_client_part,
+};
+
 /**
  * cufab_client_alloc() - a client for the calling process
  *
@@ -37,20 +63,37 @@ static unsigned int cufab_nr_clients;
 struct cufab_client *cufab_client_alloc(void)
 {
 	struct cufab_client *client;
+	unsigned int i;
 
 	if (cufab_should_fail(CUFAB_FAULT_CLIENT_OPEN))
 		return ERR_PTR(-ENOMEM);
 	client = kzalloc(sizeof(*client), GFP_KERNEL_ACCOUNT);
 	if (!client)
 		return ERR_PTR(-ENOMEM);
-	xa_init_flags(&client->objects, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	client->tgid = get_pid(task_tgid(current));
 	get_task_comm(client->comm, current);
 	INIT_LIST_HEAD(&client->node);
 	client->imex_channel = CUFAB_IMEX_NO_CHANNEL;
-	cufab_va_space_init(&client->va);
-	cufab_le_space_init(&client->le);
+	for (i = 0; i < ARRAY_SIZE(cufab_client_parts); i++)
+		if (cufab_client_parts[i]->init)
+			cufab_client_parts[i]->init(client);
 	return client;
+}
+
+/* Everything the client holds, in the order of cufab_client_parts[]. */
+static void cufab_client_teardown(struct cufab_client *client)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cufab_client_parts); i++)
+		if (cufab_client_parts[i]->teardown)
+			cufab_client_parts[i]->teardown(client);
+}
+
+static void cufab_client_release_self(struct cufab_client *client)
+{
+	put_pid(client->tgid);
+	kfree(client);
 }
 
 /**
@@ -59,12 +102,8 @@ struct cufab_client *cufab_client_alloc(void)
  */
 void cufab_client_free(struct cufab_client *client)
 {
-	cufab_le_space_destroy(client);
-	cufab_object_destroy_all(client);
-	xa_destroy(&client->objects);
-	cufab_va_space_destroy(&client->va);
-	put_pid(client->tgid);
-	kfree(client);
+	cufab_client_teardown(client);
+	cufab_client_release_self(client);
 }
 
 void cufab_client_register(struct cufab_client *client)
@@ -111,14 +150,12 @@ int cufab_fops_release(struct inode *inode, struct file *filp)
 	struct cufab_client *client = filp->private_data;
 
 	/*
-	 * Objects go before the client leaves the list: the topology must
-	 * not change while any of them still refers to a GPU.
+	 * Torn down before the client leaves the list: the topology must
+	 * not change while anything of it still refers to a GPU.
 	 */
-	cufab_mc_client_gone(client);
-	cufab_object_destroy_all(client);
-	cufab_le_space_destroy(client);
+	cufab_client_teardown(client);
 	cufab_client_unregister(client);
-	cufab_client_free(client);
+	cufab_client_release_self(client);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
 #define CU_CTX_SCHED_MASK		0x07
@@ -22,6 +23,9 @@
  */
 static void cufab_ctx_destroy(struct cufab_object *obj)
 {
+	trace_cufab_ctx_destroy(obj->id,
+				container_of(obj, struct cufab_ctx, obj)->dev);
+	cufab_streams_ctx_destroy(obj->client, obj->id);
 	cufab_peer_ctx_destroy(obj->client, obj->id);
 	cufab_mem_free_ctx(obj->client, obj->id);
 }
@@ -73,6 +77,8 @@ int cufab_ioctl_ctx_create(struct cufab_ucmd *ucmd)
 		return PTR_ERR(ctx);
 	ctx->dev = cmd->dev;
 	ctx->flags = cmd->flags;
+	/* before the reply: a failed reply destroys it, a matching pair */
+	trace_cufab_ctx_create(ctx->obj.id, ctx->dev);
 
 	/* reply before publishing, so a failed copy leaves no orphan */
 	cmd->out_ctx_id = ctx->obj.id;

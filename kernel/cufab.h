@@ -10,7 +10,7 @@
  * topology, device attributes, allocations, VA reservations, logical
  * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
  * multicast, legacy memory operations, multimem, netlink, peer access,
- * debugfs. Documentation/architecture.rst says which file implements each.
+ * memory pools, debugfs. Documentation/architecture.rst says which file implements each.
  */
 #ifndef _CUFAB_H
 #define _CUFAB_H
@@ -18,6 +18,8 @@
 #include <linux/atomic.h>
 #include <linux/build_bug.h>
 #include <linux/compiler_types.h>
+#include <linux/dma-fence.h>
+#include <linux/idr.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/maple_tree.h>
@@ -27,10 +29,13 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <linux/uaccess.h>
 #include <linux/uuid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <linux/cufab.h>
 
@@ -43,11 +48,14 @@ struct cufab_alloc;
 struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
+struct cufab_op;
+struct cufab_stream_space;
 struct cufab_team;
 struct cufab_ucmd;
 struct dma_buf;
 struct file;
 struct inode;
+struct mm_struct;
 struct netlink_callback;
 struct page;
 struct pid;
@@ -67,6 +75,9 @@ enum cufab_object_type {
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
 	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+	CUFAB_OBJ_STREAM,	/* streams section */
+	CUFAB_OBJ_EVENT,	/* streams section */
+	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
 #ifdef CUFAB_KUNIT
 	CUFAB_OBJ_TEST,		/* kernel/tests only */
 #endif
@@ -121,7 +132,6 @@ struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
 void cufab_object_put(struct cufab_object *obj);
 
 int cufab_object_destroy_user(struct cufab_client *client, u32 id);
-void cufab_object_destroy_all(struct cufab_client *client);
 
 void cufab_live_objects_inc(void);
 void cufab_live_objects_dec(void);
@@ -547,7 +557,7 @@ enum cufab_attr {
  */
 enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
-	CUFAB_HAS_MEMORY_POOLS = 0,
+	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 0,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
@@ -871,6 +881,8 @@ struct cufab_va_space {
  * @start: first address
  * @length: bytes
  * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
+ *	pool calls map, unmap, free it or change its access
  * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
  * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
  *	frees the reservation (alloc_legacy.c). Written once, under the space's
@@ -887,6 +899,7 @@ struct cufab_va {
 	u64 start;
 	u64 length;
 	bool legacy;
+	bool pool;
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -918,8 +931,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-void cufab_va_space_init(struct cufab_va_space *space);
-void cufab_va_space_destroy(struct cufab_va_space *space);
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
@@ -941,6 +952,18 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+
+/*
+ * Pool memory (pool.c): a new reservation holding @length bytes of
+ * @alloc from @offset, the host with read-write access (the CPU view),
+ * GPUs as @gpu_read/@gpu_write say; its address in *@out. Only
+ * cufab_va_pool_munmap() frees it and cufab_va_set_access_all() changes
+ * its access.
+ */
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out);
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr);
 void cufab_va_put(struct cufab_va *va);
 /*
  * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
@@ -1063,8 +1086,6 @@ struct cufab_le_alias {
 };
 
 /* le.c */
-void cufab_le_space_init(struct cufab_le_space *space);
-void cufab_le_space_destroy(struct cufab_client *client);
 void cufab_le_put(struct cufab_le *le);
 bool cufab_le_ready(struct cufab_le *le);
 struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
@@ -1115,6 +1136,8 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  *	reservations are vm_mmap()s of it (va.c)
  * @va: address reservations and their mappings (va.c)
  * @le: logical endpoint ids and aliases (le.c)
+ * @streams: streams, events, completion slots; NULL until first used
+ *	(stream.c)
  */
 struct cufab_client {
 	struct xarray objects;
@@ -1126,6 +1149,7 @@ struct cufab_client {
 	struct file *file;
 	struct cufab_va_space va;
 	struct cufab_le_space le;
+	struct cufab_stream_space *streams;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -1143,6 +1167,29 @@ struct cufab_client {
 				    pid_nr(__c->tgid), __c->comm,	\
 				    ##__VA_ARGS__);			\
 	} while (0)
+
+/**
+ * struct cufab_client_part - a subsystem's state in every client
+ * @name: what it is, for the reader of cufab_client_parts[] (client.c)
+ * @init: optional, at open, before the client is visible; cannot fail
+ * @teardown: optional, at close, once no ioctl can run on the client any
+ *	more: free what the subsystem holds for it
+ *
+ * A subsystem with per-client state defines one and adds it to
+ * cufab_client_parts[] in client.c, whose order is the teardown order.
+ */
+struct cufab_client_part {
+	const char *name;
+	void (*init)(struct cufab_client *client);
+	void (*teardown)(struct cufab_client *client);
+};
+
+extern const struct cufab_client_part cufab_stream_work_client_part;
+extern const struct cufab_client_part cufab_mc_client_part;
+extern const struct cufab_client_part cufab_stream_space_client_part;
+extern const struct cufab_client_part cufab_object_client_part;
+extern const struct cufab_client_part cufab_le_client_part;
+extern const struct cufab_client_part cufab_va_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);
@@ -1341,8 +1388,6 @@ unsigned int cufab_mc_team_timeout_ms(void);
 /* The multicast object of @alloc, NULL when @alloc is another kind. */
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
-/* The client is going: unbind everything it bound, on every object. */
-void cufab_mc_client_gone(struct cufab_client *client);
 
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
@@ -1380,6 +1425,9 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
  * (memops.c).
  */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
+/* Also run by stream operations, in a kernel thread using the mm. */
+int cufab_copy_user(u64 dst, u64 src, u64 length);
+int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
@@ -1450,7 +1498,283 @@ void cufab_peer_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 u32 cufab_peer_gpu_count(u32 gpu);
 int cufab_nl_peer_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
+/*
+ * Memory pools of the stream-ordered allocator (cuMemPool*, pool.c).
+ *
+ * A struct cufab_pool is node-wide and reference counted: the creating
+ * client's pool object, each importer's pool object, each exported fd and
+ * each chunk hold one reference. Chunks are allocations the owner maps
+ * into its address space; the library sub-allocates inside them, so the
+ * kernel sees only whole chunks come and go.
+ */
+extern const struct cufab_object_ops cufab_pool_handle_ops;
+
+u64 cufab_pools_live(void);
+void cufab_pools_show(struct seq_file *m);
+void cufab_pools_exit(void);
+
+int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd);
+int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd);
+
 void cufab_debugfs_init(void);
 void cufab_debugfs_exit(void);
+
+/*
+ * Streams, events and the per-GPU engine that runs stream operations
+ * (engine.c, stream.c, event.c).
+ *
+ * A stream is an ordered queue of operations (struct cufab_op). Only the
+ * head of a queue is ever considered: once the fences it depends on have
+ * signalled, the engine of the stream's GPU runs it, signals its fence and
+ * publishes its sequence number in the stream's completion slot, which
+ * the process maps read-only (CUFAB_SEQ_MMAP_OFFSET).
+ *
+ * What an operation does is in its struct cufab_op_type; a new kind of
+ * operation is a new entry of cufab_op_types[] (engine.c).
+ */
+
+/**
+ * struct cufab_fence - completion of one operation
+ * @base: the dma_fence; seqno is the operation's sequence number
+ * @lock: its lock, here so that the fence may outlive its stream
+ */
+struct cufab_fence {
+	struct dma_fence base;
+	spinlock_t lock;
+};
+
+/**
+ * struct cufab_stream_space - a client's streams, events and slots
+ * @lock: @streams, @slot_ida
+ * @streams: every stream of the client (struct cufab_stream.node)
+ * @slots: CUFAB_SEQ_SLOTS completion slots (vmalloc_user), mapped by the
+ *	process read-only
+ * @slot_ida: slot allocator
+ * @host_queue: host operations ready to run, oldest first; under the
+ *	lock of @host_tokens
+ * @host_tokens: host operations handed to the host thread, by token; its
+ *	lock also guards @host_queue and @dead
+ * @host_wq: the host thread sleeps here
+ * @done_wq: STREAM_WAIT callers sleep here until a slot advances
+ * @dead: the client is closing; nothing new runs
+ */
+struct cufab_stream_space {
+	struct mutex lock;
+	struct list_head streams;
+	struct cufab_seq_slot *slots;
+	struct ida slot_ida;
+	struct list_head host_queue;
+	struct xarray host_tokens;
+	wait_queue_head_t host_wq;
+	wait_queue_head_t done_wq;
+	bool dead;
+};
+
+/**
+ * struct cufab_stream - an ordered queue of operations on one GPU
+ * @ref: the stream object, each queued operation, a queued @work
+ * @lock: @ops, @last, @submitted, @error, @dead, @running
+ * @ops: queued operations, head first; the head may be running
+ * @node: entry in the space's @streams
+ * @work: runs the head operation on the engine of @dev
+ * @space: the client's stream space
+ * @client: owner
+ * @fence_ctx: dma_fence context of the stream's fences
+ * @submitted: sequence number of the last submitted operation
+ * @last: fence of the last submitted operation (NULL before the first)
+ * @error: sticky error of the stream (0 or -errno)
+ * @dead: cancelled (context or client gone); submits are -ESHUTDOWN
+ * @running: name of the operation running, for stream show
+ * @ctx_id: the context
+ * @dev: kernel GPU index of the context
+ * @flags: CUFAB_STREAM_*
+ * @priority: CUFAB_STREAM_PRIO_GREATEST..0
+ * @slot: index of the completion slot
+ * @uid: node-wide unique id
+ * @depth: operations queued
+ * @wq: the engine of @dev
+ * @gone_node: entry in a list of streams being cancelled
+ */
+struct cufab_stream {
+	struct kref ref;
+	spinlock_t lock;
+	struct list_head ops;
+	struct list_head node;
+	struct delayed_work work;
+	struct cufab_stream_space *space;
+	struct cufab_client *client;
+	u64 fence_ctx;
+	u64 submitted;
+	struct dma_fence *last;
+	int error;
+	bool dead;
+	const char *running;
+	u32 ctx_id;
+	u32 dev;
+	u32 flags;
+	s32 priority;
+	u32 slot;
+	u64 uid;
+	u32 depth;
+	struct workqueue_struct *wq;
+	struct list_head gone_node;
+};
+
+/**
+ * struct cufab_event - the kernel half of a CUevent
+ * @ref: the event object and each record operation
+ * @lock: @last, @records
+ * @space: the client's stream space (for the slot)
+ * @last: fence of the last record (NULL before the first)
+ * @records: number of the last record
+ * @flags: CUFAB_EVENT_*
+ * @ctx_id: the context
+ * @slot: index of the completion slot
+ */
+struct cufab_event {
+	struct kref ref;
+	spinlock_t lock;
+	struct cufab_stream_space *space;
+	struct dma_fence *last;
+	u64 records;
+	u32 flags;
+	u32 ctx_id;
+	u32 slot;
+};
+
+/* Where an operation is on its way through the engine. */
+enum cufab_op_state {
+	CUFAB_OP_QUEUED,	/* behind the head, or a head not looked at */
+	CUFAB_OP_WAITING,	/* head, a callback on an unsignalled dep */
+	CUFAB_OP_RUNNING,	/* the engine runs it */
+	CUFAB_OP_HOSTQ,		/* on the space's host queue */
+	CUFAB_OP_HOSTRUN,	/* handed to the host thread */
+};
+
+/**
+ * struct cufab_op_type - what one kind of operation does
+ * @name: for messages and stream show
+ * @skip_on_error: does not run once the stream has an error; completes
+ *	with it instead
+ * @prepare: check and take what the operation needs at submit time
+ *	(called before the operation is queued); may be NULL
+ * @queued: called under the stream's lock once the operation has its
+ *	sequence number and fence, before it can run; may be NULL
+ * @execute: run it on the engine. Return 0 when done, -EINPROGRESS when
+ *	someone else completes it later (cufab_op_complete()), or -errno
+ * @cleanup: release what @prepare took; called once, also for an
+ *	operation cancelled before it ran; may be NULL
+ */
+struct cufab_op_type {
+	const char *name;
+	bool skip_on_error;
+	int (*prepare)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
+	void (*queued)(struct cufab_op *op);
+	int (*execute)(struct cufab_op *op);
+	void (*cleanup)(struct cufab_op *op);
+};
+
+/**
+ * struct cufab_op - one queued operation
+ * @node: entry in the stream's @ops
+ * @type: what it does
+ * @stream: the stream (a reference)
+ * @fence: signalled when it completes (the op holds a reference)
+ * @seq: its sequence number
+ * @deps: fences to wait for before it runs (references)
+ * @nr_deps: entries of @deps
+ * @next_dep: first entry not known to be signalled
+ * @dep_cb: callback on @deps[@next_dep] while WAITING
+ * @dep_fired: @dep_cb has run
+ * @delayed: the race knob has had its say
+ * @state: enum cufab_op_state
+ * @status: the stream's error when the op was reached (HOST ops)
+ * @aux: set by @type->queued for the submitter (a record's number)
+ * @host_node: entry in the host queue (HOSTQ)
+ * @token: the host token (HOSTRUN)
+ * @u: per-type arguments
+ */
+struct cufab_op {
+	struct list_head node;
+	const struct cufab_op_type *type;
+	struct cufab_stream *stream;
+	struct cufab_fence *fence;
+	u64 seq;
+	struct dma_fence **deps;
+	unsigned int nr_deps;
+	unsigned int next_dep;
+	struct dma_fence_cb dep_cb;
+	bool dep_fired;
+	bool delayed;
+	enum cufab_op_state state;
+	int status;
+	u64 aux;
+	struct list_head host_node;
+	u32 token;
+	union {
+		struct {
+			struct mm_struct *mm;
+			u64 dst, src, length;
+			u32 src_dev, dst_dev;
+			u32 value, elem_size;
+		} mem;
+		struct {
+			u64 fn, data;
+		} host;
+		struct {
+			struct cufab_event *event;
+			u64 record;
+		} event;
+	} u;
+};
+
+extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
+
+/* engine.c */
+struct workqueue_struct *cufab_engine_get(u32 dev);
+void cufab_engine_exit(void);
+struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
+int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
+		       u64 *seq, u64 *aux);
+void cufab_stream_kick(struct cufab_stream *stream);
+void cufab_stream_cancel(struct cufab_stream *stream, int err);
+void cufab_stream_init_work(struct cufab_stream *stream);
+void cufab_op_complete(struct cufab_op *op, int err);
+void cufab_op_free(struct cufab_op *op);
+void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
+			u64 time_ns, int err);
+extern unsigned int cufab_race_delay_us;
+extern unsigned int cufab_race_seed;
+
+/* stream.c */
+extern const struct cufab_object_ops cufab_stream_ops;
+struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+void cufab_stream_put(struct cufab_stream *stream);
+void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
+int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);
+void cufab_streams_show(struct seq_file *m);
+int cufab_slot_alloc(struct cufab_stream_space *space);
+void cufab_slot_free(struct cufab_stream_space *space, u32 slot);
+int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
+int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
+int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
+int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+
+/* event.c */
+extern const struct cufab_object_ops cufab_event_ops;
+struct cufab_event *cufab_event_lookup(struct cufab_client *client, u32 id);
+void cufab_event_put(struct cufab_event *event);
+int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq,
+		     int *out_error);
 
 #endif /* _CUFAB_H */

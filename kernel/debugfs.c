@@ -11,6 +11,8 @@
  *                 their owner (alloc.c)
  *   fabric_exports  FABRIC export records: "id channel alloc length
  *                 owner_pid owner_comm" (share_fabric.c)
+ *   streams       one line per stream of every client: queue depth, the
+ *                 operation running, sequence numbers (stream.c)
  *   fail_*        fault_attr directories (see fault.h)
  *
  * Failure to create debugfs entries is not an error (debugfs is optional).
@@ -57,6 +59,19 @@ static int fabric_exports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabric_exports);
 
+static int streams_show(struct seq_file *m, void *unused)
+{
+	cufab_streams_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(streams);
+static int pools_show(struct seq_file *m, void *unused)
+{
+	cufab_pools_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(pools);
+
 void cufab_debugfs_init(void)
 {
 	struct dentry *root;
@@ -70,6 +85,8 @@ void cufab_debugfs_init(void)
 	debugfs_create_file("mem", 0444, root, NULL, &mem_fops);
 	debugfs_create_file("fabric_exports", 0444, root, NULL,
 			    &fabric_exports_fops);
+	debugfs_create_file("streams", 0444, root, NULL, &streams_fops);
+	debugfs_create_file("pools", 0444, root, NULL, &pools_fops);
 	cufab_fault_debugfs_init(root);
 }
 

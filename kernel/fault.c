@@ -26,6 +26,9 @@ static const char *const cufab_fault_names[CUFAB_FAULT_NR] = {
 	[CUFAB_FAULT_LE] = "fail_le",
 	[CUFAB_FAULT_MC] = "fail_mc",
 	[CUFAB_FAULT_PEER] = "fail_peer",
+	[CUFAB_FAULT_STREAM] = "fail_stream",
+	[CUFAB_FAULT_STREAM_EXEC] = "fail_stream_exec",
+	[CUFAB_FAULT_POOL] = "fail_pool",
 };
 
 /**

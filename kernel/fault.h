@@ -27,6 +27,9 @@ enum cufab_fault {
 	CUFAB_FAULT_LE,			/* fail_le: endpoints, aliases, exports */
 	CUFAB_FAULT_MC,			/* fail_mc: multicast objects, multimem */
 	CUFAB_FAULT_PEER,		/* fail_peer: peer access links */
+	CUFAB_FAULT_STREAM,		/* fail_stream: streams, events, submissions */
+	CUFAB_FAULT_STREAM_EXEC,	/* fail_stream_exec: an operation on the engine */
+	CUFAB_FAULT_POOL,		/* fail_pool: pools, chunks, pool exports */
 	CUFAB_FAULT_NR,
 };
 

@@ -91,6 +91,22 @@ union cufab_ucmd_buffer {
 	struct cufab_mc_unbind mc_unbind;
 	struct cufab_multimem multimem;
 	struct cufab_peer peer;
+	struct cufab_stream_create stream_create;
+	struct cufab_event_create event_create;
+	struct cufab_stream_submit stream_submit;
+	struct cufab_stream_wait stream_wait;
+	struct cufab_hostfn hostfn;
+	struct cufab_pool_create pool_create;
+	struct cufab_pool_attr pool_attr;
+	struct cufab_pool_grow pool_grow;
+	struct cufab_pool_shrink pool_shrink;
+	struct cufab_pool_set_access pool_set_access;
+	struct cufab_pool_get_access pool_get_access;
+	struct cufab_pool_export pool_export;
+	struct cufab_pool_import pool_import;
+	struct cufab_pool_ptr_export pool_ptr_export;
+	struct cufab_pool_ptr_import pool_ptr_import;
+	struct cufab_pool_ptr_release pool_ptr_release;
 	struct cufab_mem_advise mem_advise;
 	struct cufab_mem_prefetch mem_prefetch;
 	struct cufab_mem_range_attrs mem_range_attrs;
@@ -201,6 +217,38 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_peer, peer_ctx_id),
 	CUFAB_IOCTL_OP(PEER_DISABLE, cufab_ioctl_peer_disable,
 		       struct cufab_peer, peer_ctx_id),
+	CUFAB_IOCTL_OP(STREAM_CREATE, cufab_ioctl_stream_create,
+		       struct cufab_stream_create, out_uid),
+	CUFAB_IOCTL_OP(EVENT_CREATE, cufab_ioctl_event_create,
+		       struct cufab_event_create, __reserved),
+	CUFAB_IOCTL_OP(STREAM_SUBMIT, cufab_ioctl_stream_submit,
+		       struct cufab_stream_submit, out_event_seq),
+	CUFAB_IOCTL_OP(STREAM_WAIT, cufab_ioctl_stream_wait,
+		       struct cufab_stream_wait, __reserved),
+	CUFAB_IOCTL_OP(HOSTFN, cufab_ioctl_hostfn,
+		       struct cufab_hostfn, __reserved),
+	CUFAB_IOCTL_OP(POOL_CREATE, cufab_ioctl_pool_create,
+		       struct cufab_pool_create, out_max_size),
+	CUFAB_IOCTL_OP(POOL_ATTR, cufab_ioctl_pool_attr,
+		       struct cufab_pool_attr, value),
+	CUFAB_IOCTL_OP(POOL_GROW, cufab_ioctl_pool_grow,
+		       struct cufab_pool_grow, out_alloc_id),
+	CUFAB_IOCTL_OP(POOL_SHRINK, cufab_ioctl_pool_shrink,
+		       struct cufab_pool_shrink, addr),
+	CUFAB_IOCTL_OP(POOL_SET_ACCESS, cufab_ioctl_pool_set_access,
+		       struct cufab_pool_set_access, descs_ptr),
+	CUFAB_IOCTL_OP(POOL_GET_ACCESS, cufab_ioctl_pool_get_access,
+		       struct cufab_pool_get_access, out_flags),
+	CUFAB_IOCTL_OP(POOL_EXPORT, cufab_ioctl_pool_export,
+		       struct cufab_pool_export, out_fabric),
+	CUFAB_IOCTL_OP(POOL_IMPORT, cufab_ioctl_pool_import,
+		       struct cufab_pool_import, out_pool_id),
+	CUFAB_IOCTL_OP(POOL_PTR_EXPORT, cufab_ioctl_pool_ptr_export,
+		       struct cufab_pool_ptr_export, out_data),
+	CUFAB_IOCTL_OP(POOL_PTR_IMPORT, cufab_ioctl_pool_ptr_import,
+		       struct cufab_pool_ptr_import, out_length),
+	CUFAB_IOCTL_OP(POOL_PTR_RELEASE, cufab_ioctl_pool_ptr_release,
+		       struct cufab_pool_ptr_release, addr),
 	CUFAB_IOCTL_OP(MEM_ADVISE, cufab_ioctl_mem_advise,
 		       struct cufab_mem_advise, location_id),
 	CUFAB_IOCTL_OP(MEM_PREFETCH, cufab_ioctl_mem_prefetch,

@@ -26,6 +26,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 static unsigned int le_construct_delay_ms;
 module_param(le_construct_delay_ms, uint, 0644);
@@ -55,8 +56,10 @@ unsigned long cufab_le_deadline(void)
 	return jiffies + msecs_to_jiffies(READ_ONCE(le_construct_delay_ms));
 }
 
-void cufab_le_space_init(struct cufab_le_space *space)
+static void cufab_le_space_init(struct cufab_client *client)
 {
+	struct cufab_le_space *space = &client->le;
+
 	mutex_init(&space->lock);
 	cufab_idspace_init(&space->ids, CUFAB_LE_ID_FIRST, CUFAB_LE_ID_LAST);
 	xa_init(&space->aliases);
@@ -67,6 +70,7 @@ static void cufab_le_release(struct kref *ref)
 {
 	struct cufab_le *le = container_of(ref, struct cufab_le, ref);
 
+	trace_cufab_le_destroy(le);
 	cufab_le_exports_drop(le);
 	cufab_team_destroy(le->team);
 	kfree(le);
@@ -187,7 +191,7 @@ static void cufab_le_alias_drop(struct cufab_client *client,
 }
 
 /* Process death (last close): a Destroy of every alias, then the ids. */
-void cufab_le_space_destroy(struct cufab_client *client)
+static void cufab_le_space_destroy(struct cufab_client *client)
 {
 	struct cufab_le_space *space = &client->le;
 	struct cufab_le_alias *alias;
@@ -203,6 +207,12 @@ void cufab_le_space_destroy(struct cufab_client *client)
 	}
 	mutex_unlock(&space->lock);
 }
+
+const struct cufab_client_part cufab_le_client_part = {
+	.name = "logical endpoint ids",
+	.init = cufab_le_space_init,
+	.teardown = cufab_le_space_destroy,
+};
 
 int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd)
 {
@@ -463,6 +473,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 	le->ready_at = cufab_le_deadline();
 	atomic64_inc(&cufab_le_live);
 	cufab_live_objects_inc();
+	trace_cufab_le_create(le);
 	return le;
 }
 

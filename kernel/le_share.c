@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /**
  * struct cufab_le_export - one FABRIC export of an endpoint
@@ -112,9 +113,11 @@ static int cufab_le_export_locked(struct cufab_client *client,
 	}
 	mutex_lock(&cufab_le_share_lock);
 	rec = cufab_le_record(le, cufab_imex_channel(client));
-	if (!IS_ERR(rec))
+	if (!IS_ERR(rec)) {
 		cufab_fabric_encode_as(CUFAB_FABRIC_LE_MAGIC, rec->id,
 				       rec->secret, cmd->fabric);
+		trace_cufab_le_export(le);
+	}
 	mutex_unlock(&cufab_le_share_lock);
 	return PTR_ERR_OR_ZERO(rec);
 }
@@ -221,6 +224,8 @@ static int cufab_le_import(struct cufab_client *client,
 	mutex_lock(&client->le.lock);
 	ret = cufab_le_alias_add(client, cmd->id, le, true);
 	mutex_unlock(&client->le.lock);
+	if (!ret)
+		trace_cufab_le_import(le);
 out:
 	cufab_le_put(le);
 	return ret;

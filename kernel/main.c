@@ -220,8 +220,10 @@ static void __exit cufab_exit(void)
 {
 	misc_deregister(&cufab_misc);
 	cufab_imex_exit();
+	cufab_engine_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
+	cufab_pools_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
 	cufab_node_exit();

@@ -216,10 +216,15 @@ static int cufab_mc_unbind_client(struct cufab_mc *mc, void *arg)
  * Process death (or close): what it bound goes, the team stays, so the
  * other members keep their bindings and can still multimem each other.
  */
-void cufab_mc_client_gone(struct cufab_client *client)
+static void cufab_mc_client_gone(struct cufab_client *client)
 {
 	cufab_mc_for_each(0, cufab_mc_unbind_client, client);
 }
+
+const struct cufab_client_part cufab_mc_client_part = {
+	.name = "multicast bindings",
+	.teardown = cufab_mc_client_gone,
+};
 
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped)
 {

@@ -82,12 +82,12 @@ static int cufab_bounce_user(u64 dst, u64 src, u64 length, bool fill,
 	return ret;
 }
 
-static int cufab_copy_user(u64 dst, u64 src, u64 length)
+int cufab_copy_user(u64 dst, u64 src, u64 length)
 {
 	return cufab_bounce_user(dst, src, length, false, 0, 0);
 }
 
-static int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
+int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
 {
 	return cufab_bounce_user(dst, 0, length, true, value, elem);
 }
@@ -176,7 +176,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
 	} else {
-		cmd->out_flags |= CUFAB_PTR_F_VMM;
+		cmd->out_flags |= va->pool ? CUFAB_PTR_F_POOL : CUFAB_PTR_F_VMM;
 		cmd->out_range_base = map->start;
 		cmd->out_range_length = map->length;
 	}

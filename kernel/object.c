@@ -27,6 +27,9 @@
 static const struct cufab_object_ops *const cufab_object_ops[CUFAB_OBJ_MAX] = {
 	[CUFAB_OBJ_CTX] = &cufab_ctx_ops,
 	[CUFAB_OBJ_MEM_HANDLE] = &cufab_mem_handle_ops,
+	[CUFAB_OBJ_STREAM] = &cufab_stream_ops,
+	[CUFAB_OBJ_EVENT] = &cufab_event_ops,
+	[CUFAB_OBJ_POOL] = &cufab_pool_handle_ops,
 #ifdef CUFAB_KUNIT
 	[CUFAB_OBJ_TEST] = &cufab_test_object_ops,
 #endif
@@ -215,7 +218,7 @@ int cufab_object_destroy_user(struct cufab_client *client, u32 id)
  * while objects remain means a reference was leaked: warn and leak the
  * rest rather than free memory still in use.
  */
-void cufab_object_destroy_all(struct cufab_client *client)
+static void cufab_object_destroy_all(struct cufab_client *client)
 {
 	struct cufab_object *obj;
 	unsigned long index;
@@ -237,3 +240,20 @@ void cufab_object_destroy_all(struct cufab_client *client)
 		}
 	}
 }
+
+static void cufab_objects_init(struct cufab_client *client)
+{
+	xa_init_flags(&client->objects, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+}
+
+static void cufab_objects_teardown(struct cufab_client *client)
+{
+	cufab_object_destroy_all(client);
+	xa_destroy(&client->objects);
+}
+
+const struct cufab_client_part cufab_object_client_part = {
+	.name = "objects",
+	.init = cufab_objects_init,
+	.teardown = cufab_objects_teardown,
+};

@@ -32,6 +32,7 @@
 #include <net/genetlink.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 static unsigned int max_peers = 8;
 module_param(max_peers, uint, 0644);
@@ -139,6 +140,8 @@ static struct cufab_peer_link *cufab_peer_find(struct cufab_client *client,
 static void cufab_peer_unlink(struct cufab_peer_link *link)
 {
 	lockdep_assert_held(&cufab_peer_lock);
+	trace_cufab_peer_disable(link->ctx, link->dev, link->peer_ctx,
+				 link->peer_dev);
 	cufab_peer_counts_put(&cufab_peer_counts, link->dev, link->peer_dev);
 	list_del(&link->node);
 	kfree(link);
@@ -225,6 +228,8 @@ static int cufab_peer_link_add(struct cufab_client *client,
 		goto out;
 	}
 	list_add_tail(&link->node, &cufab_peer_links);
+	trace_cufab_peer_enable(link->ctx, link->dev, link->peer_ctx,
+				link->peer_dev);
 out:
 	mutex_unlock(&cufab_peer_lock);
 	return ret;

@@ -24,6 +24,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 static const char *cufab_handle_type_name(u32 type)
 {
@@ -115,6 +116,9 @@ int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd)
 	} else {
 		ret = cufab_export_fabric(ucmd, alloc);
 	}
+	if (!ret)
+		trace_cufab_mem_export(alloc, cmd->handle_type,
+				       cufab_imex_channel(client));
 	cufab_alloc_put(alloc);
 	return ret;
 }
@@ -195,6 +199,9 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd)
 	}
 	ret = cufab_mem_handle_respond(ucmd, alloc, &cmd->out_handle,
 				       sizeof(*cmd));
+	if (!ret)
+		trace_cufab_mem_import(alloc, cmd->handle_type,
+				       cufab_imex_channel(client));
 out:
 	cufab_alloc_put(alloc);
 	return ret;

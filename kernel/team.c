@@ -28,6 +28,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
 				     u64 align)
@@ -159,6 +160,9 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		team->devs |= BIT_ULL(gpu);
 		WRITE_ONCE(team->joined, team->joined + 1);
 		complete = team->joined == team->size;
+		trace_cufab_team_join(team, gpu);
+		if (complete)
+			trace_cufab_team_complete(team, gpu);
 		ret = 0;
 	}
 	mutex_unlock(&team->lock);
@@ -448,6 +452,8 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, req->gpu);
 	ret = cufab_bindmap_insert(&m->map, b, &clash);
+	if (!ret)
+		trace_cufab_bind(team, req);
 	if (ret == -EEXIST) {
 		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
 				    team->name, req->gpu, req->offset,
@@ -494,6 +500,8 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 		pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
 				    team->name, gpu, offset, size, bad,
 				    cufab_unbind_rule(ret));
+	else
+		trace_cufab_unbind(team, gpu, offset, size, 1);
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return ret ? -EINVAL : 0;
@@ -507,9 +515,15 @@ u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,
 	u32 i;
 
 	mutex_lock(&team->lock);
-	for (i = 0; i < team->joined; i++)
-		n += cufab_bindmap_remove_owner(&team->members[i].map, owner,
-						tag, &freed);
+	for (i = 0; i < team->joined; i++) {
+		u64 gone = cufab_bindmap_remove_owner(&team->members[i].map,
+						      owner, tag, &freed);
+
+		if (gone)
+			trace_cufab_unbind(team, team->members[i].gpu, 0, 0,
+					   gone);
+		n += gone;
+	}
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	return n;

@@ -40,6 +40,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
 #define CUFAB_MAX_ACCESS_DESCS	(CUFAB_MAX_GPUS + 1)
@@ -110,8 +111,10 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 
 /* ---- reservations ---- */
 
-void cufab_va_space_init(struct cufab_va_space *space)
+static void cufab_va_space_init(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	mutex_init(&space->lock);
 	mutex_init(&space->reserve_lock);
 	mt_init(&space->ranges);
@@ -123,13 +126,22 @@ void cufab_va_space_init(struct cufab_va_space *space)
  * Every VMA holds the file, so by the time the client goes every
  * reservation has been closed and removed.
  */
-void cufab_va_space_destroy(struct cufab_va_space *space)
+static void cufab_va_space_destroy(struct cufab_client *client)
 {
+	struct cufab_va_space *space = &client->va;
+
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
+
+/* Last in a client's teardown: every reservation is gone by then. */
+const struct cufab_client_part cufab_va_client_part = {
+	.name = "VA reservations",
+	.init = cufab_va_space_init,
+	.teardown = cufab_va_space_destroy,
+};
 
 static void cufab_va_map_free(struct cufab_va_map *map)
 {
@@ -196,8 +208,10 @@ static void cufab_va_teardown(struct cufab_va *va)
 	va->dead = true;
 	up_write(&va->lock);
 
-	mt_for_each(&va->maps, map, index, ULONG_MAX)
+	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
+	}
 	mtree_destroy(&va->maps);
 	if (in_tree)
 		cufab_va_put(va);
@@ -287,6 +301,8 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	 */
 	prot = write ? vm_get_page_prot(vma->vm_flags) : vma->vm_page_prot;
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
+	trace_cufab_mem_fault(addr, map->alloc->id, map->offset + addr - map->start,
+			      write, ret);
 out:
 	up_read(&va->lock);
 	return ret;
@@ -332,6 +348,8 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
@@ -525,7 +543,7 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 
 	mutex_lock(&space->reserve_lock);
 	va = cufab_va_find(client, addr);
-	if (!va || va->start != addr || va->legacy != legacy ||
+	if (!va || va->start != addr || va->legacy != legacy || va->pool ||
 	    (length && va->length != length)) {
 		ret = -EINVAL;
 		goto out;
@@ -545,6 +563,58 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 	/* the close of the VMA drops the reservation and what it maps */
 	ret = vm_munmap(va->start, va->length);
 out:
+	if (va)
+		cufab_va_put(va);
+	mutex_unlock(&space->reserve_lock);
+	return ret;
+}
+
+/* Tag the reservation at @addr as pool memory. */
+static void cufab_va_mark_pool(struct cufab_client *client, u64 addr)
+{
+	struct cufab_va *va = cufab_va_find(client, addr);
+
+	if (va) {
+		va->pool = true;
+		cufab_va_put(va);
+	}
+}
+
+int cufab_va_pool_map(struct cufab_client *client, struct cufab_alloc *alloc,
+		      u64 offset, u64 length, u64 align, u64 gpu_read,
+		      u64 gpu_write, u64 *out)
+{
+	u64 addr;
+	int ret;
+
+	ret = cufab_va_reserve(client, 0, length, align, false, -1, &addr);
+	if (ret)
+		return ret;
+	ret = cufab_va_map_alloc(client, addr, length, offset, alloc, 0);
+	if (!ret)
+		ret = cufab_va_set_access_all(client, addr, length,
+					      CUFAB_ACCESS_RW, gpu_read,
+					      gpu_write);
+	cufab_va_mark_pool(client, addr);
+	if (ret) {
+		cufab_va_pool_munmap(client, addr);
+		return ret;
+	}
+	*out = addr;
+	return 0;
+}
+
+/* Free the pool reservation starting at @addr; -EINVAL for anything else. */
+int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va;
+	int ret = -EINVAL;
+
+	mutex_lock(&space->reserve_lock);
+	va = cufab_va_find(client, addr);
+	if (va && va->pool && va->start == addr)
+		ret = vm_munmap(va->start, va->length);
 	if (va)
 		cufab_va_put(va);
 	mutex_unlock(&space->reserve_lock);
@@ -581,8 +651,9 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	ret = -EINVAL;
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
-	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone */
-	if (va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))
+	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone, pools' by pool.c */
+	if ((va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	    va->pool)
 		goto out;
 	ret = -ENOMEM;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_MAP))
@@ -602,6 +673,8 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	ret = va->dead ? -EINVAL :
 	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
 				 GFP_KERNEL);
+	if (!ret)
+		trace_cufab_mem_map(map);
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -676,11 +749,12 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	struct cufab_va_map *map;
 	u64 cur = addr;
 
-	if (va->legacy || !cufab_va_whole_maps(va, addr, length))
+	if (va->legacy || va->pool || !cufab_va_whole_maps(va, addr, length))
 		return -EINVAL;
 	zap_vma_ptes(vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
+		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);
 	}
@@ -732,6 +806,16 @@ static int cufab_va_do_set_access(struct cufab_va *va,
 		cur += map->length;
 	}
 	return 0;
+}
+
+/* cuMemSetAccess: pool memory takes its access from cuMemPoolSetAccess */
+static int cufab_va_do_set_access_user(struct cufab_va *va,
+				       struct vm_area_struct *vma, u64 addr,
+				       u64 length, void *arg)
+{
+	if (va->pool)
+		return -EINVAL;
+	return cufab_va_do_set_access(va, vma, addr, length, arg);
 }
 
 int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
@@ -997,7 +1081,7 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 	if (ret)
 		return ret;
 	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
-			      cufab_va_do_set_access, &set);
+			      cufab_va_do_set_access_user, &set);
 	/* the descriptors were fine: it is the range */
 	if (ret == -EINVAL)
 		pr_info_ratelimited("pid %d (%s): cuMemSetAccess(0x%llx, %llu bytes): the range must be fully mapped, whole cuMemMap mappings inside one reservation\n",
@@ -1058,7 +1142,7 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	down_read(&va->lock);
 	map = cufab_va_map_at(va, cmd->addr);
-	if (map && !va->legacy) {
+	if (map && !va->legacy && !va->pool) {
 		alloc = map->alloc;
 		mapped_with = map->handle;
 		cufab_alloc_get(alloc);

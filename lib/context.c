@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "internal.h"
+#include "stream.h"
+#include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -228,8 +230,10 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret)
+	if (!ret) {
 		cufab_legacy_forget_ctx(kid);
+		cufab_streams_forget_ctx(kid);
+	}
 	return cufab_errno_result(-ret);
 }
 
@@ -461,6 +465,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	if (!ctx)
 		return CUDA_ERROR_INVALID_VALUE;
 
+	/* queued work finishes first; its errors do not stop the destroy */
+	c = ctx_lookup(ctx);
+	if (c)
+		cufab_streams_ctx_sync(c->kid);
 	pthread_mutex_lock(&cufab_lock);
 	c = ctx_lookup(ctx);
 	/* Primary contexts are released, not destroyed. */
@@ -617,8 +625,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 }
 
 /*
- * Nothing runs asynchronously on a context yet: once the context is known
- * to be usable there is nothing to wait for. Streams add their flush here.
+ * Waits for every stream of the context. A completed synchronization
+ * returns pool memory past each pool's release threshold.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 {
@@ -628,8 +636,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct cufab_ctx *c;
+	CUresult res;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	return ctx_arg(ctx, &c, 0);
+	res = ctx_arg(ctx, &c, 0);
+	if (res == CUDA_SUCCESS)
+		res = cufab_streams_ctx_sync(c->kid);
+	if (res == CUDA_SUCCESS)
+		cufab_pool_sync();
+	return res;
 }

@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "stream.h"
+#include "pool.h"
 
 struct cufab_state cufab = { .fd = -1 };
 int cufab_initialized;
@@ -190,6 +192,8 @@ void cufab_reset_locked(void)
 	cufab_open_warned = 0;
 	cufab_ctx_reset_locked();
 	cufab_primary_reset_locked();
+	cufab_streams_reset_locked();
+	cufab_pool_reset_locked();
 	__atomic_add_fetch(&cufab_epoch, 1, __ATOMIC_RELEASE);
 }
 

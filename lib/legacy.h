@@ -16,6 +16,9 @@
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
 #undef cuGetProcAddress
+#undef cuStreamDestroy
+#undef cuEventDestroy
+#undef cuEventElapsedTime
 #undef cuMemAdvise
 #undef cuMemPrefetchAsync
 
@@ -32,6 +35,76 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
 /* CUDA 11.3: without the symbol status. */
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags);
+/* CUDA 2.0 stream and event calls, before their _v2. */
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
+				    CUevent hEnd);
+
+/*
+ * Per-thread default stream variants (CUDA 7.0): what cuda.h maps the
+ * plain names to in a CUDA_API_PER_THREAD_DEFAULT_STREAM build, which
+ * this library is not; their NULL stream is the calling thread's.
+ */
+CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
+CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
+CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetId_ptsz(CUstream hStream,
+				    unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx,
+					CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device);
+CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent,
+					unsigned int Flags);
+CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream hStream,
+					  CUstreamCallback callback,
+					  void *userData, unsigned int flags);
+CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn,
+				       void *userData);
+CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream,
+					     unsigned int flags);
+CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src,
+				    size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   const void *srcHost,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice,
+					   CUdeviceptr srcDevice,
+					   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice,
+					CUcontext dstContext,
+					CUdeviceptr srcDevice,
+					CUcontext srcContext,
+					size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount);
+CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
+				      size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice,
+				       unsigned short us, size_t N,
+				       CUstream hStream);
+CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui,
+				       size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount);
+CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost,
+				      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice,
+				      size_t ByteCount);
+CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice,
+				      CUdeviceptr srcDevice, size_t ByteCount);
+CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc,
+				    size_t N);
+CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us,
+				     size_t N);
+CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui,
+				     size_t N);
 /* CUDA 8.0 managed memory calls naming a CUdevice (CU_DEVICE_CPU: host). */
 CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 			     CUmem_advise advice, CUdevice device);

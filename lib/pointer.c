@@ -12,10 +12,14 @@
 #include <string.h>
 
 #include "mem.h"
+#include "pool.h"
 
 struct ptr_query {
 	CUdeviceptr ptr;
 	struct cufab_pointer_info info;
+	CUmemoryPool pool;	/* pool memory: its pool and allocation */
+	CUdeviceptr pool_base;
+	size_t pool_size;
 };
 
 static CUresult ptr_info(struct ptr_query *q)
@@ -26,7 +30,14 @@ static CUresult ptr_info(struct ptr_query *q)
 	q->info.size = sizeof(q->info);
 	q->info.addr = q->ptr;
 	ret = cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &q->info);
-	return ret ? cufab_mem_result(-ret) : CUDA_SUCCESS;
+	if (ret)
+		return cufab_mem_result(-ret);
+	q->pool = NULL;
+	/* a pool's allocation, not the chunk the kernel knows, is the range */
+	if (q->info.out_flags & CUFAB_PTR_F_POOL &&
+	    !cufab_pool_ptr_info(q->ptr, &q->pool, &q->pool_base, &q->pool_size))
+		q->info.out_flags &= ~CUFAB_PTR_F_MAPPED;
+	return CUDA_SUCCESS;
 }
 
 static int ptr_mapped(const struct ptr_query *q)
@@ -145,11 +156,13 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		/* The reservation; a module that does not report it: the mapping. */
-		*(CUdeviceptr *)data = i->out_va_length ? i->out_va_base :
+		*(CUdeviceptr *)data = q->pool ? q->pool_base :
+				       i->out_va_length ? i->out_va_base :
 				       i->out_range_base;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-		*(size_t *)data = i->out_va_length ? i->out_va_length :
+		*(size_t *)data = q->pool ? q->pool_size :
+				  i->out_va_length ? i->out_va_length :
 				  i->out_range_length;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
@@ -161,7 +174,7 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
 		return ptr_access(q, (unsigned int *)data);
 	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
-		*(CUmemoryPool *)data = NULL;
+		*(CUmemoryPool *)data = q->pool;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;

@@ -4,9 +4,10 @@
  * resolved through the registry of lib/entrypoints.h. Works before cuInit:
  * the CUDA runtime looks up cuInit itself this way.
  *
- * None of cufab's entry points has a per-thread-default-stream variant
- * yet, so CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM falls back to the
- * legacy version, as the documentation prescribes.
+ * With CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM a name that has a
+ * per-thread-default-stream variant (registered as <name>_ptsz or
+ * <name>_ptds) resolves to it; any other name to its only version, as the
+ * documentation prescribes.
  */
 #include <string.h>
 
@@ -29,27 +30,61 @@ static const struct cufab_entry cufab_entries[] = {
 #define CUFAB_PROC_FLAGS	(CU_GET_PROC_ADDRESS_LEGACY_STREAM | \
 				 CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
 
+/* The entry of @name best for @version; *known: the name exists at all. */
+static const struct cufab_entry *proc_find(const char *name, int version,
+					   int *known)
+{
+	const struct cufab_entry *best = NULL;
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_entries); i++) {
+		const struct cufab_entry *e = &cufab_entries[i];
+
+		if (strcmp(e->name, name))
+			continue;
+		*known = 1;
+		if (e->version <= version && (!best || e->version > best->version))
+			best = e;
+	}
+	return best;
+}
+
+/* The _ptsz or _ptds variant of @symbol, if it has one. */
+static const struct cufab_entry *proc_find_pt(const char *symbol, int version,
+					      int *known)
+{
+	static const char *const suffix[] = { "_ptsz", "_ptds" };
+	const struct cufab_entry *e;
+	char name[128];
+	size_t i, n = strlen(symbol);
+
+	if (n + 6 > sizeof(name))
+		return NULL;
+	for (i = 0; i < CUFAB_ARRAY_SIZE(suffix); i++) {
+		memcpy(name, symbol, n);
+		strcpy(name + n, suffix[i]);
+		e = proc_find(name, version, known);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
 CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
 			    cuuint64_t flags,
 			    CUdriverProcAddressQueryResult *status)
 {
 	const struct cufab_entry *best = NULL;
 	int known = 0;
-	size_t i;
 
 	if (!symbol || !pfn || (flags & ~(cuuint64_t)CUFAB_PROC_FLAGS) ||
 	    version > CUDA_VERSION)
 		return CUDA_ERROR_INVALID_VALUE;
 
-	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_entries); i++) {
-		const struct cufab_entry *e = &cufab_entries[i];
-
-		if (strcmp(e->name, symbol))
-			continue;
-		known = 1;
-		if (e->version <= version && (!best || e->version > best->version))
-			best = e;
-	}
+	if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
+		best = proc_find_pt(symbol, version, &known);
+	if (!best)
+		best = proc_find(symbol, version, &known);
 	/* Not finding a symbol is an answer, not an error. */
 	*pfn = best ? best->fn : NULL;
 	if (status)

@@ -473,6 +473,56 @@ test_monitor() {
 		fail "dev-set event without gpu0"
 }
 
+# "monitor trace": the tracepoints of a program's objects, as JSON lines,
+# from a tracefs instance of the monitor's own that it removes on exit.
+test_monitor_trace() {
+	need_module || return
+	vmm=$here/../examples/vmm_share
+	[ -x "$vmm" ] || skip "no $vmm" || return
+	# Making an instance creates a directory per kernel event: minutes
+	# under KASAN and TCG, and soft lockups.
+	dmesg | grep -q 'KernelAddressSanitizer initialized' &&
+		{ skip "KASAN kernel: a tracefs instance takes minutes to make"; return; }
+	"$CUFABCTL" -j monitor trace >"$tmp/mt" 2>"$tmp/mt.err" &
+	monitor_pid=$!
+	inst=
+	i=0
+	# records are kept from the moment the instance's events are on
+	while [ "$i" -lt 100 ] &&
+	      [ "$(cat "$inst/events/cufab/enable" 2>/dev/null)" != 1 ]; do
+		nap
+		for inst in /sys/kernel/tracing/instances/cufabctl-"$monitor_pid" \
+			    /sys/kernel/debug/tracing/instances/cufabctl-"$monitor_pid"; do
+			[ -d "$inst" ] && break
+		done
+		i=$((i + 1))
+	done
+	[ -d "$inst" ] || { kill -KILL "$monitor_pid"; monitor_pid=;
+		fail "no trace instance: $(cat "$tmp/mt.err")"; return; }
+	"$vmm" >"$tmp/vmm" 2>&1 || fail "vmm_share: $(cat "$tmp/vmm")" || return
+	i=0
+	while [ "$i" -lt 50 ] && ! grep -q cufab_alloc_destroy "$tmp/mt"; do
+		nap
+		i=$((i + 1))
+	done
+	kill -INT "$monitor_pid"
+	wait "$monitor_pid"
+	rc=$?
+	monitor_pid=
+	[ "$rc" = 0 ] || fail "monitor trace exit $rc: $(cat "$tmp/mt.err")" || return
+	[ ! -e "$inst" ] || fail "$inst left behind" || return
+	"$JSONCHECK" -l <"$tmp/mt" || fail "monitor trace: invalid JSON lines" ||
+		return
+	for ev in cufab_alloc_create cufab_mem_export cufab_mem_import \
+		  cufab_mem_map cufab_mem_fault cufab_mem_unmap cufab_alloc_destroy; do
+		"$JSONCHECK" -l .event <"$tmp/mt" | grep -qx "$ev" ||
+			fail "no $ev in: $(head -5 "$tmp/mt")" || return
+	done
+	# numbers are numbers: the size of the allocations
+	"$JSONCHECK" -l .fields.size <"$tmp/mt" | grep -qx '[1-9][0-9]*' ||
+		fail "no numeric fields.size in: $(head -3 "$tmp/mt")"
+}
+
 # The allocations of every process: valid JSON, the same ones as debugfs
 # "mem" lists, none for a pid that has none.
 test_mem_show() {
@@ -499,7 +549,7 @@ test_mem_show() {
 
 TESTS="bad_arguments dev_show_text dev_show_json dev_show_one topo_show
 dev_set_mem dev_set_numa dev_set_feature dev_set_clique dev_set_peers
-set_busy set_needs_cap_net_admin topo_set_gpus monitor mem_show"
+set_busy set_needs_cap_net_admin topo_set_gpus monitor monitor_trace mem_show"
 
 # ---- main ---------------------------------------------------------------
 

@@ -99,6 +99,8 @@ static const char *const quiet_knobs[][2] = {
 	{ CUFAB_DEBUGFS "/fail_client_open/verbose", "0" },
 	{ CUFAB_DEBUGFS "/fail_object_alloc/verbose", "0" },
 	{ CUFAB_DEBUGFS "/fail_ctx_create/verbose", "0" },
+	{ CUFAB_DEBUGFS "/fail_stream/verbose", "0" },
+	{ CUFAB_DEBUGFS "/fail_stream_exec/verbose", "0" },
 };
 
 #define NQUIET ARRAY_SIZE(quiet_knobs)
@@ -223,6 +225,167 @@ TEST_F_TIMEOUT(fault, fail_nth, 600)
 }
 
 /*
+ * Streams: the submission paths (stream and event objects, operations,
+ * their fences and dependencies, slots), then close() cancelling what is
+ * still queued. Every step's errno, 0 if all went through.
+ */
+static int stream_scenario(void)
+{
+	struct cufab_stream_create sa = { .size = sizeof(sa) };
+	struct cufab_stream_create sb = {
+		.size = sizeof(sb), .flags = CUFAB_STREAM_NON_BLOCKING,
+	};
+	struct cufab_event_create ev = { .size = sizeof(ev) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_SET, .elem_size = 1,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+	};
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_CTX,
+	};
+	int fd, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = ctx_create(fd, 0, 0, &sa.ctx_id);
+	sb.ctx_id = ev.ctx_id = w.id = sa.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sa);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sb);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ev);
+	op.stream_id = sa.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	op.op = CUFAB_OP_HOST;
+	op.elem_size = 0;
+	op.host_fn = 1;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	op.host_fn = 0;
+	op.op = CUFAB_OP_EVENT_RECORD;
+	op.event_id = ev.out_event_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	op.op = CUFAB_OP_EVENT_WAIT;
+	op.stream_id = sb.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	/* the legacy stream waits for sa, which a host operation holds */
+	sb.flags = CUFAB_STREAM_LEGACY;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sb);
+	op.op = CUFAB_OP_SET;
+	op.elem_size = 1;
+	op.event_id = 0;
+	op.src_dev = op.dst_dev = CUFAB_DEV_STREAM;
+	op.stream_id = sb.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	close(fd);
+	return err;
+}
+
+TEST_F_TIMEOUT(fault, fail_nth_streams, 600)
+{
+	unsigned int n, injected = 0, failed = 0;
+	int fd, err, done = 0;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, stream_scenario());
+	ASSERT_EQ(self->live_before, live_objects());
+
+	fd = fail_nth_open();
+	ASSERT_LE(0, fd) TH_LOG("fail-nth: %s", strerror(errno));
+	for (n = 1; n < 10000 && !done; n++) {
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
+		err = stream_scenario();
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
+		if (done) {
+			ASSERT_EQ(0, err);
+			break;
+		}
+		injected++;
+		if (err) {
+			failed++;
+			EXPECT_EQ(ENOMEM, err)
+				TH_LOG("fault %u: %s", n, strerror(err));
+		}
+		ASSERT_EQ(self->live_before, live_objects())
+			TH_LOG("fault %u leaked objects", n);
+	}
+	close(fd);
+	ASSERT_TRUE(done);
+	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
+	/* streams, event, three operations at least */
+	EXPECT_LE(6U, injected);
+	EXPECT_LT(0U, failed);
+}
+
+/*
+ * An operation failing on the engine (fail_stream_exec, which the engine's
+ * worker hits, so no task filter): its stream reports -ENOMEM from then
+ * on, other streams are unaffected.
+ */
+TEST_F(fault, stream_exec_fails)
+{
+	struct cufab_stream_create sa = { .size = sizeof(sa) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_SET, .elem_size = 1,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+	};
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_STREAM,
+	};
+	static const char *const files[][2] = {
+		{ "interval", "1" }, { "space", "0" },
+		{ "task-filter", "N" }, { "times", "1" },
+		{ "probability", "100" },
+	};
+	struct knob k[5];
+	static char paths[5][128];
+	unsigned int i;
+	int fd;
+
+	if (skipped(_metadata))
+		return;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &sa.ctx_id));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sa));
+	for (i = 0; i < 5; i++) {
+		snprintf(paths[i], sizeof(paths[i]),
+			 CUFAB_DEBUGFS "/fail_stream_exec/%s", files[i][0]);
+		knob_save(&k[i], paths[i]);
+		ASSERT_EQ(1, k[i].have) TH_LOG("%s", paths[i]);
+	}
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, knob_set(&k[i], files[i][1]));
+	op.stream_id = w.id = sa.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
+	for (i = 5; i-- > 0;)
+		knob_restore(&k[i]);
+	EXPECT_EQ(-ENOMEM, w.out_error);
+	/* sticky: later operations of the stream complete with it */
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
+	EXPECT_EQ(-ENOMEM, w.out_error);
+	/* another stream runs */
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sa));
+	op.stream_id = w.id = sa.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
+	EXPECT_EQ(0, w.out_error);
+	close(fd);
+	EXPECT_EQ(self->live_before, live_objects());
+}
+
+/*
  * One debugfs fault_attr: made to fail exactly once, for this task only
  * (task-filter + make-it-fail), so nothing else on the system trips on it.
  */
@@ -287,6 +450,27 @@ FIXTURE_VARIANT_ADD(knob, fail_object_alloc) {
 FIXTURE_VARIANT_ADD(knob, fail_ctx_create) {
 	.name = "fail_ctx_create",
 	.op = op_ctx_create,
+};
+
+/* A stream of a new context, then both go: live objects come back. */
+static int op_stream_create(int fd)
+{
+	struct cufab_stream_create cmd = { .size = sizeof(cmd) };
+	int err;
+
+	err = ctx_create(fd, 0, 0, &cmd.ctx_id);
+	if (err)
+		return err;
+	err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &cmd);
+	if (!err)
+		destroy(fd, cmd.out_stream_id);
+	destroy(fd, cmd.ctx_id);
+	return err;
+}
+
+FIXTURE_VARIANT_ADD(knob, fail_stream) {
+	.name = "fail_stream",
+	.op = op_stream_create,
 };
 
 FIXTURE_VARIANT_ADD(knob, fail_peer) {

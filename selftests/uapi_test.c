@@ -233,6 +233,297 @@ FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
 	.prepare = prepare_ctx_create,
 };
 
+static void prepare_stream_create(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_stream_create *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+static void prepare_event_create(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_create *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+/* A new stream of a new context on GPU 0. */
+static __u32 new_stream(struct __test_metadata *_metadata, int fd)
+{
+	struct cufab_stream_create sc = { .size = sizeof(sc) };
+
+	EXPECT_EQ(0, ctx_create(fd, 0, 0, &sc.ctx_id));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sc));
+	return sc.out_stream_id;
+}
+
+/* An empty set: valid, nothing to move. */
+static void prepare_stream_submit(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_stream_submit *cmd = buf;
+
+	cmd->stream_id = new_stream(_metadata, fd);
+	cmd->op = CUFAB_OP_SET;
+	cmd->elem_size = 1;
+	cmd->src_dev = CUFAB_DEV_STREAM;
+	cmd->dst_dev = CUFAB_DEV_STREAM;
+}
+
+static void prepare_stream_wait(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_stream_wait *cmd = buf;
+
+	cmd->what = CUFAB_WAIT_STREAM;
+	cmd->id = new_stream(_metadata, fd);
+}
+
+/* A host operation for HOSTFN to hand out, so that it does not sleep. */
+static void prepare_hostfn(struct __test_metadata *_metadata, int fd,
+			   void *buf)
+{
+	struct cufab_stream_submit sub = {
+		.size = sizeof(sub), .op = CUFAB_OP_HOST, .host_fn = 1,
+	};
+
+	sub.stream_id = new_stream(_metadata, fd);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &sub));
+}
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_create) {
+	.cmd = CUFAB_IOCTL_STREAM_CREATE,
+	.size = sizeof(struct cufab_stream_create),
+	.last_off = offsetof(struct cufab_stream_create, out_uid),
+	.last_size = sizeof(((struct cufab_stream_create *)0)->out_uid),
+	.prepare = prepare_stream_create,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, event_create) {
+	.cmd = CUFAB_IOCTL_EVENT_CREATE,
+	.size = sizeof(struct cufab_event_create),
+	.last_off = offsetof(struct cufab_event_create, __reserved),
+	.last_size = sizeof(((struct cufab_event_create *)0)->__reserved),
+	.prepare = prepare_event_create,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_submit) {
+	.cmd = CUFAB_IOCTL_STREAM_SUBMIT,
+	.size = sizeof(struct cufab_stream_submit),
+	.last_off = offsetof(struct cufab_stream_submit, out_event_seq),
+	.last_size = sizeof(((struct cufab_stream_submit *)0)->out_event_seq),
+	.prepare = prepare_stream_submit,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, stream_wait) {
+	.cmd = CUFAB_IOCTL_STREAM_WAIT,
+	.size = sizeof(struct cufab_stream_wait),
+	.last_off = offsetof(struct cufab_stream_wait, __reserved),
+	.last_size = sizeof(((struct cufab_stream_wait *)0)->__reserved),
+	.prepare = prepare_stream_wait,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, hostfn) {
+	.cmd = CUFAB_IOCTL_HOSTFN,
+	.size = sizeof(struct cufab_hostfn),
+	.last_off = offsetof(struct cufab_hostfn, __reserved),
+	.last_size = sizeof(((struct cufab_hostfn *)0)->__reserved),
+	.prepare = prepare_hostfn,
+};
+/* ---- memory pools: each prepare makes what its command needs ---- */
+
+static int pool_new(int fd, __u32 handle_types, __u32 *pool)
+{
+	struct cufab_pool_create c = {
+		.size = sizeof(c), .alloc_type = CUFAB_POOL_ALLOC_PINNED,
+		.handle_types = handle_types,
+		.location_type = CUFAB_LOC_DEVICE, .location_id = 0,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_POOL_CREATE, &c);
+
+	*pool = c.out_pool;
+	return ret;
+}
+
+static int pool_chunk(int fd, __u32 pool, __u64 *addr)
+{
+	struct cufab_pool_grow g = {
+		.size = sizeof(g), .pool = pool, .length = 1,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_POOL_GROW, &g);
+
+	*addr = g.out_addr;
+	return ret;
+}
+
+/* An imported pool of @fd and the export data of 4 KiB of its exporter. */
+static int pool_import_ptr(int fd, __u32 *imported, __u8 *data)
+{
+	struct cufab_pool_export e = {
+		.size = sizeof(e), .handle_type = CUFAB_HANDLE_POSIX_FD,
+	};
+	struct cufab_pool_import i = {
+		.size = sizeof(i), .handle_type = CUFAB_HANDLE_POSIX_FD,
+	};
+	struct cufab_pool_ptr_export x = { .size = sizeof(x), .length = 4096 };
+	int ret;
+
+	ret = pool_new(fd, CUFAB_HANDLE_POSIX_FD, &e.pool) ||
+	      pool_chunk(fd, e.pool, &x.addr) ||
+	      cufab_ioc(fd, CUFAB_IOCTL_POOL_EXPORT, &e);
+	if (ret)
+		return -1;
+	i.fd = e.out_fd;
+	x.pool = e.pool;
+	ret = cufab_ioc(fd, CUFAB_IOCTL_POOL_IMPORT, &i) ||
+	      cufab_ioc(fd, CUFAB_IOCTL_POOL_PTR_EXPORT, &x);
+	close(e.out_fd);
+	*imported = i.out_pool;
+	memcpy(data, x.out_data, sizeof(x.out_data));
+	return ret ? -1 : 0;
+}
+
+static void prepare_pool_create(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_pool_create *cmd = buf;
+
+	cmd->alloc_type = CUFAB_POOL_ALLOC_PINNED;
+	cmd->location_type = CUFAB_LOC_DEVICE;
+}
+
+static void prepare_pool_attr(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_pool_attr *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, 0, &cmd->pool));
+	cmd->attr = CUFAB_POOL_ATTR_RELEASE_THRESHOLD;
+}
+
+static void prepare_pool_grow(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_pool_grow *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, 0, &cmd->pool));
+	cmd->length = 1;
+}
+
+static void prepare_pool_shrink(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_pool_shrink *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, 0, &cmd->pool));
+	ASSERT_EQ(0, pool_chunk(fd, cmd->pool, &cmd->addr));
+}
+
+static struct cufab_mem_access pool_access_desc = {
+	.location_type = CUFAB_LOC_DEVICE, .flags = 3,
+};
+
+static void prepare_pool_set_access(struct __test_metadata *_metadata, int fd,
+				    void *buf)
+{
+	struct cufab_pool_set_access *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, 0, &cmd->pool));
+	cmd->num_descs = 1;
+	cmd->descs_ptr = (uintptr_t)&pool_access_desc;
+}
+
+static void prepare_pool_get_access(struct __test_metadata *_metadata, int fd,
+				    void *buf)
+{
+	struct cufab_pool_get_access *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, 0, &cmd->pool));
+	cmd->location_type = CUFAB_LOC_DEVICE;
+}
+
+static void prepare_pool_export(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_pool_export *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, CUFAB_HANDLE_POSIX_FD, &cmd->pool));
+	cmd->handle_type = CUFAB_HANDLE_POSIX_FD;
+}
+
+static void prepare_pool_import(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_pool_export e = {
+		.size = sizeof(e), .handle_type = CUFAB_HANDLE_POSIX_FD,
+	};
+	struct cufab_pool_import *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, CUFAB_HANDLE_POSIX_FD, &e.pool));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_POOL_EXPORT, &e));
+	cmd->handle_type = CUFAB_HANDLE_POSIX_FD;
+	cmd->fd = e.out_fd;	/* closed with the test's client */
+}
+
+static void prepare_pool_ptr_export(struct __test_metadata *_metadata, int fd,
+				    void *buf)
+{
+	struct cufab_pool_ptr_export *cmd = buf;
+
+	ASSERT_EQ(0, pool_new(fd, CUFAB_HANDLE_POSIX_FD, &cmd->pool));
+	ASSERT_EQ(0, pool_chunk(fd, cmd->pool, &cmd->addr));
+	cmd->length = 4096;
+}
+
+static void prepare_pool_ptr_import(struct __test_metadata *_metadata, int fd,
+				    void *buf)
+{
+	struct cufab_pool_ptr_import *cmd = buf;
+
+	ASSERT_EQ(0, pool_import_ptr(fd, &cmd->pool, cmd->data));
+}
+
+static void prepare_pool_ptr_release(struct __test_metadata *_metadata, int fd,
+				     void *buf)
+{
+	struct cufab_pool_ptr_release *cmd = buf;
+	struct cufab_pool_ptr_export x = { .size = sizeof(x), .length = 4096 };
+
+	ASSERT_EQ(0, pool_new(fd, CUFAB_HANDLE_POSIX_FD, &x.pool));
+	ASSERT_EQ(0, pool_chunk(fd, x.pool, &x.addr));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_POOL_PTR_EXPORT, &x));
+	cmd->pool = x.pool;
+	cmd->addr = x.addr;
+}
+
+#define POOL_SIZE_ROW(_name, _cmd, _struct, _last)			\
+FIXTURE_VARIANT_ADD(cufab_size, _name) {				\
+	.cmd = CUFAB_IOCTL_##_cmd,					\
+	.size = sizeof(struct _struct),					\
+	.last_off = offsetof(struct _struct, _last),			\
+	.last_size = sizeof(((struct _struct *)0)->_last),		\
+	.prepare = prepare_##_name,					\
+}
+
+POOL_SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size);
+POOL_SIZE_ROW(pool_attr, POOL_ATTR, cufab_pool_attr, value);
+POOL_SIZE_ROW(pool_grow, POOL_GROW, cufab_pool_grow, out_alloc_id);
+POOL_SIZE_ROW(pool_shrink, POOL_SHRINK, cufab_pool_shrink, addr);
+POOL_SIZE_ROW(pool_set_access, POOL_SET_ACCESS, cufab_pool_set_access,
+	      descs_ptr);
+POOL_SIZE_ROW(pool_get_access, POOL_GET_ACCESS, cufab_pool_get_access,
+	      out_flags);
+POOL_SIZE_ROW(pool_export, POOL_EXPORT, cufab_pool_export, out_fabric);
+POOL_SIZE_ROW(pool_import, POOL_IMPORT, cufab_pool_import, out_pool_id);
+POOL_SIZE_ROW(pool_ptr_export, POOL_PTR_EXPORT, cufab_pool_ptr_export,
+	      out_data);
+POOL_SIZE_ROW(pool_ptr_import, POOL_PTR_IMPORT, cufab_pool_ptr_import,
+	      out_length);
+POOL_SIZE_ROW(pool_ptr_release, POOL_PTR_RELEASE, cufab_pool_ptr_release,
+	      addr);
+
 FIXTURE_SETUP(cufab_size)
 {
 	OPEN_OR_SKIP(self->fd);

@@ -50,12 +50,53 @@ typedef uint64_t cuuint64_t;
 #define cuIpcOpenMemHandle		cuIpcOpenMemHandle_v2
 #define cuGetProcAddress		cuGetProcAddress_v2
 #define cuEventElapsedTime		cuEventElapsedTime_v2
-#define cuMemcpyHtoD			cuMemcpyHtoD_v2
-#define cuMemcpyDtoH			cuMemcpyDtoH_v2
-#define cuMemcpyDtoD			cuMemcpyDtoD_v2
-#define cuMemsetD8			cuMemsetD8_v2
-#define cuMemsetD16			cuMemsetD16_v2
-#define cuMemsetD32			cuMemsetD32_v2
+
+/*
+ * A program built with CUDA_API_PER_THREAD_DEFAULT_STREAM calls the
+ * _ptds/_ptsz entry points, whose NULL stream is the per-thread default
+ * stream instead of the legacy one.
+ */
+#if defined(CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define __CUDA_API_PER_THREAD_DEFAULT_STREAM
+#define __CUDA_API_PTDS(api) api ## _ptds
+#define __CUDA_API_PTSZ(api) api ## _ptsz
+#else
+#define __CUDA_API_PTDS(api) api
+#define __CUDA_API_PTSZ(api) api
+#endif
+
+#define cuMemcpyHtoD			__CUDA_API_PTDS(cuMemcpyHtoD_v2)
+#define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
+#define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
+#define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
+#define cuMemcpyDtoHAsync		__CUDA_API_PTSZ(cuMemcpyDtoHAsync_v2)
+#define cuMemcpyDtoDAsync		__CUDA_API_PTSZ(cuMemcpyDtoDAsync_v2)
+#define cuMemsetD8			__CUDA_API_PTDS(cuMemsetD8_v2)
+#define cuMemsetD16			__CUDA_API_PTDS(cuMemsetD16_v2)
+#define cuMemsetD32			__CUDA_API_PTDS(cuMemsetD32_v2)
+
+#if defined(__CUDA_API_PER_THREAD_DEFAULT_STREAM)
+#define cuMemcpy			__CUDA_API_PTDS(cuMemcpy)
+#define cuMemcpyAsync			__CUDA_API_PTSZ(cuMemcpyAsync)
+#define cuMemcpyPeer			__CUDA_API_PTDS(cuMemcpyPeer)
+#define cuMemcpyPeerAsync		__CUDA_API_PTSZ(cuMemcpyPeerAsync)
+#define cuMemsetD8Async			__CUDA_API_PTSZ(cuMemsetD8Async)
+#define cuMemsetD16Async		__CUDA_API_PTSZ(cuMemsetD16Async)
+#define cuMemsetD32Async		__CUDA_API_PTSZ(cuMemsetD32Async)
+#define cuStreamGetPriority		__CUDA_API_PTSZ(cuStreamGetPriority)
+#define cuStreamGetId			__CUDA_API_PTSZ(cuStreamGetId)
+#define cuStreamGetFlags		__CUDA_API_PTSZ(cuStreamGetFlags)
+#define cuStreamGetDevice		__CUDA_API_PTSZ(cuStreamGetDevice)
+#define cuStreamGetCtx			__CUDA_API_PTSZ(cuStreamGetCtx)
+#define cuStreamGetCtx_v2		__CUDA_API_PTSZ(cuStreamGetCtx_v2)
+#define cuStreamWaitEvent		__CUDA_API_PTSZ(cuStreamWaitEvent)
+#define cuStreamAddCallback		__CUDA_API_PTSZ(cuStreamAddCallback)
+#define cuStreamQuery			__CUDA_API_PTSZ(cuStreamQuery)
+#define cuStreamSynchronize		__CUDA_API_PTSZ(cuStreamSynchronize)
+#define cuEventRecord			__CUDA_API_PTSZ(cuEventRecord)
+#define cuEventRecordWithFlags		__CUDA_API_PTSZ(cuEventRecordWithFlags)
+#define cuLaunchHostFunc		__CUDA_API_PTSZ(cuLaunchHostFunc)
+#endif
 
 /* The driver API version this header describes: CUDA 13.3. */
 #define CUDA_VERSION 13030
@@ -64,6 +105,12 @@ typedef uint64_t cuuint64_t;
 #define CUDAAPI __stdcall
 #else
 #define CUDAAPI
+#endif
+
+#ifdef _WIN32
+#define CUDA_CB __stdcall
+#else
+#define CUDA_CB
 #endif
 
 #ifdef __cplusplus
@@ -88,6 +135,10 @@ typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
+/* Implicit streams: the legacy NULL stream and the per-thread stream. */
+#define CU_STREAM_LEGACY     ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+
 #ifndef CU_UUID_HAS_BEEN_DEFINED
 #define CU_UUID_HAS_BEEN_DEFINED
 typedef struct CUuuid_st {
@@ -103,6 +154,44 @@ typedef struct CUmemFabricHandle_st {
 	unsigned char data[CU_IPC_HANDLE_SIZE];
 } CUmemFabricHandle_v1;
 typedef CUmemFabricHandle_v1 CUmemFabricHandle;
+
+/* An event shared with another process (cuIpcGetEventHandle). */
+typedef struct CUipcEventHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcEventHandle_v1;
+typedef CUipcEventHandle_v1 CUipcEventHandle;
+
+typedef struct CUgreenCtx_st *CUgreenCtx;
+
+/* cuStreamCreate flags. */
+typedef enum CUstream_flags_enum {
+	CU_STREAM_DEFAULT = 0x0,
+	CU_STREAM_NON_BLOCKING = 0x1	/* no implicit sync with the NULL stream */
+} CUstream_flags;
+
+/* The legacy default stream, and the calling thread's default stream. */
+#define CU_STREAM_LEGACY	((CUstream)0x1)
+#define CU_STREAM_PER_THREAD	((CUstream)0x2)
+
+/* cuEventCreate flags. */
+typedef enum CUevent_flags_enum {
+	CU_EVENT_DEFAULT = 0x0,
+	CU_EVENT_BLOCKING_SYNC = 0x1,
+	CU_EVENT_DISABLE_TIMING = 0x2,
+	CU_EVENT_INTERPROCESS = 0x4	/* needs CU_EVENT_DISABLE_TIMING */
+} CUevent_flags;
+
+/* cuEventRecordWithFlags flags. */
+typedef enum CUevent_record_flags_enum {
+	CU_EVENT_RECORD_DEFAULT = 0x0,
+	CU_EVENT_RECORD_EXTERNAL = 0x1	/* stream capture only */
+} CUevent_record_flags;
+
+/* cuStreamWaitEvent flags. */
+typedef enum CUevent_wait_flags_enum {
+	CU_EVENT_WAIT_DEFAULT = 0x0,
+	CU_EVENT_WAIT_EXTERNAL = 0x1	/* stream capture only */
+} CUevent_wait_flags;
 
 /* Stream attachment of managed memory (cuMemAllocManaged, cuStreamAttachMemAsync). */
 typedef enum CUmemAttach_flags_enum {
@@ -304,6 +393,10 @@ typedef enum cudaError_enum {
 	CUDA_ERROR_KEY_ROTATION = 916,
 	CUDA_ERROR_UNKNOWN = 999,
 } CUresult;
+
+/* Host work in a stream (cuLaunchHostFunc, cuStreamAddCallback). */
+typedef void (CUDA_CB *CUhostFn)(void *userData);
+typedef void (CUDA_CB *CUstreamCallback)(CUstream hStream, CUresult status, void *userData);
 
 /*
  * Device attributes for cuDeviceGetAttribute.  1 .. 147 are those of
@@ -813,6 +906,59 @@ CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 CUresult CUDAAPI cuMemsetD16(CUdeviceptr dstDevice, unsigned short us, size_t N);
 CUresult CUDAAPI cuMemsetD32(CUdeviceptr dstDevice, unsigned int ui, size_t N);
 
+CUresult CUDAAPI cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext,
+			      CUdeviceptr srcDevice, CUcontext srcContext,
+			      size_t ByteCount);
+
+/* Streams: ordered queues of work run by the GPU's engine. */
+CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
+					     int *greatestPriority);
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags);
+CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
+					    unsigned int flags, int priority);
+CUresult CUDAAPI cuStreamGetPriority(CUstream hStream, int *priority);
+CUresult CUDAAPI cuStreamGetDevice(CUstream hStream, CUdevice *device);
+CUresult CUDAAPI cuStreamGetFlags(CUstream hStream, unsigned int *flags);
+CUresult CUDAAPI cuStreamGetId(CUstream hStream, unsigned long long *streamId);
+CUresult CUDAAPI cuStreamGetCtx(CUstream hStream, CUcontext *pctx);
+CUresult CUDAAPI cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx,
+				   CUgreenCtx *pGreenCtx);
+CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream, CUevent hEvent,
+				   unsigned int Flags);
+CUresult CUDAAPI cuStreamAddCallback(CUstream hStream, CUstreamCallback callback,
+				     void *userData, unsigned int flags);
+CUresult CUDAAPI cuStreamQuery(CUstream hStream);
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream);
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
+CUresult CUDAAPI cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData);
+CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src,
+			       size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext,
+				   CUdeviceptr srcDevice, CUcontext srcContext,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+				   size_t ByteCount, CUstream hStream);
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc,
+				 size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
+				  size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
+				  size_t N, CUstream hStream);
+
+/* Events: completion markers in streams. */
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream);
+CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent, CUstream hStream,
+					unsigned int flags);
+CUresult CUDAAPI cuEventQuery(CUevent hEvent);
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
+				    CUevent hEnd);
 /* Managed memory: in the current context; freed with cuMemFree. */
 #define CU_DEVICE_CPU			((CUdevice)-1)
 #define CU_DEVICE_INVALID		((CUdevice)-2)
@@ -837,6 +983,42 @@ CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,
 					void **data, CUdeviceptr ptr);
+
+/* Stream-ordered allocator and memory pools. */
+CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr,
+				       void *value);
+CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep);
+CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map,
+				    size_t count);
+CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool memPool,
+				    CUmemLocation *location);
+CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					 CUmemoryPool pool, CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev);
+CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool);
+CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out, CUmemLocation *location,
+					CUmemAllocationType type);
+CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *location,
+				 CUmemAllocationType type);
+CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type,
+				 CUmemoryPool pool);
+CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+						  CUmemAllocationHandleType handleType,
+						  unsigned long long flags);
+CUresult CUDAAPI cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+						    CUmemAllocationHandleType handleType,
+						    unsigned long long flags);
+CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+					CUdeviceptr ptr);
+CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+					CUmemPoolPtrExportData *shareData);
 
 /* Logical endpoints (CUDA 13.3): ids are per process. */
 CUresult CUDAAPI cuLogicalEndpointIdReserve(CUlogicalEndpointId *baseLeId,

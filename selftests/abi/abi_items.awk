@@ -143,6 +143,17 @@ function typedef_line(line,    name, base)
 {
 	name = line
 	sub(/[ \t]*;.*/, "", name)
+	# a function pointer: "typedef R (CUDA_CB *name)(args)"
+	if (match(name, /\*[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*\)[ \t]*\(/)) {
+		name = substr(name, RSTART + 1, RLENGTH - 1)
+		sub(/[ \t]*\)[ \t]*\($/, "", name)
+		sub(/^[ \t]*/, "", name)
+		if (name in typedef_seen)
+			return
+		typedef_seen[name] = 1
+		emit("SIZE", name, name)
+		return
+	}
 	sub(/.*[^A-Za-z0-9_]/, "", name)
 	if (name in typedef_seen)
 		return

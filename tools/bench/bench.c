@@ -159,6 +159,60 @@ static int step_mc_bind_unbind(struct bench *b)
 	       cuMulticastUnbind(b->mc1, 0, 0, b->mem_size);
 }
 
+/*
+ * The stream-ordered allocator from a warm pool (the default pool of
+ * GPU 0, which main() warms with one pair of each size), against glibc's
+ * malloc+free of the same size in the same process.
+ */
+static int async_pair(size_t size)
+{
+	CUdeviceptr p;
+
+	return cuMemAllocAsync(&p, size, NULL) || cuMemFreeAsync(p, NULL);
+}
+
+static int step_async_4k(struct bench *b)
+{
+	return async_pair(4096);
+}
+
+static int step_async_1m(struct bench *b)
+{
+	return async_pair(1 << 20);
+}
+
+static int malloc_pair(size_t size)
+{
+	/* volatile: the compiler may not drop the pair */
+	void *volatile p = malloc(size);
+
+	if (!p)
+		return -1;
+	free(p);
+	return 0;
+}
+
+static int step_malloc_4k(struct bench *b)
+{
+	return malloc_pair(4096);
+}
+
+static int step_malloc_1m(struct bench *b)
+{
+	return malloc_pair(1 << 20);
+}
+
+static int step_pool_create_destroy(struct bench *b)
+{
+	CUmemPoolProps p;
+	CUmemoryPool pool;
+
+	memset(&p, 0, sizeof(p));
+	p.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	return cuMemPoolCreate(&pool, &p) || cuMemPoolDestroy(pool);
+}
+
 static void mc_setup(struct bench *b)
 {
 	CUmulticastObjectProp p = mc_prop(1, b->mem_size);
@@ -207,6 +261,11 @@ static const struct row rows[] = {
 	{ "cuMulticastCreate+cuMulticastAddDevice+cuMemRelease",
 	  step_mc_create_add_release, 10, 1 },
 	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10, 1 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB warm", step_async_4k, 1 },
+	{ "malloc+free 4KiB (glibc)", step_malloc_4k, 1 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
+	{ "malloc+free 1MiB (glibc)", step_malloc_1m, 1 },
+	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10 },
 };
 
 static double now_ns(void)
@@ -346,21 +405,34 @@ static void print_stats(FILE *f, const struct stats *s)
 		s->median, s->p10, s->p90);
 }
 
-/* Bind+Unbind with 10^2 and 10^5 live bindings: the map scales. */
+/*
+ * Bind+Unbind with 10 to 10^5 live bindings: the map scales (a curve in
+ * build/bench/bind_by_live.svg), summed up by the 10^2 / 10^5 ratio.
+ */
 static int bench_le_live(FILE *out, long n, int reps)
 {
+	static const long live[] = { 10, 100, 1000, 10000, 100000 };
+	double ns[ARRAY_SIZE(live)];
 	long calls = n / 10 ?: 1;
-	double few, many;
+	size_t i;
 
-	few = le_bench_bind_with_live(100, reps, calls);
-	many = le_bench_bind_with_live(100000, reps, calls);
-	le_bench_teardown();
-	if (few <= 0 || many <= 0) {
-		fprintf(stderr, "cufab-bench: endpoint bind with live bindings failed\n");
-		return -1;
+	for (i = 0; i < ARRAY_SIZE(live); i++) {
+		ns[i] = le_bench_bind_with_live(live[i], reps, calls);
+		if (ns[i] <= 0) {
+			le_bench_teardown();
+			fprintf(stderr, "cufab-bench: endpoint bind with %ld live bindings failed\n",
+				live[i]);
+			return -1;
+		}
 	}
+	le_bench_teardown();
 	fprintf(out, "  \"le_bind_unbind_ns\": { \"live_100\": %.1f, \"live_100000\": %.1f, \"ratio\": %.3f },\n",
-		few, many, many / few);
+		ns[1], ns[4], ns[4] / ns[1]);
+	fprintf(out, "  \"le_bind_unbind_by_live\": [");
+	for (i = 0; i < ARRAY_SIZE(live); i++)
+		fprintf(out, "%s\n    { \"live\": %ld, \"ns\": %.1f }", i ? "," : "",
+			live[i], ns[i]);
+	fprintf(out, "\n  ],\n");
 	return 0;
 }
 
@@ -464,10 +536,10 @@ out:
 	return ret;
 }
 
-/* k = 2, 4, 8 (as many as the node has GPUs), 1 MiB and 64 MiB. */
+/* k = 2, 4, 8 (as many as the node has GPUs), 64 KiB to 64 MiB. */
 static void mc_broadcast_rows(FILE *out, int reps)
 {
-	static const size_t sizes[] = { 1 << 20, 64 << 20 };
+	static const size_t sizes[] = { 64 << 10, 1 << 20, 8 << 20, 64 << 20 };
 	int ks[] = { 2, 4, 8 }, n = 0, first = 1;
 	size_t i, j;
 
@@ -537,6 +609,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	mc_setup(&b);
+	if (async_pair(4096) || async_pair(1 << 20)) {
+		fprintf(stderr, "cufab-bench: cuMemAllocAsync rows setup failed\n");
+		return 1;
+	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {

@@ -35,6 +35,11 @@ struct cmd {
 
 int run_cmd(struct ctl *ctl, const char *object, const struct cmd *cmds,
 	    void (*help)(FILE *f), int argc, char **argv);
+/* trace.c: the events/cufab/ tracepoints for "monitor trace" */
+int trace_open(void);
+int trace_receive(int fd);
+void trace_close(int fd);
+
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool is_help(const char *word);
 

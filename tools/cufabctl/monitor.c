@@ -3,7 +3,8 @@
  * cufabctl monitor: print the cufab "events" multicast group until
  * SIGINT or SIGTERM, through the same printer as "dev show", so an event
  * about a GPU shows it as "dev show" would. With -j every event is one
- * JSON document on its own line.
+ * JSON document on its own line. "monitor trace" adds the module's
+ * tracepoints, the life of every object programs make (trace.c).
  *
  * SIGINT and SIGTERM are blocked and read from a signalfd polled next to
  * the netlink socket: no handler, no race between a signal and a blocking
@@ -23,10 +24,13 @@
 
 void monitor_help(FILE *f)
 {
-	fputs("cufabctl monitor\n"
+	fputs("cufabctl monitor [ trace ]\n"
 	      "  print the kernel's events (a GPU or the topology changed, a\n"
 	      "  multicast store skipped replicas with nothing bound, ...)\n"
-	      "  as they happen, until interrupted\n", f);
+	      "  as they happen, until interrupted; with \"trace\" (root,\n"
+	      "  tracefs) also every tracepoint of events/cufab/: contexts,\n"
+	      "  allocations, exports, imports, maps, faults, endpoints, team\n"
+	      "  joins, binds, unbinds and peer links, with pid, ids and sizes\n", f);
 }
 
 static bool has_topo(struct nlattr **tb)
@@ -103,11 +107,12 @@ static int open_signalfd(void)
 	return fd;
 }
 
-static int monitor_loop(struct ctl *ctl, int sigfd)
+static int monitor_loop(struct ctl *ctl, int sigfd, int tracefd)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = nl_socket_get_fd(ctl->sk), .events = POLLIN },
 		{ .fd = sigfd, .events = POLLIN },
+		{ .fd = tracefd, .events = POLLIN },
 	};
 
 	for (;;) {
@@ -121,6 +126,10 @@ static int monitor_loop(struct ctl *ctl, int sigfd)
 		if (pfd[0].revents &&
 		    cnl_receive_events(ctl, print_event, NULL))
 			return EXIT_FAIL;
+		if (pfd[2].revents && trace_receive(tracefd)) {
+			fprintf(stderr, "cufabctl: monitor: reading the trace: %m\n");
+			return EXIT_FAIL;
+		}
 		if (pfd[1].revents)
 			return EXIT_OK;
 	}
@@ -128,11 +137,17 @@ static int monitor_loop(struct ctl *ctl, int sigfd)
 
 int do_monitor(struct ctl *ctl, int argc, char **argv)
 {
-	int ret, sigfd;
+	int ret, sigfd, tracefd = -1;
+	bool trace = false;
 
 	if (argc > 0 && is_help(argv[0])) {
 		monitor_help(stdout);
 		return EXIT_OK;
+	}
+	if (argc > 0 && !strcmp(argv[0], "trace")) {
+		trace = true;
+		argc--;
+		argv++;
 	}
 	if (argc > 0) {
 		usage_error("monitor: unexpected \"%s\" (try \"cufabctl monitor help\")",
@@ -147,7 +162,16 @@ int do_monitor(struct ctl *ctl, int argc, char **argv)
 	sigfd = open_signalfd();
 	if (sigfd < 0)
 		return EXIT_FAIL;
-	ret = monitor_loop(ctl, sigfd);
+	if (trace) {
+		tracefd = trace_open();
+		if (tracefd < 0) {
+			close(sigfd);
+			return EXIT_FAIL;
+		}
+	}
+	ret = monitor_loop(ctl, sigfd, tracefd);
+	if (trace)
+		trace_close(tracefd);
 	close(sigfd);
 	return ret;
 }

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		4
+#define CUFAB_VERSION_MINOR		5
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -89,6 +89,22 @@ enum {
 	CUFAB_CMD_MULTIMEM,
 	CUFAB_CMD_PEER_ENABLE,
 	CUFAB_CMD_PEER_DISABLE,
+	CUFAB_CMD_STREAM_CREATE,
+	CUFAB_CMD_EVENT_CREATE,
+	CUFAB_CMD_STREAM_SUBMIT,
+	CUFAB_CMD_STREAM_WAIT,
+	CUFAB_CMD_HOSTFN,
+	CUFAB_CMD_POOL_CREATE,
+	CUFAB_CMD_POOL_ATTR,
+	CUFAB_CMD_POOL_GROW,
+	CUFAB_CMD_POOL_SHRINK,
+	CUFAB_CMD_POOL_SET_ACCESS,
+	CUFAB_CMD_POOL_GET_ACCESS,
+	CUFAB_CMD_POOL_EXPORT,
+	CUFAB_CMD_POOL_IMPORT,
+	CUFAB_CMD_POOL_PTR_EXPORT,
+	CUFAB_CMD_POOL_PTR_IMPORT,
+	CUFAB_CMD_POOL_PTR_RELEASE,
 	CUFAB_CMD_MEM_ADVISE,
 	CUFAB_CMD_MEM_PREFETCH,
 	CUFAB_CMD_MEM_RANGE_ATTRS,
@@ -443,7 +459,7 @@ struct cufab_mem_get_access {
  * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost,
  *	cuMemAllocManaged)
  * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory, or (interface
- *	1.4) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
+ *	1.5) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
  * @dev: GPU whose memory (or, for host and managed memory, whose context)
  *	it is
  * @attach: with CUFAB_MEM_ALLOC_MANAGED the default association,
@@ -551,7 +567,8 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
 #define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
-#define CUFAB_PTR_F_MANAGED		0x10	/* managed memory (1.4) */
+#define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
+#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -584,6 +601,255 @@ struct cufab_mem_import {
 };
 
 #define CUFAB_IOCTL_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_IMPORT)
+
+/* ---- memory pools (cuMemPool*, the stream-ordered allocator) ---- */
+
+/*
+ * A pool is a kernel object of its own: its properties, its cap, its
+ * chunks (the memory it reserved), its access rights and its exports. The
+ * library sub-allocates inside chunks; the kernel is asked only to grow
+ * or shrink the pool by whole chunks, which are multiples of
+ * CUFAB_POOL_CHUNK bytes, like NVIDIA's driver reserves pool memory.
+ */
+#define CUFAB_POOL_CHUNK		(32ULL << 20)
+#define CUFAB_POOL_ALLOC_PINNED		1	/* CU_MEM_ALLOCATION_TYPE_PINNED */
+#define CUFAB_POOL_USAGE_HW_DECOMPRESS	0x2
+/* cufab_pool_create.flags: the caller's default pool of the location */
+#define CUFAB_POOL_CREATE_DEFAULT	0x1
+
+/**
+ * struct cufab_pool_create - CUFAB_IOCTL_POOL_CREATE (cuMemPoolCreate)
+ * @flags: 0 or CUFAB_POOL_CREATE_DEFAULT
+ * @alloc_type: CUFAB_POOL_ALLOC_PINNED
+ * @handle_types: CUFAB_HANDLE_* bits the pool may be exported as; 0 for a
+ *	HOST pool
+ * @location_type: CUFAB_LOC_DEVICE, _HOST or _HOST_NUMA
+ * @location_id: GPU index (a GPU that does not exist is -EINVAL, not
+ *	-ENODEV, as cuMemPoolCreate reports INVALID_VALUE), online NUMA node
+ * @max_size: cap in bytes, 0 for the location's memory size; rounded up
+ *	to CUFAB_POOL_CHUNK
+ * @usage: 0; CUFAB_POOL_USAGE_HW_DECOMPRESS is -EOPNOTSUPP (no virtual GPU
+ *	decompresses)
+ * @out_pool: id of the client's pool object (CUFAB_IOCTL_DESTROY)
+ * @out_pool_id: node-wide pool id (cufabctl pool show)
+ * @out_max_size: the effective cap
+ */
+struct cufab_pool_create {
+	__u32 size;
+	__u32 flags;
+	__u32 alloc_type;
+	__u32 handle_types;
+	__u32 location_type;
+	__s32 location_id;
+	__aligned_u64 max_size;
+	__u32 usage;
+	__u32 out_pool;
+	__aligned_u64 out_pool_id;
+	__aligned_u64 out_max_size;
+};
+
+#define CUFAB_IOCTL_POOL_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_CREATE)
+
+/* cufab_pool_attr.attr: CUmemPool_attribute values the kernel keeps */
+#define CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS		1
+#define CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC	2
+#define CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS	3
+#define CUFAB_POOL_ATTR_RELEASE_THRESHOLD		4
+#define CUFAB_POOL_ATTR_RESERVED_MEM_CURRENT		5
+#define CUFAB_POOL_ATTR_RESERVED_MEM_HIGH		6
+/* cufab_pool_attr.flags */
+#define CUFAB_POOL_ATTR_SET		0x1
+
+/**
+ * struct cufab_pool_attr - CUFAB_IOCTL_POOL_ATTR
+ * @flags: CUFAB_POOL_ATTR_SET to write @value, else read it
+ * @pool: the client's pool object
+ * @attr: CUFAB_POOL_ATTR_*; RESERVED_MEM_CURRENT is read-only and
+ *	RESERVED_MEM_HIGH may only be reset to 0 (-EINVAL otherwise)
+ * @value: in (SET) or out
+ */
+struct cufab_pool_attr {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 attr;
+	__aligned_u64 value;
+};
+
+#define CUFAB_IOCTL_POOL_ATTR	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_ATTR)
+
+/**
+ * struct cufab_pool_grow - CUFAB_IOCTL_POOL_GROW: one more chunk
+ * @pool: a pool this client created (an imported pool is -EPERM)
+ * @length: bytes the caller needs; the chunk is that rounded up to
+ *	CUFAB_POOL_CHUNK. -ENOMEM past the pool's cap or the GPU's capacity.
+ * @out_addr: where the chunk is mapped in the caller, accessible as the
+ *	pool's access rights say
+ * @out_length: the chunk's bytes
+ * @out_alloc_id: node-wide id of its allocation
+ */
+struct cufab_pool_grow {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 length;
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+	__aligned_u64 out_alloc_id;
+};
+
+#define CUFAB_IOCTL_POOL_GROW	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_GROW)
+
+/**
+ * struct cufab_pool_shrink - CUFAB_IOCTL_POOL_SHRINK: give a chunk back
+ * @addr: a chunk of @pool, as POOL_GROW returned it (-EINVAL otherwise)
+ */
+struct cufab_pool_shrink {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+};
+
+#define CUFAB_IOCTL_POOL_SHRINK	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_SHRINK)
+
+/**
+ * struct cufab_pool_set_access - CUFAB_IOCTL_POOL_SET_ACCESS
+ *	(cuMemPoolSetAccess)
+ * @descs_ptr: struct cufab_mem_access[num_descs]; a GPU that does not
+ *	exist, the host for a device pool, or removing the resident
+ *	location's own access is -EINVAL
+ *
+ * Applies to every chunk and imported pointer of the pool in this client.
+ */
+struct cufab_pool_set_access {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 num_descs;
+	__aligned_u64 descs_ptr;
+};
+
+#define CUFAB_IOCTL_POOL_SET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_SET_ACCESS)
+
+/* CUFAB_IOCTL_POOL_GET_ACCESS (cuMemPoolGetAccess) */
+struct cufab_pool_get_access {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 location_type;
+	__s32 location_id;
+	__u32 out_flags;
+};
+
+#define CUFAB_IOCTL_POOL_GET_ACCESS	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_GET_ACCESS)
+
+/**
+ * struct cufab_pool_export - CUFAB_IOCTL_POOL_EXPORT
+ *	(cuMemPoolExportToShareableHandle)
+ * @handle_type: one bit the pool was created with (-EINVAL otherwise)
+ * @out_fd: POSIX_FD: a new O_CLOEXEC fd that holds the pool
+ * @out_fabric: FABRIC: 64 unguessable bytes; needs an IMEX channel (-EPERM)
+ */
+struct cufab_pool_export {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 handle_type;
+	__s32 out_fd;
+	__u32 __reserved;
+	__u8 out_fabric[CUFAB_FABRIC_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_POOL_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_EXPORT)
+
+/**
+ * struct cufab_pool_import - CUFAB_IOCTL_POOL_IMPORT
+ *	(cuMemPoolImportFromShareableHandle)
+ * @fd: POSIX_FD: an fd POOL_EXPORT made (-EINVAL for any other)
+ * @fabric: FABRIC: the exporter's bytes; -EPERM without the exporter's
+ *	IMEX channel, -EINVAL for bytes that name no live pool
+ * @out_pool: the client's new pool object; it cannot grow (-EPERM) and
+ *	starts accessible from the resident location only
+ * @out_pool_id, @out_location_type, @out_location_id, @out_handle_types:
+ *	the pool's properties
+ */
+struct cufab_pool_import {
+	__u32 size;
+	__u32 flags;
+	__u32 handle_type;
+	__s32 fd;
+	__u8 fabric[CUFAB_FABRIC_HANDLE_LEN];
+	__u32 out_pool;
+	__u32 out_location_type;
+	__s32 out_location_id;
+	__u32 out_handle_types;
+	__aligned_u64 out_pool_id;
+};
+
+#define CUFAB_IOCTL_POOL_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_IMPORT)
+
+#define CUFAB_POOL_PTR_DATA_LEN		64
+
+/**
+ * struct cufab_pool_ptr_export - CUFAB_IOCTL_POOL_PTR_EXPORT
+ *	(cuMemPoolExportPointer)
+ * @addr, @length: one sub-allocation, inside one chunk of @pool
+ * @out_data: CUmemPoolPtrExportData; exporting the same range again gives
+ *	the same bytes
+ *
+ * The exported range stays reserved for its importers: POOL_PTR_RELEASE
+ * by the exporter is -EBUSY while one still maps it.
+ */
+struct cufab_pool_ptr_export {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__u8 out_data[CUFAB_POOL_PTR_DATA_LEN];
+};
+
+#define CUFAB_IOCTL_POOL_PTR_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_EXPORT)
+
+/**
+ * struct cufab_pool_ptr_import - CUFAB_IOCTL_POOL_PTR_IMPORT
+ *	(cuMemPoolImportPointer)
+ * @pool: the client's import of the exporting pool (-EINVAL for another)
+ * @data: from POOL_PTR_EXPORT
+ * @out_addr: the same memory in the caller; valid until it releases it
+ * @out_length: bytes
+ */
+struct cufab_pool_ptr_import {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__u8 data[CUFAB_POOL_PTR_DATA_LEN];
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+};
+
+#define CUFAB_IOCTL_POOL_PTR_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_IMPORT)
+
+/**
+ * struct cufab_pool_ptr_release - CUFAB_IOCTL_POOL_PTR_RELEASE
+ * @addr: an imported pointer (unmapped; its record lets go of it) or an
+ *	exported range's start (the export ends: -EBUSY while an importer
+ *	still maps it, then the exporter may reuse the range)
+ */
+struct cufab_pool_ptr_release {
+	__u32 size;
+	__u32 flags;
+	__u32 pool;
+	__u32 __reserved;
+	__aligned_u64 addr;
+};
+
+#define CUFAB_IOCTL_POOL_PTR_RELEASE	_IO(CUFAB_TYPE, CUFAB_CMD_POOL_PTR_RELEASE)
 
 /* ---- logical endpoints (cuLogicalEndpoint*, Compute Fabric Transport) ---- */
 
@@ -936,7 +1202,7 @@ struct cufab_peer {
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
 
-/* ---- managed memory (interface 1.4) ---- */
+/* ---- managed memory (interface 1.5) ---- */
 
 /* CUmem_advise */
 enum cufab_mem_advice {
@@ -1051,6 +1317,227 @@ struct cufab_mem_range_attrs {
 };
 
 #define CUFAB_IOCTL_MEM_RANGE_ATTRS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RANGE_ATTRS)
+
+/*
+ * Streams and events (uapi 1.4).
+ *
+ * A stream is an ordered queue of operations that the engine of the
+ * stream's GPU runs while the caller goes on. Every submitted operation
+ * gets the stream's next sequence number (from 1); when it completes, the
+ * kernel stores that number in the stream's completion slot. Slots live in
+ * an array of CUFAB_SEQ_SLOTS struct cufab_seq_slot that the client maps
+ * read-only with mmap(fd, CUFAB_SEQ_MMAP_OFFSET, CUFAB_SEQ_MMAP_SIZE), so
+ * "is sequence N done" costs no syscall: slot.seq >= N. An event's slot
+ * holds the number of its last completed record.
+ *
+ * slot.seq is written after time_ns and error (release order): read seq
+ * first, then (acquire) the rest.
+ */
+#define CUFAB_SEQ_MMAP_OFFSET		(1ULL << 40)
+#define CUFAB_SEQ_SLOTS			4096
+
+/**
+ * struct cufab_seq_slot - completion state of one stream or event
+ * @seq: last completed sequence number (stream) or record (event)
+ * @time_ns: CLOCK_MONOTONIC when @seq completed (events without
+ *	CUFAB_EVENT_DISABLE_TIMING only)
+ * @error: 0, or the negative errno of the first operation of the stream
+ *	that failed; sticky: later copies and sets of the stream are
+ *	skipped and complete with it, events recorded after it carry it
+ */
+struct cufab_seq_slot {
+	__u64 seq;
+	__u64 time_ns;
+	__s32 error;
+	__u32 __reserved;
+	__u64 __reserved2;
+};
+
+#define CUFAB_SEQ_MMAP_SIZE	(CUFAB_SEQ_SLOTS * sizeof(struct cufab_seq_slot))
+
+/* cufab_stream_create.flags */
+#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)	/* no implicit sync with the legacy stream */
+#define CUFAB_STREAM_LEGACY		(1U << 1)	/* the context's legacy default (NULL) stream */
+#define CUFAB_STREAM_FLAGS		(CUFAB_STREAM_NON_BLOCKING | CUFAB_STREAM_LEGACY)
+/* Priorities: CUFAB_STREAM_PRIO_GREATEST (highest) .. 0 (lowest). */
+#define CUFAB_STREAM_PRIO_GREATEST	(-5)
+
+/**
+ * struct cufab_stream_create - CUFAB_IOCTL_STREAM_CREATE
+ * @size: sizeof(struct cufab_stream_create)
+ * @flags: CUFAB_STREAM_*; at most one LEGACY stream per context (-EEXIST)
+ * @ctx_id: the context; its GPU's engine runs the stream
+ * @priority: CUFAB_STREAM_PRIO_GREATEST..0 (-EINVAL otherwise)
+ * @out_stream_id: object id (destroyed with CUFAB_IOCTL_DESTROY, which
+ *	returns at once: queued operations still run)
+ * @out_slot: index of the stream's completion slot
+ * @out_uid: node-wide unique id (cuStreamGetId)
+ *
+ * -ENOENT: no such context; -ENOSPC: no free completion slot.
+ */
+struct cufab_stream_create {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__s32 priority;
+	__u32 out_stream_id;
+	__u32 out_slot;
+	__u64 out_uid;
+};
+
+#define CUFAB_IOCTL_STREAM_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_CREATE)
+
+/* cufab_event_create.flags */
+#define CUFAB_EVENT_DISABLE_TIMING	(1U << 0)	/* time_ns stays 0 */
+#define CUFAB_EVENT_FLAGS		CUFAB_EVENT_DISABLE_TIMING
+
+/**
+ * struct cufab_event_create - CUFAB_IOCTL_EVENT_CREATE
+ * @size: sizeof(struct cufab_event_create)
+ * @flags: CUFAB_EVENT_*
+ * @ctx_id: the context
+ * @out_event_id: object id (CUFAB_IOCTL_DESTROY; pending records still
+ *	complete)
+ * @out_slot: index of the event's completion slot
+ * @__reserved: must be 0
+ */
+struct cufab_event_create {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 out_event_id;
+	__u32 out_slot;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_EVENT_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_CREATE)
+
+/* cufab_stream_submit.op */
+enum cufab_op_kind {
+	CUFAB_OP_NONE,
+	CUFAB_OP_COPY,		/* @length bytes from @src to @dst */
+	CUFAB_OP_SET,		/* @length elements of @elem_size bytes = @value */
+	CUFAB_OP_HOST,		/* run @host_fn(@host_data) on the host thread */
+	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
+	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
+	CUFAB_OP_MAX,
+};
+
+/**
+ * struct cufab_stream_submit - CUFAB_IOCTL_STREAM_SUBMIT
+ * @size: sizeof(struct cufab_stream_submit)
+ * @flags: must be 0
+ * @stream_id: the stream
+ * @op: enum cufab_op_kind
+ * @dst: COPY, SET: destination address
+ * @src: COPY: source address
+ * @length: COPY: bytes; SET: elements
+ * @value: SET: the element value (fits @elem_size)
+ * @elem_size: SET: 1, 2 or 4 (@dst aligned to it)
+ * @src_dev: COPY: GPU that reads @src, CUFAB_DEV_STREAM for the stream's
+ * @dst_dev: COPY, SET: GPU that writes @dst, CUFAB_DEV_STREAM likewise
+ * @host_fn: HOST: opaque, handed back by CUFAB_IOCTL_HOSTFN
+ * @host_data: HOST: opaque, likewise
+ * @event_id: EVENT_RECORD, EVENT_WAIT: the event
+ * @__reserved: must be 0
+ * @out_seq: the operation's sequence number in the stream
+ * @out_event_seq: EVENT_RECORD: the record's number in the event
+ *
+ * Arguments are checked here (-EINVAL, -ENOENT for an unknown stream or
+ * event, -ENODEV for a bad GPU, -ESHUTDOWN for a stream whose context is
+ * gone); access to the memory is checked when the operation runs, and a
+ * failure there (-EACCES, -EFAULT, -ENOMEM) lands in the stream's slot.
+ */
+struct cufab_stream_submit {
+	__u32 size;
+	__u32 flags;
+	__u32 stream_id;
+	__u32 op;
+	__u64 dst;
+	__u64 src;
+	__u64 length;
+	__u32 value;
+	__u32 elem_size;
+	__u32 src_dev;
+	__u32 dst_dev;
+	__u64 host_fn;
+	__u64 host_data;
+	__u32 event_id;
+	__u32 __reserved;
+	__u64 out_seq;
+	__u64 out_event_seq;
+};
+
+#define CUFAB_DEV_STREAM		0xffffffffU
+
+#define CUFAB_IOCTL_STREAM_SUBMIT	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_SUBMIT)
+
+/* cufab_stream_wait.what */
+enum cufab_wait_what {
+	CUFAB_WAIT_STREAM,	/* @id: stream; until its slot reaches @seq */
+	CUFAB_WAIT_EVENT,	/* @id: event; until its slot reaches @seq */
+	CUFAB_WAIT_CTX,		/* @id: context; every stream of it idle */
+	CUFAB_WAIT_MAX,
+};
+
+/**
+ * struct cufab_stream_wait - CUFAB_IOCTL_STREAM_WAIT
+ * @size: sizeof(struct cufab_stream_wait)
+ * @flags: must be 0
+ * @what: enum cufab_wait_what
+ * @id: the stream, event or context
+ * @seq: STREAM, EVENT: the sequence number to wait for; 0: the last one
+ *	submitted (recorded) when the call starts. CTX: must be 0
+ * @out_error: the slot's error (STREAM, EVENT) or the first stream error
+ *	of the context (CTX), 0 for none
+ * @__reserved: must be 0
+ *
+ * Sleeps interruptibly (-ERESTARTSYS on a signal); -ENOENT for no such
+ * object, -EINVAL for a @seq not submitted yet.
+ */
+struct cufab_stream_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 what;
+	__u32 id;
+	__u64 seq;
+	__s32 out_error;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_STREAM_WAIT	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_WAIT)
+
+/* cufab_hostfn.flags */
+#define CUFAB_HOSTFN_DONE	(1U << 0)	/* @done_token has returned */
+
+/**
+ * struct cufab_hostfn - CUFAB_IOCTL_HOSTFN, the library's host thread
+ * @size: sizeof(struct cufab_hostfn)
+ * @flags: CUFAB_HOSTFN_DONE
+ * @done_token: with CUFAB_HOSTFN_DONE: the host operation that returned;
+ *	its stream moves on (-ENOENT if no such token)
+ * @out_token: the next host operation to run
+ * @out_fn: its host_fn
+ * @out_data: its host_data
+ * @out_status: 0, or the stream's error the operation was reached with
+ * @__reserved: must be 0
+ *
+ * Then sleeps (interruptibly) until a host operation reaches the head of
+ * its stream and returns it. Host operations of all the client's streams
+ * come in the order they became runnable.
+ */
+struct cufab_hostfn {
+	__u32 size;
+	__u32 flags;
+	__u64 done_token;
+	__u64 out_token;
+	__u64 out_fn;
+	__u64 out_data;
+	__s32 out_status;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_HOSTFN		_IO(CUFAB_TYPE, CUFAB_CMD_HOSTFN)
 
 /*
  * Generic netlink: family "cufab", administration and observation.

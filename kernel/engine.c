@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The engines: one ordered workqueue per virtual GPU, its "copy engine",
+ * runs the head operations of the streams of that GPU one at a time.
+ *
+ * A stream's work item looks at the head of the queue only. Like a
+ * drm_sched job, the head waits for the fences it depends on (the legacy
+ * stream rules and cuStreamWaitEvent put them there) with a callback on
+ * the first unsignalled one; the callback re-queues the work. A head whose
+ * dependencies are met runs on the engine: copies and sets move the bytes
+ * in the owning process's address space (kthread_use_mm()), host
+ * operations go to the process's host thread and complete when it says
+ * so, event records stamp the event's slot. Completing an operation
+ * publishes its sequence number in the stream's slot, signals its fence
+ * and queues the work again for the next head.
+ *
+ * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
+ * the lock of space->host_tokens. Fence callbacks take no lock of ours.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/hash.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "cufab.h"
+
+/*
+ * Race exposure: every operation of a stream completes this much later
+ * (a fixed delay, or with a non-zero seed a pseudo-random one up to it,
+ * the same for the same stream uid and sequence number on every run), so
+ * a program that forgets to synchronize two streams sees the other
+ * stream's work unfinished every time instead of once a month.
+ */
+unsigned int cufab_race_delay_us;
+module_param_named(race_delay_us, cufab_race_delay_us, uint, 0644);
+MODULE_PARM_DESC(race_delay_us,
+		 "Delay the completion of every stream operation by up to this many microseconds (default 0: none)");
+unsigned int cufab_race_seed;
+module_param_named(race_seed, cufab_race_seed, uint, 0644);
+MODULE_PARM_DESC(race_seed,
+		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
+
+static struct workqueue_struct *cufab_engines[CUFAB_MAX_GPUS];
+static DEFINE_MUTEX(cufab_engines_lock);
+
+/**
+ * cufab_engine_get() - the engine of GPU @dev, started on first use
+ * @dev: kernel GPU index
+ *
+ * Return: its workqueue or ERR_PTR(-ENOMEM).
+ */
+struct workqueue_struct *cufab_engine_get(u32 dev)
+{
+	struct workqueue_struct *wq;
+
+	if (WARN_ON(dev >= CUFAB_MAX_GPUS))
+		return ERR_PTR(-EINVAL);
+	wq = READ_ONCE(cufab_engines[dev]);
+	if (wq)
+		return wq;
+	mutex_lock(&cufab_engines_lock);
+	wq = cufab_engines[dev];
+	if (!wq) {
+		wq = alloc_ordered_workqueue("cufab-ce%u", 0, dev);
+		if (wq)
+			WRITE_ONCE(cufab_engines[dev], wq);
+	}
+	mutex_unlock(&cufab_engines_lock);
+	return wq ?: ERR_PTR(-ENOMEM);
+}
+
+/* Module exit: every client is gone, so no stream has work queued. */
+void cufab_engine_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_MAX_GPUS; i++)
+		if (cufab_engines[i])
+			destroy_workqueue(cufab_engines[i]);
+}
+
+static const char *cufab_fence_driver_name(struct dma_fence *fence)
+{
+	return KBUILD_MODNAME;
+}
+
+static const char *cufab_fence_timeline_name(struct dma_fence *fence)
+{
+	return "stream";
+}
+
+static const struct dma_fence_ops cufab_fence_ops = {
+	.get_driver_name = cufab_fence_driver_name,
+	.get_timeline_name = cufab_fence_timeline_name,
+};
+
+/**
+ * cufab_slot_publish() - store a completion in a slot
+ * @space: the slots' owner
+ * @slot: index
+ * @seq: the completed sequence number; a smaller one than the slot has
+ *	changes nothing (records of one event may complete out of order)
+ * @time_ns: completion time
+ * @err: the error to show with it
+ *
+ * seq is stored last, with release order, for the lock-free readers.
+ */
+void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
+			u64 time_ns, int err)
+{
+	struct cufab_seq_slot *s = &space->slots[slot];
+
+	if (seq <= READ_ONCE(s->seq))
+		return;
+	WRITE_ONCE(s->time_ns, time_ns);
+	WRITE_ONCE(s->error, err);
+	smp_store_release(&s->seq, seq);
+	wake_up_all(&space->done_wq);
+}
+
+void cufab_op_free(struct cufab_op *op)
+{
+	unsigned int i;
+
+	if (op->type && op->type->cleanup)
+		op->type->cleanup(op);
+	for (i = 0; i < op->nr_deps; i++)
+		dma_fence_put(op->deps[i]);
+	kfree(op->deps);
+	if (op->fence && op->seq)
+		dma_fence_put(&op->fence->base);
+	else
+		kfree(op->fence);	/* never initialised */
+	if (op->stream)
+		cufab_stream_put(op->stream);
+	kfree(op);
+}
+
+/* Run the stream's work on its engine; the queued work holds a reference. */
+void cufab_stream_kick(struct cufab_stream *stream)
+{
+	kref_get(&stream->ref);
+	if (!queue_delayed_work(stream->wq, &stream->work, 0))
+		cufab_stream_put(stream);
+}
+
+/**
+ * cufab_stream_queue() - append an operation to its stream
+ * @stream: the stream, with @op->stream a reference to it
+ * @op: prepared, with @op->fence allocated but not initialised
+ * @seq: set to the operation's sequence number
+ * @aux: set to what @op->type->queued left in @op->aux
+ *
+ * Assigns the sequence number, makes the fence the stream's last and
+ * lets the engine look at the queue. From here on the engine owns @op.
+ *
+ * Return: 0, or -ESHUTDOWN for a cancelled stream (@op still the caller's).
+ */
+int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
+		       u64 *seq, u64 *aux)
+{
+	struct dma_fence *prev;
+
+	spin_lock(&stream->lock);
+	if (stream->dead) {
+		spin_unlock(&stream->lock);
+		return -ESHUTDOWN;
+	}
+	op->seq = ++stream->submitted;
+	dma_fence_init(&op->fence->base, &cufab_fence_ops, &op->fence->lock,
+		       stream->fence_ctx, op->seq);
+	if (op->type->queued)
+		op->type->queued(op);
+	*seq = op->seq;
+	*aux = op->aux;
+	prev = stream->last;
+	stream->last = dma_fence_get(&op->fence->base);
+	list_add_tail(&op->node, &stream->ops);
+	stream->depth++;
+	spin_unlock(&stream->lock);
+	dma_fence_put(prev);
+	cufab_stream_kick(stream);
+	return 0;
+}
+
+static void cufab_op_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
+{
+	struct cufab_op *op = container_of(cb, struct cufab_op, dep_cb);
+
+	WRITE_ONCE(op->dep_fired, true);
+	cufab_stream_kick(op->stream);
+}
+
+/* Delay of the race-exposure knob for this operation, in microseconds. */
+static unsigned int cufab_race_delay(const struct cufab_op *op)
+{
+	unsigned int max = READ_ONCE(cufab_race_delay_us);
+	unsigned int seed = READ_ONCE(cufab_race_seed);
+
+	if (!max || !seed)
+		return max;
+	return hash_64(op->stream->uid * 0x9e3779b97f4a7c15ULL ^ op->seq ^
+		       seed, 32) % (max + 1);
+}
+
+/*
+ * The head operation if it may run now (it becomes RUNNING), else NULL:
+ * no head, the head running or at the host thread, a dependency not
+ * signalled (a callback then kicks the stream when it is), or the race
+ * knob holding it back for *@delay microseconds.
+ */
+static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
+					  unsigned int *delay)
+{
+	struct cufab_op *op;
+	int ret;
+
+	spin_lock(&stream->lock);
+	op = list_first_entry_or_null(&stream->ops, struct cufab_op, node);
+	if (stream->dead || !op)
+		goto none;
+	if (op->state == CUFAB_OP_WAITING && READ_ONCE(op->dep_fired)) {
+		op->next_dep++;
+		op->state = CUFAB_OP_QUEUED;
+	}
+	if (op->state != CUFAB_OP_QUEUED)
+		goto none;
+	while (op->next_dep < op->nr_deps) {
+		op->dep_fired = false;
+		ret = dma_fence_add_callback(op->deps[op->next_dep],
+					     &op->dep_cb, cufab_op_dep_cb);
+		if (!ret) {
+			op->state = CUFAB_OP_WAITING;
+			goto none;
+		}
+		op->next_dep++;
+	}
+	if (!op->delayed) {
+		op->delayed = true;
+		*delay = cufab_race_delay(op);
+		if (*delay)
+			goto none;
+	}
+	op->state = CUFAB_OP_RUNNING;
+	op->status = stream->error;
+	stream->running = op->type->name;
+	spin_unlock(&stream->lock);
+	return op;
+none:
+	spin_unlock(&stream->lock);
+	return NULL;
+}
+
+static void cufab_stream_work(struct work_struct *work)
+{
+	struct cufab_stream *stream = container_of(to_delayed_work(work),
+						   struct cufab_stream, work);
+	unsigned int delay = 0;
+	struct cufab_op *op;
+	int ret;
+
+	op = cufab_stream_next(stream, &delay);
+	if (delay) {
+		/* the engine moves on to other streams meanwhile */
+		kref_get(&stream->ref);
+		if (!queue_delayed_work(stream->wq, &stream->work,
+					usecs_to_jiffies(delay)))
+			cufab_stream_put(stream);
+	}
+	if (op) {
+		if (op->status && op->type->skip_on_error)
+			ret = op->status;
+		else if (cufab_should_fail(CUFAB_FAULT_STREAM_EXEC))
+			ret = -ENOMEM;
+		else
+			ret = op->type->execute(op);
+		if (ret != -EINPROGRESS)
+			cufab_op_complete(op, ret);
+	}
+	cufab_stream_put(stream);
+}
+
+/**
+ * cufab_op_complete() - an operation is done
+ * @op: off any host queue, owned by the caller
+ * @err: 0 or how it failed (becomes the stream's error if it has none)
+ *
+ * Publishes the completion, signals the fence, frees the operation and
+ * lets the stream's next head run.
+ */
+void cufab_op_complete(struct cufab_op *op, int err)
+{
+	struct cufab_stream *stream = op->stream;
+	struct cufab_stream_space *space = stream->space;
+
+	spin_lock(&stream->lock);
+	if (err && !stream->error) {
+		stream->error = err;
+		cufab_client_info(stream->client,
+				  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
+				  stream->uid, op->type->name, op->seq, err);
+	}
+	list_del(&op->node);
+	stream->depth--;
+	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN)
+		stream->running = NULL;
+	cufab_slot_publish(space, stream->slot, op->seq, ktime_get_ns(),
+			   stream->error);
+	spin_unlock(&stream->lock);
+	if (err)
+		dma_fence_set_error(&op->fence->base, err);
+	dma_fence_signal(&op->fence->base);
+	if (!list_empty(&stream->ops))
+		cufab_stream_kick(stream);
+	cufab_op_free(op);
+}
+
+/* Take @stream's host operations off the host queue and tokens. */
+static void cufab_stream_take_host(struct cufab_stream *stream,
+				   struct list_head *out)
+{
+	struct cufab_stream_space *space = stream->space;
+	struct cufab_op *op, *tmp;
+	unsigned long index;
+
+	xa_lock(&space->host_tokens);
+	list_for_each_entry_safe(op, tmp, &space->host_queue, host_node) {
+		if (op->stream != stream)
+			continue;
+		list_del(&op->host_node);
+		list_add_tail(&op->host_node, out);
+	}
+	xa_for_each(&space->host_tokens, index, op) {
+		if (op->stream != stream)
+			continue;
+		__xa_erase(&space->host_tokens, index);
+		list_add_tail(&op->host_node, out);
+	}
+	xa_unlock(&space->host_tokens);
+}
+
+/**
+ * cufab_stream_cancel() - stop a stream: nothing queued runs any more
+ * @stream: a referenced stream
+ * @err: the error its cancelled operations complete with
+ *
+ * Waits for the operation the engine is running; cancelled operations
+ * still publish their completion and signal their fences (with @err), so
+ * no waiter, here or in another stream, sleeps forever.
+ */
+void cufab_stream_cancel(struct cufab_stream *stream, int err)
+{
+	struct cufab_op *op, *tmp;
+	LIST_HEAD(cancelled);
+
+	spin_lock(&stream->lock);
+	stream->dead = true;
+	list_for_each_entry_safe(op, tmp, &stream->ops, node) {
+		if (op->state == CUFAB_OP_WAITING)
+			dma_fence_remove_callback(op->deps[op->next_dep],
+						  &op->dep_cb);
+		if (op->state == CUFAB_OP_QUEUED ||
+		    op->state == CUFAB_OP_WAITING)
+			list_add_tail(&op->host_node, &cancelled);
+	}
+	spin_unlock(&stream->lock);
+
+	/* the running operation completes; a host one goes to the queue */
+	if (cancel_delayed_work_sync(&stream->work))
+		cufab_stream_put(stream);
+	cufab_stream_take_host(stream, &cancelled);
+
+	list_for_each_entry_safe(op, tmp, &cancelled, host_node)
+		cufab_op_complete(op, err);
+}
+
+/* ---- operation types ---------------------------------------------- */
+
+static int cufab_op_mem_prepare(struct cufab_op *op,
+				const struct cufab_stream_submit *cmd)
+{
+	struct cufab_stream *stream = op->stream;
+	u32 src_dev = cmd->src_dev, dst_dev = cmd->dst_dev;
+	u64 length = cmd->length;
+
+	if (src_dev == CUFAB_DEV_STREAM)
+		src_dev = stream->dev;
+	if (dst_dev == CUFAB_DEV_STREAM)
+		dst_dev = stream->dev;
+	if (cmd->op == CUFAB_OP_SET) {
+		if (cmd->src || cmd->src_dev != CUFAB_DEV_STREAM)
+			return -EINVAL;
+		if (cmd->elem_size != 1 && cmd->elem_size != 2 &&
+		    cmd->elem_size != 4)
+			return -EINVAL;
+		if (!IS_ALIGNED(cmd->dst, cmd->elem_size) ||
+		    (cmd->elem_size < 4 &&
+		     cmd->value >> (8 * cmd->elem_size)))
+			return -EINVAL;
+		if (check_mul_overflow(cmd->length, (u64)cmd->elem_size,
+				       &length))
+			return -EINVAL;
+	} else if (cmd->value || cmd->elem_size) {
+		return -EINVAL;
+	}
+	if (cmd->host_fn || cmd->host_data || cmd->event_id)
+		return -EINVAL;
+	if (!cufab_node_gpu_exists(src_dev) || !cufab_node_gpu_exists(dst_dev))
+		return -ENODEV;
+	if (length && (!cufab_range_ok(cmd->dst, length) ||
+		       (cmd->op == CUFAB_OP_COPY &&
+			!cufab_range_ok(cmd->src, length))))
+		return -EINVAL;
+	op->u.mem.dst = cmd->dst;
+	op->u.mem.src = cmd->src;
+	op->u.mem.length = length;
+	op->u.mem.src_dev = src_dev;
+	op->u.mem.dst_dev = dst_dev;
+	op->u.mem.value = cmd->value;
+	op->u.mem.elem_size = cmd->elem_size;
+	op->u.mem.mm = current->mm;
+	mmgrab(op->u.mem.mm);
+	return 0;
+}
+
+static void cufab_op_mem_cleanup(struct cufab_op *op)
+{
+	mmdrop(op->u.mem.mm);
+}
+
+/*
+ * Check access when the operation runs, as a GPU would fault then, and
+ * move the bytes in the process's address space. A process whose address
+ * space is already gone fails the operation (-ESRCH): nobody is left to
+ * see it.
+ */
+static int cufab_op_mem_execute(struct cufab_op *op)
+{
+	struct cufab_client *client = op->stream->client;
+	struct mm_struct *mm = op->u.mem.mm;
+	u64 len = op->u.mem.length;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	kthread_use_mm(mm);
+	ret = cufab_va_check_access(client, op->u.mem.dst, len,
+				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
+	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+		ret = cufab_va_check_access(client, op->u.mem.src, len,
+					    op->u.mem.src_dev,
+					    CUFAB_ACCESS_READ);
+	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+		ret = cufab_copy_user(op->u.mem.dst, op->u.mem.src, len);
+	else if (!ret)
+		ret = cufab_set_user(op->u.mem.dst, len, op->u.mem.value,
+				     op->u.mem.elem_size);
+	kthread_unuse_mm(mm);
+	/* the last user may be us: exit_mmap() does not belong here */
+	mmput_async(mm);
+	return ret;
+}
+
+static const struct cufab_op_type cufab_op_copy = {
+	.name = "copy",
+	.skip_on_error = true,
+	.prepare = cufab_op_mem_prepare,
+	.execute = cufab_op_mem_execute,
+	.cleanup = cufab_op_mem_cleanup,
+};
+
+static const struct cufab_op_type cufab_op_set = {
+	.name = "set",
+	.skip_on_error = true,
+	.prepare = cufab_op_mem_prepare,
+	.execute = cufab_op_mem_execute,
+	.cleanup = cufab_op_mem_cleanup,
+};
+
+static int cufab_op_host_prepare(struct cufab_op *op,
+				 const struct cufab_stream_submit *cmd)
+{
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->event_id || !cmd->host_fn)
+		return -EINVAL;
+	op->u.host.fn = cmd->host_fn;
+	op->u.host.data = cmd->host_data;
+	return 0;
+}
+
+/* Hand the operation to the host thread; CUFAB_IOCTL_HOSTFN completes it. */
+static int cufab_op_host_execute(struct cufab_op *op)
+{
+	struct cufab_stream_space *space = op->stream->space;
+
+	xa_lock(&space->host_tokens);
+	if (space->dead) {
+		xa_unlock(&space->host_tokens);
+		return -ECANCELED;
+	}
+	op->state = CUFAB_OP_HOSTQ;
+	list_add_tail(&op->host_node, &space->host_queue);
+	xa_unlock(&space->host_tokens);
+	wake_up(&space->host_wq);
+	return -EINPROGRESS;
+}
+
+static const struct cufab_op_type cufab_op_host = {
+	.name = "host",
+	.prepare = cufab_op_host_prepare,
+	.execute = cufab_op_host_execute,
+};
+
+static int cufab_op_event_prepare(struct cufab_op *op,
+				  const struct cufab_stream_submit *cmd)
+{
+	struct cufab_event *event;
+
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->host_fn || cmd->host_data)
+		return -EINVAL;
+	event = cufab_event_lookup(op->stream->client, cmd->event_id);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	op->u.event.event = event;
+	return 0;
+}
+
+static void cufab_op_event_cleanup(struct cufab_op *op)
+{
+	cufab_event_put(op->u.event.event);
+}
+
+/* Under the stream lock: this op is the event's newest record. */
+static void cufab_op_record_queued(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+	struct dma_fence *prev;
+
+	spin_lock(&event->lock);
+	op->u.event.record = ++event->records;
+	op->aux = op->u.event.record;
+	prev = event->last;
+	event->last = dma_fence_get(&op->fence->base);
+	spin_unlock(&event->lock);
+	dma_fence_put(prev);
+}
+
+static int cufab_op_record_execute(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+
+	cufab_slot_publish(event->space, event->slot, op->u.event.record,
+			   event->flags & CUFAB_EVENT_DISABLE_TIMING ?
+			   0 : ktime_get_ns(), op->status);
+	return 0;
+}
+
+/*
+ * A record that never ran (cancelled) still completes its number, or a
+ * waiter for it would sleep forever; one that ran changes nothing here.
+ */
+static void cufab_op_record_cleanup(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+
+	cufab_slot_publish(event->space, event->slot, op->u.event.record, 0,
+			   -ECANCELED);
+	cufab_event_put(event);
+}
+
+static const struct cufab_op_type cufab_op_record = {
+	.name = "event record",
+	.prepare = cufab_op_event_prepare,
+	.queued = cufab_op_record_queued,
+	.execute = cufab_op_record_execute,
+	.cleanup = cufab_op_record_cleanup,
+};
+
+/* The dependency on the event's last record is added by the submitter. */
+static int cufab_op_wait_execute(struct cufab_op *op)
+{
+	return 0;
+}
+
+static const struct cufab_op_type cufab_op_wait = {
+	.name = "event wait",
+	.prepare = cufab_op_event_prepare,
+	.execute = cufab_op_wait_execute,
+	.cleanup = cufab_op_event_cleanup,
+};
+
+const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
+	[CUFAB_OP_COPY] = &cufab_op_copy,
+	[CUFAB_OP_SET] = &cufab_op_set,
+	[CUFAB_OP_HOST] = &cufab_op_host,
+	[CUFAB_OP_EVENT_RECORD] = &cufab_op_record,
+	[CUFAB_OP_EVENT_WAIT] = &cufab_op_wait,
+};
+
+/* for the work item, set up by stream.c */
+void cufab_stream_init_work(struct cufab_stream *stream)
+{
+	INIT_DELAYED_WORK(&stream->work, cufab_stream_work);
+}

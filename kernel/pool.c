@@ -1,0 +1,1406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory pools: cuMemPoolCreate/Destroy, their attributes and access, the
+ * chunks cuMemAllocAsync sub-allocates from, and sharing pools and pool
+ * pointers between processes.
+ *
+ * The kernel owns what must hold across calls and processes: the pool's
+ * properties and cap, the memory it reserved (in chunks of
+ * CUFAB_POOL_CHUNK bytes, the cap rounded up to them, as NVIDIA's driver
+ * does), its accounting, each client's access rights, its exports, and
+ * every exported pointer. The library keeps the free lists of the chunks
+ * it was given, so a warm cuMemAllocAsync/cuMemFreeAsync pair makes no
+ * system call.
+ *
+ * An exported pointer is a record of the pool: a chunk (one reference), an
+ * offset, a length and a secret. Each import maps those pages into the
+ * importer and counts on the record; while it does, the exporter may not
+ * end the export (-EBUSY), so the library does not reuse the range and the
+ * importer's memory stays what it was until the importer frees it.
+ *
+ * Lifetime: the chunk's final put (alloc.c, through ext_ops) returns its
+ * bytes to the pool's reserved count and drops its pool reference.
+ *
+ * Locking: cufab_pools_lock (the node's pool table) -> pool->lock
+ * (records, FABRIC export) -> pool->stat_lock (counters, a spinlock,
+ * since a chunk's release may run under mmap_lock). A pool object's
+ * ph->lock (chunks, imports) is held across address-space changes, so
+ * neither pool lock is ever held while taking it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/nodemask.h>
+#include <linux/overflow.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/xarray.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+
+#define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
+#define CUFAB_POOL_PTR_MAGIC	0x50504643	/* "CFPP": pool pointers */
+#define CUFAB_POOL_PTR_SECRET	CUFAB_FABRIC_SECRET_LEN
+#define CUFAB_POOL_REUSE_ALL	(BIT(CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS) | \
+				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC) | \
+				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS))
+
+/**
+ * struct cufab_pool - one memory pool, node-wide
+ * @ref: pool objects, exported fds, chunks
+ * @id: index in cufab_pools
+ * @location_type: CUFAB_LOC_DEVICE, _HOST or _HOST_NUMA
+ * @location_id: GPU, NUMA node, -1 (HOST)
+ * @handle_types: CUFAB_HANDLE_* bits it may be exported as
+ * @is_default: a client's default pool of its location
+ * @max_size: the cap, a multiple of CUFAB_POOL_CHUNK
+ * @owner_pid: tgid of the creator, for cufabctl
+ * @owner_comm: its name
+ * @lock: @ptrs, @fabric_*
+ * @ptrs: struct cufab_pool_ptr by id
+ * @fabric_channel: IMEX channel of the FABRIC export, -1 before one
+ * @fabric_secret: what its handle carries
+ * @stat_lock: the counters below
+ * @reuse: BIT(attr) for the reuse policies that are on
+ * @release_threshold: bytes the library keeps reserved past a sync
+ * @reserved: bytes of live chunks
+ * @reserved_high: high-water mark of @reserved, resettable to 0
+ * @importers: pool objects of other clients
+ */
+struct cufab_pool {
+	struct kref ref;
+	u32 id;
+	u32 location_type;
+	s32 location_id;
+	u32 handle_types;
+	bool is_default;
+	u64 max_size;
+	pid_t owner_pid;
+	char owner_comm[TASK_COMM_LEN];
+	struct mutex lock;	/* see above */
+	struct xarray ptrs;
+	int fabric_channel;
+	u8 fabric_secret[CUFAB_FABRIC_SECRET_LEN];
+	spinlock_t stat_lock;	/* see above */
+	u32 reuse;
+	u64 release_threshold;
+	u64 reserved;
+	u64 reserved_high;
+	u32 importers;
+};
+
+/**
+ * struct cufab_pool_ptr - an exported pool pointer
+ * @id: index in pool->ptrs
+ * @secret: what CUmemPoolPtrExportData must carry
+ * @chunk: the chunk (one reference)
+ * @offset: of the range in @chunk
+ * @length: bytes
+ * @addr: the range's address in the exporter
+ * @imports: live import mappings
+ * @exported: the exporter has not ended the export
+ */
+struct cufab_pool_ptr {
+	u32 id;
+	u8 secret[CUFAB_POOL_PTR_SECRET];
+	struct cufab_alloc *chunk;
+	u64 offset;
+	u64 length;
+	u64 addr;
+	u32 imports;
+	bool exported;
+};
+
+/* CUmemPoolPtrExportData as cufab fills it */
+struct cufab_pool_ptr_data {
+	__le32 magic;
+	__le32 ptr_id;
+	__le64 pool_id;
+	u8 secret[CUFAB_POOL_PTR_SECRET];
+};
+
+static_assert(sizeof(struct cufab_pool_ptr_data) == CUFAB_POOL_PTR_DATA_LEN);
+
+/* A chunk mapped in the owner, or an imported pointer mapped in an importer. */
+struct cufab_pool_range {
+	struct list_head node;
+	u64 addr;		/* the reservation's start */
+	u64 length;		/* its bytes */
+	u64 user_addr;		/* what the caller was given */
+	struct cufab_alloc *alloc;	/* chunk: one reference */
+	struct cufab_pool_ptr *ptr;	/* import: its record */
+};
+
+/**
+ * struct cufab_pool_handle - CUFAB_OBJ_POOL, a client's CUmemoryPool
+ * @obj: object header
+ * @pool: one reference
+ * @imported: made by POOL_IMPORT: cannot grow, maps imported pointers
+ * @lock: @ranges and the access below
+ * @gpu_read: GPUs that may read the pool's memory in this client
+ * @gpu_write: GPUs that may write it (a subset of @gpu_read)
+ * @ranges: struct cufab_pool_range
+ */
+struct cufab_pool_handle {
+	struct cufab_object obj;
+	struct cufab_pool *pool;
+	bool imported;
+	struct mutex lock;	/* see above */
+	u64 gpu_read;
+	u64 gpu_write;
+	struct list_head ranges;
+};
+
+static_assert(offsetof(struct cufab_pool_handle, obj) == 0);
+
+static DEFINE_MUTEX(cufab_pools_lock);
+static DEFINE_XARRAY_ALLOC1(cufab_pools);
+static u32 cufab_pools_next;
+static atomic64_t cufab_pools_nr = ATOMIC64_INIT(0);
+
+u64 cufab_pools_live(void)
+{
+	return atomic64_read(&cufab_pools_nr);
+}
+
+/* ---- pools ---- */
+
+static void cufab_pool_free(struct kref *ref)
+{
+	struct cufab_pool *pool = container_of(ref, struct cufab_pool, ref);
+
+	mutex_lock(&cufab_pools_lock);
+	xa_erase(&cufab_pools, pool->id);
+	mutex_unlock(&cufab_pools_lock);
+	/* records hold chunks, chunks hold the pool: none is left here */
+	WARN_ON(!xa_empty(&pool->ptrs));
+	xa_destroy(&pool->ptrs);
+	mutex_destroy(&pool->lock);
+	kfree(pool);
+	atomic64_dec(&cufab_pools_nr);
+	cufab_live_objects_dec();
+}
+
+static void cufab_pool_put(struct cufab_pool *pool)
+{
+	kref_put(&pool->ref, cufab_pool_free);
+}
+
+/* The location's memory: the default and the upper bound of the cap. */
+static u64 cufab_pool_location_size(u32 type, s32 id)
+{
+	struct cufab_gpu *gpu;
+	u64 size = 0;
+
+	if (type != CUFAB_LOC_DEVICE)
+		return (u64)totalram_pages() << PAGE_SHIFT;
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(id);
+	if (gpu)
+		size = gpu->mem_total;
+	up_read(&cufab_topo_rwsem);
+	return size;
+}
+
+/*
+ * Does GPU @index allocate from pools (the features knob may say not)?
+ * FABRIC export needs its fabric handles too.
+ */
+static bool cufab_gpu_pool_capable(u32 index, u32 handle_types)
+{
+	u32 need = CUFAB_DEV_F_MEMORY_POOLS, f = 0;
+	struct cufab_gpu *gpu;
+
+	if (handle_types & CUFAB_HANDLE_FABRIC)
+		need |= CUFAB_DEV_F_FABRIC_HANDLE;
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(index);
+	if (gpu)
+		f = cufab_gpu_effective_features(&cufab_node, gpu);
+	up_read(&cufab_topo_rwsem);
+	return (f & need) == need;
+}
+
+/* The pool's properties, as cuMemPoolCreate checks them. */
+static int cufab_pool_props_check(struct cufab_client *client,
+				  const struct cufab_pool_create *cmd)
+{
+	if ((cmd->flags & ~CUFAB_POOL_CREATE_DEFAULT) ||
+	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
+	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS))
+		return -EINVAL;
+	if (cmd->alloc_type != CUFAB_POOL_ALLOC_PINNED) {
+		cufab_client_info(client, "cuMemPoolCreate: allocType %u: only CU_MEM_ALLOCATION_TYPE_PINNED pools are implemented\n",
+				  cmd->alloc_type);
+		return -EINVAL;
+	}
+	switch (cmd->location_type) {
+	case CUFAB_LOC_DEVICE:
+		/* INVALID_VALUE, not cuMemCreate's INVALID_DEVICE */
+		if (cmd->location_id < 0 ||
+		    !cufab_node_gpu_exists(cmd->location_id)) {
+			cufab_client_info(client, "cuMemPoolCreate: location device %d does not exist\n",
+					  cmd->location_id);
+			return -EINVAL;
+		}
+		break;
+	case CUFAB_LOC_HOST_NUMA:
+		if (cmd->location_id < 0 || cmd->location_id >= MAX_NUMNODES ||
+		    !node_online(cmd->location_id)) {
+			cufab_client_info(client, "cuMemPoolCreate: location host NUMA node %d is not online\n",
+					  cmd->location_id);
+			return -EINVAL;
+		}
+		break;
+	case CUFAB_LOC_HOST:
+		if (cmd->handle_types) {
+			cufab_client_info(client, "cuMemPoolCreate: a CU_MEM_LOCATION_TYPE_HOST pool cannot be exported (handleTypes 0x%x)\n",
+					  cmd->handle_types);
+			return -EINVAL;
+		}
+		break;
+	default:
+		cufab_client_info(client, "cuMemPoolCreate: location type %u is not DEVICE, HOST or HOST_NUMA\n",
+				  cmd->location_type);
+		return -EINVAL;
+	}
+	if (cmd->location_type == CUFAB_LOC_DEVICE &&
+	    !cufab_gpu_pool_capable(cmd->location_id, cmd->handle_types)) {
+		cufab_client_info(client, "cuMemPoolCreate: gpu %d has no memory pools%s (features)\n",
+				  cmd->location_id,
+				  cmd->handle_types & CUFAB_HANDLE_FABRIC ?
+				  " or no fabric handles" : "");
+		return -EOPNOTSUPP;
+	}
+	if (cmd->usage & CUFAB_POOL_USAGE_HW_DECOMPRESS) {
+		cufab_client_info(client, "cuMemPoolCreate: no virtual GPU has a hardware decompression engine\n");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
+{
+	struct cufab_pool *pool;
+	u64 loc_size, max;
+	int ret;
+
+	if (cufab_should_fail(CUFAB_FAULT_POOL))
+		return ERR_PTR(-ENOMEM);
+	loc_size = cufab_pool_location_size(cmd->location_type,
+					    cmd->location_id);
+	max = cmd->max_size ?: loc_size;
+	if (max > U64_MAX - CUFAB_POOL_CHUNK)
+		return ERR_PTR(-EINVAL);
+	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	if (!pool)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&pool->ref);
+	mutex_init(&pool->lock);
+	spin_lock_init(&pool->stat_lock);
+	xa_init_flags(&pool->ptrs, XA_FLAGS_ALLOC1);
+	pool->location_type = cmd->location_type;
+	pool->location_id = cmd->location_type == CUFAB_LOC_HOST ?
+			    -1 : cmd->location_id;
+	pool->handle_types = cmd->handle_types;
+	pool->is_default = cmd->flags & CUFAB_POOL_CREATE_DEFAULT;
+	pool->max_size = round_up(max, CUFAB_POOL_CHUNK);
+	pool->fabric_channel = CUFAB_IMEX_NO_CHANNEL;
+	pool->reuse = CUFAB_POOL_REUSE_ALL;
+	pool->owner_pid = task_tgid_nr(current);
+	get_task_comm(pool->owner_comm, current);
+
+	mutex_lock(&cufab_pools_lock);
+	ret = xa_alloc_cyclic(&cufab_pools, &pool->id, pool, xa_limit_31b,
+			      &cufab_pools_next, GFP_KERNEL);
+	mutex_unlock(&cufab_pools_lock);
+	if (ret < 0) {
+		mutex_destroy(&pool->lock);
+		kfree(pool);
+		return ERR_PTR(ret);
+	}
+	atomic64_inc(&cufab_pools_nr);
+	cufab_live_objects_inc();
+	return pool;
+}
+
+/* ---- pool objects (CUFAB_OBJ_POOL) ---- */
+
+static struct cufab_pool_handle *cufab_pool_handle_get(struct cufab_client *client,
+						       u32 id)
+{
+	struct cufab_object *obj;
+
+	obj = cufab_object_get(client, id, CUFAB_OBJ_POOL);
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	return container_of(obj, struct cufab_pool_handle, obj);
+}
+
+static void cufab_pool_handle_put(struct cufab_pool_handle *ph)
+{
+	cufab_object_put(&ph->obj);
+}
+
+/* Drop one import of @ptr; the record goes with its last user. */
+static void cufab_pool_ptr_unuse(struct cufab_pool *pool,
+				 struct cufab_pool_ptr *ptr, bool import)
+{
+	bool last;
+
+	mutex_lock(&pool->lock);
+	if (import)
+		ptr->imports--;
+	else
+		ptr->exported = false;
+	last = !ptr->imports && !ptr->exported;
+	if (last)
+		xa_erase(&pool->ptrs, ptr->id);
+	mutex_unlock(&pool->lock);
+	if (!last)
+		return;
+	cufab_alloc_put(ptr->chunk);
+	kfree(ptr);
+	cufab_live_objects_dec();
+}
+
+/*
+ * Unmapping acts on current->mm: only the owning process does it. When
+ * the client goes, its reservations are already gone (each VMA holds the
+ * file), and only the references are left to drop.
+ */
+static void cufab_pool_range_free(struct cufab_pool_handle *ph,
+				  struct cufab_pool_range *r, bool unmap)
+{
+	if (unmap)
+		cufab_va_pool_munmap(ph->obj.client, r->addr);
+	if (r->ptr)
+		cufab_pool_ptr_unuse(ph->pool, r->ptr, true);
+	if (r->alloc)
+		cufab_alloc_put(r->alloc);
+	list_del(&r->node);
+	kfree(r);
+	cufab_live_objects_dec();
+}
+
+/* The exporter's records end with its pool object. */
+static void cufab_pool_ptrs_unexport(struct cufab_pool *pool)
+{
+	struct cufab_pool_ptr *ptr;
+	unsigned long index;
+
+	xa_for_each(&pool->ptrs, index, ptr) {
+		mutex_lock(&pool->lock);
+		if (xa_load(&pool->ptrs, index) != ptr || !ptr->exported) {
+			mutex_unlock(&pool->lock);
+			continue;
+		}
+		mutex_unlock(&pool->lock);
+		cufab_pool_ptr_unuse(pool, ptr, false);
+	}
+}
+
+static void cufab_pool_handle_destroy(struct cufab_object *obj)
+{
+	struct cufab_pool_handle *ph = container_of(obj, struct cufab_pool_handle,
+						    obj);
+	struct cufab_client *client = obj->client;
+	struct cufab_pool_range *r, *tmp;
+	bool unmap;
+
+	if (!ph->pool)
+		return;
+	unmap = cufab_client_is_owner(client) && current->mm &&
+		!(current->flags & PF_EXITING);
+	mutex_lock(&ph->lock);
+	list_for_each_entry_safe(r, tmp, &ph->ranges, node)
+		cufab_pool_range_free(ph, r, unmap);
+	mutex_unlock(&ph->lock);
+	if (ph->imported) {
+		spin_lock(&ph->pool->stat_lock);
+		ph->pool->importers--;
+		spin_unlock(&ph->pool->stat_lock);
+	} else {
+		cufab_pool_ptrs_unexport(ph->pool);
+	}
+	mutex_destroy(&ph->lock);
+	cufab_pool_put(ph->pool);
+}
+
+const struct cufab_object_ops cufab_pool_handle_ops = {
+	.name = "memory pool",
+	.destroy = cufab_pool_handle_destroy,
+};
+
+/* The resident location's access: its GPU, or none for a host pool. */
+static u64 cufab_pool_resident_gpus(const struct cufab_pool *pool)
+{
+	return pool->location_type == CUFAB_LOC_DEVICE ?
+	       BIT_ULL(pool->location_id) : 0;
+}
+
+/*
+ * A new pool object on @pool (taking a reference) for the reply, published
+ * only if the reply reached the caller.
+ */
+static int cufab_pool_handle_respond(struct cufab_ucmd *ucmd,
+				     struct cufab_pool *pool, bool imported,
+				     u32 *out_id, size_t cmd_len)
+{
+	struct cufab_pool_handle *ph;
+	int ret;
+
+	ph = cufab_object_alloc(ucmd->client, ph, CUFAB_OBJ_POOL);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	kref_get(&pool->ref);
+	ph->pool = pool;
+	ph->imported = imported;
+	mutex_init(&ph->lock);
+	INIT_LIST_HEAD(&ph->ranges);
+	ph->gpu_read = cufab_pool_resident_gpus(pool);
+	ph->gpu_write = ph->gpu_read;
+	if (imported) {
+		spin_lock(&pool->stat_lock);
+		pool->importers++;
+		spin_unlock(&pool->stat_lock);
+	}
+	*out_id = ph->obj.id;
+	ret = cufab_ucmd_respond(ucmd, cmd_len);
+	if (ret) {
+		cufab_object_abort_and_destroy(&ph->obj);
+		return ret;
+	}
+	cufab_object_finalize(&ph->obj);
+	return 0;
+}
+
+int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_create *cmd = ucmd->cmd;
+	struct cufab_pool *pool;
+	int ret;
+
+	ret = cufab_pool_props_check(ucmd->client, cmd);
+	if (ret)
+		return ret;
+	pool = cufab_pool_new(cmd);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	cmd->out_pool_id = pool->id;
+	cmd->out_max_size = pool->max_size;
+	ret = cufab_pool_handle_respond(ucmd, pool, false, &cmd->out_pool,
+					sizeof(*cmd));
+	cufab_pool_put(pool);
+	return ret;
+}
+
+/* ---- attributes ---- */
+
+static int cufab_pool_attr_set(struct cufab_pool *pool, u32 attr, u64 value)
+{
+	int ret = 0;
+
+	spin_lock(&pool->stat_lock);
+	switch (attr) {
+	case CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS:
+	case CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS:
+		if (value)
+			pool->reuse |= BIT(attr);
+		else
+			pool->reuse &= ~BIT(attr);
+		break;
+	case CUFAB_POOL_ATTR_RELEASE_THRESHOLD:
+		pool->release_threshold = value;
+		break;
+	case CUFAB_POOL_ATTR_RESERVED_MEM_HIGH:
+		/* a high-water mark can only be reset */
+		if (value)
+			ret = -EINVAL;
+		else
+			pool->reserved_high = pool->reserved;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	spin_unlock(&pool->stat_lock);
+	return ret;
+}
+
+static int cufab_pool_attr_get(struct cufab_pool *pool, u32 attr, u64 *value)
+{
+	int ret = 0;
+
+	spin_lock(&pool->stat_lock);
+	switch (attr) {
+	case CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS:
+	case CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS:
+		*value = !!(pool->reuse & BIT(attr));
+		break;
+	case CUFAB_POOL_ATTR_RELEASE_THRESHOLD:
+		*value = pool->release_threshold;
+		break;
+	case CUFAB_POOL_ATTR_RESERVED_MEM_CURRENT:
+		*value = pool->reserved;
+		break;
+	case CUFAB_POOL_ATTR_RESERVED_MEM_HIGH:
+		*value = pool->reserved_high;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	spin_unlock(&pool->stat_lock);
+	return ret;
+}
+
+int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_attr *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	int ret;
+
+	if (cmd->flags & ~CUFAB_POOL_ATTR_SET)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	if (cmd->flags & CUFAB_POOL_ATTR_SET)
+		ret = cufab_pool_attr_set(ph->pool, cmd->attr, cmd->value);
+	else
+		ret = cufab_pool_attr_get(ph->pool, cmd->attr, &cmd->value);
+	cufab_pool_handle_put(ph);
+	if (ret)
+		return ret;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* ---- chunks ---- */
+
+/* The final put of a chunk: its bytes leave the pool. */
+static void cufab_pool_chunk_release(struct cufab_alloc *alloc)
+{
+	struct cufab_pool *pool = alloc->priv;
+
+	spin_lock(&pool->stat_lock);
+	pool->reserved -= alloc->length;
+	spin_unlock(&pool->stat_lock);
+	cufab_pool_put(pool);
+}
+
+/*
+ * The pool kind of allocation: device (or host) memory like cuMemCreate's,
+ * bindable by address (cuMulticastBindAddr and cuLogicalEndpointBindAddr
+ * name cudaMallocAsync memory), never handed out as a handle.
+ */
+static const struct cufab_alloc_ops cufab_pool_chunk_ops = {
+	.name = "cuMemAllocAsync",
+	.flags = CUFAB_ALLOC_BINDABLE,
+	.page = cufab_alloc_host_page,
+	.map_prepare = cufab_alloc_map_check,
+	.release = cufab_pool_chunk_release,
+};
+
+/* Count @length against the cap; -ENOMEM past it. */
+static int cufab_pool_reserve(struct cufab_pool *pool, u64 length)
+{
+	int ret = 0;
+
+	spin_lock(&pool->stat_lock);
+	if (length > pool->max_size ||
+	    pool->reserved > pool->max_size - length) {
+		ret = -ENOMEM;
+	} else {
+		pool->reserved += length;
+		pool->reserved_high = max(pool->reserved_high, pool->reserved);
+	}
+	spin_unlock(&pool->stat_lock);
+	return ret;
+}
+
+static void cufab_pool_unreserve(struct cufab_pool *pool, u64 length)
+{
+	spin_lock(&pool->stat_lock);
+	pool->reserved -= length;
+	spin_unlock(&pool->stat_lock);
+}
+
+/* A chunk's allocation; its bytes are counted in the pool from here on. */
+static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
+						  struct cufab_pool *pool,
+						  u64 length)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_pool_chunk_ops,
+		.location_type = pool->location_type,
+		.location_id = pool->location_id,
+		.handle_types = pool->handle_types,
+		.length = length,
+		.priv = pool,
+	};
+	struct cufab_alloc *alloc;
+	int ret;
+
+	ret = cufab_pool_reserve(pool, length);
+	if (ret) {
+		cufab_client_info(client, "memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",
+				  pool->id, length, pool->max_size,
+				  pool->reserved);
+		return ERR_PTR(ret);
+	}
+	alloc = cufab_should_fail(CUFAB_FAULT_POOL) ? ERR_PTR(-ENOMEM) :
+		cufab_alloc_create(&desc);
+	if (IS_ERR(alloc)) {
+		cufab_pool_unreserve(pool, length);
+		return alloc;
+	}
+	/* the chunk's, dropped by its release */
+	kref_get(&pool->ref);
+	return alloc;
+}
+
+static int cufab_pool_grow(struct cufab_pool_handle *ph,
+			   struct cufab_pool_grow *cmd)
+{
+	struct cufab_client *client = ph->obj.client;
+	struct cufab_pool_range *r;
+	struct cufab_alloc *alloc;
+	u64 length;
+	int ret;
+
+	if (cmd->length > U64_MAX - CUFAB_POOL_CHUNK)
+		return -ENOMEM;
+	length = round_up(cmd->length, CUFAB_POOL_CHUNK);
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	alloc = cufab_pool_chunk_alloc(client, ph->pool, length);
+	if (IS_ERR(alloc)) {
+		kfree(r);
+		return PTR_ERR(alloc);
+	}
+	mutex_lock(&ph->lock);
+	ret = cufab_va_pool_map(client, alloc, 0, length,
+				cufab_mem_granularity(), ph->gpu_read,
+				ph->gpu_write, &r->addr);
+	if (!ret) {
+		r->length = length;
+		r->user_addr = r->addr;
+		r->alloc = alloc;
+		list_add_tail(&r->node, &ph->ranges);
+		cufab_live_objects_inc();
+		cmd->out_addr = r->addr;
+		cmd->out_length = length;
+		cmd->out_alloc_id = alloc->id;
+	}
+	mutex_unlock(&ph->lock);
+	if (ret) {
+		cufab_alloc_put(alloc);
+		kfree(r);
+	}
+	return ret;
+}
+
+/* The range of @ph whose caller's address is @addr, under ph->lock. */
+static struct cufab_pool_range *cufab_pool_range_at(struct cufab_pool_handle *ph,
+						    u64 addr)
+{
+	struct cufab_pool_range *r;
+
+	list_for_each_entry(r, &ph->ranges, node)
+		if (r->user_addr == addr)
+			return r;
+	return NULL;
+}
+
+int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_grow *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved || !cmd->length)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	if (ph->imported) {
+		cufab_client_info(ucmd->client, "memory pool %u was imported: an imported pool cannot allocate\n",
+				  ph->pool->id);
+		ret = -EPERM;
+	} else {
+		ret = cufab_pool_grow(ph, cmd);
+	}
+	if (!ret) {
+		ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+		if (ret) {
+			mutex_lock(&ph->lock);
+			cufab_pool_range_free(ph, cufab_pool_range_at(ph, cmd->out_addr),
+					      true);
+			mutex_unlock(&ph->lock);
+		}
+	}
+	cufab_pool_handle_put(ph);
+	return ret;
+}
+
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_shrink *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	struct cufab_pool_range *r;
+	int ret = -EINVAL;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	mutex_lock(&ph->lock);
+	r = cufab_pool_range_at(ph, cmd->addr);
+	if (r && r->alloc) {
+		cufab_pool_range_free(ph, r, true);
+		ret = 0;
+	}
+	mutex_unlock(&ph->lock);
+	cufab_pool_handle_put(ph);
+	return ret;
+}
+
+/* ---- access ---- */
+
+/* Is @type a location of the host? */
+static bool cufab_loc_is_host(u32 type)
+{
+	return type == CUFAB_LOC_HOST || type == CUFAB_LOC_HOST_NUMA;
+}
+
+/*
+ * One CUmemAccessDesc of cuMemPoolSetAccess into @read/@write. The host
+ * is a location only of host pools, and the resident location keeps
+ * read-write access.
+ */
+static int cufab_pool_access_desc(struct cufab_pool_handle *ph,
+				  const struct cufab_mem_access *d,
+				  u64 *read, u64 *write)
+{
+	const struct cufab_pool *pool = ph->pool;
+	struct cufab_client *client = ph->obj.client;
+
+	if (d->__reserved || (d->flags != CUFAB_ACCESS_NONE &&
+			      d->flags != CUFAB_ACCESS_READ &&
+			      d->flags != CUFAB_ACCESS_RW))
+		return -EINVAL;
+	if (cufab_loc_is_host(d->location_type)) {
+		if (!cufab_loc_is_host(pool->location_type) ||
+		    d->flags != CUFAB_ACCESS_RW) {
+			cufab_client_info(client, "cuMemPoolSetAccess: pool %u: the host is %s\n",
+					  pool->id,
+					  cufab_loc_is_host(pool->location_type) ?
+					  "the pool's location and keeps read-write access" :
+					  "not a location of a device pool");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (d->location_type != CUFAB_LOC_DEVICE || d->location_id < 0 ||
+	    !cufab_node_gpu_exists(d->location_id)) {
+		cufab_client_info(client, "cuMemPoolSetAccess: pool %u: location %u:%d is not a device\n",
+				  pool->id, d->location_type, d->location_id);
+		return -EINVAL;
+	}
+	if (pool->location_type == CUFAB_LOC_DEVICE &&
+	    d->location_id == pool->location_id && d->flags != CUFAB_ACCESS_RW) {
+		cufab_client_info(client, "cuMemPoolSetAccess: pool %u: gpu %d is its location and keeps read-write access\n",
+				  pool->id, d->location_id);
+		return -EINVAL;
+	}
+	*read &= ~BIT_ULL(d->location_id);
+	*write &= ~BIT_ULL(d->location_id);
+	if (d->flags & CUFAB_ACCESS_READ)
+		*read |= BIT_ULL(d->location_id);
+	if (d->flags == CUFAB_ACCESS_RW)
+		*write |= BIT_ULL(d->location_id);
+	return 0;
+}
+
+static int cufab_pool_set_access(struct cufab_pool_handle *ph,
+				 const struct cufab_mem_access *descs, u32 n)
+{
+	struct cufab_pool_range *r;
+	u64 read, write;
+	int ret = 0;
+	u32 i;
+
+	mutex_lock(&ph->lock);
+	read = ph->gpu_read;
+	write = ph->gpu_write;
+	for (i = 0; i < n && !ret; i++)
+		ret = cufab_pool_access_desc(ph, &descs[i], &read, &write);
+	if (!ret) {
+		ph->gpu_read = read;
+		ph->gpu_write = write;
+		/* a range its process unmapped behind our back has no access */
+		list_for_each_entry(r, &ph->ranges, node)
+			cufab_va_set_access_all(ph->obj.client, r->addr,
+						r->length, CUFAB_ACCESS_RW,
+						read, write);
+	}
+	mutex_unlock(&ph->lock);
+	return ret;
+}
+
+int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_set_access *cmd = ucmd->cmd;
+	struct cufab_mem_access *descs;
+	struct cufab_pool_handle *ph;
+	int ret;
+
+	if (cmd->flags || !cmd->num_descs ||
+	    cmd->num_descs > CUFAB_MAX_GPUS + 1)
+		return -EINVAL;
+	descs = memdup_user(u64_to_user_ptr(cmd->descs_ptr),
+			    array_size(cmd->num_descs, sizeof(*descs)));
+	if (IS_ERR(descs))
+		return PTR_ERR(descs);
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph)) {
+		kfree(descs);
+		return PTR_ERR(ph);
+	}
+	ret = cufab_pool_set_access(ph, descs, cmd->num_descs);
+	cufab_pool_handle_put(ph);
+	kfree(descs);
+	return ret;
+}
+
+int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_get_access *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	int ret = 0;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	mutex_lock(&ph->lock);
+	if (cufab_loc_is_host(cmd->location_type)) {
+		if (cufab_loc_is_host(ph->pool->location_type))
+			cmd->out_flags = CUFAB_ACCESS_RW;
+		else
+			ret = -EINVAL;
+	} else if (cmd->location_type == CUFAB_LOC_DEVICE &&
+		   cmd->location_id >= 0 &&
+		   cufab_node_gpu_exists(cmd->location_id)) {
+		cmd->out_flags = ph->gpu_write & BIT_ULL(cmd->location_id) ?
+				 CUFAB_ACCESS_RW :
+				 ph->gpu_read & BIT_ULL(cmd->location_id) ?
+				 CUFAB_ACCESS_READ : CUFAB_ACCESS_NONE;
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&ph->lock);
+	cufab_pool_handle_put(ph);
+	return ret ? ret : cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* ---- sharing pools ---- */
+
+static int cufab_pool_fd_release(struct inode *inode, struct file *file)
+{
+	cufab_pool_put(file->private_data);
+	return 0;
+}
+
+static const struct file_operations cufab_pool_fops = {
+	.owner = THIS_MODULE,
+	.release = cufab_pool_fd_release,
+};
+
+/* The fd is installed only once the reply reached the caller. */
+static int cufab_pool_export_fd(struct cufab_ucmd *ucmd,
+				struct cufab_pool *pool, s32 *out_fd,
+				size_t cmd_len)
+{
+	struct file *file;
+	int fd, ret;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	kref_get(&pool->ref);
+	file = anon_inode_getfile("[cufab-pool]", &cufab_pool_fops, pool,
+				  O_RDWR);
+	if (IS_ERR(file)) {
+		cufab_pool_put(pool);
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	*out_fd = fd;
+	ret = cufab_ucmd_respond(ucmd, cmd_len);
+	if (ret) {
+		fput(file);	/* its release drops the pool */
+		put_unused_fd(fd);
+		return ret;
+	}
+	fd_install(fd, file);
+	return 0;
+}
+
+/* The handle names the pool and carries a secret made at the first export. */
+static int cufab_pool_export_fabric(struct cufab_client *client,
+				    struct cufab_pool *pool, u8 *out)
+{
+	int channel = cufab_imex_channel(client);
+	int ret;
+
+	ret = cufab_imex_check(client,
+			       "cuMemPoolExportToShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
+	if (ret)
+		return ret;
+	mutex_lock(&pool->lock);
+	if (pool->fabric_channel == CUFAB_IMEX_NO_CHANNEL) {
+		get_random_bytes(pool->fabric_secret, sizeof(pool->fabric_secret));
+		pool->fabric_channel = channel;
+	}
+	if (pool->fabric_channel != channel) {
+		cufab_client_info(client, "memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
+				  pool->id, pool->fabric_channel, channel);
+		ret = -EPERM;
+	} else {
+		cufab_fabric_encode_as(CUFAB_FABRIC_POOL_MAGIC, pool->id,
+				       pool->fabric_secret, out);
+	}
+	mutex_unlock(&pool->lock);
+	return ret;
+}
+
+int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_export *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	struct cufab_pool *pool;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (cmd->handle_type != CUFAB_HANDLE_POSIX_FD &&
+	    cmd->handle_type != CUFAB_HANDLE_FABRIC)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	pool = ph->pool;
+	ret = -EINVAL;
+	if (ph->imported || !(pool->handle_types & cmd->handle_type)) {
+		cufab_client_info(ucmd->client, "cuMemPoolExportToShareableHandle: pool %u: handle type 0x%x %s\n",
+				  pool->id, cmd->handle_type,
+				  ph->imported ? "of an imported pool" :
+				  "was not in its handleTypes");
+		goto out;
+	}
+	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM : 0;
+	if (ret)
+		goto out;
+	cmd->out_fd = -1;
+	if (cmd->handle_type == CUFAB_HANDLE_FABRIC) {
+		ret = cufab_pool_export_fabric(ucmd->client, pool,
+					       cmd->out_fabric);
+		if (!ret)
+			ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+		goto out;
+	}
+	ret = cufab_pool_export_fd(ucmd, pool, &cmd->out_fd, sizeof(*cmd));
+out:
+	cufab_pool_handle_put(ph);
+	return ret;
+}
+
+/* A pool from the bytes of a FABRIC handle, with a reference. */
+static struct cufab_pool *cufab_pool_from_fabric(struct cufab_client *client,
+						 const u8 *in)
+{
+	struct cufab_pool *pool;
+	const u8 *secret;
+	u32 id;
+	int ret;
+
+	ret = cufab_fabric_decode_as(CUFAB_FABRIC_POOL_MAGIC, in, &id, &secret);
+	if (ret)
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&cufab_pools_lock);
+	pool = xa_load(&cufab_pools, id);
+	if (!pool || !kref_get_unless_zero(&pool->ref))
+		pool = ERR_PTR(-EINVAL);
+	mutex_unlock(&cufab_pools_lock);
+	if (IS_ERR(pool))
+		return pool;
+	mutex_lock(&pool->lock);
+	if (pool->fabric_channel == CUFAB_IMEX_NO_CHANNEL ||
+	    !cufab_fabric_secret_ok(secret, pool->fabric_secret))
+		ret = -EINVAL;
+	else if (cufab_imex_channel(client) != pool->fabric_channel)
+		ret = -EPERM;
+	mutex_unlock(&pool->lock);
+	if (ret == -EPERM)
+		cufab_client_info(client, "cuMemPoolImportFromShareableHandle: pool %u was exported on IMEX channel %d; this process has channel %d\n",
+				  pool->id, pool->fabric_channel,
+				  cufab_imex_channel(client));
+	if (ret) {
+		cufab_pool_put(pool);
+		return ERR_PTR(ret);
+	}
+	return pool;
+}
+
+static struct cufab_pool *cufab_pool_from_fd(int fd)
+{
+	struct cufab_pool *pool = ERR_PTR(-EINVAL);
+	struct file *file = fget(fd);
+
+	if (!file)
+		return ERR_PTR(-EINVAL);
+	if (file->f_op == &cufab_pool_fops) {
+		pool = file->private_data;
+		kref_get(&pool->ref);
+	}
+	fput(file);
+	return pool;
+}
+
+int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_import *cmd = ucmd->cmd;
+	struct cufab_pool *pool;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->handle_type == CUFAB_HANDLE_POSIX_FD)
+		pool = cufab_pool_from_fd(cmd->fd);
+	else if (cmd->handle_type == CUFAB_HANDLE_FABRIC)
+		pool = cufab_pool_from_fabric(ucmd->client, cmd->fabric);
+	else
+		pool = ERR_PTR(-EINVAL);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	if (!(pool->handle_types & cmd->handle_type)) {
+		cufab_pool_put(pool);
+		return -EINVAL;
+	}
+	cmd->out_pool_id = pool->id;
+	cmd->out_location_type = pool->location_type;
+	cmd->out_location_id = pool->location_id;
+	cmd->out_handle_types = pool->handle_types;
+	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM :
+	      cufab_pool_handle_respond(ucmd, pool, true, &cmd->out_pool,
+					sizeof(*cmd));
+	cufab_pool_put(pool);
+	return ret;
+}
+
+/* ---- sharing pointers ---- */
+
+/* The chunk of @ph holding [addr, addr + length), under ph->lock. */
+static struct cufab_pool_range *cufab_pool_chunk_of(struct cufab_pool_handle *ph,
+						    u64 addr, u64 length)
+{
+	struct cufab_pool_range *r;
+
+	list_for_each_entry(r, &ph->ranges, node)
+		if (r->alloc && cufab_range_inside(addr, length, r->addr,
+						   r->length))
+			return r;
+	return NULL;
+}
+
+/* The record of [offset, offset + length) of @chunk, or a new one. */
+static struct cufab_pool_ptr *cufab_pool_ptr_get(struct cufab_pool *pool,
+						 struct cufab_alloc *chunk,
+						 u64 offset, u64 length,
+						 u64 addr)
+{
+	struct cufab_pool_ptr *ptr;
+	unsigned long index;
+	int ret;
+
+	lockdep_assert_held(&pool->lock);
+	xa_for_each(&pool->ptrs, index, ptr)
+		if (ptr->exported && ptr->chunk == chunk &&
+		    ptr->offset == offset && ptr->length == length)
+			return ptr;
+	if (cufab_should_fail(CUFAB_FAULT_POOL))
+		return ERR_PTR(-ENOMEM);
+	ptr = kzalloc(sizeof(*ptr), GFP_KERNEL_ACCOUNT);
+	if (!ptr)
+		return ERR_PTR(-ENOMEM);
+	ret = xa_alloc(&pool->ptrs, &ptr->id, ptr, xa_limit_31b, GFP_KERNEL);
+	if (ret) {
+		kfree(ptr);
+		return ERR_PTR(ret);
+	}
+	get_random_bytes(ptr->secret, sizeof(ptr->secret));
+	cufab_alloc_get(chunk);
+	ptr->chunk = chunk;
+	ptr->offset = offset;
+	ptr->length = length;
+	ptr->addr = addr;
+	ptr->exported = true;
+	cufab_live_objects_inc();
+	return ptr;
+}
+
+static void cufab_pool_ptr_encode(const struct cufab_pool *pool,
+				  const struct cufab_pool_ptr *ptr, u8 *out)
+{
+	struct cufab_pool_ptr_data d = {
+		.magic = cpu_to_le32(CUFAB_POOL_PTR_MAGIC),
+		.ptr_id = cpu_to_le32(ptr->id),
+		.pool_id = cpu_to_le64(pool->id),
+	};
+
+	memcpy(d.secret, ptr->secret, sizeof(d.secret));
+	memcpy(out, &d, sizeof(d));
+}
+
+int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_ptr_export *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	struct cufab_pool_range *r;
+	struct cufab_pool_ptr *ptr = ERR_PTR(-EINVAL);
+	int ret;
+
+	if (cmd->flags || cmd->__reserved ||
+	    !cufab_range_ok(cmd->addr, cmd->length))
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	mutex_lock(&ph->lock);
+	r = ph->imported ? NULL :
+	    cufab_pool_chunk_of(ph, cmd->addr, cmd->length);
+	if (r) {
+		mutex_lock(&ph->pool->lock);
+		ptr = cufab_pool_ptr_get(ph->pool, r->alloc,
+					 cmd->addr - r->addr, cmd->length,
+					 cmd->addr);
+		if (!IS_ERR(ptr))
+			cufab_pool_ptr_encode(ph->pool, ptr, cmd->out_data);
+		mutex_unlock(&ph->pool->lock);
+	} else {
+		cufab_client_info(ucmd->client, "cuMemPoolExportPointer: 0x%llx + %llu is not memory of pool %u allocated in this process\n",
+				  cmd->addr, cmd->length, ph->pool->id);
+	}
+	mutex_unlock(&ph->lock);
+	cufab_pool_handle_put(ph);
+	if (IS_ERR(ptr))
+		return PTR_ERR(ptr);
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	/* a record the caller never saw stays until the exporter's pool goes */
+	return ret;
+}
+
+/* The record @data names in @pool, one import counted on it. */
+static struct cufab_pool_ptr *cufab_pool_ptr_use(struct cufab_pool *pool,
+						 const u8 *data)
+{
+	struct cufab_pool_ptr_data d;
+	struct cufab_pool_ptr *ptr;
+
+	memcpy(&d, data, sizeof(d));
+	if (le32_to_cpu(d.magic) != CUFAB_POOL_PTR_MAGIC ||
+	    le64_to_cpu(d.pool_id) != pool->id)
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&pool->lock);
+	ptr = xa_load(&pool->ptrs, le32_to_cpu(d.ptr_id));
+	if (!ptr || !ptr->exported ||
+	    !cufab_fabric_secret_ok(ptr->secret, d.secret))
+		ptr = ERR_PTR(-EINVAL);
+	else
+		ptr->imports++;
+	mutex_unlock(&pool->lock);
+	return ptr;
+}
+
+static int cufab_pool_ptr_map(struct cufab_pool_handle *ph,
+			      struct cufab_pool_ptr *ptr, u64 *out_addr)
+{
+	u64 start = round_down(ptr->offset, PAGE_SIZE);
+	u64 end = round_up(ptr->offset + ptr->length, PAGE_SIZE);
+	struct cufab_pool_range *r;
+	int ret;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM :
+	      cufab_va_pool_map(ph->obj.client, ptr->chunk, start, end - start,
+				PAGE_SIZE, ph->gpu_read, ph->gpu_write,
+				&r->addr);
+	if (ret) {
+		kfree(r);
+		return ret;
+	}
+	r->length = end - start;
+	r->user_addr = r->addr + ptr->offset - start;
+	r->ptr = ptr;
+	list_add_tail(&r->node, &ph->ranges);
+	cufab_live_objects_inc();
+	*out_addr = r->user_addr;
+	return 0;
+}
+
+int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_ptr_import *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	struct cufab_pool_ptr *ptr;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	ptr = ph->imported ? cufab_pool_ptr_use(ph->pool, cmd->data) :
+	      ERR_PTR(-EINVAL);
+	if (IS_ERR(ptr)) {
+		cufab_client_info(ucmd->client, "cuMemPoolImportPointer: the export data name no live pointer of %s pool %u\n",
+				  ph->imported ? "imported" : "the non-imported",
+				  ph->pool->id);
+		ret = PTR_ERR(ptr);
+		goto out;
+	}
+	mutex_lock(&ph->lock);
+	ret = cufab_pool_ptr_map(ph, ptr, &cmd->out_addr);
+	mutex_unlock(&ph->lock);
+	if (ret) {
+		cufab_pool_ptr_unuse(ph->pool, ptr, true);
+		goto out;
+	}
+	cmd->out_length = ptr->length;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		mutex_lock(&ph->lock);
+		cufab_pool_range_free(ph, cufab_pool_range_at(ph, cmd->out_addr),
+				      true);
+		mutex_unlock(&ph->lock);
+	}
+out:
+	cufab_pool_handle_put(ph);
+	return ret;
+}
+
+/* The exporter ends the export of the range at @addr. */
+static int cufab_pool_ptr_unexport(struct cufab_pool *pool, u64 addr)
+{
+	struct cufab_pool_ptr *ptr, *found = NULL;
+	unsigned long index;
+	int ret = -EINVAL;
+
+	mutex_lock(&pool->lock);
+	xa_for_each(&pool->ptrs, index, ptr)
+		if (ptr->exported && ptr->addr == addr)
+			found = ptr;
+	if (found)
+		ret = found->imports ? -EBUSY : 0;
+	mutex_unlock(&pool->lock);
+	if (!ret)
+		cufab_pool_ptr_unuse(pool, found, false);
+	return ret;
+}
+
+int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_ptr_release *cmd = ucmd->cmd;
+	struct cufab_pool_handle *ph;
+	struct cufab_pool_range *r;
+	int ret = -EINVAL;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	if (ph->imported) {
+		mutex_lock(&ph->lock);
+		r = cufab_pool_range_at(ph, cmd->addr);
+		if (r && r->ptr) {
+			cufab_pool_range_free(ph, r, true);
+			ret = 0;
+		}
+		mutex_unlock(&ph->lock);
+	} else {
+		ret = cufab_pool_ptr_unexport(ph->pool, cmd->addr);
+	}
+	cufab_pool_handle_put(ph);
+	return ret;
+}
+
+/* ---- observation ---- */
+
+static const char *cufab_loc_name(u32 type)
+{
+	switch (type) {
+	case CUFAB_LOC_DEVICE:
+		return "device";
+	case CUFAB_LOC_HOST:
+		return "host";
+	case CUFAB_LOC_HOST_NUMA:
+		return "host_numa";
+	default:
+		return "?";
+	}
+}
+
+/*
+ * debugfs "pools": one line per pool with its owner, location, handle
+ * types, cap, reserved bytes, importers and exported pointers.
+ */
+void cufab_pools_show(struct seq_file *m)
+{
+	unsigned long index, pindex, n;
+	struct cufab_pool_ptr *ptr;
+	struct cufab_pool *pool;
+
+	mutex_lock(&cufab_pools_lock);
+	xa_for_each(&cufab_pools, index, pool) {
+		n = 0;
+		xa_for_each(&pool->ptrs, pindex, ptr)
+			n++;
+		spin_lock(&pool->stat_lock);
+		seq_printf(m, "pool %u pid=%d comm=%s loc=%s:%d handle_types=0x%x%s max=%llu reserved=%llu high=%llu threshold=%llu importers=%u ptrs=%lu\n",
+			   pool->id, pool->owner_pid, pool->owner_comm,
+			   cufab_loc_name(pool->location_type),
+			   pool->location_id, pool->handle_types,
+			   pool->is_default ? " default" : "",
+			   pool->max_size, pool->reserved, pool->reserved_high,
+			   pool->release_threshold, pool->importers, n);
+		spin_unlock(&pool->stat_lock);
+	}
+	mutex_unlock(&cufab_pools_lock);
+}
+
+void cufab_pools_exit(void)
+{
+	WARN_ON(!xa_empty(&cufab_pools));
+	xa_destroy(&cufab_pools);
+}

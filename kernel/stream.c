@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streams (CUFAB_IOCTL_STREAM_CREATE, _SUBMIT, _WAIT, _HOSTFN) and the
+ * client's completion slots.
+ *
+ * The slots are one vmalloc_user() array per client that the process maps
+ * read-only, like amdkfd's event page: the library answers "is it done"
+ * from it without a syscall and only sleeps here (STREAM_WAIT) when it is
+ * not. A stream's object is a handle on a refcounted struct cufab_stream,
+ * so cuStreamDestroy returns at once while the queued operations, which
+ * hold references, still run.
+ *
+ * Legacy default stream rules (cuda.h, "stream synchronization
+ * behavior"): an operation on a context's legacy stream waits for the last
+ * operation of every blocking stream of the context, and an operation on
+ * a blocking stream waits for the last operation of the legacy stream.
+ * Both look at the other streams under space->lock, so of two concurrent
+ * submissions one always sees the other.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/err.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "cufab.h"
+
+/* A stream object: the handle of a refcounted stream. */
+struct cufab_stream_obj {
+	struct cufab_object obj;
+	struct cufab_stream *stream;
+};
+
+static_assert(offsetof(struct cufab_stream_obj, obj) == 0);
+
+static atomic64_t cufab_stream_uids = ATOMIC64_INIT(0);
+
+static DEFINE_MUTEX(cufab_space_create_lock);
+
+/**
+ * cufab_stream_space() - the client's stream space, made on first use
+ * @client: the client
+ *
+ * Return: the space or ERR_PTR(-ENOMEM).
+ */
+struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
+{
+	struct cufab_stream_space *space = READ_ONCE(client->streams);
+
+	if (space)
+		return space;
+	mutex_lock(&cufab_space_create_lock);
+	space = client->streams;
+	if (space)
+		goto out;
+	space = kzalloc(sizeof(*space), GFP_KERNEL_ACCOUNT);
+	if (!space)
+		goto err;
+	space->slots = vmalloc_user(PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE));
+	if (!space->slots) {
+		kfree(space);
+		goto err;
+	}
+	mutex_init(&space->lock);
+	INIT_LIST_HEAD(&space->streams);
+	ida_init(&space->slot_ida);
+	INIT_LIST_HEAD(&space->host_queue);
+	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1);
+	init_waitqueue_head(&space->host_wq);
+	init_waitqueue_head(&space->done_wq);
+	smp_store_release(&client->streams, space);
+out:
+	mutex_unlock(&cufab_space_create_lock);
+	return space;
+err:
+	mutex_unlock(&cufab_space_create_lock);
+	return ERR_PTR(-ENOMEM);
+}
+
+/* A free slot, reset; -ENOSPC when all CUFAB_SEQ_SLOTS are in use. */
+int cufab_slot_alloc(struct cufab_stream_space *space)
+{
+	struct cufab_seq_slot *s;
+	int slot;
+
+	slot = ida_alloc_max(&space->slot_ida, CUFAB_SEQ_SLOTS - 1,
+			     GFP_KERNEL_ACCOUNT);
+	if (slot < 0)
+		return slot == -ENOMEM ? -ENOMEM : -ENOSPC;
+	s = &space->slots[slot];
+	WRITE_ONCE(s->seq, 0);
+	WRITE_ONCE(s->time_ns, 0);
+	WRITE_ONCE(s->error, 0);
+	return slot;
+}
+
+void cufab_slot_free(struct cufab_stream_space *space, u32 slot)
+{
+	ida_free(&space->slot_ida, slot);
+}
+
+static void cufab_stream_release(struct kref *ref)
+{
+	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
+						   ref);
+	struct cufab_stream_space *space = stream->space;
+
+	mutex_lock(&space->lock);
+	list_del(&stream->node);
+	mutex_unlock(&space->lock);
+	cufab_slot_free(space, stream->slot);
+	dma_fence_put(stream->last);
+	kfree(stream);
+	cufab_live_objects_dec();
+}
+
+/* Process context only: the last put takes space->lock. */
+void cufab_stream_put(struct cufab_stream *stream)
+{
+	kref_put(&stream->ref, cufab_stream_release);
+}
+
+static void cufab_stream_obj_destroy(struct cufab_object *obj)
+{
+	struct cufab_stream_obj *so = container_of(obj, struct cufab_stream_obj,
+						   obj);
+
+	/* queued operations hold their own references and still run */
+	cufab_stream_put(so->stream);
+}
+
+const struct cufab_object_ops cufab_stream_ops = {
+	.name = "stream",
+	.destroy = cufab_stream_obj_destroy,
+};
+
+/* A reference to stream @id of @client, or ERR_PTR(-ENOENT). */
+static struct cufab_stream *cufab_stream_lookup(struct cufab_client *client,
+						u32 id)
+{
+	struct cufab_stream *stream;
+	struct cufab_object *obj;
+
+	obj = cufab_object_get(client, id, CUFAB_OBJ_STREAM);
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	stream = container_of(obj, struct cufab_stream_obj, obj)->stream;
+	kref_get(&stream->ref);
+	cufab_object_put(obj);
+	return stream;
+}
+
+/* Is there already a legacy stream in context @ctx_id? space->lock held. */
+static bool cufab_ctx_has_legacy(struct cufab_stream_space *space, u32 ctx_id)
+{
+	struct cufab_stream *s;
+
+	list_for_each_entry(s, &space->streams, node)
+		if (s->ctx_id == ctx_id && (s->flags & CUFAB_STREAM_LEGACY) &&
+		    !s->dead)
+			return true;
+	return false;
+}
+
+static struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+					     struct cufab_stream_space *space,
+					     const struct cufab_ctx *ctx,
+					     const struct cufab_stream_create *cmd)
+{
+	struct workqueue_struct *wq;
+	struct cufab_stream *stream;
+	int slot;
+
+	wq = cufab_engine_get(ctx->dev);
+	if (IS_ERR(wq))
+		return ERR_CAST(wq);
+	if (cufab_should_fail(CUFAB_FAULT_STREAM))
+		return ERR_PTR(-ENOMEM);
+	stream = kzalloc(sizeof(*stream), GFP_KERNEL_ACCOUNT);
+	if (!stream)
+		return ERR_PTR(-ENOMEM);
+	slot = cufab_slot_alloc(space);
+	if (slot < 0) {
+		kfree(stream);
+		return ERR_PTR(slot);
+	}
+	kref_init(&stream->ref);
+	spin_lock_init(&stream->lock);
+	INIT_LIST_HEAD(&stream->ops);
+	INIT_LIST_HEAD(&stream->gone_node);
+	cufab_stream_init_work(stream);
+	stream->space = space;
+	stream->client = client;
+	stream->fence_ctx = dma_fence_context_alloc(1);
+	stream->ctx_id = ctx->obj.id;
+	stream->dev = ctx->dev;
+	stream->flags = cmd->flags;
+	stream->priority = cmd->priority;
+	stream->slot = slot;
+	stream->uid = atomic64_inc_return(&cufab_stream_uids);
+	stream->wq = wq;
+	cufab_live_objects_inc();
+	return stream;
+}
+
+int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_create *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_stream_space *space;
+	struct cufab_stream_obj *so;
+	struct cufab_stream *stream;
+	struct cufab_object *ctx;
+	int ret;
+
+	if (cmd->flags & ~CUFAB_STREAM_FLAGS)
+		return -EINVAL;
+	if (cmd->priority < CUFAB_STREAM_PRIO_GREATEST || cmd->priority > 0)
+		return -EINVAL;
+	space = cufab_stream_space(client);
+	if (IS_ERR(space))
+		return PTR_ERR(space);
+	/* held until the stream is on the list: the context cannot go */
+	ctx = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	stream = cufab_stream_new(client, space,
+				  container_of(ctx, struct cufab_ctx, obj),
+				  cmd);
+	if (IS_ERR(stream)) {
+		ret = PTR_ERR(stream);
+		goto out_ctx;
+	}
+	so = cufab_object_alloc(client, so, CUFAB_OBJ_STREAM);
+	if (IS_ERR(so)) {
+		ret = PTR_ERR(so);
+		goto err_stream;
+	}
+	so->stream = stream;
+
+	mutex_lock(&space->lock);
+	if ((cmd->flags & CUFAB_STREAM_LEGACY) &&
+	    cufab_ctx_has_legacy(space, cmd->ctx_id)) {
+		mutex_unlock(&space->lock);
+		ret = -EEXIST;
+		goto err_obj;
+	}
+	list_add_tail(&stream->node, &space->streams);
+	mutex_unlock(&space->lock);
+
+	cmd->out_stream_id = so->obj.id;
+	cmd->out_slot = stream->slot;
+	cmd->out_uid = stream->uid;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cufab_object_abort_and_destroy(&so->obj);
+		goto out_ctx;
+	}
+	cufab_object_finalize(&so->obj);
+	goto out_ctx;
+
+err_obj:
+	cufab_object_abort(&so->obj);
+err_stream:
+	/* not on the list: undo cufab_stream_new() by hand */
+	cufab_slot_free(space, stream->slot);
+	kfree(stream);
+	cufab_live_objects_dec();
+out_ctx:
+	cufab_object_put(ctx);
+	return ret;
+}
+
+/*
+ * The implicit dependencies of an operation on @stream (legacy stream
+ * rules), with references, into @op->deps after @op->nr_deps entries
+ * already there. space->lock held.
+ */
+static int cufab_stream_legacy_deps(struct cufab_stream *stream,
+				    struct cufab_op *op)
+{
+	struct cufab_stream_space *space = stream->space;
+	bool legacy = stream->flags & CUFAB_STREAM_LEGACY;
+	struct dma_fence **deps, *f;
+	struct cufab_stream *s;
+	unsigned int n = 0;
+
+	list_for_each_entry(s, &space->streams, node)
+		n++;
+	deps = krealloc_array(op->deps, op->nr_deps + n, sizeof(*deps),
+			      GFP_KERNEL_ACCOUNT);
+	if (!deps)
+		return -ENOMEM;
+	op->deps = deps;
+	list_for_each_entry(s, &space->streams, node) {
+		if (s == stream || s->ctx_id != stream->ctx_id ||
+		    (s->flags & CUFAB_STREAM_NON_BLOCKING))
+			continue;
+		/* the legacy stream waits for all; the others for it */
+		if (!legacy && !(s->flags & CUFAB_STREAM_LEGACY))
+			continue;
+		spin_lock(&s->lock);
+		f = s->last && !dma_fence_is_signaled(s->last) ?
+		    dma_fence_get(s->last) : NULL;
+		spin_unlock(&s->lock);
+		if (f)
+			op->deps[op->nr_deps++] = f;
+	}
+	return 0;
+}
+
+/* EVENT_WAIT: the event's last record, if not done yet. */
+static int cufab_op_event_dep(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+	struct dma_fence *f;
+
+	spin_lock(&event->lock);
+	f = event->last && !dma_fence_is_signaled(event->last) ?
+	    dma_fence_get(event->last) : NULL;
+	spin_unlock(&event->lock);
+	if (!f)
+		return 0;
+	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
+	if (!op->deps) {
+		dma_fence_put(f);
+		return -ENOMEM;
+	}
+	op->deps[op->nr_deps++] = f;
+	return 0;
+}
+
+static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
+				     const struct cufab_stream_submit *cmd)
+{
+	const struct cufab_op_type *type = cufab_op_types[cmd->op];
+	struct cufab_op *op;
+	int ret;
+
+	if (cufab_should_fail(CUFAB_FAULT_STREAM))
+		return ERR_PTR(-ENOMEM);
+	op = kzalloc(sizeof(*op), GFP_KERNEL_ACCOUNT);
+	if (!op)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&op->node);
+	INIT_LIST_HEAD(&op->host_node);
+	op->stream = stream;
+	op->fence = kzalloc(sizeof(*op->fence), GFP_KERNEL_ACCOUNT);
+	ret = op->fence ? type->prepare(op, cmd) : -ENOMEM;
+	if (ret)
+		goto err;
+	op->type = type;
+	if (cmd->op == CUFAB_OP_EVENT_WAIT) {
+		ret = cufab_op_event_dep(op);
+		if (ret)
+			goto err;
+	}
+	spin_lock_init(&op->fence->lock);
+	return op;
+err:
+	op->stream = NULL;	/* the caller's reference */
+	cufab_op_free(op);
+	return ERR_PTR(ret);
+}
+
+int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_submit *cmd = ucmd->cmd;
+	struct cufab_stream_space *space;
+	struct cufab_stream *stream;
+	struct cufab_op *op;
+	bool implicit;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved || !cmd->op ||
+	    cmd->op >= CUFAB_OP_MAX)
+		return -EINVAL;
+	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
+	if (IS_ERR(stream))
+		return PTR_ERR(stream);
+	space = stream->space;
+	op = cufab_op_new(stream, cmd);
+	if (IS_ERR(op)) {
+		cufab_stream_put(stream);
+		return PTR_ERR(op);
+	}
+	/* from here the op owns the stream reference */
+	implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
+	if (implicit) {
+		mutex_lock(&space->lock);
+		ret = cufab_stream_legacy_deps(stream, op);
+	} else {
+		ret = 0;
+	}
+	if (!ret)
+		ret = cufab_stream_queue(stream, op, &cmd->out_seq,
+					 &cmd->out_event_seq);
+	if (implicit)
+		mutex_unlock(&space->lock);
+	if (ret) {
+		cufab_op_free(op);
+		return ret;
+	}
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* Sleep until slot @slot reaches @seq; its error then. */
+static int cufab_slot_wait(struct cufab_stream_space *space, u32 slot,
+			   u64 seq, int *out_error)
+{
+	struct cufab_seq_slot *s = &space->slots[slot];
+	int ret;
+
+	ret = wait_event_interruptible(space->done_wq,
+				       smp_load_acquire(&s->seq) >= seq);
+	if (ret)
+		return ret;
+	*out_error = READ_ONCE(s->error);
+	return 0;
+}
+
+static int cufab_stream_wait(struct cufab_client *client, u32 id, u64 seq,
+			     int *out_error)
+{
+	struct cufab_stream *stream;
+	u64 submitted;
+	int ret;
+
+	stream = cufab_stream_lookup(client, id);
+	if (IS_ERR(stream))
+		return PTR_ERR(stream);
+	spin_lock(&stream->lock);
+	submitted = stream->submitted;
+	spin_unlock(&stream->lock);
+	if (seq > submitted)
+		ret = -EINVAL;
+	else
+		ret = cufab_slot_wait(stream->space, stream->slot,
+				      seq ?: submitted, out_error);
+	cufab_stream_put(stream);
+	return ret;
+}
+
+/* The streams of context @ctx_id, referenced, on their gone_node. */
+static void cufab_ctx_streams(struct cufab_stream_space *space, u32 ctx_id,
+			      struct list_head *out)
+{
+	struct cufab_stream *s;
+
+	mutex_lock(&space->lock);
+	list_for_each_entry(s, &space->streams, node) {
+		if (s->ctx_id != ctx_id || !kref_get_unless_zero(&s->ref))
+			continue;
+		list_add_tail(&s->gone_node, out);
+	}
+	mutex_unlock(&space->lock);
+}
+
+/* Every stream of the context as far as submitted when the call began. */
+static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
+			  int *out_error)
+{
+	struct cufab_stream_space *space = cufab_stream_space(client);
+	struct cufab_stream *s, *tmp;
+	struct cufab_object *ctx;
+	LIST_HEAD(streams);
+	int ret = 0, err;
+	u64 submitted;
+
+	if (IS_ERR(space))
+		return PTR_ERR(space);
+	ctx = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	cufab_object_put(ctx);
+	*out_error = 0;
+	cufab_ctx_streams(space, ctx_id, &streams);
+	list_for_each_entry_safe(s, tmp, &streams, gone_node) {
+		spin_lock(&s->lock);
+		submitted = s->submitted;
+		spin_unlock(&s->lock);
+		if (!ret) {
+			ret = cufab_slot_wait(space, s->slot, submitted, &err);
+			if (!ret && !*out_error)
+				*out_error = err;
+		}
+		list_del_init(&s->gone_node);
+		cufab_stream_put(s);
+	}
+	return ret;
+}
+
+int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_wait *cmd = ucmd->cmd;
+	int ret, err = 0;
+
+	if (cmd->flags || cmd->__reserved || cmd->what >= CUFAB_WAIT_MAX)
+		return -EINVAL;
+	switch (cmd->what) {
+	case CUFAB_WAIT_STREAM:
+		ret = cufab_stream_wait(ucmd->client, cmd->id, cmd->seq, &err);
+		break;
+	case CUFAB_WAIT_EVENT:
+		ret = cufab_event_wait(ucmd->client, cmd->id, cmd->seq, &err);
+		break;
+	default:
+		ret = cmd->seq ? -EINVAL :
+		      cufab_ctx_wait(ucmd->client, cmd->id, &err);
+		break;
+	}
+	if (ret)
+		return ret;
+	cmd->out_error = err;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* The host thread says host operation @token has returned. */
+static int cufab_hostfn_done(struct cufab_stream_space *space, u64 token)
+{
+	struct cufab_op *op = NULL;
+
+	if (token && token <= U32_MAX) {
+		xa_lock(&space->host_tokens);
+		op = __xa_erase(&space->host_tokens, token);
+		xa_unlock(&space->host_tokens);
+	}
+	if (!op)
+		return -ENOENT;
+	cufab_op_complete(op, 0);
+	return 0;
+}
+
+/*
+ * Hand the oldest ready host operation to the caller: it becomes HOSTRUN
+ * under a token and @cmd describes it. 0, -EAGAIN for none, -ENOMEM.
+ * The fields are read under the lock: once it is dropped, another thread
+ * of the process may already report the operation done.
+ */
+static int cufab_hostfn_take(struct cufab_stream_space *space,
+			     struct cufab_hostfn *cmd)
+{
+	struct cufab_op *op;
+	u32 token;
+	int ret;
+
+	xa_lock(&space->host_tokens);
+	op = list_first_entry_or_null(&space->host_queue, struct cufab_op,
+				      host_node);
+	if (!op) {
+		ret = -EAGAIN;
+		goto out;
+	}
+	ret = __xa_alloc(&space->host_tokens, &token, op, xa_limit_32b,
+			 GFP_ATOMIC);
+	if (ret)
+		goto out;
+	list_del_init(&op->host_node);
+	op->token = token;
+	op->state = CUFAB_OP_HOSTRUN;
+	cmd->out_token = token;
+	cmd->out_fn = op->u.host.fn;
+	cmd->out_data = op->u.host.data;
+	cmd->out_status = op->status;
+out:
+	xa_unlock(&space->host_tokens);
+	return ret;
+}
+
+int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd)
+{
+	struct cufab_hostfn *cmd = ucmd->cmd;
+	bool done = cmd->flags & CUFAB_HOSTFN_DONE;
+	struct cufab_stream_space *space;
+	int ret;
+
+	if ((cmd->flags & ~CUFAB_HOSTFN_DONE) || cmd->__reserved ||
+	    (!done && cmd->done_token))
+		return -EINVAL;
+	space = cufab_stream_space(ucmd->client);
+	if (IS_ERR(space))
+		return PTR_ERR(space);
+	if (done) {
+		ret = cufab_hostfn_done(space, cmd->done_token);
+		if (ret)
+			return ret;
+	}
+	cmd->out_token = 0;
+	while ((ret = cufab_hostfn_take(space, cmd)) == -EAGAIN) {
+		ret = wait_event_interruptible(space->host_wq,
+					       !list_empty_careful(&space->host_queue));
+		if (ret)
+			break;
+	}
+	/*
+	 * A restarted call must not report the same token done twice: after
+	 * DONE, a signal returns "no operation" (out_token 0) instead.
+	 */
+	if (ret && !(done && ret == -ERESTARTSYS))
+		return ret;
+	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* Cancel every stream on @streams (gone_node) and drop the references. */
+static void cufab_streams_cancel_list(struct list_head *streams)
+{
+	struct cufab_stream *s, *tmp;
+
+	list_for_each_entry_safe(s, tmp, streams, gone_node) {
+		cufab_stream_cancel(s, -ECANCELED);
+		list_del_init(&s->gone_node);
+		cufab_stream_put(s);
+	}
+}
+
+/**
+ * cufab_streams_ctx_destroy() - a context goes: cancel its streams
+ * @client: owner
+ * @ctx_id: the context
+ *
+ * The library has drained them first (cuCtxDestroy synchronizes); what is
+ * left (a host function that never returns) is cancelled.
+ */
+void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id)
+{
+	struct cufab_stream_space *space = READ_ONCE(client->streams);
+	LIST_HEAD(streams);
+
+	if (!space)
+		return;
+	cufab_ctx_streams(space, ctx_id, &streams);
+	cufab_streams_cancel_list(&streams);
+}
+
+/*
+ * The client closes: stop all its streams. After this no operation of the
+ * client runs or will run, so neither the client nor its mm is touched any
+ * more; objects may go.
+ */
+static void cufab_streams_client_gone(struct cufab_client *client)
+{
+	struct cufab_stream_space *space = READ_ONCE(client->streams);
+	struct cufab_stream *s;
+	LIST_HEAD(streams);
+
+	if (!space)
+		return;
+	xa_lock(&space->host_tokens);
+	space->dead = true;
+	xa_unlock(&space->host_tokens);
+	mutex_lock(&space->lock);
+	list_for_each_entry(s, &space->streams, node)
+		if (kref_get_unless_zero(&s->ref))
+			list_add_tail(&s->gone_node, &streams);
+	mutex_unlock(&space->lock);
+	cufab_streams_cancel_list(&streams);
+}
+
+/* Free the space; every stream and event of the client is gone. */
+static void cufab_streams_client_free(struct cufab_client *client)
+{
+	struct cufab_stream_space *space = client->streams;
+
+	if (!space)
+		return;
+	WARN_ON(!list_empty(&space->streams));
+	WARN_ON(!xa_empty(&space->host_tokens));
+	xa_destroy(&space->host_tokens);
+	ida_destroy(&space->slot_ida);
+	vfree(space->slots);
+	kfree(space);
+	client->streams = NULL;
+}
+
+/* First of all parts: no operation may run while objects go. */
+const struct cufab_client_part cufab_stream_work_client_part = {
+	.name = "stream work",
+	.teardown = cufab_streams_client_gone,
+};
+
+/* After the objects part, which destroys the streams and events. */
+const struct cufab_client_part cufab_stream_space_client_part = {
+	.name = "stream space",
+	.teardown = cufab_streams_client_free,
+};
+
+/**
+ * cufab_streams_mmap() - map the completion slots read-only
+ * @filp: the client's file
+ * @vma: CUFAB_SEQ_MMAP_SIZE (page aligned) at CUFAB_SEQ_MMAP_OFFSET
+ *
+ * Context: mmap_lock held for write.
+ */
+int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct cufab_client *client = filp->private_data;
+	struct cufab_stream_space *space;
+
+	if (!cufab_client_is_owner(client) ||
+	    vma->vm_end - vma->vm_start != PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE) ||
+	    (vma->vm_flags & (VM_WRITE | VM_EXEC))) {
+		cufab_client_info(client,
+				  "mmap of the completion slots refused: read-only, %lu bytes, by the owner\n",
+				  PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE));
+		return -EINVAL;
+	}
+	space = cufab_stream_space(client);
+	if (IS_ERR(space))
+		return PTR_ERR(space);
+	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	return remap_vmalloc_range(vma, space->slots, 0);
+}
+
+static int cufab_client_streams_show(struct cufab_client *client, void *arg)
+{
+	struct cufab_stream_space *space = READ_ONCE(client->streams);
+	struct seq_file *m = arg;
+	struct cufab_stream *s;
+
+	if (!space)
+		return 0;
+	mutex_lock(&space->lock);
+	list_for_each_entry(s, &space->streams, node) {
+		spin_lock(&s->lock);
+		seq_printf(m, "%d %s stream %llu ctx %u gpu %u flags 0x%x prio %d submitted %llu completed %llu depth %u running %s error %d%s\n",
+			   pid_nr(client->tgid), client->comm, s->uid,
+			   s->ctx_id, s->dev, s->flags, s->priority,
+			   s->submitted, READ_ONCE(space->slots[s->slot].seq),
+			   s->depth, s->running ?: "-", s->error,
+			   s->dead ? " dead" : "");
+		spin_unlock(&s->lock);
+	}
+	mutex_unlock(&space->lock);
+	return 0;
+}
+
+/* debugfs "streams": one line per stream of every client. */
+void cufab_streams_show(struct seq_file *m)
+{
+	cufab_clients_for_each(0, cufab_client_streams_show, m);
+}

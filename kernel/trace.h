@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of cufab (events/cufab/ in tracefs): the life of every
+ * object a program makes on the fabric, so that perf trace, trace-cmd and
+ * bpftrace show what an application does without a debugger.
+ *
+ * Every event carries pid, the thread group of the process acting (the
+ * common_pid of the record is the thread), because the last reference of
+ * a shared object may be dropped by another process than its creator:
+ * destroy events carry the creator as owner too.
+ *
+ * Ids are those cufabctl prints: allocations and multicast objects by
+ * their node-wide allocation id, endpoints by their node-wide number,
+ * teams by their name ("multicast 3", "endpoint 7"), contexts by their
+ * per-process id.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM cufab
+
+#if !defined(_CUFAB_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _CUFAB_TRACE_H
+
+#include <linux/mm_types.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+
+#define cufab_trace_pid()	task_tgid_nr(current)
+
+DECLARE_EVENT_CLASS(cufab_ctx_class,
+	TP_PROTO(u32 ctx, u32 dev),
+	TP_ARGS(ctx, dev),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, ctx)
+		__field(u32, dev)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->ctx = ctx;
+		__entry->dev = dev;
+	),
+	TP_printk("pid=%d ctx=%u gpu=%u", __entry->pid, __entry->ctx,
+		  __entry->dev)
+);
+
+DEFINE_EVENT(cufab_ctx_class, cufab_ctx_create,
+	TP_PROTO(u32 ctx, u32 dev), TP_ARGS(ctx, dev));
+DEFINE_EVENT(cufab_ctx_class, cufab_ctx_destroy,
+	TP_PROTO(u32 ctx, u32 dev), TP_ARGS(ctx, dev));
+
+/* Allocations: cuMemCreate, cuMemAlloc and the object of cuMulticastCreate. */
+DECLARE_EVENT_CLASS(cufab_alloc_class,
+	TP_PROTO(const struct cufab_alloc *alloc),
+	TP_ARGS(alloc),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(pid_t, owner)
+		__field(u64, id)
+		__field(u64, size)
+		__field(s32, gpu)
+		__field(u32, handle_types)
+		__string(kind, alloc->ops->name)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->owner = alloc->owner_pid;
+		__entry->id = alloc->id;
+		__entry->size = alloc->length;
+		__entry->gpu = alloc->gpu;
+		__entry->handle_types = alloc->handle_types;
+		__assign_str(kind, alloc->ops->name);
+	),
+	TP_printk("pid=%d owner=%d id=%llu kind=%s gpu=%d size=%llu handle_types=0x%x",
+		  __entry->pid, __entry->owner, __entry->id,
+		  __get_str(kind),
+		  __entry->gpu, __entry->size, __entry->handle_types)
+);
+
+DEFINE_EVENT(cufab_alloc_class, cufab_alloc_create,
+	TP_PROTO(const struct cufab_alloc *alloc), TP_ARGS(alloc));
+DEFINE_EVENT(cufab_alloc_class, cufab_alloc_destroy,
+	TP_PROTO(const struct cufab_alloc *alloc), TP_ARGS(alloc));
+
+/* cuMemExportToShareableHandle / cuMemImportFromShareableHandle */
+DECLARE_EVENT_CLASS(cufab_share_class,
+	TP_PROTO(const struct cufab_alloc *alloc, u32 handle_type, int channel),
+	TP_ARGS(alloc, handle_type, channel),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, id)
+		__field(u64, size)
+		__field(u32, handle_type)
+		__field(int, channel)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->id = alloc->id;
+		__entry->size = alloc->length;
+		__entry->handle_type = handle_type;
+		__entry->channel = channel;
+	),
+	TP_printk("pid=%d id=%llu size=%llu handle_type=%s channel=%d",
+		  __entry->pid, __entry->id, __entry->size,
+		  __print_symbolic(__entry->handle_type,
+				   { CUFAB_HANDLE_POSIX_FD, "posix_fd" },
+				   { CUFAB_HANDLE_FABRIC, "fabric" }),
+		  __entry->channel)
+);
+
+DEFINE_EVENT(cufab_share_class, cufab_mem_export,
+	TP_PROTO(const struct cufab_alloc *alloc, u32 handle_type, int channel),
+	TP_ARGS(alloc, handle_type, channel));
+DEFINE_EVENT(cufab_share_class, cufab_mem_import,
+	TP_PROTO(const struct cufab_alloc *alloc, u32 handle_type, int channel),
+	TP_ARGS(alloc, handle_type, channel));
+
+/* cuMemMap / cuMemUnmap (and the unmapping of a dying process). */
+DECLARE_EVENT_CLASS(cufab_map_class,
+	TP_PROTO(const struct cufab_va_map *map),
+	TP_ARGS(map),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, addr)
+		__field(u64, size)
+		__field(u64, id)
+		__field(u64, offset)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->addr = map->start;
+		__entry->size = map->length;
+		__entry->id = map->alloc->id;
+		__entry->offset = map->offset;
+	),
+	TP_printk("pid=%d addr=0x%llx size=%llu id=%llu offset=%llu",
+		  __entry->pid, __entry->addr, __entry->size, __entry->id,
+		  __entry->offset)
+);
+
+DEFINE_EVENT(cufab_map_class, cufab_mem_map,
+	TP_PROTO(const struct cufab_va_map *map), TP_ARGS(map));
+DEFINE_EVENT(cufab_map_class, cufab_mem_unmap,
+	TP_PROTO(const struct cufab_va_map *map), TP_ARGS(map));
+
+/* A CPU page fault on mapped device memory; ret is the vm_fault_t. */
+TRACE_EVENT(cufab_mem_fault,
+	TP_PROTO(u64 addr, u64 id, u64 offset, bool write, vm_fault_t ret),
+	TP_ARGS(addr, id, offset, write, ret),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, addr)
+		__field(u64, id)
+		__field(u64, offset)
+		__field(bool, write)
+		__field(unsigned int, ret)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->addr = addr;
+		__entry->id = id;
+		__entry->offset = offset;
+		__entry->write = write;
+		__entry->ret = (__force unsigned int)ret;
+	),
+	TP_printk("pid=%d addr=0x%llx id=%llu offset=%llu write=%d ret=0x%x",
+		  __entry->pid, __entry->addr, __entry->id, __entry->offset,
+		  __entry->write, __entry->ret)
+);
+
+/* Logical endpoints (cuLogicalEndpointCreate ... the last reference). */
+DECLARE_EVENT_CLASS(cufab_le_class,
+	TP_PROTO(const struct cufab_le *le),
+	TP_ARGS(le),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(pid_t, owner)
+		__field(u64, number)
+		__field(u64, size)
+		__field(u32, type)
+		__field(u32, devices)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->owner = le->creator_pid;
+		__entry->number = le->number;
+		__entry->size = le->length;
+		__entry->type = le->type;
+		__entry->devices = le->team->size;
+	),
+	TP_printk("pid=%d owner=%d endpoint=%llu type=%s devices=%u size=%llu",
+		  __entry->pid, __entry->owner, __entry->number,
+		  __entry->type == CUFAB_LE_TYPE_UNICAST ? "unicast" : "multicast",
+		  __entry->devices, __entry->size)
+);
+
+DEFINE_EVENT(cufab_le_class, cufab_le_create,
+	TP_PROTO(const struct cufab_le *le), TP_ARGS(le));
+DEFINE_EVENT(cufab_le_class, cufab_le_destroy,
+	TP_PROTO(const struct cufab_le *le), TP_ARGS(le));
+DEFINE_EVENT(cufab_le_class, cufab_le_export,
+	TP_PROTO(const struct cufab_le *le), TP_ARGS(le));
+DEFINE_EVENT(cufab_le_class, cufab_le_import,
+	TP_PROTO(const struct cufab_le *le), TP_ARGS(le));
+
+/* Teams: the devices of a multicast object or multicast endpoint. */
+DECLARE_EVENT_CLASS(cufab_team_class,
+	TP_PROTO(const struct cufab_team *team, u32 gpu),
+	TP_ARGS(team, gpu),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__string(team, team->name)
+		__field(u32, gpu)
+		__field(u32, joined)
+		__field(u32, size)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__assign_str(team, team->name);
+		__entry->gpu = gpu;
+		__entry->joined = team->joined;
+		__entry->size = team->size;
+	),
+	TP_printk("pid=%d team=\"%s\" gpu=%u joined=%u size=%u",
+		  __entry->pid, __get_str(team), __entry->gpu, __entry->joined,
+		  __entry->size)
+);
+
+DEFINE_EVENT(cufab_team_class, cufab_team_join,
+	TP_PROTO(const struct cufab_team *team, u32 gpu), TP_ARGS(team, gpu));
+DEFINE_EVENT(cufab_team_class, cufab_team_complete,
+	TP_PROTO(const struct cufab_team *team, u32 gpu), TP_ARGS(team, gpu));
+
+/* Bindings of a team's device: [offset, offset + size) -> allocation. */
+TRACE_EVENT(cufab_bind,
+	TP_PROTO(const struct cufab_team *team, const struct cufab_bind_req *req),
+	TP_ARGS(team, req),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__string(team, team->name)
+		__field(u32, gpu)
+		__field(u64, offset)
+		__field(u64, size)
+		__field(u64, id)
+		__field(u64, mem_offset)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__assign_str(team, team->name);
+		__entry->gpu = req->gpu;
+		__entry->offset = req->offset;
+		__entry->size = req->size;
+		__entry->id = req->alloc->id;
+		__entry->mem_offset = req->mem_offset;
+	),
+	TP_printk("pid=%d team=\"%s\" gpu=%u offset=%llu size=%llu id=%llu mem_offset=%llu",
+		  __entry->pid, __get_str(team), __entry->gpu, __entry->offset,
+		  __entry->size, __entry->id, __entry->mem_offset)
+);
+
+/* size 0: every binding of the owner (a process or alias going away). */
+TRACE_EVENT(cufab_unbind,
+	TP_PROTO(const struct cufab_team *team, u32 gpu, u64 offset, u64 size,
+		 u64 count),
+	TP_ARGS(team, gpu, offset, size, count),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__string(team, team->name)
+		__field(u32, gpu)
+		__field(u64, offset)
+		__field(u64, size)
+		__field(u64, count)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__assign_str(team, team->name);
+		__entry->gpu = gpu;
+		__entry->offset = offset;
+		__entry->size = size;
+		__entry->count = count;
+	),
+	TP_printk("pid=%d team=\"%s\" gpu=%u offset=%llu size=%llu bindings=%llu",
+		  __entry->pid, __get_str(team), __entry->gpu, __entry->offset,
+		  __entry->size, __entry->count)
+);
+
+/* cuCtxEnablePeerAccess / cuCtxDisablePeerAccess (and context teardown). */
+DECLARE_EVENT_CLASS(cufab_peer_class,
+	TP_PROTO(u32 ctx, u32 dev, u32 peer_ctx, u32 peer_dev),
+	TP_ARGS(ctx, dev, peer_ctx, peer_dev),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, ctx)
+		__field(u32, dev)
+		__field(u32, peer_ctx)
+		__field(u32, peer_dev)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->ctx = ctx;
+		__entry->dev = dev;
+		__entry->peer_ctx = peer_ctx;
+		__entry->peer_dev = peer_dev;
+	),
+	TP_printk("pid=%d ctx=%u gpu=%u peer_ctx=%u peer_gpu=%u",
+		  __entry->pid, __entry->ctx, __entry->dev, __entry->peer_ctx,
+		  __entry->peer_dev)
+);
+
+DEFINE_EVENT(cufab_peer_class, cufab_peer_enable,
+	TP_PROTO(u32 ctx, u32 dev, u32 peer_ctx, u32 peer_dev),
+	TP_ARGS(ctx, dev, peer_ctx, peer_dev));
+DEFINE_EVENT(cufab_peer_class, cufab_peer_disable,
+	TP_PROTO(u32 ctx, u32 dev, u32 peer_ctx, u32 peer_dev),
+	TP_ARGS(ctx, dev, peer_ctx, peer_dev));
+
+#endif /* _CUFAB_TRACE_H */
+
+/* Out of tree: define_trace.h finds this file through -I$(src)/kernel. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

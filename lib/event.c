@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Events: cuEventCreate, Record, Query, Synchronize, ElapsedTime, Destroy,
+ * cuStreamWaitEvent.
+ *
+ * A CUevent names an entry of a fixed table like a CUstream does. A record
+ * is a stream operation that, when the engine reaches it, stores the
+ * record's number and the time in the event's slot; Query compares the
+ * slot with the last record this process made and ElapsedTime subtracts
+ * the times of two slots, neither with a syscall. Synchronize waits in
+ * the kernel; without CU_EVENT_BLOCKING_SYNC it first yields the CPU a
+ * few times, as a spinning wait would, since short waits are common.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "legacy.h"
+#include "stream.h"
+
+#define EVENT_SPINS	64
+
+struct cufab_levent {
+	__u32 gen;
+	__u32 live;
+	__u32 kid;
+	__u32 slot;
+	__u32 ctx_kid;
+	unsigned int flags;	/* CU_EVENT_* */
+	__u64 last;		/* number of the last record (atomic) */
+	__u32 next_free;
+};
+
+static struct cufab_levent events[CUFAB_LIB_MAX_EVENTS];
+static __u32 events_free_head;
+static __u32 events_used;
+
+#define EVENT_FLAGS	(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | \
+			 CU_EVENT_INTERPROCESS)
+
+/* Handles: generation high, slot + 1 shifted; low bits 0b10. */
+static CUevent event_handle(__u32 idx, __u32 gen)
+{
+	return (CUevent)(uintptr_t)(((__u64)gen << 32) |
+				    ((__u64)(idx + 1) << 2) | 2);
+}
+
+static struct cufab_levent *event_lookup(CUevent h)
+{
+	__u64 v = (uintptr_t)h;
+	__u32 idx = (__u32)(v >> 2) & 0x3fffffff;
+	struct cufab_levent *e;
+
+	if ((v & 3) != 2 || !idx || idx > CUFAB_LIB_MAX_EVENTS)
+		return NULL;
+	e = &events[idx - 1];
+	if (!__atomic_load_n(&e->live, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&e->gen, __ATOMIC_RELAXED) != (__u32)(v >> 32))
+		return NULL;
+	return e;
+}
+
+static void event_free_locked(struct cufab_levent *e)
+{
+	__atomic_store_n(&e->live, 0, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&e->gen, 1, __ATOMIC_RELEASE);
+	e->next_free = events_free_head;
+	events_free_head = (e - events) + 1;
+}
+
+static void event_kernel_destroy(__u32 kid)
+{
+	struct cufab_destroy arg = { .size = sizeof(arg), .id = kid };
+
+	cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
+					    unsigned int Flags)
+{
+	struct cufab_event_create arg = { .size = sizeof(arg) };
+	struct cufab_levent *e;
+	CUresult res;
+	__u32 idx;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!phEvent || (Flags & ~(unsigned int)EVENT_FLAGS))
+		return CUDA_ERROR_INVALID_VALUE;
+	/* an interprocess event cannot be timed */
+	if ((Flags & CU_EVENT_INTERPROCESS) &&
+	    !(Flags & CU_EVENT_DISABLE_TIMING))
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_ctx_current_kid(&arg.ctx_id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&cufab_lock);
+	res = cufab_slots_map();
+	pthread_mutex_unlock(&cufab_lock);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (Flags & CU_EVENT_DISABLE_TIMING)
+		arg.flags |= CUFAB_EVENT_DISABLE_TIMING;
+	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_CREATE, &arg);
+	if (ret)
+		return ret == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY :
+		       ret == -ENOENT ? CUDA_ERROR_INVALID_CONTEXT :
+		       cufab_errno_result(-ret);
+
+	pthread_mutex_lock(&cufab_stream_lock);
+	if (events_free_head) {
+		idx = events_free_head - 1;
+		events_free_head = events[idx].next_free;
+	} else if (events_used < CUFAB_LIB_MAX_EVENTS) {
+		idx = events_used++;
+	} else {
+		pthread_mutex_unlock(&cufab_stream_lock);
+		event_kernel_destroy(arg.out_event_id);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	e = &events[idx];
+	e->kid = arg.out_event_id;
+	e->slot = arg.out_slot;
+	e->ctx_kid = arg.ctx_id;
+	e->flags = Flags;
+	e->last = 0;
+	__atomic_store_n(&e->live, 1, __ATOMIC_RELEASE);
+	*phEvent = event_handle(idx, e->gen);
+	pthread_mutex_unlock(&cufab_stream_lock);
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
+{
+	struct cufab_levent *e;
+	__u32 kid;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&cufab_stream_lock);
+	e = event_lookup(hEvent);
+	if (!e) {
+		pthread_mutex_unlock(&cufab_stream_lock);
+		return CUDA_ERROR_INVALID_HANDLE;
+	}
+	kid = e->kid;
+	event_free_locked(e);
+	pthread_mutex_unlock(&cufab_stream_lock);
+	/* a pending record still completes: it holds the kernel event */
+	event_kernel_destroy(kid);
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
+{
+	return cuEventDestroy_v2(hEvent);
+}
+
+static CUresult record(CUevent hEvent, CUstream hStream, int pt,
+		       unsigned int flags)
+{
+	struct cufab_stream_submit arg = { .op = CUFAB_OP_EVENT_RECORD };
+	struct cufab_lstream *s;
+	struct cufab_levent *e;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	e = event_lookup(hEvent);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* EXTERNAL is for stream capture, which cufab does not have */
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_stream_resolve(hStream, pt, &s);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (s->ctx_kid != e->ctx_kid)
+		return CUDA_ERROR_INVALID_HANDLE;
+	arg.event_id = e->kid;
+	res = cufab_stream_submit(s, &arg);
+	if (res == CUDA_SUCCESS)
+		cufab_atomic_max(&e->last, arg.out_event_seq);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+	return record(hEvent, hStream, 0, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventRecord_ptsz(CUevent hEvent,
+						 CUstream hStream)
+{
+	return record(hEvent, hStream, 1, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventRecordWithFlags(CUevent hEvent,
+						     CUstream hStream,
+						     unsigned int flags)
+{
+	return record(hEvent, hStream, 0, flags);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent,
+							  CUstream hStream,
+							  unsigned int flags)
+{
+	return record(hEvent, hStream, 1, flags);
+}
+
+/* Never recorded: done. */
+static CUresult event_query(struct cufab_levent *e)
+{
+	__u64 last = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
+	int err;
+
+	if (!cufab_slot_done(e->slot, last))
+		return CUDA_ERROR_NOT_READY;
+	err = last ? cufab_slots[e->slot].error : 0;
+	return err ? cufab_async_result(-err) : CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
+{
+	struct cufab_levent *e;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	e = event_lookup(hEvent);
+	return e ? event_query(e) : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+	struct cufab_stream_wait arg = {
+		.size = sizeof(arg), .what = CUFAB_WAIT_EVENT,
+	};
+	struct cufab_levent *e;
+	CUresult res;
+	int i, ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	e = event_lookup(hEvent);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	res = event_query(e);
+	if (!(e->flags & CU_EVENT_BLOCKING_SYNC))
+		for (i = 0; i < EVENT_SPINS && res == CUDA_ERROR_NOT_READY;
+		     i++) {
+			sched_yield();
+			res = event_query(e);
+		}
+	if (res != CUDA_ERROR_NOT_READY)
+		return res;
+	arg.id = e->kid;
+	arg.seq = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
+	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_WAIT, &arg);
+	if (ret)
+		return cufab_submit_result(-ret);
+	return arg.out_error ? cufab_async_result(-arg.out_error) :
+	       CUDA_SUCCESS;
+}
+
+/*
+ * The time of an event's last record: CUDA_ERROR_INVALID_HANDLE for an
+ * untimed or never recorded event, NOT_READY while it is pending.
+ */
+static CUresult event_time(CUevent h, __u64 *ns)
+{
+	struct cufab_levent *e = event_lookup(h);
+	CUresult res;
+
+	if (!e || (e->flags & CU_EVENT_DISABLE_TIMING) ||
+	    !__atomic_load_n(&e->last, __ATOMIC_ACQUIRE))
+		return CUDA_ERROR_INVALID_HANDLE;
+	res = event_query(e);
+	if (res == CUDA_SUCCESS)
+		*ns = cufab_slots[e->slot].time_ns;
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds,
+						    CUevent hStart,
+						    CUevent hEnd)
+{
+	__u64 start, end;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pMilliseconds)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = event_time(hStart, &start);
+	if (res == CUDA_SUCCESS)
+		res = event_time(hEnd, &end);
+	if (res == CUDA_SUCCESS)
+		*pMilliseconds = (float)((double)(__s64)(end - start) / 1e6);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds,
+						 CUevent hStart, CUevent hEnd)
+{
+	return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
+static CUresult wait_event(CUstream hStream, CUevent hEvent,
+			   unsigned int flags, int pt)
+{
+	struct cufab_stream_submit arg = { .op = CUFAB_OP_EVENT_WAIT };
+	struct cufab_lstream *s;
+	struct cufab_levent *e;
+	CUresult res;
+
+	res = cufab_stream_resolve(hStream, pt, &s);
+	if (res != CUDA_SUCCESS)
+		return res;
+	e = event_lookup(hEvent);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* EXTERNAL is for stream capture, which cufab does not have */
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* a finished (or never recorded) event: nothing to wait for */
+	if (event_query(e) != CUDA_ERROR_NOT_READY)
+		return CUDA_SUCCESS;
+	arg.event_id = e->kid;
+	return cufab_stream_submit(s, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream,
+						CUevent hEvent,
+						unsigned int Flags)
+{
+	return wait_event(hStream, hEvent, Flags, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream,
+						     CUevent hEvent,
+						     unsigned int Flags)
+{
+	return wait_event(hStream, hEvent, Flags, 1);
+}
+
+void cufab_events_forget_ctx(__u32 ctx_kid)
+{
+	__u32 i, *kids, nk = 0;
+
+	kids = malloc(CUFAB_LIB_MAX_EVENTS * sizeof(*kids));
+	pthread_mutex_lock(&cufab_stream_lock);
+	for (i = 0; i < events_used; i++) {
+		struct cufab_levent *e = &events[i];
+
+		if (!e->live || e->ctx_kid != ctx_kid)
+			continue;
+		if (kids)
+			kids[nk++] = e->kid;
+		event_free_locked(e);
+	}
+	pthread_mutex_unlock(&cufab_stream_lock);
+	for (i = 0; i < nk; i++)
+		event_kernel_destroy(kids[i]);
+	free(kids);
+}
+
+void cufab_events_reset_locked(void)
+{
+	__u32 i;
+
+	for (i = 0; i < events_used; i++) {
+		events[i].live = 0;
+		events[i].gen++;
+	}
+	events_used = 0;
+	events_free_head = 0;
+}

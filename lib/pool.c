@@ -1,0 +1,1252 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * The stream-ordered allocator: cuMemPool*, cuMemAllocAsync,
+ * cuMemAllocFromPoolAsync, cuMemFreeAsync and the current/default pools.
+ *
+ * The kernel owns each pool: its properties and cap, its chunks, its
+ * reserved-memory accounting, its access rights and its exports
+ * (kernel/pool.c). The library sub-allocates inside the chunks the kernel
+ * mapped for it, so a warm allocate/free pair costs no system call: a
+ * CUmemoryPool is a struct of this file naming the kernel's pool object.
+ *
+ * Stream order: a block freed on stream S records S and the stream's
+ * last submitted sequence number N. S may reuse it at once; another
+ * stream once S's completed sequence number has reached N. The NULL
+ * stream, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD run nothing
+ * asynchronously, so for them submitted == completed and every free is
+ * complete when it returns.
+ *
+ * Locking: pool_lock guards every pool, chunk and block of the process.
+ * No system call is made with it held except those that change the
+ * pool it protects (grow, shrink, export, release), which are short.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem.h"
+#include "pool.h"
+
+/* Alignment of every pool allocation, and of large ones. */
+#define POOL_ALIGN		512ULL
+#define POOL_HASH_BITS		12
+#define POOL_HASH_SIZE		4096	/* 2^POOL_HASH_BITS */
+
+struct pool_chunk;
+
+/* A range of a chunk, or an imported pointer (chunk NULL). */
+struct pool_block {
+	CUdeviceptr addr;
+	size_t size;
+	struct pool_chunk *chunk;
+	struct CUmemPoolHandle_st *pool;
+	struct pool_block *prev, *next;		/* address order in the chunk */
+	struct pool_block *fprev, *fnext;	/* the pool's free list */
+	struct pool_block *hnext;		/* live blocks by address */
+	int free;
+	int exported;		/* cuMemPoolExportPointer was called on it */
+	int held;		/* freed, but importers still map it */
+	CUstream stream;	/* freed on this stream ... */
+	unsigned long long seq;	/* ... at this sequence number */
+};
+
+struct pool_chunk {
+	CUdeviceptr addr;
+	size_t size;
+	struct pool_block *first;
+	struct pool_chunk *next;
+};
+
+struct CUmemPoolHandle_st {
+	__u32 kid;			/* the kernel's pool object */
+	__u64 id;			/* node-wide pool id */
+	CUmemLocation location;		/* CUdevice ordinal for DEVICE */
+	unsigned int handle_types;
+	int imported;
+	int is_default;
+	int destroyed;			/* cuMemPoolDestroy called, allocations live */
+	struct pool_chunk *chunks;
+	struct pool_block *free_list;
+	struct pool_block *held;	/* freed exported blocks importers map */
+	size_t reserved;		/* bytes of this process's chunks */
+	unsigned long long used, used_high;
+	size_t live;			/* allocations and imported pointers */
+	struct CUmemPoolHandle_st *next;	/* pools_all */
+};
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUmemPoolHandle_st *pools_all;
+static struct pool_block *live_hash[POOL_HASH_SIZE];
+/* current and default pools: by device ordinal, then host, host NUMA node */
+#define POOL_SLOT_HOST		CUFAB_MAX_GPUS
+#define POOL_SLOT_NUMA		(CUFAB_MAX_GPUS + 1)
+#define POOL_SLOTS		(POOL_SLOT_NUMA + 64)
+static CUmemoryPool pool_default[POOL_SLOTS];
+static CUmemoryPool pool_current[POOL_SLOTS];
+
+/* ---- streams ---- */
+
+static int stream_special(CUstream s)
+{
+	return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+}
+
+/* The streams an allocation may be ordered on. */
+static CUresult stream_check(CUstream s)
+{
+	return stream_special(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* Work of @s submitted and completed so far, as sequence numbers. */
+static unsigned long long stream_submitted(CUstream s)
+{
+	(void)s;
+	return 0;
+}
+
+static unsigned long long stream_completed(CUstream s)
+{
+	(void)s;
+	return 0;
+}
+
+/* May an allocation on @s take free block @b? */
+static int block_ready(const struct pool_block *b, CUstream s)
+{
+	return b->stream == s || stream_completed(b->stream) >= b->seq;
+}
+
+/* ---- blocks ---- */
+
+static unsigned int hash_addr(CUdeviceptr a)
+{
+	return (unsigned int)((a >> 9) * 0x9E3779B97F4A7C15ULL >> (64 - POOL_HASH_BITS));
+}
+
+static void live_add(struct pool_block *b)
+{
+	unsigned int h = hash_addr(b->addr);
+
+	b->hnext = live_hash[h];
+	live_hash[h] = b;
+}
+
+/* The live block starting at @addr, unlinked; NULL when there is none. */
+static struct pool_block *live_take(CUdeviceptr addr)
+{
+	struct pool_block **pp = &live_hash[hash_addr(addr)], *b;
+
+	for (; (b = *pp); pp = &b->hnext)
+		if (b->addr == addr) {
+			*pp = b->hnext;
+			return b;
+		}
+	return NULL;
+}
+
+static struct pool_block *live_find(CUdeviceptr addr)
+{
+	struct pool_block *b;
+
+	for (b = live_hash[hash_addr(addr)]; b; b = b->hnext)
+		if (b->addr == addr)
+			return b;
+	return NULL;
+}
+
+static void free_add(struct CUmemPoolHandle_st *p, struct pool_block *b)
+{
+	b->free = 1;
+	b->fprev = NULL;
+	b->fnext = p->free_list;
+	if (p->free_list)
+		p->free_list->fprev = b;
+	p->free_list = b;
+}
+
+static void free_del(struct CUmemPoolHandle_st *p, struct pool_block *b)
+{
+	if (b->fprev)
+		b->fprev->fnext = b->fnext;
+	else
+		p->free_list = b->fnext;
+	if (b->fnext)
+		b->fnext->fprev = b->fprev;
+	b->free = 0;
+}
+
+/* Merge @b into its free, complete predecessor @a (address order). */
+static void block_merge(struct CUmemPoolHandle_st *p, struct pool_block *a,
+			struct pool_block *b)
+{
+	free_del(p, b);
+	a->size += b->size;
+	a->next = b->next;
+	if (b->next)
+		b->next->prev = a;
+	free(b);
+}
+
+static int block_complete(const struct pool_block *b)
+{
+	return stream_completed(b->stream) >= b->seq;
+}
+
+/* Return @b to the free list, merged with complete free neighbours. */
+static void block_release(struct CUmemPoolHandle_st *p, struct pool_block *b,
+			  CUstream s)
+{
+	b->stream = s;
+	b->seq = stream_submitted(s);
+	free_add(p, b);
+	if (!block_complete(b))
+		return;
+	if (b->next && b->next->free && block_complete(b->next))
+		block_merge(p, b, b->next);
+	if (b->prev && b->prev->free && block_complete(b->prev))
+		block_merge(p, b->prev, b);
+}
+
+/* Carve @size bytes at @align out of free block @b; the allocated block. */
+static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
+				      struct pool_block *b, size_t size,
+				      size_t align)
+{
+	CUdeviceptr start = (b->addr + align - 1) & ~(CUdeviceptr)(align - 1);
+	struct pool_block *n;
+
+	/* a free head in front of an aligned start stays free */
+	if (start != b->addr) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			return NULL;
+		*n = *b;
+		n->addr = start;
+		n->size = b->size - (start - b->addr);
+		b->size = start - b->addr;
+		n->prev = b;
+		if (b->next)
+			b->next->prev = n;
+		b->next = n;
+		free_add(p, n);
+		b = n;
+	}
+	if (b->size > size) {
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			return NULL;
+		*n = *b;
+		n->addr = b->addr + size;
+		n->size = b->size - size;
+		b->size = size;
+		n->prev = b;
+		if (b->next)
+			b->next->prev = n;
+		b->next = n;
+		free_add(p, n);
+	}
+	free_del(p, b);
+	b->exported = 0;
+	return b;
+}
+
+/* A free block of @p fitting @size at @align that stream @s may reuse. */
+static struct pool_block *block_find(struct CUmemPoolHandle_st *p, size_t size,
+				     size_t align, CUstream s)
+{
+	struct pool_block *b;
+	CUdeviceptr start;
+
+	for (b = p->free_list; b; b = b->fnext) {
+		if (!block_ready(b, s))
+			continue;
+		start = (b->addr + align - 1) & ~(CUdeviceptr)(align - 1);
+		if (start - b->addr <= b->size && b->size - (start - b->addr) >= size)
+			return b;
+	}
+	return NULL;
+}
+
+/* ---- chunks ---- */
+
+static CUresult pool_grow(struct CUmemPoolHandle_st *p, size_t size)
+{
+	struct cufab_pool_grow arg = {
+		.size = sizeof(arg), .pool = p->kid, .length = size,
+	};
+	struct pool_chunk *c;
+	struct pool_block *b;
+	int ret;
+
+	c = calloc(1, sizeof(*c));
+	b = calloc(1, sizeof(*b));
+	if (!c || !b) {
+		free(c);
+		free(b);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	ret = cufab_ioctl(CUFAB_IOCTL_POOL_GROW, &arg);
+	if (ret) {
+		free(c);
+		free(b);
+		return cufab_errno_result(-ret);
+	}
+	c->addr = arg.out_addr;
+	c->size = arg.out_length;
+	c->first = b;
+	c->next = p->chunks;
+	p->chunks = c;
+	p->reserved += c->size;
+	b->addr = c->addr;
+	b->size = c->size;
+	b->chunk = c;
+	b->pool = p;
+	free_add(p, b);
+	return CUDA_SUCCESS;
+}
+
+/* Is chunk @c one free, complete block? */
+static int chunk_idle(const struct pool_chunk *c)
+{
+	const struct pool_block *b = c->first;
+
+	return b->free && !b->next && block_complete(b);
+}
+
+static void chunk_shrink(struct CUmemPoolHandle_st *p, struct pool_chunk **pc)
+{
+	struct pool_chunk *c = *pc;
+	struct cufab_pool_shrink arg = {
+		.size = sizeof(arg), .pool = p->kid, .addr = c->addr,
+	};
+
+	cufab_ioctl(CUFAB_IOCTL_POOL_SHRINK, &arg);
+	free_del(p, c->first);
+	free(c->first);
+	p->reserved -= c->size;
+	*pc = c->next;
+	free(c);
+}
+
+/* Ask the kernel again for the exported blocks importers were mapping. */
+static void pool_retry_held(struct CUmemPoolHandle_st *p)
+{
+	struct pool_block **pp = &p->held, *b;
+	struct cufab_pool_ptr_release arg = {
+		.size = sizeof(arg), .pool = p->kid,
+	};
+
+	while ((b = *pp)) {
+		arg.addr = b->addr;
+		if (cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg) == -EBUSY) {
+			pp = &b->hnext;
+			continue;
+		}
+		*pp = b->hnext;
+		b->held = 0;
+		block_release(p, b, b->stream);
+	}
+}
+
+/* Give idle chunks back until at most @keep bytes stay reserved. */
+static void pool_trim(struct CUmemPoolHandle_st *p, size_t keep)
+{
+	struct pool_chunk **pc = &p->chunks;
+
+	pool_retry_held(p);
+	while (*pc && p->reserved > keep) {
+		if (chunk_idle(*pc))
+			chunk_shrink(p, pc);
+		else
+			pc = &(*pc)->next;
+	}
+}
+
+/* ---- pools ---- */
+
+static struct CUmemPoolHandle_st *pool_lookup(CUmemoryPool h)
+{
+	struct CUmemPoolHandle_st *p;
+
+	for (p = pools_all; p; p = p->next)
+		if (p == h && !p->destroyed)
+			return p;
+	return NULL;
+}
+
+static void pool_unlink(struct CUmemPoolHandle_st *p)
+{
+	struct CUmemPoolHandle_st **pp;
+
+	for (pp = &pools_all; *pp; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			return;
+		}
+}
+
+/* The last allocation of a destroyed pool is gone: give everything back. */
+static void pool_finish(struct CUmemPoolHandle_st *p)
+{
+	struct cufab_destroy arg = { .size = sizeof(arg), .id = p->kid };
+
+	pool_trim(p, 0);
+	cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
+	pool_unlink(p);
+	while (p->held) {
+		struct pool_block *b = p->held;
+
+		p->held = b->hnext;
+		free(b);
+	}
+	while (p->free_list) {
+		struct pool_block *b = p->free_list;
+
+		free_del(p, b);
+		free(b);
+	}
+	while (p->chunks) {
+		struct pool_chunk *c = p->chunks;
+
+		p->chunks = c->next;
+		free(c);
+	}
+	free(p);
+}
+
+static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
+					   const CUmemLocation *loc,
+					   unsigned int handle_types)
+{
+	struct CUmemPoolHandle_st *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->kid = kid;
+	p->id = id;
+	p->location = *loc;
+	p->handle_types = handle_types;
+	p->next = pools_all;
+	pools_all = p;
+	return p;
+}
+
+static CUresult pool_props_check(const CUmemPoolProps *props)
+{
+	size_t i;
+
+	if (props->win32SecurityAttributes)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < sizeof(props->reserved); i++)
+		if (props->reserved[i])
+			return CUDA_ERROR_INVALID_VALUE;
+	if ((unsigned int)props->handleTypes > 0xffff ||
+	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+/* Create a kernel pool for @props; *@out on success. Caller holds pool_lock. */
+static CUresult pool_create_locked(CUmemoryPool *out, const CUmemPoolProps *props,
+				   __u32 flags)
+{
+	struct cufab_pool_create arg = {
+		.size = sizeof(arg), .flags = flags,
+		.alloc_type = (__u32)props->allocType,
+		.handle_types = (__u32)props->handleTypes,
+		.max_size = props->maxSize, .usage = props->usage,
+	};
+	struct CUmemPoolHandle_st *p;
+	CUresult res;
+	int ret;
+
+	res = pool_props_check(props);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* a bad device in a pool location is INVALID_VALUE, not INVALID_DEVICE */
+	if (cufab_location_to_kernel(&props->location, &arg.location_type,
+				     &arg.location_id) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	ret = cufab_ioctl(CUFAB_IOCTL_POOL_CREATE, &arg);
+	if (ret)
+		return cufab_errno_result(-ret);
+	p = pool_new(arg.out_pool, arg.out_pool_id, &props->location,
+		     arg.handle_types);
+	if (!p) {
+		struct cufab_destroy d = { .size = sizeof(d), .id = arg.out_pool };
+
+		cufab_ioctl(CUFAB_IOCTL_DESTROY, &d);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	p->is_default = !!(flags & CUFAB_POOL_CREATE_DEFAULT);
+	*out = p;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
+					      const CUmemPoolProps *poolProps)
+{
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pool || !poolProps)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&pool_lock);
+	res = pool_create_locked(pool, poolProps, 0);
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+/* The current/default slot of a location; -1 for one that has none. */
+static int pool_slot(const CUmemLocation *loc)
+{
+	switch (loc->type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		return cufab_device(loc->id) ? loc->id : -1;
+	case CU_MEM_LOCATION_TYPE_HOST:
+		return POOL_SLOT_HOST;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+		return loc->id >= 0 && loc->id < 64 ? POOL_SLOT_NUMA + loc->id : -1;
+	default:
+		return -1;
+	}
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
+{
+	struct CUmemPoolHandle_st *p;
+	int i;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p || p->is_default) {
+		pthread_mutex_unlock(&pool_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	/* a location whose current pool goes back to its default */
+	for (i = 0; i < POOL_SLOTS; i++)
+		if (pool_current[i] == p)
+			pool_current[i] = NULL;
+	p->destroyed = 1;
+	if (!p->live)
+		pool_finish(p);
+	pthread_mutex_unlock(&pool_lock);
+	return CUDA_SUCCESS;
+}
+
+/* ---- attributes ---- */
+
+static CUresult pool_kattr(struct CUmemPoolHandle_st *p, __u32 attr, int set,
+			   __u64 *value)
+{
+	struct cufab_pool_attr arg = {
+		.size = sizeof(arg), .pool = p->kid, .attr = attr,
+		.flags = set ? CUFAB_POOL_ATTR_SET : 0, .value = *value,
+	};
+	int ret;
+
+	ret = cufab_ioctl(CUFAB_IOCTL_POOL_ATTR, &arg);
+	if (ret)
+		return cufab_errno_result(-ret);
+	*value = arg.value;
+	return CUDA_SUCCESS;
+}
+
+static int attr_is_int(CUmemPool_attribute attr)
+{
+	return attr == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+	       attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC ||
+	       attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
+}
+
+static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
+			  void *value, int set)
+{
+	struct CUmemPoolHandle_st *p;
+	CUresult res = CUDA_SUCCESS;
+	__u64 v = 0;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!value || attr < CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+	    attr > CU_MEMPOOL_ATTR_USED_MEM_HIGH)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (set)
+		v = attr_is_int(attr) ? (__u64)(*(int *)value != 0) :
+		    *(cuuint64_t *)value;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p) {
+		res = CUDA_ERROR_INVALID_VALUE;
+	} else if (attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT) {
+		if (set)
+			res = CUDA_ERROR_INVALID_VALUE;
+		else
+			*(cuuint64_t *)value = p->used;
+	} else if (attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH) {
+		if (set && v)
+			res = CUDA_ERROR_INVALID_VALUE;
+		else if (set)
+			p->used_high = p->used;
+		else
+			*(cuuint64_t *)value = p->used_high;
+	} else if (set && attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) {
+		res = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		res = pool_kattr(p, (__u32)attr, set, &v);
+		if (res == CUDA_SUCCESS && !set) {
+			if (attr_is_int(attr))
+				*(int *)value = (int)v;
+			else
+				*(cuuint64_t *)value = v;
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAttribute(CUmemoryPool pool,
+						    CUmemPool_attribute attr,
+						    void *value)
+{
+	return pool_attr(pool, attr, value, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAttribute(CUmemoryPool pool,
+						    CUmemPool_attribute attr,
+						    void *value)
+{
+	return pool_attr(pool, attr, value, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
+					      size_t minBytesToKeep)
+{
+	struct CUmemPoolHandle_st *p;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (p)
+		pool_trim(p, minBytesToKeep);
+	pthread_mutex_unlock(&pool_lock);
+	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/*
+ * A synchronization completed: every pool gives back what it holds past
+ * its release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
+ */
+void cufab_pool_sync(void)
+{
+	struct CUmemPoolHandle_st *p;
+	__u64 threshold;
+
+	pthread_mutex_lock(&pool_lock);
+	for (p = pools_all; p; p = p->next) {
+		if (p->imported || !p->chunks)
+			continue;
+		threshold = 0;
+		if (pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
+			       &threshold) == CUDA_SUCCESS)
+			pool_trim(p, threshold);
+	}
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* ---- access ---- */
+
+static CUresult access_desc(const CUmemAccessDesc *d, struct cufab_mem_access *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->flags = (__u32)d->flags;
+	if (cufab_location_to_kernel(&d->location, &k->location_type,
+				     &k->location_id) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
+						 const CUmemAccessDesc *map,
+						 size_t count)
+{
+	struct cufab_mem_access k[CUFAB_MAX_GPUS + 1];
+	struct cufab_pool_set_access arg = { .size = sizeof(arg) };
+	struct CUmemPoolHandle_st *p;
+	CUresult res = CUDA_SUCCESS;
+	size_t i;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!map || !count || count > CUFAB_ARRAY_SIZE(k))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (i = 0; i < count && res == CUDA_SUCCESS; i++)
+		res = access_desc(&map[i], &k[i]);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (p) {
+		arg.pool = p->kid;
+		arg.num_descs = (__u32)count;
+		arg.descs_ptr = (uintptr_t)k;
+		ret = cufab_ioctl(CUFAB_IOCTL_POOL_SET_ACCESS, &arg);
+		res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
+	} else {
+		res = CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
+						 CUmemoryPool memPool,
+						 CUmemLocation *location)
+{
+	struct cufab_pool_get_access arg = { .size = sizeof(arg) };
+	struct CUmemPoolHandle_st *p;
+	CUresult res;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!flags || !location ||
+	    cufab_location_to_kernel(location, &arg.location_type,
+				     &arg.location_id) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(memPool);
+	if (p) {
+		arg.pool = p->kid;
+		ret = cufab_ioctl(CUFAB_IOCTL_POOL_GET_ACCESS, &arg);
+		res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
+		if (!ret)
+			*flags = (CUmemAccess_flags)arg.out_flags;
+	} else {
+		res = CUDA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+/* ---- allocation ---- */
+
+static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
+				  CUdeviceptr *dptr, size_t size, CUstream s)
+{
+	size_t align = POOL_ALIGN;
+	struct pool_block *b;
+	CUresult res;
+
+	const struct cufab_device *d = cufab_device(p->location.id);
+	size_t gran = p->location.type == CU_MEM_LOCATION_TYPE_DEVICE && d ?
+		      d->mem_granularity : cufab.kdev[0].mem_granularity;
+
+	if (size > SIZE_MAX - gran)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	/* large allocations bind to multicast objects and endpoints */
+	if (size >= gran)
+		align = gran;
+	size = (size + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
+	b = block_find(p, size, align, s);
+	if (!b) {
+		pool_retry_held(p);
+		res = pool_grow(p, size + align - POOL_ALIGN);
+		if (res != CUDA_SUCCESS)
+			return res;
+		b = block_find(p, size, align, s);
+	}
+	if (!b)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	b = block_carve(p, b, size, align);
+	if (!b)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	live_add(b);
+	p->live++;
+	p->used += b->size;
+	if (p->used > p->used_high)
+		p->used_high = p->used;
+	*dptr = b->addr;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
+						      size_t bytesize,
+						      CUmemoryPool pool,
+						      CUstream hStream)
+{
+	struct CUmemPoolHandle_st *p;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = stream_check(hStream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p || p->imported)
+		res = CUDA_ERROR_INVALID_VALUE;
+	else
+		res = pool_alloc_locked(p, dptr, bytesize, hStream);
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+/* The pool of @slot that allocations use, made on first use; locked. */
+static CUresult pool_default_locked(int slot, const CUmemLocation *loc,
+				    CUmemoryPool *out)
+{
+	CUmemPoolProps props = {
+		.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = *loc,
+	};
+	CUresult res;
+
+	if (!pool_default[slot]) {
+		res = pool_create_locked(&pool_default[slot], &props,
+					 CUFAB_POOL_CREATE_DEFAULT);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
+	*out = pool_default[slot];
+	return CUDA_SUCCESS;
+}
+
+static CUresult pool_current_locked(int slot, const CUmemLocation *loc,
+				    CUmemoryPool *out)
+{
+	if (pool_current[slot]) {
+		*out = pool_current[slot];
+		return CUDA_SUCCESS;
+	}
+	return pool_default_locked(slot, loc, out);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
+					      CUstream hStream)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE };
+	CUmemoryPool pool;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!dptr || !bytesize)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = stream_check(hStream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = cuCtxGetDevice(&loc.id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	res = pool_current_locked(loc.id, &loc, &pool);
+	if (res == CUDA_SUCCESS)
+		res = pool_alloc_locked(pool, dptr, bytesize, hStream);
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+/* Free an imported pointer: the kernel unmaps it. */
+static void pool_free_import(struct CUmemPoolHandle_st *p, struct pool_block *b)
+{
+	struct cufab_pool_ptr_release arg = {
+		.size = sizeof(arg), .pool = p->kid, .addr = b->addr,
+	};
+
+	cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg);
+	free(b);
+}
+
+/*
+ * An exported block returns to the free list only once no importer maps
+ * it, so the importers' memory stays what it was until they free it.
+ */
+static void pool_free_block(struct CUmemPoolHandle_st *p, struct pool_block *b,
+			    CUstream s)
+{
+	struct cufab_pool_ptr_release arg = {
+		.size = sizeof(arg), .pool = p->kid, .addr = b->addr,
+	};
+
+	p->used -= b->size;
+	if (b->exported &&
+	    cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg) == -EBUSY) {
+		b->held = 1;
+		b->stream = s;
+		b->hnext = p->held;
+		p->held = b;
+		return;
+	}
+	block_release(p, b, s);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	struct CUmemPoolHandle_st *p;
+	struct pool_block *b;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = stream_check(hStream);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	b = live_take(dptr);
+	if (!b) {
+		pthread_mutex_unlock(&pool_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	p = b->pool;
+	if (b->chunk)
+		pool_free_block(p, b, hStream);
+	else
+		pool_free_import(p, b);
+	if (!--p->live && p->destroyed)
+		pool_finish(p);
+	pthread_mutex_unlock(&pool_lock);
+	return CUDA_SUCCESS;
+}
+
+/* ---- current and default pools ---- */
+
+static CUresult location_check(const CUmemLocation *location,
+			       CUmemAllocationType type, int *slot)
+{
+	if (!location || type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	*slot = pool_slot(location);
+	return *slot < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out,
+						     CUmemLocation *location,
+						     CUmemAllocationType type)
+{
+	CUresult res;
+	int slot;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pool_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = location_check(location, type, &slot);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	res = pool_default_locked(slot, location, pool_out);
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool,
+					      CUmemLocation *location,
+					      CUmemAllocationType type)
+{
+	CUresult res;
+	int slot;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = location_check(location, type, &slot);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	res = pool_current_locked(slot, location, pool);
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+/* Does pool @p live at @loc? */
+static int pool_at(const struct CUmemPoolHandle_st *p, const CUmemLocation *loc)
+{
+	if (p->location.type == CU_MEM_LOCATION_TYPE_HOST)
+		return loc->type == CU_MEM_LOCATION_TYPE_HOST;
+	return p->location.type == loc->type && p->location.id == loc->id;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
+					      CUmemAllocationType type,
+					      CUmemoryPool pool)
+{
+	struct CUmemPoolHandle_st *p;
+	CUresult res;
+	int slot;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	res = location_check(location, type, &slot);
+	if (res != CUDA_SUCCESS)
+		return res;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p || p->imported || !pool_at(p, location))
+		res = CUDA_ERROR_INVALID_VALUE;
+	else
+		pool_current[slot] = p;
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
+							CUdevice dev)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!cufab_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return cuMemGetDefaultMemPool(pool_out, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!cufab_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return cuMemGetMemPool(pool, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!cufab_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	return cuMemSetMemPool(&loc, CU_MEM_ALLOCATION_TYPE_PINNED, pool);
+}
+
+/* ---- sharing ---- */
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
+							       CUmemoryPool pool,
+							       CUmemAllocationHandleType handleType,
+							       unsigned long long flags)
+{
+	struct cufab_pool_export arg = {
+		.size = sizeof(arg), .handle_type = (__u32)handleType,
+	};
+	struct CUmemPoolHandle_st *p;
+	CUresult res;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!handle_out || flags ||
+	    (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	     handleType != CU_MEM_HANDLE_TYPE_FABRIC))
+		return CUDA_ERROR_INVALID_VALUE;
+	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
+		cufab_imex_prepare();
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p) {
+		pthread_mutex_unlock(&pool_lock);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	arg.pool = p->kid;
+	ret = cufab_ioctl(CUFAB_IOCTL_POOL_EXPORT, &arg);
+	pthread_mutex_unlock(&pool_lock);
+	res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
+		memcpy(handle_out, arg.out_fabric, sizeof(arg.out_fabric));
+	else
+		*(int *)handle_out = arg.out_fd;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI
+cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+				   CUmemAllocationHandleType handleType,
+				   unsigned long long flags)
+{
+	struct cufab_pool_import arg = {
+		.size = sizeof(arg), .handle_type = (__u32)handleType,
+	};
+	struct CUmemPoolHandle_st *p;
+	CUmemLocation loc;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!pool_out || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC) {
+		if (!handle)
+			return CUDA_ERROR_INVALID_VALUE;
+		memcpy(arg.fabric, handle, sizeof(arg.fabric));
+		cufab_imex_prepare();
+	} else if (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+		if ((uintptr_t)handle > 0x7fffffff)
+			return CUDA_ERROR_INVALID_VALUE;
+		arg.fd = (__s32)(uintptr_t)handle;
+	} else {
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	ret = cufab_ioctl(CUFAB_IOCTL_POOL_IMPORT, &arg);
+	if (ret)
+		return cufab_errno_result(-ret);
+	loc.type = (CUmemLocationType)arg.out_location_type;
+	loc.id = arg.out_location_id;
+	if (loc.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		loc.id = cufab_ordinal(arg.out_location_id);
+	pthread_mutex_lock(&pool_lock);
+	p = pool_new(arg.out_pool, arg.out_pool_id, &loc, arg.out_handle_types);
+	if (p)
+		p->imported = 1;
+	pthread_mutex_unlock(&pool_lock);
+	if (!p) {
+		struct cufab_destroy d = { .size = sizeof(d), .id = arg.out_pool };
+
+		cufab_ioctl(CUFAB_IOCTL_DESTROY, &d);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*pool_out = p;
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out,
+						     CUdeviceptr ptr)
+{
+	struct cufab_pool_ptr_export arg = { .size = sizeof(arg) };
+	struct pool_block *b;
+	CUresult res = CUDA_SUCCESS;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!shareData_out)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&pool_lock);
+	b = live_find(ptr);
+	if (!b || !b->chunk || !b->pool->handle_types) {
+		res = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		arg.pool = b->pool->kid;
+		arg.addr = b->addr;
+		arg.length = b->size;
+		ret = cufab_ioctl(CUFAB_IOCTL_POOL_PTR_EXPORT, &arg);
+		if (ret) {
+			res = cufab_errno_result(-ret);
+		} else {
+			b->exported = 1;
+			memcpy(shareData_out->reserved, arg.out_data,
+			       sizeof(arg.out_data));
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return res;
+}
+
+_Static_assert(sizeof(CUmemPoolPtrExportData) == CUFAB_POOL_PTR_DATA_LEN,
+	       "CUmemPoolPtrExportData is the kernel's export data");
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
+						     CUmemoryPool pool,
+						     CUmemPoolPtrExportData *shareData)
+{
+	struct cufab_pool_ptr_import arg = { .size = sizeof(arg) };
+	struct CUmemPoolHandle_st *p;
+	struct pool_block *b;
+	CUresult res = CUDA_SUCCESS;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!ptr_out || !shareData)
+		return CUDA_ERROR_INVALID_VALUE;
+	memcpy(arg.data, shareData->reserved, sizeof(arg.data));
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&pool_lock);
+	p = pool_lookup(pool);
+	if (!p || !p->imported) {
+		res = CUDA_ERROR_INVALID_VALUE;
+	} else {
+		arg.pool = p->kid;
+		ret = cufab_ioctl(CUFAB_IOCTL_POOL_PTR_IMPORT, &arg);
+		res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
+	}
+	if (res == CUDA_SUCCESS) {
+		b->addr = arg.out_addr;
+		b->size = arg.out_length;
+		b->pool = p;
+		live_add(b);
+		p->live++;
+		*ptr_out = b->addr;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	free(b);
+	return res;
+}
+
+/* ---- pointer attributes ---- */
+
+int cufab_pool_ptr_info(CUdeviceptr ptr, CUmemoryPool *pool, CUdeviceptr *base,
+			size_t *size)
+{
+	struct CUmemPoolHandle_st *p;
+	struct pool_chunk *c;
+	struct pool_block *b;
+	unsigned int h;
+	int found = 0;
+
+	pthread_mutex_lock(&pool_lock);
+	for (p = pools_all; p && !found; p = p->next)
+		for (c = p->chunks; c && !found; c = c->next) {
+			if (ptr < c->addr || ptr - c->addr >= c->size)
+				continue;
+			for (b = c->first; b; b = b->next)
+				if (!b->free && ptr >= b->addr &&
+				    ptr - b->addr < b->size)
+					break;
+			if (b) {
+				found = 1;
+				*pool = p;
+				*base = b->addr;
+				*size = b->size;
+			}
+		}
+	for (h = 0; h < POOL_HASH_SIZE && !found; h++)
+		for (b = live_hash[h]; b && !found; b = b->hnext)
+			if (!b->chunk && ptr >= b->addr && ptr - b->addr < b->size) {
+				found = 1;
+				*pool = b->pool;
+				*base = b->addr;
+				*size = b->size;
+			}
+	pthread_mutex_unlock(&pool_lock);
+	return found;
+}
+
+/* cuInit in a forked child: the parent's pools are not the child's. */
+void cufab_pool_reset_locked(void)
+{
+	memset(pool_default, 0, sizeof(pool_default));
+	memset(pool_current, 0, sizeof(pool_current));
+	memset(live_hash, 0, sizeof(live_hash));
+	pools_all = NULL;
+	pthread_mutex_init(&pool_lock, NULL);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * What the other API groups need of the stream-ordered allocator
+ * (lib/pool.c).
+ */
+#ifndef CUFAB_LIB_POOL_H
+#define CUFAB_LIB_POOL_H
+
+#include "internal.h"
+
+/* A synchronization completed: trim every pool to its release threshold. */
+void cufab_pool_sync(void);
+/*
+ * The pool allocation (or imported pointer) holding @ptr: 1 with its
+ * pool, start and size, 0 when @ptr is not pool memory of this process.
+ */
+int cufab_pool_ptr_info(CUdeviceptr ptr, CUmemoryPool *pool, CUdeviceptr *base,
+			size_t *size);
+/* A forked child starts without its parent's pools. */
+void cufab_pool_reset_locked(void);
+
+#endif /* CUFAB_LIB_POOL_H */

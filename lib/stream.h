@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * Streams and events of libcufab (lib/stream.c, lib/event.c).
+ *
+ * The kernel runs the work; the library keeps, per stream and event, the
+ * sequence number of the last operation it submitted and reads the
+ * completed one from the slots the kernel maps read-only, so checks on
+ * finished work cost no syscall.
+ */
+#ifndef CUFAB_LIB_STREAM_H
+#define CUFAB_LIB_STREAM_H
+
+#include "internal.h"
+
+/* Streams and events together cannot exceed the kernel's slots. */
+#define CUFAB_LIB_MAX_STREAMS	CUFAB_SEQ_SLOTS
+#define CUFAB_LIB_MAX_EVENTS	CUFAB_SEQ_SLOTS
+
+struct cufab_lstream {
+	__u32 gen;		/* bumped whenever a handle stops being valid */
+	__u32 live;
+	__u32 kid;		/* kernel stream id */
+	__u32 slot;
+	__u32 ctx_kid;
+	__u32 kdev;		/* kernel GPU index */
+	CUcontext ctx;
+	CUdevice dev;
+	unsigned int flags;	/* CU_STREAM_* as created */
+	int priority;
+	unsigned long long uid;
+	__u64 last;		/* last submitted sequence number (atomic) */
+	__u32 next_free;
+};
+
+extern const volatile struct cufab_seq_slot *cufab_slots;
+extern pthread_mutex_t cufab_stream_lock;
+
+/* stream.c */
+CUresult cufab_slots_map(void);
+CUresult cufab_stream_resolve(CUstream h, int per_thread,
+			      struct cufab_lstream **out);
+CUresult cufab_stream_submit(struct cufab_lstream *s,
+			     struct cufab_stream_submit *arg);
+CUresult cufab_async_result(int err);
+CUresult cufab_submit_result(int err);
+void cufab_atomic_max(__u64 *p, __u64 v);
+/* context.c hooks */
+CUresult cufab_streams_ctx_sync(__u32 ctx_kid);
+void cufab_streams_forget_ctx(__u32 ctx_kid);
+void cufab_streams_reset_locked(void);
+
+/* event.c */
+void cufab_events_forget_ctx(__u32 ctx_kid);
+void cufab_events_reset_locked(void);
+
+/* Has slot @slot reached @seq?  Acquire: its error may be read after. */
+static inline int cufab_slot_done(__u32 slot, __u64 seq)
+{
+	return __atomic_load_n(&cufab_slots[slot].seq, __ATOMIC_ACQUIRE) >= seq;
+}
+
+#endif /* CUFAB_LIB_STREAM_H */

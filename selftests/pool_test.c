@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory pools and the stream-ordered allocator through libcufab:
+ * cuMemPoolCreate's rules (and where NVIDIA's 13.0 driver departs from
+ * its page), attributes and accounting, the 32 MiB chunks and maxSize,
+ * the release threshold and cuMemPoolTrimTo, access, the current and
+ * default pools, deferred destroy, pool memory in the memory calls,
+ * sharing pools and pointers between two processes (POSIX fd and FABRIC),
+ * kill -9 of either side, and the fail_pool fault knob.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <cufab/cuda.h>
+
+#include "cufab_uapi.h"
+#include "mem_helpers.h"
+#include "kselftest_harness.h"
+
+#define CHUNK		(32ULL << 20)
+#define FAIL_POOL	DEBUGFS "/fail_pool"
+
+static CUmemPoolProps pool_props(CUmemLocationType type, int id,
+				 unsigned int handle_types)
+{
+	CUmemPoolProps p;
+
+	memset(&p, 0, sizeof(p));
+	p.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = type;
+	p.location.id = id;
+	p.handleTypes = (CUmemAllocationHandleType)handle_types;
+	return p;
+}
+
+static cuuint64_t attr64(CUmemoryPool pool, CUmemPool_attribute a)
+{
+	cuuint64_t v = ~0ULL;
+
+	if (cuMemPoolGetAttribute(pool, a, &v))
+		return ~0ULL;
+	return v;
+}
+
+static void fill(CUdeviceptr p, size_t len, unsigned char seed)
+{
+	memset((void *)(uintptr_t)p, seed, len);
+}
+
+static int check(CUdeviceptr p, size_t len, unsigned char seed)
+{
+	const unsigned char *b = (const void *)(uintptr_t)p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != seed)
+			return -1;
+	return 0;
+}
+
+CTX_FIXTURE();
+
+/* ---- cuMemPoolCreate ---- */
+
+TEST_F(ctx, create_destroy)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmemoryPool pool;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolDestroy(pool));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolDestroy(NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(NULL, &p));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, NULL));
+}
+
+/* Each rule of the page, and the driver's behaviour where it differs. */
+TEST_F(ctx, create_props_rules)
+{
+	CUmemPoolProps p;
+	CUmemoryPool pool;
+
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	p.allocType = CU_MEM_ALLOCATION_TYPE_INVALID;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	/* a bad device is INVALID_VALUE here, unlike cuMemCreate */
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 999, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, -1, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_INVALID, 0, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_HOST_NUMA, 4096, 0);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	/* HOST: the page says invalid; the 13.0 driver accepts it */
+	p = pool_props(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	/* ... but not exportable */
+	p = pool_props(CU_MEM_LOCATION_TYPE_HOST, 0,
+		       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, CU_MEM_HANDLE_TYPE_WIN32);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	p.win32SecurityAttributes = &p;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	p.reserved[53] = 1;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	p.usage = 0x4;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	p.usage = CU_MEM_POOL_CREATE_USAGE_HW_DECOMPRESS;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemPoolCreate(&pool, &p));
+}
+
+/* ---- attributes and accounting ---- */
+
+TEST_F(ctx, attributes_defaults_and_rules)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmemoryPool pool;
+	cuuint64_t v;
+	int i;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	for (i = CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES;
+	     i <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES; i++) {
+		int on = -1, off = 0;
+
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAttribute(pool, i, &on));
+		EXPECT_EQ(1, on);
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool, i, &off));
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAttribute(pool, i, &on));
+		EXPECT_EQ(0, on);
+	}
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+	v = 12345;
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &v));
+	EXPECT_EQ(12345, attr64(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD));
+	for (i = CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT;
+	     i <= CU_MEMPOOL_ATTR_USED_MEM_HIGH; i++)
+		EXPECT_EQ(0, attr64(pool, i));
+	/* currents are read-only, highs resettable to 0 only */
+	v = 0;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &v));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v));
+	v = 1;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_USED_MEM_HIGH, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAttribute(pool, 0, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAttribute(pool, 99, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAttribute(NULL,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &v));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+TEST_F(ctx, used_and_reserved_accounting)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUdeviceptr a, b;
+	CUmemoryPool pool;
+	cuuint64_t zero = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&b, 1 << 20, pool, NULL));
+	EXPECT_EQ(4096 + (1 << 20), attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+	EXPECT_EQ(4096, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+	EXPECT_EQ(4096 + (1 << 20), attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_USED_MEM_HIGH, &zero));
+	EXPECT_EQ(4096, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, &zero));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* maxSize is rounded up to 32 MiB chunks and caps the reservation. */
+TEST_F(ctx, max_size_rounds_to_chunks)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUdeviceptr a, b;
+	CUmemoryPool pool;
+
+	p.maxSize = 1;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 16 << 20, pool, NULL));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&b, 20 << 20, pool, NULL));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&b, 64 << 20, pool, NULL));
+	/* what is left of the chunk still serves */
+	EXPECT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&b, 8 << 20, pool, NULL));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* maxSize 0: the device's memory. */
+TEST_F(ctx, max_size_zero_is_device_memory)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	size_t total = 0;
+	CUdeviceptr a;
+	CUmemoryPool pool;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceTotalMem(&total, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&a, total + 1, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, total / 2, pool, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* Past a synchronization, a pool keeps at most its release threshold. */
+TEST_F(ctx, release_threshold_at_sync)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	cuuint64_t keep = CHUNK;
+	CUdeviceptr a, b;
+	CUmemoryPool pool;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 1 << 20, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&b, 40 << 20, pool, NULL));
+	EXPECT_EQ(CHUNK + (64 << 20),
+		  attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+	/* freeing alone returns nothing */
+	EXPECT_EQ(CHUNK + (64 << 20),
+		  attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	keep = 0;
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+TEST_F(ctx, trim_keeps_live_chunks)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUdeviceptr a;
+	CUmemoryPool pool;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, CHUNK));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolTrimTo(NULL, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* ---- allocation ---- */
+
+TEST_F(ctx, alloc_free_arguments)
+{
+	CUdeviceptr a;
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAllocAsync(NULL, 16, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAllocAsync(&a, 0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemAllocAsync(&a, 16, (CUstream)(uintptr_t)0x1234));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&a, 16, CU_STREAM_LEGACY));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, CU_STREAM_PER_THREAD));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAllocFromPoolAsync(&a, 16, NULL, NULL));
+	/* no current context: nothing says which device's pool */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemAllocAsync(&a, 16, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(self->ctx));
+}
+
+/* Freed memory is reused at once by the same stream, no chunk added. */
+TEST_F(ctx, reuse_on_the_same_stream)
+{
+	CUmemoryPool pool;
+	CUdeviceptr a, b;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&pool, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&a, 1 << 20, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&b, 1 << 20, NULL));
+	EXPECT_EQ(a, b);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, CU_STREAM_LEGACY));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&b, 1 << 20, CU_STREAM_PER_THREAD));
+	/* the legacy stream's free completed when it returned */
+	EXPECT_EQ(a, b);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+}
+
+/* Pool memory works wherever device memory does. */
+TEST_F(ctx, pool_memory_in_memory_calls)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	unsigned char host[8192], back[8192];
+	CUdeviceptr a, base = 0;
+	CUmemoryPool pool, got = NULL;
+	size_t size = 0;
+	int managed = -1, type = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, sizeof(host), pool,
+							NULL));
+	memset(host, 0x5a, sizeof(host));
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyHtoD(a, host, sizeof(host)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD8(a + 100, 0x11, 10));
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyDtoH(back, a, sizeof(back)));
+	memset(host + 100, 0x11, 10);
+	EXPECT_EQ(0, memcmp(host, back, sizeof(host)));
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&got,
+			CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, a + 10));
+	EXPECT_EQ(pool, got);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&managed,
+			CU_POINTER_ATTRIBUTE_IS_MANAGED, a));
+	EXPECT_EQ(0, managed);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&type,
+			CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a));
+	EXPECT_EQ(CU_MEMORYTYPE_DEVICE, type);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&base,
+			CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a + 10));
+	EXPECT_EQ(a, base);
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&size,
+			CU_POINTER_ATTRIBUTE_RANGE_SIZE, a));
+	EXPECT_EQ(sizeof(host), size);
+	/* not cuMemAlloc memory, nor VMM memory */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(a));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(a, 2 << 20));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	/* freed: no longer an allocation */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuPointerGetAttribute(&got,
+			CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, a));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* cudaMallocAsync memory binds to a multicast object by address. */
+TEST_F(ctx, multicast_bind_addr_pool_memory)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmulticastObjectProp mp;
+	CUmemGenericAllocationHandle mc;
+	size_t g = gran(0);
+	CUmemoryPool pool;
+	CUdeviceptr a;
+	int mcs = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&mcs,
+			CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 0));
+	if (!mcs)
+		SKIP(return, "gpu 0 has no multicast");
+	memset(&mp, 0, sizeof(mp));
+	mp.numDevices = 1;
+	mp.size = g;
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastCreate(&mc, &mp));
+	ASSERT_CU(CUDA_SUCCESS, cuMulticastAddDevice(mc, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, g, pool, NULL));
+	EXPECT_EQ(0, a % g);
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastBindAddr(mc, 0, a, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMulticastUnbind(mc, 0, 0, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(mc));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* Destroying a pool with live allocations frees it with the last one. */
+TEST_F(ctx, destroy_deferred_until_last_free)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	long long live = live_objects();
+	unsigned char byte = 0;
+	CUmemoryPool pool;
+	CUdeviceptr a;
+	cuuint64_t v;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAttribute(pool,
+			CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAllocFromPoolAsync(&a, 16, pool, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD8(a, 7, 4096));
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&byte, a + 4095, 1));
+	EXPECT_EQ(7, byte);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	if (live >= 0)
+		EXPECT_EQ(live, live_objects_wait(live));
+}
+
+/* ---- access ---- */
+
+TEST_F(ctx, access_device_pool)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUmemAccessDesc d = { .location = loc,
+			      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CUmemAccess_flags f = 99;
+	CUmemoryPool pool;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAccess(pool, &d, 1));
+	/* the resident device keeps read-write access */
+	d.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	d.location.type = CU_MEM_LOCATION_TYPE_HOST;
+	d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	d.location.id = 999;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	d.location.id = 0;
+	d.flags = 7;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, NULL, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAccess(NULL, pool, &loc));
+	loc.type = CU_MEM_LOCATION_TYPE_HOST;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolGetAccess(&f, pool, &loc));
+	if (num_devices() > 1) {
+		unsigned long long af = 99;
+		CUdeviceptr a;
+
+		loc.type = CU_MEM_LOCATION_TYPE_DEVICE;
+		loc.id = 1;
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, f);
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool,
+								NULL));
+		EXPECT_CU(CUDA_SUCCESS, cuMemGetAccess(&af, &loc, a));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, af);
+		d.location = loc;
+		d.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAccess(pool, &d, 1));
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, f);
+		/* existing allocations follow */
+		EXPECT_CU(CUDA_SUCCESS, cuMemGetAccess(&af, &loc, a));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, af);
+		EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* A host pool is accessible from the host, and from devices once granted. */
+TEST_F(ctx, access_host_pool)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_HOST, 0, 0);
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	CUmemLocation dev = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUmemAccessDesc d = { .location = dev,
+			      .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+	CUmemAccess_flags f = 99;
+	CUmemoryPool pool;
+	CUdeviceptr a;
+	int type = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &host));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &dev));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, f);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&type,
+			CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a));
+	EXPECT_EQ(CU_MEMORYTYPE_HOST, type);
+	/* the device may not write it yet */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD8(a, 1, 16));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAccess(pool, &d, 1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD8(a, 1, 16));
+	EXPECT_EQ(0, check(a, 16, 1));
+	d.location = host;
+	d.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* ---- current and default pools ---- */
+
+TEST_F(ctx, default_and_current_pools)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUmemoryPool def, cur, pool, got;
+	CUdeviceptr a;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetDefaultMemPool(&def, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&cur, 0));
+	EXPECT_EQ(def, cur);
+	EXPECT_CU(CUDA_SUCCESS, cuMemGetDefaultMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_PINNED));
+	EXPECT_EQ(def, got);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolDestroy(def));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceSetMemPool(0, pool));
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&cur, 0));
+	EXPECT_EQ(pool, cur);
+	EXPECT_CU(CUDA_SUCCESS, cuMemGetMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_PINNED));
+	EXPECT_EQ(pool, got);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&a, 64, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuPointerGetAttribute(&got,
+			CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, a));
+	EXPECT_EQ(pool, got);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	/* destroying the current pool makes the default current again */
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&cur, 0));
+	EXPECT_EQ(def, cur);
+	EXPECT_CU(CUDA_SUCCESS, cuMemSetMemPool(&loc,
+			CU_MEM_ALLOCATION_TYPE_PINNED, def));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetDefaultMemPool(&got, 99));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceGetMemPool(&got, 99));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuDeviceSetMemPool(99, def));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceSetMemPool(0, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceGetMemPool(NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetMemPool(&got, NULL,
+			CU_MEM_ALLOCATION_TYPE_PINNED));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_INVALID));
+	/* the host's default pool of the 13.0 location forms */
+	loc.type = CU_MEM_LOCATION_TYPE_HOST;
+	EXPECT_CU(CUDA_SUCCESS, cuMemGetDefaultMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_PINNED));
+	EXPECT_NE(def, got);
+	/* a device pool is not the host's */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemSetMemPool(&loc,
+			CU_MEM_ALLOCATION_TYPE_PINNED, def));
+	if (num_devices() > 1)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceSetMemPool(1, def));
+}
+
+/* ---- sharing, within one process ---- */
+
+TEST_F(ctx, export_rules)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUmemPoolPtrExportData data;
+	CUmemoryPool pool, imp;
+	CUdeviceptr a, out;
+	int fd = -1;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	/* not created with a handle type */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportToShareableHandle(&fd,
+			pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportPointer(&data, a));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+
+	p.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportToShareableHandle(&fd,
+			pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportToShareableHandle(NULL,
+			pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportToShareableHandle(&fd,
+			pool, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportToShareableHandle(&fd, pool,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	/* not a pool's fd */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	close(fd);
+	/* imported pools cannot allocate nor be current */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemAllocFromPoolAsync(&a, 16, imp, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuDeviceSetMemPool(0, imp));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolExportToShareableHandle(&fd,
+			imp, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	fill(a, 4096, 0x42);
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+	/* into the exporting pool itself: not an import */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolImportPointer(&out, pool, &data));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportPointer(&out, imp, &data));
+	EXPECT_NE(a, out);
+	EXPECT_EQ(0, check(out, 4096, 0x42));
+	/* a forged record */
+	data.reserved[20] ^= 1;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolImportPointer(&a, imp, &data));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(out, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(imp));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* A refused FABRIC export leaves the pool destroyable (SUCCESS). */
+TEST_F(ctx, fabric_refused_export_then_destroy)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_FABRIC);
+	CUmemFabricHandle fh;
+	CUmemoryPool pool;
+
+	if (!access("/dev/cufab-imex-channels", F_OK))
+		SKIP(return, "an IMEX channel node exists: the export would work");
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_CU(CUDA_ERROR_NOT_PERMITTED, cuMemPoolExportToShareableHandle(&fh,
+			pool, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/* ---- two processes ---- */
+
+struct pool_msg {
+	CUmemFabricHandle fabric;
+	CUmemPoolPtrExportData data;
+};
+
+FIXTURE(two) {
+	int sock[2];
+	long long live_before;
+};
+
+FIXTURE_VARIANT(two) {
+	CUmemAllocationHandleType type;
+};
+
+FIXTURE_VARIANT_ADD(two, posix_fd) {
+	.type = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+};
+
+FIXTURE_VARIANT_ADD(two, fabric) {
+	.type = CU_MEM_HANDLE_TYPE_FABRIC,
+};
+
+FIXTURE_SETUP(two)
+{
+	char path[64];
+
+	self->sock[0] = self->sock[1] = -1;
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "%s absent", CUFAB_DEV);
+	self->live_before = live_objects();
+	if (variant->type == CU_MEM_HANDLE_TYPE_FABRIC) {
+		if (!imex_major())
+			SKIP(return, "no %s region", IMEX_REGION);
+		ASSERT_EQ(0, imex_node(0, path, sizeof(path)));
+	}
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, self->sock));
+}
+
+FIXTURE_TEARDOWN(two)
+{
+	if (self->sock[0] >= 0)
+		close(self->sock[0]);
+	if (self->sock[1] >= 0)
+		close(self->sock[1]);
+	imex_cleanup();
+	if (self->live_before >= 0)
+		EXPECT_EQ(self->live_before,
+			  live_objects_wait(self->live_before));
+}
+
+static int sig(int sock)
+{
+	char b = 'x';
+
+	return write(sock, &b, 1) == 1 ? 0 : -1;
+}
+
+static int wait_sig(int sock)
+{
+	char b;
+
+	return read(sock, &b, 1) == 1 ? 0 : -1;
+}
+
+/* A process with a primary context on device 0, or a nonzero step. */
+static int child_init(void)
+{
+	CUcontext ctx;
+
+	if (cuInit(0) || cuDevicePrimaryCtxRetain(&ctx, 0) ||
+	    cuCtxSetCurrent(ctx))
+		return 1;
+	return 0;
+}
+
+/*
+ * The exporter: a pool of @type, 1 MiB of it filled with 0x11, the pool
+ * and the pointer sent over @sock. *@a is the allocation.
+ */
+static int exporter_start(CUmemAllocationHandleType type, int sock,
+			  CUmemoryPool *pool, CUdeviceptr *a)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, type);
+	struct pool_msg msg;
+	int fd = -1;
+
+	memset(&msg, 0, sizeof(msg));
+	if (child_init())
+		return 2;
+	if (cuMemPoolCreate(pool, &p) ||
+	    cuMemAllocFromPoolAsync(a, 1 << 20, *pool, NULL))
+		return 3;
+	fill(*a, 1 << 20, 0x11);
+	if (type == CU_MEM_HANDLE_TYPE_FABRIC ?
+	    cuMemPoolExportToShareableHandle(&msg.fabric, *pool, type, 0) :
+	    cuMemPoolExportToShareableHandle(&fd, *pool, type, 0))
+		return 4;
+	if (cuMemPoolExportPointer(&msg.data, *a))
+		return 5;
+	if (sock_send(sock, &msg, sizeof(msg), fd))
+		return 6;
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* The importer's half: the pool and the pointer from @sock. */
+static int importer_start(CUmemAllocationHandleType type, int sock,
+			  CUmemoryPool *pool, CUdeviceptr *a)
+{
+	struct pool_msg msg;
+	CUdeviceptr other;
+	int fd = -1;
+	void *h;
+
+	if (child_init())
+		return 20;
+	if (sock_recv(sock, &msg, sizeof(msg), &fd))
+		return 21;
+	h = type == CU_MEM_HANDLE_TYPE_FABRIC ? (void *)&msg.fabric :
+	    (void *)(uintptr_t)fd;
+	if (cuMemPoolImportFromShareableHandle(pool, h, type, 0))
+		return 22;
+	if (fd >= 0)
+		close(fd);
+	if (cuMemPoolImportPointer(a, *pool, &msg.data))
+		return 23;
+	if (check(*a, 1 << 20, 0x11))
+		return 24;
+	/* imported pools cannot allocate */
+	if (cuMemAllocFromPoolAsync(&other, 16, *pool, NULL) !=
+	    CUDA_ERROR_INVALID_VALUE)
+		return 25;
+	return 0;
+}
+
+/*
+ * Both see each other's writes; the importer's memory stays valid after
+ * the exporter freed its pointer, and the exporter does not hand the
+ * range out again while the importer maps it.
+ */
+TEST_F(two, share_pool_and_pointer)
+{
+	CUmemAllocationHandleType type = variant->type;
+	int s0 = self->sock[0], s1 = self->sock[1];
+	CUmemLocation other = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 1 };
+	pid_t exp, imp;
+
+	exp = fork();
+	ASSERT_LE(0, exp);
+	if (!exp) {
+		CUmemoryPool pool;
+		CUdeviceptr a, b;
+
+		int ret;
+
+		close(s1);
+		ret = exporter_start(type, s0, &pool, &a);
+		if (ret)
+			_exit(ret);
+		if (wait_sig(s0) || check(a, 4096, 0x22))
+			_exit(7);
+		if (cuMemFreeAsync(a, NULL))
+			_exit(8);
+		/* the importer still maps the range: it is not reused */
+		if (cuMemAllocFromPoolAsync(&b, 1 << 20, pool, NULL) || b == a)
+			_exit(9);
+		fill(b, 1 << 20, 0x33);
+		if (sig(s0) || wait_sig(s0))
+			_exit(10);
+		cuMemFreeAsync(b, NULL);
+		_exit(cuMemPoolDestroy(pool) ? 11 : 0);
+	}
+	imp = fork();
+	ASSERT_LE(0, imp);
+	if (!imp) {
+		CUmemAccess_flags f = 9;
+		CUmemoryPool pool;
+		CUdeviceptr a;
+		int ret;
+
+		close(s0);
+		ret = importer_start(type, s1, &pool, &a);
+		if (ret)
+			_exit(ret);
+		if (num_devices() > 1 &&
+		    (cuMemPoolGetAccess(&f, pool, &other) ||
+		     f != CU_MEM_ACCESS_FLAGS_PROT_NONE))
+			_exit(26);
+		fill(a, 4096, 0x22);
+		if (sig(s1) || wait_sig(s1))
+			_exit(27);
+		/* the exporter freed and reallocated: ours is intact */
+		if (check(a + 4096, (1 << 20) - 4096, 0x11))
+			_exit(28);
+		if (cuMemFreeAsync(a, NULL) || cuMemPoolDestroy(pool))
+			_exit(29);
+		_exit(sig(s1) ? 30 : 0);
+	}
+	EXPECT_EQ(0, wait_child(imp));
+	EXPECT_EQ(0, wait_child(exp));
+}
+
+/* kill -9 of the exporter: the importer's memory lives on. */
+TEST_F(two, exporter_killed)
+{
+	CUmemAllocationHandleType type = variant->type;
+	int s0 = self->sock[0], s1 = self->sock[1];
+	pid_t exp, imp;
+
+	exp = fork();
+	ASSERT_LE(0, exp);
+	if (!exp) {
+		CUmemoryPool pool;
+		CUdeviceptr a;
+
+		close(s1);
+		if (exporter_start(type, s0, &pool, &a))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	imp = fork();
+	ASSERT_LE(0, imp);
+	if (!imp) {
+		CUmemoryPool pool;
+		CUdeviceptr a;
+		int ret;
+
+		close(s0);
+		ret = importer_start(type, s1, &pool, &a);
+		if (ret)
+			_exit(ret);
+		if (sig(s1) || wait_sig(s1))
+			_exit(31);
+		if (check(a, 1 << 20, 0x11))
+			_exit(32);
+		fill(a, 1 << 20, 0x44);
+		if (check(a, 1 << 20, 0x44))
+			_exit(33);
+		if (cuMemFreeAsync(a, NULL) || cuMemPoolDestroy(pool))
+			_exit(34);
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_sig(s0));
+	kill(exp, SIGKILL);
+	EXPECT_EQ(0x100 | SIGKILL, wait_child(exp));
+	ASSERT_EQ(0, sig(s0));
+	EXPECT_EQ(0, wait_child(imp));
+}
+
+/* kill -9 of the importer: the exporter frees and reuses as usual. */
+TEST_F(two, importer_killed)
+{
+	CUmemAllocationHandleType type = variant->type;
+	int s0 = self->sock[0], s1 = self->sock[1];
+	int ready[2];
+	pid_t exp, imp;
+
+	/* the importer tells the test, not the exporter, that it mapped */
+	ASSERT_EQ(0, pipe(ready));
+
+	exp = fork();
+	ASSERT_LE(0, exp);
+	if (!exp) {
+		CUmemoryPool pool;
+		CUdeviceptr a, b;
+
+		close(s1);
+		if (exporter_start(type, s0, &pool, &a))
+			_exit(1);
+		if (wait_sig(s0))
+			_exit(2);
+		if (cuMemFreeAsync(a, NULL))
+			_exit(3);
+		/* nothing holds the range any more: reused */
+		if (cuMemAllocFromPoolAsync(&b, 1 << 20, pool, NULL) || b != a)
+			_exit(4);
+		cuMemFreeAsync(b, NULL);
+		_exit(cuMemPoolDestroy(pool) ? 5 : 0);
+	}
+	imp = fork();
+	ASSERT_LE(0, imp);
+	if (!imp) {
+		CUmemoryPool pool;
+		CUdeviceptr a;
+		int ret;
+
+		close(s0);
+		ret = importer_start(type, s1, &pool, &a);
+		if (ret)
+			_exit(ret);
+		if (sig(ready[1]))
+			_exit(40);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(0, wait_sig(ready[0]));
+	close(ready[0]);
+	close(ready[1]);
+	kill(imp, SIGKILL);
+	/* reaped: the importer's client and mappings are gone */
+	EXPECT_EQ(0x100 | SIGKILL, wait_child(imp));
+	ASSERT_EQ(0, sig(s1));
+	EXPECT_EQ(0, wait_child(exp));
+}
+
+/* ---- fault injection ---- */
+
+static int knob(const char *name, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), FAIL_POOL "/%s", name);
+	return write_file(path, value);
+}
+
+/* Each pool path fails once with OUT_OF_MEMORY and leaves nothing behind. */
+TEST_F(ctx, fail_pool_every_path)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemPoolPtrExportData data;
+	CUmemoryPool pool, imp;
+	CUdeviceptr a, out;
+	long long live;
+	int fd;
+
+	if (access(FAIL_POOL, F_OK))
+		SKIP(return, "no %s (kernel without fault injection)", FAIL_POOL);
+	ASSERT_EQ(0, knob("verbose", "0"));
+	ASSERT_EQ(0, knob("probability", "100"));
+
+	live = live_objects();
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolCreate(&pool, &p));
+	EXPECT_EQ(live, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+
+	live = live_objects();
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	EXPECT_EQ(live, live_objects());
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolExportToShareableHandle(&fd,
+			pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportToShareableHandle(&fd, pool,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+
+	live = live_objects();
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT_EQ(live, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	close(fd);
+
+	live = live_objects();
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolExportPointer(&data, a));
+	EXPECT_EQ(live, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+
+	live = live_objects();
+	ASSERT_EQ(0, knob("times", "1"));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolImportPointer(&out, imp, &data));
+	EXPECT_EQ(live, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportPointer(&out, imp, &data));
+
+	knob("probability", "0");
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(out, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(imp));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streams through libcufab: cuStreamCreate/WithPriority/Destroy, the
+ * getters, Query and Synchronize, the special handles (NULL,
+ * CU_STREAM_LEGACY, CU_STREAM_PER_THREAD, the _ptsz entry points), the
+ * stream-ordered copies and sets, host functions and callbacks, the
+ * legacy-stream rules, asynchronous errors, cuCtxSynchronize and
+ * cuCtxDestroy with work queued, and a process killed with work queued.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cufab/cuda.h>
+
+#include "cufab_test.h"
+#include "kselftest_harness.h"
+
+/* Never issued by the library: slot far beyond its table. */
+#define GARBAGE_STREAM	((CUstream)0xdeadbeef0000ULL)
+
+CUresult cuStreamQuery_ptsz(CUstream hStream);
+CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *id);
+
+static CUcontext ctx_on(CUdevice dev)
+{
+	CUcontext c = NULL;
+
+	if (cuCtxCreate(&c, NULL, 0, dev) != CUDA_SUCCESS)
+		return NULL;
+	return c;
+}
+
+#define CTX_OR_SKIP(ctx) do {						\
+	INIT_OR_SKIP();							\
+	(ctx) = ctx_on(0);						\
+	ASSERT_NE(NULL, (ctx));						\
+} while (0)
+
+/* A gate a host function waits on: it blocks its stream until opened. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int open;
+	int entered;
+	pid_t tid;
+};
+
+#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 }
+
+static void CUDA_CB gate_fn(void *p)
+{
+	struct gate *g = p;
+
+	pthread_mutex_lock(&g->lock);
+	g->entered = 1;
+	g->tid = syscall(SYS_gettid);
+	pthread_cond_broadcast(&g->cond);
+	while (!g->open)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_open(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = 1;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+static void gate_wait_entered(struct gate *g)
+{
+	pthread_mutex_lock(&g->lock);
+	while (!g->entered)
+		pthread_cond_wait(&g->cond, &g->lock);
+	pthread_mutex_unlock(&g->lock);
+}
+
+TEST(not_initialized)
+{
+	CUstream s;
+	int lo, hi;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuStreamCreate(&s, 0));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuStreamQuery(NULL));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuStreamSynchronize(NULL));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuStreamDestroy(GARBAGE_STREAM));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuCtxGetStreamPriorityRange(&lo, &hi));
+}
+
+TEST(create_flags_and_context)
+{
+	CUstream s;
+	CUcontext ctx;
+
+	INIT_OR_SKIP();
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuStreamCreate(&s, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuStreamQuery(NULL));
+	ctx = ctx_on(0);
+	ASSERT_NE(NULL, ctx);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamCreate(NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamCreate(&s, 2));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamCreate(&s, 0x80000000u));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_DEFAULT));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamQuery(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamQuery(GARBAGE_STREAM));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamDestroy(CU_STREAM_LEGACY));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuStreamDestroy(CU_STREAM_PER_THREAD));
+	cuCtxDestroy(ctx);
+}
+
+TEST(priority)
+{
+	CUcontext ctx;
+	CUstream s;
+	int lo = 1, hi = 1, p = 1;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxGetStreamPriorityRange(&lo, &hi));
+	EXPECT_EQ(0, lo);
+	EXPECT_EQ(-5, hi);
+	EXPECT_CU(CUDA_SUCCESS, cuCtxGetStreamPriorityRange(NULL, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreateWithPriority(&s, 0, -3));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetPriority(s, &p));
+	EXPECT_EQ(-3, p);
+	cuStreamDestroy(s);
+	/* out of range: clamped */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreateWithPriority(&s, 0, -100));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetPriority(s, &p));
+	EXPECT_EQ(-5, p);
+	cuStreamDestroy(s);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreateWithPriority(&s, 0, 7));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetPriority(s, &p));
+	EXPECT_EQ(0, p);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetPriority(s, NULL));
+	cuStreamDestroy(s);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamCreateWithPriority(&s, 4, 0));
+	cuCtxDestroy(ctx);
+}
+
+TEST(getters)
+{
+	unsigned long long id1 = 0, id2 = 0, idn = 0, idl = 0, idp = 0;
+	CUcontext ctx, got = NULL;
+	CUgreenCtx green = (CUgreenCtx)1;
+	unsigned int flags = 9;
+	CUdevice dev = -1;
+	CUstream s1, s2;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetFlags(s1, &flags));
+	EXPECT_EQ(CU_STREAM_NON_BLOCKING, flags);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetFlags(s2, &flags));
+	EXPECT_EQ(0, flags);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetCtx(s1, &got));
+	EXPECT_EQ(ctx, got);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetCtx_v2(s1, &got, &green));
+	EXPECT_EQ(ctx, got);
+	EXPECT_EQ(NULL, green);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetCtx_v2(s1, &got, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetDevice(s1, &dev));
+	EXPECT_EQ(0, dev);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(s1, &id1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(s2, &id2));
+	EXPECT_NE(id1, id2);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(NULL, &idn));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(CU_STREAM_LEGACY, &idl));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(CU_STREAM_PER_THREAD, &idp));
+	EXPECT_EQ(idn, idl);
+	EXPECT_NE(idn, idp);
+	EXPECT_NE(idn, id1);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId_ptsz(NULL, &idn));
+	EXPECT_EQ(idp, idn);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetCtx(NULL, &got));
+	EXPECT_EQ(ctx, got);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetFlags(s1, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetId(s1, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetCtx(s1, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuStreamGetDevice(s1, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuStreamGetFlags(GARBAGE_STREAM, &flags));
+	cuStreamDestroy(s1);
+	cuStreamDestroy(s2);
+	cuCtxDestroy(ctx);
+}
+
+/* Copies and sets of one stream run in order. */
+TEST(ordering)
+{
+	enum { N = 8, LEN = 256 * 1024 };
+	CUdeviceptr buf[N];
+	unsigned int *host;
+	CUcontext ctx;
+	CUstream s;
+	int i, bad = 0;
+
+	CTX_OR_SKIP(ctx);
+	host = malloc(LEN);
+	ASSERT_NE(NULL, host);
+	for (i = 0; i < N; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&buf[i], LEN));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < N; i++)
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemsetD32Async(buf[i], i + 1, LEN / 4, s));
+	/* a chain: each copy sees the previous one's result */
+	for (i = 1; i < N; i++)
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemcpyDtoDAsync(buf[i], buf[i - 1], LEN, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(buf[N - 1], 0x7f, 16, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoHAsync(host, buf[N - 1], LEN, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(s));
+	EXPECT_EQ(0x7f7f7f7fu, host[0]);
+	for (i = 4; i < LEN / 4; i++)
+		bad += host[i] != 1;
+	EXPECT_EQ(0, bad);
+	/* HtoD then D16 on part of it */
+	memset(host, 0x11, LEN);
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyHtoDAsync(buf[0], host, LEN, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD16Async(buf[0], 0xabcd, 2, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync((CUdeviceptr)host, buf[0], 8, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_EQ(0xabcdabcdu, host[0]);
+	EXPECT_EQ(0x11111111u, host[1]);
+	cuStreamDestroy(s);
+	free(host);
+	cuCtxDestroy(ctx);
+}
+
+/* Arguments the kernel refuses at submission come back at once. */
+TEST(submit_errors)
+{
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD16Async(d + 1, 1, 4, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD32Async(d + 2, 1, 4, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemcpyAsync(d, (CUdeviceptr)-4096, 8192, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemcpyAsync(d, d, 8, GARBAGE_STREAM));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLaunchHostFunc(s, NULL, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAddCallback(s, NULL, NULL, 0));
+	/* zero bytes: nothing to do, still in order */
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync(d, d, 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+}
+
+/*
+ * Access is checked when the operation runs; the failure shows in the
+ * next Query and Synchronize of the stream (and stays), later copies of
+ * the stream do not run.
+ */
+TEST(async_error)
+{
+	CUdeviceptr va, d;
+	unsigned int v = 0;
+	CUcontext ctx;
+	CUstream s;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 << 20, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(d, 5, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	/* reserved but unmapped: the engine's access check fails */
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync(d, va, 4096, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(d, 7, 1, s));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamQuery(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, d, 4));
+	EXPECT_EQ(5, v);
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
+	cuStreamDestroy(s);
+	cuMemAddressFree(va, 2 << 20);
+	cuCtxDestroy(ctx);
+}
+
+/* A host function blocks its stream; it runs on another thread. */
+TEST(host_function_blocks)
+{
+	struct gate g = GATE_INIT;
+	unsigned int v = 0;
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(d, 42, 1, s));
+	gate_wait_entered(&g);
+	EXPECT_NE(syscall(SYS_gettid), g.tid);
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s));
+	usleep(20000);
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, d, 4));
+	EXPECT_NE(42, v);
+	gate_open(&g);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, d, 4));
+	EXPECT_EQ(42, v);
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+}
+
+struct order {
+	int n;
+	int seen[16];
+	CUstream stream[16];
+	CUresult status[16];
+};
+
+static void CUDA_CB order_cb(CUstream s, CUresult status, void *p)
+{
+	struct order *o = p;
+
+	o->stream[o->n] = s;
+	o->status[o->n] = status;
+	o->seen[o->n] = o->n;
+	o->n++;
+}
+
+/* Callbacks run in stream order with the stream and its status. */
+TEST(callbacks_in_order)
+{
+	struct order o = { 0 };
+	CUcontext ctx;
+	CUstream s;
+	int i;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAddCallback(s, order_cb, &o, 1));
+	for (i = 0; i < 16; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuStreamAddCallback(s, order_cb, &o, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_EQ(16, o.n);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(i, o.seen[i]);
+		EXPECT_EQ(s, o.stream[i]);
+		EXPECT_CU(CUDA_SUCCESS, o.status[i]);
+	}
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+}
+
+/*
+ * The legacy stream waits for blocking streams, not for non-blocking
+ * ones; a blocking stream waits for the legacy stream.
+ */
+TEST(legacy_stream_rules)
+{
+	struct gate g = GATE_INIT, g2 = GATE_INIT;
+	CUstream blocking, nonblocking;
+	CUdeviceptr d;
+	CUcontext ctx;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&blocking, 0));
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuStreamCreate(&nonblocking, CU_STREAM_NON_BLOCKING));
+
+	/* blocking stream held: the NULL stream's work waits for it */
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(blocking, gate_fn, &g));
+	gate_wait_entered(&g);
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(d, 1, 16, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(d, 2, 16, nonblocking));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(nonblocking));
+	usleep(20000);
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(NULL));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(CU_STREAM_LEGACY));
+	/* and a blocking stream's new work waits for the NULL stream */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&nonblocking, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(d, 3, 16, nonblocking));
+	usleep(20000);
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(nonblocking));
+	gate_open(&g);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(nonblocking));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(NULL));
+
+	/* the per-thread stream is blocking: it waits for the legacy one */
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(NULL, gate_fn, &g2));
+	gate_wait_entered(&g2);
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuMemsetD8Async(d, 4, 16, CU_STREAM_PER_THREAD));
+	usleep(20000);
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(CU_STREAM_PER_THREAD));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery_ptsz(NULL));
+	gate_open(&g2);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(CU_STREAM_PER_THREAD));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	cuCtxDestroy(ctx);
+}
+
+/* cuStreamDestroy returns at once; the queued work still runs. */
+TEST(destroy_with_work_queued)
+{
+	struct gate g = GATE_INIT;
+	unsigned int v = 0;
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(d, 0, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(d, 9, 1, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	gate_open(&g);
+	for (int i = 0; i < 500 && v != 9; i++) {
+		usleep(10000);
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, d, 4));
+	}
+	EXPECT_EQ(9, v);
+	cuCtxDestroy(ctx);
+}
+
+/* cuCtxSynchronize waits for every stream of the context. */
+TEST(ctx_synchronize)
+{
+	enum { LEN = 1 << 20 };
+	unsigned int *host = malloc(LEN);
+	CUdeviceptr d;
+	CUstream s[4];
+	CUcontext ctx;
+	int i;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_NE(NULL, host);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, LEN));
+	for (i = 0; i < 4; i++) {
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING));
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemsetD32Async(d + i * (LEN / 4), i, LEN / 16,
+					   s[i]));
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	for (i = 0; i < 4; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(s[i]));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(host, d, LEN));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(i, host[i * (LEN / 16) + 5]);
+	free(host);
+	cuCtxDestroy(ctx);
+}
+
+/* cuCtxDestroy finishes queued work first; its streams are gone. */
+TEST(ctx_destroy_with_work_queued)
+{
+	long long before = live_objects();
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+	int i;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 1 << 20));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, 0));
+	for (i = 0; i < 64; i++)
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemsetD32Async(d, i, (1 << 20) / 4, s));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamQuery(s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuStreamDestroy(s));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects());
+}
+
+/* cuMemcpyPeer(Async) between GPUs, with and without peer access. */
+TEST(peer_copy)
+{
+	CUdeviceptr a, b;
+	CUcontext c0, c1;
+	unsigned int v = 0;
+	CUstream s;
+	int n = 0, pass;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	if (n < 2)
+		SKIP(return, "needs 2 GPUs");
+	c1 = ctx_on(1);
+	ASSERT_NE(NULL, c1);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&b, 4096));
+	c0 = ctx_on(0);
+	ASSERT_NE(NULL, c0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&a, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, 0));
+	for (pass = 0; pass < 2; pass++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(a, 100 + pass, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyPeer(b, c1, a, c0, 4));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(a, 0, 1));
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemcpyPeerAsync(a, c0, b, c1, 4, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, a, 4));
+		EXPECT_EQ(100 + pass, v);
+		if (!pass && cuCtxEnablePeerAccess(c1, 0) != CUDA_SUCCESS)
+			break;
+	}
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemcpyPeerAsync(a, NULL, b, c1, 4, s));
+	cuCtxDestroy(c0);
+	cuCtxDestroy(c1);
+}
+
+/* Per-thread default streams: one per thread. */
+static void *thread_stream_id(void *p)
+{
+	CUcontext ctx = p;
+	unsigned long long *id = malloc(sizeof(*id));
+
+	*id = 0;
+	cuCtxSetCurrent(ctx);
+	cuStreamGetId(CU_STREAM_PER_THREAD, id);
+	return id;
+}
+
+TEST(per_thread_streams)
+{
+	unsigned long long mine = 0, *theirs;
+	CUcontext ctx;
+	pthread_t t;
+	void *r;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(CU_STREAM_PER_THREAD, &mine));
+	ASSERT_EQ(0, pthread_create(&t, NULL, thread_stream_id, ctx));
+	ASSERT_EQ(0, pthread_join(t, &r));
+	theirs = r;
+	EXPECT_NE(0, *theirs);
+	EXPECT_NE(mine, *theirs);
+	free(theirs);
+	cuCtxDestroy(ctx);
+}
+
+/* cuGetProcAddress hands out the per-thread variants when asked. */
+TEST(proc_address_per_thread)
+{
+	CUdriverProcAddressQueryResult st;
+	void *fn = NULL;
+
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuGetProcAddress("cuStreamQuery", &fn, 13000,
+				   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+				   &st));
+	EXPECT_EQ((void *)cuStreamQuery_ptsz, fn);
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuGetProcAddress("cuStreamQuery", &fn, 13000,
+				   CU_GET_PROC_ADDRESS_DEFAULT, &st));
+	EXPECT_EQ((void *)cuStreamQuery, fn);
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuGetProcAddress("cuMemcpyHtoD", &fn, 13000,
+				   CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,
+				   &st));
+	EXPECT_NE(NULL, fn);
+	EXPECT_NE((void *)cuMemcpyHtoD, fn);
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuGetProcAddress("cuEventElapsedTime", &fn, 13000,
+				   CU_GET_PROC_ADDRESS_DEFAULT, &st));
+	EXPECT_EQ((void *)cuEventElapsedTime, fn);
+}
+
+/*
+ * kill -9 with work queued: a host function holds the stream, copies
+ * wait behind it. The client goes, nothing leaks, the kernel is fine.
+ */
+TEST(kill_with_work_queued)
+{
+	long long before = live_objects();
+	int ready[2], i;
+	char c;
+	pid_t pid;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "no module");
+	ASSERT_EQ(0, pipe(ready));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		static struct gate g = GATE_INIT;
+		CUdeviceptr d;
+		CUcontext ctx;
+		CUstream s[3];
+		void *host = malloc(1 << 20);
+
+		if (cuInit(0) || !(ctx = ctx_on(0)) ||
+		    cuMemAlloc(&d, 1 << 20))
+			_exit(1);
+		for (i = 0; i < 3; i++)
+			cuStreamCreate(&s[i], 0);
+		cuLaunchHostFunc(s[0], gate_fn, &g);
+		for (i = 0; i < 32; i++) {
+			cuMemcpyHtoDAsync(d, host, 1 << 20, s[i % 3]);
+			cuMemsetD8Async(d, i, 1 << 20, NULL);
+		}
+		if (write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	if (before >= 0) {
+		for (i = 0; i < 200 && live_objects() != before; i++)
+			usleep(10000);
+		EXPECT_EQ(before, live_objects());
+	}
+}
+
+TEST_HARNESS_MAIN
