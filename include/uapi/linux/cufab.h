@@ -1295,6 +1295,11 @@ struct cufab_mem_prefetch {
  * @out_accessed_by: GPUs (bit = index) accessed-by on every page
  * @out_resident: pages of the range that have memory
  * @out_resident_on_node: of those, pages on NUMA node @node
+ * @out_attach: CUFAB_ATTACH_* the allocation is associated with now: its
+ *	default, or what the last ATTACH operation a stream reached set
+ * @__reserved2: must be 0
+ * @out_attach_stream: with CUFAB_ATTACH_SINGLE, the stream's uid
+ *	(cufab_stream_create.out_uid), else 0
  *
  * The range rule of MEM_ADVISE applies.
  */
@@ -1314,6 +1319,9 @@ struct cufab_mem_range_attrs {
 	__aligned_u64 out_accessed_by;
 	__aligned_u64 out_resident;
 	__aligned_u64 out_resident_on_node;
+	__u32 out_attach;
+	__u32 __reserved2;
+	__aligned_u64 out_attach_stream;
 };
 
 #define CUFAB_IOCTL_MEM_RANGE_ATTRS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RANGE_ATTRS)
@@ -1420,8 +1428,23 @@ enum cufab_op_kind {
 	CUFAB_OP_HOST,		/* run @host_fn(@host_data) on the host thread */
 	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
 	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
+	CUFAB_OP_ATTACH,	/* cuStreamAttachMemAsync of [@dst, +@length), @value (1.5) */
 	CUFAB_OP_MAX,
 };
+
+/*
+ * CUFAB_OP_ATTACH: @value is exactly one CUFAB_ATTACH_* (-EINVAL else).
+ * @dst is the base of a managed allocation of the client and @length 0 or
+ * its whole (page-rounded) size; an interior address, a partial length,
+ * cuMemAlloc/cuMemAllocHost/VMM memory and 0 are -EINVAL. Any other
+ * address is pageable host memory: -EOPNOTSUPP unless the stream's GPU
+ * has CUFAB_DEV_F_PAGEABLE_ACCESS, and then @length must be non-zero and
+ * the range mapped in the process (-EINVAL). The association changes when
+ * the stream reaches the operation; when a stream the memory is attached
+ * SINGLE to is destroyed and its work has drained, the allocation goes
+ * back to its default association. The other fields must be 0 (@src_dev
+ * and @dst_dev CUFAB_DEV_STREAM).
+ */
 
 /**
  * struct cufab_stream_submit - CUFAB_IOCTL_STREAM_SUBMIT
