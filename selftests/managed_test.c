@@ -553,6 +553,7 @@ TEST_F(ctx, attach_rules)
 	CUdeviceptr d, dev;
 	CUstream s;
 	unsigned int i;
+	int pageable;
 	void *host;
 	char *heap;
 
@@ -596,11 +597,28 @@ TEST_F(ctx, attach_rules)
 					 CU_MEM_ATTACH_GLOBAL));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuStreamAttachMemAsync(s, 0, 0, CU_MEM_ATTACH_GLOBAL));
-	/* pageable memory needs PAGEABLE_MEMORY_ACCESS (an H100 has 0) */
-	if (!features_param_set())
+	/*
+	 * Pageable memory needs PAGEABLE_MEMORY_ACCESS (an H100 has 0; the
+	 * "cliques" boot of tools/check turns it on), then a non-zero length
+	 * of mapped memory.
+	 */
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
+			CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
+	if (!pageable) {
 		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
 			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,
 						 CU_MEM_ATTACH_GLOBAL));
+	} else {
+		EXPECT_CU(CUDA_SUCCESS,
+			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,
+						 CU_MEM_ATTACH_SINGLE));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuStreamAttachMemAsync(s, (uintptr_t)heap, 0,
+						 CU_MEM_ATTACH_GLOBAL));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuStreamAttachMemAsync(s, PG, PG,
+						 CU_MEM_ATTACH_GLOBAL));
+	}
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
 		  cuStreamAttachMemAsync((CUstream)0x4321, d, 0,
 					 CU_MEM_ATTACH_GLOBAL));
