@@ -132,7 +132,7 @@ TEST(unknown_symbols)
 {
 	static const char *const names[] = {
 		"cuNoSuchCall", "", "cuInit_v2", "cuCtxCreate_v4", "cuinit",
-		"cuMemAllocManaged",	/* a real CUDA call cufab does not have yet */
+		"cuLaunchKernel",	/* a real CUDA call cufab has no use for */
 	};
 	CUdriverProcAddressQueryResult st;
 	void *pfn;
