@@ -374,6 +374,15 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
+/* The kernel id of the current context; the errors of the above. */
+CUresult cufab_ctx_current_kid(__u32 *kid)
+{
+	CUcontext h;
+	CUdevice dev;
+
+	return cufab_ctx_current_get(&h, kid, &dev);
+}
+
 /*
  * A context given as an argument, or the current one when it is NULL. Only
  * cuCtxGetId documents CUDA_ERROR_CONTEXT_IS_DESTROYED for a handle passed

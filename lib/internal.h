@@ -98,6 +98,7 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid);
 __u32 cufab_ctx_kid(CUcontext h);
 CUcontext cufab_ctx_by_kid(__u32 kid);
 CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev);
+CUresult cufab_ctx_current_kid(__u32 *kid);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);
