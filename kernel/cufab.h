@@ -49,6 +49,7 @@ struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
 struct cufab_op;
+struct cufab_stream;
 struct cufab_stream_space;
 struct cufab_team;
 struct cufab_ucmd;
@@ -559,7 +560,7 @@ enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
 	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
-	CUFAB_HAS_MANAGED_MEMORY = 0,
+	CUFAB_HAS_MANAGED_MEMORY = 1,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
 	CUFAB_HAS_HOST_REGISTER = 0,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
@@ -783,6 +784,9 @@ static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
+/* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
+extern const struct cufab_op_type cufab_op_attach;
+void cufab_managed_stream_gone(struct cufab_stream *stream);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -1509,6 +1513,7 @@ extern const struct cufab_object_ops cufab_pool_handle_ops;
 
 u64 cufab_pools_live(void);
 void cufab_pools_show(struct seq_file *m);
+int cufab_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 void cufab_pools_exit(void);
 
 int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
@@ -1547,7 +1552,7 @@ void cufab_debugfs_exit(void);
  */
 struct cufab_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;		/* base's, see above */
 };
 
 /**
@@ -1566,7 +1571,7 @@ struct cufab_fence {
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
-	struct mutex lock;
+	struct mutex lock;		/* streams, slot_ida */
 	struct list_head streams;
 	struct cufab_seq_slot *slots;
 	struct ida slot_ida;
@@ -1604,7 +1609,7 @@ struct cufab_stream_space {
  */
 struct cufab_stream {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* queue and state, see above */
 	struct list_head ops;
 	struct list_head node;
 	struct delayed_work work;
@@ -1640,7 +1645,7 @@ struct cufab_stream {
  */
 struct cufab_event {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* last, records */
 	struct cufab_stream_space *space;
 	struct dma_fence *last;
 	u64 records;
@@ -1732,6 +1737,10 @@ struct cufab_op {
 			struct cufab_event *event;
 			u64 record;
 		} event;
+		struct {
+			struct cufab_alloc *alloc;	/* NULL: pageable */
+			u32 flags;
+		} attach;
 	} u;
 };
 
@@ -1756,6 +1765,10 @@ extern unsigned int cufab_race_seed;
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
 struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+				      struct cufab_stream_space *space,
+				      u32 ctx_id, u32 dev, u32 flags,
+				      s32 priority);
 void cufab_stream_put(struct cufab_stream *stream);
 void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);

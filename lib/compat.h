@@ -47,6 +47,13 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
  * this library is not; their NULL stream is the calling thread's.
  */
 CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
+CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
+					    CUmemLocation location,
+					    unsigned int flags,
+					    CUstream hStream);
+CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
+					     CUdeviceptr dptr, size_t length,
+					     unsigned int flags);
 CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
 CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);
@@ -86,6 +93,13 @@ CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
 				   size_t ByteCount);
 CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
 				      size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+				      CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
+					      size_t bytesize,
+					      CUmemoryPool pool,
+					      CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
 CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice,
 				       unsigned short us, size_t N,
 				       CUstream hStream);

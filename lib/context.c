@@ -374,7 +374,7 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
-/* The kernel id of the current context; the errors of the above. */
+/* The kernel id of the current context (streams and events). */
 CUresult cufab_ctx_current_kid(__u32 *kid)
 {
 	CUcontext h;
