@@ -213,4 +213,57 @@ static inline int fail_nth_disarm(int fd)
 	return atoi(buf) != 0;
 }
 
+/* live_objects settles asynchronously after a process dies (fput). */
+static inline long long live_objects_wait(long long want)
+{
+	long long v = live_objects();
+	int i;
+
+	for (i = 0; i < 200 && v != want; i++) {
+		usleep(10000);
+		v = live_objects();
+	}
+	return v;
+}
+
+/*
+ * The fail-nth loop of every suite: evaluate @call (an expression giving 0
+ * or an error code) with the n-th injection point failing, n = 1, 2, ...
+ * until it passes fewer than n points, when it must succeed. An injected
+ * failure surfaces as @oom (ENOMEM, or CUDA_ERROR_OUT_OF_MEMORY through
+ * the library) or not at all, and leaves live_objects() at @live. The
+ * faults injected and those that surfaced are added to @injected and
+ * @failed. Use inside a kselftest_harness test.
+ */
+#define FAIL_NTH_LOOP(call, oom, live, injected, failed)			\
+	do {									\
+		int __fnfd = fail_nth_open(), __fndone = 0;			\
+		long long __fnerr;						\
+		unsigned int __fnn;						\
+										\
+		ASSERT_LE(0, __fnfd) TH_LOG("fail-nth: %s", strerror(errno));	\
+		for (__fnn = 1; __fnn < 10000 && !__fndone; __fnn++) {		\
+			ASSERT_EQ(0, fail_nth_arm(__fnfd, __fnn));		\
+			__fnerr = (call);					\
+			__fndone = fail_nth_disarm(__fnfd);			\
+			ASSERT_LE(0, __fndone);					\
+			if (__fndone) {						\
+				ASSERT_EQ(0, __fnerr);				\
+				break;						\
+			}							\
+			(injected)++;						\
+			if (__fnerr) {						\
+				(failed)++;					\
+				EXPECT_EQ((long long)(oom), __fnerr)		\
+					TH_LOG("fault %u", __fnn);		\
+			}							\
+			ASSERT_EQ((live), live_objects_wait(live))		\
+				TH_LOG("fault %u leaked objects", __fnn);	\
+		}								\
+		close(__fnfd);							\
+		ASSERT_TRUE(__fndone);						\
+		TH_LOG("%u faults injected, %u surfaced as errors",		\
+		       (injected), (failed));					\
+	} while (0)
+
 #endif /* _CUFAB_SELFTEST_H */

@@ -180,19 +180,6 @@ static inline int imex_join(int fd, unsigned int channel)
 	return ret;
 }
 
-/* live_objects settles asynchronously after a process dies (fput). */
-static inline long long live_objects_wait(long long want)
-{
-	long long v = live_objects();
-	int i;
-
-	for (i = 0; i < 200 && v != want; i++) {
-		usleep(10000);
-		v = live_objects();
-	}
-	return v;
-}
-
 /* ---- memory: create, map, share ---- */
 
 #define MIB			(1024UL * 1024)

@@ -186,8 +186,7 @@ static int scenario(void)
 
 TEST_F_TIMEOUT(fault, fail_nth, 600)
 {
-	unsigned int n, injected = 0, failed = 0;
-	int fd, err, done = 0;
+	unsigned int injected = 0, failed = 0;
 
 	if (skipped(_metadata))
 		return;
@@ -195,30 +194,8 @@ TEST_F_TIMEOUT(fault, fail_nth, 600)
 	ASSERT_EQ(0, scenario());
 	ASSERT_EQ(self->live_before, live_objects());
 
-	fd = fail_nth_open();
-	ASSERT_LE(0, fd) TH_LOG("fail-nth: %s", strerror(errno));
-
-	for (n = 1; n < 10000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = scenario();
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_EQ(0, err);
-			break;
-		}
-		injected++;
-		if (err) {
-			failed++;
-			EXPECT_EQ(ENOMEM, err)
-				TH_LOG("fault %u: %s", n, strerror(err));
-		}
-		ASSERT_EQ(self->live_before, live_objects())
-			TH_LOG("fault %u leaked objects", n);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
+	FAIL_NTH_LOOP(scenario(), ENOMEM, self->live_before, injected,
+		      failed);
 	/* at least: open, get_version, contexts, object allocations */
 	EXPECT_LE(1U + 2 * NCTX, injected);
 	EXPECT_LT(0U, failed);

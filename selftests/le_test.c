@@ -1078,38 +1078,15 @@ static CUresult le_scenario(int fabric)
 
 TEST_F_TIMEOUT(le, fail_nth, 600)
 {
-	unsigned int n, injected = 0, failed = 0;
-	int fd, done = 0;
-	CUresult r;
+	unsigned int injected = 0, failed = 0;
 
 	SETUP_SKIPPED();
 	if (access(DEBUGFS "/fail_le", F_OK))
 		SKIP(return, "no fault injection in this kernel");
 	ASSERT_CU(CUDA_SUCCESS, le_scenario(self->fabric));
 	ASSERT_EQ(self->live_before, live_objects());
-	fd = fail_nth_open();
-	ASSERT_LE(0, fd);
-	for (n = 1; n < 2000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		r = le_scenario(self->fabric);
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_CU(CUDA_SUCCESS, r);
-			break;
-		}
-		injected++;
-		if (r) {
-			failed++;
-			EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, r)
-				TH_LOG("fault %u", n);
-		}
-		ASSERT_EQ(self->live_before, live_objects())
-			TH_LOG("fault %u leaked objects", n);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected, %u surfaced", injected, failed);
+	FAIL_NTH_LOOP(le_scenario(self->fabric), CUDA_ERROR_OUT_OF_MEMORY,
+		      self->live_before, injected, failed);
 	EXPECT_LT(0U, failed);
 }
 

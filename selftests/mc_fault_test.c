@@ -99,9 +99,9 @@ static const char *const quiet[] = {
 
 TEST(fail_nth)
 {
-	unsigned int n, injected = 0, failed = 0, i;
+	unsigned int injected = 0, failed = 0, i;
 	long long before;
-	int fd, err, done = 0;
+	int err;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
@@ -118,29 +118,7 @@ TEST(fail_nth)
 	ASSERT_EQ(0, err);
 	ASSERT_EQ(before, live_objects_wait(before));
 
-	fd = fail_nth_open();
-	ASSERT_LE(0, fd);
-	for (n = 1; n < 10000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = scenario();
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_EQ(0, err);
-			break;
-		}
-		injected++;
-		if (err) {
-			failed++;
-			EXPECT_EQ(ENOMEM, err)
-				TH_LOG("fault %u: %s", n, strerror(err));
-		}
-		ASSERT_EQ(before, live_objects_wait(before))
-			TH_LOG("fault %u leaked objects", n);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
+	FAIL_NTH_LOOP(scenario(), ENOMEM, before, injected, failed);
 	EXPECT_LT(5U, failed);
 }
 
