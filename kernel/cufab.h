@@ -931,7 +931,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
@@ -1388,7 +1387,6 @@ unsigned int cufab_mc_team_timeout_ms(void);
 /* The multicast object of @alloc, NULL when @alloc is another kind. */
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
-
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
 
@@ -1541,6 +1539,9 @@ void cufab_debugfs_exit(void);
  * What an operation does is in its struct cufab_op_type; a new kind of
  * operation is a new entry of cufab_op_types[] (engine.c).
  */
+
+/* Copy engines of a GPU: operations of this many streams run at once. */
+#define CUFAB_COPY_ENGINES	3
 
 /**
  * struct cufab_fence - completion of one operation
