@@ -142,8 +142,8 @@ extern const struct cufab_object_ops cufab_test_object_ops;
 #endif
 
 /*
- * The health of the emulated fabric software (fabric manager, IMEX
- * daemon, NVSwitches). Real multicast and endpoint calls fail with
+ * The health of the emulated fabric software (fabric_health.c: fabric
+ * manager, IMEX daemon, NVSwitches). Real multicast and endpoint calls fail with
  * CUDA_ERROR_SYSTEM_NOT_READY while that software is down or stalled, and
  * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
  * fabric_state lets an administrator or a test put the node in either
@@ -1509,6 +1509,7 @@ extern const struct cufab_object_ops cufab_pool_handle_ops;
 
 u64 cufab_pools_live(void);
 void cufab_pools_show(struct seq_file *m);
+int cufab_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 void cufab_pools_exit(void);
 
 int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);

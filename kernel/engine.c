@@ -30,6 +30,7 @@
 #include <linux/timekeeping.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /*
  * Race exposure: every operation of a stream completes this much later
@@ -186,6 +187,7 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 	stream->last = dma_fence_get(&op->fence->base);
 	list_add_tail(&op->node, &stream->ops);
 	stream->depth++;
+	trace_cufab_stream_submit(op, 0);
 	spin_unlock(&stream->lock);
 	dma_fence_put(prev);
 	cufab_stream_kick(stream);
@@ -319,6 +321,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	spin_unlock(&stream->lock);
 	if (err)
 		dma_fence_set_error(&op->fence->base, err);
+	trace_cufab_stream_complete(op, err);
 	dma_fence_signal(&op->fence->base);
 	if (!list_empty(&stream->ops))
 		cufab_stream_kick(stream);

@@ -28,6 +28,7 @@
 #include <linux/vmalloc.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* A stream object: the handle of a refcounted stream. */
 struct cufab_stream_obj {
@@ -110,6 +111,7 @@ static void cufab_stream_release(struct kref *ref)
 						   ref);
 	struct cufab_stream_space *space = stream->space;
 
+	trace_cufab_stream_destroy(stream);
 	mutex_lock(&space->lock);
 	list_del(&stream->node);
 	mutex_unlock(&space->lock);
@@ -217,6 +219,7 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	stream->uid = atomic64_inc_return(&cufab_stream_uids);
 	stream->wq = wq;
 	cufab_live_objects_inc();
+	trace_cufab_stream_create(stream);
 	return stream;
 }
 

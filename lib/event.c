@@ -15,7 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64

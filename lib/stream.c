@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
