@@ -1545,6 +1545,9 @@ void cufab_debugfs_exit(void);
  * operation is a new entry of cufab_op_types[] (engine.c).
  */
 
+/* Copy engines of a GPU: operations of this many streams run at once. */
+#define CUFAB_COPY_ENGINES	3
+
 /**
  * struct cufab_fence - completion of one operation
  * @base: the dma_fence; seqno is the operation's sequence number

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The engines: one ordered workqueue per virtual GPU, its "copy engine",
- * runs the head operations of the streams of that GPU one at a time.
+ * The engines: one workqueue per virtual GPU with CUFAB_COPY_ENGINES
+ * workers, its copy engines (ASYNC_ENGINE_COUNT reports as many): up to
+ * that many streams of the GPU run at once, each stream one operation at
+ * a time (a work item never runs twice concurrently).
  *
  * A stream's work item looks at the head of the queue only. Like a
  * drm_sched job, the head waits for the fences it depends on (the legacy
@@ -67,7 +69,8 @@ struct workqueue_struct *cufab_engine_get(u32 dev)
 	mutex_lock(&cufab_engines_lock);
 	wq = cufab_engines[dev];
 	if (!wq) {
-		wq = alloc_ordered_workqueue("cufab-ce%u", 0, dev);
+		wq = alloc_workqueue("cufab-ce%u", WQ_UNBOUND,
+				     CUFAB_COPY_ENGINES, dev);
 		if (wq)
 			WRITE_ONCE(cufab_engines[dev], wq);
 	}
