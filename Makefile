@@ -311,6 +311,10 @@ INSTALL_BIN	:= $(BUILD)/install-bin
 PC_ENV		= PKG_CONFIG_SYSROOT_DIR=$(INSTALL_ROOT) \
 		  PKG_CONFIG_LIBDIR=$(INSTALL_ROOT)/usr/lib/pkgconfig
 
+# CUDA_H and CUDA_STUBS come from selftests/abi/abi.mk; CUDA_STUBS names
+# the stub libcuda.so or its directory.
+STUB_DIR	= $(if $(wildcard $(CUDA_STUBS)/libcuda.so),$(CUDA_STUBS),$(dir $(CUDA_STUBS)))
+
 .PHONY: install-root
 install-root:
 	rm -rf $(INSTALL_ROOT) $(INSTALL_BIN)
@@ -318,12 +322,11 @@ install-root:
 	mkdir -p $(INSTALL_BIN)
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
-# CUDA_H and CUDA_STUBS (the stub libcuda.so) come from selftests/abi/abi.mk.
-ifneq ($(and $(wildcard $(CUDA_H)),$(CUDA_STUBS)),)
+ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(STUB_DIR)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
-		-L$(dir $(CUDA_STUBS)) -lcuda
+		-L$(STUB_DIR) -lcuda
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
-		selftests/install/dropin.c -L$(dir $(CUDA_STUBS)) -lcuda
+		selftests/install/dropin.c -L$(STUB_DIR) -lcuda
 endif
 
 # DKMS rebuilds the module for every installed kernel from a copy of the
