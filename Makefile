@@ -311,10 +311,6 @@ INSTALL_BIN	:= $(BUILD)/install-bin
 PC_ENV		= PKG_CONFIG_SYSROOT_DIR=$(INSTALL_ROOT) \
 		  PKG_CONFIG_LIBDIR=$(INSTALL_ROOT)/usr/lib/pkgconfig
 
-# CUDA_H and CUDA_STUBS come from selftests/abi/abi.mk; CUDA_STUBS names
-# the stub libcuda.so or its directory.
-STUB_DIR	= $(if $(wildcard $(CUDA_STUBS)/libcuda.so),$(CUDA_STUBS),$(dir $(CUDA_STUBS)))
-
 .PHONY: install-root
 install-root:
 	rm -rf $(INSTALL_ROOT) $(INSTALL_BIN)
@@ -322,11 +318,13 @@ install-root:
 	mkdir -p $(INSTALL_BIN)
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
-ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(STUB_DIR)/libcuda.so)),)
+# CUDA_H and CUDA_STUBS (the stub libcuda.so's directory) come from
+# selftests/abi/abi.mk.
+ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
-		-L$(STUB_DIR) -lcuda
+		-L$(CUDA_STUBS) -lcuda
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
-		selftests/install/dropin.c -L$(STUB_DIR) -lcuda
+		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda
 endif
 
 # DKMS rebuilds the module for every installed kernel from a copy of the

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "mem.h"
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr,
