@@ -154,7 +154,9 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_ALLOC_MANAGED)) ||
 	    (host && managed) || cmd->__reserved2 || !cmd->length)
 		return -EINVAL;
-	if (managed ? !cufab_attach_default_ok(cmd->attach) : cmd->attach) {
+	if (!managed && cmd->attach)
+		return -EINVAL;
+	if (managed && !cufab_attach_default_ok(cmd->attach)) {
 		pr_info_ratelimited("pid %d (%s): cuMemAllocManaged flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
 				    task_tgid_nr(current), current->comm,
 				    cmd->attach);

@@ -63,7 +63,12 @@ struct cufab_managed_seg {
 /**
  * struct cufab_managed - managed state of one allocation (alloc->priv)
  * @lock: protects everything below
- * @attach: CUFAB_ATTACH_* given at cuMemAllocManaged
+ * @attach: CUFAB_ATTACH_* given at cuMemAllocManaged, the default
+ * @attach_now: the association now: @attach, or what the last ATTACH
+ *	operation a stream reached set
+ * @stream: with CUFAB_ATTACH_SINGLE, that stream (see below)
+ * @stream_uid: its node-wide uid, for reports
+ * @single_node: on cufab_managed_single while @stream is set
  * @nr: segments in use
  * @cap: segments allocated
  * @segs: sorted, contiguous, covering every page of the allocation
@@ -71,10 +76,23 @@ struct cufab_managed_seg {
 struct cufab_managed {
 	struct mutex lock;	/* see above */
 	u32 attach;
+	u32 attach_now;
+	struct cufab_stream *stream;
+	u64 stream_uid;
+	struct list_head single_node;
 	u32 nr;
 	u32 cap;
 	struct cufab_managed_seg *segs;
 };
+
+/*
+ * Managed memory attached SINGLE to a stream, so that the end of the
+ * stream can put it back (struct cufab_managed.single_node). The stream
+ * pointer is not a reference: the stream's release clears it under this
+ * lock before the stream is freed. Lock order: this -> managed->lock.
+ */
+static DEFINE_MUTEX(cufab_managed_single_lock);
+static LIST_HEAD(cufab_managed_single);
 
 static struct cufab_managed *cufab_managed(struct cufab_alloc *alloc)
 {
@@ -89,7 +107,7 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc)
 	if (!m)
 		return 0;
 	mutex_lock(&m->lock);
-	attach = m->attach;
+	attach = m->attach_now;
 	mutex_unlock(&m->lock);
 	return attach;
 }
@@ -290,6 +308,11 @@ void cufab_managed_free(void *priv)
 {
 	struct cufab_managed *m = priv;
 
+	if (!list_empty_careful(&m->single_node)) {
+		mutex_lock(&cufab_managed_single_lock);
+		list_del_init(&m->single_node);
+		mutex_unlock(&cufab_managed_single_lock);
+	}
 	mutex_destroy(&m->lock);
 	kfree(m->segs);
 	kfree(m);
@@ -328,6 +351,8 @@ void *cufab_managed_new(u64 length, u32 attach)
 	}
 	mutex_init(&m->lock);
 	m->attach = attach;
+	m->attach_now = attach;
+	INIT_LIST_HEAD(&m->single_node);
 	m->cap = 4;
 	m->nr = 1;
 	m->segs[0].end = length >> PAGE_SHIFT;
@@ -577,15 +602,17 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd)
 	struct cufab_mem_range_attrs *cmd = ucmd->cmd;
 	struct cufab_managed_advice adv;
 	struct cufab_managed_range r;
+	struct cufab_managed *m;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved || cmd->__reserved2)
 		return -EINVAL;
 	ret = cufab_managed_range_get(ucmd->client, "cuMemRangeGetAttribute",
 				      cmd->addr, cmd->length, &r);
 	if (ret)
 		return ret;
-	cufab_managed_query(r.alloc->priv, r.first, r.last, &adv);
+	m = r.alloc->priv;
+	cufab_managed_query(m, r.first, r.last, &adv);
 	cmd->out_read_mostly = adv.read_mostly;
 	cmd->out_preferred_type = adv.preferred.type;
 	cmd->out_preferred_id = adv.preferred.type ? adv.preferred.id : -1;
@@ -596,6 +623,195 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd)
 	cmd->out_resident = 0;
 	cmd->out_resident_on_node = 0;
 	cufab_managed_resident(r.alloc, r.first, r.last, cmd->node, cmd);
+	mutex_lock(&m->lock);
+	cmd->out_attach = m->attach_now;
+	cmd->out_attach_stream = m->stream_uid;
+	mutex_unlock(&m->lock);
 	cufab_alloc_put(r.alloc);
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* ---- cuStreamAttachMemAsync: CUFAB_OP_ATTACH ---- */
+
+static void cufab_attach_refused(const struct cufab_stream_submit *cmd,
+				 const char *why)
+{
+	pr_info_ratelimited("pid %d (%s): cuStreamAttachMemAsync(0x%llx, %llu bytes, flags 0x%x): %s\n",
+			    task_tgid_nr(current), current->comm, cmd->dst,
+			    cmd->length, cmd->value, why);
+}
+
+/* The managed allocation at @addr's reservation, with a reference, or NULL. */
+static struct cufab_alloc *cufab_managed_at(struct cufab_va *va)
+{
+	struct cufab_alloc *alloc = NULL;
+	struct cufab_va_map *map;
+
+	down_read(&va->lock);
+	map = va->dead ? NULL : mtree_load(&va->maps, va->start);
+	if (map && va->legacy && cufab_alloc_is_managed(map->alloc)) {
+		alloc = map->alloc;
+		cufab_alloc_get(alloc);
+	}
+	up_read(&va->lock);
+	return alloc;
+}
+
+/* Managed memory: the whole allocation from its base, else -EINVAL. */
+static int cufab_attach_managed(struct cufab_op *op, struct cufab_va *va,
+				const struct cufab_stream_submit *cmd)
+{
+	struct cufab_alloc *alloc = cufab_managed_at(va);
+
+	if (!alloc) {
+		cufab_attach_refused(cmd, "not managed memory (cuMemAlloc, cuMemAllocHost and cuMemCreate memory cannot be attached)");
+		return -EINVAL;
+	}
+	if (cmd->dst != va->start ||
+	    (cmd->length && PAGE_ALIGN(cmd->length) != alloc->length)) {
+		cufab_alloc_put(alloc);
+		cufab_attach_refused(cmd, "a managed allocation is attached whole: its base address and length 0 or its size");
+		return -EINVAL;
+	}
+	op->u.attach.alloc = alloc;
+	return 0;
+}
+
+static bool cufab_user_range_mapped(u64 addr, u64 length)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	u64 cur = addr;
+	bool ok = true;
+
+	mmap_read_lock(mm);
+	while (cur < addr + length) {
+		vma = vma_lookup(mm, cur);
+		if (!vma) {
+			ok = false;
+			break;
+		}
+		cur = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ok;
+}
+
+/* Pageable host memory: only where the stream's GPU can access it. */
+static int cufab_attach_pageable(struct cufab_op *op,
+				 const struct cufab_stream_submit *cmd)
+{
+	struct cufab_gpu *gpu;
+	bool pageable = false;
+
+	if (!cmd->dst) {
+		cufab_attach_refused(cmd, "address 0");
+		return -EINVAL;
+	}
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(op->stream->dev);
+	if (gpu)
+		pageable = cufab_gpu_effective_features(&cufab_node, gpu) &
+			   CUFAB_DEV_F_PAGEABLE_ACCESS;
+	up_read(&cufab_topo_rwsem);
+	if (!pageable) {
+		cufab_attach_refused(cmd, "pageable memory, and the stream's GPU has PAGEABLE_MEMORY_ACCESS 0");
+		return -EOPNOTSUPP;
+	}
+	if (!cmd->length || !cufab_range_ok(cmd->dst, cmd->length) ||
+	    !cufab_user_range_mapped(cmd->dst, cmd->length)) {
+		cufab_attach_refused(cmd, "pageable memory needs a non-zero length of mapped memory");
+		return -EINVAL;
+	}
+	op->u.attach.alloc = NULL;
+	return 0;
+}
+
+static int cufab_op_attach_prepare(struct cufab_op *op,
+				   const struct cufab_stream_submit *cmd)
+{
+	u32 flags = cmd->value;
+	struct cufab_va *va;
+	int ret;
+
+	if (flags != CUFAB_ATTACH_GLOBAL && flags != CUFAB_ATTACH_HOST &&
+	    flags != CUFAB_ATTACH_SINGLE) {
+		cufab_attach_refused(cmd, "flags must be exactly one of CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE");
+		return -EINVAL;
+	}
+	if (cmd->src || cmd->elem_size || cmd->host_fn || cmd->host_data ||
+	    cmd->event_id || cmd->src_dev != CUFAB_DEV_STREAM ||
+	    cmd->dst_dev != CUFAB_DEV_STREAM)
+		return -EINVAL;
+	op->u.attach.flags = flags;
+	va = cufab_va_find(op->stream->client, cmd->dst);
+	if (!va)
+		return cufab_attach_pageable(op, cmd);
+	ret = cufab_attach_managed(op, va, cmd);
+	cufab_va_put(va);
+	return ret;
+}
+
+/* The association changes now that the stream has reached the operation. */
+static int cufab_op_attach_execute(struct cufab_op *op)
+{
+	struct cufab_alloc *alloc = op->u.attach.alloc;
+	bool single = op->u.attach.flags == CUFAB_ATTACH_SINGLE;
+	struct cufab_managed *m;
+
+	/* pageable memory: nothing of it is tracked */
+	if (!alloc)
+		return 0;
+	m = alloc->priv;
+	mutex_lock(&cufab_managed_single_lock);
+	mutex_lock(&m->lock);
+	m->attach_now = op->u.attach.flags;
+	m->stream = single ? op->stream : NULL;
+	m->stream_uid = single ? op->stream->uid : 0;
+	mutex_unlock(&m->lock);
+	if (single && list_empty(&m->single_node))
+		list_add(&m->single_node, &cufab_managed_single);
+	else if (!single)
+		list_del_init(&m->single_node);
+	mutex_unlock(&cufab_managed_single_lock);
+	return 0;
+}
+
+static void cufab_op_attach_cleanup(struct cufab_op *op)
+{
+	if (op->u.attach.alloc)
+		cufab_alloc_put(op->u.attach.alloc);
+}
+
+const struct cufab_op_type cufab_op_attach = {
+	.name = "attach",
+	.skip_on_error = true,
+	.prepare = cufab_op_attach_prepare,
+	.execute = cufab_op_attach_execute,
+	.cleanup = cufab_op_attach_cleanup,
+};
+
+/**
+ * cufab_managed_stream_gone() - a stream is destroyed and drained
+ * @stream: about to be freed
+ *
+ * Memory attached SINGLE to it goes back to its default association, as
+ * cuStreamAttachMemAsync's documentation says; the data stays.
+ */
+void cufab_managed_stream_gone(struct cufab_stream *stream)
+{
+	struct cufab_managed *m, *tmp;
+
+	mutex_lock(&cufab_managed_single_lock);
+	list_for_each_entry_safe(m, tmp, &cufab_managed_single, single_node) {
+		if (m->stream != stream)
+			continue;
+		mutex_lock(&m->lock);
+		m->attach_now = m->attach;
+		m->stream = NULL;
+		m->stream_uid = 0;
+		mutex_unlock(&m->lock);
+		list_del_init(&m->single_node);
+	}
+	mutex_unlock(&cufab_managed_single_lock);
 }

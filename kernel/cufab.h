@@ -49,6 +49,7 @@ struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
 struct cufab_op;
+struct cufab_stream;
 struct cufab_stream_space;
 struct cufab_team;
 struct cufab_ucmd;
@@ -559,7 +560,7 @@ enum {
 	/* 115, 119, 142, 144: cuMemPoolCreate, cuMemAllocFromPoolAsync */
 	CUFAB_HAS_MEMORY_POOLS = 1,
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
-	CUFAB_HAS_MANAGED_MEMORY = 0,
+	CUFAB_HAS_MANAGED_MEMORY = 1,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
 	CUFAB_HAS_HOST_REGISTER = 0,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
@@ -783,6 +784,9 @@ static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
+/* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
+extern const struct cufab_op_type cufab_op_attach;
+void cufab_managed_stream_gone(struct cufab_stream *stream);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -1733,6 +1737,10 @@ struct cufab_op {
 			struct cufab_event *event;
 			u64 record;
 		} event;
+		struct {
+			struct cufab_alloc *alloc;	/* NULL: pageable */
+			u32 flags;
+		} attach;
 	} u;
 };
 

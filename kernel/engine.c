@@ -608,6 +608,7 @@ const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_HOST] = &cufab_op_host,
 	[CUFAB_OP_EVENT_RECORD] = &cufab_op_record,
 	[CUFAB_OP_EVENT_WAIT] = &cufab_op_wait,
+	[CUFAB_OP_ATTACH] = &cufab_op_attach,
 };
 
 /* for the work item, set up by stream.c */

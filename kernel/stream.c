@@ -112,6 +112,8 @@ static void cufab_stream_release(struct kref *ref)
 	struct cufab_stream_space *space = stream->space;
 
 	trace_cufab_stream_destroy(stream);
+	/* destroyed and drained: memory attached to it reverts */
+	cufab_managed_stream_gone(stream);
 	mutex_lock(&space->lock);
 	list_del(&stream->node);
 	mutex_unlock(&space->lock);

@@ -47,6 +47,13 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
  * this library is not; their NULL stream is the calling thread's.
  */
 CUresult CUDAAPI cuStreamQuery_ptsz(CUstream hStream);
+CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
+					    CUmemLocation location,
+					    unsigned int flags,
+					    CUstream hStream);
+CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
+					     CUdeviceptr dptr, size_t length,
+					     unsigned int flags);
 CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream);
 CUresult CUDAAPI cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags);
 CUresult CUDAAPI cuStreamGetPriority_ptsz(CUstream hStream, int *priority);

@@ -108,8 +108,11 @@ CUFAB_ENTRY(cuMemAdvise, cuMemAdvise, 8000)
 CUFAB_ENTRY(cuMemAdvise_v2, cuMemAdvise, 12020)
 CUFAB_ENTRY(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000)
 CUFAB_ENTRY(cuMemPrefetchAsync_v2, cuMemPrefetchAsync, 12020)
+CUFAB_ENTRY(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_ptsz, 12020)
 CUFAB_ENTRY(cuMemRangeGetAttribute, cuMemRangeGetAttribute, 8000)
 CUFAB_ENTRY(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000)
+CUFAB_ENTRY(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000)
+CUFAB_ENTRY(cuStreamAttachMemAsync_ptsz, cuStreamAttachMemAsync_ptsz, 7000)
 
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)

@@ -8,14 +8,17 @@
  * its pages; these calls translate devices and locations between CUdevice
  * ordinals and kernel indexes and format the answers. One ioctl each.
  *
- * Every stream is idle until the library has streams of its own, so a
- * prefetch ordered in the NULL, legacy or per-thread stream runs at once;
- * any other stream handle names nothing and is CUDA_ERROR_INVALID_HANDLE.
+ * cuStreamAttachMemAsync is a stream operation (CUFAB_OP_ATTACH): the
+ * association changes when the stream reaches it. A prefetch is not: it
+ * records its location and moves the pages when called, which is what a
+ * prefetch on an idle stream does; the stream names the device whose
+ * concurrent managed access it needs.
  */
 #include <string.h>
 
 #include "compat.h"
 #include "mem.h"
+#include "stream.h"
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr,
 						size_t bytesize,
@@ -81,22 +84,28 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 	return cuMemAdvise_v2(devPtr, count, advice, device_location(device));
 }
 
-/*
- * The kernel index of the device a prefetch is ordered on: the current
- * context's for the NULL, legacy and per-thread streams.
- */
-static CUresult stream_device(CUstream stream, __u32 *kindex)
+static CUresult prefetch(CUdeviceptr devPtr, size_t count,
+			 CUmemLocation location, unsigned int flags,
+			 CUstream hStream, int per_thread)
 {
-	CUdevice dev;
+	struct cufab_mem_prefetch arg = {
+		.size = sizeof(arg), .addr = devPtr, .length = count,
+	};
+	struct cufab_lstream *s;
 	CUresult res;
 
-	if (stream && stream != (CUstream)0x1 && stream != (CUstream)0x2)
-		return CUDA_ERROR_INVALID_HANDLE;
-	res = cuCtxGetDevice(&dev);
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_stream_resolve(hStream, per_thread, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	*kindex = cufab_device(dev)->index;
-	return CUDA_SUCCESS;
+	arg.dev = s->kdev;
+	res = loc_to_kernel(location, &arg.location_type, &arg.location_id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_PREFETCH, &arg));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr,
@@ -105,22 +114,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr,
 						    unsigned int flags,
 						    CUstream hStream)
 {
-	struct cufab_mem_prefetch arg = {
-		.size = sizeof(arg), .addr = devPtr, .length = count,
-	};
-	CUresult res;
+	return prefetch(devPtr, count, location, flags, hStream, 0);
+}
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = stream_device(hStream, &arg.dev);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = loc_to_kernel(location, &arg.location_type, &arg.location_id);
-	if (res != CUDA_SUCCESS)
-		return res;
-	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_PREFETCH, &arg));
+CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr,
+							 size_t count,
+							 CUmemLocation location,
+							 unsigned int flags,
+							 CUstream hStream)
+{
+	return prefetch(devPtr, count, location, flags, hStream, 1);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr,
@@ -298,4 +301,50 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data,
 	for (i = 0; i < numAttributes; i++)
 		range_attr_write(data[i], dataSizes[i], attributes[i], &a);
 	return CUDA_SUCCESS;
+}
+
+/*
+ * flags must be exactly one CUmemAttach_flags value: 0 included, anything
+ * else is CUDA_ERROR_INVALID_VALUE (NVIDIA's driver crashes on 0). SINGLE
+ * cannot go to the NULL stream, a virtual global stream; the legacy and
+ * per-thread streams are real ones. The kernel checks the memory.
+ */
+static CUresult attach(CUstream hStream, CUdeviceptr dptr, size_t length,
+		       unsigned int flags, int per_thread)
+{
+	struct cufab_stream_submit arg = {
+		.op = CUFAB_OP_ATTACH, .dst = dptr, .length = length,
+		.value = flags, .src_dev = CUFAB_DEV_STREAM,
+		.dst_dev = CUFAB_DEV_STREAM,
+	};
+	struct cufab_lstream *s;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
+	    flags != CU_MEM_ATTACH_SINGLE)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (flags == CU_MEM_ATTACH_SINGLE && !hStream && !per_thread)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_stream_resolve(hStream, per_thread, &s);
+	if (res != CUDA_SUCCESS)
+		return res;
+	return cufab_stream_submit(s, &arg);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream,
+						     CUdeviceptr dptr,
+						     size_t length,
+						     unsigned int flags)
+{
+	return attach(hStream, dptr, length, flags, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
+							  CUdeviceptr dptr,
+							  size_t length,
+							  unsigned int flags)
+{
+	return attach(hStream, dptr, length, flags, 1);
 }

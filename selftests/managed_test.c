@@ -546,6 +546,100 @@ TEST_F(ctx, range_attribute_errors)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
 }
 
+/* Every rule of cuStreamAttachMemAsync and its codes. */
+TEST_F(ctx, attach_rules)
+{
+	static const unsigned int bad[] = { 0, 0x3, 0x5, 0x6, 0x7, 0x8 };
+	CUdeviceptr d, dev;
+	CUstream s;
+	unsigned int i;
+	int pageable;
+	void *host;
+	char *heap;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&host, PG));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	heap = malloc(3 * PG);
+	ASSERT_NE(NULL, heap);
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuStreamAttachMemAsync(s, d, 0, bad[i]))
+			TH_LOG("flags 0x%x", bad[i]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(NULL, d, 0, CU_MEM_ATTACH_SINGLE));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(CU_STREAM_LEGACY, d, 0,
+						       CU_MEM_ATTACH_SINGLE));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(CU_STREAM_PER_THREAD, d,
+						       2 * PG,
+						       CU_MEM_ATTACH_SINGLE));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(NULL, d, 0,
+						       CU_MEM_ATTACH_HOST));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(s, d, 2 * PG,
+						       CU_MEM_ATTACH_SINGLE));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(s, d, 0,
+						       CU_MEM_ATTACH_GLOBAL));
+	/* interior pointer, partial length */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, d + PG, 0, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, d, PG, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, d, 3 * PG, CU_MEM_ATTACH_GLOBAL));
+	/* not managed memory */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, dev, 0, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, (uintptr_t)host, 0,
+					 CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuStreamAttachMemAsync(s, 0, 0, CU_MEM_ATTACH_GLOBAL));
+	/*
+	 * Pageable memory needs PAGEABLE_MEMORY_ACCESS (an H100 has 0; the
+	 * "cliques" boot of tools/check turns it on), then a non-zero length
+	 * of mapped memory.
+	 */
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
+			CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
+	if (!pageable) {
+		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,
+						 CU_MEM_ATTACH_GLOBAL));
+	} else {
+		EXPECT_CU(CUDA_SUCCESS,
+			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,
+						 CU_MEM_ATTACH_SINGLE));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuStreamAttachMemAsync(s, (uintptr_t)heap, 0,
+						 CU_MEM_ATTACH_GLOBAL));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuStreamAttachMemAsync(s, PG, PG,
+						 CU_MEM_ATTACH_GLOBAL));
+	}
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuStreamAttachMemAsync((CUstream)0x4321, d, 0,
+					 CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	/* the memory stays valid and keeps its data */
+	memset((void *)(uintptr_t)d, 0x5e, 2 * PG);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_EQ(0x5e, ((unsigned char *)(uintptr_t)d)[2 * PG - 1]);
+	free(heap);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(host));
+}
+
+TEST(attach_not_initialized)
+{
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuStreamAttachMemAsync(NULL, PG, 0, CU_MEM_ATTACH_GLOBAL));
+}
+
 /* cuCtxDestroy frees what cuMemAllocManaged made in the context. */
 TEST(ctx_destroy_frees)
 {
@@ -667,6 +761,101 @@ static int m_resident(int fd, __u64 addr, __u64 len, int node, __u64 *all,
 	return ret;
 }
 
+static int raw_stream(int fd, __u32 ctx, __u32 *id, __u64 *uid)
+{
+	struct cufab_stream_create c = {
+		.size = sizeof(c), .flags = CUFAB_STREAM_NON_BLOCKING,
+		.ctx_id = ctx,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c);
+
+	*id = c.out_stream_id;
+	*uid = c.out_uid;
+	return ret;
+}
+
+static int raw_attach(int fd, __u32 stream, __u64 addr, __u64 len,
+		      __u32 flags)
+{
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .stream_id = stream, .op = CUFAB_OP_ATTACH,
+		.dst = addr, .length = len, .value = flags,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c);
+}
+
+static int raw_sync(int fd, __u32 stream)
+{
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_STREAM, .id = stream,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w);
+}
+
+static int m_attach_now(int fd, __u64 addr, __u64 *uid)
+{
+	struct cufab_mem_range_attrs r = {
+		.size = sizeof(r), .addr = addr, .length = 1, .node = -1,
+	};
+
+	if (cufab_ioc(fd, CUFAB_IOCTL_MEM_RANGE_ATTRS, &r))
+		return -1;
+	*uid = r.out_attach_stream;
+	return r.out_attach;
+}
+
+/*
+ * The association changes when the stream reaches the operation, and
+ * goes back to the default once the stream is destroyed and drained.
+ */
+TEST(uapi_attach_lifetime)
+{
+	__u64 d, uid, now;
+	__u32 ctx, st;
+	int fd, i;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &ctx));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_HOST, 2 * PG, &d));
+	EXPECT_EQ(CUFAB_ATTACH_HOST, m_attach_now(fd, d, &now));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &st, &uid));
+	EXPECT_EQ(0, raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE));
+	EXPECT_EQ(0, raw_sync(fd, st));
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	EXPECT_EQ(uid, now);
+	EXPECT_EQ(0, raw_attach(fd, st, d, 2 * PG, CUFAB_ATTACH_GLOBAL));
+	EXPECT_EQ(0, raw_sync(fd, st));
+	EXPECT_EQ(CUFAB_ATTACH_GLOBAL, m_attach_now(fd, d, &now));
+	EXPECT_EQ(0ULL, now);
+	EXPECT_EQ(0, raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE));
+	EXPECT_EQ(0, raw_sync(fd, st));
+	/* the other fields of the operation must be zero */
+	{
+		struct cufab_stream_submit c = {
+			.size = sizeof(c), .stream_id = st,
+			.op = CUFAB_OP_ATTACH, .dst = d,
+			.value = CUFAB_ATTACH_GLOBAL, .src = 1,
+			.src_dev = CUFAB_DEV_STREAM,
+			.dst_dev = CUFAB_DEV_STREAM,
+		};
+
+		EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c));
+	}
+	EXPECT_EQ(EINVAL, raw_attach(fd, st, d, 0, 0));
+	EXPECT_EQ(EINVAL, raw_attach(fd, st, d + PG, 0, CUFAB_ATTACH_GLOBAL));
+	EXPECT_EQ(0, destroy(fd, st));
+	/* the engine drops its last reference on the stream shortly after */
+	for (i = 0; i < 200 && m_attach_now(fd, d, &now) != CUFAB_ATTACH_HOST; i++)
+		usleep(10000);
+	EXPECT_EQ(CUFAB_ATTACH_HOST, m_attach_now(fd, d, &now));
+	EXPECT_EQ(0ULL, now);
+	EXPECT_EQ(0, m_free(fd, d));
+	close(fd);
+}
+
 TEST(uapi_alloc_rules)
 {
 	struct cufab_mem_alloc a = { .size = sizeof(a), .length = PG };
@@ -758,7 +947,8 @@ TEST(prefetch_moves_pages)
  */
 static int managed_scenario(void)
 {
-	__u64 d, all, on;
+	__u64 d, all, on, uid;
+	__u32 ctx, st;
 	int fd, err;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -776,6 +966,14 @@ static int managed_scenario(void)
 			err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
 		if (!err)
 			err = m_resident(fd, d, 8 * PG, 0, &all, &on);
+		if (!err)
+			err = ctx_create(fd, 0, 0, &ctx);
+		if (!err)
+			err = raw_stream(fd, ctx, &st, &uid);
+		if (!err)
+			err = raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE);
+		if (!err)
+			err = raw_sync(fd, st);
 		if (!err)
 			err = m_free(fd, d);
 	}

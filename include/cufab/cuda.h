@@ -36,7 +36,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocHost			cuMemAllocHost_v2
 #define cuMemHostGetDevicePointer	cuMemHostGetDevicePointer_v2
 #define cuMemAdvise			cuMemAdvise_v2
-#define cuMemPrefetchAsync		cuMemPrefetchAsync_v2
+#define cuMemPrefetchAsync		__CUDA_API_PTSZ(cuMemPrefetchAsync_v2)
 #define cuCtxDestroy			cuCtxDestroy_v2
 #define cuCtxPopCurrent			cuCtxPopCurrent_v2
 #define cuCtxPushCurrent		cuCtxPushCurrent_v2
@@ -99,6 +99,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemFreeAsync			__CUDA_API_PTSZ(cuMemFreeAsync)
 #define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
+#define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
 #endif
 
 /* The driver API version this header describes: CUDA 13.3. */
@@ -979,6 +980,8 @@ CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
 					 CUmem_range_attribute *attributes,
 					 size_t numAttributes, CUdeviceptr devPtr,
 					 size_t count);
+CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr,
+					size_t length, unsigned int flags);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,

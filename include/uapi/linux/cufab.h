@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		4
+#define CUFAB_VERSION_MINOR		5
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -459,7 +459,7 @@ struct cufab_mem_get_access {
  * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost,
  *	cuMemAllocManaged)
  * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory, or (interface
- *	1.4) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
+ *	1.5) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
  * @dev: GPU whose memory (or, for host and managed memory, whose context)
  *	it is
  * @attach: with CUFAB_MEM_ALLOC_MANAGED the default association,
@@ -571,7 +571,7 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
-#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.4) */
+#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -1205,7 +1205,7 @@ struct cufab_peer {
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
 
-/* ---- managed memory (interface 1.4) ---- */
+/* ---- managed memory (interface 1.5) ---- */
 
 /* CUmem_advise */
 enum cufab_mem_advice {
@@ -1298,6 +1298,11 @@ struct cufab_mem_prefetch {
  * @out_accessed_by: GPUs (bit = index) accessed-by on every page
  * @out_resident: pages of the range that have memory
  * @out_resident_on_node: of those, pages on NUMA node @node
+ * @out_attach: CUFAB_ATTACH_* the allocation is associated with now: its
+ *	default, or what the last ATTACH operation a stream reached set
+ * @__reserved2: must be 0
+ * @out_attach_stream: with CUFAB_ATTACH_SINGLE, the stream's uid
+ *	(cufab_stream_create.out_uid), else 0
  *
  * The range rule of MEM_ADVISE applies.
  */
@@ -1317,6 +1322,9 @@ struct cufab_mem_range_attrs {
 	__aligned_u64 out_accessed_by;
 	__aligned_u64 out_resident;
 	__aligned_u64 out_resident_on_node;
+	__u32 out_attach;
+	__u32 __reserved2;
+	__aligned_u64 out_attach_stream;
 };
 
 #define CUFAB_IOCTL_MEM_RANGE_ATTRS	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RANGE_ATTRS)
@@ -1427,8 +1435,23 @@ enum cufab_op_kind {
 	CUFAB_OP_HOST,		/* run @host_fn(@host_data) on the host thread */
 	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
 	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
+	CUFAB_OP_ATTACH,	/* cuStreamAttachMemAsync of [@dst, +@length), @value (1.5) */
 	CUFAB_OP_MAX,
 };
+
+/*
+ * CUFAB_OP_ATTACH: @value is exactly one CUFAB_ATTACH_* (-EINVAL else).
+ * @dst is the base of a managed allocation of the client and @length 0 or
+ * its whole (page-rounded) size; an interior address, a partial length,
+ * cuMemAlloc/cuMemAllocHost/VMM memory and 0 are -EINVAL. Any other
+ * address is pageable host memory: -EOPNOTSUPP unless the stream's GPU
+ * has CUFAB_DEV_F_PAGEABLE_ACCESS, and then @length must be non-zero and
+ * the range mapped in the process (-EINVAL). The association changes when
+ * the stream reaches the operation; when a stream the memory is attached
+ * SINGLE to is destroyed and its work has drained, the allocation goes
+ * back to its default association. The other fields must be 0 (@src_dev
+ * and @dst_dev CUFAB_DEV_STREAM).
+ */
 
 /**
  * struct cufab_stream_submit - CUFAB_IOCTL_STREAM_SUBMIT
