@@ -215,7 +215,10 @@ DROPINDIR	?= $(LIBDIR)/cufab
 UDEVRULESDIR	?= /lib/udev/rules.d
 MODPROBEDIR	?= /etc/modprobe.d
 DKMS_SRCDIR	:= /usr/src/cufab-$(VERSION)
-KRELEASE	= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# uname -r of KDIR's kernel (Debian's headers say 6.1.192 in kernel.release
+# but 6.1.0-N-amd64 here, which is what modules_install and depmod use).
+KRELEASE	= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"$$/\1/p' \
+		    $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 LIVE_INSTALL	:= $(if $(DESTDIR),,1)
 
 # The files of the DKMS source tree: what `make module` needs, nothing more.
@@ -283,9 +286,9 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libcufab.so $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
-	-rmdir $(DESTDIR)$(DROPINDIR)
+	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
-	-rmdir $(DESTDIR)$(INCLUDEDIR)/cufab
+	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab
 	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h $(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
 	rm -f $(DESTDIR)$(BINDIR)/cufabctl $(DESTDIR)$(SBINDIR)/cufab-imex-channels
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/cufabctl $(DESTDIR)$(MANDIR)/man8/cufabctl.8 \
@@ -305,7 +308,6 @@ endif
 # stub libcuda.so, as CUDA programs are linked, the drop-in test programs.
 INSTALL_ROOT	:= $(BUILD)/install-root
 INSTALL_BIN	:= $(BUILD)/install-bin
-CUDA_STUBS	?= /usr/local/cuda/lib64/stubs
 PC_ENV		= PKG_CONFIG_SYSROOT_DIR=$(INSTALL_ROOT) \
 		  PKG_CONFIG_LIBDIR=$(INSTALL_ROOT)/usr/lib/pkgconfig
 
@@ -316,6 +318,8 @@ install-root:
 	mkdir -p $(INSTALL_BIN)
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
+# CUDA_H and CUDA_STUBS (the stub libcuda.so's directory) come from
+# selftests/abi/abi.mk.
 ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
 		-L$(CUDA_STUBS) -lcuda

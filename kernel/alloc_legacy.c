@@ -49,7 +49,7 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
 	if (va)
-		va->legacy_ctx = ctx_id;
+		WRITE_ONCE(va->legacy_ctx, ctx_id);
 	mutex_unlock(&client->va.lock);
 }
 

@@ -3,8 +3,9 @@
  * Clients: open files of /dev/cufab.
  *
  * A client belongs to the thread group that opened it. Objects name
- * process-local things (its contexts, its endpoint id space), so another process using the file, a forked child included, is
- * refused (see cufab_fops_ioctl()). Closing the last reference to the file,
+ * process-local things (its contexts, its endpoint id space), so another
+ * process using the file, a forked child included, is refused (see
+ * cufab_fops_ioctl()). Closing the last reference to the file,
  * whoever holds it, destroys everything the client held.
  *
  * The global client list lets debugfs show who is connected and lets the

@@ -143,8 +143,8 @@ extern const struct cufab_object_ops cufab_test_object_ops;
 #endif
 
 /*
- * The health of the emulated fabric software (fabric manager, IMEX
- * daemon, NVSwitches). Real multicast and endpoint calls fail with
+ * The health of the emulated fabric software (fabric_health.c: fabric
+ * manager, IMEX daemon, NVSwitches). Real multicast and endpoint calls fail with
  * CUDA_ERROR_SYSTEM_NOT_READY while that software is down or stalled, and
  * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
  * fabric_state lets an administrator or a test put the node in either
@@ -935,7 +935,6 @@ struct cufab_va_map {
 	struct list_head free_node;
 };
 
-
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
@@ -1392,7 +1391,6 @@ unsigned int cufab_mc_team_timeout_ms(void);
 /* The multicast object of @alloc, NULL when @alloc is another kind. */
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc);
 
-
 /* Count skipped replicas and announce them (multimem.c). */
 void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
 
@@ -1515,6 +1513,7 @@ extern const struct cufab_object_ops cufab_pool_handle_ops;
 
 u64 cufab_pools_live(void);
 void cufab_pools_show(struct seq_file *m);
+int cufab_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 void cufab_pools_exit(void);
 
 int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd);
@@ -1553,7 +1552,7 @@ void cufab_debugfs_exit(void);
  */
 struct cufab_fence {
 	struct dma_fence base;
-	spinlock_t lock;
+	spinlock_t lock;		/* base's, see above */
 };
 
 /**
@@ -1572,7 +1571,7 @@ struct cufab_fence {
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
-	struct mutex lock;
+	struct mutex lock;		/* streams, slot_ida */
 	struct list_head streams;
 	struct cufab_seq_slot *slots;
 	struct ida slot_ida;
@@ -1610,7 +1609,7 @@ struct cufab_stream_space {
  */
 struct cufab_stream {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* queue and state, see above */
 	struct list_head ops;
 	struct list_head node;
 	struct delayed_work work;
@@ -1646,7 +1645,7 @@ struct cufab_stream {
  */
 struct cufab_event {
 	struct kref ref;
-	spinlock_t lock;
+	spinlock_t lock;		/* last, records */
 	struct cufab_stream_space *space;
 	struct dma_fence *last;
 	u64 records;
@@ -1766,6 +1765,10 @@ extern unsigned int cufab_race_seed;
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
 struct cufab_stream_space *cufab_stream_space(struct cufab_client *client);
+struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+				      struct cufab_stream_space *space,
+				      u32 ctx_id, u32 dev, u32 flags,
+				      s32 priority);
 void cufab_stream_put(struct cufab_stream *stream);
 void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);

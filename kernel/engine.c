@@ -28,11 +28,12 @@
 #include <linux/timekeeping.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /*
  * Race exposure: every operation of a stream completes this much later
  * (a fixed delay, or with a non-zero seed a pseudo-random one up to it,
- * the same for the same stream uid and sequence number on every run), so
+ * the same for the same stream slot and sequence number on every run), so
  * a program that forgets to synchronize two streams sees the other
  * stream's work unfinished every time instead of once a month.
  */
@@ -119,6 +120,7 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 		return;
 	WRITE_ONCE(s->time_ns, time_ns);
 	WRITE_ONCE(s->error, err);
+	/* pairs with the acquire of seq by the library and the waiters */
 	smp_store_release(&s->seq, seq);
 	wake_up_all(&space->done_wq);
 }
@@ -182,6 +184,7 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 	stream->last = dma_fence_get(&op->fence->base);
 	list_add_tail(&op->node, &stream->ops);
 	stream->depth++;
+	trace_cufab_stream_submit(op, 0);
 	spin_unlock(&stream->lock);
 	dma_fence_put(prev);
 	cufab_stream_kick(stream);
@@ -204,8 +207,9 @@ static unsigned int cufab_race_delay(const struct cufab_op *op)
 
 	if (!max || !seed)
 		return max;
-	return hash_64(op->stream->uid * 0x9e3779b97f4a7c15ULL ^ op->seq ^
-		       seed, 32) % (max + 1);
+	/* slots, unlike uids, repeat from run to run of a program */
+	return hash_64(((u64)op->stream->slot << 40) ^ op->seq ^
+		       ((u64)seed << 20), 32) % (max + 1);
 }
 
 /*
@@ -314,6 +318,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	spin_unlock(&stream->lock);
 	if (err)
 		dma_fence_set_error(&op->fence->base, err);
+	trace_cufab_stream_complete(op, err);
 	dma_fence_signal(&op->fence->base);
 	if (!list_empty(&stream->ops))
 		cufab_stream_kick(stream);

@@ -165,6 +165,7 @@ int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq,
 	seq = seq ?: records;
 	ret = seq > records ? -EINVAL :
 	      wait_event_interruptible(space->done_wq,
+				       /* error is read after seq */
 				       smp_load_acquire(&s->seq) >= seq);
 	if (!ret)
 		*out_error = seq ? READ_ONCE(s->error) : 0;

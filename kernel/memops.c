@@ -173,6 +173,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	cmd->out_alloc_flags = alloc->alloc_flags;
 	if (va->legacy) {
 		cmd->out_flags |= CUFAB_PTR_F_LEGACY;
+		cmd->out_ctx_id = READ_ONCE(va->legacy_ctx);
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
 	} else {
@@ -189,7 +190,7 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 	struct cufab_va *va;
 	u64 addr = cmd->addr;
 
-	if (cmd->flags)
+	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);

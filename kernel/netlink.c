@@ -635,6 +635,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 		.cmd = CUFAB_NL_CMD_PEER_GET,
 		.dumpit = cufab_nl_peer_get_dumpit,
 	},
+	{
+		.cmd = CUFAB_NL_CMD_POOL_GET,
+		.dumpit = cufab_nl_pool_get_dumpit,
+	},
 };
 
 static struct genl_family cufab_nl_family __ro_after_init = {

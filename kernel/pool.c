@@ -48,6 +48,8 @@
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <linux/cufab.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
 
 #include "cufab.h"
 
@@ -1397,6 +1399,71 @@ void cufab_pools_show(struct seq_file *m)
 		spin_unlock(&pool->stat_lock);
 	}
 	mutex_unlock(&cufab_pools_lock);
+}
+
+/* ---- CUFAB_NL_CMD_POOL_GET dump: one message per pool ---- */
+
+static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
+			     struct cufab_pool *pool)
+{
+	struct cufab_pool_ptr *ptr;
+	unsigned long index;
+	u64 reserved, high, threshold;
+	u32 importers, ptrs = 0;
+	void *hdr;
+
+	xa_for_each(&pool->ptrs, index, ptr)
+		ptrs++;
+	spin_lock(&pool->stat_lock);
+	reserved = pool->reserved;
+	high = pool->reserved_high;
+	threshold = pool->release_threshold;
+	importers = pool->importers;
+	spin_unlock(&pool->stat_lock);
+
+	hdr = cufab_nl_dump_put(skb, cb, CUFAB_NL_CMD_POOL_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, CUFAB_NL_A_POOL_ID, pool->id) ||
+	    nla_put_u32(skb, CUFAB_NL_A_PID, pool->owner_pid) ||
+	    nla_put_string(skb, CUFAB_NL_A_COMM, pool->owner_comm) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_LOC_TYPE, pool->location_type) ||
+	    nla_put_s32(skb, CUFAB_NL_A_POOL_LOC_ID, pool->location_id) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_HANDLE_TYPES, pool->handle_types) ||
+	    nla_put_u8(skb, CUFAB_NL_A_POOL_DEFAULT, pool->is_default) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_MAX_SIZE, pool->max_size,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_RESERVED, reserved,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_RESERVED_HIGH, high,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_THRESHOLD, threshold,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_IMPORTERS, importers) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_PTRS, ptrs)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* args[0]: the id after which the dump resumes. */
+int cufab_nl_pool_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long index = cb->args[0];
+	struct cufab_pool *pool;
+	int ret = 0;
+
+	mutex_lock(&cufab_pools_lock);
+	xa_for_each_start(&cufab_pools, index, pool, cb->args[0]) {
+		ret = cufab_nl_pool_put(skb, cb, pool);
+		if (ret)
+			break;
+		cb->args[0] = index + 1;
+	}
+	mutex_unlock(&cufab_pools_lock);
+	return cufab_nl_dump_ret(skb, ret);
 }
 
 void cufab_pools_exit(void)

@@ -28,6 +28,7 @@
 #include <linux/vmalloc.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* A stream object: the handle of a refcounted stream. */
 struct cufab_stream_obj {
@@ -72,6 +73,7 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&space->host_wq);
 	init_waitqueue_head(&space->done_wq);
+	/* pairs with READ_ONCE() (address dependency) of lock-free users */
 	smp_store_release(&client->streams, space);
 out:
 	mutex_unlock(&cufab_space_create_lock);
@@ -109,6 +111,7 @@ static void cufab_stream_release(struct kref *ref)
 						   ref);
 	struct cufab_stream_space *space = stream->space;
 
+	trace_cufab_stream_destroy(stream);
 	/* destroyed and drained: memory attached to it reverts */
 	cufab_managed_stream_gone(stream);
 	mutex_lock(&space->lock);
@@ -168,16 +171,27 @@ static bool cufab_ctx_has_legacy(struct cufab_stream_space *space, u32 ctx_id)
 	return false;
 }
 
-static struct cufab_stream *cufab_stream_new(struct cufab_client *client,
-					     struct cufab_stream_space *space,
-					     const struct cufab_ctx *ctx,
-					     const struct cufab_stream_create *cmd)
+/**
+ * cufab_stream_new() - a stream on the engine of GPU @dev, not listed yet
+ * @client: owner
+ * @space: its stream space
+ * @ctx_id: the context
+ * @dev: the context's GPU
+ * @flags: CUFAB_STREAM_*
+ * @priority: as checked by the caller
+ *
+ * Return: the stream (one reference) or an ERR_PTR.
+ */
+struct cufab_stream *cufab_stream_new(struct cufab_client *client,
+				      struct cufab_stream_space *space,
+				      u32 ctx_id, u32 dev, u32 flags,
+				      s32 priority)
 {
 	struct workqueue_struct *wq;
 	struct cufab_stream *stream;
 	int slot;
 
-	wq = cufab_engine_get(ctx->dev);
+	wq = cufab_engine_get(dev);
 	if (IS_ERR(wq))
 		return ERR_CAST(wq);
 	if (cufab_should_fail(CUFAB_FAULT_STREAM))
@@ -193,19 +207,21 @@ static struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	kref_init(&stream->ref);
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->ops);
+	INIT_LIST_HEAD(&stream->node);
 	INIT_LIST_HEAD(&stream->gone_node);
 	cufab_stream_init_work(stream);
 	stream->space = space;
 	stream->client = client;
 	stream->fence_ctx = dma_fence_context_alloc(1);
-	stream->ctx_id = ctx->obj.id;
-	stream->dev = ctx->dev;
-	stream->flags = cmd->flags;
-	stream->priority = cmd->priority;
+	stream->ctx_id = ctx_id;
+	stream->dev = dev;
+	stream->flags = flags;
+	stream->priority = priority;
 	stream->slot = slot;
 	stream->uid = atomic64_inc_return(&cufab_stream_uids);
 	stream->wq = wq;
 	cufab_live_objects_inc();
+	trace_cufab_stream_create(stream);
 	return stream;
 }
 
@@ -230,9 +246,9 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd)
 	ctx = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
-	stream = cufab_stream_new(client, space,
-				  container_of(ctx, struct cufab_ctx, obj),
-				  cmd);
+	stream = cufab_stream_new(client, space, cmd->ctx_id,
+				  container_of(ctx, struct cufab_ctx, obj)->dev,
+				  cmd->flags, cmd->priority);
 	if (IS_ERR(stream)) {
 		ret = PTR_ERR(stream);
 		goto out_ctx;
@@ -418,6 +434,7 @@ static int cufab_slot_wait(struct cufab_stream_space *space, u32 slot,
 	int ret;
 
 	ret = wait_event_interruptible(space->done_wq,
+				       /* error is read after seq */
 				       smp_load_acquire(&s->seq) >= seq);
 	if (ret)
 		return ret;

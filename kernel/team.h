@@ -80,7 +80,7 @@ void cufab_team_destroy(struct cufab_team *team);
  *            (CUDA_ERROR_INVALID_DEVICE)
  *   -EEXIST  the GPU is already a member
  *   -ENOSPC  the team already has @size devices
- *   -EHOSTDOWN, -ENOTRECOVERABLE  the fabric is down (fabric.h)
+ *   -EHOSTDOWN, -ENOTRECOVERABLE  the fabric is down (fabric_health.c)
  * Wakes cufab_team_wait() sleepers when this completes the team.
  */
 int cufab_team_add_device(struct cufab_team *team, u32 gpu);
@@ -138,7 +138,7 @@ struct cufab_bind_req {
  * mem_offset + size past the allocation; device memory of another GPU;
  * host-NUMA memory not on @gpu's NUMA node; the range overlaps a binding.
  * -ENOMEM; -EHOSTDOWN or -ENOTRECOVERABLE while the fabric is down
- * (fabric.h). Rules that depend on the kind of object (exportable memory,
+ * (fabric_health.c). Rules that depend on the kind of object (exportable memory,
  * readiness, team completion) are the caller's.
  */
 int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req);

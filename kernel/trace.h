@@ -316,6 +316,69 @@ DEFINE_EVENT(cufab_peer_class, cufab_peer_disable,
 	TP_PROTO(u32 ctx, u32 dev, u32 peer_ctx, u32 peer_dev),
 	TP_ARGS(ctx, dev, peer_ctx, peer_dev));
 
+/*
+ * Streams: pid is the stream's process (completions run on the GPU's
+ * engine thread), stream its node-wide id.
+ */
+DECLARE_EVENT_CLASS(cufab_stream_class,
+	TP_PROTO(const struct cufab_stream *stream),
+	TP_ARGS(stream),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, stream)
+		__field(u32, ctx)
+		__field(u32, dev)
+		__field(u32, flags)
+		__field(s32, priority)
+	),
+	TP_fast_assign(
+		__entry->pid = pid_nr(stream->client->tgid);
+		__entry->stream = stream->uid;
+		__entry->ctx = stream->ctx_id;
+		__entry->dev = stream->dev;
+		__entry->flags = stream->flags;
+		__entry->priority = stream->priority;
+	),
+	TP_printk("pid=%d stream=%llu ctx=%u gpu=%u flags=0x%x priority=%d",
+		  __entry->pid, __entry->stream, __entry->ctx, __entry->dev,
+		  __entry->flags, __entry->priority)
+);
+
+DEFINE_EVENT(cufab_stream_class, cufab_stream_create,
+	TP_PROTO(const struct cufab_stream *stream), TP_ARGS(stream));
+DEFINE_EVENT(cufab_stream_class, cufab_stream_destroy,
+	TP_PROTO(const struct cufab_stream *stream), TP_ARGS(stream));
+
+/* An operation queued on a stream (seq) and its completion (err). */
+DECLARE_EVENT_CLASS(cufab_op_class,
+	TP_PROTO(const struct cufab_op *op, int err),
+	TP_ARGS(op, err),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, stream)
+		__field(u64, seq)
+		__string(op, op->type->name)
+		__field(u32, dev)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->pid = pid_nr(op->stream->client->tgid);
+		__entry->stream = op->stream->uid;
+		__entry->seq = op->seq;
+		__assign_str(op, op->type->name);
+		__entry->dev = op->stream->dev;
+		__entry->err = err;
+	),
+	TP_printk("pid=%d stream=%llu seq=%llu op=\"%s\" gpu=%u err=%d",
+		  __entry->pid, __entry->stream, __entry->seq, __get_str(op),
+		  __entry->dev, __entry->err)
+);
+
+DEFINE_EVENT(cufab_op_class, cufab_stream_submit,
+	TP_PROTO(const struct cufab_op *op, int err), TP_ARGS(op, err));
+DEFINE_EVENT(cufab_op_class, cufab_stream_complete,
+	TP_PROTO(const struct cufab_op *op, int err), TP_ARGS(op, err));
+
 #endif /* _CUFAB_TRACE_H */
 
 /* Out of tree: define_trace.h finds this file through -I$(src)/kernel. */

@@ -51,12 +51,14 @@ static size_t clique_list(const struct cufab_device *d, CUcliqueInfo out[4])
 static CUresult clique_device(bool args_ok, CUdevice dev,
 			      const struct cufab_device **d)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!args_ok)
-		return CUDA_ERROR_INVALID_VALUE;
-	*d = cufab_device(dev);
-	return *d ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
+		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
+	};
+	CUresult res = cufab_call(&c);
+
+	*d = c.d;
+	return res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev)

@@ -220,7 +220,7 @@ CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid)
 
 /*
  * The kernel frees the context's cuMemAlloc/cuMemAllocHost allocations
- * with it (every way a context ends comes here); the library forgets them.
+ * with it (every way a context ends comes here).
  */
 CUresult cufab_ctx_kernel_destroy(__u32 kid)
 {
@@ -230,10 +230,8 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret) {
-		cufab_legacy_forget_ctx(kid);
+	if (!ret)
 		cufab_streams_forget_ctx(kid);
-	}
 	return cufab_errno_result(-ret);
 }
 
@@ -245,22 +243,23 @@ __u32 cufab_ctx_kid(CUcontext h)
 	return c ? c->kid : 0;
 }
 
-static CUresult ctx_current(struct cufab_ctx **c);
-
 /*
- * The kernel id of the calling thread's current context (peer.c);
- * CUDA_ERROR_INVALID_CONTEXT without one, CONTEXT_IS_DESTROYED when
- * another thread destroyed it.
+ * The handle of the live context with kernel id @kid (the context of
+ * cuMemAlloc memory, from the kernel's pointer info), NULL for none.
  */
-CUresult cufab_ctx_current_kid(__u32 *kid)
+CUcontext cufab_ctx_by_kid(__u32 kid)
 {
-	struct cufab_ctx *c;
-	CUresult res;
+	CUcontext h = NULL;
+	__u32 i;
 
-	res = ctx_current(&c);
-	if (res == CUDA_SUCCESS)
-		*kid = c->kid;
-	return res;
+	if (!kid)
+		return NULL;
+	pthread_mutex_lock(&cufab_lock);
+	for (i = 0; i < ctx_high && !h; i++)
+		if (ctx_slots[i].state == CTX_LIVE && ctx_slots[i].kid == kid)
+			h = ctx_handle(i, ctx_slots[i].gen);
+	pthread_mutex_unlock(&cufab_lock);
+	return h;
 }
 
 /* The calling thread's context stack. */
@@ -346,15 +345,42 @@ static CUcontext ctx_top(void)
  * handle on the stack was valid when it was pushed, so one that no longer
  * resolves was destroyed since.
  */
+static CUresult ctx_current_handle(CUcontext *h, struct cufab_ctx **c)
+{
+	*h = ctx_top();
+	if (!*h)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*c = ctx_lookup(*h);
+	return *c ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+}
+
 static CUresult ctx_current(struct cufab_ctx **c)
 {
 	CUcontext h;
 
-	h = ctx_top();
-	if (!h)
-		return CUDA_ERROR_INVALID_CONTEXT;
-	*c = ctx_lookup(h);
-	return *c ? CUDA_SUCCESS : CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	return ctx_current_handle(&h, c);
+}
+
+/* The current context, its kernel id and device (cufab_call()). */
+CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
+{
+	struct cufab_ctx *c;
+	CUresult res = ctx_current_handle(h, &c);
+
+	if (res == CUDA_SUCCESS) {
+		*kid = c->kid;
+		*dev = c->dev;
+	}
+	return res;
+}
+
+/* The kernel id of the current context (streams and events). */
+CUresult cufab_ctx_current_kid(__u32 *kid)
+{
+	CUcontext h;
+	CUdevice dev;
+
+	return cufab_ctx_current_get(&h, kid, &dev);
 }
 
 /*

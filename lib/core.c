@@ -226,3 +226,28 @@ static void cufab_core_init(void)
 	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
 		       cufab_atfork_child);
 }
+
+/* The common prologue of the entry points: see struct cufab_call. */
+CUresult cufab_call(struct cufab_call *c)
+{
+	CUdevice dev;
+	CUresult res;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!c->args_ok)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (c->need & CUFAB_NEED_DEV) {
+		c->d = cufab_device(c->dev);
+		if (!c->d)
+			return c->bad_dev;
+	}
+	if (c->need & CUFAB_NEED_CTX) {
+		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
+		if (res != CUDA_SUCCESS)
+			return res;
+		if (!(c->need & CUFAB_NEED_DEV))
+			c->d = cufab_device(dev);
+	}
+	return CUDA_SUCCESS;
+}

@@ -10,7 +10,7 @@
  * cudaTypedefs.h). cuGetProcAddress(name, v) picks the entry of that name
  * with the highest version <= v.
  *
- * Include after legacy.h, and with CUFAB_ENTRY defined. Keep the list
+ * Include after compat.h, and with CUFAB_ENTRY defined. Keep the list
  * grouped as lib/ is; later API groups append their block.
  */
 
@@ -22,7 +22,7 @@ CUFAB_ENTRY(cuGetErrorName, cuGetErrorName, 6000)
 CUFAB_ENTRY(cuInit, cuInit, 2000)
 CUFAB_ENTRY(cuDriverGetVersion, cuDriverGetVersion, 2020)
 
-/* device.c, legacy.c */
+/* device.c, compat.c */
 CUFAB_ENTRY(cuDeviceGet, cuDeviceGet, 2000)
 CUFAB_ENTRY(cuDeviceGetCount, cuDeviceGetCount, 2000)
 CUFAB_ENTRY(cuDeviceGetName, cuDeviceGetName, 2000)
@@ -35,7 +35,7 @@ CUFAB_ENTRY(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010)
 CUFAB_ENTRY(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000)
 CUFAB_ENTRY(cuDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, 8000)
 
-/* primary.c, legacy.c */
+/* primary.c, compat.c */
 CUFAB_ENTRY(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000)
 CUFAB_ENTRY(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000)
 CUFAB_ENTRY(cuDevicePrimaryCtxRelease_v2, cuDevicePrimaryCtxRelease, 11000)
@@ -45,7 +45,7 @@ CUFAB_ENTRY(cuDevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000)
 CUFAB_ENTRY(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset, 7000)
 CUFAB_ENTRY(cuDevicePrimaryCtxReset_v2, cuDevicePrimaryCtxReset, 11000)
 
-/* context.c, legacy.c */
+/* context.c, compat.c */
 CUFAB_ENTRY(cuCtxCreate_v2, cuCtxCreate, 3020)
 CUFAB_ENTRY(cuCtxCreate_v3, cuCtxCreate, 11040)
 CUFAB_ENTRY(cuCtxCreate_v4, cuCtxCreate, 12050)
@@ -66,7 +66,7 @@ CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 CUFAB_ENTRY(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000)
 CUFAB_ENTRY(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000)
 
-/* procaddr.c, legacy.c */
+/* procaddr.c, compat.c */
 CUFAB_ENTRY(cuGetProcAddress, cuGetProcAddress, 11030)
 CUFAB_ENTRY(cuGetProcAddress_v2, cuGetProcAddress, 12000)
 
@@ -127,8 +127,11 @@ CUFAB_ENTRY(cuMemPoolTrimTo, cuMemPoolTrimTo, 11020)
 CUFAB_ENTRY(cuMemPoolSetAccess, cuMemPoolSetAccess, 11020)
 CUFAB_ENTRY(cuMemPoolGetAccess, cuMemPoolGetAccess, 11020)
 CUFAB_ENTRY(cuMemAllocAsync, cuMemAllocAsync, 11020)
+CUFAB_ENTRY(cuMemAllocAsync_ptsz, cuMemAllocAsync_ptsz, 11020)
 CUFAB_ENTRY(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 11020)
+CUFAB_ENTRY(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync_ptsz, 11020)
 CUFAB_ENTRY(cuMemFreeAsync, cuMemFreeAsync, 11020)
+CUFAB_ENTRY(cuMemFreeAsync_ptsz, cuMemFreeAsync_ptsz, 11020)
 CUFAB_ENTRY(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, 11020)
 CUFAB_ENTRY(cuDeviceGetMemPool, cuDeviceGetMemPool, 11020)
 CUFAB_ENTRY(cuDeviceSetMemPool, cuDeviceSetMemPool, 11020)

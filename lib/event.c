@@ -15,7 +15,7 @@
 #include <sched.h>
 #include <stdlib.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64
@@ -218,7 +218,8 @@ static CUresult event_query(struct cufab_levent *e)
 
 	if (!cufab_slot_done(e->slot, last))
 		return CUDA_ERROR_NOT_READY;
-	err = last ? cufab_slots[e->slot].error : 0;
+	err = last ? __atomic_load_n(&cufab_slots[e->slot].error,
+				     __ATOMIC_RELAXED) : 0;
 	return err ? cufab_async_result(-err) : CUDA_SUCCESS;
 }
 
@@ -278,7 +279,8 @@ static CUresult event_time(CUevent h, __u64 *ns)
 		return CUDA_ERROR_INVALID_HANDLE;
 	res = event_query(e);
 	if (res == CUDA_SUCCESS)
-		*ns = cufab_slots[e->slot].time_ns;
+		*ns = __atomic_load_n(&cufab_slots[e->slot].time_ns,
+				      __ATOMIC_RELAXED);
 	return res;
 }
 

@@ -96,6 +96,8 @@ struct cufab_ctx;
 CUresult cufab_ctx_kernel_create(unsigned int flags, CUdevice dev, __u32 *kid);
 CUresult cufab_ctx_kernel_destroy(__u32 kid);
 __u32 cufab_ctx_kid(CUcontext h);
+CUcontext cufab_ctx_by_kid(__u32 kid);
+CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev);
 CUresult cufab_ctx_current_kid(__u32 *kid);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
@@ -105,9 +107,6 @@ void cufab_ctx_reset_locked(void);
 CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 /* The checks every cuCtxCreate version makes first, in CUDA's order. */
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
-
-/* legacy_mem.c: the kernel freed the legacy allocations of context kid. */
-void cufab_legacy_forget_ctx(__u32 kid);
 
 /* primary.c */
 void cufab_primary_reset_locked(void);
@@ -123,6 +122,38 @@ static inline int cufab_ready(void)
 {
 	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
 }
+
+/* struct cufab_call.need */
+#define CUFAB_NEED_DEV	0x1	/* the call names a device: @dev */
+#define CUFAB_NEED_CTX	0x2	/* the call works in the current context */
+
+/**
+ * struct cufab_call - what an entry point checks before its ioctl
+ * @need: CUFAB_NEED_* bits
+ * @args_ok: the entry point's own NULL and range checks passed
+ * @dev: the CUdevice ordinal the call names (CUFAB_NEED_DEV)
+ * @bad_dev: what an ordinal with no GPU behind it is: INVALID_DEVICE, or
+ *	INVALID_VALUE where the call's documentation lists no INVALID_DEVICE
+ * @d: out, the device of @dev, else of the current context
+ * @ctx: out, the current context (CUFAB_NEED_CTX)
+ * @ctx_kid: out, its kernel id
+ *
+ * cufab_call() checks, in CUDA's order: NOT_INITIALIZED, then
+ * INVALID_VALUE for !@args_ok, then @bad_dev, then the current context
+ * (INVALID_CONTEXT without one, CONTEXT_IS_DESTROYED when another thread
+ * destroyed it). Every group of calls starts with it.
+ */
+struct cufab_call {
+	unsigned int need;
+	int args_ok;
+	CUdevice dev;
+	CUresult bad_dev;
+	const struct cufab_device *d;
+	CUcontext ctx;
+	__u32 ctx_kid;
+};
+
+CUresult cufab_call(struct cufab_call *c);
 
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)

@@ -88,15 +88,12 @@ static CUresult le_prop(const CUlogicalEndpointProp *prop,
 	return CUDA_SUCCESS;
 }
 
-/*
- * NOT_INITIALIZED before a bad argument, as in the other groups of calls;
- * @args_ok is the caller's NULL and zero checks.
- */
+/* @args_ok is the caller's NULL and zero checks (struct cufab_call). */
 static CUresult le_ready(int args_ok)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return args_ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	struct cufab_call c = { .args_ok = args_ok };
+
+	return cufab_call(&c);
 }
 
 static CUresult le_call(int args_ok, unsigned long request, void *arg)
@@ -114,13 +111,16 @@ static CUresult le_call(int args_ok, unsigned long request, void *arg)
 static CUresult le_dev_call(int args_ok, CUdevice dev, __u32 *kindex,
 			    unsigned long request, void *arg)
 {
-	CUresult res = le_ready(args_ok);
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
+		.bad_dev = CUDA_ERROR_INVALID_VALUE,
+	};
+	CUresult res = cufab_call(&c);
 
-	if (res == CUDA_SUCCESS)
-		res = le_device(dev, kindex);
-	if (res == CUDA_SUCCESS)
-		res = le_ioctl(request, arg);
-	return res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	*kindex = c.d->index;
+	return le_ioctl(request, arg);
 }
 
 /*

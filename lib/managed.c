@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "mem.h"
 #include "stream.h"
 

@@ -93,11 +93,9 @@ static inline CUresult cufab_location_to_kernel(const CUmemLocation *loc,
 /* imex.c: make sure the client presented an IMEX channel (FABRIC calls). */
 void cufab_imex_prepare(void);
 
-/* legacy_mem.c: the context and device of a legacy allocation. */
-int cufab_legacy_lookup(CUdeviceptr base, CUcontext *ctx, CUdevice *dev);
 /*
- * legacy_mem.c: MEM_ALLOC in the current context, remembered for the
- * CONTEXT pointer attribute (cuMemAlloc, cuMemAllocHost, cuMemAllocManaged).
+ * legacy_mem.c: MEM_ALLOC in the current context (cuMemAlloc,
+ * cuMemAllocHost, cuMemAllocManaged with its attach flags).
  */
 CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach);

@@ -83,18 +83,21 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mc
 static CUresult mc_member(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
 			  __u32 *handle, __u32 *kindex)
 {
-	const struct cufab_device *d;
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
+		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
+	};
 	CUresult res = mc_ready();
 
+	/* the device before the handle, as CUDA checks them */
+	if (res == CUDA_SUCCESS)
+		res = cufab_call(&c);
 	if (res != CUDA_SUCCESS)
 		return res;
-	d = cufab_device(dev);
-	if (!d)
-		return CUDA_ERROR_INVALID_DEVICE;
 	if (!cufab_mem_handle_ok(mcHandle))
 		return CUDA_ERROR_INVALID_VALUE;
 	*handle = (__u32)mcHandle;
-	*kindex = d->index;
+	*kindex = c.d->index;
 	return CUDA_SUCCESS;
 }
 

@@ -52,13 +52,12 @@ static CUresult peer_result(int err)
  */
 static CUresult peer_ids(CUcontext peerContext, struct cufab_peer *arg)
 {
-	CUresult res;
+	struct cufab_call c = { .need = CUFAB_NEED_CTX, .args_ok = 1 };
+	CUresult res = cufab_call(&c);
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	res = cufab_ctx_current_kid(&arg->ctx_id);
 	if (res != CUDA_SUCCESS)
 		return res;
+	arg->ctx_id = c.ctx_kid;
 	arg->peer_ctx_id = cufab_ctx_kid(peerContext);
 	return arg->peer_ctx_id ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }

@@ -88,14 +88,8 @@ static CUresult ptr_access(const struct ptr_query *q, unsigned int *out)
 /* The device ordinal the memory belongs to (host memory: its context's). */
 static int ptr_ordinal(const struct ptr_query *q)
 {
-	CUcontext ctx;
-	CUdevice dev;
-
-	if (q->info.out_dev >= 0)
-		return cufab_ordinal(q->info.out_dev);
-	if (!cufab_legacy_lookup(q->info.out_range_base, &ctx, &dev))
-		return dev;
-	return -1;
+	/* cuMemAllocHost memory: the kernel reports its context's GPU */
+	return q->info.out_dev >= 0 ? cufab_ordinal(q->info.out_dev) : -1;
 }
 
 /*
@@ -118,14 +112,15 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 {
 	const struct cufab_pointer_info *i = &q->info;
 	CUcontext ctx = NULL, cur;
-	CUdevice dev;
 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
 		/* Only legacy memory belongs to a context; VMM memory: NULL. */
-		if (ptr_legacy(q) &&
-		    cufab_legacy_lookup(i->out_range_base, &ctx, &dev))
-			return CUDA_ERROR_INVALID_VALUE;
+		if (ptr_legacy(q)) {
+			ctx = cufab_ctx_by_kid(i->out_ctx_id);
+			if (!ctx)
+				return CUDA_ERROR_INVALID_VALUE;
+		}
 		*(CUcontext *)data = ctx;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:

@@ -10,11 +10,12 @@
  * CUmemoryPool is a struct of this file naming the kernel's pool object.
  *
  * Stream order: a block freed on stream S records S and the stream's
- * last submitted sequence number N. S may reuse it at once; another
- * stream once S's completed sequence number has reached N. The NULL
- * stream, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD run nothing
- * asynchronously, so for them submitted == completed and every free is
- * complete when it returns.
+ * last submitted sequence number N (lib/stream.c). S may reuse it at once;
+ * another stream once the block is synchronized (a cuCtxSynchronize
+ * completed after the free) or, with CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+ * once S's completed sequence number, read from the kernel's slot page
+ * without a system call, has reached N. Blocks of different streams merge
+ * only once both may be used by any stream.
  *
  * Locking: pool_lock guards every pool, chunk and block of the process.
  * No system call is made with it held except those that change the
@@ -27,6 +28,7 @@
 
 #include "mem.h"
 #include "pool.h"
+#include "stream.h"
 
 /* Alignment of every pool allocation, and of large ones. */
 #define POOL_ALIGN		512ULL
@@ -47,8 +49,11 @@ struct pool_block {
 	int free;
 	int exported;		/* cuMemPoolExportPointer was called on it */
 	int held;		/* freed, but importers still map it */
-	CUstream stream;	/* freed on this stream ... */
-	unsigned long long seq;	/* ... at this sequence number */
+	int synced;		/* any stream may take it */
+	struct cufab_lstream *stream;	/* freed on this stream ... */
+	__u32 gen;		/* ... while it had this generation, */
+	__u32 slot;		/* ... whose completions this slot counts, */
+	__u64 seq;		/* ... after this sequence number */
 };
 
 struct pool_chunk {
@@ -66,6 +71,7 @@ struct CUmemPoolHandle_st {
 	int imported;
 	int is_default;
 	int destroyed;			/* cuMemPoolDestroy called, allocations live */
+	int opportunistic;		/* REUSE_ALLOW_OPPORTUNISTIC, as last set here */
 	struct pool_chunk *chunks;
 	struct pool_block *free_list;
 	struct pool_block *held;	/* freed exported blocks importers map */
@@ -87,34 +93,43 @@ static CUmemoryPool pool_current[POOL_SLOTS];
 
 /* ---- streams ---- */
 
-static int stream_special(CUstream s)
+/* Has the work submitted on @b's stream before its free completed? */
+static int block_complete(const struct pool_block *b)
 {
-	return !s || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
+	const struct cufab_lstream *s = b->stream;
+
+	if (b->synced || !s)
+		return 1;
+	/* a destroyed stream's slot may serve another: wait for a sync */
+	if (!__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&s->gen, __ATOMIC_RELAXED) != b->gen)
+		return 0;
+	return cufab_slot_done(b->slot, b->seq);
 }
 
-/* The streams an allocation may be ordered on. */
-static CUresult stream_check(CUstream s)
+/* May any stream take free block @b? */
+static int block_anyone(const struct CUmemPoolHandle_st *p,
+			const struct pool_block *b)
 {
-	return stream_special(s) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
-}
-
-/* Work of @s submitted and completed so far, as sequence numbers. */
-static unsigned long long stream_submitted(CUstream s)
-{
-	(void)s;
-	return 0;
-}
-
-static unsigned long long stream_completed(CUstream s)
-{
-	(void)s;
-	return 0;
+	return b->synced || !b->stream ||
+	       (p->opportunistic && block_complete(b));
 }
 
 /* May an allocation on @s take free block @b? */
-static int block_ready(const struct pool_block *b, CUstream s)
+static int block_ready(const struct CUmemPoolHandle_st *p,
+		       const struct pool_block *b, struct cufab_lstream *s)
 {
-	return b->stream == s || stream_completed(b->stream) >= b->seq;
+	return b->stream == s || block_anyone(p, b);
+}
+
+/* @b was freed on @s: after the work submitted there so far. */
+static void block_order(struct pool_block *b, struct cufab_lstream *s)
+{
+	b->synced = 0;
+	b->stream = s;
+	b->gen = s->gen;
+	b->slot = s->slot;
+	b->seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
 }
 
 /* ---- blocks ---- */
@@ -155,6 +170,36 @@ static struct pool_block *live_find(CUdeviceptr addr)
 	return NULL;
 }
 
+/*
+ * Spare block structs: a warm allocate/free splits and merges a block
+ * each time, which would otherwise cost a malloc and a free.
+ */
+#define POOL_SPARES_MAX		64
+static struct pool_block *pool_spares;
+static unsigned int pool_nspares;
+
+static struct pool_block *block_new(void)
+{
+	struct pool_block *b = pool_spares;
+
+	if (!b)
+		return calloc(1, sizeof(*b));
+	pool_spares = b->hnext;
+	pool_nspares--;
+	return b;
+}
+
+static void block_put(struct pool_block *b)
+{
+	if (pool_nspares >= POOL_SPARES_MAX) {
+		free(b);
+		return;
+	}
+	b->hnext = pool_spares;
+	pool_spares = b;
+	pool_nspares++;
+}
+
 static void free_add(struct CUmemPoolHandle_st *p, struct pool_block *b)
 {
 	b->free = 1;
@@ -185,27 +230,38 @@ static void block_merge(struct CUmemPoolHandle_st *p, struct pool_block *a,
 	a->next = b->next;
 	if (b->next)
 		b->next->prev = a;
-	free(b);
+	block_put(b);
 }
 
-static int block_complete(const struct pool_block *b)
+/* Can free blocks @a and @b become one without breaking stream order? */
+static int block_mergeable(const struct CUmemPoolHandle_st *p,
+			   const struct pool_block *a, const struct pool_block *b)
 {
-	return stream_completed(b->stream) >= b->seq;
+	if (!a->free || !b->free)
+		return 0;
+	if (a->stream == b->stream && a->gen == b->gen && !a->synced &&
+	    !b->synced)
+		return 1;
+	return block_anyone(p, a) && block_anyone(p, b);
 }
 
-/* Return @b to the free list, merged with complete free neighbours. */
+/* Return @b, freed on @s (NULL: ordered already), to the free list. */
 static void block_release(struct CUmemPoolHandle_st *p, struct pool_block *b,
-			  CUstream s)
+			  struct cufab_lstream *s)
 {
-	b->stream = s;
-	b->seq = stream_submitted(s);
+	if (s)
+		block_order(b, s);
 	free_add(p, b);
-	if (!block_complete(b))
-		return;
-	if (b->next && b->next->free && block_complete(b->next))
+	if (b->next && block_mergeable(p, b, b->next)) {
+		if (b->next->seq > b->seq)
+			b->seq = b->next->seq;
 		block_merge(p, b, b->next);
-	if (b->prev && b->prev->free && block_complete(b->prev))
+	}
+	if (b->prev && block_mergeable(p, b->prev, b)) {
+		if (b->seq > b->prev->seq)
+			b->prev->seq = b->seq;
 		block_merge(p, b->prev, b);
+	}
 }
 
 /* Carve @size bytes at @align out of free block @b; the allocated block. */
@@ -218,7 +274,7 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 
 	/* a free head in front of an aligned start stays free */
 	if (start != b->addr) {
-		n = calloc(1, sizeof(*n));
+		n = block_new();
 		if (!n)
 			return NULL;
 		*n = *b;
@@ -233,7 +289,7 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 		b = n;
 	}
 	if (b->size > size) {
-		n = calloc(1, sizeof(*n));
+		n = block_new();
 		if (!n)
 			return NULL;
 		*n = *b;
@@ -253,13 +309,13 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 
 /* A free block of @p fitting @size at @align that stream @s may reuse. */
 static struct pool_block *block_find(struct CUmemPoolHandle_st *p, size_t size,
-				     size_t align, CUstream s)
+				     size_t align, struct cufab_lstream *s)
 {
 	struct pool_block *b;
 	CUdeviceptr start;
 
 	for (b = p->free_list; b; b = b->fnext) {
-		if (!block_ready(b, s))
+		if (!block_ready(p, b, s))
 			continue;
 		start = (b->addr + align - 1) & ~(CUdeviceptr)(align - 1);
 		if (start - b->addr <= b->size && b->size - (start - b->addr) >= size)
@@ -345,7 +401,7 @@ static void pool_retry_held(struct CUmemPoolHandle_st *p)
 		}
 		*pp = b->hnext;
 		b->held = 0;
-		block_release(p, b, b->stream);
+		block_release(p, b, NULL);
 	}
 }
 
@@ -427,6 +483,7 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 	p->id = id;
 	p->location = *loc;
 	p->handle_types = handle_types;
+	p->opportunistic = 1;
 	p->next = pools_all;
 	pools_all = p;
 	return p;
@@ -598,6 +655,9 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else {
 		res = pool_kattr(p, (__u32)attr, set, &v);
+		if (res == CUDA_SUCCESS &&
+		    attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC)
+			p->opportunistic = (int)v;
 		if (res == CUDA_SUCCESS && !set) {
 			if (attr_is_int(attr))
 				*(int *)value = (int)v;
@@ -639,18 +699,29 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
 }
 
 /*
- * A synchronization completed: every pool gives back what it holds past
- * its release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
+ * A synchronization completed: every free block may serve any stream, and
+ * every pool gives back what it holds past its release threshold
+ * (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
  */
 void cufab_pool_sync(void)
 {
 	struct CUmemPoolHandle_st *p;
+	struct pool_chunk *c;
+	struct pool_block *b;
 	__u64 threshold;
 
 	pthread_mutex_lock(&pool_lock);
 	for (p = pools_all; p; p = p->next) {
 		if (p->imported || !p->chunks)
 			continue;
+		for (b = p->free_list; b; b = b->fnext)
+			b->synced = 1;
+		for (c = p->chunks; c; c = c->next)
+			for (b = c->first; b && b->next; )
+				if (block_mergeable(p, b, b->next))
+					block_merge(p, b, b->next);
+				else
+					b = b->next;
 		threshold = 0;
 		if (pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
 			       &threshold) == CUDA_SUCCESS)
@@ -738,7 +809,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 /* ---- allocation ---- */
 
 static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
-				  CUdeviceptr *dptr, size_t size, CUstream s)
+				  CUdeviceptr *dptr, size_t size,
+				  struct cufab_lstream *s)
 {
 	size_t align = POOL_ALIGN;
 	struct pool_block *b;
@@ -776,19 +848,18 @@ static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 	return CUDA_SUCCESS;
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
-						      size_t bytesize,
-						      CUmemoryPool pool,
-						      CUstream hStream)
+static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
+				CUmemoryPool pool, CUstream hStream, int pt)
 {
 	struct CUmemPoolHandle_st *p;
+	struct cufab_lstream *s;
 	CUresult res;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = stream_check(hStream);
+	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&pool_lock);
@@ -796,7 +867,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
 	if (!p || p->imported)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
-		res = pool_alloc_locked(p, dptr, bytesize, hStream);
+		res = pool_alloc_locked(p, dptr, bytesize, s);
 	pthread_mutex_unlock(&pool_lock);
 	return res;
 }
@@ -831,10 +902,11 @@ static CUresult pool_current_locked(int slot, const CUmemLocation *loc,
 	return pool_default_locked(slot, loc, out);
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
-					      CUstream hStream)
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
+			    CUstream hStream, int pt)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE };
+	struct cufab_lstream *s;
 	CUmemoryPool pool;
 	CUresult res;
 
@@ -842,16 +914,18 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = stream_check(hStream);
-	if (res != CUDA_SUCCESS)
-		return res;
 	res = cuCtxGetDevice(&loc.id);
 	if (res != CUDA_SUCCESS)
 		return res;
+	res = cufab_stream_resolve(hStream, pt, &s);
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* the stream's device, not the current context's, owns the memory */
+	loc.id = s->dev;
 	pthread_mutex_lock(&pool_lock);
 	res = pool_current_locked(loc.id, &loc, &pool);
 	if (res == CUDA_SUCCESS)
-		res = pool_alloc_locked(pool, dptr, bytesize, hStream);
+		res = pool_alloc_locked(pool, dptr, bytesize, s);
 	pthread_mutex_unlock(&pool_lock);
 	return res;
 }
@@ -872,7 +946,7 @@ static void pool_free_import(struct CUmemPoolHandle_st *p, struct pool_block *b)
  * it, so the importers' memory stays what it was until they free it.
  */
 static void pool_free_block(struct CUmemPoolHandle_st *p, struct pool_block *b,
-			    CUstream s)
+			    struct cufab_lstream *s)
 {
 	struct cufab_pool_ptr_release arg = {
 		.size = sizeof(arg), .pool = p->kid, .addr = b->addr,
@@ -882,7 +956,7 @@ static void pool_free_block(struct CUmemPoolHandle_st *p, struct pool_block *b,
 	if (b->exported &&
 	    cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg) == -EBUSY) {
 		b->held = 1;
-		b->stream = s;
+		block_order(b, s);
 		b->hnext = p->held;
 		p->held = b;
 		return;
@@ -890,15 +964,16 @@ static void pool_free_block(struct CUmemPoolHandle_st *p, struct pool_block *b,
 	block_release(p, b, s);
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 {
+	struct cufab_lstream *s;
 	struct CUmemPoolHandle_st *p;
 	struct pool_block *b;
 	CUresult res;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	res = stream_check(hStream);
+	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&pool_lock);
@@ -909,13 +984,57 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 	}
 	p = b->pool;
 	if (b->chunk)
-		pool_free_block(p, b, hStream);
+		pool_free_block(p, b, s);
 	else
 		pool_free_import(p, b);
 	if (!--p->live && p->destroyed)
 		pool_finish(p);
 	pthread_mutex_unlock(&pool_lock);
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The _ptsz entry points are the same calls for programs built with the
+ * per-thread default stream: there the NULL stream is the thread's.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize,
+					      CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr,
+						   size_t bytesize,
+						   CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, hStream, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync(CUdeviceptr *dptr,
+						      size_t bytesize,
+						      CUmemoryPool pool,
+						      CUstream hStream)
+{
+	return alloc_from_pool(dptr, bytesize, pool, hStream, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
+							   size_t bytesize,
+							   CUmemoryPool pool,
+							   CUstream hStream)
+{
+	return alloc_from_pool(dptr, bytesize, pool, hStream, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr,
+						  CUstream hStream)
+{
+	return free_async(dptr, hStream, 1);
 }
 
 /* ---- current and default pools ---- */
@@ -1248,5 +1367,7 @@ void cufab_pool_reset_locked(void)
 	memset(pool_current, 0, sizeof(pool_current));
 	memset(live_hash, 0, sizeof(live_hash));
 	pools_all = NULL;
+	pool_spares = NULL;
+	pool_nspares = 0;
 	pthread_mutex_init(&pool_lock, NULL);
 }

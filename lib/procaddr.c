@@ -13,7 +13,7 @@
 
 #include <cufab/multimem.h>
 
-#include "legacy.h"
+#include "compat.h"
 
 struct cufab_entry {
 	const char *name;

@@ -29,10 +29,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "legacy.h"
+#include "compat.h"
 #include "stream.h"
 
-const volatile struct cufab_seq_slot *cufab_slots;
+const struct cufab_seq_slot *cufab_slots;
 pthread_mutex_t cufab_stream_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct cufab_lstream streams[CUFAB_LIB_MAX_STREAMS];
@@ -47,6 +47,7 @@ struct legacy_entry {
 	__u32 ctx_kid;
 	__u32 idx;
 };
+
 static struct legacy_entry *legacy_map;
 static size_t legacy_n, legacy_cap;
 
@@ -58,6 +59,7 @@ struct thread_streams {
 	__u32 pt_kid, pt_idx;		/* ctx kid -> per-thread stream */
 	CUstream pt_handle;
 };
+
 static __thread struct thread_streams tls_streams;
 static pthread_key_t pt_key;
 static pthread_once_t pt_key_once = PTHREAD_ONCE_INIT;
@@ -484,7 +486,7 @@ static CUresult stream_query(struct cufab_lstream *s)
 
 	if (!cufab_slot_done(s->slot, last))
 		return CUDA_ERROR_NOT_READY;
-	err = cufab_slots[s->slot].error;
+	err = __atomic_load_n(&cufab_slots[s->slot].error, __ATOMIC_RELAXED);
 	return err ? cufab_async_result(-err) : CUDA_SUCCESS;
 }
 
@@ -800,22 +802,61 @@ static CUresult copy_async(CUdeviceptr dst, CUdeviceptr src, size_t n,
 	return cufab_stream_submit(s, &arg);
 }
 
-#define COPY_ASYNC(name, dtype, stype, pt)				\
-CUFAB_EXPORT CUresult CUDAAPI name(dtype dst, stype src, size_t n,	\
-				   CUstream h)				\
-{									\
-	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, pt,	\
-			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);		\
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 0,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
 }
 
-COPY_ASYNC(cuMemcpyAsync, CUdeviceptr, CUdeviceptr, 0)
-COPY_ASYNC(cuMemcpyAsync_ptsz, CUdeviceptr, CUdeviceptr, 1)
-COPY_ASYNC(cuMemcpyHtoDAsync_v2, CUdeviceptr, const void *, 0)
-COPY_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, CUdeviceptr, const void *, 1)
-COPY_ASYNC(cuMemcpyDtoHAsync_v2, void *, CUdeviceptr, 0)
-COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, void *, CUdeviceptr, 1)
-COPY_ASYNC(cuMemcpyDtoDAsync_v2, CUdeviceptr, CUdeviceptr, 0)
-COPY_ASYNC(cuMemcpyDtoDAsync_v2_ptsz, CUdeviceptr, CUdeviceptr, 1)
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 1,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 0,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 1,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 0,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 1,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 0,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n,
+		CUstream h)
+{
+	return copy_async((uintptr_t)dst, (uintptr_t)src, n, h, 1,
+			  CUFAB_DEV_STREAM, CUFAB_DEV_STREAM);
+}
 
 /* The kernel GPU index of a context's device. */
 static CUresult ctx_kdev(CUcontext ctx, __u32 *kdev)
@@ -914,19 +955,41 @@ static CUresult set_async(CUdeviceptr dst, __u32 value, __u32 elem, size_t n,
 	return cufab_stream_submit(s, &arg);
 }
 
-#define SET_ASYNC(name, type, elem, pt)					\
-CUFAB_EXPORT CUresult CUDAAPI name(CUdeviceptr dst, type v, size_t n,	\
-				   CUstream h)				\
-{									\
-	return set_async(dst, v, elem, n, h, pt);			\
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 1, n, h, 0);
 }
 
-SET_ASYNC(cuMemsetD8Async, unsigned char, 1, 0)
-SET_ASYNC(cuMemsetD8Async_ptsz, unsigned char, 1, 1)
-SET_ASYNC(cuMemsetD16Async, unsigned short, 2, 0)
-SET_ASYNC(cuMemsetD16Async_ptsz, unsigned short, 2, 1)
-SET_ASYNC(cuMemsetD32Async, unsigned int, 4, 0)
-SET_ASYNC(cuMemsetD32Async_ptsz, unsigned int, 4, 1)
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 1, n, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dst, unsigned short v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 2, n, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dst, unsigned short v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 2, n, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dst, unsigned int v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 4, n, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned int v, size_t n,
+		CUstream h)
+{
+	return set_async(dst, v, 4, n, h, 1);
+}
 
 /* Host functions. */
 

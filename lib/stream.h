@@ -32,7 +32,8 @@ struct cufab_lstream {
 	__u32 next_free;
 };
 
-extern const volatile struct cufab_seq_slot *cufab_slots;
+/* read with __atomic loads: the kernel writes them */
+extern const struct cufab_seq_slot *cufab_slots;
 extern pthread_mutex_t cufab_stream_lock;
 
 /* stream.c */

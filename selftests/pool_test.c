@@ -15,6 +15,7 @@
 #include <cufab/cuda.h>
 
 #include "cufab_uapi.h"
+#include "ctl_helpers.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
@@ -300,6 +301,8 @@ TEST_F(ctx, alloc_free_arguments)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAllocAsync(&a, 0, NULL));
 	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
 		  cuMemAllocAsync(&a, 16, (CUstream)(uintptr_t)0x1234));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemFreeAsync(a, (CUstream)(uintptr_t)0x1234));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&a, 16, CU_STREAM_LEGACY));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, CU_STREAM_PER_THREAD));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(a, NULL));
@@ -328,6 +331,76 @@ TEST_F(ctx, reuse_on_the_same_stream)
 	/* the legacy stream's free completed when it returned */
 	EXPECT_EQ(a, b);
 	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
+}
+
+/* ---- stream order ---- */
+
+static int gate;
+
+static void CUDA_CB wait_gate(void *arg)
+{
+	while (!__atomic_load_n(&gate, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+/*
+ * A full 32 MiB pool of 1 MiB blocks, one freed on stream s1 behind work
+ * that has not run: s1 reuses it at once, s2 only once the work completed
+ * (REUSE_ALLOW_OPPORTUNISTIC) or, with that policy off, once a
+ * synchronization made it everyone's.
+ */
+TEST_F(ctx, reuse_across_streams_and_policies)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	CUdeviceptr blk[32], x;
+	CUstream s1, s2;
+	CUmemoryPool pool;
+	int i, off = 0;
+
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < 32; i++)
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuMemAllocFromPoolAsync(&blk[i], 1 << 20, pool, s1));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	/* the freeing stream reuses at once */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s1));
+	/* another stream does not while s1's work before the free is pending */
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
+	/* completed: opportunistic reuse (on by default) */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s2));
+
+	/* without the policy, a completed free of s2 is not s1's ... */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	/* ... until a synchronization */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	EXPECT_EQ(blk[0], x);
+	blk[0] = x;
+
+	for (i = 0; i < 32; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[i], s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
 /* Pool memory works wherever device memory does. */
@@ -408,12 +481,15 @@ TEST_F(ctx, multicast_bind_addr_pool_memory)
 TEST_F(ctx, destroy_deferred_until_last_free)
 {
 	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
-	long long live = live_objects();
 	unsigned char byte = 0;
 	CUmemoryPool pool;
+	long long live;
 	CUdeviceptr a;
 	cuuint64_t v;
 
+	/* the context's legacy stream comes with its first use: before */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(NULL));
+	live = live_objects();
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
@@ -958,6 +1034,49 @@ TEST_F(two, importer_killed)
 	EXPECT_EQ(0x100 | SIGKILL, wait_child(imp));
 	ASSERT_EQ(0, sig(s1));
 	EXPECT_EQ(0, wait_child(exp));
+}
+
+/* ---- cufabctl pool show (CUFAB_NL_CMD_POOL_GET) ---- */
+
+TEST_F(ctx, cufabctl_pool_show)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemPoolPtrExportData data;
+	static char out[65536];
+	char args[64], want[64];
+	CUmemoryPool pool;
+	CUdeviceptr a;
+
+	if (!tool_path("cufabctl", args, sizeof(args)))
+		SKIP(return, "no cufabctl next to this test");
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+
+	snprintf(args, sizeof(args), "-j pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "\"pid\":%d,", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"location\":\"gpu\",\"location_id\":0"));
+	EXPECT_NE(NULL, strstr(out, "\"handle_types\":[\"posix-fd\"]"));
+	EXPECT_NE(NULL, strstr(out, "\"max_size\":1073741824"));
+	EXPECT_NE(NULL, strstr(out, "\"reserved\":33554432"));
+	EXPECT_NE(NULL, strstr(out, "\"exported_ptrs\":1"));
+	EXPECT_NE(NULL, strstr(out, "\"default\":false"));
+
+	snprintf(args, sizeof(args), "pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "pid %d (", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "gpu0 handles posix-fd"));
+	EXPECT_NE(NULL, strstr(out, "reserved 32 MiB"));
+
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	snprintf(args, sizeof(args), "-j pool show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_STREQ("[]\n", out);
 }
 
 /* ---- fault injection ---- */

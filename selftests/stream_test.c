@@ -641,4 +641,80 @@ TEST(kill_with_work_queued)
 	}
 }
 
+/* Set a cufab module parameter; 0 or -1. */
+static int param_set(const char *name, unsigned int v)
+{
+	char path[128], buf[16];
+
+	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
+	snprintf(buf, sizeof(buf), "%u", v);
+	return write_file(path, buf);
+}
+
+/*
+ * The race-exposure knob: with completions delayed, a program that reads
+ * stream results without synchronizing sees stale data every time, and
+ * with seeded per-operation delays two streams without an event between
+ * them run in the wrong order for some seeds, the same ones every run;
+ * the synchronized version is right under every seed.
+ */
+TEST(race_knob_exposes_missing_sync)
+{
+	unsigned int v = 0, seed, exposed = 0, wrong = 0;
+	CUdeviceptr x, y;
+	CUcontext ctx;
+	CUstream a, b;
+	CUevent e;
+
+	if (access(CUFAB_PARAMS "race_delay_us", F_OK))
+		SKIP(return, "no race_delay_us parameter");
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&x, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&y, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+
+	/* fixed delay: the host forgot cuStreamSynchronize */
+	ASSERT_EQ(0, param_set("race_seed", 0));
+	ASSERT_EQ(0, param_set("race_delay_us", 500000));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(x, 0, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(x, 7, 1, a));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, x, 4));
+	EXPECT_EQ(0, v);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(a));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, x, 4));
+	EXPECT_EQ(7, v);
+
+	ASSERT_EQ(0, param_set("race_delay_us", 50000));
+	for (seed = 1; seed <= 8; seed++) {
+		ASSERT_EQ(0, param_set("race_seed", seed));
+		/* stream b copies x without waiting for a's set */
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(x, 0, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(y, 0, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(x, 1, 1, a));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoDAsync(y, x, 4, b));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, y, 4));
+		exposed += v == 0;
+		/* the same with the event: always right */
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(x, 0, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(y, 0, 1));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(x, 1, 1, a));
+		ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, a));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(b, e, 0));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoDAsync(y, x, 4, b));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, y, 4));
+		wrong += v != 1;
+	}
+	param_set("race_delay_us", 0);
+	param_set("race_seed", 0);
+	TH_LOG("missing synchronization exposed under %u of 8 seeds",
+	       exposed);
+	EXPECT_LT(0, exposed);
+	EXPECT_EQ(0, wrong);
+	cuCtxDestroy(ctx);
+}
+
 TEST_HARNESS_MAIN

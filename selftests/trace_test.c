@@ -26,6 +26,8 @@ static const char *const cufab_events[] = {
 	"cufab_le_create", "cufab_le_destroy", "cufab_le_export",
 	"cufab_le_import", "cufab_team_join", "cufab_team_complete",
 	"cufab_bind", "cufab_unbind", "cufab_peer_enable", "cufab_peer_disable",
+	"cufab_stream_create", "cufab_stream_destroy", "cufab_stream_submit",
+	"cufab_stream_complete",
 };
 
 /* The tracefs mount, mounting it at /sys/kernel/tracing if need be. */
@@ -357,6 +359,35 @@ TEST_F(trace, endpoint_life)
 		    number, (unsigned long long)LE_SIZE);
 	EXPECT_NEXT(pos, "cufab_le_destroy", "endpoint=%llu size=%llu", number,
 		    (unsigned long long)LE_SIZE);
+}
+
+/* A stream: created, a memset queued and completed, destroyed. */
+TEST_F(trace, stream_work)
+{
+	unsigned long long stream;
+	CUdeviceptr buf;
+	const char *pos, *l;
+	CUcontext ctx;
+	CUstream s;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&buf, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(buf, 0x5a, 4096, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFree(buf));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	ASSERT_EQ(0, trace_read(self));
+
+	pos = self->buf;
+	l = EXPECT_NEXT(pos, "cufab_stream_create", "gpu=0 flags=0x1");
+	ASSERT_NE(NULL, l);
+	stream = field_u64(l, "stream");
+	EXPECT_NEXT(pos, "cufab_stream_submit", "stream=%llu seq=1 op=\"set\" err=0", stream);
+	EXPECT_NEXT(pos, "cufab_stream_complete", "stream=%llu seq=1 op=\"set\" err=0", stream);
+	EXPECT_NEXT(pos, "cufab_stream_destroy", "stream=%llu", stream);
 }
 
 TEST_HARNESS_MAIN

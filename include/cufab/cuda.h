@@ -96,6 +96,9 @@ typedef uint64_t cuuint64_t;
 #define cuEventRecord			__CUDA_API_PTSZ(cuEventRecord)
 #define cuEventRecordWithFlags		__CUDA_API_PTSZ(cuEventRecordWithFlags)
 #define cuLaunchHostFunc		__CUDA_API_PTSZ(cuLaunchHostFunc)
+#define cuMemFreeAsync			__CUDA_API_PTSZ(cuMemFreeAsync)
+#define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
+#define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
 #endif
 

@@ -78,18 +78,20 @@ $(BUILD)/selftests/abi_official_test: $(ABI_SRC)/abi_official_test.c $(CUDA_H) s
 	$(CC) $(CFLAGS) -I$(CUDA_INC) -I$(CURDIR)/include/uapi -I$(KSFT_DIR) \
 		-o $@ $< $(APP_LDFLAGS)
 
-# NVIDIA's link stub next to the header (lib64/stubs, or the targets/
-# layout of the toolkit packages).
-CUDA_STUBS	?= $(firstword $(wildcard $(CUDA_INC)/../lib64/stubs/libcuda.so \
-				 $(CUDA_INC)/../targets/x86_64-linux/lib/stubs/libcuda.so))
+# The directory of NVIDIA's link stub libcuda.so next to the header
+# (lib64/stubs, or the targets/ layout of the toolkit packages); the
+# top-level Makefile's install-root uses the same variable.
+CUDA_STUBS	?= $(patsubst %/,%,$(dir $(firstword \
+		   $(wildcard $(CUDA_INC)/../lib64/stubs/libcuda.so \
+			      $(CUDA_INC)/../targets/x86_64-linux/lib/stubs/libcuda.so))))
 
-ifneq ($(CUDA_STUBS),)
+ifneq ($(wildcard $(CUDA_STUBS)/libcuda.so),)
 
 # Only NVIDIA's header and stub: -z lazy as the samples rely on, so that
 # only the calls the program makes must exist in the library it runs on.
 $(ABI_GEN)/cuda_sample: $(ABI_SRC)/cuda_sample.c $(CUDA_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -I$(CUDA_INC) -o $@ $< -L$(dir $(CUDA_STUBS)) -lcuda \
+	$(CC) $(CFLAGS) -I$(CUDA_INC) -o $@ $< -L$(CUDA_STUBS) -lcuda \
 		-Wl,-z,lazy
 
 $(BUILD)/selftests/libcuda_dropin_test: $(ABI_SRC)/libcuda_dropin_test.sh \

@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "le_bench.h"
+#include "stream_bench.h"
 
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
@@ -261,6 +262,12 @@ static const struct row rows[] = {
 	{ "cuMulticastCreate+cuMulticastAddDevice+cuMemRelease",
 	  step_mc_create_add_release, 10, 1 },
 	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10, 1 },
+	/* no syscall: finished work, read from the mapped completion slots */
+	{ "cuStreamQuery done", sb_step_stream_query, 1 },
+	{ "cuEventQuery done", sb_step_event_query, 1 },
+	{ "cuStreamSynchronize idle", sb_step_stream_sync_idle, 1 },
+	{ "cuStreamCreate+cuStreamDestroy", sb_step_create_destroy, 10 },
+	{ "cuEventRecord+cuEventSynchronize", sb_step_record_sync, 10 },
 	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB warm", step_async_4k, 1 },
 	{ "malloc+free 4KiB (glibc)", step_malloc_4k, 1 },
 	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
@@ -615,6 +622,10 @@ int main(int argc, char **argv)
 	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
+	if (stream_bench_setup()) {
+		fprintf(stderr, "cufab-bench: stream rows setup failed\n");
+		return 1;
+	}
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
 		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
 		return 1;
@@ -637,6 +648,8 @@ int main(int argc, char **argv)
 	fprintf(out, "\n  ],\n");
 	if (bench_le_live(out, n, reps))
 		return 1;
+	if (stream_bench_extra(out, reps))
+		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
 	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }",
@@ -646,6 +659,7 @@ int main(int argc, char **argv)
 	fprintf(out, "\n}\n");
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
+	stream_bench_teardown();
 	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);
 	close(b.fd);

@@ -199,6 +199,11 @@ void mc_print_event(struct nlattr **tb);
 void peer_help(FILE *f);
 int do_peer(struct ctl *ctl, int argc, char **argv);
 
+/* ---- pool.c ---------------------------------------------------------- */
+
+void pool_help(FILE *f);
+int do_pool(struct ctl *ctl, int argc, char **argv);
+
 /* ---- imex.c ---------------------------------------------------------- */
 
 void imex_help(FILE *f);

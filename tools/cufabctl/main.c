@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | mc | peer | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -35,6 +35,8 @@ static void usage(FILE *f)
 	mc_help(f);
 	fputc('\n', f);
 	peer_help(f);
+	fputc('\n', f);
+	pool_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -55,6 +57,7 @@ static void usage(FILE *f)
 	      "  cufabctl le show\n"
 	      "  cufabctl mc show\n"
 	      "  cufabctl -j peer show\n"
+	      "  cufabctl pool show\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -68,6 +71,7 @@ static const struct cmd objects[] = {
 	{ "le",		do_le },
 	{ "mc",		do_mc },
 	{ "peer",	do_peer },
+	{ "pool",	do_pool },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ NULL,		NULL },

@@ -30,7 +30,8 @@ void monitor_help(FILE *f)
 	      "  as they happen, until interrupted; with \"trace\" (root,\n"
 	      "  tracefs) also every tracepoint of events/cufab/: contexts,\n"
 	      "  allocations, exports, imports, maps, faults, endpoints, team\n"
-	      "  joins, binds, unbinds and peer links, with pid, ids and sizes\n", f);
+	      "  joins, binds, unbinds, peer links and stream work, with pid,\n"
+	      "  ids and sizes\n", f);
 }
 
 static bool has_topo(struct nlattr **tb)

@@ -97,6 +97,17 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_PEER_PEER_DEV]	= "peer-peer-dev",
 	[CUFAB_NL_A_DEV_PEER_COUNT]	= "dev-peer-count",
 	[CUFAB_NL_A_TOPO_CLUSTER_UUID]	= "topo-cluster-uuid",
+	[CUFAB_NL_A_POOL_ID]		= "pool-id",
+	[CUFAB_NL_A_POOL_LOC_TYPE]	= "pool-loc-type",
+	[CUFAB_NL_A_POOL_LOC_ID]	= "pool-loc-id",
+	[CUFAB_NL_A_POOL_HANDLE_TYPES]	= "pool-handle-types",
+	[CUFAB_NL_A_POOL_DEFAULT]	= "pool-default",
+	[CUFAB_NL_A_POOL_MAX_SIZE]	= "pool-max-size",
+	[CUFAB_NL_A_POOL_RESERVED]	= "pool-reserved",
+	[CUFAB_NL_A_POOL_RESERVED_HIGH]	= "pool-reserved-high",
+	[CUFAB_NL_A_POOL_THRESHOLD]	= "pool-threshold",
+	[CUFAB_NL_A_POOL_IMPORTERS]	= "pool-importers",
+	[CUFAB_NL_A_POOL_PTRS]		= "pool-ptrs",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -109,6 +120,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_MC_GET]		= "mc-get",
 	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 	[CUFAB_NL_CMD_PEER_GET]		= "peer-get",
+	[CUFAB_NL_CMD_POOL_GET]		= "pool-get",
 };
 
 /*
@@ -188,6 +200,17 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_CLUSTER_UUID]	= { .type = NLA_UNSPEC,
 					    .minlen = CUFAB_UUID_LEN,
 					    .maxlen = CUFAB_UUID_LEN },
+	[CUFAB_NL_A_POOL_ID]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_POOL_LOC_TYPE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_POOL_LOC_ID]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_POOL_HANDLE_TYPES]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_POOL_DEFAULT]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_POOL_MAX_SIZE]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_POOL_RESERVED]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_POOL_RESERVED_HIGH]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_POOL_THRESHOLD]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_POOL_IMPORTERS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_POOL_PTRS]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

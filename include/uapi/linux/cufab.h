@@ -459,7 +459,7 @@ struct cufab_mem_get_access {
  * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost,
  *	cuMemAllocManaged)
  * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory, or (interface
- *	1.5) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
+ *	1.4) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
  * @dev: GPU whose memory (or, for host and managed memory, whose context)
  *	it is
  * @attach: with CUFAB_MEM_ALLOC_MANAGED the default association,
@@ -560,6 +560,9 @@ struct cufab_pointer_info {
 	__u32 out_alloc_flags;
 	__aligned_u64 out_va_base;	/* reservation or legacy range, 0: none */
 	__aligned_u64 out_va_length;	/* its length (RANGE_START_ADDR/SIZE) */
+	/* appended in 1.4: cuMemAlloc memory's context (kernel id), else 0 */
+	__u32 out_ctx_id;
+	__u32 __reserved;
 };
 
 #define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)
@@ -568,7 +571,7 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
-#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
+#define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.4) */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -1202,7 +1205,7 @@ struct cufab_peer {
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
 
-/* ---- managed memory (interface 1.5) ---- */
+/* ---- managed memory (interface 1.4; CUFAB_OP_ATTACH and out_attach: 1.5) ---- */
 
 /* CUmem_advise */
 enum cufab_mem_advice {
@@ -1363,9 +1366,13 @@ struct cufab_seq_slot {
 
 #define CUFAB_SEQ_MMAP_SIZE	(CUFAB_SEQ_SLOTS * sizeof(struct cufab_seq_slot))
 
-/* cufab_stream_create.flags */
-#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)	/* no implicit sync with the legacy stream */
-#define CUFAB_STREAM_LEGACY		(1U << 1)	/* the context's legacy default (NULL) stream */
+/*
+ * cufab_stream_create.flags: NON_BLOCKING, no implicit synchronization
+ * with the legacy stream; LEGACY, the context's legacy default (NULL)
+ * stream.
+ */
+#define CUFAB_STREAM_NON_BLOCKING	(1U << 0)
+#define CUFAB_STREAM_LEGACY		(1U << 1)
 #define CUFAB_STREAM_FLAGS		(CUFAB_STREAM_NON_BLOCKING | CUFAB_STREAM_LEGACY)
 /* Priorities: CUFAB_STREAM_PRIO_GREATEST (highest) .. 0 (lowest). */
 #define CUFAB_STREAM_PRIO_GREATEST	(-5)
@@ -1582,6 +1589,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_GET,	/* dump: one message per multicast object */
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
+	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -1657,6 +1665,17 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_PEER_PEER_DEV,	/* u32, that context's GPU */
 	CUFAB_NL_A_DEV_PEER_COUNT,	/* u32, distinct peer GPUs enabled (DEV_GET) */
 	CUFAB_NL_A_TOPO_CLUSTER_UUID,	/* binary, CUFAB_UUID_LEN: fabric cluster */
+	CUFAB_NL_A_POOL_ID,		/* u32, node-wide pool id (POOL_GET) */
+	CUFAB_NL_A_POOL_LOC_TYPE,	/* u32, CUFAB_LOC_* */
+	CUFAB_NL_A_POOL_LOC_ID,		/* s32, GPU, NUMA node, -1 (host) */
+	CUFAB_NL_A_POOL_HANDLE_TYPES,	/* u32, CUFAB_HANDLE_* bits */
+	CUFAB_NL_A_POOL_DEFAULT,	/* u8, a process's default pool */
+	CUFAB_NL_A_POOL_MAX_SIZE,	/* u64, the cap (32 MiB multiple) */
+	CUFAB_NL_A_POOL_RESERVED,	/* u64, bytes of live chunks */
+	CUFAB_NL_A_POOL_RESERVED_HIGH,	/* u64, their high-water mark */
+	CUFAB_NL_A_POOL_THRESHOLD,	/* u64, RELEASE_THRESHOLD */
+	CUFAB_NL_A_POOL_IMPORTERS,	/* u32, pool objects of other processes */
+	CUFAB_NL_A_POOL_PTRS,		/* u32, exported pointers */
 	__CUFAB_NL_A_MAX,
 };
 

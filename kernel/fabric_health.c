@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fabric_state (fabric.h): "ok", "not-ready" or "illegal-state", readable
+ * fabric_state (fabric_health.c): "ok", "not-ready" or "illegal-state", readable
  * and writable at runtime through /sys/module/cufab/parameters/fabric_state
  * (root only), so it works on kernels without debugfs or fault injection.
  */

@@ -6,8 +6,8 @@
  * for the files that define or list them. NVIDIA's header declares them
  * only for its own internal build, so they are not in cufab/cuda.h.
  */
-#ifndef CUFAB_LIB_LEGACY_H
-#define CUFAB_LIB_LEGACY_H
+#ifndef CUFAB_LIB_COMPAT_H
+#define CUFAB_LIB_COMPAT_H
 
 #include "internal.h"
 
@@ -93,6 +93,13 @@ CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
 				   size_t ByteCount);
 CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
 				      size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+				      CUstream hStream);
+CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,
+					      size_t bytesize,
+					      CUmemoryPool pool,
+					      CUstream hStream);
+CUresult CUDAAPI cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
 CUresult CUDAAPI cuMemsetD16Async_ptsz(CUdeviceptr dstDevice,
 				       unsigned short us, size_t N,
 				       CUstream hStream);
@@ -118,4 +125,4 @@ CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 CUresult CUDAAPI cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count,
 				    CUdevice dstDevice, CUstream hStream);
 
-#endif /* CUFAB_LIB_LEGACY_H */
+#endif /* CUFAB_LIB_COMPAT_H */

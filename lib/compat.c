@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Entry points of older ABIs (see legacy.h), each defined by what changed
+ * Entry points of older ABIs (see compat.h), each defined by what changed
  * since: usually nothing visible on cufab, so they forward.
  */
-#include "legacy.h"
+#include "compat.h"
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the stream engine of kernel/engine.c. Operations of a stream run
+ * in order and publish their sequence numbers; a dependency on another
+ * stream's fence holds an operation until it signals; an error is sticky
+ * and skips later copies; cancelling a stream completes everything
+ * queued, the host operation at the head included, with -ECANCELED.
+ *
+ * The operations here are a test type that records the order it ran in,
+ * and the real host type to hold a stream at its head.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "cufab.h"
+
+#define NOPS	32
+
+struct engine_log {
+	spinlock_t lock;	/* the rest */
+	u64 seq[NOPS * 2];
+	unsigned int n;
+	int fail_seq;		/* this seq returns -EIO */
+};
+
+static struct engine_log *engine_log;
+
+static int test_execute(struct cufab_op *op)
+{
+	struct engine_log *log = engine_log;
+
+	spin_lock(&log->lock);
+	if (log->n < ARRAY_SIZE(log->seq))
+		log->seq[log->n++] = op->seq;
+	spin_unlock(&log->lock);
+	return op->seq == log->fail_seq ? -EIO : 0;
+}
+
+static const struct cufab_op_type test_op_type = {
+	.name = "test",
+	.skip_on_error = true,
+	.execute = test_execute,
+};
+
+struct engine_env {
+	struct cufab_client *client;
+	struct cufab_stream_space *space;
+};
+
+static void engine_env_init(struct kunit *test, struct engine_env *env)
+{
+	engine_log = kunit_kzalloc(test, sizeof(*engine_log), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, engine_log);
+	spin_lock_init(&engine_log->lock);
+	env->client = cufab_client_alloc();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(env->client));
+	env->space = cufab_stream_space(env->client);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(env->space));
+}
+
+static void engine_env_fini(struct engine_env *env)
+{
+	/* cancels what is left and frees the space */
+	cufab_stream_work_client_part.teardown(env->client);
+	cufab_client_free(env->client);
+}
+
+static struct cufab_stream *env_stream(struct kunit *test,
+				       struct engine_env *env)
+{
+	struct cufab_stream *s;
+
+	s = cufab_stream_new(env->client, env->space, 1, 0,
+			     CUFAB_STREAM_NON_BLOCKING, 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	mutex_lock(&env->space->lock);
+	list_add_tail(&s->node, &env->space->streams);
+	mutex_unlock(&env->space->lock);
+	return s;
+}
+
+/* Queue an operation of @type; its fence, referenced, in *@fence. */
+static u64 env_queue(struct kunit *test, struct cufab_stream *s,
+		     const struct cufab_op_type *type, struct dma_fence *dep,
+		     struct dma_fence **fence)
+{
+	struct cufab_op *op;
+	u64 seq, aux;
+
+	op = kzalloc(sizeof(*op), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, op);
+	INIT_LIST_HEAD(&op->node);
+	INIT_LIST_HEAD(&op->host_node);
+	op->type = type;
+	op->fence = kzalloc(sizeof(*op->fence), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, op->fence);
+	spin_lock_init(&op->fence->lock);
+	if (type == cufab_op_types[CUFAB_OP_HOST])
+		op->u.host.fn = 1;
+	if (dep) {
+		op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, op->deps);
+		op->deps[op->nr_deps++] = dma_fence_get(dep);
+	}
+	kref_get(&s->ref);
+	op->stream = s;
+	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue(s, op, &seq, &aux));
+	if (fence) {
+		spin_lock(&s->lock);
+		*fence = dma_fence_get(s->last);
+		spin_unlock(&s->lock);
+	}
+	return seq;
+}
+
+static u64 slot_seq(struct cufab_stream *s)
+{
+	/* acquire, as the library reads it */
+	return smp_load_acquire(&s->space->slots[s->slot].seq);
+}
+
+/* Operations of one stream run in submission order. */
+static void runs_in_order(struct kunit *test)
+{
+	struct engine_env env;
+	struct cufab_stream *s;
+	struct dma_fence *last;
+	unsigned int i;
+
+	engine_env_init(test, &env);
+	s = env_stream(test, &env);
+	for (i = 0; i < NOPS; i++)
+		env_queue(test, s, &test_op_type, NULL, i == NOPS - 1 ?
+			  &last : NULL);
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(last, false, 10 * HZ),
+			0L);
+	KUNIT_EXPECT_EQ(test, 0, last->error);
+	dma_fence_put(last);
+	KUNIT_EXPECT_EQ(test, (u64)NOPS, slot_seq(s));
+	KUNIT_ASSERT_EQ(test, NOPS, engine_log->n);
+	for (i = 0; i < NOPS; i++)
+		KUNIT_EXPECT_EQ(test, (u64)i + 1, engine_log->seq[i]);
+	cufab_stream_put(s);
+	engine_env_fini(&env);
+}
+
+/*
+ * A host operation holds stream a; b's operation depends on a's next
+ * fence and must wait for it, then runs.
+ */
+static void dependency_holds(struct kunit *test)
+{
+	const struct cufab_op_type *host = cufab_op_types[CUFAB_OP_HOST];
+	struct dma_fence *fa, *fb;
+	struct cufab_stream *a, *b;
+	struct engine_env env;
+	struct cufab_op *op;
+
+	engine_env_init(test, &env);
+	a = env_stream(test, &env);
+	b = env_stream(test, &env);
+	env_queue(test, a, host, NULL, NULL);
+	env_queue(test, a, &test_op_type, NULL, &fa);
+	env_queue(test, b, &test_op_type, fa, &fb);
+	msleep(50);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(fb));
+	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(b));
+
+	/* what the host thread does: take the operation, report it done */
+	op = NULL;
+	while (!op) {
+		xa_lock(&env.space->host_tokens);
+		op = list_first_entry_or_null(&env.space->host_queue,
+					      struct cufab_op, host_node);
+		if (op)
+			list_del_init(&op->host_node);
+		xa_unlock(&env.space->host_tokens);
+		if (!op)
+			usleep_range(5000, 6000);
+	}
+	cufab_op_complete(op, 0);
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(fb, false, 10 * HZ), 0L);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(fa));
+	KUNIT_EXPECT_EQ(test, 2ULL, slot_seq(a));
+	KUNIT_EXPECT_EQ(test, 1ULL, slot_seq(b));
+	dma_fence_put(fa);
+	dma_fence_put(fb);
+	cufab_stream_put(a);
+	cufab_stream_put(b);
+	engine_env_fini(&env);
+}
+
+/* A failure is the stream's from then on; later test ops do not run. */
+static void error_is_sticky(struct kunit *test)
+{
+	struct cufab_stream_space *space;
+	struct engine_env env;
+	struct cufab_stream *s;
+	struct dma_fence *last;
+
+	engine_env_init(test, &env);
+	engine_log->fail_seq = 2;
+	s = env_stream(test, &env);
+	space = s->space;
+	env_queue(test, s, &test_op_type, NULL, NULL);
+	env_queue(test, s, &test_op_type, NULL, NULL);
+	env_queue(test, s, &test_op_type, NULL, &last);
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(last, false, 10 * HZ),
+			0L);
+	KUNIT_EXPECT_EQ(test, -EIO, last->error);
+	KUNIT_EXPECT_EQ(test, 2U, engine_log->n);
+	KUNIT_EXPECT_EQ(test, 3ULL, slot_seq(s));
+	KUNIT_EXPECT_EQ(test, -EIO, READ_ONCE(space->slots[s->slot].error));
+	dma_fence_put(last);
+	cufab_stream_put(s);
+	engine_env_fini(&env);
+}
+
+/* Cancel: everything queued completes with -ECANCELED, nothing runs. */
+static void cancel_completes_all(struct kunit *test)
+{
+	const struct cufab_op_type *host = cufab_op_types[CUFAB_OP_HOST];
+	struct dma_fence *fh, *last, *dep_b;
+	struct cufab_stream *a, *b;
+	struct engine_env env;
+
+	engine_env_init(test, &env);
+	a = env_stream(test, &env);
+	b = env_stream(test, &env);
+	env_queue(test, a, host, NULL, &fh);
+	env_queue(test, a, &test_op_type, NULL, NULL);
+	env_queue(test, a, &test_op_type, NULL, &last);
+	/* b waits for a: cancelling a must wake it */
+	env_queue(test, b, &test_op_type, last, &dep_b);
+	msleep(20);
+	cufab_stream_cancel(a, -ECANCELED);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(fh));
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(last));
+	KUNIT_EXPECT_EQ(test, -ECANCELED, last->error);
+	KUNIT_EXPECT_EQ(test, 3ULL, slot_seq(a));
+	KUNIT_EXPECT_EQ(test, 0U, engine_log->n);
+	/* b's operation runs once a's fence signalled */
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(dep_b, false, 10 * HZ),
+			0L);
+	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
+	dma_fence_put(fh);
+	dma_fence_put(last);
+	dma_fence_put(dep_b);
+	cufab_stream_put(a);
+	cufab_stream_put(b);
+	engine_env_fini(&env);
+}
+
+/* A slot never goes back: an older completion changes nothing. */
+static void slot_is_monotonic(struct kunit *test)
+{
+	struct engine_env env;
+	struct cufab_seq_slot *s;
+	int slot;
+
+	engine_env_init(test, &env);
+	slot = cufab_slot_alloc(env.space);
+	KUNIT_ASSERT_GE(test, slot, 0);
+	s = &env.space->slots[slot];
+	cufab_slot_publish(env.space, slot, 5, 500, 0);
+	cufab_slot_publish(env.space, slot, 3, 300, -EIO);
+	KUNIT_EXPECT_EQ(test, 5ULL, s->seq);
+	KUNIT_EXPECT_EQ(test, 500ULL, s->time_ns);
+	KUNIT_EXPECT_EQ(test, 0, s->error);
+	cufab_slot_publish(env.space, slot, 6, 600, -EIO);
+	KUNIT_EXPECT_EQ(test, 6ULL, s->seq);
+	KUNIT_EXPECT_EQ(test, -EIO, s->error);
+	cufab_slot_free(env.space, slot);
+	engine_env_fini(&env);
+}
+
+static struct kunit_case engine_cases[] = {
+	KUNIT_CASE(runs_in_order),
+	KUNIT_CASE(dependency_holds),
+	KUNIT_CASE(error_is_sticky),
+	KUNIT_CASE(cancel_completes_all),
+	KUNIT_CASE(slot_is_monotonic),
+	{}
+};
+
+static struct kunit_suite engine_suite = {
+	.name = "cufab_engine",
+	.test_cases = engine_cases,
+};
+
+kunit_test_suite(engine_suite);

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stream and event rows of cufab-bench.
+ *
+ * Query of finished work and Synchronize of an idle stream make no
+ * syscall (the library reads the kernel's read-only completion slots), so
+ * their ratio to the no-op ioctl is well below 1. The copy row moves
+ * 64 MiB device to device on the GPU's engine and compares with memcpy of
+ * the same mappings; the host function row is the time from
+ * cuLaunchHostFunc to the function starting on the library's host thread.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cufab/cuda.h>
+
+#include "stream_bench.h"
+
+static CUstream sb_stream;
+static CUevent sb_event;
+
+int stream_bench_setup(void)
+{
+	if (cuStreamCreate(&sb_stream, CU_STREAM_NON_BLOCKING) ||
+	    cuEventCreate(&sb_event, CU_EVENT_DISABLE_TIMING) ||
+	    cuMemsetD8Async(0, 0, 0, sb_stream) ||
+	    cuEventRecord(sb_event, sb_stream) ||
+	    cuStreamSynchronize(sb_stream))
+		return -1;
+	return 0;
+}
+
+void stream_bench_teardown(void)
+{
+	cuEventDestroy(sb_event);
+	cuStreamDestroy(sb_stream);
+}
+
+int sb_step_stream_query(struct bench *b)
+{
+	return cuStreamQuery(sb_stream);
+}
+
+int sb_step_event_query(struct bench *b)
+{
+	return cuEventQuery(sb_event);
+}
+
+int sb_step_stream_sync_idle(struct bench *b)
+{
+	return cuStreamSynchronize(sb_stream);
+}
+
+int sb_step_create_destroy(struct bench *b)
+{
+	CUstream s;
+
+	return cuStreamCreate(&s, 0) || cuStreamDestroy(s);
+}
+
+int sb_step_record_sync(struct bench *b)
+{
+	return cuEventRecord(sb_event, sb_stream) ||
+	       cuEventSynchronize(sb_event);
+}
+
+static double sb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int sb_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double sb_median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), sb_cmp);
+	return v[n / 2];
+}
+
+/* cuMemcpyAsync DtoD against memcpy between the same two mappings. */
+static int copy_row(FILE *out, int reps)
+{
+	const size_t len = 64 << 20;
+	double *eng = calloc(reps, sizeof(double));
+	double *cpu = calloc(reps, sizeof(double));
+	CUdeviceptr a = 0, c = 0;
+	int r, ret = -1;
+	double t;
+
+	if (!eng || !cpu || cuMemAlloc(&a, len) || cuMemAlloc(&c, len))
+		goto out;
+	/* populate both, so neither side pays the first touch */
+	memset((void *)a, 1, len);
+	memset((void *)c, 2, len);
+	for (r = 0; r < reps; r++) {
+		t = sb_now();
+		if (cuMemcpyAsync(c, a, len, sb_stream) ||
+		    cuStreamSynchronize(sb_stream))
+			goto out;
+		eng[r] = sb_now() - t;
+		t = sb_now();
+		memcpy((void *)c, (void *)a, len);
+		cpu[r] = sb_now() - t;
+	}
+	t = sb_median(cpu, reps);
+	fprintf(out, "  \"stream_copy\": { \"bytes\": %zu, \"cuMemcpyAsync_dtod_ns\": %.0f, \"memcpy_ns\": %.0f, \"ratio_to_memcpy_bandwidth\": %.3f },\n",
+		len, sb_median(eng, reps), t, t / sb_median(eng, reps));
+	ret = 0;
+out:
+	if (a)
+		cuMemFree(a);
+	if (c)
+		cuMemFree(c);
+	free(eng);
+	free(cpu);
+	return ret;
+}
+
+static volatile double host_started;
+
+static void CUDA_CB host_fn(void *p)
+{
+	host_started = sb_now();
+}
+
+/* From cuLaunchHostFunc returning to the function running. */
+static int host_row(FILE *out, int reps)
+{
+	double *lat = calloc(reps, sizeof(double));
+	int r, ret = -1;
+	double t;
+
+	if (!lat)
+		return -1;
+	for (r = 0; r < reps; r++) {
+		host_started = 0;
+		t = sb_now();
+		if (cuLaunchHostFunc(sb_stream, host_fn, NULL) ||
+		    cuStreamSynchronize(sb_stream))
+			goto out;
+		lat[r] = host_started - t;
+	}
+	fprintf(out, "  \"host_function_latency_ns\": %.0f,\n",
+		sb_median(lat, reps));
+	ret = 0;
+out:
+	free(lat);
+	return ret;
+}
+
+int stream_bench_extra(FILE *out, int reps)
+{
+	if (copy_row(out, reps) || host_row(out, reps))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cufabctl pool: the memory pools of the node (CUFAB_NL_CMD_POOL_GET),
+ * one line each: owner, location, handle types, cap, reserved bytes and
+ * their high-water mark, release threshold, importers and exported
+ * pointers. Used bytes are each process's own (its sub-allocator's) and
+ * are not shown.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netlink/genl/genl.h>
+
+#include "cufabctl.h"
+
+struct pool_show_state {
+	bool has_pid;
+	uint32_t pid;
+	unsigned int n;
+};
+
+void pool_help(FILE *f)
+{
+	fputs("cufabctl pool show [ pid PID ]\n"
+	      "  memory pools (cuMemPoolCreate, default pools): owner, location,\n"
+	      "  handle types, maxSize, reserved (and high-water mark), release\n"
+	      "  threshold, importing processes, exported pointers\n", f);
+}
+
+static uint64_t u64_of(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t u32_of(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+static const char *loc_name(uint32_t type)
+{
+	switch (type) {
+	case CUFAB_LOC_DEVICE:
+		return "gpu";
+	case CUFAB_LOC_HOST:
+		return "host";
+	case CUFAB_LOC_HOST_NUMA:
+		return "host-numa";
+	default:
+		return "?";
+	}
+}
+
+static void pool_print_handle_types(uint32_t bits)
+{
+	const char *text = bits == (CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC) ?
+			   "posix-fd,fabric" : bits == CUFAB_HANDLE_POSIX_FD ?
+			   "posix-fd" : bits == CUFAB_HANDLE_FABRIC ? "fabric" :
+			   "none";
+
+	open_array(PRINT_JSON, "handle_types", NULL);
+	if (bits & CUFAB_HANDLE_POSIX_FD)
+		print_string(PRINT_JSON, NULL, NULL, "posix-fd");
+	if (bits & CUFAB_HANDLE_FABRIC)
+		print_string(PRINT_JSON, NULL, NULL, "fabric");
+	close_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, " handles %s", text);
+}
+
+/*
+ * pool 3 pid 1234 (app) gpu0 handles posix-fd max 1G reserved 32M
+ *   (high 64M) threshold 0 importers 1 ptrs 2 [default]
+ */
+static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
+		   void *arg)
+{
+	struct pool_show_state *s = arg;
+	char comm[32] = "";
+	uint32_t type;
+	int32_t id;
+
+	if (!tb[CUFAB_NL_A_POOL_ID] || !tb[CUFAB_NL_A_PID]) {
+		fprintf(stderr, "cufabctl: pool show: kernel reply without %s\n",
+			cnl_attr_name(CUFAB_NL_A_POOL_ID));
+		return -1;
+	}
+	if (s->has_pid && nla_get_u32(tb[CUFAB_NL_A_PID]) != s->pid)
+		return 0;
+	if (tb[CUFAB_NL_A_COMM])
+		nla_strlcpy(comm, tb[CUFAB_NL_A_COMM], sizeof(comm));
+	type = u32_of(tb[CUFAB_NL_A_POOL_LOC_TYPE]);
+	id = tb[CUFAB_NL_A_POOL_LOC_ID] ?
+	     (int32_t)nla_get_s32(tb[CUFAB_NL_A_POOL_LOC_ID]) : -1;
+	s->n++;
+
+	open_object(NULL);
+	print_uint(PRINT_ANY, "id", "pool %u", nla_get_u32(tb[CUFAB_NL_A_POOL_ID]));
+	print_uint(PRINT_ANY, "pid", " pid %u", nla_get_u32(tb[CUFAB_NL_A_PID]));
+	print_string(PRINT_ANY, "comm", " (%s)", comm);
+	print_string(PRINT_ANY, "location", " %s", loc_name(type));
+	if (type != CUFAB_LOC_HOST)
+		print_int(PRINT_ANY, "location_id", "%d", id);
+	pool_print_handle_types(u32_of(tb[CUFAB_NL_A_POOL_HANDLE_TYPES]));
+	print_size(PRINT_ANY, "max_size", " max %s",
+		   u64_of(tb[CUFAB_NL_A_POOL_MAX_SIZE]));
+	print_size(PRINT_ANY, "reserved", " reserved %s",
+		   u64_of(tb[CUFAB_NL_A_POOL_RESERVED]));
+	print_size(PRINT_ANY, "reserved_high", " (high %s)",
+		   u64_of(tb[CUFAB_NL_A_POOL_RESERVED_HIGH]));
+	print_size(PRINT_ANY, "release_threshold", " threshold %s",
+		   u64_of(tb[CUFAB_NL_A_POOL_THRESHOLD]));
+	print_uint(PRINT_ANY, "importers", " importers %u",
+		   u32_of(tb[CUFAB_NL_A_POOL_IMPORTERS]));
+	print_uint(PRINT_ANY, "exported_ptrs", " ptrs %u",
+		   u32_of(tb[CUFAB_NL_A_POOL_PTRS]));
+	print_bool(PRINT_JSON, "default", NULL,
+		   tb[CUFAB_NL_A_POOL_DEFAULT] &&
+		   nla_get_u8(tb[CUFAB_NL_A_POOL_DEFAULT]));
+	if (tb[CUFAB_NL_A_POOL_DEFAULT] && nla_get_u8(tb[CUFAB_NL_A_POOL_DEFAULT]))
+		print_fp(" default");
+	print_nl();
+	close_object();
+	return 0;
+}
+
+static int pool_show(struct ctl *ctl, int argc, char **argv)
+{
+	struct pool_show_state s = { 0 };
+	struct cnl_error e;
+	struct nl_msg *msg;
+	int ret;
+
+	if (parse_show_args("pool", argc, argv, &s.pid, &s.has_pid))
+		return EXIT_FAIL;
+	ret = cnl_start(ctl, CUFAB_NL_CMD_POOL_GET, true, &msg);
+	if (ret)
+		return ret;
+	open_array(PRINT_JSON, NULL, NULL);
+	ret = cnl_transact(ctl, msg, pool_cb, &s, &e);
+	close_array(PRINT_JSON, NULL);
+	if (!ret && !s.n)
+		print_fp("no memory pools\n");
+	if (ret == -1)
+		return cnl_report("pool show", &e, NULL);
+	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+static const struct cmd pool_cmds[] = {
+	{ "show",	pool_show },
+	{ "list",	pool_show },
+	{ NULL,		NULL },
+};
+
+int do_pool(struct ctl *ctl, int argc, char **argv)
+{
+	return run_cmd(ctl, "pool", pool_cmds, pool_help, argc, argv);
+}
