@@ -664,13 +664,15 @@ static int cufab_attach_managed(struct cufab_op *op, struct cufab_va *va,
 	struct cufab_alloc *alloc = cufab_managed_at(va);
 
 	if (!alloc) {
-		cufab_attach_refused(cmd, "not managed memory (cuMemAlloc, cuMemAllocHost and cuMemCreate memory cannot be attached)");
+		cufab_attach_refused(cmd,
+				     "not managed memory (cuMemAlloc, cuMemAllocHost and cuMemCreate memory cannot be attached)");
 		return -EINVAL;
 	}
 	if (cmd->dst != va->start ||
 	    (cmd->length && PAGE_ALIGN(cmd->length) != alloc->length)) {
 		cufab_alloc_put(alloc);
-		cufab_attach_refused(cmd, "a managed allocation is attached whole: its base address and length 0 or its size");
+		cufab_attach_refused(cmd,
+				     "a managed allocation is attached whole: its base address and length 0 or its size");
 		return -EINVAL;
 	}
 	op->u.attach.alloc = alloc;
@@ -715,12 +717,14 @@ static int cufab_attach_pageable(struct cufab_op *op,
 			   CUFAB_DEV_F_PAGEABLE_ACCESS;
 	up_read(&cufab_topo_rwsem);
 	if (!pageable) {
-		cufab_attach_refused(cmd, "pageable memory, and the stream's GPU has PAGEABLE_MEMORY_ACCESS 0");
+		cufab_attach_refused(cmd,
+				     "pageable memory, and the stream's GPU has PAGEABLE_MEMORY_ACCESS 0");
 		return -EOPNOTSUPP;
 	}
 	if (!cmd->length || !cufab_range_ok(cmd->dst, cmd->length) ||
 	    !cufab_user_range_mapped(cmd->dst, cmd->length)) {
-		cufab_attach_refused(cmd, "pageable memory needs a non-zero length of mapped memory");
+		cufab_attach_refused(cmd,
+				     "pageable memory needs a non-zero length of mapped memory");
 		return -EINVAL;
 	}
 	op->u.attach.alloc = NULL;
@@ -736,7 +740,8 @@ static int cufab_op_attach_prepare(struct cufab_op *op,
 
 	if (flags != CUFAB_ATTACH_GLOBAL && flags != CUFAB_ATTACH_HOST &&
 	    flags != CUFAB_ATTACH_SINGLE) {
-		cufab_attach_refused(cmd, "flags must be exactly one of CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE");
+		cufab_attach_refused(cmd,
+				     "flags must be exactly one of CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE");
 		return -EINVAL;
 	}
 	if (cmd->src || cmd->elem_size || cmd->host_fn || cmd->host_data ||

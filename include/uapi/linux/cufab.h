@@ -459,7 +459,7 @@ struct cufab_mem_get_access {
  * struct cufab_mem_alloc - CUFAB_IOCTL_MEM_ALLOC (cuMemAlloc, cuMemAllocHost,
  *	cuMemAllocManaged)
  * @flags: CUFAB_MEM_ALLOC_HOST for page-locked host memory, or (interface
- *	1.5) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
+ *	1.4) CUFAB_MEM_ALLOC_MANAGED for managed memory; not both
  * @dev: GPU whose memory (or, for host and managed memory, whose context)
  *	it is
  * @attach: with CUFAB_MEM_ALLOC_MANAGED the default association,
@@ -1205,7 +1205,7 @@ struct cufab_peer {
 #define CUFAB_IOCTL_PEER_ENABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_ENABLE)
 #define CUFAB_IOCTL_PEER_DISABLE	_IO(CUFAB_TYPE, CUFAB_CMD_PEER_DISABLE)
 
-/* ---- managed memory (interface 1.5) ---- */
+/* ---- managed memory (interface 1.4; CUFAB_OP_ATTACH and out_attach: 1.5) ---- */
 
 /* CUmem_advise */
 enum cufab_mem_advice {
