@@ -947,8 +947,7 @@ TEST(prefetch_moves_pages)
  */
 static int managed_scenario(void)
 {
-	__u64 d, all, on, uid;
-	__u32 ctx, st;
+	__u64 d, all, on;
 	int fd, err;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -966,14 +965,6 @@ static int managed_scenario(void)
 			err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
 		if (!err)
 			err = m_resident(fd, d, 8 * PG, 0, &all, &on);
-		if (!err)
-			err = ctx_create(fd, 0, 0, &ctx);
-		if (!err)
-			err = raw_stream(fd, ctx, &st, &uid);
-		if (!err)
-			err = raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE);
-		if (!err)
-			err = raw_sync(fd, st);
 		if (!err)
 			err = m_free(fd, d);
 	}
