@@ -44,6 +44,9 @@
 #include "idrange.h"
 #include "team.h"
 
+/* A GPU's features unless told otherwise: an H100's (no pageable access). */
+#define CUFAB_DEV_F_DEFAULT	(CUFAB_DEV_F_ALL & ~CUFAB_DEV_F_PAGEABLE_ACCESS)
+
 struct cufab_alloc;
 struct cufab_binding;
 struct cufab_client;

@@ -175,8 +175,6 @@ enum cufab_device_feature {
 	CUFAB_DEV_F_PAGEABLE_ACCESS	= 1 << 7,	/* attribute 88 */
 	CUFAB_DEV_F_MEMORY_POOLS	= 1 << 8,	/* attribute 115 */
 	CUFAB_DEV_F_ALL			= (1 << 9) - 1,
-	/* a GPU's features unless told otherwise: an H100's (no pageable) */
-	CUFAB_DEV_F_DEFAULT		= CUFAB_DEV_F_ALL & ~CUFAB_DEV_F_PAGEABLE_ACCESS,
 };
 
 /**
