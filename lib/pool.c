@@ -1048,44 +1048,41 @@ static CUresult location_check(const CUmemLocation *location,
 	return *slot < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
-CUFAB_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out,
-						     CUmemLocation *location,
-						     CUmemAllocationType type)
+/* cuMemGetDefaultMemPool and cuMemGetMemPool: @get under the pool lock. */
+static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,
+				  CUmemAllocationType type,
+				  CUresult (*get)(int slot,
+						  const CUmemLocation *loc,
+						  CUmemoryPool *out))
 {
 	CUresult res;
 	int slot;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool_out)
+	if (!out)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = location_check(location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&pool_lock);
-	res = pool_default_locked(slot, location, pool_out);
+	res = get(slot, location, out);
 	pthread_mutex_unlock(&pool_lock);
 	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemGetDefaultMemPool(CUmemoryPool *pool_out,
+						     CUmemLocation *location,
+						     CUmemAllocationType type)
+{
+	return location_pool_get(pool_out, location, type, pool_default_locked);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemGetMemPool(CUmemoryPool *pool,
 					      CUmemLocation *location,
 					      CUmemAllocationType type)
 {
-	CUresult res;
-	int slot;
-
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = location_check(location, type, &slot);
-	if (res != CUDA_SUCCESS)
-		return res;
-	pthread_mutex_lock(&pool_lock);
-	res = pool_current_locked(slot, location, pool);
-	pthread_mutex_unlock(&pool_lock);
-	return res;
+	return location_pool_get(pool, location, type, pool_current_locked);
 }
 
 /* Does pool @p live at @loc? */
