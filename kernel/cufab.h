@@ -1780,6 +1780,8 @@ void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);
 void cufab_streams_show(struct seq_file *m);
 int cufab_slot_alloc(struct cufab_stream_space *space);
+void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
+			  int *slot);
 void cufab_slot_free(struct cufab_stream_space *space, u32 slot);
 int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);

@@ -77,16 +77,9 @@ static struct cufab_event *cufab_event_new(struct cufab_stream_space *space,
 	struct cufab_event *event;
 	int slot;
 
-	if (cufab_should_fail(CUFAB_FAULT_STREAM))
-		return ERR_PTR(-ENOMEM);
-	event = kzalloc(sizeof(*event), GFP_KERNEL_ACCOUNT);
-	if (!event)
-		return ERR_PTR(-ENOMEM);
-	slot = cufab_slot_alloc(space);
-	if (slot < 0) {
-		kfree(event);
-		return ERR_PTR(slot);
-	}
+	event = cufab_slotted_alloc(space, sizeof(*event), &slot);
+	if (IS_ERR(event))
+		return event;
 	kref_init(&event->ref);
 	spin_lock_init(&event->lock);
 	event->space = space;

@@ -105,6 +105,32 @@ void cufab_slot_free(struct cufab_stream_space *space, u32 slot)
 	ida_free(&space->slot_ida, slot);
 }
 
+/**
+ * cufab_slotted_alloc() - memory for a stream or an event, and its slot
+ * @space: the client's stream space
+ * @size: bytes of the object, zeroed
+ * @slot: out, its completion slot
+ *
+ * Return: the object, or ERR_PTR(-ENOMEM or -ENOSPC) with nothing held.
+ */
+void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
+			  int *slot)
+{
+	void *obj;
+
+	if (cufab_should_fail(CUFAB_FAULT_STREAM))
+		return ERR_PTR(-ENOMEM);
+	obj = kzalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!obj)
+		return ERR_PTR(-ENOMEM);
+	*slot = cufab_slot_alloc(space);
+	if (*slot < 0) {
+		kfree(obj);
+		return ERR_PTR(*slot);
+	}
+	return obj;
+}
+
 static void cufab_stream_release(struct kref *ref)
 {
 	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
@@ -194,16 +220,9 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	wq = cufab_engine_get(dev);
 	if (IS_ERR(wq))
 		return ERR_CAST(wq);
-	if (cufab_should_fail(CUFAB_FAULT_STREAM))
-		return ERR_PTR(-ENOMEM);
-	stream = kzalloc(sizeof(*stream), GFP_KERNEL_ACCOUNT);
-	if (!stream)
-		return ERR_PTR(-ENOMEM);
-	slot = cufab_slot_alloc(space);
-	if (slot < 0) {
-		kfree(stream);
-		return ERR_PTR(slot);
-	}
+	stream = cufab_slotted_alloc(space, sizeof(*stream), &slot);
+	if (IS_ERR(stream))
+		return stream;
 	kref_init(&stream->ref);
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->ops);
