@@ -249,10 +249,13 @@ ifeq ($(LIVE_INSTALL),1)
 	depmod -a $(KRELEASE)
 endif
 
-install-lib: $(LIB_SO)
+install-lib: $(LIB_SO) $(RT_SO)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
 	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
+	install -m 0755 $(RT_SO) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
+	ln -sf libcufabrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION)
+	ln -sf libcufabrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so
 	install -d $(DESTDIR)$(DROPINDIR)
 	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
 	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
@@ -260,6 +263,7 @@ install-lib: $(LIB_SO)
 	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
 	$(PKG_SUBST) packaging/cufab.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
+	$(PKG_SUBST) packaging/cufabrt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/cufabrt.pc
 
 install-tools: $(CTL_BIN)
 	install -D -m 0755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/cufabctl
@@ -285,11 +289,14 @@ uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KRELEASE)/extra/cufab.ko
 	rm -f $(DESTDIR)$(LIBDIR)/libcufab.so $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
+	rm -f $(DESTDIR)$(LIBDIR)/libcufabrt.so $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION) \
+		$(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
 	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
 	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab
-	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h $(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
+	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h $(DESTDIR)$(PKGCONFIGDIR)/cufab.pc \
+		$(DESTDIR)$(PKGCONFIGDIR)/cufabrt.pc
 	rm -f $(DESTDIR)$(BINDIR)/cufabctl $(DESTDIR)$(SBINDIR)/cufab-imex-channels
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/cufabctl $(DESTDIR)$(MANDIR)/man8/cufabctl.8 \
 		$(DESTDIR)$(MANDIR)/man4/cufab.4
