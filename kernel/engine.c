@@ -304,6 +304,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 {
 	struct cufab_stream *stream = op->stream;
 	struct cufab_stream_space *space = stream->space;
+	bool kick;
 
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
@@ -318,12 +319,18 @@ void cufab_op_complete(struct cufab_op *op, int err)
 		stream->running = NULL;
 	cufab_slot_publish(space, stream->slot, op->seq, ktime_get_ns(),
 			   stream->error);
+	/*
+	 * A cancelled stream runs nothing more; a kick would only hold a
+	 * reference past cufab_stream_cancel(), which its callers rely on
+	 * being the last engine work of the stream.
+	 */
+	kick = !list_empty(&stream->ops) && !stream->dead;
 	spin_unlock(&stream->lock);
 	if (err)
 		dma_fence_set_error(&op->fence->base, err);
 	trace_cufab_stream_complete(op, err);
 	dma_fence_signal(&op->fence->base);
-	if (!list_empty(&stream->ops))
+	if (kick)
 		cufab_stream_kick(stream);
 	cufab_op_free(op);
 }
