@@ -11,11 +11,15 @@
  *
  * Stream order: a block freed on stream S records S and the stream's
  * last submitted sequence number N (lib/stream.c). S may reuse it at once;
- * another stream once the block is synchronized (a cuCtxSynchronize
- * completed after the free) or, with CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
- * once S's completed sequence number, read from the kernel's slot page
- * without a system call, has reached N. Blocks of different streams merge
- * only once both may be used by any stream.
+ * another stream once the block is synchronized (a cuCtxSynchronize, or a
+ * cuStreamSynchronize/Query of S or cuEventSynchronize/Query of an event
+ * recorded on S after the free, saw it complete); with
+ * CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, once S's completed sequence
+ * number, read from the kernel's slot page without a system call, has
+ * reached N; with CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, a stream
+ * that waited (cuStreamWaitEvent) for an event recorded on S after the
+ * free. Blocks of different streams merge only once both may be used by
+ * any stream.
  *
  * Locking: pool_lock guards every pool, chunk and block of the process.
  * No system call is made with it held except those that change the
@@ -72,6 +76,7 @@ struct CUmemPoolHandle_st {
 	int is_default;
 	int destroyed;			/* cuMemPoolDestroy called, allocations live */
 	int opportunistic;		/* REUSE_ALLOW_OPPORTUNISTIC, as last set here */
+	int follow_events;		/* REUSE_FOLLOW_EVENT_DEPENDENCIES, likewise */
 	struct pool_chunk *chunks;
 	struct pool_block *free_list;
 	struct pool_block *held;	/* freed exported blocks importers map */
@@ -91,7 +96,56 @@ static struct pool_block *live_hash[POOL_HASH_SIZE];
 static CUmemoryPool pool_default[POOL_SLOTS];
 static CUmemoryPool pool_current[POOL_SLOTS];
 
+/*
+ * What each stream waited for with cuStreamWaitEvent: stream @src's work
+ * up to @seq (while it had generation @gen) runs before the waiter's
+ * later work. Indexed by the waiter's completion slot; a few sources per
+ * waiter, the oldest replaced, since only recent waits matter for reuse.
+ */
+#define POOL_WAITS		4
+struct pool_wait {
+	const struct cufab_lstream *src;
+	__u32 gen;
+	__u64 seq;
+};
+
+static struct {
+	const struct cufab_lstream *waiter;
+	__u32 gen;
+	unsigned int next;
+	struct pool_wait w[POOL_WAITS];
+} pool_waits[CUFAB_SEQ_SLOTS];
+
+/* Some free block is not yet everyone's: a synchronization has work. */
+static int pool_pending;
+
 /* ---- streams ---- */
+
+/* Is @s the stream @b was freed on, still the same stream? */
+static int block_same_stream(const struct pool_block *b,
+			     const struct cufab_lstream *s)
+{
+	return b->stream == s && b->gen == __atomic_load_n(&s->gen,
+							   __ATOMIC_RELAXED);
+}
+
+/* Did @s wait (cuStreamWaitEvent) for work submitted after @b's free? */
+static int block_waited(const struct pool_block *b,
+			const struct cufab_lstream *s)
+{
+	const struct pool_wait *w;
+	unsigned int i;
+
+	if (pool_waits[s->slot].waiter != s ||
+	    pool_waits[s->slot].gen != s->gen)
+		return 0;
+	for (i = 0; i < POOL_WAITS; i++) {
+		w = &pool_waits[s->slot].w[i];
+		if (w->src == b->stream && w->gen == b->gen && w->seq >= b->seq)
+			return 1;
+	}
+	return 0;
+}
 
 /* Has the work submitted on @b's stream before its free completed? */
 static int block_complete(const struct pool_block *b)
@@ -119,7 +173,8 @@ static int block_anyone(const struct CUmemPoolHandle_st *p,
 static int block_ready(const struct CUmemPoolHandle_st *p,
 		       const struct pool_block *b, struct cufab_lstream *s)
 {
-	return b->stream == s || block_anyone(p, b);
+	return block_same_stream(b, s) || block_anyone(p, b) ||
+	       (p->follow_events && block_waited(b, s));
 }
 
 /* @b was freed on @s: after the work submitted there so far. */
@@ -130,6 +185,7 @@ static void block_order(struct pool_block *b, struct cufab_lstream *s)
 	b->gen = s->gen;
 	b->slot = s->slot;
 	b->seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&pool_pending, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- blocks ---- */
@@ -484,6 +540,7 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 	p->location = *loc;
 	p->handle_types = handle_types;
 	p->opportunistic = 1;
+	p->follow_events = 1;
 	p->next = pools_all;
 	pools_all = p;
 	return p;
@@ -658,6 +715,12 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 		if (res == CUDA_SUCCESS &&
 		    attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC)
 			p->opportunistic = (int)v;
+		if (res == CUDA_SUCCESS &&
+		    attr == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES)
+			p->follow_events = (int)v;
+		/* a lower threshold applies at the next synchronization */
+		if (set && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+			__atomic_store_n(&pool_pending, 1, __ATOMIC_RELAXED);
 		if (res == CUDA_SUCCESS && !set) {
 			if (attr_is_int(attr))
 				*(int *)value = (int)v;
@@ -698,35 +761,114 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/*
- * A synchronization completed: every free block may serve any stream, and
- * every pool gives back what it holds past its release threshold
- * (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
- */
-void cufab_pool_sync(void)
+/* Has @p a chunk it could give back, or blocks importers held? */
+static int pool_has_idle_chunk(const struct CUmemPoolHandle_st *p)
 {
-	struct CUmemPoolHandle_st *p;
+	const struct pool_chunk *c;
+
+	for (c = p->chunks; c; c = c->next)
+		if (chunk_idle(c))
+			return 1;
+	return p->held != NULL;
+}
+
+/*
+ * Stream @s (NULL: every stream) has completed its work up to @seq while
+ * it had generation @gen: the blocks it freed before that may serve any
+ * stream, they merge, and the pool gives back what it holds past its
+ * release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). Returns whether
+ * some free block still waits for a synchronization.
+ */
+static int pool_synced_locked(struct CUmemPoolHandle_st *p,
+			      const struct cufab_lstream *s, __u32 gen,
+			      __u64 seq)
+{
 	struct pool_chunk *c;
 	struct pool_block *b;
-	__u64 threshold;
+	__u64 threshold = 0;
+	int pending = 0;
+
+	for (b = p->free_list; b; b = b->fnext) {
+		if (!s || (b->stream == s && b->gen == gen && b->seq <= seq))
+			b->synced = 1;
+		pending |= !b->synced && b->stream;
+	}
+	for (c = p->chunks; c; c = c->next)
+		for (b = c->first; b && b->next; )
+			if (block_mergeable(p, b, b->next))
+				block_merge(p, b, b->next);
+			else
+				b = b->next;
+	/* the threshold is the kernel's: read it only when it may matter */
+	if (pool_has_idle_chunk(p) &&
+	    pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
+		       &threshold) == CUDA_SUCCESS)
+		pool_trim(p, threshold);
+	return pending;
+}
+
+static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
+{
+	struct CUmemPoolHandle_st *p;
+	int pending = 0;
 
 	pthread_mutex_lock(&pool_lock);
-	for (p = pools_all; p; p = p->next) {
-		if (p->imported || !p->chunks)
-			continue;
-		for (b = p->free_list; b; b = b->fnext)
-			b->synced = 1;
-		for (c = p->chunks; c; c = c->next)
-			for (b = c->first; b && b->next; )
-				if (block_mergeable(p, b, b->next))
-					block_merge(p, b, b->next);
-				else
-					b = b->next;
-		threshold = 0;
-		if (pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
-			       &threshold) == CUDA_SUCCESS)
-			pool_trim(p, threshold);
+	/* nothing freed or re-thresholded since the last one: no work */
+	if (s && !__atomic_load_n(&pool_pending, __ATOMIC_RELAXED)) {
+		pthread_mutex_unlock(&pool_lock);
+		return;
 	}
+	for (p = pools_all; p; p = p->next)
+		if (!p->imported && p->chunks)
+			pending |= pool_synced_locked(p, s, gen, seq);
+	__atomic_store_n(&pool_pending, pending, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* A context synchronization completed: every stream's frees are done. */
+void cufab_pool_sync(void)
+{
+	pools_synced(NULL, 0, 0);
+}
+
+void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
+			      __u64 seq)
+{
+	if (s && __atomic_load_n(&pool_pending, __ATOMIC_RELAXED))
+		pools_synced(s, gen, seq);
+}
+
+void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq)
+{
+	struct pool_wait *w;
+	unsigned int i;
+
+	if (!src || src == waiter)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	if (pool_waits[waiter->slot].waiter != waiter ||
+	    pool_waits[waiter->slot].gen != waiter->gen) {
+		memset(&pool_waits[waiter->slot], 0,
+		       sizeof(pool_waits[waiter->slot]));
+		pool_waits[waiter->slot].waiter = waiter;
+		pool_waits[waiter->slot].gen = waiter->gen;
+	}
+	for (i = 0; i < POOL_WAITS; i++) {
+		w = &pool_waits[waiter->slot].w[i];
+		if (w->src == src && w->gen == gen) {
+			if (seq > w->seq)
+				w->seq = seq;
+			goto out;
+		}
+	}
+	i = pool_waits[waiter->slot].next++ % POOL_WAITS;
+	w = &pool_waits[waiter->slot].w[i];
+	w->src = src;
+	w->gen = gen;
+	w->seq = seq;
+out:
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -1363,6 +1505,8 @@ void cufab_pool_reset_locked(void)
 	memset(pool_default, 0, sizeof(pool_default));
 	memset(pool_current, 0, sizeof(pool_current));
 	memset(live_hash, 0, sizeof(live_hash));
+	memset(pool_waits, 0, sizeof(pool_waits));
+	pool_pending = 0;
 	pools_all = NULL;
 	pool_spares = NULL;
 	pool_nspares = 0;
