@@ -18,8 +18,10 @@
  * number, read from the kernel's slot page without a system call, has
  * reached N; with CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, a stream
  * that waited (cuStreamWaitEvent) for an event recorded on S after the
- * free. Blocks of different streams merge only once both may be used by
- * any stream.
+ * free; with CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, any stream
+ * when nothing else fits, after the library queues on it a wait for the
+ * freeing stream (CUFAB_OP_STREAM_WAIT). Blocks of different streams merge
+ * only once both may be used by any stream.
  *
  * Locking: pool_lock guards every pool, chunk and block of the process.
  * No system call is made with it held except those that change the
@@ -77,6 +79,7 @@ struct CUmemPoolHandle_st {
 	int destroyed;			/* cuMemPoolDestroy called, allocations live */
 	int opportunistic;		/* REUSE_ALLOW_OPPORTUNISTIC, as last set here */
 	int follow_events;		/* REUSE_FOLLOW_EVENT_DEPENDENCIES, likewise */
+	int internal_deps;		/* REUSE_ALLOW_INTERNAL_DEPENDENCIES, likewise */
 	struct pool_chunk *chunks;
 	struct pool_block *free_list;
 	struct pool_block *held;	/* freed exported blocks importers map */
@@ -380,6 +383,40 @@ static struct pool_block *block_find(struct CUmemPoolHandle_st *p, size_t size,
 	return NULL;
 }
 
+/*
+ * REUSE_ALLOW_INTERNAL_DEPENDENCIES: a free block that @s may not take yet
+ * because it was freed on another live stream; @s is then made to wait
+ * for that stream's work so far (CUFAB_OP_STREAM_WAIT), which includes
+ * the free, and the block is @s's. NULL when there is none or the wait
+ * could not be queued.
+ */
+static struct pool_block *block_find_dep(struct CUmemPoolHandle_st *p,
+					 size_t size, size_t align,
+					 struct cufab_lstream *s)
+{
+	struct cufab_stream_submit arg = { .op = CUFAB_OP_STREAM_WAIT };
+	struct pool_block *b;
+	CUdeviceptr start;
+
+	for (b = p->free_list; b; b = b->fnext) {
+		start = (b->addr + align - 1) & ~(CUdeviceptr)(align - 1);
+		if (start - b->addr > b->size ||
+		    b->size - (start - b->addr) < size)
+			continue;
+		/* a destroyed stream's work is waited for by a sync only */
+		if (!b->stream || b->synced ||
+		    !__atomic_load_n(&b->stream->live, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&b->stream->gen, __ATOMIC_RELAXED) != b->gen)
+			continue;
+		arg.event_id = b->stream->kid;
+		if (cufab_stream_submit(s, &arg) != CUDA_SUCCESS)
+			return NULL;
+		block_order(b, s);
+		return b;
+	}
+	return NULL;
+}
+
 /* ---- chunks ---- */
 
 static CUresult pool_grow(struct CUmemPoolHandle_st *p, size_t size)
@@ -541,6 +578,7 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 	p->handle_types = handle_types;
 	p->opportunistic = 1;
 	p->follow_events = 1;
+	p->internal_deps = 1;
 	p->next = pools_all;
 	pools_all = p;
 	return p;
@@ -718,6 +756,9 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 		if (res == CUDA_SUCCESS &&
 		    attr == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES)
 			p->follow_events = (int)v;
+		if (res == CUDA_SUCCESS &&
+		    attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES)
+			p->internal_deps = (int)v;
 		/* a lower threshold applies at the next synchronization */
 		if (set && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
 			__atomic_store_n(&pool_pending, 1, __ATOMIC_RELAXED);
@@ -969,6 +1010,8 @@ static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 		align = gran;
 	size = (size + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
 	b = block_find(p, size, align, s);
+	if (!b && p->internal_deps)
+		b = block_find_dep(p, size, align, s);
 	if (!b) {
 		pool_retry_held(p);
 		res = pool_grow(p, size + align - POOL_ALIGN);

@@ -516,6 +516,75 @@ TEST_F(ctx, reuse_follows_event_dependencies)
 }
 
 /*
+ * REUSE_ALLOW_INTERNAL_DEPENDENCIES: with nothing else free, an allocation
+ * on s2 takes a block freed on s1 before the free has run, and s2 then
+ * waits for s1's work; with the policy off it does not.
+ */
+TEST_F(ctx, reuse_with_internal_dependencies)
+{
+	CUdeviceptr blk[32], x;
+	CUmemoryPool pool;
+	CUstream s1, s2;
+	int on = 1;
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, full_pool(&pool, blk, s1));
+
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &on));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+	/* the inserted dependency: s2 now waits for s1's gated work */
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(x, 0x5a, 1 << 20, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s2));
+	EXPECT_EQ(0, check(x, 1 << 20, 0x5a));
+	blk[0] = x;
+	EXPECT_CU(CUDA_SUCCESS, empty_pool(pool, blk, s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+}
+
+/* CUFAB_OP_STREAM_WAIT, the operation internal dependencies insert. */
+TEST(stream_wait_op_rules)
+{
+	struct cufab_stream_create a = { .size = sizeof(a) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_STREAM_WAIT,
+	};
+	struct cufab_stream_create b;
+	int fd;
+
+	fd = cufab_open();
+	if (fd < 0)
+		SKIP(return, CUFAB_DEVICE_PATH " absent (cufab.ko not loaded)");
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &a.ctx_id));
+	b = a;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &a));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &b));
+	op.stream_id = b.out_stream_id;
+	op.event_id = a.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	EXPECT_EQ(1, op.out_seq);
+	op.event_id = b.out_stream_id;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	op.event_id = a.ctx_id;		/* not a stream */
+	EXPECT_EQ(ENOENT, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	op.event_id = a.out_stream_id;
+	op.length = 1;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	close(fd);
+}
+
+/*
  * With every policy off, a free on one stream serves another once a
  * synchronization saw it complete: cuEventSynchronize of an event
  * recorded after it, cuStreamSynchronize or cuStreamQuery of its stream;
