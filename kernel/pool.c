@@ -245,7 +245,7 @@ static int cufab_pool_props_check(struct cufab_client *client,
 	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS))
 		return -EINVAL;
 	if (cmd->alloc_type != CUFAB_POOL_ALLOC_PINNED) {
-		cufab_client_info(client, "cuMemPoolCreate: allocType %u: only CU_MEM_ALLOCATION_TYPE_PINNED pools are implemented\n",
+		cufab_client_info(client, "cuMemPoolCreate: allocType %u: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED (cufab has no managed pools)\n",
 				  cmd->alloc_type);
 		return -EINVAL;
 	}

@@ -86,6 +86,9 @@ TEST_F(ctx, create_props_rules)
 	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
 	p.allocType = CU_MEM_ALLOCATION_TYPE_INVALID;
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	/* managed pools: refused (differences.rst) */
+	p.allocType = CU_MEM_ALLOCATION_TYPE_MANAGED;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
 	/* a bad device is INVALID_VALUE here, unlike cuMemCreate */
 	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 999, 0);
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
@@ -1023,6 +1026,8 @@ TEST_F(ctx, default_and_current_pools)
 			CU_MEM_ALLOCATION_TYPE_PINNED));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetMemPool(&got, &loc,
 			CU_MEM_ALLOCATION_TYPE_INVALID));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetDefaultMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_MANAGED));
 	/* the host's default pool of the 13.0 location forms */
 	loc.type = CU_MEM_LOCATION_TYPE_HOST;
 	EXPECT_CU(CUDA_SUCCESS, cuMemGetDefaultMemPool(&got, &loc,
