@@ -119,8 +119,14 @@ static struct {
 	struct pool_wait w[POOL_WAITS];
 } pool_waits[CUFAB_SEQ_SLOTS];
 
-/* Some free block is not yet everyone's: a synchronization has work. */
-static int pool_pending;
+/*
+ * What a synchronization has to do: some block freed on the stream of
+ * that completion slot is not yet everyone's, or a release threshold
+ * changed. Hints only, so that syncs and queries of other streams skip
+ * the walk; read without pool_lock.
+ */
+static unsigned char pool_pending[CUFAB_SEQ_SLOTS];
+static int pool_rethreshold;
 
 /* ---- streams ---- */
 
@@ -188,7 +194,8 @@ static void block_order(struct pool_block *b, struct cufab_lstream *s)
 	b->gen = s->gen;
 	b->slot = s->slot;
 	b->seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&pool_pending, 1, __ATOMIC_RELAXED);
+	if (!pool_pending[s->slot])
+		__atomic_store_n(&pool_pending[s->slot], 1, __ATOMIC_RELAXED);
 }
 
 /* ---- blocks ---- */
@@ -761,7 +768,7 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 			p->internal_deps = (int)v;
 		/* a lower threshold applies at the next synchronization */
 		if (set && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
-			__atomic_store_n(&pool_pending, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&pool_rethreshold, 1, __ATOMIC_RELAXED);
 		if (res == CUDA_SUCCESS && !set) {
 			if (attr_is_int(attr))
 				*(int *)value = (int)v;
@@ -810,29 +817,30 @@ static int pool_has_idle_chunk(const struct CUmemPoolHandle_st *p)
 	for (c = p->chunks; c; c = c->next)
 		if (chunk_idle(c))
 			return 1;
-	return p->held != NULL;
+	return !!p->held;
 }
 
 /*
  * Stream @s (NULL: every stream) has completed its work up to @seq while
  * it had generation @gen: the blocks it freed before that may serve any
  * stream, they merge, and the pool gives back what it holds past its
- * release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). Returns whether
- * some free block still waits for a synchronization.
+ * release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). The pending hint
+ * of every stream with a block still waiting is set again.
  */
-static int pool_synced_locked(struct CUmemPoolHandle_st *p,
-			      const struct cufab_lstream *s, __u32 gen,
-			      __u64 seq)
+static void pool_synced_locked(struct CUmemPoolHandle_st *p,
+			       const struct cufab_lstream *s, __u32 gen,
+			       __u64 seq)
 {
 	struct pool_chunk *c;
 	struct pool_block *b;
 	__u64 threshold = 0;
-	int pending = 0;
 
 	for (b = p->free_list; b; b = b->fnext) {
 		if (!s || (b->stream == s && b->gen == gen && b->seq <= seq))
 			b->synced = 1;
-		pending |= !b->synced && b->stream;
+		if (!b->synced && b->stream)
+			__atomic_store_n(&pool_pending[b->slot], 1,
+					 __ATOMIC_RELAXED);
 	}
 	for (c = p->chunks; c; c = c->next)
 		for (b = c->first; b && b->next; )
@@ -845,24 +853,21 @@ static int pool_synced_locked(struct CUmemPoolHandle_st *p,
 	    pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
 		       &threshold) == CUDA_SUCCESS)
 		pool_trim(p, threshold);
-	return pending;
 }
 
 static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
 {
 	struct CUmemPoolHandle_st *p;
-	int pending = 0;
 
 	pthread_mutex_lock(&pool_lock);
-	/* nothing freed or re-thresholded since the last one: no work */
-	if (s && !__atomic_load_n(&pool_pending, __ATOMIC_RELAXED)) {
-		pthread_mutex_unlock(&pool_lock);
-		return;
-	}
+	if (s)
+		__atomic_store_n(&pool_pending[s->slot], 0, __ATOMIC_RELAXED);
+	else
+		memset(pool_pending, 0, sizeof(pool_pending));
+	__atomic_store_n(&pool_rethreshold, 0, __ATOMIC_RELAXED);
 	for (p = pools_all; p; p = p->next)
 		if (!p->imported && p->chunks)
-			pending |= pool_synced_locked(p, s, gen, seq);
-	__atomic_store_n(&pool_pending, pending, __ATOMIC_RELAXED);
+			pool_synced_locked(p, s, gen, seq);
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -875,7 +880,9 @@ void cufab_pool_sync(void)
 void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
 			      __u64 seq)
 {
-	if (s && __atomic_load_n(&pool_pending, __ATOMIC_RELAXED))
+	/* nothing freed there or re-thresholded since the last one: no work */
+	if (s && (__atomic_load_n(&pool_pending[s->slot], __ATOMIC_RELAXED) ||
+		  __atomic_load_n(&pool_rethreshold, __ATOMIC_RELAXED)))
 		pools_synced(s, gen, seq);
 }
 
@@ -1094,15 +1101,23 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	struct cufab_lstream *s;
 	CUmemoryPool pool;
 	CUresult res;
+	__u32 kid;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cuCtxGetDevice(&loc.id);
-	if (res != CUDA_SUCCESS)
-		return res;
+	/*
+	 * INVALID_CONTEXT without a live one, whatever the stream (resolving
+	 * the NULL and per-thread streams checks it already)
+	 */
+	if (hStream && hStream != CU_STREAM_LEGACY &&
+	    hStream != CU_STREAM_PER_THREAD &&
+	    cufab_ctx_current_kid(&kid) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	if (res == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* the stream's device, not the current context's, owns the memory */
@@ -1549,7 +1564,8 @@ void cufab_pool_reset_locked(void)
 	memset(pool_current, 0, sizeof(pool_current));
 	memset(live_hash, 0, sizeof(live_hash));
 	memset(pool_waits, 0, sizeof(pool_waits));
-	pool_pending = 0;
+	memset(pool_pending, 0, sizeof(pool_pending));
+	pool_rethreshold = 0;
 	pools_all = NULL;
 	pool_spares = NULL;
 	pool_nspares = 0;

@@ -61,7 +61,8 @@ struct thread_streams {
 	CUstream pt_handle;
 };
 
-static __thread struct thread_streams tls_streams;
+/* initial-exec: cuMemAllocAsync on the legacy stream reads it every call */
+static __thread struct thread_streams tls_streams __attribute__((tls_model("initial-exec")));
 static pthread_key_t pt_key;
 static pthread_once_t pt_key_once = PTHREAD_ONCE_INIT;
 
