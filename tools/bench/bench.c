@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -598,9 +599,27 @@ static void mc_broadcast_rows(FILE *out, int reps)
 	fprintf(out, "\n  ]");
 }
 
+/* What the figures were taken on, so that runs can be compared. */
+static void print_config(FILE *out)
+{
+	CUmemAllocationProp p = mem_prop();
+	size_t gran = 0;
+	struct utsname u;
+	int gpus = 0;
+
+	cuDeviceGetCount(&gpus);
+	cuMemGetAllocationGranularity(&gran, &p,
+				      CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	fprintf(out, "  \"config\": { \"gpus\": %d, \"granularity\": %zu, \"kernel\": \"%s\", \"cpus\": %ld },\n",
+		gpus, gran, u.release, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: cufab-bench [-n iterations] [-r repetitions] [-o file]\n");
+	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file]\n"
+		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n");
 	return 2;
 }
 
@@ -615,8 +634,12 @@ int main(int argc, char **argv)
 	FILE *out = stdout;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "n:r:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "qn:r:o:h")) != -1) {
 		switch (opt) {
+		case 'q':
+			n = 2000;
+			reps = 3;
+			break;
 		case 'n':
 			n = atol(optarg);
 			break;
@@ -672,6 +695,7 @@ int main(int argc, char **argv)
 	}
 
 	fprintf(out, "{\n  \"iterations\": %ld, \"repetitions\": %d,\n", n, reps);
+	print_config(out);
 	fprintf(out, "  \"noop_ioctl_ns\": %.1f,\n  \"noop_ioctl\": { ", base.median);
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
