@@ -778,15 +778,9 @@ TEST(lifetime_and_accounting)
 static int cg_write(const char *dir, const char *name, const char *val)
 {
 	char path[256];
-	int fd, ok;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-	close(fd);
-	return ok ? 0 : -1;
+	return write_file(path, val);
 }
 
 /* The value of @key in @dir/memory.events, or -1. */
