@@ -963,6 +963,10 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 				    CUevent hEnd);
+/* Interprocess events: CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING. */
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
+				      CUipcEventHandle handle);
 /* Managed memory: in the current context; freed with cuMemFree. */
 #define CU_DEVICE_CPU			((CUdevice)-1)
 #define CU_DEVICE_INVALID		((CUdevice)-2)

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		5
+#define CUFAB_VERSION_MINOR		6
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -108,6 +108,8 @@ enum {
 	CUFAB_CMD_MEM_ADVISE,
 	CUFAB_CMD_MEM_PREFETCH,
 	CUFAB_CMD_MEM_RANGE_ATTRS,
+	CUFAB_CMD_EVENT_EXPORT,
+	CUFAB_CMD_EVENT_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -1402,7 +1404,10 @@ struct cufab_stream_create {
 
 /* cufab_event_create.flags */
 #define CUFAB_EVENT_DISABLE_TIMING	(1U << 0)	/* time_ns stays 0 */
-#define CUFAB_EVENT_FLAGS		CUFAB_EVENT_DISABLE_TIMING
+/* may be exported (EVENT_EXPORT); needs CUFAB_EVENT_DISABLE_TIMING */
+#define CUFAB_EVENT_INTERPROCESS	(1U << 1)
+#define CUFAB_EVENT_FLAGS		(CUFAB_EVENT_DISABLE_TIMING | \
+					 CUFAB_EVENT_INTERPROCESS)
 
 /**
  * struct cufab_event_create - CUFAB_IOCTL_EVENT_CREATE
@@ -1424,6 +1429,61 @@ struct cufab_event_create {
 };
 
 #define CUFAB_IOCTL_EVENT_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_CREATE)
+
+/*
+ * Interprocess events (uapi 1.6). An exported event is named node-wide by
+ * a 64-byte handle that only the kernel interprets: a version, the export
+ * id and a 48-byte random secret. Any process that has the handle may
+ * import the event; the import is an event object of the importer that
+ * records and waits act on like the exporter's own. The export ends when
+ * the exporter's event object is destroyed (or the exporter exits): the
+ * handle is refused from then on, while events already imported stay
+ * usable.
+ */
+#define CUFAB_EVENT_HANDLE_LEN		64
+
+/**
+ * struct cufab_event_export - CUFAB_IOCTL_EVENT_EXPORT
+ * @size: sizeof(struct cufab_event_export)
+ * @flags: must be 0
+ * @event_id: an event created with CUFAB_EVENT_INTERPROCESS (-EINVAL
+ *	otherwise, -ENOENT for no such event); an imported one re-exports
+ *	its exporter's handle
+ * @__reserved: must be 0
+ * @out_handle: the handle, the same for every export of the event
+ */
+struct cufab_event_export {
+	__u32 size;
+	__u32 flags;
+	__u32 event_id;
+	__u32 __reserved;
+	__u8 out_handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_EXPORT)
+
+/**
+ * struct cufab_event_import - CUFAB_IOCTL_EVENT_IMPORT
+ * @size: sizeof(struct cufab_event_import)
+ * @flags: must be 0
+ * @ctx_id: the importer's context (-ENOENT for none)
+ * @out_event_id: the imported event's object id (CUFAB_IOCTL_DESTROY)
+ * @handle: from EVENT_EXPORT; -EINVAL if it is not an event handle of
+ *	this module version, -ESRCH if it names no exported event (never
+ *	exported, ended, or a wrong secret)
+ *
+ * The imported event has no completion slot in the importer's space: its
+ * state is read with CUFAB_IOCTL_STREAM_WAIT (CUFAB_WAIT_POLL to query).
+ */
+struct cufab_event_import {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 out_event_id;
+	__u8 handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_IMPORT)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
@@ -1508,10 +1568,13 @@ enum cufab_wait_what {
 	CUFAB_WAIT_MAX,
 };
 
+/* cufab_stream_wait.flags: STREAM, EVENT: -EAGAIN instead of sleeping */
+#define CUFAB_WAIT_POLL		(1U << 0)
+
 /**
  * struct cufab_stream_wait - CUFAB_IOCTL_STREAM_WAIT
  * @size: sizeof(struct cufab_stream_wait)
- * @flags: must be 0
+ * @flags: CUFAB_WAIT_POLL
  * @what: enum cufab_wait_what
  * @id: the stream, event or context
  * @seq: STREAM, EVENT: the sequence number to wait for; 0: the last one
