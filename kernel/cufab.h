@@ -1778,6 +1778,8 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 			u64 time_ns, int err);
 extern unsigned int cufab_race_delay_us;
 extern unsigned int cufab_race_seed;
+/* Largest race_delay_us netlink accepts: one second. */
+#define CUFAB_RACE_DELAY_MAX_US	1000000
 
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
@@ -1803,6 +1805,12 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
 int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+
+/* stream_netlink.c */
+int cufab_nl_stream_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
+void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
+			   u64 seq);
 
 /* event.c */
 extern const struct cufab_object_ops cufab_event_ops;

@@ -304,14 +304,18 @@ void cufab_op_complete(struct cufab_op *op, int err)
 {
 	struct cufab_stream *stream = op->stream;
 	struct cufab_stream_space *space = stream->space;
-	bool kick;
+	bool kick, failed = false;
 
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
-		cufab_client_info(stream->client,
-				  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
-				  stream->uid, op->type->name, op->seq, err);
+		/* a cancellation is the process's doing, not a failure */
+		failed = err != -ECANCELED;
+		if (failed)
+			cufab_client_info(stream->client,
+					  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
+					  stream->uid, op->type->name, op->seq,
+					  err);
 	}
 	list_del(&op->node);
 	stream->depth--;
@@ -329,6 +333,8 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	if (err)
 		dma_fence_set_error(&op->fence->base, err);
 	trace_cufab_stream_complete(op, err);
+	if (failed)
+		cufab_stream_nl_event(stream, op->type->name, op->seq);
 	dma_fence_signal(&op->fence->base);
 	if (kick)
 		cufab_stream_kick(stream);

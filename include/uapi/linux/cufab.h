@@ -1651,6 +1651,8 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
+	CUFAB_NL_CMD_STREAM_GET,	/* dump: one message per stream */
+	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -1737,6 +1739,20 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_POOL_THRESHOLD,	/* u64, RELEASE_THRESHOLD */
 	CUFAB_NL_A_POOL_IMPORTERS,	/* u32, pool objects of other processes */
 	CUFAB_NL_A_POOL_PTRS,		/* u32, exported pointers */
+	CUFAB_NL_A_STREAM_UID,		/* u64, node-wide stream id (STREAM_GET) */
+	CUFAB_NL_A_STREAM_CTX,		/* u32, its context (the process's id) */
+	CUFAB_NL_A_STREAM_DEV,		/* u32, the context's GPU */
+	CUFAB_NL_A_STREAM_FLAGS,	/* u32, CUFAB_STREAM_* */
+	CUFAB_NL_A_STREAM_PRIORITY,	/* s32, CUFAB_STREAM_PRIO_GREATEST..0 */
+	CUFAB_NL_A_STREAM_DEPTH,	/* u32, operations queued */
+	CUFAB_NL_A_STREAM_SUBMITTED,	/* u64, last sequence number submitted */
+	CUFAB_NL_A_STREAM_COMPLETED,	/* u64, last sequence number completed */
+	CUFAB_NL_A_STREAM_RUNNING,	/* string, the operation running, if any */
+	CUFAB_NL_A_STREAM_ERROR,	/* s32, sticky error (-errno), 0 for none */
+	CUFAB_NL_A_STREAM_OP,		/* string, STREAM_EVENT: the failed operation */
+	CUFAB_NL_A_STREAM_SEQ,		/* u64, STREAM_EVENT: its sequence number */
+	CUFAB_NL_A_TOPO_RACE_DELAY_US,	/* u32, race exposure: delay (race_delay_us) */
+	CUFAB_NL_A_TOPO_RACE_SEED,	/* u32, race exposure: seed (race_seed) */
 	__CUFAB_NL_A_MAX,
 };
 
