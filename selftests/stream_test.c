@@ -444,6 +444,7 @@ TEST(ctx_destroy_with_work_queued)
 }
 
 /* cuMemcpyPeer(Async) between GPUs, with and without peer access. */
+/* Copies between two GPUs' memory, before and after peer access. */
 TEST(peer_copy)
 {
 	CUdeviceptr a, b;
@@ -472,6 +473,21 @@ TEST(peer_copy)
 		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, a, 4));
 		EXPECT_EQ(100 + pass, v);
+		/*
+		 * Unified addressing: plain copies and sets between the two
+		 * GPUs' cuMemAlloc memory on a stream of GPU 0, as with
+		 * NVIDIA's driver, with or without peer access.
+		 */
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(b, 200 + pass, 1, s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync(a, b, 4, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, a, 4));
+		EXPECT_EQ(200 + pass, v);
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(a, 300 + pass, 1, s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoDAsync(b, a, 4, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, b, 4));
+		EXPECT_EQ(300 + pass, v);
 		if (!pass && cuCtxEnablePeerAccess(c1, 0) != CUDA_SUCCESS)
 			break;
 	}
