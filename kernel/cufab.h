@@ -1685,6 +1685,8 @@ enum cufab_op_state {
  * @name: for messages and stream show
  * @skip_on_error: does not run once the stream has an error; completes
  *	with it instead
+ * @run_inline: costs nothing: its submitter may run it when the stream is
+ *	idle (cufab_stream_queue_claim())
  * @prepare: check and take what the operation needs at submit time
  *	(called before the operation is queued); may be NULL
  * @queued: called under the stream's lock once the operation has its
@@ -1697,6 +1699,7 @@ enum cufab_op_state {
 struct cufab_op_type {
 	const char *name;
 	bool skip_on_error;
+	bool run_inline;
 	int (*prepare)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
 	void (*queued)(struct cufab_op *op);
 	int (*execute)(struct cufab_op *op);
@@ -1769,6 +1772,9 @@ void cufab_engine_exit(void);
 struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
 int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 		       u64 *seq, u64 *aux);
+int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
+			     u64 *seq, u64 *aux, bool *claimed);
+void cufab_op_run(struct cufab_op *op);
 void cufab_stream_kick(struct cufab_stream *stream);
 void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);

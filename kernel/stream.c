@@ -421,8 +421,8 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	struct cufab_stream_submit *cmd = ucmd->cmd;
 	struct cufab_stream_space *space;
 	struct cufab_stream *stream;
+	bool implicit, claimed;
 	struct cufab_op *op;
-	bool implicit;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved || !cmd->op ||
@@ -446,14 +446,17 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 		ret = 0;
 	}
 	if (!ret)
-		ret = cufab_stream_queue(stream, op, &cmd->out_seq,
-					 &cmd->out_event_seq);
+		ret = cufab_stream_queue_claim(stream, op, &cmd->out_seq,
+					       &cmd->out_event_seq, &claimed);
 	if (implicit)
 		mutex_unlock(&space->lock);
 	if (ret) {
 		cufab_op_free(op);
 		return ret;
 	}
+	/* after space->lock: completing may drop the last stream reference */
+	if (claimed)
+		cufab_op_run(op);
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
