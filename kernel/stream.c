@@ -468,13 +468,14 @@ int cufab_slot_wait(struct cufab_stream_space *space, u32 slot, u64 seq,
 		    bool poll, int *out_error)
 {
 	struct cufab_seq_slot *s = &space->slots[slot];
-	int ret = 0;
+	int ret;
 
-	/* error is read after seq */
 	if (poll)
+		/* error is read after seq */
 		ret = smp_load_acquire(&s->seq) >= seq ? 0 : -EAGAIN;
 	else
 		ret = wait_event_interruptible(space->done_wq,
+					       /* error is read after seq */
 					       smp_load_acquire(&s->seq) >= seq);
 	if (ret)
 		return ret;
