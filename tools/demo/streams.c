@@ -2,7 +2,7 @@
 /*
  * make demo: two streams of one GPU overlap, and events time them.
  *
- * Streams A and B each set and copy 32 MiB buffers, with a timed event
+ * Streams A and B each set and copy 4 MiB buffers, with a timed event
  * recorded between the operations. The engine runs the two streams on
  * different copy engines, so their operations interleave: the timeline,
  * built from cuEventElapsedTime against the first event, shows B's work
@@ -16,7 +16,7 @@
 
 #include <cufab/cuda.h>
 
-#define BUF	(32UL << 20)
+#define BUF	(4UL << 20)
 #define STEPS	3
 
 struct mark {
@@ -107,7 +107,7 @@ int main(void)
 	CHECK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
 	CHECK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
 
-	printf("two non-blocking streams on gpu0, each %d x (set 32 MiB, copy 32 MiB)\n",
+	printf("two non-blocking streams on gpu0, each %d x (set 4 MiB, copy 4 MiB)\n",
 	       STEPS);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	enqueue(a, 'A', buf[0], buf[1], m);
