@@ -25,6 +25,14 @@ static const char *cufabctl_missing(void)
 	return NULL;
 }
 
+/*
+ * Each test runs cufabctl a few times: seconds each under the debug
+ * kernel on a loaded machine, past the harness's default 30 s.
+ */
+FIXTURE(show) {};
+FIXTURE_SETUP(show) {}
+FIXTURE_TEARDOWN(show) {}
+
 #define CTL_OR_SKIP() do {						\
 	const char *__why = cufabctl_missing();				\
 	if (__why)							\
@@ -32,7 +40,7 @@ static const char *cufabctl_missing(void)
 } while (0)
 
 /* A blocked stream, then drained, then destroyed, as "stream show" sees it. */
-TEST(own_stream)
+TEST_F_TIMEOUT(show, own_stream, 300)
 {
 	struct gate g = GATE_INIT;
 	static char out[65536];
@@ -101,7 +109,7 @@ static CUresult fail_a_stream(void)
 	return res;
 }
 
-TEST(failure_event)
+TEST_F_TIMEOUT(show, failure_event, 300)
 {
 	char ctl[PATH_MAX], cmd[PATH_MAX + 64], path[] = "/tmp/streamshowXXXXXX";
 	static char out[65536];
@@ -123,7 +131,7 @@ TEST(failure_event)
 		_exit(127);
 	}
 	/* the monitor joins the group when it gets there: fail until seen */
-	for (i = 0; i < 50 && !strstr(out, "stream-event"); i++) {
+	for (i = 0; i < 200 && !strstr(out, "stream-event"); i++) {
 		EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, fail_a_stream());
 		usleep(100000);
 		n = pread(fd, out, sizeof(out) - 1, 0);
@@ -143,7 +151,7 @@ TEST(failure_event)
 }
 
 /* The knob changes while a client is open; netlink and the parameter agree. */
-TEST(race_knob)
+TEST_F_TIMEOUT(show, race_knob, 300)
 {
 	static char out[4096];
 	long delay, seed;
