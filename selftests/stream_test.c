@@ -497,6 +497,67 @@ TEST(peer_copy)
 	cuCtxDestroy(c1);
 }
 
+/*
+ * cuMemsetD2D8/16/32Async: Height rows of Width elements, dstPitch bytes
+ * apart, and nothing between the rows; each documented code.
+ */
+TEST(memset_2d_async)
+{
+	enum { PITCH = 256, W = 40, H = 5 };
+	unsigned char buf[PITCH * H];
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+	int r, i, bad = 0;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemsetD2D8Async(0, PITCH, 1, W, H, NULL));
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, sizeof(buf)));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0xee, sizeof(buf)));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 0x11, W, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D16Async(d + 64, PITCH, 0x2222, W, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D32Async(d + 160, PITCH, 0x33333333,
+						   W / 4, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, d, sizeof(buf)));
+	for (r = 0; r < H; r++)
+		for (i = 0; i < PITCH; i++) {
+			unsigned char want = i < W ? 0x11 :
+					     i >= 64 && i < 64 + 2 * W ? 0x22 :
+					     i >= 160 && i < 160 + W ? 0x33 : 0xee;
+
+			bad += buf[r * PITCH + i] != want;
+		}
+	EXPECT_EQ(0, bad);
+
+	/* nothing to set; one row ignores the pitch */
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 1, 0, H, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 1, W, 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, 0, 0x11, W, 1, s));
+	/* pitch narrower than a row, misaligned, past the address space */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD2D8Async(d, W - 1, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D16Async(d + 1, PITCH, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D32Async(d, PITCH + 2, 1, W / 4, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D8Async(d, (size_t)-1 / 2, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemsetD2D8Async(d, PITCH, 1, W, H, GARBAGE_STREAM));
+	/* nothing of the refused calls ran */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, d, 2));
+	EXPECT_EQ(0x11, buf[1]);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	/* no current context: the NULL stream has none */
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemsetD2D8Async(0, PITCH, 1, W, H, NULL));
+}
+
 /* Per-thread default streams: one per thread. */
 static void *thread_stream_id(void *p)
 {
