@@ -10,6 +10,8 @@
 #   make demo             boot the VM and run the examples
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #                         (BENCH_ARGS=-q for a quick smoke run)
+#   make soak DURATION=S  the kill -9 soak (selftests/soak_test.c) for S seconds
+#                         under the debug kernel (KASAN, lockdep, kmemleak)
 #   sudo make install     module, libraries, headers, cufabctl, pkg-config,
 #                         udev rules, man pages (DESTDIR, PREFIX honoured)
 #   sudo make uninstall   removes what install put there
@@ -74,7 +76,7 @@ APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
 .PHONY: all module lib tools selftests examples demos bench check demo bench-run \
-	install uninstall clean print-kmod-path FORCE
+	soak install uninstall clean print-kmod-path FORCE
 
 all: module lib tools selftests examples bench
 
@@ -186,6 +188,7 @@ check:
 # The VM boots Debian's 6.1 kernel: build the module for it, whatever the
 # host runs, after installing what a fresh machine lacks.
 VM_KDIR = $$(tools/vm/kernel debian | sed -n 's/^DEBIAN_KDIR=//p')
+DEBUG_VM_KDIR = $$(tools/vm/kernel debug | sed -n 's/^DEBUG_KDIR=//p')
 
 # The VM runs the examples, then every demo (tools/vm/demo.sh).
 demo:
@@ -195,6 +198,17 @@ demo:
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.
 BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048
+# make check runs the soak for 20 s per boot; this runs a long one.
+DURATION	?= 600
+soak:
+	tools/check --setup
+	$(MAKE) all KDIR=$(VM_KDIR)
+	$(MAKE) module KDIR=$(DEBUG_VM_KDIR)
+	tools/vm/run --debug --timeout $$(($(DURATION) + 900)) -- \
+		env CUFAB_SOAK_SECONDS=$(DURATION) \
+		CUFAB_SUITE_TIMEOUT=$$(($(DURATION) + 600)) \
+		tools/vm/guest-tests soak_test
+
 # The JSON goes to build/bench/bench.json (and stdout), one SVG per figure
 # next to it (tools/bench/plot, gnuplot).
 BENCH_JSON	:= $(BUILD)/bench/bench.json
