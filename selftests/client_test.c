@@ -82,15 +82,6 @@ static int client_listed(pid_t pid)
 	return n;
 }
 
-/* In a forked child: report the first failed check and exit 1. */
-#define CHILD_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# child %d: line %d: %s failed (%s)\n",	\
-			getpid(), __LINE__, #cond, strerror(errno));	\
-		_exit(1);						\
-	}								\
-} while (0)
-
 FIXTURE(client) {
 	int fd;
 	__u32 num_gpus;

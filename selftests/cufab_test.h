@@ -130,6 +130,18 @@ static inline int wait_child(pid_t pid)
 	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/*
+ * In a forked child, where the harness's ASSERTs do not reach the parent:
+ * report the failed condition with errno and exit 1.
+ */
+#define CHILD_CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "# child %d: line %d: %s failed (%s)\n",	\
+			getpid(), __LINE__, #cond, strerror(errno));	\
+		_exit(1);						\
+	}								\
+} while (0)
+
 /* Send @len bytes on a unix socket and, when @fd >= 0, @fd (SCM_RIGHTS). */
 static inline int sock_send(int sock, const void *buf, size_t len, int fd)
 {

@@ -33,15 +33,6 @@
 #define NOBODY	65534
 #endif
 
-/* Child-side check: report and exit 1 when @cond fails. */
-#define CHILD_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# child %d: line %d: %s failed (%s)\n",	\
-			getpid(), __LINE__, #cond, strerror(errno));	\
-		_exit(1);						\
-	}								\
-} while (0)
-
 /* The exit status of child @pid, or -1 when it did not exit. */
 static int child_status(pid_t pid)
 {

@@ -1518,13 +1518,6 @@ static bool dev_grans(int dev, unsigned long long g[4])
 	return true;
 }
 
-#define CHILD_CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "# line %d: %s\n", __LINE__, #cond);	\
-		_exit(1);						\
-	}								\
-} while (0)
-
 /*
  * In a child (its client goes with it): GPU 1 has 4 MiB / 8 MiB, GPU 0 the
  * default 2 MiB. cuMemCreate and cuMemMap follow each allocation's GPU.
