@@ -146,6 +146,52 @@ void cufab_op_free(struct cufab_op *op)
 	kfree(op);
 }
 
+/*
+ * The parts of the module that follow streams going busy and idle and the
+ * memory their operations touch (struct cufab_stream_watch).
+ */
+static const struct cufab_stream_watch *const cufab_stream_watchers[] = {
+	&cufab_managed_stream_watch,
+};
+
+#define cufab_watchers_call(member, ...)				\
+	do {								\
+		unsigned int __i;					\
+									\
+		for (__i = 0; __i < ARRAY_SIZE(cufab_stream_watchers); __i++) \
+			if (cufab_stream_watchers[__i]->member)	\
+				cufab_stream_watchers[__i]->member(__VA_ARGS__); \
+	} while (0)
+
+/* One more operation queued or being queued; the first makes it busy. */
+static void cufab_stream_busy_get(struct cufab_stream *stream)
+{
+	if (atomic_inc_return(&stream->busy) == 1)
+		cufab_watchers_call(busy, stream);
+}
+
+static void cufab_stream_busy_put(struct cufab_stream *stream)
+{
+	if (atomic_dec_and_test(&stream->busy))
+		cufab_watchers_call(idle, stream);
+}
+
+/* @op is about to touch [addr, addr + length): may it? */
+static int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++) {
+		if (!cufab_stream_watchers[i]->access)
+			continue;
+		ret = cufab_stream_watchers[i]->access(op, addr, length);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Run the stream's work on its engine; the queued work holds a reference. */
 void cufab_stream_kick(struct cufab_stream *stream)
 {
@@ -171,9 +217,12 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 {
 	struct dma_fence *prev;
 
+	/* the watchers learn of the work before it can run */
+	cufab_stream_busy_get(stream);
 	spin_lock(&stream->lock);
 	if (stream->dead) {
 		spin_unlock(&stream->lock);
+		cufab_stream_busy_put(stream);
 		return -ESHUTDOWN;
 	}
 	op->seq = ++stream->submitted;
@@ -332,6 +381,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	dma_fence_signal(&op->fence->base);
 	if (kick)
 		cufab_stream_kick(stream);
+	cufab_stream_busy_put(stream);
 	cufab_op_free(op);
 }
 
@@ -458,6 +508,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 {
 	struct cufab_client *client = op->stream->client;
 	struct mm_struct *mm = op->u.mem.mm;
+	bool copy = op->type == cufab_op_types[CUFAB_OP_COPY];
 	u64 len = op->u.mem.length;
 	int ret;
 
@@ -468,15 +519,26 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	kthread_use_mm(mm);
 	ret = cufab_va_check_access(client, op->u.mem.dst, len,
 				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
-	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+	if (!ret && copy)
 		ret = cufab_va_check_access(client, op->u.mem.src, len,
 					    op->u.mem.src_dev,
 					    CUFAB_ACCESS_READ);
-	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+	if (!ret)
+		ret = cufab_stream_access(op, op->u.mem.dst, len);
+	if (!ret && copy)
+		ret = cufab_stream_access(op, op->u.mem.src, len);
+	if (ret)
+		goto out;
+	if (copy)
 		ret = cufab_copy_user(op->u.mem.dst, op->u.mem.src, len);
-	else if (!ret)
+	else
 		ret = cufab_set_user(op->u.mem.dst, len, op->u.mem.value,
 				     op->u.mem.elem_size);
+	/* also after a partial copy: some of it may have been touched */
+	cufab_watchers_call(accessed, op, op->u.mem.dst, len);
+	if (copy)
+		cufab_watchers_call(accessed, op, op->u.mem.src, len);
+out:
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */
 	mmput_async(mm);

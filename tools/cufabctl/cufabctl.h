@@ -183,6 +183,7 @@ int do_topo(struct ctl *ctl, int argc, char **argv);
 
 void mem_help(FILE *f);
 int do_mem(struct ctl *ctl, int argc, char **argv);
+void managed_print_event(struct nlattr **tb);
 
 /* ---- le.c ------------------------------------------------------------ */
 

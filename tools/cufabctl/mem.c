@@ -220,6 +220,63 @@ static int mem_show(struct ctl *ctl, int argc, char **argv)
 	return ret ? EXIT_FAIL : EXIT_OK;
 }
 
+static const char *attach_name(uint32_t attach)
+{
+	switch (attach) {
+	case CUFAB_ATTACH_GLOBAL:
+		return "global";
+	case CUFAB_ATTACH_HOST:
+		return "host";
+	case CUFAB_ATTACH_SINGLE:
+		return "stream";
+	}
+	return "none";
+}
+
+static uint64_t attr_u64(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t attr_u32(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+/*
+ * A MANAGED_EVENT, for "monitor":
+ *   cpu-fault pid 1234 (app): 0x7f...000 allocation 12 (attached global)
+ *   while stream 7 of gpu0 is busy
+ */
+void managed_print_event(struct nlattr **tb)
+{
+	uint32_t kind = attr_u32(tb[CUFAB_NL_A_MANAGED_KIND]);
+	char comm[32] = "?";
+
+	if (tb[CUFAB_NL_A_COMM])
+		snprintf(comm, sizeof(comm), "%s",
+			 nla_get_string(tb[CUFAB_NL_A_COMM]));
+	print_string(PRINT_ANY, "kind", "%s",
+		     kind == CUFAB_MANAGED_EV_CPU_FAULT ? "cpu-fault" : "unknown");
+	print_uint(PRINT_ANY, "pid", " pid %u", attr_u32(tb[CUFAB_NL_A_PID]));
+	print_string(PRINT_ANY, "comm", " (%s):", comm);
+	print_u64(PRINT_JSON, "addr", NULL,
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
+	print_fp(" 0x%llx", (unsigned long long)
+		 attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
+	print_u64(PRINT_ANY, "alloc_id", " allocation %llu",
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_ALLOC_ID]));
+	print_string(PRINT_ANY, "attach", " (attached %s)",
+		     attach_name(attr_u32(tb[CUFAB_NL_A_MANAGED_ATTACH])));
+	if (tb[CUFAB_NL_A_MANAGED_BY_STREAM])
+		print_u64(PRINT_ANY, "by_stream", " touched by stream %llu",
+			  attr_u64(tb[CUFAB_NL_A_MANAGED_BY_STREAM]));
+	print_u64(PRINT_ANY, "stream", " while stream %llu",
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_STREAM]));
+	print_uint(PRINT_ANY, "gpu", " of gpu%u is busy\n",
+		   attr_u32(tb[CUFAB_NL_A_MANAGED_DEV]));
+}
+
 static const struct cmd mem_cmds[] = {
 	{ "show",	mem_show },
 	{ "list",	mem_show },

@@ -108,6 +108,13 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= "pool-threshold",
 	[CUFAB_NL_A_POOL_IMPORTERS]	= "pool-importers",
 	[CUFAB_NL_A_POOL_PTRS]		= "pool-ptrs",
+	[CUFAB_NL_A_MANAGED_KIND]	= "managed-kind",
+	[CUFAB_NL_A_MANAGED_ADDR]	= "managed-addr",
+	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= "managed-alloc-id",
+	[CUFAB_NL_A_MANAGED_ATTACH]	= "managed-attach",
+	[CUFAB_NL_A_MANAGED_STREAM]	= "managed-stream",
+	[CUFAB_NL_A_MANAGED_DEV]	= "managed-dev",
+	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -121,6 +128,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 	[CUFAB_NL_CMD_PEER_GET]		= "peer-get",
 	[CUFAB_NL_CMD_POOL_GET]		= "pool-get",
+	[CUFAB_NL_CMD_MANAGED_EVENT]	= "managed-event",
 };
 
 /*
@@ -211,6 +219,13 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_POOL_IMPORTERS]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_POOL_PTRS]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_KIND]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_ADDR]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_ATTACH]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_STREAM]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_DEV]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -1588,10 +1588,21 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
+	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: a managed memory access refused or reported */
 	__CUFAB_NL_CMD_MAX,
 };
 
 #define CUFAB_NL_CMD_MAX (__CUFAB_NL_CMD_MAX - 1)
+
+/*
+ * CUFAB_NL_A_MANAGED_KIND of a MANAGED_EVENT:
+ * @CUFAB_MANAGED_EV_CPU_FAULT: a CPU access to managed memory while a
+ *	stream of a GPU with CONCURRENT_MANAGED_ACCESS 0 keeps it (attached
+ *	GLOBAL, or SINGLE to that stream) got SIGSEGV
+ */
+enum cufab_managed_event {
+	CUFAB_MANAGED_EV_CPU_FAULT = 1,
+};
 
 enum cufab_genl_attr {
 	CUFAB_NL_A_UNSPEC,
@@ -1674,6 +1685,13 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_POOL_THRESHOLD,	/* u64, RELEASE_THRESHOLD */
 	CUFAB_NL_A_POOL_IMPORTERS,	/* u32, pool objects of other processes */
 	CUFAB_NL_A_POOL_PTRS,		/* u32, exported pointers */
+	CUFAB_NL_A_MANAGED_KIND,	/* u32, enum cufab_managed_event */
+	CUFAB_NL_A_MANAGED_ADDR,	/* u64, the address accessed */
+	CUFAB_NL_A_MANAGED_ALLOC_ID,	/* u64, the allocation (ALLOC_GET's id) */
+	CUFAB_NL_A_MANAGED_ATTACH,	/* u32, its CUFAB_ATTACH_* now */
+	CUFAB_NL_A_MANAGED_STREAM,	/* u64, uid of the busy or attached stream */
+	CUFAB_NL_A_MANAGED_DEV,		/* u32, that stream's GPU */
+	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
 	__CUFAB_NL_A_MAX,
 };
 
