@@ -183,8 +183,11 @@ demo:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
-# 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.
-BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048
+# 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8; the
+# last has CONCURRENT_MANAGED_ACCESS 0 (features 0x13f) for the CPU fence
+# row, the others an H100's features (0x17f).
+BENCH_VM_ARGS	?= --gpus 8 --param mem_mib=2048 \
+		   --param features=0x17f,0x17f,0x17f,0x17f,0x17f,0x17f,0x17f,0x13f
 # The JSON goes to build/bench/bench.json (and stdout), one SVG per figure
 # next to it (tools/bench/plot, gnuplot).
 BENCH_JSON	:= $(BUILD)/bench/bench.json

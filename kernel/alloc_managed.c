@@ -43,6 +43,7 @@
 
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
@@ -1009,7 +1010,7 @@ void cufab_managed_stream_gone(struct cufab_stream *stream)
 	mutex_unlock(&cufab_managed_single_lock);
 }
 
-/* ---- the fence follows the streams ---- */
+/* ---- the opt-in check of stream accesses ---- */
 
 /* A stream of a GPU with CONCURRENT_MANAGED_ACCESS 0? */
 static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
@@ -1024,6 +1025,83 @@ static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
 	up_read(&cufab_topo_rwsem);
 	return fences;
 }
+
+
+/*
+ * What the seed page calls undefined, checked when asked: a stream
+ * operation touching managed memory attached SINGLE to another stream, or
+ * (from a GPU with CONCURRENT_MANAGED_ACCESS 0, the only GPUs the HOST
+ * promise is about) attached HOST. 0: off, 1: report, 2: report and fail
+ * the operation, which the stream's next synchronization returns as
+ * CUDA_ERROR_ILLEGAL_ADDRESS.
+ */
+unsigned int cufab_managed_check;
+module_param_named(managed_check, cufab_managed_check, uint, 0644);
+MODULE_PARM_DESC(managed_check,
+		 "Check stream accesses to managed memory against its attachment: 0 off (default), 1 report, 2 report and fail the stream");
+
+static int cufab_managed_check_one(struct cufab_op *op,
+				   struct cufab_alloc *alloc, u64 addr,
+				   unsigned int mode)
+{
+	struct cufab_stream *stream = op->stream;
+	struct cufab_managed *m = alloc->priv;
+	struct cufab_fence_info f = { .dev = stream->dev };
+	bool foreign;
+	u32 kind;
+
+	mutex_lock(&m->lock);
+	f.attach = m->attach_now;
+	f.stream_uid = m->stream_uid;
+	foreign = m->stream != stream;
+	mutex_unlock(&m->lock);
+	if (f.attach == CUFAB_ATTACH_SINGLE && foreign)
+		kind = CUFAB_MANAGED_EV_CHECK_STREAM;
+	else if (f.attach == CUFAB_ATTACH_HOST &&
+		 cufab_stream_fences_cpu(stream))
+		kind = CUFAB_MANAGED_EV_CHECK_HOST;
+	else
+		return 0;
+	if (__ratelimit(&cufab_fence_rs)) {
+		cufab_client_info(stream->client,
+				  "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s%s%llu, which the attachment promised it would not%s\n",
+				  stream->uid, stream->dev, op->type->name,
+				  addr, alloc->id, cufab_attach_name(f.attach),
+				  f.stream_uid ? " to stream " : "", f.stream_uid,
+				  mode > 1 ? "; the stream fails" : "");
+		cufab_managed_nl_event(kind, stream->client, addr, alloc, &f,
+				       stream->uid);
+	}
+	return mode > 1 ? -EFAULT : 0;
+}
+
+/* An operation is about to touch [addr, addr + length): check mode. */
+static int cufab_managed_access(struct cufab_op *op, u64 addr, u64 length)
+{
+	unsigned int mode = READ_ONCE(cufab_managed_check);
+	struct cufab_client *client = op->stream->client;
+	u64 cur = addr, end = addr + length, stop;
+	struct cufab_alloc *alloc;
+	struct cufab_va *va;
+	int ret = 0;
+
+	while (mode && !ret && cur < end) {
+		va = cufab_va_find(client, cur);
+		if (!va)
+			break;
+		stop = min(end, va->start + va->length);
+		alloc = va->legacy ? cufab_managed_at(va) : NULL;
+		if (alloc) {
+			ret = cufab_managed_check_one(op, alloc, cur, mode);
+			cufab_alloc_put(alloc);
+		}
+		cur = stop;
+		cufab_va_put(va);
+	}
+	return ret;
+}
+
+/* ---- the fence follows the streams ---- */
 
 /*
  * The stream got work: it fences, and what it fences loses its PTEs
@@ -1086,6 +1164,7 @@ static void cufab_managed_accessed(struct cufab_op *op, u64 addr, u64 length)
 const struct cufab_stream_watch cufab_managed_stream_watch = {
 	.busy = cufab_managed_stream_busy,
 	.idle = cufab_managed_stream_idle,
+	.access = cufab_managed_access,
 	.accessed = cufab_managed_accessed,
 };
 

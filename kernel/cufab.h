@@ -1805,6 +1805,8 @@ struct cufab_stream_watch {
 /* alloc_managed.c: the CPU fence of CONCURRENT_MANAGED_ACCESS 0 */
 extern const struct cufab_stream_watch cufab_managed_stream_watch;
 extern const struct cufab_client_part cufab_managed_client_part;
+/* 0 off, 1 report, 2 also fail: the module parameter managed_check */
+extern unsigned int cufab_managed_check;
 
 /* engine.c */
 struct workqueue_struct *cufab_engine_get(u32 dev);

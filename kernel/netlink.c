@@ -73,6 +73,7 @@ static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_NUM_GPUS] = NLA_POLICY_RANGE(NLA_U32, 1,
 						      CUFAB_MAX_GPUS),
 	[CUFAB_NL_A_TOPO_NVSWITCH] = NLA_POLICY_MAX(NLA_U8, 1),
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK] = NLA_POLICY_MAX(NLA_U32, 2),
 };
 
 static struct genl_family cufab_nl_family;
@@ -136,6 +137,7 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size(sizeof(u32)) +		/* TOPO_CLIENTS */
 	       nla_total_size_64bit(sizeof(u64)) +	/* TOPO_LIVE_OBJECTS */
 	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_MANAGED_CHECK */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
@@ -151,7 +153,9 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_TOPO_LIVE_OBJECTS,
 			      cufab_live_objects(), CUFAB_NL_A_PAD) ||
 	    nla_put(skb, CUFAB_NL_A_TOPO_CLUSTER_UUID, CUFAB_UUID_LEN,
-		    &cufab_node.cluster_uuid))
+		    &cufab_node.cluster_uuid) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
+			READ_ONCE(cufab_managed_check)))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);
@@ -587,6 +591,9 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cufab_node.nvswitch = nla_get_u8(tb[CUFAB_NL_A_TOPO_NVSWITCH]);
 		cufab_topo_update_peers(&cufab_node);
 	}
+	if (!ret && tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
+		WRITE_ONCE(cufab_managed_check,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
 	cufab_topo_change_end();
 	if (!ret)
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);

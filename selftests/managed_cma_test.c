@@ -225,7 +225,11 @@ FIXTURE_SETUP(cma)
 
 FIXTURE_TEARDOWN(cma)
 {
-	if (self->changed && ctl("dev set gpu0 managed-concurrent on"))
+	if (!self->changed)
+		return;
+	if (ctl("topo set managed-check off"))
+		TH_LOG("could not turn managed-check off");
+	if (ctl("dev set gpu0 managed-concurrent on"))
 		TH_LOG("could not turn managed-concurrent back on for gpu0");
 }
 
@@ -349,6 +353,80 @@ TEST_F(cma, monitor_event)
 	EXPECT_NE(NULL, strstr(out, "\"attach\":\"stream\""));
 	close(fd);
 	unlink(tmpl);
+}
+
+/*
+ * Check mode: an operation of stream B touching memory attached SINGLE to
+ * stream A, or (on this GPU, concurrent managed access 0) attached HOST,
+ * is reported; strict also fails B with CUDA_ERROR_ILLEGAL_ADDRESS.
+ */
+static int cross_stream(void)
+{
+	CUdeviceptr d, h;
+	CUstream a, b;
+	int strict = report_fd;	/* see check_mode */
+
+	if (child_ctx() || cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL) ||
+	    cuMemAllocManaged(&h, PG, CU_MEM_ATTACH_HOST) ||
+	    cuStreamCreate(&a, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamCreate(&b, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamAttachMemAsync(a, d, 0, CU_MEM_ATTACH_SINGLE) ||
+	    cuStreamSynchronize(a))
+		return 10;
+	/* its own stream may touch it */
+	if (cuMemsetD8Async(d, 1, PG, a) || cuStreamSynchronize(a))
+		return 11;
+	if (cuMemsetD8Async(d, 2, PG, b))
+		return 12;
+	if (cuStreamSynchronize(b) !=
+	    (strict ? CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS))
+		return 13;
+	if (strict)
+		return 0;
+	if (cuMemsetD8Async(h, 3, PG, b) || cuStreamSynchronize(b))
+		return 14;
+	return ((char *)d)[0] == 2 && ((char *)h)[0] == 3 ? 0 : 15;
+}
+
+static int strict_child(void)
+{
+	report_fd = 1;
+	return cross_stream();
+}
+
+static int report_child(void)
+{
+	report_fd = 0;
+	return cross_stream();
+}
+
+TEST_F(cma, check_mode)
+{
+	char out[64];
+	int kmsg;
+
+	if (!self->changed)
+		return;
+	/* off by default: nothing reported, nothing fails */
+	kmsg = kmsg_open();
+	EXPECT_EQ(0, in_child(report_child));
+	if (kmsg >= 0)
+		EXPECT_FALSE(kmsg_has(kmsg, "which the attachment promised"));
+	ASSERT_EQ(0, ctl("topo set managed-check report"));
+	EXPECT_EQ(0, in_child(report_child));
+	if (kmsg >= 0) {
+		EXPECT_TRUE(kmsg_has(kmsg, "attached single to stream"));
+		EXPECT_TRUE(kmsg_has(kmsg, "attached host"));
+	}
+	EXPECT_EQ(0, ctl("topo set managed-check strict"));
+	EXPECT_EQ(0, in_child(strict_child));
+	EXPECT_EQ(0, ctl_run("-j topo show", "'.managed_check'", out,
+			     sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "strict"));
+	EXPECT_EQ(0, ctl("topo set managed-check off"));
+	EXPECT_NE(0, ctl("topo set managed-check sometimes"));
+	if (kmsg >= 0)
+		close(kmsg);
 }
 
 TEST_HARNESS_MAIN

@@ -28,6 +28,7 @@
 
 #include "le_bench.h"
 #include "stream_bench.h"
+#include "managed_bench.h"
 
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
@@ -273,6 +274,8 @@ static const struct row rows[] = {
 	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
 	{ "malloc+free 1MiB (glibc)", step_malloc_1m, 1 },
 	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10 },
+	{ "cuStreamAttachMemAsync SINGLE idle stream", mb_step_attach, 10 },
+	{ "cuStreamAttachMemAsync SINGLE+cuStreamSynchronize", mb_step_attach_sync, 10 },
 };
 
 static double now_ns(void)
@@ -626,6 +629,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: stream rows setup failed\n");
 		return 1;
 	}
+	if (managed_bench_setup()) {
+		fprintf(stderr, "cufab-bench: managed memory rows setup failed\n");
+		return 1;
+	}
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
 		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
 		return 1;
@@ -650,6 +657,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (stream_bench_extra(out, reps))
 		return 1;
+	if (managed_bench_extra(out, reps, n))
+		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
 	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }",
@@ -660,6 +669,7 @@ int main(int argc, char **argv)
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
 	stream_bench_teardown();
+	managed_bench_teardown();
 	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);
 	close(b.fd);

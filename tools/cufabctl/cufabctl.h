@@ -168,6 +168,8 @@ struct topo_info {
 	uint8_t cluster_uuid[CUFAB_UUID_LEN];
 	bool has_num_gpus, has_nvswitch, has_clients, has_live_objects;
 	bool has_cluster_uuid;
+	uint32_t managed_check;
+	bool has_managed_check;
 	unsigned int ndevs;
 	struct dev_info devs[CUFAB_MAX_GPUS];
 };

@@ -257,7 +257,10 @@ void managed_print_event(struct nlattr **tb)
 		snprintf(comm, sizeof(comm), "%s",
 			 nla_get_string(tb[CUFAB_NL_A_COMM]));
 	print_string(PRINT_ANY, "kind", "%s",
-		     kind == CUFAB_MANAGED_EV_CPU_FAULT ? "cpu-fault" : "unknown");
+		     kind == CUFAB_MANAGED_EV_CPU_FAULT ? "cpu-fault" :
+		     kind == CUFAB_MANAGED_EV_CHECK_STREAM ? "check-stream" :
+		     kind == CUFAB_MANAGED_EV_CHECK_HOST ? "check-host" :
+		     "unknown");
 	print_uint(PRINT_ANY, "pid", " pid %u", attr_u32(tb[CUFAB_NL_A_PID]));
 	print_string(PRINT_ANY, "comm", " (%s):", comm);
 	print_u64(PRINT_JSON, "addr", NULL,
@@ -268,9 +271,15 @@ void managed_print_event(struct nlattr **tb)
 		  attr_u64(tb[CUFAB_NL_A_MANAGED_ALLOC_ID]));
 	print_string(PRINT_ANY, "attach", " (attached %s)",
 		     attach_name(attr_u32(tb[CUFAB_NL_A_MANAGED_ATTACH])));
-	if (tb[CUFAB_NL_A_MANAGED_BY_STREAM])
+	if (tb[CUFAB_NL_A_MANAGED_BY_STREAM]) {
 		print_u64(PRINT_ANY, "by_stream", " touched by stream %llu",
 			  attr_u64(tb[CUFAB_NL_A_MANAGED_BY_STREAM]));
+		print_uint(PRINT_ANY, "gpu", " of gpu%u",
+			   attr_u32(tb[CUFAB_NL_A_MANAGED_DEV]));
+		print_u64(PRINT_ANY, "stream", " (attached stream %llu)\n",
+			  attr_u64(tb[CUFAB_NL_A_MANAGED_STREAM]));
+		return;
+	}
 	print_u64(PRINT_ANY, "stream", " while stream %llu",
 		  attr_u64(tb[CUFAB_NL_A_MANAGED_STREAM]));
 	print_uint(PRINT_ANY, "gpu", " of gpu%u is busy\n",

@@ -115,6 +115,7 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_STREAM]	= "managed-stream",
 	[CUFAB_NL_A_MANAGED_DEV]	= "managed-dev",
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= "topo-managed-check",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -226,6 +227,7 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_STREAM]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_MANAGED_DEV]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

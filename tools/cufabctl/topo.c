@@ -19,9 +19,13 @@ void topo_help(FILE *f)
 	fprintf(f,
 		"cufabctl topo show\n"
 		"cufabctl topo set [ gpus N ] [ nvswitch { on | off } ]\n"
+		"                  [ managed-check { off | report | strict } ]\n"
 		"  gpus N          number of virtual GPUs, 1 to %d\n"
 		"  nvswitch on     every GPU of a clique is a peer of the others\n"
-		"  nvswitch off    peers are what \"dev set DEV peers LIST\" says\n",
+		"  nvswitch off    peers are what \"dev set DEV peers LIST\" says\n"
+		"  managed-check   report (and with strict, fail the stream of) a\n"
+		"                  stream operation touching managed memory attached\n"
+		"                  to another stream or to the host\n",
 		CUFAB_MAX_GPUS);
 }
 
@@ -65,6 +69,9 @@ int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
 	t->has_live_objects = tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS];
 	if (t->has_live_objects)
 		t->live_objects = nla_get_u64(tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS]);
+	t->has_managed_check = tb[CUFAB_NL_A_TOPO_MANAGED_CHECK];
+	if (t->has_managed_check)
+		t->managed_check = nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]);
 	t->has_cluster_uuid = tb[CUFAB_NL_A_TOPO_CLUSTER_UUID];
 	if (t->has_cluster_uuid)
 		nla_memcpy(t->cluster_uuid, tb[CUFAB_NL_A_TOPO_CLUSTER_UUID],
@@ -89,6 +96,8 @@ static void print_cluster_uuid(const uint8_t *u)
 	print_nl();
 }
 
+static const char *const managed_checks[] = { "off", "report", "strict" };
+
 /* node: 4 GPUs  nvswitch on  clients 0  live objects 0 */
 void topo_print_summary(const struct topo_info *t)
 {
@@ -105,6 +114,12 @@ void topo_print_summary(const struct topo_info *t)
 	print_nl();
 	if (t->has_cluster_uuid)
 		print_cluster_uuid(t->cluster_uuid);
+	if (t->has_managed_check) {
+		print_string(PRINT_ANY, "managed_check", "managed check: %s",
+			     t->managed_check < 3 ?
+			     managed_checks[t->managed_check] : "?");
+		print_nl();
+	}
 }
 
 /* Distinct clique ids of the GPUs, ascending; returns how many. */
@@ -261,8 +276,24 @@ int set_report(struct ctl *ctl, const char *what, const struct cnl_error *e)
 struct topo_change {
 	uint32_t num_gpus;
 	bool nvswitch;
-	bool has_num_gpus, has_nvswitch;
+	uint32_t managed_check;
+	bool has_num_gpus, has_nvswitch, has_managed_check;
 };
+
+static int parse_managed_check(const char *val, uint32_t *mode)
+{
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(val, managed_checks[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	usage_error("topo set: managed-check is off, report or strict, not \"%s\"",
+		    val);
+	return -1;
+}
 
 static int parse_topo_change(const char *key, const char *val,
 			     struct topo_change *c)
@@ -273,6 +304,8 @@ static int parse_topo_change(const char *key, const char *val,
 		seen = &c->has_num_gpus;
 	} else if (!strcmp(key, "nvswitch")) {
 		seen = &c->has_nvswitch;
+	} else if (!strcmp(key, "managed-check")) {
+		seen = &c->has_managed_check;
 	} else {
 		usage_error("topo set: unknown keyword \"%s\" (try \"cufabctl topo help\")",
 			    key);
@@ -290,6 +323,8 @@ static int parse_topo_change(const char *key, const char *val,
 	if (seen == &c->has_num_gpus)
 		return parse_u32("topo set", key, val, 1, CUFAB_MAX_GPUS,
 				 &c->num_gpus);
+	if (seen == &c->has_managed_check)
+		return parse_managed_check(val, &c->managed_check);
 	return parse_on_off("topo set", key, val, &c->nvswitch);
 }
 
@@ -304,8 +339,8 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 		if (parse_topo_change(argv[i], i + 1 < argc ? argv[i + 1] : NULL,
 				      &c))
 			return EXIT_FAIL;
-	if (!c.has_num_gpus && !c.has_nvswitch) {
-		usage_error("topo set: nothing to change (give gpus or nvswitch)");
+	if (!c.has_num_gpus && !c.has_nvswitch && !c.has_managed_check) {
+		usage_error("topo set: nothing to change (give gpus, nvswitch or managed-check)");
 		return EXIT_FAIL;
 	}
 	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_SET, false, &msg);
@@ -315,6 +350,9 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_NUM_GPUS, c.num_gpus);
 	if (!err && c.has_nvswitch)
 		err = nla_put_u8(msg, CUFAB_NL_A_TOPO_NVSWITCH, c.nvswitch);
+	if (!err && c.has_managed_check)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_MANAGED_CHECK,
+				  c.managed_check);
 	if (err < 0) {
 		nlmsg_free(msg);
 		return EXIT_FAIL;

@@ -1599,9 +1599,15 @@ enum cufab_genl_cmd {
  * @CUFAB_MANAGED_EV_CPU_FAULT: a CPU access to managed memory while a
  *	stream of a GPU with CONCURRENT_MANAGED_ACCESS 0 keeps it (attached
  *	GLOBAL, or SINGLE to that stream) got SIGSEGV
+ * @CUFAB_MANAGED_EV_CHECK_STREAM: check mode (managed_check): an operation
+ *	of a stream touched managed memory attached SINGLE to another stream
+ * @CUFAB_MANAGED_EV_CHECK_HOST: check mode: an operation of a stream of a
+ *	GPU with CONCURRENT_MANAGED_ACCESS 0 touched memory attached HOST
  */
 enum cufab_managed_event {
 	CUFAB_MANAGED_EV_CPU_FAULT = 1,
+	CUFAB_MANAGED_EV_CHECK_STREAM,
+	CUFAB_MANAGED_EV_CHECK_HOST,
 };
 
 enum cufab_genl_attr {
@@ -1692,6 +1698,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_MANAGED_STREAM,	/* u64, uid of the busy or attached stream */
 	CUFAB_NL_A_MANAGED_DEV,		/* u32, that stream's GPU */
 	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
+	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
 	__CUFAB_NL_A_MAX,
 };
 
