@@ -28,10 +28,10 @@
  * attached GLOBAL, or SINGLE to that stream, gets SIGSEGV with a log line
  * and a netlink event; memory attached HOST, or SINGLE to an idle stream,
  * stays accessible. Going busy zaps the PTEs of what the fence now covers
- * before the stream's first operation can run; an operation that touched
- * fenced memory (the kernel's accesses stand in for the GPU's and are
- * never refused) zaps what it touched again. Idle needs no work: the next
- * fault maps the page. Zaps take va->lock for writing after the list
+ * before the stream's first operation can run. The copies of the engine
+ * and of cuMemcpy, which stand in for the GPUs, take the allocation's
+ * pages and never these PTEs. Idle needs no work: the next fault maps the
+ * page. Zaps take va->lock for writing after the list
  * changed, and the fault handler decides and maps under va->lock, so no
  * PTE made before the change survives it.
  *
@@ -433,7 +433,10 @@ static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
 static DEFINE_RATELIMIT_STATE(cufab_fence_rs, DEFAULT_RATELIMIT_INTERVAL,
 			      DEFAULT_RATELIMIT_BURST);
 
-/* ops->cpu_fault: a user-mode CPU access to fenced memory gets SIGSEGV */
+/*
+ * ops->cpu_fault: a CPU access to fenced memory faults: SIGSEGV, or
+ * -EFAULT for a system call copying there
+ */
 static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
 					  struct cufab_va *va,
 					  unsigned long addr)
@@ -1134,38 +1137,10 @@ static void cufab_managed_stream_idle(struct cufab_stream *stream)
 	spin_unlock(&fence->lock);
 }
 
-/*
- * An operation touched [addr, addr + length) through the client's page
- * tables (current's mm): what of it is fenced loses its PTEs again, so
- * that the CPU still faults there.
- */
-static void cufab_managed_accessed(struct cufab_op *op, u64 addr, u64 length)
-{
-	struct cufab_client *client = op->stream->client;
-	u64 cur = addr, end = addr + length, stop;
-	struct cufab_va *va;
-
-	/* unlocked: a stream going busy meanwhile zaps by itself */
-	if (list_empty_careful(&client->fence.busy))
-		return;
-	while (cur < end) {
-		va = cufab_va_find(client, cur);
-		if (!va)
-			break;
-		stop = min(end, va->start + va->length);
-		if (va->legacy)
-			cufab_va_locked_mm(client, current->mm, cur, stop - cur,
-					   cufab_managed_fence_va, NULL);
-		cur = stop;
-		cufab_va_put(va);
-	}
-}
-
 const struct cufab_stream_watch cufab_managed_stream_watch = {
 	.busy = cufab_managed_stream_busy,
 	.idle = cufab_managed_stream_idle,
 	.access = cufab_managed_access,
-	.accessed = cufab_managed_accessed,
 };
 
 static void cufab_managed_client_init(struct cufab_client *client)

@@ -631,9 +631,9 @@ struct cufab_va;
  *	allocation is about to happen: check the kind's alignment rules and
  *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
  * @release: optional, from the final put: free the kind's state (@priv)
- * @cpu_fault: optional: may a user-mode access of the CPU through @va
- *	touch the allocation at @addr now? 0, or VM_FAULT_SIGSEGV. Context:
- *	the fault handler, mmap_lock and va->lock (read) held
+ * @cpu_fault: optional: may the CPU touch the allocation at @addr of @va
+ *	now? 0, or VM_FAULT_SIGSEGV. Context: the fault handler, mmap_lock
+ *	and va->lock (read) held
  */
 struct cufab_alloc_ops {
 	const char *name;
@@ -964,6 +964,8 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
+		       struct page **pages, unsigned int max);
 
 /*
  * Pool memory (pool.c): a new reservation holding @length bytes of
@@ -1453,8 +1455,10 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
  */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
 /* Also run by stream operations, in a kernel thread using the mm. */
-int cufab_copy_user(u64 dst, u64 src, u64 length);
-int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
+int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
+		    u64 length);
+int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
+		   u32 value, u32 elem);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);
@@ -1790,7 +1794,6 @@ extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
  * @access: an operation of @stream is about to touch [addr, addr + length)
  *	of the client's address space (with its mm in use): 0, or the error
  *	the operation fails with
- * @accessed: it has touched it
  *
  * Every member is optional. The watchers are listed in
  * cufab_stream_watchers[] (engine.c).
@@ -1799,7 +1802,6 @@ struct cufab_stream_watch {
 	void (*busy)(struct cufab_stream *stream);
 	void (*idle)(struct cufab_stream *stream);
 	int (*access)(struct cufab_op *op, u64 addr, u64 length);
-	void (*accessed)(struct cufab_op *op, u64 addr, u64 length);
 };
 
 /* alloc_managed.c: the CPU fence of CONCURRENT_MANAGED_ACCESS 0 */

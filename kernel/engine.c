@@ -527,18 +527,13 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 		ret = cufab_stream_access(op, op->u.mem.dst, len);
 	if (!ret && copy)
 		ret = cufab_stream_access(op, op->u.mem.src, len);
-	if (ret)
-		goto out;
-	if (copy)
-		ret = cufab_copy_user(op->u.mem.dst, op->u.mem.src, len);
-	else
-		ret = cufab_set_user(op->u.mem.dst, len, op->u.mem.value,
+	if (!ret && copy)
+		ret = cufab_copy_user(client, op->u.mem.dst, op->u.mem.src,
+				      len);
+	else if (!ret)
+		ret = cufab_set_user(client, op->u.mem.dst, len,
+				     op->u.mem.value,
 				     op->u.mem.elem_size);
-	/* also after a partial copy: some of it may have been touched */
-	cufab_watchers_call(accessed, op, op->u.mem.dst, len);
-	if (copy)
-		cufab_watchers_call(accessed, op, op->u.mem.src, len);
-out:
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */
 	mmput_async(mm);
