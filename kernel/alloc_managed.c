@@ -132,6 +132,29 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc)
 	return attach;
 }
 
+/*
+ * Context: under cufab_allocs_lock (an allocation leaves the list before
+ * its managed state is freed).
+ */
+int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc)
+{
+	struct cufab_managed *m = cufab_managed(alloc);
+	u64 uid;
+	u32 attach;
+
+	if (!m)
+		return 0;
+	mutex_lock(&m->lock);
+	attach = m->attach_now;
+	uid = m->stream_uid;
+	mutex_unlock(&m->lock);
+	if (nla_put_u32(skb, CUFAB_NL_A_MANAGED_ATTACH, attach) ||
+	    (uid && nla_put_u64_64bit(skb, CUFAB_NL_A_MANAGED_STREAM, uid,
+				      CUFAB_NL_A_PAD)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* ---- segments ---- */
 
 static bool cufab_loc_equal(const struct cufab_managed_loc *a,

@@ -793,6 +793,8 @@ static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
+/* ALLOC_GET: the association of a managed allocation (0 for others) */
+int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc);
 /* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
 extern const struct cufab_op_type cufab_op_attach;
 void cufab_managed_stream_gone(struct cufab_stream *stream);

@@ -136,7 +136,10 @@ static int idle_again(void)
 	return cuMemFree(d) || cuMemFree(e) || cuStreamDestroy(s) ? 13 : 0;
 }
 
-/* Attached memory on a busy stream, then kill -9: nothing leaks. */
+/*
+ * Attached memory on a busy stream, shown by cufabctl mem show, then
+ * kill -9: nothing leaks.
+ */
 static int hold_attached(void)
 {
 	CUdeviceptr d;
@@ -151,6 +154,28 @@ static int hold_attached(void)
 	pause();
 	return 11;
 }
+
+/*
+ * "cufabctl -j mem show pid PID" lists the child's managed allocation as
+ * attached to a stream (the engine runs the attach soon after the call).
+ */
+static bool shows_attached(pid_t pid)
+{
+	char args[64], out[4096];
+	int i;
+
+	snprintf(args, sizeof(args), "-j mem show pid %d", (int)pid);
+	for (i = 0; i < 100; i++) {
+		if (ctl_run(args, NULL, out, sizeof(out)))
+			return false;
+		if (strstr(out, "\"managed\":\"stream\",\"stream\":"))
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+static bool saw_attached;
 
 /* Runs @fn in a child; its status (wait_child()) and what it reported. */
 static int run_reporting(int (*fn)(void), CUdeviceptr *addr, bool kill9)
@@ -174,8 +199,10 @@ static int run_reporting(int (*fn)(void), CUdeviceptr *addr, bool kill9)
 	n = read(fds[0], addr, sizeof(*addr));
 	if (n != sizeof(*addr))
 		*addr = 0;
-	if (kill9)
+	if (kill9) {
+		saw_attached = shows_attached(pid);
 		kill(pid, SIGKILL);
+	}
 	status = wait_child(pid);
 	close(fds[0]);
 	return status;
@@ -301,6 +328,7 @@ TEST_F(cma, kill_9_attached)
 		return;
 	EXPECT_EQ(0x100 | SIGKILL, run_reporting(hold_attached, &addr, true));
 	EXPECT_NE(0ULL, addr);
+	EXPECT_TRUE(saw_attached) TH_LOG("mem show never showed the attachment");
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects_wait(before));
 }
