@@ -485,7 +485,7 @@ static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
 }
 
 /*
- * A cufab_va_fn: zap [addr, addr + length) of @va when it is managed
+ * For cufab_va_locked(): zap [addr, addr + length) of @va when it is managed
  * memory the fence keeps from the CPU now.
  */
 static int cufab_managed_fence_va(struct cufab_va *va,
@@ -1052,7 +1052,6 @@ static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
 	return fences;
 }
 
-
 /*
  * What the seed page calls undefined, checked when asked: a stream
  * operation touching managed memory attached SINGLE to another stream, or
@@ -1090,10 +1089,10 @@ static int cufab_managed_check_one(struct cufab_op *op,
 		return 0;
 	if (__ratelimit(&cufab_fence_rs)) {
 		cufab_client_info(stream->client,
-				  "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s%s%llu, which the attachment promised it would not%s\n",
+				  "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s (stream %llu), which the attachment promised it would not%s\n",
 				  stream->uid, stream->dev, op->type->name,
 				  addr, alloc->id, cufab_attach_name(f.attach),
-				  f.stream_uid ? " to stream " : "", f.stream_uid,
+				  f.stream_uid,
 				  mode > 1 ? "; the stream fails" : "");
 		cufab_managed_nl_event(kind, stream->client, addr, alloc, &f,
 				       stream->uid);
@@ -1144,8 +1143,8 @@ static void cufab_managed_stream_busy(struct cufab_stream *stream)
 	if (atomic_read(&stream->busy) && list_empty(&stream->fence_node))
 		list_add_tail(&stream->fence_node, &fence->busy);
 	spin_unlock(&fence->lock);
-	cufab_va_for_each_locked(stream->client, current->mm,
-				 cufab_managed_fence_va, NULL);
+	cufab_va_walk_locked(stream->client, current->mm,
+			     cufab_managed_fence_va, NULL);
 }
 
 /* The stream has no work: the next CPU fault maps the page again. */

@@ -986,14 +986,24 @@ void cufab_va_put(struct cufab_va *va);
  * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
  * -EINVAL when the range is not inside one reservation.
  */
-typedef int (*cufab_va_fn)(struct cufab_va *va, struct vm_area_struct *vma,
-			   u64 addr, u64 length, void *arg);
 int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
-		    cufab_va_fn fn, void *arg);
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg);
+/* cufab_va_locked() in @mm, the client's, from any task (the engine's) */
 int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
-		       u64 addr, u64 length, cufab_va_fn fn, void *arg);
-void cufab_va_for_each_locked(struct cufab_client *client,
-			      struct mm_struct *mm, cufab_va_fn fn, void *arg);
+		       u64 addr, u64 length,
+		       int (*fn)(struct cufab_va *va,
+				 struct vm_area_struct *vma, u64 addr,
+				 u64 length, void *arg),
+		       void *arg);
+/* ... on every reservation of @client, whole */
+void cufab_va_walk_locked(struct cufab_client *client,
+			  struct mm_struct *mm,
+			  int (*fn)(struct cufab_va *va,
+				    struct vm_area_struct *vma, u64 addr,
+				    u64 length, void *arg),
+			  void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:

@@ -154,26 +154,27 @@ static const struct cufab_stream_watch *const cufab_stream_watchers[] = {
 	&cufab_managed_stream_watch,
 };
 
-#define cufab_watchers_call(member, ...)				\
-	do {								\
-		unsigned int __i;					\
-									\
-		for (__i = 0; __i < ARRAY_SIZE(cufab_stream_watchers); __i++) \
-			if (cufab_stream_watchers[__i]->member)	\
-				cufab_stream_watchers[__i]->member(__VA_ARGS__); \
-	} while (0)
-
 /* One more operation queued or being queued; the first makes it busy. */
 static void cufab_stream_busy_get(struct cufab_stream *stream)
 {
-	if (atomic_inc_return(&stream->busy) == 1)
-		cufab_watchers_call(busy, stream);
+	unsigned int i;
+
+	if (atomic_inc_return(&stream->busy) != 1)
+		return;
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->busy)
+			cufab_stream_watchers[i]->busy(stream);
 }
 
 static void cufab_stream_busy_put(struct cufab_stream *stream)
 {
-	if (atomic_dec_and_test(&stream->busy))
-		cufab_watchers_call(idle, stream);
+	unsigned int i;
+
+	if (!atomic_dec_and_test(&stream->busy))
+		return;
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->idle)
+			cufab_stream_watchers[i]->idle(stream);
 }
 
 /* @op is about to touch [addr, addr + length): may it? */

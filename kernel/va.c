@@ -712,7 +712,11 @@ out:
 
 /* @fn on @va's VMA in @mm, with va->lock (write). Context: mmap_lock held. */
 static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
-			       u64 addr, u64 length, cufab_va_fn fn, void *arg)
+			       u64 addr, u64 length,
+			       int (*fn)(struct cufab_va *va,
+					 struct vm_area_struct *vma, u64 addr,
+					 u64 length, void *arg),
+			       void *arg)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, va->start);
 	int ret = -EINVAL;
@@ -732,14 +736,20 @@ static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
  * -EINVAL when the range is not inside one reservation.
  */
 int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
-		    cufab_va_fn fn, void *arg)
+		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg),
+		    void *arg)
 {
 	return cufab_va_locked_mm(client, current->mm, addr, length, fn, arg);
 }
 
 /* cufab_va_locked() in @mm, the client's, from any task (the engine's). */
 int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
-		       u64 addr, u64 length, cufab_va_fn fn, void *arg)
+		       u64 addr, u64 length,
+		       int (*fn)(struct cufab_va *va,
+				 struct vm_area_struct *vma, u64 addr,
+				 u64 length, void *arg),
+		       void *arg)
 {
 	struct cufab_va *va;
 	int ret = -EINVAL;
@@ -764,8 +774,12 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
  * covers the walk: a reservation made meanwhile may be missed, one
  * closed meanwhile is skipped.
  */
-void cufab_va_for_each_locked(struct cufab_client *client,
-			      struct mm_struct *mm, cufab_va_fn fn, void *arg)
+void cufab_va_walk_locked(struct cufab_client *client,
+			  struct mm_struct *mm,
+			  int (*fn)(struct cufab_va *va,
+				    struct vm_area_struct *vma, u64 addr,
+				    u64 length, void *arg),
+			  void *arg)
 {
 	struct cufab_va_space *space = &client->va;
 	unsigned long index = 0;

@@ -1588,7 +1588,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
-	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: a managed memory access refused or reported */
+	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: managed memory access refused/reported */
 	__CUFAB_NL_CMD_MAX,
 };
 
