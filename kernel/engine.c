@@ -356,6 +356,12 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	struct cufab_stream_space *space = stream->space;
 	bool kick;
 
+	/*
+	 * Idle before the completion is visible: a program that synchronized
+	 * with its last operation finds the watchers' state (the CPU fence of
+	 * managed memory) already lifted.
+	 */
+	cufab_stream_busy_put(stream);
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
@@ -382,7 +388,6 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	dma_fence_signal(&op->fence->base);
 	if (kick)
 		cufab_stream_kick(stream);
-	cufab_stream_busy_put(stream);
 	cufab_op_free(op);
 }
 
