@@ -123,7 +123,8 @@ static int idle_again(void)
 		return 10;
 	p = (char *)d;
 	memset(p, 1, PG);
-	for (i = 0; i < 3; i++) {
+	/* each time: synchronized with the last operation, then touched */
+	for (i = 0; i < 32; i++) {
 		if (cuMemsetD8Async(d, 0x40 + i, PG, s) ||
 		    cuStreamAttachMemAsync(s, e, 0, CU_MEM_ATTACH_SINGLE) ||
 		    cuStreamSynchronize(s))
