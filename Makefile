@@ -9,6 +9,7 @@
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
+#                         (BENCH_ARGS=-q for a quick smoke run)
 #   sudo make install     module, libraries, headers, cufabctl, pkg-config,
 #                         udev rules, man pages (DESTDIR, PREFIX honoured)
 #   sudo make uninstall   removes what install put there
@@ -63,6 +64,8 @@ ST_SRCS		:= $(wildcard selftests/*.c)
 ST_BINS		:= $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(ST_SRCS))
 ST_SCRIPTS	:= $(patsubst selftests/%,$(BUILD)/selftests/%,$(wildcard selftests/*.sh))
 EX_BINS		:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+# make demo: every tools/demo/*.c, one program each, printing its own story.
+DEMO_BINS	:= $(patsubst tools/demo/%.c,$(BUILD)/demo/%,$(wildcard tools/demo/*.c))
 BENCH_BIN	:= $(BUILD)/bench/cufab-bench
 
 # Programs that link libcufab find it next to them in build/, in the VM
@@ -70,7 +73,7 @@ BENCH_BIN	:= $(BUILD)/bench/cufab-bench
 APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
-.PHONY: all module lib tools selftests examples bench check demo bench-run \
+.PHONY: all module lib tools selftests examples demos bench check demo bench-run \
 	install uninstall clean print-kmod-path FORCE
 
 all: module lib tools selftests examples bench
@@ -159,6 +162,12 @@ $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 
+demos: $(DEMO_BINS)
+
+$(BUILD)/demo/%: tools/demo/%.c $(wildcard tools/demo/*.h) $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
+
 bench: $(BENCH_BIN)
 
 $(BENCH_BIN): $(wildcard tools/bench/*.c tools/bench/*.h) $(LIB_SO)
@@ -178,9 +187,10 @@ check:
 # host runs, after installing what a fresh machine lacks.
 VM_KDIR = $$(tools/vm/kernel debian | sed -n 's/^DEBIAN_KDIR=//p')
 
+# The VM runs the examples, then every demo (tools/vm/demo.sh).
 demo:
 	tools/check --setup
-	$(MAKE) all KDIR=$(VM_KDIR)
+	$(MAKE) all demos KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8; the
@@ -194,7 +204,7 @@ BENCH_JSON	:= $(BUILD)/bench/bench.json
 bench-run:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) -o $(BENCH_JSON)
+	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) $(BENCH_ARGS) -o $(BENCH_JSON)
 	cat $(BENCH_JSON)
 	tools/bench/plot $(BENCH_JSON) $(BUILD)/bench
 

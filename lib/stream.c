@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "compat.h"
+#include "pool.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
@@ -60,7 +61,8 @@ struct thread_streams {
 	CUstream pt_handle;
 };
 
-static __thread struct thread_streams tls_streams;
+/* initial-exec: cuMemAllocAsync on the legacy stream reads it every call */
+static __thread struct thread_streams tls_streams __attribute__((tls_model("initial-exec")));
 static pthread_key_t pt_key;
 static pthread_once_t pt_key_once = PTHREAD_ONCE_INIT;
 
@@ -509,22 +511,38 @@ static CUresult stream_sync(struct cufab_lstream *s)
 	       CUDA_SUCCESS;
 }
 
+/* Seen done: what was freed on @s up to @seq may serve other streams. */
+static CUresult stream_seen(struct cufab_lstream *s, __u64 seq, CUresult res)
+{
+	if (res == CUDA_SUCCESS)
+		cufab_pool_stream_synced(s, s->gen, seq);
+	return res;
+}
+
 static CUresult query(CUstream h, int pt)
 {
 	struct cufab_lstream *s;
 	CUresult res;
+	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
-	return res == CUDA_SUCCESS ? stream_query(s) : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	return stream_seen(s, seq, stream_query(s));
 }
 
 static CUresult synchronize(CUstream h, int pt)
 {
 	struct cufab_lstream *s;
 	CUresult res;
+	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
-	return res == CUDA_SUCCESS ? stream_sync(s) : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	return stream_seen(s, seq, stream_sync(s));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)
@@ -989,6 +1007,100 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned in
 		CUstream h)
 {
 	return set_async(dst, v, 4, n, h, 1);
+}
+
+/*
+ * cuMemsetD2D*Async: one set per row, queued back to back on the stream,
+ * so the rectangle is one unit of stream order. The whole rectangle is
+ * checked first (alignment, pitch, its end within the address space), so
+ * a bad one queues nothing; the pitch is unused for a single row.
+ */
+static CUresult set2d_check(CUdeviceptr dst, size_t pitch, __u32 elem,
+			    size_t width, size_t height)
+{
+	size_t bytes, span;
+
+	if (__builtin_mul_overflow(width, (size_t)elem, &bytes) ||
+	    dst % elem)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (height <= 1)
+		return CUDA_SUCCESS;
+	if (pitch < bytes || pitch % elem ||
+	    __builtin_mul_overflow(pitch, height - 1, &span) ||
+	    __builtin_add_overflow(span, bytes, &span) ||
+	    __builtin_add_overflow((size_t)dst, span, &span))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+static CUresult set2d_async(CUdeviceptr dst, size_t pitch, __u32 value,
+			    __u32 elem, size_t width, size_t height,
+			    CUstream h, int pt)
+{
+	struct cufab_lstream *s;
+	CUresult res;
+	size_t row;
+
+	res = cufab_stream_resolve(h, pt, &s);
+	if (res == CUDA_SUCCESS)
+		res = set2d_check(dst, pitch, elem, width, height);
+	for (row = 0; res == CUDA_SUCCESS && width && row < height; row++) {
+		struct cufab_stream_submit arg = {
+			.op = CUFAB_OP_SET, .dst = dst + row * pitch,
+			.length = width, .value = value, .elem_size = elem,
+			.src_dev = CUFAB_DEV_STREAM,
+			.dst_dev = CUFAB_DEV_STREAM,
+		};
+
+		res = cufab_stream_submit(s, &arg);
+	}
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch,
+						unsigned char v, size_t w,
+						size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 1, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dst,
+						     size_t pitch,
+						     unsigned char v, size_t w,
+						     size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 1, w, hgt, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch,
+						 unsigned short v, size_t w,
+						 size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 2, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dst,
+						      size_t pitch,
+						      unsigned short v,
+						      size_t w, size_t hgt,
+						      CUstream h)
+{
+	return set2d_async(dst, pitch, v, 2, w, hgt, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch,
+						 unsigned int v, size_t w,
+						 size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 4, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dst,
+						      size_t pitch,
+						      unsigned int v, size_t w,
+						      size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 4, w, hgt, h, 1);
 }
 
 /* Host functions. */

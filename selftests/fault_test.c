@@ -250,6 +250,10 @@ static int stream_scenario(void)
 	op.stream_id = sb.out_stream_id;
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	op.op = CUFAB_OP_STREAM_WAIT;
+	op.event_id = sa.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
 	/* the legacy stream waits for sa, which a host operation holds */
 	sb.flags = CUFAB_STREAM_LEGACY;
 	if (!err)
@@ -299,6 +303,77 @@ TEST_F_TIMEOUT(fault, fail_nth_streams, 600)
 	ASSERT_TRUE(done);
 	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
 	/* streams, event, three operations at least */
+	EXPECT_LE(6U, injected);
+	EXPECT_LT(0U, failed);
+}
+
+/*
+ * Interprocess events: one client exports, another imports and records
+ * the event in a stream of its own and waits for it; the exporter closes
+ * first, so the importer's record lands in the slots of a closed client.
+ */
+static int ipc_event_scenario(void)
+{
+	struct cufab_event_create ec = {
+		.size = sizeof(ec),
+		.flags = CUFAB_EVENT_INTERPROCESS | CUFAB_EVENT_DISABLE_TIMING,
+	};
+	struct cufab_event_export ex = { .size = sizeof(ex) };
+	struct cufab_event_import im = { .size = sizeof(im) };
+	struct cufab_stream_create sc = { .size = sizeof(sc) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_EVENT_RECORD,
+	};
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_EVENT,
+	};
+	int fd, fd2, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd2 < 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	err = ctx_create(fd, 0, 0, &ec.ctx_id);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec);
+	ex.event_id = ec.out_event_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_EXPORT, &ex);
+	memcpy(im.handle, ex.out_handle, sizeof(im.handle));
+	if (!err)
+		err = ctx_create(fd2, 1, 0, &im.ctx_id);
+	sc.ctx_id = im.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_EVENT_IMPORT, &im);
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_CREATE, &sc);
+	close(fd);
+	op.stream_id = sc.out_stream_id;
+	op.event_id = w.id = im.out_event_id;
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_WAIT, &w);
+	close(fd2);
+	return err;
+}
+
+TEST_F(fault, fail_nth_ipc_events)
+{
+	unsigned int injected = 0, failed = 0;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, ipc_event_scenario());
+	ASSERT_EQ(self->live_before, live_objects_wait(self->live_before));
+	FAIL_NTH_LOOP(ipc_event_scenario(), ENOMEM, self->live_before,
+		      injected, failed);
+	/* two clients, contexts, the event, export, import, the stream */
 	EXPECT_LE(6U, injected);
 	EXPECT_LT(0U, failed);
 }

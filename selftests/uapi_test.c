@@ -325,6 +325,59 @@ FIXTURE_VARIANT_ADD(cufab_size, stream_wait) {
 	.prepare = prepare_stream_wait,
 };
 
+/* An INTERPROCESS event of a new context; its id, its handle into @handle. */
+static __u32 new_ipc_event(struct __test_metadata *_metadata, int fd,
+			   __u8 *handle)
+{
+	struct cufab_event_create ec = {
+		.size = sizeof(ec),
+		.flags = CUFAB_EVENT_INTERPROCESS | CUFAB_EVENT_DISABLE_TIMING,
+	};
+	struct cufab_event_export ex = { .size = sizeof(ex) };
+
+	EXPECT_EQ(0, ctx_create(fd, 0, 0, &ec.ctx_id));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec));
+	ex.event_id = ec.out_event_id;
+	if (handle) {
+		EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_EVENT_EXPORT, &ex));
+		memcpy(handle, ex.out_handle, sizeof(ex.out_handle));
+	}
+	return ec.out_event_id;
+}
+
+static void prepare_event_export(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_export *cmd = buf;
+
+	cmd->event_id = new_ipc_event(_metadata, fd, NULL);
+}
+
+static void prepare_event_import(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_import *cmd = buf;
+
+	new_ipc_event(_metadata, fd, cmd->handle);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+FIXTURE_VARIANT_ADD(cufab_size, event_export) {
+	.cmd = CUFAB_IOCTL_EVENT_EXPORT,
+	.size = sizeof(struct cufab_event_export),
+	.last_off = offsetof(struct cufab_event_export, out_handle),
+	.last_size = sizeof(((struct cufab_event_export *)0)->out_handle),
+	.prepare = prepare_event_export,
+};
+
+FIXTURE_VARIANT_ADD(cufab_size, event_import) {
+	.cmd = CUFAB_IOCTL_EVENT_IMPORT,
+	.size = sizeof(struct cufab_event_import),
+	.last_off = offsetof(struct cufab_event_import, handle),
+	.last_size = sizeof(((struct cufab_event_import *)0)->handle),
+	.prepare = prepare_event_import,
+};
+
 FIXTURE_VARIANT_ADD(cufab_size, hostfn) {
 	.cmd = CUFAB_IOCTL_HOSTFN,
 	.size = sizeof(struct cufab_hostfn),

@@ -108,6 +108,20 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= "pool-threshold",
 	[CUFAB_NL_A_POOL_IMPORTERS]	= "pool-importers",
 	[CUFAB_NL_A_POOL_PTRS]		= "pool-ptrs",
+	[CUFAB_NL_A_STREAM_UID]		= "stream-uid",
+	[CUFAB_NL_A_STREAM_CTX]		= "stream-ctx",
+	[CUFAB_NL_A_STREAM_DEV]		= "stream-dev",
+	[CUFAB_NL_A_STREAM_FLAGS]	= "stream-flags",
+	[CUFAB_NL_A_STREAM_PRIORITY]	= "stream-priority",
+	[CUFAB_NL_A_STREAM_DEPTH]	= "stream-depth",
+	[CUFAB_NL_A_STREAM_SUBMITTED]	= "stream-submitted",
+	[CUFAB_NL_A_STREAM_COMPLETED]	= "stream-completed",
+	[CUFAB_NL_A_STREAM_RUNNING]	= "stream-running",
+	[CUFAB_NL_A_STREAM_ERROR]	= "stream-error",
+	[CUFAB_NL_A_STREAM_OP]		= "stream-op",
+	[CUFAB_NL_A_STREAM_SEQ]		= "stream-seq",
+	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= "topo-race-delay-us",
+	[CUFAB_NL_A_TOPO_RACE_SEED]	= "topo-race-seed",
 	[CUFAB_NL_A_MANAGED_KIND]	= "managed-kind",
 	[CUFAB_NL_A_MANAGED_ADDR]	= "managed-addr",
 	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= "managed-alloc-id",
@@ -129,6 +143,8 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 	[CUFAB_NL_CMD_PEER_GET]		= "peer-get",
 	[CUFAB_NL_CMD_POOL_GET]		= "pool-get",
+	[CUFAB_NL_CMD_STREAM_GET]	= "stream-get",
+	[CUFAB_NL_CMD_STREAM_EVENT]	= "stream-event",
 	[CUFAB_NL_CMD_MANAGED_EVENT]	= "managed-event",
 };
 
@@ -220,6 +236,20 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_POOL_IMPORTERS]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_POOL_PTRS]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_UID]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_CTX]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_DEV]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_FLAGS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_PRIORITY]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_STREAM_DEPTH]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_SUBMITTED]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_COMPLETED]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_RUNNING]	= { .type = NLA_STRING },
+	[CUFAB_NL_A_STREAM_ERROR]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_STREAM_OP]		= { .type = NLA_STRING },
+	[CUFAB_NL_A_STREAM_SEQ]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_RACE_SEED]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_MANAGED_KIND]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_MANAGED_ADDR]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= { .type = NLA_U64 },
@@ -569,6 +599,36 @@ int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
 	if (ret == -1)
 		return cnl_report(what, &e, NULL);
 	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+/*
+ * "OBJECT show": dump @cmd, each object through @cb, inside one JSON
+ * array; the exit code as cnl_get() gives it.
+ */
+int cnl_show(struct ctl *ctl, const char *what, uint8_t cmd, cnl_reply_cb cb,
+	     void *arg)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	ret = cnl_start(ctl, cmd, true, &msg);
+	if (ret)
+		return ret;
+	open_array(PRINT_JSON, NULL, NULL);
+	ret = cnl_get(ctl, what, msg, cb, arg);
+	close_array(PRINT_JSON, NULL);
+	return ret;
+}
+
+/* An optional attribute's value: 0 when the kernel left it out. */
+uint32_t cnl_u32(const struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+uint64_t cnl_u64(const struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
 }
 
 /*

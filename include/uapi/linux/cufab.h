@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		5
+#define CUFAB_VERSION_MINOR		6
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -108,6 +108,8 @@ enum {
 	CUFAB_CMD_MEM_ADVISE,
 	CUFAB_CMD_MEM_PREFETCH,
 	CUFAB_CMD_MEM_RANGE_ATTRS,
+	CUFAB_CMD_EVENT_EXPORT,
+	CUFAB_CMD_EVENT_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -1402,7 +1404,10 @@ struct cufab_stream_create {
 
 /* cufab_event_create.flags */
 #define CUFAB_EVENT_DISABLE_TIMING	(1U << 0)	/* time_ns stays 0 */
-#define CUFAB_EVENT_FLAGS		CUFAB_EVENT_DISABLE_TIMING
+/* may be exported (EVENT_EXPORT); needs CUFAB_EVENT_DISABLE_TIMING */
+#define CUFAB_EVENT_INTERPROCESS	(1U << 1)
+#define CUFAB_EVENT_FLAGS		(CUFAB_EVENT_DISABLE_TIMING | \
+					 CUFAB_EVENT_INTERPROCESS)
 
 /**
  * struct cufab_event_create - CUFAB_IOCTL_EVENT_CREATE
@@ -1425,6 +1430,61 @@ struct cufab_event_create {
 
 #define CUFAB_IOCTL_EVENT_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_CREATE)
 
+/*
+ * Interprocess events (uapi 1.6). An exported event is named node-wide by
+ * a 64-byte handle that only the kernel interprets: a version, the export
+ * id and a 48-byte random secret. Any process that has the handle may
+ * import the event; the import is an event object of the importer that
+ * records and waits act on like the exporter's own. The export ends when
+ * the exporter's event object is destroyed (or the exporter exits): the
+ * handle is refused from then on, while events already imported stay
+ * usable.
+ */
+#define CUFAB_EVENT_HANDLE_LEN		64
+
+/**
+ * struct cufab_event_export - CUFAB_IOCTL_EVENT_EXPORT
+ * @size: sizeof(struct cufab_event_export)
+ * @flags: must be 0
+ * @event_id: an event created with CUFAB_EVENT_INTERPROCESS (-EINVAL
+ *	otherwise, -ENOENT for no such event); an imported one re-exports
+ *	its exporter's handle
+ * @__reserved: must be 0
+ * @out_handle: the handle, the same for every export of the event
+ */
+struct cufab_event_export {
+	__u32 size;
+	__u32 flags;
+	__u32 event_id;
+	__u32 __reserved;
+	__u8 out_handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_EXPORT)
+
+/**
+ * struct cufab_event_import - CUFAB_IOCTL_EVENT_IMPORT
+ * @size: sizeof(struct cufab_event_import)
+ * @flags: must be 0
+ * @ctx_id: the importer's context (-ENOENT for none)
+ * @out_event_id: the imported event's object id (CUFAB_IOCTL_DESTROY)
+ * @handle: from EVENT_EXPORT; -EINVAL if it is not an event handle of
+ *	this module version, -ESRCH if it names no exported event (never
+ *	exported, ended, or a wrong secret)
+ *
+ * The imported event has no completion slot in the importer's space: its
+ * state is read with CUFAB_IOCTL_STREAM_WAIT (CUFAB_WAIT_POLL to query).
+ */
+struct cufab_event_import {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 out_event_id;
+	__u8 handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_IMPORT)
+
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
 	CUFAB_OP_NONE,
@@ -1434,8 +1494,19 @@ enum cufab_op_kind {
 	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
 	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
 	CUFAB_OP_ATTACH,	/* cuStreamAttachMemAsync of [@dst, +@length), @value (1.5) */
+	CUFAB_OP_STREAM_WAIT,	/* wait for the work submitted so far on stream @event_id (1.6) */
 	CUFAB_OP_MAX,
 };
+
+/*
+ * CUFAB_OP_STREAM_WAIT: @event_id names another stream of the client
+ * (-ENOENT if none, -EINVAL for the submitting stream itself); the
+ * operation completes once every operation submitted to that stream
+ * before it has. The stream-ordered allocator inserts it to reuse memory
+ * freed on that stream (CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES).
+ * @dst, @src, @length, @value, @elem_size, @host_fn and @host_data must
+ * be 0, as for the event operations.
+ */
 
 /*
  * CUFAB_OP_ATTACH: @value is exactly one CUFAB_ATTACH_* (-EINVAL else).
@@ -1466,7 +1537,7 @@ enum cufab_op_kind {
  * @dst_dev: COPY, SET: GPU that writes @dst, CUFAB_DEV_STREAM likewise
  * @host_fn: HOST: opaque, handed back by CUFAB_IOCTL_HOSTFN
  * @host_data: HOST: opaque, likewise
- * @event_id: EVENT_RECORD, EVENT_WAIT: the event
+ * @event_id: EVENT_RECORD, EVENT_WAIT: the event; STREAM_WAIT: the stream
  * @__reserved: must be 0
  * @out_seq: the operation's sequence number in the stream
  * @out_event_seq: EVENT_RECORD: the record's number in the event
@@ -1508,10 +1579,13 @@ enum cufab_wait_what {
 	CUFAB_WAIT_MAX,
 };
 
+/* cufab_stream_wait.flags: STREAM, EVENT: -EAGAIN instead of sleeping */
+#define CUFAB_WAIT_POLL		(1U << 0)
+
 /**
  * struct cufab_stream_wait - CUFAB_IOCTL_STREAM_WAIT
  * @size: sizeof(struct cufab_stream_wait)
- * @flags: must be 0
+ * @flags: CUFAB_WAIT_POLL
  * @what: enum cufab_wait_what
  * @id: the stream, event or context
  * @seq: STREAM, EVENT: the sequence number to wait for; 0: the last one
@@ -1588,6 +1662,8 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
+	CUFAB_NL_CMD_STREAM_GET,	/* dump: one message per stream */
+	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
 	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: managed memory access refused/reported */
 	__CUFAB_NL_CMD_MAX,
 };
@@ -1691,6 +1767,20 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_POOL_THRESHOLD,	/* u64, RELEASE_THRESHOLD */
 	CUFAB_NL_A_POOL_IMPORTERS,	/* u32, pool objects of other processes */
 	CUFAB_NL_A_POOL_PTRS,		/* u32, exported pointers */
+	CUFAB_NL_A_STREAM_UID,		/* u64, node-wide stream id (STREAM_GET) */
+	CUFAB_NL_A_STREAM_CTX,		/* u32, its context (the process's id) */
+	CUFAB_NL_A_STREAM_DEV,		/* u32, the context's GPU */
+	CUFAB_NL_A_STREAM_FLAGS,	/* u32, CUFAB_STREAM_* */
+	CUFAB_NL_A_STREAM_PRIORITY,	/* s32, CUFAB_STREAM_PRIO_GREATEST..0 */
+	CUFAB_NL_A_STREAM_DEPTH,	/* u32, operations queued */
+	CUFAB_NL_A_STREAM_SUBMITTED,	/* u64, last sequence number submitted */
+	CUFAB_NL_A_STREAM_COMPLETED,	/* u64, last sequence number completed */
+	CUFAB_NL_A_STREAM_RUNNING,	/* string, the operation running, if any */
+	CUFAB_NL_A_STREAM_ERROR,	/* s32, sticky error (-errno), 0 for none */
+	CUFAB_NL_A_STREAM_OP,		/* string, STREAM_EVENT: the failed operation */
+	CUFAB_NL_A_STREAM_SEQ,		/* u64, STREAM_EVENT: its sequence number */
+	CUFAB_NL_A_TOPO_RACE_DELAY_US,	/* u32, race exposure: delay (race_delay_us) */
+	CUFAB_NL_A_TOPO_RACE_SEED,	/* u32, race exposure: seed (race_seed) */
 	CUFAB_NL_A_MANAGED_KIND,	/* u32, enum cufab_managed_event */
 	CUFAB_NL_A_MANAGED_ADDR,	/* u64, the address accessed */
 	CUFAB_NL_A_MANAGED_ALLOC_ID,	/* u64, the allocation (ALLOC_GET's id) */
