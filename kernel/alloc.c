@@ -215,12 +215,12 @@ static void cufab_alloc_release(struct kref *ref)
 	trace_cufab_alloc_destroy(alloc);
 	if (alloc->fabric)
 		cufab_fabric_forget(alloc);
-	if (alloc->ops->release)
-		alloc->ops->release(alloc);
-
+	/* off the list first: its walkers may look at the kind's state */
 	mutex_lock(&cufab_allocs_lock);
 	list_del(&alloc->node);
 	mutex_unlock(&cufab_allocs_lock);
+	if (alloc->ops->release)
+		alloc->ops->release(alloc);
 
 	xa_for_each(&alloc->pages, index, page)
 		__free_page(page);

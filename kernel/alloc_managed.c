@@ -20,23 +20,43 @@
  * zapped and faults held off by va->lock. A page that cannot be moved
  * stays where it is: a prefetch is a hint, the data is never lost.
  *
- * Lock order: mmap_lock -> va->lock -> managed->lock (the fault path asks
- * for a page's node under the first two).
+ * The CPU fence (CONCURRENT_MANAGED_ACCESS 0): on such a GPU, hardware
+ * gives the GPU managed memory exclusively while it has work. Here a
+ * stream of such a GPU joins its client's fence.busy list when it gets
+ * work and leaves it when it has none (struct cufab_stream_watch). While
+ * it is on the list, a user-mode CPU fault on the client's managed memory
+ * attached GLOBAL, or SINGLE to that stream, gets SIGSEGV with a log line
+ * and a netlink event; memory attached HOST, or SINGLE to an idle stream,
+ * stays accessible. Going busy zaps the PTEs of what the fence now covers
+ * before the stream's first operation can run. The copies of the engine
+ * and of cuMemcpy, which stand in for the GPUs, take the allocation's
+ * pages and never these PTEs. Idle needs no work: the next fault maps the
+ * page. Zaps take va->lock for writing after the list
+ * changed, and the fault handler decides and maps under va->lock, so no
+ * PTE made before the change survives it.
+ *
+ * Lock order: mmap_lock -> va->lock -> cufab_managed_single_lock ->
+ * managed->lock -> client->fence.lock (the fault path asks for a page's
+ * node and the fence under the first two).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/overflow.h>
+#include <linux/ratelimit.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include <net/genetlink.h>
 
 /* A location as advice and prefetches record it. */
 struct cufab_managed_loc {
@@ -110,6 +130,29 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc)
 	attach = m->attach_now;
 	mutex_unlock(&m->lock);
 	return attach;
+}
+
+/*
+ * Context: under cufab_allocs_lock (an allocation leaves the list before
+ * its managed state is freed).
+ */
+int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc)
+{
+	struct cufab_managed *m = cufab_managed(alloc);
+	u64 uid;
+	u32 attach;
+
+	if (!m)
+		return 0;
+	mutex_lock(&m->lock);
+	attach = m->attach_now;
+	uid = m->stream_uid;
+	mutex_unlock(&m->lock);
+	if (nla_put_u32(skb, CUFAB_NL_A_MANAGED_ATTACH, attach) ||
+	    (uid && nla_put_u64_64bit(skb, CUFAB_NL_A_MANAGED_STREAM, uid,
+				      CUFAB_NL_A_PAD)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /* ---- segments ---- */
@@ -325,6 +368,147 @@ static void cufab_managed_release(struct cufab_alloc *alloc)
 	alloc->priv = NULL;
 }
 
+/* ---- the CPU fence of CONCURRENT_MANAGED_ACCESS 0 ---- */
+
+/* What a report names. */
+struct cufab_fence_info {
+	u64 stream_uid;		/* the busy stream */
+	u32 dev;		/* its GPU */
+	u32 attach;		/* the association of the memory now */
+};
+
+/*
+ * Is @m kept from the CPU of @client now? The busy stream in @f, true.
+ * Context: @m->lock held.
+ */
+static bool cufab_managed_fenced(struct cufab_managed *m,
+				 struct cufab_client *client,
+				 struct cufab_fence_info *f)
+{
+	struct cufab_stream *s = NULL;
+
+	spin_lock(&client->fence.lock);
+	if (m->attach_now == CUFAB_ATTACH_GLOBAL)
+		s = list_first_entry_or_null(&client->fence.busy,
+					     struct cufab_stream, fence_node);
+	else if (m->attach_now == CUFAB_ATTACH_SINGLE && m->stream &&
+		 !list_empty(&m->stream->fence_node))
+		s = m->stream;
+	if (s) {
+		f->stream_uid = s->uid;
+		f->dev = s->dev;
+		f->attach = m->attach_now;
+	}
+	spin_unlock(&client->fence.lock);
+	return s;
+}
+
+static const char *cufab_attach_name(u32 attach)
+{
+	switch (attach) {
+	case CUFAB_ATTACH_GLOBAL:
+		return "global";
+	case CUFAB_ATTACH_HOST:
+		return "host";
+	case CUFAB_ATTACH_SINGLE:
+		return "single";
+	}
+	return "?";
+}
+
+static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
+				   u64 addr, const struct cufab_alloc *alloc,
+				   const struct cufab_fence_info *f,
+				   u64 by_stream)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!cufab_nl_has_listeners())
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = cufab_nl_event_put(msg, CUFAB_NL_CMD_MANAGED_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, CUFAB_NL_A_MANAGED_KIND, kind) ||
+	    nla_put_u32(msg, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
+	    nla_put_string(msg, CUFAB_NL_A_COMM, client->comm) ||
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_ADDR, addr,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_ALLOC_ID, alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(msg, CUFAB_NL_A_MANAGED_ATTACH, f->attach) ||
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_STREAM, f->stream_uid,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(msg, CUFAB_NL_A_MANAGED_DEV, f->dev) ||
+	    (by_stream &&
+	     nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_BY_STREAM, by_stream,
+			       CUFAB_NL_A_PAD))) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	cufab_nl_event_send(msg);
+}
+
+/* A program retrying a refused access must not flood the log or netlink. */
+static DEFINE_RATELIMIT_STATE(cufab_fence_rs, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+
+/*
+ * ops->cpu_fault: a CPU access to fenced memory faults: SIGSEGV, or
+ * -EFAULT for a system call copying there
+ */
+static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
+					  struct cufab_va *va,
+					  unsigned long addr)
+{
+	struct cufab_managed *m = alloc->priv;
+	struct cufab_client *client = va->client;
+	struct cufab_fence_info f;
+	bool fenced;
+
+	mutex_lock(&m->lock);
+	fenced = cufab_managed_fenced(m, client, &f);
+	mutex_unlock(&m->lock);
+	if (!fenced)
+		return 0;
+	if (__ratelimit(&cufab_fence_rs)) {
+		pr_info("pid %d (%s): CPU access to managed memory at 0x%lx (allocation %llu, attached %s) while stream %llu of gpu %u has work and the GPU has CONCURRENT_MANAGED_ACCESS 0: SIGSEGV\n",
+			pid_nr(client->tgid), client->comm, addr, alloc->id,
+			cufab_attach_name(f.attach), f.stream_uid, f.dev);
+		cufab_managed_nl_event(CUFAB_MANAGED_EV_CPU_FAULT, client, addr,
+				       alloc, &f, 0);
+	}
+	return VM_FAULT_SIGSEGV;
+}
+
+/*
+ * For cufab_va_locked(): zap [addr, addr + length) of @va when it is managed
+ * memory the fence keeps from the CPU now.
+ */
+static int cufab_managed_fence_va(struct cufab_va *va,
+				  struct vm_area_struct *vma, u64 addr,
+				  u64 length, void *arg)
+{
+	struct cufab_va_map *map;
+	struct cufab_fence_info f;
+	struct cufab_managed *m;
+	bool fenced;
+
+	map = va->legacy ? mtree_load(&va->maps, va->start) : NULL;
+	if (!map || !cufab_alloc_is_managed(map->alloc))
+		return 0;
+	m = map->alloc->priv;
+	mutex_lock(&m->lock);
+	fenced = cufab_managed_fenced(m, va->client, &f);
+	mutex_unlock(&m->lock);
+	if (fenced)
+		zap_vma_ptes(vma, addr, length);
+	return 0;
+}
+
 /*
  * Made and freed like cuMemAlloc memory; cuMemMap and binds refuse it
  * like cuMemAlloc memory.
@@ -335,6 +519,7 @@ const struct cufab_alloc_ops cufab_managed_alloc_ops = {
 	.page = cufab_managed_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_managed_release,
+	.cpu_fault = cufab_managed_cpu_fault,
 };
 
 void *cufab_managed_new(u64 length, u32 attach)
@@ -676,6 +861,9 @@ static int cufab_attach_managed(struct cufab_op *op, struct cufab_va *va,
 		return -EINVAL;
 	}
 	op->u.attach.alloc = alloc;
+	op->u.attach.addr = va->start;
+	op->u.attach.mm = current->mm;
+	mmgrab(current->mm);
 	return 0;
 }
 
@@ -758,16 +946,12 @@ static int cufab_op_attach_prepare(struct cufab_op *op,
 }
 
 /* The association changes now that the stream has reached the operation. */
-static int cufab_op_attach_execute(struct cufab_op *op)
+static void cufab_attach_apply(struct cufab_op *op)
 {
 	struct cufab_alloc *alloc = op->u.attach.alloc;
 	bool single = op->u.attach.flags == CUFAB_ATTACH_SINGLE;
-	struct cufab_managed *m;
+	struct cufab_managed *m = alloc->priv;
 
-	/* pageable memory: nothing of it is tracked */
-	if (!alloc)
-		return 0;
-	m = alloc->priv;
 	mutex_lock(&cufab_managed_single_lock);
 	mutex_lock(&m->lock);
 	m->attach_now = op->u.attach.flags;
@@ -779,13 +963,44 @@ static int cufab_op_attach_execute(struct cufab_op *op)
 	else if (!single)
 		list_del_init(&m->single_node);
 	mutex_unlock(&cufab_managed_single_lock);
+}
+
+/* Under va->lock: change the association, then fence what it now covers. */
+static int cufab_attach_fenced(struct cufab_va *va, struct vm_area_struct *vma,
+			       u64 addr, u64 length, void *arg)
+{
+	cufab_attach_apply(arg);
+	return cufab_managed_fence_va(va, vma, addr, length, NULL);
+}
+
+static int cufab_op_attach_execute(struct cufab_op *op)
+{
+	struct cufab_alloc *alloc = op->u.attach.alloc;
+	struct mm_struct *mm = op->u.attach.mm;
+	int ret = -ESRCH;
+
+	/* pageable memory: nothing of it is tracked */
+	if (!alloc)
+		return 0;
+	if (mmget_not_zero(mm)) {
+		ret = cufab_va_locked_mm(op->stream->client, mm,
+					 op->u.attach.addr, alloc->length,
+					 cufab_attach_fenced, op);
+		/* the last user may be us: exit_mmap() does not belong here */
+		mmput_async(mm);
+	}
+	/* no mapping left to fence: freed since, or the process exits */
+	if (ret)
+		cufab_attach_apply(op);
 	return 0;
 }
 
 static void cufab_op_attach_cleanup(struct cufab_op *op)
 {
-	if (op->u.attach.alloc)
-		cufab_alloc_put(op->u.attach.alloc);
+	if (!op->u.attach.alloc)
+		return;
+	cufab_alloc_put(op->u.attach.alloc);
+	mmdrop(op->u.attach.mm);
 }
 
 const struct cufab_op_type cufab_op_attach = {
@@ -820,3 +1035,150 @@ void cufab_managed_stream_gone(struct cufab_stream *stream)
 	}
 	mutex_unlock(&cufab_managed_single_lock);
 }
+
+/* ---- the opt-in check of stream accesses ---- */
+
+/* A stream of a GPU with CONCURRENT_MANAGED_ACCESS 0? */
+static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
+{
+	struct cufab_gpu *gpu;
+	bool fences;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(stream->dev);
+	fences = gpu && !(cufab_gpu_effective_features(&cufab_node, gpu) &
+			  CUFAB_DEV_F_CONCURRENT_MANAGED);
+	up_read(&cufab_topo_rwsem);
+	return fences;
+}
+
+/*
+ * What the seed page calls undefined, checked when asked: a stream
+ * operation touching managed memory attached SINGLE to another stream, or
+ * (from a GPU with CONCURRENT_MANAGED_ACCESS 0, the only GPUs the HOST
+ * promise is about) attached HOST. 0: off, 1: report, 2: report and fail
+ * the operation, which the stream's next synchronization returns as
+ * CUDA_ERROR_ILLEGAL_ADDRESS.
+ */
+unsigned int cufab_managed_check;
+module_param_named(managed_check, cufab_managed_check, uint, 0644);
+MODULE_PARM_DESC(managed_check,
+		 "Check stream accesses to managed memory against its attachment: 0 off (default), 1 report, 2 report and fail the stream");
+
+static int cufab_managed_check_one(struct cufab_op *op,
+				   struct cufab_alloc *alloc, u64 addr,
+				   unsigned int mode)
+{
+	struct cufab_stream *stream = op->stream;
+	struct cufab_managed *m = alloc->priv;
+	struct cufab_fence_info f = { .dev = stream->dev };
+	bool foreign;
+	u32 kind;
+
+	mutex_lock(&m->lock);
+	f.attach = m->attach_now;
+	f.stream_uid = m->stream_uid;
+	foreign = m->stream != stream;
+	mutex_unlock(&m->lock);
+	if (f.attach == CUFAB_ATTACH_SINGLE && foreign)
+		kind = CUFAB_MANAGED_EV_CHECK_STREAM;
+	else if (f.attach == CUFAB_ATTACH_HOST &&
+		 cufab_stream_fences_cpu(stream))
+		kind = CUFAB_MANAGED_EV_CHECK_HOST;
+	else
+		return 0;
+	if (__ratelimit(&cufab_fence_rs)) {
+		cufab_client_info(stream->client,
+				  "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s (stream %llu), which the attachment promised it would not%s\n",
+				  stream->uid, stream->dev, op->type->name,
+				  addr, alloc->id, cufab_attach_name(f.attach),
+				  f.stream_uid,
+				  mode > 1 ? "; the stream fails" : "");
+		cufab_managed_nl_event(kind, stream->client, addr, alloc, &f,
+				       stream->uid);
+	}
+	return mode > 1 ? -EFAULT : 0;
+}
+
+/* An operation is about to touch [addr, addr + length): check mode. */
+static int cufab_managed_access(struct cufab_op *op, u64 addr, u64 length)
+{
+	unsigned int mode = READ_ONCE(cufab_managed_check);
+	struct cufab_client *client = op->stream->client;
+	u64 cur = addr, end = addr + length, stop;
+	struct cufab_alloc *alloc;
+	struct cufab_va *va;
+	int ret = 0;
+
+	while (mode && !ret && cur < end) {
+		va = cufab_va_find(client, cur);
+		if (!va)
+			break;
+		stop = min(end, va->start + va->length);
+		alloc = va->legacy ? cufab_managed_at(va) : NULL;
+		if (alloc) {
+			ret = cufab_managed_check_one(op, alloc, cur, mode);
+			cufab_alloc_put(alloc);
+		}
+		cur = stop;
+		cufab_va_put(va);
+	}
+	return ret;
+}
+
+/* ---- the fence follows the streams ---- */
+
+/*
+ * The stream got work: it fences, and what it fences loses its PTEs
+ * before the work can run.
+ */
+static void cufab_managed_stream_busy(struct cufab_stream *stream)
+{
+	struct cufab_cpu_fence *fence = &stream->client->fence;
+
+	if (!current->mm || !cufab_stream_fences_cpu(stream))
+		return;
+	/* a late idle of the last busy period leaves us on the list */
+	spin_lock(&fence->lock);
+	if (atomic_read(&stream->busy) && list_empty(&stream->fence_node))
+		list_add_tail(&stream->fence_node, &fence->busy);
+	spin_unlock(&fence->lock);
+	cufab_va_walk_locked(stream->client, current->mm,
+			     cufab_managed_fence_va, NULL);
+}
+
+/* The stream has no work: the next CPU fault maps the page again. */
+static void cufab_managed_stream_idle(struct cufab_stream *stream)
+{
+	struct cufab_cpu_fence *fence = &stream->client->fence;
+
+	/* an early busy of the next period keeps us on the list */
+	spin_lock(&fence->lock);
+	if (!atomic_read(&stream->busy))
+		list_del_init(&stream->fence_node);
+	spin_unlock(&fence->lock);
+}
+
+const struct cufab_stream_watch cufab_managed_stream_watch = {
+	.busy = cufab_managed_stream_busy,
+	.idle = cufab_managed_stream_idle,
+	.access = cufab_managed_access,
+};
+
+static void cufab_managed_client_init(struct cufab_client *client)
+{
+	spin_lock_init(&client->fence.lock);
+	INIT_LIST_HEAD(&client->fence.busy);
+}
+
+/* Every stream of the client is gone, so none is busy. */
+static void cufab_managed_client_gone(struct cufab_client *client)
+{
+	WARN_ON(!list_empty(&client->fence.busy));
+}
+
+const struct cufab_client_part cufab_managed_client_part = {
+	.name = "managed memory CPU fence",
+	.init = cufab_managed_client_init,
+	.teardown = cufab_managed_client_gone,
+};

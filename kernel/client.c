@@ -54,6 +54,7 @@ static const struct cufab_client_part *const cufab_client_parts[] = {
 	&cufab_stream_space_client_part,
 	&cufab_le_client_part,
 	&cufab_va_client_part,
+	&cufab_managed_client_part,
 };
 
 /**

@@ -608,6 +608,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 
 struct cufab_alloc;
 struct cufab_fabric_exports;
+struct cufab_va;
 
 /* struct cufab_alloc_ops.flags */
 /* may back an endpoint or multicast binding (cuMemCreate memory) */
@@ -632,6 +633,9 @@ struct cufab_fabric_exports;
  *	allocation is about to happen: check the kind's alignment rules and
  *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
  * @release: optional, from the final put: free the kind's state (@priv)
+ * @cpu_fault: optional: may the CPU touch the allocation at @addr of @va
+ *	now? 0, or VM_FAULT_SIGSEGV. Context: the fault handler, mmap_lock
+ *	and va->lock (read) held
  */
 struct cufab_alloc_ops {
 	const char *name;
@@ -640,6 +644,8 @@ struct cufab_alloc_ops {
 	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
 			   u64 offset);
 	void (*release)(struct cufab_alloc *alloc);
+	vm_fault_t (*cpu_fault)(struct cufab_alloc *alloc, struct cufab_va *va,
+				unsigned long addr);
 };
 
 /**
@@ -794,6 +800,8 @@ static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
+/* ALLOC_GET: the association of a managed allocation (0 for others) */
+int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc);
 /* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
 extern const struct cufab_op_type cufab_op_attach;
 void cufab_managed_stream_gone(struct cufab_stream *stream);
@@ -989,6 +997,20 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
 			      u64 addr, u64 length, void *arg),
 		    void *arg);
+/* cufab_va_locked() in @mm, the client's, from any task (the engine's) */
+int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
+		       u64 addr, u64 length,
+		       int (*fn)(struct cufab_va *va,
+				 struct vm_area_struct *vma, u64 addr,
+				 u64 length, void *arg),
+		       void *arg);
+/* ... on every reservation of @client, whole */
+void cufab_va_walk_locked(struct cufab_client *client,
+			  struct mm_struct *mm,
+			  int (*fn)(struct cufab_va *va,
+				    struct vm_area_struct *vma, u64 addr,
+				    u64 length, void *arg),
+			  void *arg);
 
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
@@ -1154,6 +1176,17 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @streams: streams, events, completion slots; NULL until first used
  *	(stream.c)
  */
+/**
+ * struct cufab_cpu_fence - what keeps a client's managed memory from its CPU
+ * @lock: @busy, and every struct cufab_stream.fence_node on it
+ * @busy: streams on a GPU with CONCURRENT_MANAGED_ACCESS 0 that have work
+ *	queued or running (alloc_managed.c)
+ */
+struct cufab_cpu_fence {
+	spinlock_t lock;	/* see above */
+	struct list_head busy;
+};
+
 struct cufab_client {
 	struct xarray objects;
 	struct pid *tgid;
@@ -1165,6 +1198,7 @@ struct cufab_client {
 	struct cufab_va_space va;
 	struct cufab_le_space le;
 	struct cufab_stream_space *streams;
+	struct cufab_cpu_fence fence;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -1627,6 +1661,10 @@ struct cufab_stream_space {
  * @depth: operations queued
  * @wq: the engine of @dev
  * @gone_node: entry in a list of streams being cancelled
+ * @busy: operations queued or running, plus submissions being queued
+ *	(the engine's busy and idle transitions, struct cufab_stream_watch)
+ * @fence_node: on its client's fence.busy while it keeps managed memory
+ *	from the CPU (alloc_managed.c)
  */
 struct cufab_stream {
 	struct kref ref;
@@ -1651,6 +1689,8 @@ struct cufab_stream {
 	u32 depth;
 	struct workqueue_struct *wq;
 	struct list_head gone_node;
+	atomic_t busy;
+	struct list_head fence_node;
 };
 
 /**
@@ -1768,12 +1808,38 @@ struct cufab_op {
 		} event;
 		struct {
 			struct cufab_alloc *alloc;	/* NULL: pageable */
+			struct mm_struct *mm;		/* mmgrab()bed */
+			u64 addr;
 			u32 flags;
 		} attach;
 	} u;
 };
 
 extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
+
+/**
+ * struct cufab_stream_watch - a part of the module that follows streams
+ * @busy: @stream had no work and has some now, before its first operation
+ *	can run. Context: process, the client's mm is current's; may sleep
+ * @idle: @stream has no work any more. Context: process; may sleep
+ * @access: an operation of @stream is about to touch [addr, addr + length)
+ *	of the client's address space (with its mm in use): 0, or the error
+ *	the operation fails with
+ *
+ * Every member is optional. The watchers are listed in
+ * cufab_stream_watchers[] (engine.c).
+ */
+struct cufab_stream_watch {
+	void (*busy)(struct cufab_stream *stream);
+	void (*idle)(struct cufab_stream *stream);
+	int (*access)(struct cufab_op *op, u64 addr, u64 length);
+};
+
+/* alloc_managed.c: the CPU fence of CONCURRENT_MANAGED_ACCESS 0 */
+extern const struct cufab_stream_watch cufab_managed_stream_watch;
+extern const struct cufab_client_part cufab_managed_client_part;
+/* 0 off, 1 report, 2 also fail: the module parameter managed_check */
+extern unsigned int cufab_managed_check;
 
 /* engine.c */
 struct workqueue_struct *cufab_engine_get(u32 dev);

@@ -149,6 +149,53 @@ void cufab_op_free(struct cufab_op *op)
 	kfree(op);
 }
 
+/*
+ * The parts of the module that follow streams going busy and idle and the
+ * memory their operations touch (struct cufab_stream_watch).
+ */
+static const struct cufab_stream_watch *const cufab_stream_watchers[] = {
+	&cufab_managed_stream_watch,
+};
+
+/* One more operation queued or being queued; the first makes it busy. */
+static void cufab_stream_busy_get(struct cufab_stream *stream)
+{
+	unsigned int i;
+
+	if (atomic_inc_return(&stream->busy) != 1)
+		return;
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->busy)
+			cufab_stream_watchers[i]->busy(stream);
+}
+
+static void cufab_stream_busy_put(struct cufab_stream *stream)
+{
+	unsigned int i;
+
+	if (!atomic_dec_and_test(&stream->busy))
+		return;
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->idle)
+			cufab_stream_watchers[i]->idle(stream);
+}
+
+/* @op is about to touch [addr, addr + length): may it? */
+static int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++) {
+		if (!cufab_stream_watchers[i]->access)
+			continue;
+		ret = cufab_stream_watchers[i]->access(op, addr, length);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Run the stream's work on its engine; the queued work holds a reference. */
 void cufab_stream_kick(struct cufab_stream *stream)
 {
@@ -210,9 +257,12 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 	struct dma_fence *prev;
 	bool mine = false;
 
+	/* the watchers learn of the work before it can run */
+	cufab_stream_busy_get(stream);
 	spin_lock(&stream->lock);
 	if (stream->dead) {
 		spin_unlock(&stream->lock);
+		cufab_stream_busy_put(stream);
 		return -ESHUTDOWN;
 	}
 	op->seq = ++stream->submitted;
@@ -366,6 +416,12 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	struct cufab_stream_space *space = stream->space;
 	bool kick, failed = false;
 
+	/*
+	 * Idle before the completion is visible: a program that synchronized
+	 * with its last operation finds the watchers' state (the CPU fence of
+	 * managed memory) already lifted.
+	 */
+	cufab_stream_busy_put(stream);
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
@@ -524,6 +580,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 {
 	struct cufab_client *client = op->stream->client;
 	struct mm_struct *mm = op->u.mem.mm;
+	bool copy = op->type == cufab_op_types[CUFAB_OP_COPY];
 	u64 len = op->u.mem.length;
 	int ret;
 
@@ -534,11 +591,15 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	kthread_use_mm(mm);
 	ret = cufab_va_check_access(client, op->u.mem.dst, len,
 				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
-	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+	if (!ret && copy)
 		ret = cufab_va_check_access(client, op->u.mem.src, len,
 					    op->u.mem.src_dev,
 					    CUFAB_ACCESS_READ);
-	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
+	if (!ret)
+		ret = cufab_stream_access(op, op->u.mem.dst, len);
+	if (!ret && copy)
+		ret = cufab_stream_access(op, op->u.mem.src, len);
+	if (!ret && copy)
 		ret = cufab_copy_user(client, op->u.mem.dst, op->u.mem.src,
 				      len);
 	else if (!ret)

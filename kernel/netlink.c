@@ -80,6 +80,7 @@ static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_RACE_DELAY_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
 								&cufab_nl_race_range),
 	[CUFAB_NL_A_TOPO_RACE_SEED] = { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK] = NLA_POLICY_MAX(NLA_U32, 2),
 };
 
 static struct genl_family cufab_nl_family;
@@ -144,6 +145,7 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size_64bit(sizeof(u64)) +	/* TOPO_LIVE_OBJECTS */
 	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
 	       2 * nla_total_size(sizeof(u32)) +	/* TOPO_RACE_* */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_MANAGED_CHECK */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
@@ -163,7 +165,9 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_DELAY_US,
 			READ_ONCE(cufab_race_delay_us)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_SEED,
-			READ_ONCE(cufab_race_seed)))
+			READ_ONCE(cufab_race_seed)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
+			READ_ONCE(cufab_managed_check)))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);
@@ -310,7 +314,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
 			alloc->handle_types) ||
 	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
-		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))) {
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	    cufab_managed_nl_put(skb, alloc)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -611,8 +616,13 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 	int ret;
 
 	if (!tb[CUFAB_NL_A_TOPO_NUM_GPUS] && !tb[CUFAB_NL_A_TOPO_NVSWITCH]) {
-		if (!cufab_nl_set_race(tb))
+		/* the run-time knobs change while programs run */
+		if (!cufab_nl_set_race(tb) &&
+		    !tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
 			return 0;
+		if (tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
+			WRITE_ONCE(cufab_managed_check,
+				   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
 		return 0;
 	}
@@ -629,6 +639,9 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	if (!ret)
 		cufab_nl_set_race(tb);
+	if (!ret && tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
+		WRITE_ONCE(cufab_managed_check,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
 	cufab_topo_change_end();
 	if (!ret)
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);

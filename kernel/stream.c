@@ -242,6 +242,7 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	INIT_LIST_HEAD(&stream->ops);
 	INIT_LIST_HEAD(&stream->node);
 	INIT_LIST_HEAD(&stream->gone_node);
+	INIT_LIST_HEAD(&stream->fence_node);
 	cufab_stream_init_work(stream);
 	stream->space = space;
 	stream->client = client;

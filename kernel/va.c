@@ -337,6 +337,12 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
+	/* the copies of the engine and of cuMemcpy take pages, not PTEs */
+	if (map->alloc->ops->cpu_fault) {
+		ret = map->alloc->ops->cpu_fault(map->alloc, va, addr);
+		if (ret)
+			goto out;
+	}
 	page = cufab_va_map_page(map, addr);
 	if (IS_ERR(page)) {
 		if (PTR_ERR(page) == -ENOMEM)
@@ -742,6 +748,26 @@ out:
 	return ret;
 }
 
+/* @fn on @va's VMA in @mm, with va->lock (write). Context: mmap_lock held. */
+static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
+			       u64 addr, u64 length,
+			       int (*fn)(struct cufab_va *va,
+					 struct vm_area_struct *vma, u64 addr,
+					 u64 length, void *arg),
+			       void *arg)
+{
+	struct vm_area_struct *vma = vma_lookup(mm, va->start);
+	int ret = -EINVAL;
+
+	if (vma && vma->vm_ops == &cufab_va_vm_ops &&
+	    vma->vm_private_data == va) {
+		down_write(&va->lock);
+		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
+		up_write(&va->lock);
+	}
+	return ret;
+}
+
 /*
  * Run @fn on the reservation holding [addr, addr + length) with mmap_lock
  * (read) and va->lock (write) held, and @vma its VMA, so it may zap PTEs.
@@ -752,8 +778,17 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 			      u64 addr, u64 length, void *arg),
 		    void *arg)
 {
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
+	return cufab_va_locked_mm(client, current->mm, addr, length, fn, arg);
+}
+
+/* cufab_va_locked() in @mm, the client's, from any task (the engine's). */
+int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
+		       u64 addr, u64 length,
+		       int (*fn)(struct cufab_va *va,
+				 struct vm_area_struct *vma, u64 addr,
+				 u64 length, void *arg),
+		       void *arg)
+{
 	struct cufab_va *va;
 	int ret = -EINVAL;
 
@@ -762,21 +797,45 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 	va = cufab_va_find(client, addr);
 	if (!va)
 		return -EINVAL;
-	if (!cufab_range_inside(addr, length, va->start, va->length))
-		goto out;
-
-	mmap_read_lock(mm);
-	vma = vma_lookup(mm, va->start);
-	if (vma && vma->vm_ops == &cufab_va_vm_ops &&
-	    vma->vm_private_data == va) {
-		down_write(&va->lock);
-		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
-		up_write(&va->lock);
+	if (cufab_range_inside(addr, length, va->start, va->length)) {
+		mmap_read_lock(mm);
+		ret = cufab_va_locked_vma(mm, va, addr, length, fn, arg);
+		mmap_read_unlock(mm);
 	}
-	mmap_read_unlock(mm);
-out:
 	cufab_va_put(va);
 	return ret;
+}
+
+/*
+ * cufab_va_locked_mm() on every reservation of @client in turn, the
+ * whole of each; @fn's return values are ignored. One mmap_lock (read)
+ * covers the walk: a reservation made meanwhile may be missed, one
+ * closed meanwhile is skipped.
+ */
+void cufab_va_walk_locked(struct cufab_client *client,
+			  struct mm_struct *mm,
+			  int (*fn)(struct cufab_va *va,
+				    struct vm_area_struct *vma, u64 addr,
+				    u64 length, void *arg),
+			  void *arg)
+{
+	struct cufab_va_space *space = &client->va;
+	unsigned long index = 0;
+	struct cufab_va *va;
+
+	mmap_read_lock(mm);
+	for (;;) {
+		mutex_lock(&space->lock);
+		va = mt_find(&space->ranges, &index, ULONG_MAX);
+		if (va)
+			kref_get(&va->ref);
+		mutex_unlock(&space->lock);
+		if (!va)
+			break;
+		cufab_va_locked_vma(mm, va, va->start, va->length, fn, arg);
+		cufab_va_put(va);
+	}
+	mmap_read_unlock(mm);
 }
 
 /*

@@ -941,33 +941,61 @@ TEST(prefetch_moves_pages)
 }
 
 /*
- * Every allocation of managed memory, advice, prefetch and attribute
- * query failed in turn: each step fails cleanly or succeeds, nothing
- * leaks. Nothing is touched from user space meanwhile.
+ * Every allocation of managed memory, advice, prefetch, attribute query
+ * and stream attach failed in turn: each step fails cleanly or succeeds,
+ * nothing leaks. Like a real program, the scenario frees its allocation
+ * whatever failed after it: an allocation left mapped stays alive with the
+ * process (its mapping holds the client), which is no leak. *@step names
+ * the step that failed. Nothing is touched from user space meanwhile.
  */
-static int managed_scenario(void)
+static int managed_scenario(const char **step)
 {
-	__u64 d, all, on;
-	int fd, err;
+	__u64 d, all, on, uid;
+	__u32 ctx, st;
+	int fd, err, i;
 
+	*step = "open";
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
+	*step = "alloc";
 	err = m_alloc(fd, CUFAB_ATTACH_GLOBAL, 8 * PG, &d);
+	if (err)
+		goto out;
+	/* enough distinct segments to grow the advice array */
+	*step = "advise";
+	for (i = 0; i < 8 && !err; i += 2)
+		err = m_advise(fd, d + i * PG, PG,
+			       CUFAB_ADVISE_SET_READ_MOSTLY, 0, 0);
 	if (!err) {
-		int i;
-
-		/* enough distinct segments to grow the advice array */
-		for (i = 0; i < 8 && !err; i += 2)
-			err = m_advise(fd, d + i * PG, PG,
-				       CUFAB_ADVISE_SET_READ_MOSTLY, 0, 0);
-		if (!err)
-			err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
-		if (!err)
-			err = m_resident(fd, d, 8 * PG, 0, &all, &on);
-		if (!err)
-			err = m_free(fd, d);
+		*step = "prefetch";
+		err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
 	}
+	if (!err) {
+		*step = "range attributes";
+		err = m_resident(fd, d, 8 * PG, 0, &all, &on);
+	}
+	if (!err) {
+		*step = "context";
+		err = ctx_create(fd, 0, 0, &ctx);
+	}
+	if (!err) {
+		*step = "stream";
+		err = raw_stream(fd, ctx, &st, &uid);
+	}
+	if (!err) {
+		*step = "attach";
+		err = raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE);
+	}
+	if (!err) {
+		*step = "sync";
+		err = raw_sync(fd, st);
+	}
+	i = m_free(fd, d);
+	if (!err && i)
+		*step = "free";
+	err = err ?: i;
+out:
 	close(fd);
 	return err;
 }
@@ -988,6 +1016,7 @@ TEST_F_TIMEOUT(nth, fail_nth, 600)
 {
 	unsigned int n, injected = 0;
 	long long before;
+	const char *step;
 	int fd, err, done = 0;
 
 	if (access(CUFAB_DEVICE_PATH, F_OK))
@@ -995,11 +1024,11 @@ TEST_F_TIMEOUT(nth, fail_nth, 600)
 	fd = fail_nth_open();
 	if (fd < 0)
 		SKIP(return, "no fail-nth (CONFIG_FAULT_INJECTION)");
-	ASSERT_EQ(0, managed_scenario());
+	ASSERT_EQ(0, managed_scenario(&step));
 	before = live_objects();
 	for (n = 1; n < 10000 && !done; n++) {
 		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = managed_scenario();
+		err = managed_scenario(&step);
 		done = fail_nth_disarm(fd);
 		ASSERT_LE(0, done);
 		if (done) {
@@ -1008,12 +1037,12 @@ TEST_F_TIMEOUT(nth, fail_nth, 600)
 		}
 		injected++;
 		if (err)
-			EXPECT_EQ(ENOMEM, err) TH_LOG("fault %u: %s", n,
-						     strerror(err));
+			EXPECT_EQ(ENOMEM, err) TH_LOG("fault %u: %s: %s", n,
+						     step, strerror(err));
 		/* the engine lets go of a closed client's streams shortly after */
 		if (before >= 0)
 			ASSERT_EQ(before, live_objects_wait(before))
-				TH_LOG("fault %u leaked objects", n);
+				TH_LOG("fault %u (%s) leaked objects", n, step);
 	}
 	close(fd);
 	ASSERT_TRUE(done);

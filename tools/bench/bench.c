@@ -33,6 +33,7 @@
 #include "le_bench.h"
 #include "copy_bench.h"
 #include "stream_bench.h"
+#include "managed_bench.h"
 
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
@@ -282,6 +283,8 @@ static const struct row rows[] = {
 	{ "cuMemcpyDtoD 4KiB", cb_step_dtod_4k, 1 },
 	{ "cuMemcpyHtoD 4KiB", cb_step_htod_4k, 1 },
 	{ "cuMemsetD8 4KiB", cb_step_memset_4k, 1 },
+	{ "cuStreamAttachMemAsync SINGLE idle stream", mb_step_attach, 10 },
+	{ "cuStreamAttachMemAsync SINGLE+cuStreamSynchronize", mb_step_attach_sync, 10 },
 };
 
 double now_ns(void)
@@ -689,6 +692,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: stream rows setup failed\n");
 		return 1;
 	}
+	if (managed_bench_setup()) {
+		fprintf(stderr, "cufab-bench: managed memory rows setup failed\n");
+		return 1;
+	}
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
 		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
 		return 1;
@@ -714,6 +721,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps))
 		return 1;
+	if (managed_bench_extra(out, reps, n))
+		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
 	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f, \"anon_thp_first_touch\": %.1f, \"first_touch_ratio_to_anon_thp\": %.2f }",
@@ -724,6 +733,7 @@ int main(int argc, char **argv)
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
 	stream_bench_teardown();
+	managed_bench_teardown();
 	copy_bench_teardown();
 	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);

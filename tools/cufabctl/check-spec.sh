@@ -55,6 +55,7 @@ CUFAB_NL_A_TOPO_NUM_GPUS min 1
 CUFAB_NL_A_TOPO_NUM_GPUS max CUFAB_MAX_GPUS
 CUFAB_NL_A_TOPO_NVSWITCH max 1
 CUFAB_NL_A_TOPO_RACE_DELAY_US max 1000000
+CUFAB_NL_A_TOPO_MANAGED_CHECK max 2
 EOF
 
 # The spec side: "int NAME VALUE", "str NAME VALUE", "type NAME TYPE",
@@ -303,11 +304,11 @@ except (SpecError, KeyError, TypeError, AttributeError, OSError) as e:
     sys.exit(1)
 EOF
 
-# The header side. Names: members of the three enums of the family and
+# The header side. Names: members of the four enums of the family and
 # the #defines the spec mentions. Attribute types come from the comment
 # after each attribute ("u32", "string", ...; none for UNSPEC and PAD).
 awk '
-/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature) *\{/ {
+/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature|cufab_managed_event) *\{/ {
 	inenum = $2; next
 }
 inenum && /^\};/ { inenum = ""; next }

@@ -174,6 +174,8 @@ struct topo_info {
 	uint32_t race_delay_us, race_seed;
 	bool has_num_gpus, has_nvswitch, has_clients, has_live_objects;
 	bool has_cluster_uuid, has_race;
+	uint32_t managed_check;
+	bool has_managed_check;
 	unsigned int ndevs;
 	struct dev_info devs[CUFAB_MAX_GPUS];
 };
@@ -189,6 +191,7 @@ int do_topo(struct ctl *ctl, int argc, char **argv);
 
 void mem_help(FILE *f);
 int do_mem(struct ctl *ctl, int argc, char **argv);
+void managed_print_event(struct nlattr **tb);
 
 /* ---- le.c ------------------------------------------------------------ */
 

@@ -24,6 +24,8 @@ struct alloc_info {
 	uint64_t resident;
 	uint32_t handle_types;
 	bool legacy;
+	uint32_t attach;	/* managed: CUFAB_ATTACH_*, else 0 */
+	uint64_t attach_stream;
 };
 
 struct mem_show_state {
@@ -44,10 +46,12 @@ static const struct {
 void mem_help(FILE *f)
 {
 	fputs("cufabctl mem show [ pid PID ]\n"
-	      "  live allocations (cuMemCreate and legacy cuMemAlloc) grouped by\n"
-	      "  the process that created them: location, size, bytes populated\n"
-	      "  so far and exportable handle types; \"dev show\" has the per-GPU\n"
-	      "  totals\n", f);
+	      "  live allocations (cuMemCreate, legacy cuMemAlloc and managed\n"
+	      "  cuMemAllocManaged) grouped by the process that created them:\n"
+	      "  location, size, bytes populated so far, exportable handle types\n"
+	      "  and, for managed memory, its attachment (global, host, or the\n"
+	      "  stream it is attached to); \"dev show\" has the per-GPU totals\n",
+	      f);
 }
 
 static int mem_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
@@ -93,6 +97,10 @@ static int mem_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		a->handle_types = nla_get_u32(tb[CUFAB_NL_A_ALLOC_HANDLE_TYPES]);
 	if (tb[CUFAB_NL_A_ALLOC_LEGACY])
 		a->legacy = nla_get_u8(tb[CUFAB_NL_A_ALLOC_LEGACY]);
+	if (tb[CUFAB_NL_A_MANAGED_ATTACH])
+		a->attach = nla_get_u32(tb[CUFAB_NL_A_MANAGED_ATTACH]);
+	if (tb[CUFAB_NL_A_MANAGED_STREAM])
+		a->attach_stream = nla_get_u64(tb[CUFAB_NL_A_MANAGED_STREAM]);
 	return 0;
 }
 
@@ -159,10 +167,24 @@ static void mem_print_handle_types(uint32_t bits)
 	print_string(PRINT_FP, NULL, "%-16s", text[0] ? text : "none");
 }
 
+static const char *attach_name(uint32_t attach)
+{
+	switch (attach) {
+	case CUFAB_ATTACH_GLOBAL:
+		return "global";
+	case CUFAB_ATTACH_HOST:
+		return "host";
+	case CUFAB_ATTACH_SINGLE:
+		return "stream";
+	}
+	return "none";
+}
+
 /*
  * pid 1234 (memshow_test)
  *     id      location  size        resident    handles          legacy
  *     12      gpu1      2 MiB       0 B         posix-fd         no
+ *     13      host      4 KiB       4 KiB       none             yes  managed stream 7
  */
 static void mem_print(const struct mem_show_state *s)
 {
@@ -191,6 +213,13 @@ static void mem_print(const struct mem_show_state *s)
 		mem_print_handle_types(a->handle_types);
 		print_bool(PRINT_JSON, "legacy", NULL, a->legacy);
 		print_fp(" %s", a->legacy ? "yes" : "no");
+		if (a->attach) {
+			print_string(PRINT_ANY, "managed", "  managed %s",
+				     attach_name(a->attach));
+			if (a->attach_stream)
+				print_u64(PRINT_ANY, "stream", " %llu",
+					  a->attach_stream);
+		}
 		print_nl();
 		close_object();
 	}
@@ -218,6 +247,59 @@ static int mem_show(struct ctl *ctl, int argc, char **argv)
 	if (ret == -1)
 		return cnl_report("mem show", &e, NULL);
 	return ret ? EXIT_FAIL : EXIT_OK;
+}
+
+static uint64_t attr_u64(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t attr_u32(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+/*
+ * A MANAGED_EVENT, for "monitor":
+ *   cpu-fault pid 1234 (app): 0x7f...000 allocation 12 (attached global)
+ *   while stream 7 of gpu0 is busy
+ */
+void managed_print_event(struct nlattr **tb)
+{
+	uint32_t kind = attr_u32(tb[CUFAB_NL_A_MANAGED_KIND]);
+	char comm[32] = "?";
+
+	if (tb[CUFAB_NL_A_COMM])
+		snprintf(comm, sizeof(comm), "%s",
+			 nla_get_string(tb[CUFAB_NL_A_COMM]));
+	print_string(PRINT_ANY, "kind", "%s",
+		     kind == CUFAB_MANAGED_EV_CPU_FAULT ? "cpu-fault" :
+		     kind == CUFAB_MANAGED_EV_CHECK_STREAM ? "check-stream" :
+		     kind == CUFAB_MANAGED_EV_CHECK_HOST ? "check-host" :
+		     "unknown");
+	print_uint(PRINT_ANY, "pid", " pid %u", attr_u32(tb[CUFAB_NL_A_PID]));
+	print_string(PRINT_ANY, "comm", " (%s):", comm);
+	print_u64(PRINT_JSON, "addr", NULL,
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
+	print_fp(" 0x%llx", (unsigned long long)
+		 attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
+	print_u64(PRINT_ANY, "alloc_id", " allocation %llu",
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_ALLOC_ID]));
+	print_string(PRINT_ANY, "attach", " (attached %s)",
+		     attach_name(attr_u32(tb[CUFAB_NL_A_MANAGED_ATTACH])));
+	if (tb[CUFAB_NL_A_MANAGED_BY_STREAM]) {
+		print_u64(PRINT_ANY, "by_stream", " touched by stream %llu",
+			  attr_u64(tb[CUFAB_NL_A_MANAGED_BY_STREAM]));
+		print_uint(PRINT_ANY, "gpu", " of gpu%u",
+			   attr_u32(tb[CUFAB_NL_A_MANAGED_DEV]));
+		print_u64(PRINT_ANY, "stream", " (attached stream %llu)\n",
+			  attr_u64(tb[CUFAB_NL_A_MANAGED_STREAM]));
+		return;
+	}
+	print_u64(PRINT_ANY, "stream", " while stream %llu",
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_STREAM]));
+	print_uint(PRINT_ANY, "gpu", " of gpu%u is busy\n",
+		   attr_u32(tb[CUFAB_NL_A_MANAGED_DEV]));
 }
 
 static const struct cmd mem_cmds[] = {

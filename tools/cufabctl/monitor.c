@@ -26,7 +26,8 @@ void monitor_help(FILE *f)
 {
 	fputs("cufabctl monitor [ trace ]\n"
 	      "  print the kernel's events (a GPU or the topology changed, a\n"
-	      "  multicast store skipped replicas with nothing bound, ...)\n"
+	      "  multicast store skipped replicas with nothing bound, a CPU\n"
+	      "  access to managed memory refused, ...)\n"
 	      "  as they happen, until interrupted; with \"trace\" (root,\n"
 	      "  tracefs) also every tracepoint of events/cufab/: contexts,\n"
 	      "  allocations, exports, imports, maps, faults, endpoints, team\n"
@@ -85,6 +86,8 @@ static int print_event(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		mc_print_event(tb);
 	else if (cmd == CUFAB_NL_CMD_STREAM_EVENT)
 		stream_print_event(tb);
+	else if (cmd == CUFAB_NL_CMD_MANAGED_EVENT)
+		managed_print_event(tb);
 	else if (!has_topo(tb) && !tb[CUFAB_NL_A_DEV_INDEX])
 		print_fp("(no attributes known to this cufabctl)\n");
 	close_object();

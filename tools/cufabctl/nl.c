@@ -122,6 +122,14 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_STREAM_SEQ]		= "stream-seq",
 	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= "topo-race-delay-us",
 	[CUFAB_NL_A_TOPO_RACE_SEED]	= "topo-race-seed",
+	[CUFAB_NL_A_MANAGED_KIND]	= "managed-kind",
+	[CUFAB_NL_A_MANAGED_ADDR]	= "managed-addr",
+	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= "managed-alloc-id",
+	[CUFAB_NL_A_MANAGED_ATTACH]	= "managed-attach",
+	[CUFAB_NL_A_MANAGED_STREAM]	= "managed-stream",
+	[CUFAB_NL_A_MANAGED_DEV]	= "managed-dev",
+	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= "topo-managed-check",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -137,6 +145,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_POOL_GET]		= "pool-get",
 	[CUFAB_NL_CMD_STREAM_GET]	= "stream-get",
 	[CUFAB_NL_CMD_STREAM_EVENT]	= "stream-event",
+	[CUFAB_NL_CMD_MANAGED_EVENT]	= "managed-event",
 };
 
 /*
@@ -241,6 +250,14 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_STREAM_SEQ]		= { .type = NLA_U64 },
 	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_TOPO_RACE_SEED]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_KIND]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_ADDR]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_ALLOC_ID]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_ATTACH]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_STREAM]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_MANAGED_DEV]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

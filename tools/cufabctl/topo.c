@@ -27,7 +27,11 @@ void topo_help(FILE *f)
 		"                  to US (0: off, at most 1000000); settable while\n"
 		"                  programs run\n"
 		"  race-seed       0: the delay is fixed; else the seed of a delay\n"
-		"                  drawn per operation in [0, US]\n",
+		"                  drawn per operation in [0, US]\n"
+		"cufabctl topo set managed-check { off | report | strict }\n"
+		"  managed-check   report (and with strict, fail the stream of) a\n"
+		"                  stream operation touching managed memory attached\n"
+		"                  to another stream or to the host\n",
 		CUFAB_MAX_GPUS);
 }
 
@@ -71,6 +75,9 @@ int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
 	t->has_live_objects = tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS];
 	if (t->has_live_objects)
 		t->live_objects = nla_get_u64(tb[CUFAB_NL_A_TOPO_LIVE_OBJECTS]);
+	t->has_managed_check = tb[CUFAB_NL_A_TOPO_MANAGED_CHECK];
+	if (t->has_managed_check)
+		t->managed_check = nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]);
 	t->has_cluster_uuid = tb[CUFAB_NL_A_TOPO_CLUSTER_UUID];
 	if (t->has_cluster_uuid)
 		nla_memcpy(t->cluster_uuid, tb[CUFAB_NL_A_TOPO_CLUSTER_UUID],
@@ -101,6 +108,8 @@ static void print_cluster_uuid(const uint8_t *u)
 	print_nl();
 }
 
+static const char *const managed_checks[] = { "off", "report", "strict" };
+
 /* node: 4 GPUs  nvswitch on  clients 0  live objects 0 */
 void topo_print_summary(const struct topo_info *t)
 {
@@ -122,6 +131,12 @@ void topo_print_summary(const struct topo_info *t)
 	print_nl();
 	if (t->has_cluster_uuid)
 		print_cluster_uuid(t->cluster_uuid);
+	if (t->has_managed_check) {
+		print_string(PRINT_ANY, "managed_check", "managed check: %s",
+			     t->managed_check < 3 ?
+			     managed_checks[t->managed_check] : "?");
+		print_nl();
+	}
 }
 
 /* Distinct clique ids of the GPUs, ascending; returns how many. */
@@ -279,7 +294,24 @@ struct topo_change {
 	uint32_t num_gpus, race_delay_us, race_seed;
 	bool nvswitch;
 	bool has_num_gpus, has_nvswitch, has_race_delay, has_race_seed;
+	uint32_t managed_check;
+	bool has_managed_check;
 };
+
+static int parse_managed_check(const char *val, uint32_t *mode)
+{
+	uint32_t i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(val, managed_checks[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	usage_error("topo set: managed-check is off, report or strict, not \"%s\"",
+		    val);
+	return -1;
+}
 
 static int parse_topo_change(const char *key, const char *val,
 			     struct topo_change *c)
@@ -294,6 +326,8 @@ static int parse_topo_change(const char *key, const char *val,
 		seen = &c->has_race_delay;
 	} else if (!strcmp(key, "race-seed")) {
 		seen = &c->has_race_seed;
+	} else if (!strcmp(key, "managed-check")) {
+		seen = &c->has_managed_check;
 	} else {
 		usage_error("topo set: unknown keyword \"%s\" (try \"cufabctl topo help\")",
 			    key);
@@ -317,6 +351,8 @@ static int parse_topo_change(const char *key, const char *val,
 	if (seen == &c->has_race_seed)
 		return parse_u32("topo set", key, val, 0, UINT32_MAX,
 				 &c->race_seed);
+	if (seen == &c->has_managed_check)
+		return parse_managed_check(val, &c->managed_check);
 	return parse_on_off("topo set", key, val, &c->nvswitch);
 }
 
@@ -332,8 +368,8 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 				      &c))
 			return EXIT_FAIL;
 	if (!c.has_num_gpus && !c.has_nvswitch && !c.has_race_delay &&
-	    !c.has_race_seed) {
-		usage_error("topo set: nothing to change (give gpus, nvswitch, race-delay-us or race-seed)");
+	    !c.has_race_seed && !c.has_managed_check) {
+		usage_error("topo set: nothing to change (give gpus, nvswitch, race-delay-us, race-seed or managed-check)");
 		return EXIT_FAIL;
 	}
 	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_SET, false, &msg);
@@ -348,6 +384,9 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 				  c.race_delay_us);
 	if (!err && c.has_race_seed)
 		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_RACE_SEED, c.race_seed);
+	if (!err && c.has_managed_check)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_MANAGED_CHECK,
+				  c.managed_check);
 	if (err < 0) {
 		nlmsg_free(msg);
 		return EXIT_FAIL;

@@ -1664,10 +1664,27 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
 	CUFAB_NL_CMD_STREAM_GET,	/* dump: one message per stream */
 	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
+	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: managed memory access refused/reported */
 	__CUFAB_NL_CMD_MAX,
 };
 
 #define CUFAB_NL_CMD_MAX (__CUFAB_NL_CMD_MAX - 1)
+
+/*
+ * CUFAB_NL_A_MANAGED_KIND of a MANAGED_EVENT:
+ * @CUFAB_MANAGED_EV_CPU_FAULT: a CPU access to managed memory while a
+ *	stream of a GPU with CONCURRENT_MANAGED_ACCESS 0 keeps it (attached
+ *	GLOBAL, or SINGLE to that stream) got SIGSEGV
+ * @CUFAB_MANAGED_EV_CHECK_STREAM: check mode (managed_check): an operation
+ *	of a stream touched managed memory attached SINGLE to another stream
+ * @CUFAB_MANAGED_EV_CHECK_HOST: check mode: an operation of a stream of a
+ *	GPU with CONCURRENT_MANAGED_ACCESS 0 touched memory attached HOST
+ */
+enum cufab_managed_event {
+	CUFAB_MANAGED_EV_CPU_FAULT = 1,
+	CUFAB_MANAGED_EV_CHECK_STREAM,
+	CUFAB_MANAGED_EV_CHECK_HOST,
+};
 
 enum cufab_genl_attr {
 	CUFAB_NL_A_UNSPEC,
@@ -1764,6 +1781,14 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_STREAM_SEQ,		/* u64, STREAM_EVENT: its sequence number */
 	CUFAB_NL_A_TOPO_RACE_DELAY_US,	/* u32, race exposure: delay (race_delay_us) */
 	CUFAB_NL_A_TOPO_RACE_SEED,	/* u32, race exposure: seed (race_seed) */
+	CUFAB_NL_A_MANAGED_KIND,	/* u32, enum cufab_managed_event */
+	CUFAB_NL_A_MANAGED_ADDR,	/* u64, the address accessed */
+	CUFAB_NL_A_MANAGED_ALLOC_ID,	/* u64, the allocation (ALLOC_GET's id) */
+	CUFAB_NL_A_MANAGED_ATTACH,	/* u32, its CUFAB_ATTACH_* now */
+	CUFAB_NL_A_MANAGED_STREAM,	/* u64, uid of the busy or attached stream */
+	CUFAB_NL_A_MANAGED_DEV,		/* u32, that stream's GPU */
+	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
+	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
 	__CUFAB_NL_A_MAX,
 };
 
