@@ -585,7 +585,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
  *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
- *   mc.c            multicast objects: a handle with no memory of its own
+ *   multicast.c     multicast objects: a handle with no memory of its own
  *
  * Pages are allocated zeroed on first touch, so no process ever sees what
  * a page held before.
@@ -1165,7 +1165,7 @@ struct cufab_client {
  * One ratelimited line (per call site) for a refused call, naming the
  * process that made it.
  */
-#define cufab_client_info(client, fmt, ...)				\
+#define cufab_client_log(client, fmt, ...)				\
 	do {								\
 		const struct cufab_client *__c = (client);		\
 									\
@@ -1361,7 +1361,7 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * Multicast objects (cuMulticast*). A multicast object is a
  * CUmemGenericAllocationHandle in CUDA: released with cuMemRelease,
  * exported and imported like memory, mapped with cuMemMap. So it is a
- * struct cufab_alloc of the multicast kind (mc.c), without pages, whose
+ * struct cufab_alloc of the multicast kind (multicast.c), without pages, whose
  * node-wide struct cufab_mc (the team of devices and their bindings) goes
  * with the allocation's last reference.
  *

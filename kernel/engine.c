@@ -309,7 +309,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
-		cufab_client_info(stream->client,
+		cufab_client_log(stream->client,
 				  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
 				  stream->uid, op->type->name, op->seq, err);
 	}

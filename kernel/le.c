@@ -105,7 +105,7 @@ struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
 	lockdep_assert_held(&client->le.lock);
 	alias = xa_load(&client->le.aliases, id);
 	if (!alias)
-		cufab_client_info(client, "%s: endpoint id %u is not associated with an endpoint (%s)\n",
+		cufab_client_log(client, "%s: endpoint id %u is not associated with an endpoint (%s)\n",
 				  what, id,
 				  cufab_idspace_is_reserved(&client->le.ids, id, 1) ?
 				  "reserved, never created or imported, or destroyed" :
@@ -118,12 +118,12 @@ static int cufab_le_id_check_free(struct cufab_client *client, u32 id,
 				  const char *what)
 {
 	if (!cufab_idspace_is_reserved(&client->le.ids, id, 1)) {
-		cufab_client_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
+		cufab_client_log(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
 				  what, id);
 		return -EINVAL;
 	}
 	if (xa_load(&client->le.aliases, id)) {
-		cufab_client_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
+		cufab_client_log(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
 				  what, id);
 		return -EINVAL;
 	}
@@ -228,7 +228,7 @@ int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd)
 	      cufab_idspace_reserve(&client->le.ids, cmd->count, &base);
 	mutex_unlock(&client->le.lock);
 	if (ret == -ENOSPC)
-		cufab_client_info(client, "cuLogicalEndpointIdReserve: no free contiguous range of %u endpoint ids (%llu of %u ids reserved)\n",
+		cufab_client_log(client, "cuLogicalEndpointIdReserve: no free contiguous range of %u endpoint ids (%llu of %u ids reserved)\n",
 				  cmd->count, client->le.ids.reserved,
 				  CUFAB_LE_ID_LAST - CUFAB_LE_ID_FIRST + 1);
 	if (ret)
@@ -258,14 +258,14 @@ static int cufab_le_release_locked(struct cufab_client *client, u32 base,
 	unsigned long index = base;
 
 	if (!cufab_idspace_is_reserved(&client->le.ids, base, count)) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
+		cufab_client_log(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
 				  base, count);
 		return -EINVAL;
 	}
 	alias = xa_find(&client->le.aliases, &index, (u64)base + count - 1,
 			XA_PRESENT);
 	if (alias) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
+		cufab_client_log(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
 				  base, count, alias->id, alias->le->number);
 		return -EBUSY;
 	}
@@ -281,7 +281,7 @@ int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd)
 	if (cmd->flags)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->base, cmd->count)) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
+		cufab_client_log(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
 				  cmd->base, cmd->count);
 		return -EINVAL;
 	}
@@ -329,12 +329,12 @@ static int cufab_le_unicast_limits(struct cufab_client *client,
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
 	if (cufab_le_gpu(p->dev_or_num, &features, &clique)) {
-		cufab_client_info(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
+		cufab_client_log(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
 				  p->dev_or_num, cufab_node_num_gpus());
 		return -ENODEV;
 	}
 	if ((features & need) != need) {
-		cufab_client_info(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
+		cufab_client_log(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
 				  p->dev_or_num,
 				  need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
@@ -351,13 +351,13 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
 	if (!p->dev_or_num || p->dev_or_num > cufab_node_num_gpus()) {
-		cufab_client_info(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
+		cufab_client_log(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
 				  p->dev_or_num, cufab_node_num_gpus());
 		return -EINVAL;
 	}
 	n = cufab_le_gpus_with(need);
 	if (n < p->dev_or_num) {
-		cufab_client_info(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
+		cufab_client_log(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
 				  p->dev_or_num, n,
 				  need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
@@ -385,7 +385,7 @@ static int cufab_le_limits(struct cufab_client *client,
 
 	if (p->ipc_handle_types & ~CUFAB_LE_IPC_FABRIC ||
 	    p->le_flags & ~CUFAB_LE_FLAG_COUNTED_OPS) {
-		cufab_client_info(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
+		cufab_client_log(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
 				  p->ipc_handle_types, p->le_flags);
 		return -EINVAL;
 	}
@@ -394,7 +394,7 @@ static int cufab_le_limits(struct cufab_client *client,
 	} else if (p->type == CUFAB_LE_TYPE_MULTICAST) {
 		ret = cufab_le_multicast_limits(client, p, align);
 	} else {
-		cufab_client_info(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
+		cufab_client_log(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
 				  p->type);
 		ret = -EINVAL;
 	}
@@ -424,7 +424,7 @@ static int cufab_le_size_check(struct cufab_client *client, u64 length,
 			       u64 align, u64 max)
 {
 	if (!length || length % align || length > max) {
-		cufab_client_info(client, "cuLogicalEndpointCreate: size 0x%llx must be a non-zero multiple of the bind alignment 0x%llx and at most 0x%llx\n",
+		cufab_client_log(client, "cuLogicalEndpointCreate: size 0x%llx must be a non-zero multiple of the bind alignment 0x%llx and at most 0x%llx\n",
 				  length, align, max);
 		return -EINVAL;
 	}
@@ -557,7 +557,7 @@ int cufab_ioctl_le_query(struct cufab_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->id, cmd->count)) {
-		cufab_client_info(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
+		cufab_client_log(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
 				  cmd->id, cmd->count);
 		return -EINVAL;
 	}

@@ -107,7 +107,7 @@ static int cufab_le_export_locked(struct cufab_client *client,
 		return -EINVAL;
 	le = alias->le;
 	if (!(le->ipc_types & CUFAB_LE_IPC_FABRIC)) {
-		cufab_client_info(client, "cuLogicalEndpointExport: endpoint id %u (endpoint %llu) was created with ipcHandleTypes 0x%x, without FABRIC (0x1)\n",
+		cufab_client_log(client, "cuLogicalEndpointExport: endpoint id %u (endpoint %llu) was created with ipcHandleTypes 0x%x, without FABRIC (0x1)\n",
 				  cmd->id, le->number, le->ipc_types);
 		return -EINVAL;
 	}
@@ -128,7 +128,7 @@ static int cufab_le_share_check(struct cufab_client *client,
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->handle_type != CUFAB_LE_IPC_FABRIC) {
-		cufab_client_info(client, "%s: handle type %u is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one\n",
+		cufab_client_log(client, "%s: handle type %u is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one\n",
 				  what, cmd->handle_type);
 		return -EINVAL;
 	}
@@ -190,7 +190,7 @@ static int cufab_le_import_dev(struct cufab_client *client,
 	team_clique = le->team->clique;
 	mutex_unlock(&le->team->lock);
 	if (!(features & need) || (team_clique >= 0 && clique != team_clique)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: gpu %u (clique %u) cannot use endpoint %llu (clique %d): %s\n",
+		cufab_client_log(client, "cuLogicalEndpointImport: gpu %u (clique %u) cannot use endpoint %llu (clique %d): %s\n",
 				  dev, clique, le->number, team_clique,
 				  features & need ?
 				  "not in the endpoint's clique" :
@@ -208,11 +208,11 @@ static int cufab_le_import(struct cufab_client *client,
 
 	le = cufab_le_lookup(cmd->fabric, &channel);
 	if (IS_ERR(le)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: the handle names no live endpoint of this node (forged, or every alias destroyed)\n");
+		cufab_client_log(client, "cuLogicalEndpointImport: the handle names no live endpoint of this node (forged, or every alias destroyed)\n");
 		return PTR_ERR(le);
 	}
 	if (channel != cufab_imex_channel(client)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: endpoint %llu was exported on IMEX channel %d, this process presented channel %d (%s/channelN)\n",
+		cufab_client_log(client, "cuLogicalEndpointImport: endpoint %llu was exported on IMEX channel %d, this process presented channel %d (%s/channelN)\n",
 				  le->number, channel, cufab_imex_channel(client),
 				  CUFAB_IMEX_DIR);
 		ret = -EPERM;

@@ -243,24 +243,24 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
-		cufab_client_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
+		cufab_client_log(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
 				  cmd->mc_flags);
 		return -EINVAL;
 	}
 	if (!cmd->num_devices || cmd->num_devices > num_gpus) {
-		cufab_client_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
+		cufab_client_log(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
 				  cmd->num_devices, num_gpus);
 		return -EINVAL;
 	}
 	if (cmd->handle_types & ~CUFAB_HANDLE_VALID)
 		return -EINVAL;
 	if (!cmd->length || !IS_ALIGNED(cmd->length, gran)) {
-		cufab_client_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
+		cufab_client_log(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
 				  cmd->length, gran);
 		return -EINVAL;
 	}
 	if (!cufab_mc_node_capable()) {
-		cufab_client_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
+		cufab_client_log(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
 		return -EOPNOTSUPP;
 	}
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
@@ -335,7 +335,7 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 	if (IS_ERR(alloc))
 		return alloc;
 	if (!cufab_alloc_mc(alloc)) {
-		cufab_client_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
+		cufab_client_log(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
 				  what, handle, alloc->id);
 		cufab_alloc_put(alloc);
 		return ERR_PTR(-EINVAL);
@@ -360,7 +360,7 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 	if (!cufab_node_gpu_exists(cmd->dev)) {
 		ret = -ENODEV;
 	} else if (!cufab_mc_gpu_capable(cmd->dev)) {
-		cufab_client_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
+		cufab_client_log(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
 				  alloc->id, cmd->dev);
 		ret = -EOPNOTSUPP;
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
@@ -388,7 +388,7 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 	if (cmd->flags & CUFAB_BIND_ADDR) {
 		/* the address itself, not only its offset in the memory */
 		if (!IS_ALIGNED(cmd->addr, cufab_mc_granularity(false))) {
-			cufab_client_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
+			cufab_client_log(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
 					  cmd->addr, cufab_mc_granularity(false));
 			return ERR_PTR(-EINVAL);
 		}
@@ -403,7 +403,7 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 		*mem_offset = cmd->mem_offset;
 	}
 	if (!cufab_alloc_has(mem, CUFAB_ALLOC_BINDABLE)) {
-		cufab_client_info(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
+		cufab_client_log(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
 				  mem->id, mem->ops->name);
 		cufab_alloc_put(mem);
 		return ERR_PTR(-EINVAL);
@@ -456,7 +456,7 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 
 	/* exportable (or imported, hence exportable) objects */
 	if (mc_alloc->handle_types && !mem->handle_types) {
-		cufab_client_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
+		cufab_client_log(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
 				  mc_alloc->id, mc_alloc->handle_types, mem->id);
 		return -EINVAL;
 	}
@@ -465,7 +465,7 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		return ret;
 	gpu = cufab_mc_bind_gpu(mc->team, mem, cmd->dev);
 	if (gpu < 0) {
-		cufab_client_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
+		cufab_client_log(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
 				  mc_alloc->id, mem->id, mem->location_id);
 		return -EINVAL;
 	}
@@ -489,7 +489,7 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
 	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->bind_flags) {
-		cufab_client_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
+		cufab_client_log(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
 				  cmd->bind_flags);
 		return -EINVAL;
 	}
