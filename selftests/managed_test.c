@@ -948,7 +948,7 @@ TEST(prefetch_moves_pages)
 static int managed_scenario(void)
 {
 	__u64 d, all, on;
-	int fd, err;
+	int fd, err, e;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
@@ -965,8 +965,15 @@ static int managed_scenario(void)
 			err = m_prefetch(fd, d, 8 * PG, CUFAB_LOC_HOST_NUMA, 0);
 		if (!err)
 			err = m_resident(fd, d, 8 * PG, 0, &all, &on);
+		/*
+		 * Its mapping holds the file, so it goes whatever failed;
+		 * a second try when the fault was the free's own.
+		 */
+		e = m_free(fd, d);
+		if (e == ENOMEM)
+			m_free(fd, d);
 		if (!err)
-			err = m_free(fd, d);
+			err = e;
 	}
 	close(fd);
 	return err;
@@ -984,41 +991,14 @@ FIXTURE_TEARDOWN(nth)
 {
 }
 
-TEST_F_TIMEOUT(nth, fail_nth, 600)
+/*
+ * The engine lets go of a closed client's streams shortly after: the
+ * sweep waits for live objects to settle.
+ */
+TEST_FAIL_NTH(nth, fail_nth)
 {
-	unsigned int n, injected = 0;
-	long long before;
-	int fd, err, done = 0;
-
-	if (access(CUFAB_DEVICE_PATH, F_OK))
-		SKIP(return, "no " CUFAB_DEVICE_PATH);
-	fd = fail_nth_open();
-	if (fd < 0)
-		SKIP(return, "no fail-nth (CONFIG_FAULT_INJECTION)");
-	ASSERT_EQ(0, managed_scenario());
-	before = live_objects();
-	for (n = 1; n < 10000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = managed_scenario();
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_EQ(0, err);
-			break;
-		}
-		injected++;
-		if (err)
-			EXPECT_EQ(ENOMEM, err) TH_LOG("fault %u: %s", n,
-						     strerror(err));
-		/* the engine lets go of a closed client's streams shortly after */
-		if (before >= 0)
-			ASSERT_EQ(before, live_objects_wait(before))
-				TH_LOG("fault %u leaked objects", n);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected", injected);
-	EXPECT_LT(3U, injected);
+	nth->min_injected = 4;
+	return managed_scenario();
 }
 
 TEST_HARNESS_MAIN
