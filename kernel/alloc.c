@@ -453,25 +453,21 @@ struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 
 /* ---- ioctls ---- */
 
+static atomic_t *cufab_mem_handle_retains(struct cufab_object *obj)
+{
+	return &container_of(obj, struct cufab_mem_handle, obj)->retains;
+}
+
 /*
  * cuMemRelease: drop one retain of the handle, the last one destroys it.
  * Mappings hold the allocation itself, so releasing a mapped handle is
- * legal and the memory stays until unmapped.
+ * legal and the memory stays until unmapped. The last release while
+ * another thread looks the handle up is -EBUSY with the retain kept.
  */
 int cufab_mem_handle_release(struct cufab_client *client, u32 id)
 {
-	struct cufab_object *obj;
-	bool last;
-
-	obj = cufab_object_get(client, id, CUFAB_OBJ_MEM_HANDLE);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	last = atomic_dec_and_test(&container_of(obj, struct cufab_mem_handle,
-						 obj)->retains);
-	cufab_object_put(obj);
-	if (!last)
-		return 0;
-	return cufab_object_destroy_user(client, id);
+	return cufab_object_release_user(client, id, CUFAB_OBJ_MEM_HANDLE,
+					 cufab_mem_handle_retains);
 }
 
 int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd)

@@ -136,6 +136,9 @@ struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
 void cufab_object_put(struct cufab_object *obj);
 
 int cufab_object_destroy_user(struct cufab_client *client, u32 id);
+int cufab_object_release_user(struct cufab_client *client, u32 id,
+			      enum cufab_object_type type,
+			      atomic_t *(*holds)(struct cufab_object *obj));
 
 void cufab_live_objects_inc(void);
 void cufab_live_objects_dec(void);
