@@ -29,6 +29,7 @@
 #include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
@@ -602,4 +603,60 @@ void cufab_allocs_show(struct seq_file *m)
 		return;
 	cufab_allocs_for_each(0, cufab_alloc_show, &ctx);
 	kfree(ctx.count);
+}
+
+/* ---- netlink: ALLOC_GET ---- */
+
+struct cufab_nl_alloc_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
+{
+	struct cufab_nl_alloc_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	void *hdr;
+
+	/* memory only: multicast objects have none, MC_GET lists them */
+	if (!cufab_alloc_cpu_mappable(alloc))
+		return 0;
+	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_PID, alloc->owner_pid) ||
+	    nla_put_string(skb, CUFAB_NL_A_ALLOC_COMM, alloc->owner_comm) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_LOC_TYPE, alloc->location_type) ||
+	    nla_put_s32(skb, CUFAB_NL_A_ALLOC_LOC_ID, alloc->location_id) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_SIZE, alloc->length,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_RESIDENT,
+			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
+			alloc->handle_types) ||
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY))) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	/* resume after the last allocation that made it into a message */
+	d->cb->args[0] = alloc->id;
+	return 0;
+}
+
+/*
+ * ALLOC_GET dump: one message per live allocation, in id order. args[0]
+ * is the id of the last one sent; allocations released between two
+ * calls are simply not seen, new ones have larger ids and are.
+ */
+int cufab_nl_alloc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cufab_nl_alloc_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
+	return cufab_nl_dump_ret(skb, ret);
 }

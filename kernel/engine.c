@@ -309,9 +309,9 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
-		cufab_client_log(stream->client,
-				  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
-				  stream->uid, op->type->name, op->seq, err);
+		cufab_pr_info(stream->client,
+			      "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
+			      stream->uid, op->type->name, op->seq, err);
 	}
 	list_del(&op->node);
 	stream->depth--;

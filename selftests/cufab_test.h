@@ -419,6 +419,9 @@ struct fail_nth {
 							    variant, &__nth);	\
 			__done = fail_nth_disarm(__fd);				\
 			ASSERT_LE(0, __done);					\
+			ASSERT_FALSE(_metadata->skip)				\
+				TH_LOG("fault %u: a scenario skips in its warm-up only", \
+				       __nth.n);				\
 			if (__done) {						\
 				ASSERT_EQ(0, __err);				\
 				break;						\

@@ -875,8 +875,9 @@ SIZE_ROW(get_version, GET_VERSION, cufab_get_version, __reserved,
 	 OFF(cufab_get_version, flags), OFF(cufab_get_version, __reserved));
 SIZE_ROW(noop, NOOP, cufab_noop, flags, OFF(cufab_noop, flags));
 SIZE_ROW(destroy, DESTROY, cufab_destroy, id, 0);
-SIZE_ROW(device_info, DEVICE_INFO, cufab_device_info, name,
-	 OFF(cufab_device_info, flags), OFF(cufab_device_info, __reserved));
+/* DEVICE_INFO's flags are an output: the GPU's features */
+SIZE_ROW(device_info, DEVICE_INFO, cufab_device_info, name, 0,
+	 OFF(cufab_device_info, __reserved));
 SIZE_ROW(ctx_create, CTX_CREATE, cufab_ctx_create, out_ctx_id,
 	 OFF(cufab_ctx_create, flags));
 SIZE_ROW(mem_create, MEM_CREATE, cufab_mem_create, __reserved,
