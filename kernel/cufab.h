@@ -985,6 +985,8 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 			  bool legacy);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
+int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
+		       struct page **pages, unsigned int max);
 
 /*
  * Pool memory (pool.c): a new reservation holding @length bytes of
@@ -1457,8 +1459,10 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
  */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
 /* Also run by stream operations, in a kernel thread using the mm. */
-int cufab_copy_user(u64 dst, u64 src, u64 length);
-int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem);
+int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
+		    u64 length);
+int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
+		   u32 value, u32 elem);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);

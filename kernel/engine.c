@@ -473,9 +473,11 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 					    op->u.mem.src_dev,
 					    CUFAB_ACCESS_READ);
 	if (!ret && op->type == cufab_op_types[CUFAB_OP_COPY])
-		ret = cufab_copy_user(op->u.mem.dst, op->u.mem.src, len);
+		ret = cufab_copy_user(client, op->u.mem.dst, op->u.mem.src,
+				      len);
 	else if (!ret)
-		ret = cufab_set_user(op->u.mem.dst, len, op->u.mem.value,
+		ret = cufab_set_user(client, op->u.mem.dst, len,
+				     op->u.mem.value,
 				     op->u.mem.elem_size);
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */

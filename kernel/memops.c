@@ -5,91 +5,187 @@
  *
  * Copies and sets are "performed by a device": every cufab range they touch
  * must grant that device access (read for sources, write for
- * destinations); plain host memory is always fine. The bytes move through
- * a kernel bounce buffer with copy_from_user/copy_to_user, so they go
- * through the same page tables (and fault handler) as the CPU view.
+ * destinations); plain host memory is always fine. The bytes move page
+ * to page, with no bounce buffer: pages of cufab mappings are looked up
+ * by the rules of the CPU view's fault handler (cufab_va_get_pages()), so
+ * a copy reaches exactly what a CPU access would, and plain memory is
+ * pinned from the mm.
  *
  * Locks: none of its own; see va.c. No lock is held across user copies.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
 
-/* Bounce buffer of copies and sets. */
-#define CUFAB_BOUNCE_SIZE	(64 * 1024)
+/* Pages of one side of a copy taken at a time. */
+#define CUFAB_COPY_BATCH	16
 
-/* Fill @buf with @value repeated in units of @elem bytes. */
-static void cufab_fill_pattern(void *buf, size_t len, u32 value, u32 elem)
+/*
+ * One side of a copy: the user range walked page by page. Pages of cufab
+ * mappings come from their allocation (cufab_va_get_pages()), plain
+ * memory is pinned from the mm.
+ */
+struct cufab_span {
+	struct cufab_client *client;
+	u64 addr;
+	bool write;
+	bool pinned;
+	unsigned int nr;
+	unsigned int next;
+	struct page *pages[CUFAB_COPY_BATCH];
+};
+
+static void cufab_span_release(struct cufab_span *sp)
 {
-	size_t i;
+	unsigned int i;
 
+	if (sp->pinned)
+		unpin_user_pages_dirty_lock(sp->pages, sp->nr, sp->write);
+	else
+		for (i = 0; i < sp->nr; i++)
+			put_page(sp->pages[i]);
+	sp->nr = 0;
+	sp->next = 0;
+}
+
+/* Take the pages of the next @left bytes, at most a batch of them. */
+static int cufab_span_fill(struct cufab_span *sp, u64 left)
+{
+	unsigned int want = min_t(u64, CUFAB_COPY_BATCH,
+				  DIV_ROUND_UP(offset_in_page(sp->addr) + left,
+					       PAGE_SIZE));
+	int ret;
+
+	cufab_span_release(sp);
+	ret = cufab_va_get_pages(sp->client, sp->addr, sp->write, sp->pages,
+				 want);
+	sp->pinned = ret == -ENOENT;
+	if (sp->pinned)
+		ret = pin_user_pages_fast(sp->addr & PAGE_MASK, want,
+					  sp->write ? FOLL_WRITE : 0,
+					  sp->pages);
+	if (ret <= 0)
+		return ret ?: -EFAULT;
+	sp->nr = ret;
+	return 0;
+}
+
+/* The page at sp->addr, mapped; @left bytes remain to be copied. */
+static void *cufab_span_map(struct cufab_span *sp, u64 left, int *err)
+{
+	if (sp->next == sp->nr) {
+		*err = cufab_span_fill(sp, left);
+		if (*err)
+			return NULL;
+	}
+	return kmap_local_page(sp->pages[sp->next]) + offset_in_page(sp->addr);
+}
+
+static void cufab_span_advance(struct cufab_span *sp, size_t n)
+{
+	sp->addr += n;
+	if (!offset_in_page(sp->addr))
+		sp->next++;
+}
+
+/* Fill @len bytes at @p with @value in units of @elem bytes. */
+static void cufab_fill_pattern(void *p, size_t len, u32 value, u32 elem)
+{
 	switch (elem) {
 	case 1:
-		memset(buf, value, len);
+		memset(p, value, len);
 		break;
 	case 2:
-		for (i = 0; i < len / 2; i++)
-			((u16 *)buf)[i] = value;
+		memset16(p, value, len / 2);
 		break;
 	default:
-		for (i = 0; i < len / 4; i++)
-			((u32 *)buf)[i] = value;
+		memset32(p, value, len / 4);
 		break;
 	}
 }
 
 /*
- * Write @length bytes at user @dst in chunks through a bounce buffer: read
- * from user @src, or when @fill, a pattern of @value in @elem-byte units.
- * No lock is held, faults go through the CPU view.
+ * Move @length bytes to user @dst from user @src, or when @fill, set them
+ * to @value in @elem-byte units, one page at a time with no bounce buffer.
+ * A set's pieces stay element-aligned: @dst is, and pages are multiples
+ * of every element size. No lock is held while bytes move.
  */
-static int cufab_bounce_user(u64 dst, u64 src, u64 length, bool fill,
-			     u32 value, u32 elem)
+static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
+			   u64 length, bool fill, u32 value, u32 elem)
 {
-	void *buf;
-	u64 done;
+	struct cufab_span d = { .client = client, .addr = dst, .write = true };
+	struct cufab_span s = { .client = client, .addr = src };
+	void *dp, *sp = NULL;
+	u64 done = 0;
 	int ret = 0;
 
-	buf = kmalloc(CUFAB_BOUNCE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (fill)
-		cufab_fill_pattern(buf, CUFAB_BOUNCE_SIZE, value, elem);
-	for (done = 0; done < length; done += CUFAB_BOUNCE_SIZE) {
-		size_t n = min_t(u64, length - done, CUFAB_BOUNCE_SIZE);
+	while (done < length) {
+		size_t n = min_t(u64, length - done,
+				 PAGE_SIZE - offset_in_page(d.addr));
 
-		if ((!fill &&
-		     copy_from_user(buf, u64_to_user_ptr(src + done), n)) ||
-		    copy_to_user(u64_to_user_ptr(dst + done), buf, n)) {
-			ret = -EFAULT;
-			break;
+		if (!fill) {
+			n = min_t(size_t, n, PAGE_SIZE - offset_in_page(s.addr));
+			sp = cufab_span_map(&s, length - done, &ret);
+			if (!sp)
+				break;
 		}
+		dp = cufab_span_map(&d, length - done, &ret);
+		if (dp) {
+			if (fill)
+				cufab_fill_pattern(dp, n, value, elem);
+			else
+				memcpy(dp, sp, n);
+			kunmap_local(dp);
+		}
+		if (sp)
+			kunmap_local(sp);
+		if (!dp)
+			break;
+		cufab_span_advance(&d, n);
+		if (!fill)
+			cufab_span_advance(&s, n);
+		done += n;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;
 		}
 		cond_resched();
 	}
-	kfree(buf);
+	cufab_span_release(&d);
+	cufab_span_release(&s);
 	return ret;
 }
 
-int cufab_copy_user(u64 dst, u64 src, u64 length)
+/**
+ * cufab_copy_user() - copy between two ranges of the current mm
+ * @client: whose cufab mappings the ranges may lie in
+ * @dst: destination, checked by cufab_va_check_access()
+ * @src: source, checked likewise
+ * @length: bytes
+ *
+ * Context: the caller's mm is current's (kthread_use_mm() in the engine).
+ * Return: 0, -EFAULT, -ENOMEM, or -EINTR for a fatal signal.
+ */
+int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
+		    u64 length)
 {
-	return cufab_bounce_user(dst, src, length, false, 0, 0);
+	return cufab_move_user(client, dst, src, length, false, 0, 0);
 }
 
-int cufab_set_user(u64 dst, u64 length, u32 value, u32 elem)
+/* As cufab_copy_user(), filling @dst with @value in @elem-byte units. */
+int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
+		   u32 value, u32 elem)
 {
-	return cufab_bounce_user(dst, 0, length, true, value, elem);
+	return cufab_move_user(client, dst, 0, length, true, value, elem);
 }
 
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
@@ -114,7 +210,7 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 					    CUFAB_ACCESS_RW);
 	if (ret)
 		return ret;
-	return cufab_copy_user(cmd->dst, cmd->src, cmd->length);
+	return cufab_copy_user(ucmd->client, cmd->dst, cmd->src, cmd->length);
 }
 
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
@@ -144,7 +240,8 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 				    CUFAB_ACCESS_RW);
 	if (ret)
 		return ret;
-	return cufab_set_user(cmd->dst, length, cmd->value, cmd->elem_size);
+	return cufab_set_user(ucmd->client, cmd->dst, length, cmd->value,
+			      cmd->elem_size);
 }
 
 /* Fill the answer from the mapping at the address. */

@@ -259,6 +259,36 @@ static struct cufab_va_map *cufab_va_map_at(struct cufab_va *va,
 	return mtree_load(&va->maps, addr);
 }
 
+/*
+ * The mapping at @addr if the CPU view lets it be read (or written, with
+ * @write), else NULL. Context: va->lock held.
+ */
+static struct cufab_va_map *cufab_va_map_cpu(struct cufab_va *va,
+					     unsigned long addr, bool write)
+{
+	struct cufab_va_map *map = cufab_va_map_at(va, addr);
+	u32 access = map ? cufab_map_cpu_access(map) : CUFAB_ACCESS_NONE;
+
+	if (access == CUFAB_ACCESS_NONE ||
+	    (write && access != CUFAB_ACCESS_RW))
+		return NULL;
+	return map;
+}
+
+/*
+ * The page behind @addr of @map. A kind with no memory of its own
+ * (multicast) has none: on hardware only multimem instructions may touch
+ * it (cufabMultimem* stand in); -EFAULT then.
+ */
+static struct page *cufab_va_map_page(const struct cufab_va_map *map,
+				      unsigned long addr)
+{
+	if (!cufab_alloc_cpu_mappable(map->alloc))
+		return ERR_PTR(-EFAULT);
+	return cufab_alloc_page(map->alloc,
+				(map->offset + addr - map->start) >> PAGE_SHIFT);
+}
+
 static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -269,27 +299,14 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	struct page *page;
 	vm_fault_t ret;
 	pgprot_t prot;
-	u32 access;
 
 	down_read(&va->lock);
-	map = cufab_va_map_at(va, addr);
-	access = map ? cufab_map_cpu_access(map) : CUFAB_ACCESS_NONE;
-	if (access == CUFAB_ACCESS_NONE ||
-	    (write && access != CUFAB_ACCESS_RW)) {
+	map = cufab_va_map_cpu(va, addr, write);
+	if (!map) {
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
-	/*
-	 * A kind with no memory of its own (multicast) has no page to map: on
-	 * hardware only multimem instructions may touch it
-	 * (cufabMultimem* stand in).
-	 */
-	if (!cufab_alloc_cpu_mappable(map->alloc)) {
-		ret = VM_FAULT_SIGBUS;
-		goto out;
-	}
-	page = cufab_alloc_page(map->alloc,
-				(map->offset + addr - map->start) >> PAGE_SHIFT);
+	page = cufab_va_map_page(map, addr);
 	if (IS_ERR(page)) {
 		ret = PTR_ERR(page) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
 		goto out;
@@ -830,6 +847,51 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 
 	return cufab_va_locked(client, addr, length, cufab_va_do_set_access,
 			       &set);
+}
+
+/**
+ * cufab_va_get_pages() - the pages a copy reaches at a user address
+ * @client: whose reservations to look in
+ * @addr: the address; pages are taken from its page on
+ * @write: the copy writes them
+ * @pages: set to up to @max pages, each with a reference
+ * @max: at most this many, and never past the mapping at @addr
+ *
+ * What a CPU access through @client's mapping would reach, by the rules of
+ * the fault handler, without faulting the pages into the page tables:
+ * copies by the engine and by cuMemcpy move data page to page.
+ *
+ * Return: the number of pages (>= 1); -ENOENT when @addr is in no
+ * reservation of @client (plain memory: get it from the mm); -EFAULT where
+ * a CPU access would fault; -ENOMEM.
+ */
+int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
+		       struct page **pages, unsigned int max)
+{
+	struct cufab_va *va = cufab_va_find(client, addr);
+	unsigned long cur = addr & PAGE_MASK;
+	struct cufab_va_map *map;
+	struct page *page;
+	int nr = 0;
+
+	if (!va)
+		return -ENOENT;
+	down_read(&va->lock);
+	map = cufab_va_map_cpu(va, cur, write);
+	for (; map && nr < max && cur < map->start + map->length;
+	     cur += PAGE_SIZE) {
+		page = cufab_va_map_page(map, cur);
+		if (IS_ERR(page)) {
+			if (!nr)
+				nr = PTR_ERR(page);
+			break;
+		}
+		get_page(page);
+		pages[nr++] = page;
+	}
+	up_read(&va->lock);
+	cufab_va_put(va);
+	return nr ?: -EFAULT;
 }
 
 /**

@@ -206,6 +206,74 @@ TEST_F(ctx, copies)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(h));
 }
 
+/*
+ * Copies move page to page: ranges that start and end inside pages, span
+ * many of them on both sides, and reach plain memory of every kind (the
+ * heap, a shared file mapping whose page cache must see the bytes, a
+ * read-only mapping that must stay untouched).
+ */
+TEST_F(ctx, copies_across_pages)
+{
+	const size_t n = 5 * 4096 + 123;
+	unsigned char *src, *dst, *ro;
+	unsigned int v32;
+	CUdeviceptr a, b;
+	size_t i;
+	int fd;
+
+	SETUP_SKIPPED();
+
+	src = malloc(n + 64);
+	dst = malloc(n + 64);
+	ASSERT_NE(NULL, src);
+	ASSERT_NE(NULL, dst);
+	for (i = 0; i < n + 64; i++)
+		src[i] = (unsigned char)(i * 13 + 5);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&a, 8 * 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&b, 8 * 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyHtoD(a + 4001, src + 7, n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoD(b + 17, a + 4001, n));
+	memset(dst, 0, n + 64);
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(dst + 3, b + 17, n));
+	EXPECT_EQ(0, memcmp(src + 7, dst + 3, n));
+	EXPECT_EQ(0, dst[2]);
+	EXPECT_EQ(0, dst[n + 3]);
+
+	/* a shared file mapping: the file sees what the copy wrote */
+	fd = memfd_create("copies_across_pages", 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 3 * 4096));
+	ro = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(ro + 100, a + 4001, 2 * 4096));
+	ASSERT_EQ(2 * 4096, pread(fd, dst, 2 * 4096, 100));
+	EXPECT_EQ(0, memcmp(src + 7, dst, 2 * 4096));
+
+	/* read-only plain memory is no destination, and stays as it was */
+	ASSERT_EQ(0, mprotect(ro, 3 * 4096, PROT_READ));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemcpyDtoH(ro, b, 4096));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD8((uintptr_t)ro, 0, 16));
+	EXPECT_EQ(0, ro[0]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyHtoD(b, ro + 100, 64));
+	EXPECT_EQ(0, memcmp((void *)(uintptr_t)b, src + 7, 64));
+	munmap(ro, 3 * 4096);
+	close(fd);
+
+	/* a set across page boundaries keeps its element pattern */
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(a + 4092, 0x01020304, 3000));
+	for (i = 0; i < 3000; i++) {
+		memcpy(&v32, (void *)(uintptr_t)(a + 4092 + 4 * i), 4);
+		ASSERT_EQ(0x01020304U, v32);
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD16(b + 4094, 0xa1b2, 5000));
+	EXPECT_EQ(0xa1b2, *(unsigned short *)(uintptr_t)(b + 4094));
+	EXPECT_EQ(0xa1b2, *(unsigned short *)(uintptr_t)(b + 4094 + 2 * 4999));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(a));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(b));
+	free(src);
+	free(dst);
+}
+
 /* Copies are made by the current context's device: it needs access. */
 TEST_F(ctx, copy_checks_device_access)
 {

@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "le_bench.h"
+#include "copy_bench.h"
 #include "stream_bench.h"
 
 struct bench {
@@ -273,6 +274,10 @@ static const struct row rows[] = {
 	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
 	{ "malloc+free 1MiB (glibc)", step_malloc_1m, 1 },
 	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10 },
+	/* page to page in the kernel, no bounce buffer (copy_bench.c) */
+	{ "cuMemcpyDtoD 4KiB", cb_step_dtod_4k, 1 },
+	{ "cuMemcpyHtoD 4KiB", cb_step_htod_4k, 1 },
+	{ "cuMemsetD8 4KiB", cb_step_memset_4k, 1 },
 };
 
 static double now_ns(void)
@@ -622,6 +627,10 @@ int main(int argc, char **argv)
 	}
 	if (measure(&b, &noop, n, reps, &base))
 		return 1;
+	if (copy_bench_setup()) {
+		fprintf(stderr, "cufab-bench: copy rows setup failed\n");
+		return 1;
+	}
 	if (stream_bench_setup()) {
 		fprintf(stderr, "cufab-bench: stream rows setup failed\n");
 		return 1;
@@ -648,7 +657,7 @@ int main(int argc, char **argv)
 	fprintf(out, "\n  ],\n");
 	if (bench_le_live(out, n, reps))
 		return 1;
-	if (stream_bench_extra(out, reps))
+	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps))
 		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
@@ -660,6 +669,7 @@ int main(int argc, char **argv)
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
 	stream_bench_teardown();
+	copy_bench_teardown();
 	mem_teardown(&b);
 	cuCtxDestroy(b.ctx);
 	close(b.fd);
