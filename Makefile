@@ -9,6 +9,7 @@
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
+#                         (BENCH_ARGS=-q for a quick smoke run)
 #   sudo make install     module, libraries, headers, cufabctl, pkg-config,
 #                         udev rules, man pages (DESTDIR, PREFIX honoured)
 #   sudo make uninstall   removes what install put there
@@ -191,7 +192,7 @@ BENCH_JSON	:= $(BUILD)/bench/bench.json
 bench-run:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) -o $(BENCH_JSON)
+	tools/vm/run $(BENCH_VM_ARGS) -- $(BENCH_BIN) $(BENCH_ARGS) -o $(BENCH_JSON)
 	cat $(BENCH_JSON)
 	tools/bench/plot $(BENCH_JSON) $(BUILD)/bench
 

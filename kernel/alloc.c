@@ -151,6 +151,7 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 {
 	kref_init(&alloc->ref);
 	xa_init(&alloc->pages);
+	xa_init(&alloc->huge);
 	alloc->owner_pid = task_tgid_nr(current);
 	get_task_comm(alloc->owner_comm, current);
 
@@ -225,6 +226,7 @@ static void cufab_alloc_release(struct kref *ref)
 	xa_for_each(&alloc->pages, index, page)
 		__free_page(page);
 	xa_destroy(&alloc->pages);
+	xa_destroy(&alloc->huge);
 	if (alloc->gpu >= 0)
 		cufab_alloc_uncharge(alloc);
 	atomic64_dec(&cufab_allocs_nr);
@@ -244,40 +246,29 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 	return alloc->ops->page(alloc, index);
 }
 
-/**
- * cufab_alloc_host_page() - the page store of the kinds with memory
- * @alloc: the allocation
- * @index: page index inside it
- *
- * Allocated zeroed on first use. HOST_NUMA pages must be on the requested
- * node (__GFP_THISNODE: fail rather than fall back); device pages prefer
- * the GPU's node.
- *
- * Context: may sleep; called from the fault handler under mmap_lock.
- * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM).
- */
-struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
-{
-	return cufab_alloc_host_page_nid(alloc, index, NUMA_NO_NODE);
-}
+/* Blocks of 2 MiB: what one PMD entry maps. */
+#define CUFAB_HUGE_ORDER	(PMD_SHIFT - PAGE_SHIFT)
+#define CUFAB_HUGE_PAGES	BIT(CUFAB_HUGE_ORDER)
 
-struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
-				       pgoff_t index, int nid)
+static gfp_t cufab_alloc_gfp(const struct cufab_alloc *alloc)
 {
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
+
+	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
+		gfp |= __GFP_THISNODE;
+	return gfp;
+}
+
+/* The page at @index, a new one on @nid unless another fault won. */
+static struct page *cufab_alloc_new_page(struct cufab_alloc *alloc,
+					 pgoff_t index, int nid)
+{
 	struct page *page, *old;
 
 	page = xa_load(&alloc->pages, index);
 	if (page)
 		return page;
-
-	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
-		return ERR_PTR(-ENOMEM);
-	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
-		gfp |= __GFP_THISNODE;
-	if (nid == NUMA_NO_NODE)
-		nid = alloc->nid;
-	page = alloc_pages_node(nid, gfp, 0);
+	page = alloc_pages_node(nid, cufab_alloc_gfp(alloc), 0);
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 
@@ -288,6 +279,102 @@ struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 	}
 	return page;
+}
+
+/*
+ * Populate the 2 MiB block around @index from one naturally aligned
+ * block of pages, if the allocation covers the block and none of it is
+ * populated yet; else, or when no such block is free (not worth
+ * reclaiming or compacting for), leave it to 4 KiB pages.
+ *
+ * The block is split into 4 KiB pages, so every page of the store stays
+ * an ordinary page (dma-buf mappings, pinning and freeing see no
+ * difference); a racing 4 KiB fault may take some indices first, and the
+ * block is then just not marked huge.
+ */
+static void cufab_alloc_huge_fill(struct cufab_alloc *alloc, pgoff_t index)
+{
+	pgoff_t first = round_down(index, CUFAB_HUGE_PAGES);
+	unsigned long probe = first;
+	struct page *block;
+	unsigned long i;
+
+	if (first + CUFAB_HUGE_PAGES > alloc->length >> PAGE_SHIFT ||
+	    xa_find(&alloc->pages, &probe, first + CUFAB_HUGE_PAGES - 1,
+		    XA_PRESENT))
+		return;
+	block = alloc_pages_node(alloc->nid, cufab_alloc_gfp(alloc) |
+				 __GFP_NOWARN | __GFP_NORETRY,
+				 CUFAB_HUGE_ORDER);
+	if (!block)
+		return;
+	split_page(block, CUFAB_HUGE_ORDER);
+	for (i = 0; i < CUFAB_HUGE_PAGES; i++)
+		if (xa_insert(&alloc->pages, first + i, nth_page(block, i),
+			      GFP_KERNEL))
+			break;
+	if (i == CUFAB_HUGE_PAGES)
+		xa_store(&alloc->huge, first / CUFAB_HUGE_PAGES, xa_mk_value(1),
+			 GFP_KERNEL);
+	for (; i < CUFAB_HUGE_PAGES; i++)
+		__free_page(nth_page(block, i));
+}
+
+/**
+ * cufab_alloc_huge_block() - may the CPU view map a 2 MiB block at once?
+ * @alloc: the allocation
+ * @index: first page index of the block
+ *
+ * Return: true when pages @index.. @index + 511 are one naturally aligned,
+ * physically contiguous block.
+ */
+bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index)
+{
+	return IS_ALIGNED(index, CUFAB_HUGE_PAGES) &&
+	       xa_load(&alloc->huge, index / CUFAB_HUGE_PAGES);
+}
+
+/**
+ * cufab_alloc_host_page() - the page store of the kinds with memory
+ * @alloc: the allocation
+ * @index: page index inside it
+ *
+ * Allocated zeroed on first use, a 2 MiB block at a time where the
+ * allocation covers the aligned block (cufab_alloc_huge_fill()).
+ * HOST_NUMA pages must be on the requested node (__GFP_THISNODE: fail
+ * rather than fall back); device pages prefer the GPU's node.
+ *
+ * Context: may sleep; called from the fault handler under mmap_lock.
+ * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM).
+ */
+struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
+{
+	struct page *page = xa_load(&alloc->pages, index);
+
+	if (page)
+		return page;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return ERR_PTR(-ENOMEM);
+	cufab_alloc_huge_fill(alloc, index);
+	return cufab_alloc_new_page(alloc, index, alloc->nid);
+}
+
+/*
+ * As cufab_alloc_host_page(), one 4 KiB page, on node @nid unless
+ * NUMA_NO_NODE: the store of managed memory, whose pages move one by one
+ * (cufab_alloc_place_page()).
+ */
+struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
+				       pgoff_t index, int nid)
+{
+	struct page *page = xa_load(&alloc->pages, index);
+
+	if (page)
+		return page;
+	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
+		return ERR_PTR(-ENOMEM);
+	return cufab_alloc_new_page(alloc, index,
+				    nid == NUMA_NO_NODE ? alloc->nid : nid);
 }
 
 /* cuMemMap's rules for memory: the location's granularity. */

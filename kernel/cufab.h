@@ -686,6 +686,9 @@ struct cufab_alloc_ops {
  * @owner_pid: tgid of the creating process, for debugfs
  * @owner_comm: its name
  * @pages: struct page * by page index, filled on first touch
+ * @huge: the 2 MiB blocks (by block index) whose pages came as one
+ *	naturally aligned block (cufab_alloc_huge_block()), which the CPU
+ *	view maps with one PMD entry
  * @node: entry in the global allocation list (debugfs "mem")
  * @priv: the kind's state (e.g. the struct cufab_mc of a multicast object)
  * @fabric: its FABRIC export records (share_fabric.c), NULL while it was
@@ -705,6 +708,7 @@ struct cufab_alloc {
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	struct xarray pages;
+	struct xarray huge;
 	struct list_head node;
 	void *priv;
 	struct cufab_fabric_exports *fabric;
@@ -782,6 +786,7 @@ int cufab_alloc_populate(struct cufab_alloc *alloc);
  * location's granularity, inside the allocation).
  */
 struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
+bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
 /* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */

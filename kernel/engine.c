@@ -614,6 +614,22 @@ static const struct cufab_op_type cufab_op_wait = {
 	.cleanup = cufab_op_event_cleanup,
 };
 
+static int cufab_op_stream_wait_prepare(struct cufab_op *op,
+					const struct cufab_stream_submit *cmd)
+{
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->host_fn || cmd->host_data)
+		return -EINVAL;
+	return 0;
+}
+
+/* The dependency on the other stream's last operation is the submitter's. */
+static const struct cufab_op_type cufab_op_stream_wait = {
+	.name = "stream wait",
+	.prepare = cufab_op_stream_wait_prepare,
+	.execute = cufab_op_wait_execute,
+};
+
 const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_COPY] = &cufab_op_copy,
 	[CUFAB_OP_SET] = &cufab_op_set,
@@ -621,6 +637,7 @@ const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_EVENT_RECORD] = &cufab_op_record,
 	[CUFAB_OP_EVENT_WAIT] = &cufab_op_wait,
 	[CUFAB_OP_ATTACH] = &cufab_op_attach,
+	[CUFAB_OP_STREAM_WAIT] = &cufab_op_stream_wait,
 };
 
 /* for the work item, set up by stream.c */

@@ -245,7 +245,7 @@ static int cufab_pool_props_check(struct cufab_client *client,
 	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS))
 		return -EINVAL;
 	if (cmd->alloc_type != CUFAB_POOL_ALLOC_PINNED) {
-		cufab_pr_info(client, "cuMemPoolCreate: allocType %u: only CU_MEM_ALLOCATION_TYPE_PINNED pools are implemented\n",
+		cufab_pr_info(client, "cuMemPoolCreate: allocType %u: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED (cufab has no managed pools)\n",
 			      cmd->alloc_type);
 		return -EINVAL;
 	}
@@ -760,27 +760,60 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
 	return ret;
 }
 
-int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd)
+/*
+ * The client's range at @addr of @ph, freed when it is a chunk (@import
+ * false) or an imported pointer (@import true); -EINVAL when it is not.
+ */
+static int cufab_pool_range_release(struct cufab_pool_handle *ph, u64 addr,
+				    bool import)
 {
-	struct cufab_pool_shrink *cmd = ucmd->cmd;
-	struct cufab_pool_handle *ph;
 	struct cufab_pool_range *r;
 	int ret = -EINVAL;
 
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
-	if (IS_ERR(ph))
-		return PTR_ERR(ph);
 	mutex_lock(&ph->lock);
-	r = cufab_pool_range_at(ph, cmd->addr);
-	if (r && r->alloc) {
+	r = cufab_pool_range_at(ph, addr);
+	if (r && (import ? !!r->ptr : !!r->alloc)) {
 		cufab_pool_range_free(ph, r, true);
 		ret = 0;
 	}
 	mutex_unlock(&ph->lock);
+	return ret;
+}
+
+/*
+ * SHRINK and PTR_RELEASE name a range of a pool handle by address in the
+ * same layout: check the flags, find the handle and let @release act.
+ */
+static int cufab_pool_addr_cmd(struct cufab_ucmd *ucmd, u32 flags,
+			       u32 reserved, u32 pool_id, u64 addr,
+			       int (*release)(struct cufab_pool_handle *ph,
+					      u64 addr))
+{
+	struct cufab_pool_handle *ph;
+	int ret;
+
+	if (flags || reserved)
+		return -EINVAL;
+	ph = cufab_pool_handle_get(ucmd->client, pool_id);
+	if (IS_ERR(ph))
+		return PTR_ERR(ph);
+	ret = release(ph, addr);
 	cufab_pool_handle_put(ph);
 	return ret;
+}
+
+static int cufab_pool_chunk_give_back(struct cufab_pool_handle *ph, u64 addr)
+{
+	return cufab_pool_range_release(ph, addr, false);
+}
+
+int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd)
+{
+	struct cufab_pool_shrink *cmd = ucmd->cmd;
+
+	return cufab_pool_addr_cmd(ucmd, cmd->flags, cmd->__reserved,
+				   cmd->pool, cmd->addr,
+				   cufab_pool_chunk_give_back);
 }
 
 /* ---- access ---- */
@@ -1330,31 +1363,20 @@ static int cufab_pool_ptr_unexport(struct cufab_pool *pool, u64 addr)
 	return ret;
 }
 
+/* The importer unmaps its pointer; the exporter ends its export. */
+static int cufab_pool_ptr_end(struct cufab_pool_handle *ph, u64 addr)
+{
+	if (ph->imported)
+		return cufab_pool_range_release(ph, addr, true);
+	return cufab_pool_ptr_unexport(ph->pool, addr);
+}
+
 int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd)
 {
 	struct cufab_pool_ptr_release *cmd = ucmd->cmd;
-	struct cufab_pool_handle *ph;
-	struct cufab_pool_range *r;
-	int ret = -EINVAL;
 
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
-	if (IS_ERR(ph))
-		return PTR_ERR(ph);
-	if (ph->imported) {
-		mutex_lock(&ph->lock);
-		r = cufab_pool_range_at(ph, cmd->addr);
-		if (r && r->ptr) {
-			cufab_pool_range_free(ph, r, true);
-			ret = 0;
-		}
-		mutex_unlock(&ph->lock);
-	} else {
-		ret = cufab_pool_ptr_unexport(ph->pool, cmd->addr);
-	}
-	cufab_pool_handle_put(ph);
-	return ret;
+	return cufab_pool_addr_cmd(ucmd, cmd->flags, cmd->__reserved,
+				   cmd->pool, cmd->addr, cufab_pool_ptr_end);
 }
 
 /* ---- observation ---- */

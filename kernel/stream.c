@@ -371,6 +371,35 @@ static int cufab_op_event_dep(struct cufab_op *op)
 	return 0;
 }
 
+/* STREAM_WAIT: the other stream's last operation, if not done yet. */
+static int cufab_op_stream_dep(struct cufab_op *op, u32 other_id)
+{
+	struct cufab_stream *other;
+	struct dma_fence *f;
+
+	other = cufab_stream_lookup(op->stream->client, other_id);
+	if (IS_ERR(other))
+		return PTR_ERR(other);
+	if (other == op->stream) {
+		cufab_stream_put(other);
+		return -EINVAL;
+	}
+	spin_lock(&other->lock);
+	f = other->last && !dma_fence_is_signaled(other->last) ?
+	    dma_fence_get(other->last) : NULL;
+	spin_unlock(&other->lock);
+	cufab_stream_put(other);
+	if (!f)
+		return 0;
+	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
+	if (!op->deps) {
+		dma_fence_put(f);
+		return -ENOMEM;
+	}
+	op->deps[op->nr_deps++] = f;
+	return 0;
+}
+
 static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 				     const struct cufab_stream_submit *cmd)
 {
@@ -391,11 +420,12 @@ static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 	if (ret)
 		goto err;
 	op->type = type;
-	if (cmd->op == CUFAB_OP_EVENT_WAIT) {
+	if (cmd->op == CUFAB_OP_EVENT_WAIT)
 		ret = cufab_op_event_dep(op);
-		if (ret)
-			goto err;
-	}
+	else if (cmd->op == CUFAB_OP_STREAM_WAIT)
+		ret = cufab_op_stream_dep(op, cmd->event_id);
+	if (ret)
+		goto err;
 	spin_lock_init(&op->fence->lock);
 	return op;
 err:

@@ -289,6 +289,37 @@ static struct page *cufab_va_map_page(const struct cufab_va_map *map,
 				(map->offset + addr - map->start) >> PAGE_SHIFT);
 }
 
+/*
+ * The first touch of a 2 MiB block of device memory maps all of it: its
+ * pages came as one block (cufab_alloc_huge_block()), so what a PMD
+ * entry would map on a kernel that allows huge PFN mappings (6.1 keeps
+ * VM_PFNMAP VMAs out of huge faults) is mapped here with the same
+ * protection as the faulting page, sparing 511 faults. Pages already
+ * mapped stay as they are. Context: va->lock held.
+ */
+static void cufab_va_fault_around(struct vm_area_struct *vma,
+				  const struct cufab_va_map *map,
+				  unsigned long addr, pgprot_t prot)
+{
+	unsigned long first = addr & PMD_MASK, cur;
+	u64 offset = map->offset + first - map->start;
+	unsigned long pfn;
+	struct page *page;
+
+	if (first < map->start || first + PMD_SIZE > map->start + map->length ||
+	    first < vma->vm_start || first + PMD_SIZE > vma->vm_end ||
+	    !IS_ALIGNED(offset, PMD_SIZE) ||
+	    !cufab_alloc_huge_block(map->alloc, offset >> PAGE_SHIFT))
+		return;
+	page = cufab_va_map_page(map, first);
+	if (IS_ERR(page))
+		return;
+	pfn = page_to_pfn(page);
+	for (cur = first; cur < first + PMD_SIZE; cur += PAGE_SIZE, pfn++)
+		if (cur != addr)
+			vmf_insert_pfn_prot(vma, cur, pfn, prot);
+}
+
 static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -320,6 +351,8 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	ret = vmf_insert_pfn_prot(vma, addr, page_to_pfn(page), prot);
 	trace_cufab_mem_fault(addr, map->alloc->id, map->offset + addr - map->start,
 			      write, ret);
+	if (ret == VM_FAULT_NOPAGE)
+		cufab_va_fault_around(vma, map, addr, prot);
 out:
 	up_read(&va->lock);
 	return ret;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "compat.h"
+#include "pool.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64
@@ -29,6 +30,10 @@ struct cufab_levent {
 	unsigned int flags;	/* CU_EVENT_* */
 	__u64 last;		/* number of the last record (atomic) */
 	__u32 next_free;
+	/* the last record: on this stream, of this generation, at this seq */
+	const struct cufab_lstream *rec_stream;
+	__u32 rec_gen;
+	__u64 rec_seq;
 };
 
 static struct cufab_levent events[CUFAB_LIB_MAX_EVENTS];
@@ -180,8 +185,12 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 		return CUDA_ERROR_INVALID_HANDLE;
 	arg.event_id = e->kid;
 	res = cufab_stream_submit(s, &arg);
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS) {
+		e->rec_stream = s;
+		e->rec_gen = s->gen;
+		e->rec_seq = arg.out_seq;
 		cufab_atomic_max(&e->last, arg.out_event_seq);
+	}
 	return res;
 }
 
@@ -223,6 +232,14 @@ static CUresult event_query(struct cufab_levent *e)
 	return err ? cufab_async_result(-err) : CUDA_SUCCESS;
 }
 
+/* Seen done: what its stream freed before the record serves others. */
+static CUresult event_seen(const struct cufab_levent *e, CUresult res)
+{
+	if (res == CUDA_SUCCESS)
+		cufab_pool_stream_synced(e->rec_stream, e->rec_gen, e->rec_seq);
+	return res;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
 	struct cufab_levent *e;
@@ -230,7 +247,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	e = event_lookup(hEvent);
-	return e ? event_query(e) : CUDA_ERROR_INVALID_HANDLE;
+	return e ? event_seen(e, event_query(e)) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -255,14 +272,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 			res = event_query(e);
 		}
 	if (res != CUDA_ERROR_NOT_READY)
-		return res;
+		return event_seen(e, res);
 	arg.id = e->kid;
 	arg.seq = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
 	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_WAIT, &arg);
 	if (ret)
 		return cufab_submit_result(-ret);
-	return arg.out_error ? cufab_async_result(-arg.out_error) :
-	       CUDA_SUCCESS;
+	return event_seen(e, arg.out_error ?
+			  cufab_async_result(-arg.out_error) : CUDA_SUCCESS);
 }
 
 /*
@@ -327,10 +344,14 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	/* a finished (or never recorded) event: nothing to wait for */
-	if (event_query(e) != CUDA_ERROR_NOT_READY)
-		return CUDA_SUCCESS;
 	arg.event_id = e->kid;
-	return cufab_stream_submit(s, &arg);
+	res = event_query(e) != CUDA_ERROR_NOT_READY ? CUDA_SUCCESS :
+	      cufab_stream_submit(s, &arg);
+	/* REUSE_FOLLOW_EVENT_DEPENDENCIES: @s may take what was freed there */
+	if (res == CUDA_SUCCESS)
+		cufab_pool_stream_waited(s, e->rec_stream, e->rec_gen,
+					 e->rec_seq);
+	return res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuStreamWaitEvent(CUstream hStream,

@@ -11,10 +11,16 @@
  *
  * Stream order: a block freed on stream S records S and the stream's
  * last submitted sequence number N (lib/stream.c). S may reuse it at once;
- * another stream once the block is synchronized (a cuCtxSynchronize
- * completed after the free) or, with CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
- * once S's completed sequence number, read from the kernel's slot page
- * without a system call, has reached N. Blocks of different streams merge
+ * another stream once the block is synchronized (a cuCtxSynchronize, or a
+ * cuStreamSynchronize/Query of S or cuEventSynchronize/Query of an event
+ * recorded on S after the free, saw it complete); with
+ * CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, once S's completed sequence
+ * number, read from the kernel's slot page without a system call, has
+ * reached N; with CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, a stream
+ * that waited (cuStreamWaitEvent) for an event recorded on S after the
+ * free; with CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, any stream
+ * when nothing else fits, after the library queues on it a wait for the
+ * freeing stream (CUFAB_OP_STREAM_WAIT). Blocks of different streams merge
  * only once both may be used by any stream.
  *
  * Locking: pool_lock guards every pool, chunk and block of the process.
@@ -72,6 +78,8 @@ struct CUmemPoolHandle_st {
 	int is_default;
 	int destroyed;			/* cuMemPoolDestroy called, allocations live */
 	int opportunistic;		/* REUSE_ALLOW_OPPORTUNISTIC, as last set here */
+	int follow_events;		/* REUSE_FOLLOW_EVENT_DEPENDENCIES, likewise */
+	int internal_deps;		/* REUSE_ALLOW_INTERNAL_DEPENDENCIES, likewise */
 	struct pool_chunk *chunks;
 	struct pool_block *free_list;
 	struct pool_block *held;	/* freed exported blocks importers map */
@@ -91,7 +99,62 @@ static struct pool_block *live_hash[POOL_HASH_SIZE];
 static CUmemoryPool pool_default[POOL_SLOTS];
 static CUmemoryPool pool_current[POOL_SLOTS];
 
+/*
+ * What each stream waited for with cuStreamWaitEvent: stream @src's work
+ * up to @seq (while it had generation @gen) runs before the waiter's
+ * later work. Indexed by the waiter's completion slot; a few sources per
+ * waiter, the oldest replaced, since only recent waits matter for reuse.
+ */
+#define POOL_WAITS		4
+struct pool_wait {
+	const struct cufab_lstream *src;
+	__u32 gen;
+	__u64 seq;
+};
+
+static struct {
+	const struct cufab_lstream *waiter;
+	__u32 gen;
+	unsigned int next;
+	struct pool_wait w[POOL_WAITS];
+} pool_waits[CUFAB_SEQ_SLOTS];
+
+/*
+ * What a synchronization has to do: some block freed on the stream of
+ * that completion slot is not yet everyone's, or a release threshold
+ * changed. Hints only, so that syncs and queries of other streams skip
+ * the walk; read without pool_lock.
+ */
+static unsigned char pool_pending[CUFAB_SEQ_SLOTS];
+static int pool_rethreshold;
+
 /* ---- streams ---- */
+
+/* Is @s the stream @b was freed on, still the same stream? */
+static int block_same_stream(const struct pool_block *b,
+			     const struct cufab_lstream *s)
+{
+	return b->stream == s && b->gen == __atomic_load_n(&s->gen,
+							   __ATOMIC_RELAXED);
+}
+
+/* Did @s wait (cuStreamWaitEvent) for work submitted after @b's free? */
+static int block_waited(const struct pool_block *b,
+			const struct cufab_lstream *s)
+{
+	const struct pool_wait *w;
+	unsigned int i;
+
+	if (pool_waits[s->slot].waiter != s ||
+	    pool_waits[s->slot].gen != s->gen)
+		return 0;
+	for (i = 0; i < POOL_WAITS; i++) {
+		w = &pool_waits[s->slot].w[i];
+		if (w->src == b->stream && w->gen == b->gen && w->seq >= b->seq)
+			return 1;
+	}
+	return 0;
+}
 
 /* Has the work submitted on @b's stream before its free completed? */
 static int block_complete(const struct pool_block *b)
@@ -119,7 +182,8 @@ static int block_anyone(const struct CUmemPoolHandle_st *p,
 static int block_ready(const struct CUmemPoolHandle_st *p,
 		       const struct pool_block *b, struct cufab_lstream *s)
 {
-	return b->stream == s || block_anyone(p, b);
+	return block_same_stream(b, s) || block_anyone(p, b) ||
+	       (p->follow_events && block_waited(b, s));
 }
 
 /* @b was freed on @s: after the work submitted there so far. */
@@ -130,6 +194,8 @@ static void block_order(struct pool_block *b, struct cufab_lstream *s)
 	b->gen = s->gen;
 	b->slot = s->slot;
 	b->seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	if (!pool_pending[s->slot])
+		__atomic_store_n(&pool_pending[s->slot], 1, __ATOMIC_RELAXED);
 }
 
 /* ---- blocks ---- */
@@ -324,6 +390,40 @@ static struct pool_block *block_find(struct CUmemPoolHandle_st *p, size_t size,
 	return NULL;
 }
 
+/*
+ * REUSE_ALLOW_INTERNAL_DEPENDENCIES: a free block that @s may not take yet
+ * because it was freed on another live stream; @s is then made to wait
+ * for that stream's work so far (CUFAB_OP_STREAM_WAIT), which includes
+ * the free, and the block is @s's. NULL when there is none or the wait
+ * could not be queued.
+ */
+static struct pool_block *block_find_dep(struct CUmemPoolHandle_st *p,
+					 size_t size, size_t align,
+					 struct cufab_lstream *s)
+{
+	struct cufab_stream_submit arg = { .op = CUFAB_OP_STREAM_WAIT };
+	struct pool_block *b;
+	CUdeviceptr start;
+
+	for (b = p->free_list; b; b = b->fnext) {
+		start = (b->addr + align - 1) & ~(CUdeviceptr)(align - 1);
+		if (start - b->addr > b->size ||
+		    b->size - (start - b->addr) < size)
+			continue;
+		/* a destroyed stream's work is waited for by a sync only */
+		if (!b->stream || b->synced ||
+		    !__atomic_load_n(&b->stream->live, __ATOMIC_ACQUIRE) ||
+		    __atomic_load_n(&b->stream->gen, __ATOMIC_RELAXED) != b->gen)
+			continue;
+		arg.event_id = b->stream->kid;
+		if (cufab_stream_submit(s, &arg) != CUDA_SUCCESS)
+			return NULL;
+		block_order(b, s);
+		return b;
+	}
+	return NULL;
+}
+
 /* ---- chunks ---- */
 
 static CUresult pool_grow(struct CUmemPoolHandle_st *p, size_t size)
@@ -484,6 +584,8 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 	p->location = *loc;
 	p->handle_types = handle_types;
 	p->opportunistic = 1;
+	p->follow_events = 1;
+	p->internal_deps = 1;
 	p->next = pools_all;
 	pools_all = p;
 	return p;
@@ -658,6 +760,15 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 		if (res == CUDA_SUCCESS &&
 		    attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC)
 			p->opportunistic = (int)v;
+		if (res == CUDA_SUCCESS &&
+		    attr == CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES)
+			p->follow_events = (int)v;
+		if (res == CUDA_SUCCESS &&
+		    attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES)
+			p->internal_deps = (int)v;
+		/* a lower threshold applies at the next synchronization */
+		if (set && attr == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD)
+			__atomic_store_n(&pool_rethreshold, 1, __ATOMIC_RELAXED);
 		if (res == CUDA_SUCCESS && !set) {
 			if (attr_is_int(attr))
 				*(int *)value = (int)v;
@@ -698,35 +809,114 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-/*
- * A synchronization completed: every free block may serve any stream, and
- * every pool gives back what it holds past its release threshold
- * (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD).
- */
-void cufab_pool_sync(void)
+/* Has @p a chunk it could give back, or blocks importers held? */
+static int pool_has_idle_chunk(const struct CUmemPoolHandle_st *p)
 {
-	struct CUmemPoolHandle_st *p;
+	const struct pool_chunk *c;
+
+	for (c = p->chunks; c; c = c->next)
+		if (chunk_idle(c))
+			return 1;
+	return !!p->held;
+}
+
+/*
+ * Stream @s (NULL: every stream) has completed its work up to @seq while
+ * it had generation @gen: the blocks it freed before that may serve any
+ * stream, they merge, and the pool gives back what it holds past its
+ * release threshold (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD). The pending hint
+ * of every stream with a block still waiting is set again.
+ */
+static void pool_synced_locked(struct CUmemPoolHandle_st *p,
+			       const struct cufab_lstream *s, __u32 gen,
+			       __u64 seq)
+{
 	struct pool_chunk *c;
 	struct pool_block *b;
-	__u64 threshold;
+	__u64 threshold = 0;
+
+	for (b = p->free_list; b; b = b->fnext) {
+		if (!s || (b->stream == s && b->gen == gen && b->seq <= seq))
+			b->synced = 1;
+		if (!b->synced && b->stream)
+			__atomic_store_n(&pool_pending[b->slot], 1,
+					 __ATOMIC_RELAXED);
+	}
+	for (c = p->chunks; c; c = c->next)
+		for (b = c->first; b && b->next; )
+			if (block_mergeable(p, b, b->next))
+				block_merge(p, b, b->next);
+			else
+				b = b->next;
+	/* the threshold is the kernel's: read it only when it may matter */
+	if (pool_has_idle_chunk(p) &&
+	    pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
+		       &threshold) == CUDA_SUCCESS)
+		pool_trim(p, threshold);
+}
+
+static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
+{
+	struct CUmemPoolHandle_st *p;
 
 	pthread_mutex_lock(&pool_lock);
-	for (p = pools_all; p; p = p->next) {
-		if (p->imported || !p->chunks)
-			continue;
-		for (b = p->free_list; b; b = b->fnext)
-			b->synced = 1;
-		for (c = p->chunks; c; c = c->next)
-			for (b = c->first; b && b->next; )
-				if (block_mergeable(p, b, b->next))
-					block_merge(p, b, b->next);
-				else
-					b = b->next;
-		threshold = 0;
-		if (pool_kattr(p, CUFAB_POOL_ATTR_RELEASE_THRESHOLD, 0,
-			       &threshold) == CUDA_SUCCESS)
-			pool_trim(p, threshold);
+	if (s)
+		__atomic_store_n(&pool_pending[s->slot], 0, __ATOMIC_RELAXED);
+	else
+		memset(pool_pending, 0, sizeof(pool_pending));
+	__atomic_store_n(&pool_rethreshold, 0, __ATOMIC_RELAXED);
+	for (p = pools_all; p; p = p->next)
+		if (!p->imported && p->chunks)
+			pool_synced_locked(p, s, gen, seq);
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* A context synchronization completed: every stream's frees are done. */
+void cufab_pool_sync(void)
+{
+	pools_synced(NULL, 0, 0);
+}
+
+void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
+			      __u64 seq)
+{
+	/* nothing freed there or re-thresholded since the last one: no work */
+	if (s && (__atomic_load_n(&pool_pending[s->slot], __ATOMIC_RELAXED) ||
+		  __atomic_load_n(&pool_rethreshold, __ATOMIC_RELAXED)))
+		pools_synced(s, gen, seq);
+}
+
+void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq)
+{
+	struct pool_wait *w;
+	unsigned int i;
+
+	if (!src || src == waiter)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	if (pool_waits[waiter->slot].waiter != waiter ||
+	    pool_waits[waiter->slot].gen != waiter->gen) {
+		memset(&pool_waits[waiter->slot], 0,
+		       sizeof(pool_waits[waiter->slot]));
+		pool_waits[waiter->slot].waiter = waiter;
+		pool_waits[waiter->slot].gen = waiter->gen;
 	}
+	for (i = 0; i < POOL_WAITS; i++) {
+		w = &pool_waits[waiter->slot].w[i];
+		if (w->src == src && w->gen == gen) {
+			if (seq > w->seq)
+				w->seq = seq;
+			goto out;
+		}
+	}
+	i = pool_waits[waiter->slot].next++ % POOL_WAITS;
+	w = &pool_waits[waiter->slot].w[i];
+	w->src = src;
+	w->gen = gen;
+	w->seq = seq;
+out:
 	pthread_mutex_unlock(&pool_lock);
 }
 
@@ -827,6 +1017,8 @@ static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 		align = gran;
 	size = (size + POOL_ALIGN - 1) & ~(size_t)(POOL_ALIGN - 1);
 	b = block_find(p, size, align, s);
+	if (!b && p->internal_deps)
+		b = block_find_dep(p, size, align, s);
 	if (!b) {
 		pool_retry_held(p);
 		res = pool_grow(p, size + align - POOL_ALIGN);
@@ -909,15 +1101,23 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	struct cufab_lstream *s;
 	CUmemoryPool pool;
 	CUresult res;
+	__u32 kid;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = cuCtxGetDevice(&loc.id);
-	if (res != CUDA_SUCCESS)
-		return res;
+	/*
+	 * INVALID_CONTEXT without a live one, whatever the stream (resolving
+	 * the NULL and per-thread streams checks it already)
+	 */
+	if (hStream && hStream != CU_STREAM_LEGACY &&
+	    hStream != CU_STREAM_PER_THREAD &&
+	    cufab_ctx_current_kid(&kid) != CUDA_SUCCESS)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	if (res == CUDA_ERROR_CONTEXT_IS_DESTROYED)
+		return CUDA_ERROR_INVALID_CONTEXT;
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* the stream's device, not the current context's, owns the memory */
@@ -1363,6 +1563,9 @@ void cufab_pool_reset_locked(void)
 	memset(pool_default, 0, sizeof(pool_default));
 	memset(pool_current, 0, sizeof(pool_current));
 	memset(live_hash, 0, sizeof(live_hash));
+	memset(pool_waits, 0, sizeof(pool_waits));
+	memset(pool_pending, 0, sizeof(pool_pending));
+	pool_rethreshold = 0;
 	pools_all = NULL;
 	pool_spares = NULL;
 	pool_nspares = 0;

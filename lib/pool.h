@@ -7,9 +7,20 @@
 #define CUFAB_LIB_POOL_H
 
 #include "internal.h"
+#include "stream.h"
 
 /* A synchronization completed: trim every pool to its release threshold. */
 void cufab_pool_sync(void);
+/*
+ * cuStreamSynchronize, cuStreamQuery, cuEventSynchronize or cuEventQuery
+ * saw stream @s of generation @gen complete its work up to @seq.
+ */
+void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
+			      __u64 seq);
+/* cuStreamWaitEvent: @waiter's later work runs after @src's up to @seq. */
+void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq);
 /*
  * The pool allocation (or imported pointer) holding @ptr: 1 with its
  * pool, start and size, 0 when @ptr is not pool memory of this process.

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "compat.h"
+#include "pool.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
@@ -60,7 +61,8 @@ struct thread_streams {
 	CUstream pt_handle;
 };
 
-static __thread struct thread_streams tls_streams;
+/* initial-exec: cuMemAllocAsync on the legacy stream reads it every call */
+static __thread struct thread_streams tls_streams __attribute__((tls_model("initial-exec")));
 static pthread_key_t pt_key;
 static pthread_once_t pt_key_once = PTHREAD_ONCE_INIT;
 
@@ -509,22 +511,38 @@ static CUresult stream_sync(struct cufab_lstream *s)
 	       CUDA_SUCCESS;
 }
 
+/* Seen done: what was freed on @s up to @seq may serve other streams. */
+static CUresult stream_seen(struct cufab_lstream *s, __u64 seq, CUresult res)
+{
+	if (res == CUDA_SUCCESS)
+		cufab_pool_stream_synced(s, s->gen, seq);
+	return res;
+}
+
 static CUresult query(CUstream h, int pt)
 {
 	struct cufab_lstream *s;
 	CUresult res;
+	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
-	return res == CUDA_SUCCESS ? stream_query(s) : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	return stream_seen(s, seq, stream_query(s));
 }
 
 static CUresult synchronize(CUstream h, int pt)
 {
 	struct cufab_lstream *s;
 	CUresult res;
+	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
-	return res == CUDA_SUCCESS ? stream_sync(s) : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
+	return stream_seen(s, seq, stream_sync(s));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuStreamQuery(CUstream hStream)

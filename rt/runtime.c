@@ -234,6 +234,40 @@ RT_EXPORT cudaError_t cudaFree(void *devPtr)
 		CUDA_SUCCESS);
 }
 
+/* ---- streams ---- */
+
+RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
+						unsigned int flags)
+{
+	/* cudaStreamDefault and cudaStreamNonBlocking are the driver's flags */
+	RT_CALL(cuStreamCreate(pStream, flags));
+}
+
+RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
+{
+	return cudaStreamCreateWithFlags(pStream, CU_STREAM_DEFAULT);
+}
+
+RT_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	RT_CALL(cuStreamSynchronize(stream));
+}
+
+RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
+{
+	CUresult res = rt_init();
+
+	if (res == CUDA_SUCCESS)
+		res = cuStreamQuery(stream);
+	/* cudaErrorNotReady is an answer, not an error: the slot keeps it */
+	return res == CUDA_ERROR_NOT_READY ? (cudaError_t)res : rt_record(res);
+}
+
+RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
+{
+	RT_CALL(cuStreamDestroy(stream));
+}
+
 /* ---- the stream-ordered allocator ---- */
 
 RT_EXPORT cudaError_t cudaMemPoolCreate(cudaMemPool_t *memPool,

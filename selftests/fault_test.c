@@ -151,6 +151,10 @@ static int stream_scenario(void)
 	op.stream_id = sb.out_stream_id;
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	op.op = CUFAB_OP_STREAM_WAIT;
+	op.event_id = sa.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
 	/* the legacy stream waits for sa, which a host operation holds */
 	sb.flags = CUFAB_STREAM_LEGACY;
 	if (!err)

@@ -86,6 +86,9 @@ TEST_F(ctx, create_props_rules)
 	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
 	p.allocType = CU_MEM_ALLOCATION_TYPE_INVALID;
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
+	/* managed pools: refused (differences.rst) */
+	p.allocType = CU_MEM_ALLOCATION_TYPE_MANAGED;
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
 	/* a bad device is INVALID_VALUE here, unlike cuMemCreate */
 	p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 999, 0);
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolCreate(&pool, &p));
@@ -343,6 +346,46 @@ static void CUDA_CB wait_gate(void *arg)
 		usleep(1000);
 }
 
+/* Set once the work queued before it on its stream has completed. */
+static int done;
+
+static void CUDA_CB mark_done(void *arg)
+{
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A pool of 32 MiB filled with 1 MiB blocks allocated on @s, every
+ * reuse policy off; the test turns on the one it is about.
+ */
+static CUresult full_pool(CUmemoryPool *pool, CUdeviceptr *blk, CUstream s)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	int a, i, off = 0;
+	CUresult r;
+
+	p.maxSize = CHUNK;
+	r = cuMemPoolCreate(pool, &p);
+	for (a = CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES;
+	     !r && a <= CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES; a++)
+		r = cuMemPoolSetAttribute(*pool, (CUmemPool_attribute)a, &off);
+	for (i = 0; !r && i < 32; i++)
+		r = cuMemAllocFromPoolAsync(&blk[i], 1 << 20, *pool, s);
+	return r;
+}
+
+/* Free what full_pool() allocated, on @s, and destroy the pool. */
+static CUresult empty_pool(CUmemoryPool pool, CUdeviceptr *blk, CUstream s)
+{
+	CUresult r = CUDA_SUCCESS;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		r = r ?: cuMemFreeAsync(blk[i], s);
+	r = r ?: cuStreamSynchronize(s);
+	return r ?: cuMemPoolDestroy(pool);
+}
+
 /*
  * A full 32 MiB pool of 1 MiB blocks, one freed on stream s1 behind work
  * that has not run: s1 reuses it at once, s2 only once the work completed
@@ -355,10 +398,15 @@ TEST_F(ctx, reuse_across_streams_and_policies)
 	CUdeviceptr blk[32], x;
 	CUstream s1, s2;
 	CUmemoryPool pool;
-	int i, off = 0;
+	int i, on = 1, off = 0;
 
 	p.maxSize = CHUNK;
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	/* only the policy under test */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &off));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &off));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
 	for (i = 0; i < 32; i++)
@@ -368,18 +416,28 @@ TEST_F(ctx, reuse_across_streams_and_policies)
 		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
 
 	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&done, 0, __ATOMIC_RELEASE);
 	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
 	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
 	/* the freeing stream reuses at once */
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
 	EXPECT_EQ(blk[0], x);
 	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s1));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, mark_done, NULL));
 	/* another stream does not while s1's work before the free is pending */
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
 		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
 	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
-	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
-	/* completed: opportunistic reuse (on by default) */
+	/* completed, as the completion page shows; nothing synchronized */
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	/* opportunistic reuse (on by default) takes it */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &on));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
 	EXPECT_EQ(blk[0], x);
 	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s2));
@@ -400,6 +458,335 @@ TEST_F(ctx, reuse_across_streams_and_policies)
 	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/*
+ * REUSE_FOLLOW_EVENT_DEPENDENCIES: a stream that waited for an event
+ * recorded after a free on another stream takes the block at once, even
+ * before the free has run; a record made before the last use of the block
+ * is not enough, nor, with the policy off, any wait.
+ */
+TEST_F(ctx, reuse_follows_event_dependencies)
+{
+	CUdeviceptr blk[32], x;
+	CUevent before, after;
+	CUmemoryPool pool;
+	CUstream s1, s2;
+	int on = 1, off = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&after, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, full_pool(&pool, blk, s1));
+
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(before, s1));
+	/* the last use of the block, which the free follows */
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(blk[0], 0, 16, s1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(after, s1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &on));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s2, before, 0));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s2, after, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &off));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES, &on));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+	/* s1 waited for nothing of s2's */
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s2));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[0], 1 << 20, pool,
+							s1));
+	EXPECT_CU(CUDA_SUCCESS, empty_pool(pool, blk, s1));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(before));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(after));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+}
+
+/*
+ * REUSE_ALLOW_INTERNAL_DEPENDENCIES: with nothing else free, an allocation
+ * on s2 takes a block freed on s1 before the free has run, and s2 then
+ * waits for s1's work; with the policy off it does not.
+ */
+TEST_F(ctx, reuse_with_internal_dependencies)
+{
+	CUdeviceptr blk[32], x;
+	CUmemoryPool pool;
+	CUstream s1, s2;
+	int on = 1;
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, full_pool(&pool, blk, s1));
+
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamQuery(s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES, &on));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+	/* the inserted dependency: s2 now waits for s1's gated work */
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(x, 0x5a, 1 << 20, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s2));
+	EXPECT_EQ(0, check(x, 1 << 20, 0x5a));
+	blk[0] = x;
+	EXPECT_CU(CUDA_SUCCESS, empty_pool(pool, blk, s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+}
+
+/* CUFAB_OP_STREAM_WAIT, the operation internal dependencies insert. */
+TEST(stream_wait_op_rules)
+{
+	struct cufab_stream_create a = { .size = sizeof(a) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_STREAM_WAIT,
+	};
+	struct cufab_stream_create b;
+	int fd;
+
+	fd = cufab_open();
+	if (fd < 0)
+		SKIP(return, CUFAB_DEVICE_PATH " absent (cufab.ko not loaded)");
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &a.ctx_id));
+	b = a;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &a));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &b));
+	op.stream_id = b.out_stream_id;
+	op.event_id = a.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	EXPECT_EQ(1, op.out_seq);
+	op.event_id = b.out_stream_id;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	op.event_id = a.ctx_id;		/* not a stream */
+	EXPECT_EQ(ENOENT, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	op.event_id = a.out_stream_id;
+	op.length = 1;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
+	close(fd);
+}
+
+/*
+ * With every policy off, a free on one stream serves another once a
+ * synchronization saw it complete: cuEventSynchronize of an event
+ * recorded after it, cuStreamSynchronize or cuStreamQuery of its stream;
+ * synchronizing some other stream is not enough.
+ */
+TEST_F(ctx, reuse_after_stream_and_event_synchronization)
+{
+	CUdeviceptr blk[32], x;
+	CUmemoryPool pool;
+	CUstream s1, s2;
+	CUevent e;
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, full_pool(&pool, blk, s1));
+
+	/* cuEventSynchronize */
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[0], s1));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, s1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s2));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	EXPECT_EQ(blk[0], x);
+
+	/* cuStreamSynchronize */
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s2));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s2));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s1));
+	EXPECT_EQ(blk[0], x);
+
+	/* cuStreamQuery returning CUDA_SUCCESS */
+	__atomic_store_n(&gate, 0, __ATOMIC_RELEASE);
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s1, wait_gate, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s1));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s1));
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
+		  cuMemAllocFromPoolAsync(&x, 1 << 20, pool, s2));
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	while (cuStreamQuery(s1) == CUDA_ERROR_NOT_READY)
+		usleep(1000);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[0], 1 << 20, pool,
+							s2));
+	EXPECT_EQ(x, blk[0]);
+
+	EXPECT_CU(CUDA_SUCCESS, empty_pool(pool, blk, s1));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+}
+
+/* The release threshold applies at cuStreamSynchronize and cuEventSynchronize. */
+TEST_F(ctx, release_threshold_at_stream_and_event_sync)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	cuuint64_t keep = 0;
+	CUmemoryPool pool;
+	CUdeviceptr a;
+	CUstream s;
+	CUevent e;
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 1 << 20, pool, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, s));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 1 << 20, pool, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, s));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, s));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+}
+
+/* Set a cufab module parameter; 0 or -1. */
+static int param_set(const char *name, unsigned int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", v);
+	return cufab_param_set(name, buf);
+}
+
+/*
+ * The race-exposure knob makes a use-after-free-async visible: stream s2
+ * still reads a block when s1 frees it without waiting for s2, s1's next
+ * allocation gets the same block at once and writes it, and under some
+ * seeds of the per-operation delays s2 reads the new value. With an event
+ * from s2 before the free, s2 reads the old value under every seed.
+ */
+TEST_F(ctx, race_knob_exposes_use_after_free_async)
+{
+	unsigned int v, seed, exposed = 0, wrong = 0;
+	CUdeviceptr x, z, y;
+	CUstream s1, s2;
+	int fixed;
+	CUevent e;
+
+	if (access(CUFAB_PARAMS "race_delay_us", F_OK))
+		SKIP(return, "no race_delay_us parameter");
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&y, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	ASSERT_EQ(0, param_set("race_delay_us", 50000));
+	for (seed = 1; seed <= 8; seed++) {
+		ASSERT_EQ(0, param_set("race_seed", seed));
+		for (fixed = 0; fixed < 2; fixed++) {
+			ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(y, 0, 1));
+			ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&x, 4096, s1));
+			ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(x, 1, 1, s1));
+			ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s1));
+			ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoDAsync(y, x, 4, s2));
+			if (fixed) {
+				ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, s2));
+				ASSERT_CU(CUDA_SUCCESS,
+					  cuStreamWaitEvent(s1, e, 0));
+			}
+			ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s1));
+			ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&z, 4096, s1));
+			EXPECT_EQ(x, z);
+			ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(z, 2, 1, s1));
+			ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+			ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, y, 4));
+			if (fixed)
+				wrong += v != 1;
+			else
+				exposed += v == 2;
+			ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(z, s1));
+		}
+	}
+	param_set("race_delay_us", 0);
+	param_set("race_seed", 0);
+	TH_LOG("use-after-free-async exposed under %u of 8 seeds", exposed);
+	EXPECT_LT(0, exposed);
+	EXPECT_EQ(0, wrong);
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s1));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s2));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(y));
+}
+
+/* cudaMallocAsync memory binds to a logical endpoint by address. */
+TEST_F(ctx, endpoint_bind_addr_pool_memory)
+{
+	CUlogicalEndpointProp lp = {
+		.type = CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
+		.unicast.device = 0, .size = 64ULL << 20,
+	};
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	cuuint64_t align = 0, max = 0;
+	CUlogicalEndpointId id;
+	CUmemoryPool pool;
+	CUdeviceptr a, small;
+	int ready = 0, i;
+
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointGetLimits(&align, &max, &lp));
+	if (align > gran(0))
+		SKIP(return, "bind alignment %llu above the pool's %zu",
+		     (unsigned long long)align, gran(0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&small, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, gran(0), pool, NULL));
+	EXPECT_EQ(0, a % align);
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&id, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointCreate(id, &lp));
+	for (i = 0; i < 5000 && !ready; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointQuery(id, 1, &ready));
+		if (!ready)
+			usleep(2000);
+	}
+	ASSERT_EQ(1, ready);
+	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointBindAddr(id, 0, 0,
+			(void *)(uintptr_t)a, align, 0));
+	/* a small block is not at the bind alignment */
+	if (small % align)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointBindAddr(id,
+				0, align, (void *)(uintptr_t)small, align, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointUnbind(id, 0, 0, align));
+	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointDestroy(id));
+	EXPECT_CU(CUDA_SUCCESS, cuLogicalEndpointIdRelease(id, 1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(small, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
@@ -639,6 +1026,8 @@ TEST_F(ctx, default_and_current_pools)
 			CU_MEM_ALLOCATION_TYPE_PINNED));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetMemPool(&got, &loc,
 			CU_MEM_ALLOCATION_TYPE_INVALID));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetDefaultMemPool(&got, &loc,
+			CU_MEM_ALLOCATION_TYPE_MANAGED));
 	/* the host's default pool of the 13.0 location forms */
 	loc.type = CU_MEM_LOCATION_TYPE_HOST;
 	EXPECT_CU(CUDA_SUCCESS, cuMemGetDefaultMemPool(&got, &loc,

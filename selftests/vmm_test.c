@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -594,6 +595,62 @@ TEST(set_get_access)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, grant(r, g, 0));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemGetAccess(&flags, &loc, r));
 	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(r, g));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/*
+ * The first touch of a 2 MiB block of device memory maps the whole block
+ * (its pages come as one block): touching every 4 KiB page of it costs a
+ * fault or two, not 512, whether the first touch reads or writes. The
+ * CPU view keeps its rules: the bytes are the allocation's, and access
+ * taken away faults again.
+ */
+TEST(huge_first_touch)
+{
+	const size_t blk = 2 << 20;
+	volatile unsigned char *p;
+	struct vbuf b;
+	long before;
+	size_t i, len;
+
+	INIT_OR_SKIP();
+	if (gran(0) % blk)
+		SKIP(return, "needs a 2 MiB granularity");
+	len = 2 * blk > gran(0) ? 2 * blk : gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, len, 0));
+	p = (volatile unsigned char *)(uintptr_t)b.va;
+
+	before = minor_faults();
+	for (i = 0; i < blk; i += 4096)
+		p[i] = (unsigned char)(i >> 12);
+	EXPECT_GE(4, minor_faults() - before);
+	before = minor_faults();
+	for (i = blk; i < 2 * blk; i += 4096)
+		ASSERT_EQ(0, p[i + 7]);
+	EXPECT_GE(4, minor_faults() - before);
+	for (i = 0; i < blk; i += 4096)
+		ASSERT_EQ((unsigned char)(i >> 12), p[i]);
+
+	/* read-only for the device: the CPU view is read-only again */
+	{
+		CUmemAccessDesc d = {
+			.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+			.flags = CU_MEM_ACCESS_FLAGS_PROT_READ,
+		};
+
+		ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(b.va, len, &d, 1));
+	}
+	EXPECT_EQ(1, cpu_faults(p + 8192, 1));
+	EXPECT_EQ(0, cpu_faults(p + 8192, 0));
+	EXPECT_EQ(2, p[8192]);
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 

@@ -2,8 +2,8 @@
 /*
  * A CUDA runtime API program, built against NVIDIA's cuda_runtime_api.h
  * (not a cufab header), linked with libcufabrt: implicit initialization
- * (cudaFree(0)), devices, the last-error slot, cudaMalloc/cudaFree, and
- * the stream-ordered allocator of the seed page cudaMemPoolCreate with
+ * (cudaFree(0)), devices, the last-error slot, cudaMalloc/cudaFree, streams
+ * and the stream-ordered allocator of the seed page cudaMemPoolCreate with
  * the calls around it.
  */
 #include <stdint.h>
@@ -83,6 +83,40 @@ TEST(malloc_free)
 	EXPECT_EQ(cudaErrorInvalidValue, cudaFree(p));
 	EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
 	EXPECT_EQ(cudaErrorInvalidValue, cudaMalloc(NULL, 16));
+}
+
+/* Streams: create, order pool memory on them, synchronize, destroy. */
+TEST(streams)
+{
+	cudaStream_t s = NULL, nb = NULL;
+	void *a = NULL, *b = NULL;
+
+	RT_SKIP();
+	ASSERT_EQ(cudaSuccess, cudaStreamCreate(&s));
+	ASSERT_NE(NULL, s);
+	ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&nb,
+			cudaStreamNonBlocking));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaStreamCreateWithFlags(&nb, 0x80));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaStreamCreate(NULL));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	ASSERT_EQ(cudaSuccess, cudaMallocAsync(&a, 4096, s));
+	EXPECT_EQ(cudaSuccess, cudaFreeAsync(a, s));
+	/* the freeing stream reuses the block at once */
+	ASSERT_EQ(cudaSuccess, cudaMallocAsync(&b, 4096, s));
+	EXPECT_EQ(a, b);
+	EXPECT_EQ(cudaSuccess, cudaFreeAsync(b, s));
+	EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(s));
+	EXPECT_EQ(cudaSuccess, cudaStreamQuery(s));
+	EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(nb));
+	EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(0));
+	EXPECT_EQ(cudaSuccess, cudaStreamSynchronize(cudaStreamPerThread));
+	EXPECT_EQ(cudaSuccess, cudaStreamDestroy(nb));
+	EXPECT_EQ(cudaSuccess, cudaStreamDestroy(s));
+	EXPECT_EQ(cudaErrorInvalidResourceHandle, cudaStreamSynchronize(s));
+	EXPECT_EQ(cudaErrorInvalidResourceHandle, cudaStreamDestroy(s));
+	EXPECT_EQ(cudaErrorInvalidResourceHandle, cudaStreamQuery(s));
+	EXPECT_EQ(cudaErrorInvalidResourceHandle, cudaGetLastError());
+	EXPECT_EQ(cudaSuccess, cudaGetLastError());
 }
 
 /* The seed's call and the allocator around it. */

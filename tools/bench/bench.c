@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +29,7 @@
 #include <cufab/multimem.h>
 #include <linux/cufab.h>
 
+#include "bench.h"
 #include "le_bench.h"
 #include "copy_bench.h"
 #include "stream_bench.h"
@@ -280,7 +284,7 @@ static const struct row rows[] = {
 	{ "cuMemsetD8 4KiB", cb_step_memset_4k, 1 },
 };
 
-static double now_ns(void)
+double now_ns(void)
 {
 	struct timespec ts;
 
@@ -288,19 +292,24 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
 }
 
-/* Nearest-rank percentile of sorted v[0..n). */
-static double percentile(const double *v, int n, int pct)
+double percentile(const double *v, int n, int pct)
 {
 	int i = (pct * n + 99) / 100 - 1;
 
 	return v[i < 0 ? 0 : i];
+}
+
+double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return percentile(v, n, 50);
 }
 
 /* A mapped, accessible view of h; 0 on failure. */
@@ -340,15 +349,37 @@ static double touch_pages(CUdeviceptr va, size_t size, long page)
 }
 
 /*
+ * First touch of 2 MiB of anonymous memory with transparent huge pages
+ * asked for (MADV_HUGEPAGE): the yardstick of device memory's first touch.
+ */
+static double touch_anon_thp(size_t size, long page)
+{
+	size_t span = 2 * size;
+	char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t p;
+	double t;
+
+	if (raw == MAP_FAILED)
+		return -1;
+	p = ((uintptr_t)raw + size - 1) & ~(uintptr_t)(size - 1);
+	madvise((void *)p, size, MADV_HUGEPAGE);
+	t = touch_pages(p, size, page);
+	munmap(raw, span);
+	return t;
+}
+
+/*
  * CPU write cost per page of a 2 MiB mapping: first touch (the page is
  * allocated, zeroed and mapped), a fresh mapping of pages that another
- * mapping already populated (the fault only maps), and resident pages.
+ * mapping already populated (the fault only maps), resident pages, and
+ * the first touch of anonymous THP memory to compare with.
  */
-static int measure_touch(struct bench *b, int reps, double med[3])
+static int measure_touch(struct bench *b, int reps, double med[4])
 {
 	CUmemAllocationProp p = mem_prop();
 	long page = sysconf(_SC_PAGESIZE);
-	double *v = calloc(3 * reps, sizeof(*v));
+	double *v = calloc(4 * reps, sizeof(*v));
 	CUmemGenericAllocationHandle h;
 	CUdeviceptr a, c;
 	int k, j;
@@ -365,11 +396,12 @@ static int measure_touch(struct bench *b, int reps, double med[3])
 		v[k] = touch_pages(a, b->mem_size, page);
 		v[reps + k] = touch_pages(c, b->mem_size, page);
 		v[2 * reps + k] = touch_pages(a, b->mem_size, page);
+		v[3 * reps + k] = touch_anon_thp(b->mem_size, page);
 		unmap_view(a, b->mem_size);
 		unmap_view(c, b->mem_size);
 		cuMemRelease(h);
 	}
-	for (j = 0; j < 3; j++) {
+	for (j = 0; j < 4; j++) {
 		qsort(v + j * reps, reps, sizeof(*v), cmp_double);
 		med[j] = percentile(v + j * reps, reps, 50);
 	}
@@ -567,9 +599,27 @@ static void mc_broadcast_rows(FILE *out, int reps)
 	fprintf(out, "\n  ]");
 }
 
+/* What the figures were taken on, so that runs can be compared. */
+static void print_config(FILE *out)
+{
+	CUmemAllocationProp p = mem_prop();
+	size_t gran = 0;
+	struct utsname u;
+	int gpus = 0;
+
+	cuDeviceGetCount(&gpus);
+	cuMemGetAllocationGranularity(&gran, &p,
+				      CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	fprintf(out, "  \"config\": { \"gpus\": %d, \"granularity\": %zu, \"kernel\": \"%s\", \"cpus\": %ld },\n",
+		gpus, gran, u.release, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
 static int usage(void)
 {
-	fprintf(stderr, "usage: cufab-bench [-n iterations] [-r repetitions] [-o file]\n");
+	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file]\n"
+		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n");
 	return 2;
 }
 
@@ -578,14 +628,18 @@ int main(int argc, char **argv)
 	static const struct row noop = { "CUFAB_IOCTL_NOOP", step_noop, 1 };
 	struct bench b = { .fd = -1 };
 	struct stats base, s;
-	double touch[3];
+	double touch[4];
 	long n = 20000;
 	int reps = 11, opt;
 	FILE *out = stdout;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "n:r:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "qn:r:o:h")) != -1) {
 		switch (opt) {
+		case 'q':
+			n = 2000;
+			reps = 3;
+			break;
 		case 'n':
 			n = atol(optarg);
 			break;
@@ -641,6 +695,7 @@ int main(int argc, char **argv)
 	}
 
 	fprintf(out, "{\n  \"iterations\": %ld, \"repetitions\": %d,\n", n, reps);
+	print_config(out);
 	fprintf(out, "  \"noop_ioctl_ns\": %.1f,\n  \"noop_ioctl\": { ", base.median);
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
@@ -661,8 +716,8 @@ int main(int argc, char **argv)
 		return 1;
 	if (measure_touch(&b, reps, touch))
 		return 1;
-	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f }",
-		touch[0], touch[1], touch[2]);
+	fprintf(out, "  \"write_2MiB_mapping_ns_per_page\": { \"first_touch\": %.1f, \"populated_new_mapping\": %.1f, \"resident\": %.1f, \"anon_thp_first_touch\": %.1f, \"first_touch_ratio_to_anon_thp\": %.2f }",
+		touch[0], touch[1], touch[2], touch[3], touch[0] / touch[3]);
 	if (b.mc_ok)
 		mc_broadcast_rows(out, reps);
 	fprintf(out, "\n}\n");

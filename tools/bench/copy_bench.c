@@ -10,10 +10,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cufab/cuda.h>
 
+#include "bench.h"
 #include "copy_bench.h"
 
 #define CB_BIG	(64UL << 20)
@@ -53,27 +53,6 @@ int cb_step_htod_4k(struct bench *b)
 int cb_step_memset_4k(struct bench *b)
 {
 	return cuMemsetD8(cb_a, 7, 4096);
-}
-
-static double cb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cb_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double cb_median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cb_cmp);
-	return v[n / 2];
 }
 
 enum cb_kind { CB_HTOD, CB_DTOH, CB_DTOD, CB_SET, CB_KINDS };
@@ -127,16 +106,16 @@ int copy_bench_extra(FILE *out, int reps)
 	fprintf(out, "  \"copies_64MiB\": [\n");
 	for (k = 0; k < CB_KINDS; k++) {
 		for (r = 0; r < reps; r++) {
-			t = cb_now();
+			t = now_ns();
 			if (cb_call(k))
 				goto out;
-			cu[r] = cb_now() - t;
-			t = cb_now();
+			cu[r] = now_ns() - t;
+			t = now_ns();
 			cb_cpu(k);
-			cpu[r] = cb_now() - t;
+			cpu[r] = now_ns() - t;
 		}
-		c = cb_median(cu, reps);
-		g = cb_median(cpu, reps);
+		c = median(cu, reps);
+		g = median(cpu, reps);
 		fprintf(out, "    { \"name\": \"%s\", \"ns\": %.0f, \"glibc_ns\": %.0f, \"ratio_to_glibc_bandwidth\": %.3f }%s\n",
 			cb_names[k], c, g, g / c, k + 1 < CB_KINDS ? "," : "");
 	}

@@ -17,6 +17,7 @@
 
 #include <cufab/cuda.h>
 
+#include "bench.h"
 #include "le_bench.h"
 
 #define GRAN		(2ULL << 20)
@@ -141,21 +142,6 @@ int le_step_destroy(struct bench *b)
 	       cuLogicalEndpointDestroy(le.block + le.ndestroy++);
 }
 
-static double le_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int le_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median of @reps averages of @calls Bind+Unbind pairs at 2 MiB * @slot. */
 static double le_time_pairs(CUlogicalEndpointId id, long slot, int reps,
 			    long calls)
@@ -168,16 +154,16 @@ static double le_time_pairs(CUlogicalEndpointId id, long slot, int reps,
 	if (!avg)
 		return -1;
 	for (k = 0; k < reps; k++) {
-		t = le_now_ns();
+		t = now_ns();
 		for (i = 0; i < calls; i++)
 			if (cuLogicalEndpointBindMem(id, 0, off, le.mem, 0, GRAN, 0) ||
 			    cuLogicalEndpointUnbind(id, 0, off, GRAN)) {
 				free(avg);
 				return -1;
 			}
-		avg[k] = (le_now_ns() - t) / calls;
+		avg[k] = (now_ns() - t) / calls;
 	}
-	qsort(avg, reps, sizeof(*avg), le_cmp);
+	qsort(avg, reps, sizeof(*avg), cmp_double);
 	med = avg[reps / 2];
 	free(avg);
 	return med;

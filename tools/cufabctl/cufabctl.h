@@ -72,6 +72,10 @@ int cnl_transact(struct ctl *ctl, struct nl_msg *msg, cnl_reply_cb cb,
 		 void *arg, struct cnl_error *e);
 int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
 	    cnl_reply_cb cb, void *arg);
+int cnl_show(struct ctl *ctl, const char *what, uint8_t cmd, cnl_reply_cb cb,
+	     void *arg);
+uint32_t cnl_u32(const struct nlattr *a);
+uint64_t cnl_u64(const struct nlattr *a);
 int cnl_parse_nested(struct nlattr *nest, struct nlattr **tb);
 int cnl_join_events(struct ctl *ctl);
 int cnl_receive_events(struct ctl *ctl, cnl_reply_cb cb, void *arg);
@@ -105,6 +109,7 @@ void print_u64(enum output_type t, const char *key, const char *fmt,
 	       uint64_t val);
 void print_bool(enum output_type t, const char *key, const char *fmt,
 		bool val);
+void print_handle_types(uint32_t bits, const char *fmt);
 void print_size(enum output_type t, const char *key, const char *fmt,
 		uint64_t bytes);
 void print_fp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -77,32 +77,22 @@ static void mc_bindings(struct nlmsghdr *nlh, struct mc_info *m)
 	}
 }
 
-static uint32_t get_u32(struct nlattr *a)
-{
-	return a ? nla_get_u32(a) : 0;
-}
-
-static uint64_t get_u64(struct nlattr *a)
-{
-	return a ? nla_get_u64(a) : 0;
-}
-
 static void mc_from_attrs(struct nlattr **tb, struct nlmsghdr *nlh,
 			  struct mc_info *m)
 {
-	m->id = get_u64(tb[CUFAB_NL_A_MC_ID]);
-	m->pid = get_u32(tb[CUFAB_NL_A_PID]);
+	m->id = cnl_u64(tb[CUFAB_NL_A_MC_ID]);
+	m->pid = cnl_u32(tb[CUFAB_NL_A_PID]);
 	m->comm[0] = 0;
 	if (tb[CUFAB_NL_A_COMM])
 		nla_strlcpy(m->comm, tb[CUFAB_NL_A_COMM], sizeof(m->comm));
-	m->size = get_u64(tb[CUFAB_NL_A_MC_SIZE]);
-	m->handle_types = get_u32(tb[CUFAB_NL_A_MC_HANDLE_TYPES]);
-	m->handles = get_u32(tb[CUFAB_NL_A_MC_HANDLES]);
-	m->skipped = get_u64(tb[CUFAB_NL_A_MC_SKIPPED]);
-	m->team_size = get_u32(tb[CUFAB_NL_A_TEAM_SIZE]);
-	m->joined = get_u32(tb[CUFAB_NL_A_TEAM_JOINED]);
-	m->devs = get_u64(tb[CUFAB_NL_A_TEAM_DEVS]);
-	m->waiters = get_u32(tb[CUFAB_NL_A_TEAM_WAITERS]);
+	m->size = cnl_u64(tb[CUFAB_NL_A_MC_SIZE]);
+	m->handle_types = cnl_u32(tb[CUFAB_NL_A_MC_HANDLE_TYPES]);
+	m->handles = cnl_u32(tb[CUFAB_NL_A_MC_HANDLES]);
+	m->skipped = cnl_u64(tb[CUFAB_NL_A_MC_SKIPPED]);
+	m->team_size = cnl_u32(tb[CUFAB_NL_A_TEAM_SIZE]);
+	m->joined = cnl_u32(tb[CUFAB_NL_A_TEAM_JOINED]);
+	m->devs = cnl_u64(tb[CUFAB_NL_A_TEAM_DEVS]);
+	m->waiters = cnl_u32(tb[CUFAB_NL_A_TEAM_WAITERS]);
 	m->nbind = 0;
 	mc_bindings(nlh, m);
 }
@@ -118,22 +108,6 @@ static void format_devs(char *buf, size_t len, uint64_t devs)
 		if (devs & (1ULL << i))
 			used += snprintf(buf + used, len - used, "%sgpu%d",
 					 used ? "," : "", i);
-}
-
-static void mc_print_handle_types(uint32_t bits)
-{
-	const char *text = bits == (CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC) ?
-			   "posix-fd,fabric" : bits == CUFAB_HANDLE_POSIX_FD ?
-			   "posix-fd" : bits == CUFAB_HANDLE_FABRIC ? "fabric" :
-			   "none";
-
-	open_array(PRINT_JSON, "handle_types", NULL);
-	if (bits & CUFAB_HANDLE_POSIX_FD)
-		print_string(PRINT_JSON, NULL, NULL, "posix-fd");
-	if (bits & CUFAB_HANDLE_FABRIC)
-		print_string(PRINT_JSON, NULL, NULL, "fabric");
-	close_array(PRINT_JSON, NULL);
-	print_string(PRINT_FP, NULL, "  handle types %s", text);
 }
 
 static void mc_print_team(const struct mc_info *m)
@@ -195,7 +169,7 @@ static void mc_print(const struct mc_info *m)
 	print_uint(PRINT_ANY, "pid", "  pid %u", m->pid);
 	print_string(PRINT_ANY, "comm", " (%s)", m->comm);
 	print_size(PRINT_ANY, "size", "  size %s", m->size);
-	mc_print_handle_types(m->handle_types);
+	print_handle_types(m->handle_types, "  handle types %s");
 	print_nl();
 	print_uint(PRINT_ANY, "handles", "    refs %u", m->handles);
 	print_u64(PRINT_ANY, "skipped", "  skipped %llu", m->skipped);
@@ -227,29 +201,21 @@ static int mc_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int mc_show(struct ctl *ctl, int argc, char **argv)
 {
 	unsigned int count = 0;
-	struct nl_msg *msg;
-	int ret;
 
 	if (parse_show_args("mc", argc, argv, NULL, NULL))
 		return EXIT_FAIL;
-	ret = cnl_start(ctl, CUFAB_NL_CMD_MC_GET, true, &msg);
-	if (ret)
-		return ret;
-	open_array(PRINT_JSON, NULL, NULL);
-	ret = cnl_get(ctl, "mc show", msg, mc_show_cb, &count);
-	close_array(PRINT_JSON, NULL);
-	return ret;
+	return cnl_show(ctl, "mc show", CUFAB_NL_CMD_MC_GET, mc_show_cb, &count);
 }
 
 /* monitor: "[mc-event] multicast 12: pid 1234 skipped 1 replica(s)" */
 void mc_print_event(struct nlattr **tb)
 {
 	print_u64(PRINT_ANY, "mc_id", "multicast %llu:",
-		  get_u64(tb[CUFAB_NL_A_MC_ID]));
-	print_uint(PRINT_ANY, "pid", " pid %u", get_u32(tb[CUFAB_NL_A_PID]));
+		  cnl_u64(tb[CUFAB_NL_A_MC_ID]));
+	print_uint(PRINT_ANY, "pid", " pid %u", cnl_u32(tb[CUFAB_NL_A_PID]));
 	print_u64(PRINT_ANY, "skipped",
 		  " skipped %llu replica(s) with nothing bound\n",
-		  get_u64(tb[CUFAB_NL_A_MC_SKIPPED]));
+		  cnl_u64(tb[CUFAB_NL_A_MC_SKIPPED]));
 }
 
 static const struct cmd mc_cmds[] = {

@@ -127,7 +127,7 @@ static void format_location(char *buf, size_t len, const struct alloc_info *a)
 	}
 }
 
-static void print_handle_types(uint32_t bits)
+static void mem_print_handle_types(uint32_t bits)
 {
 	char text[64] = "";
 	char name[16];
@@ -188,7 +188,7 @@ static void mem_print(const struct mem_show_state *s)
 		print_string(PRINT_ANY, "location", "%-9s ", loc);
 		print_size(PRINT_ANY, "size", "%-11s ", a->size);
 		print_size(PRINT_ANY, "resident", "%-11s ", a->resident);
-		print_handle_types(a->handle_types);
+		mem_print_handle_types(a->handle_types);
 		print_bool(PRINT_JSON, "legacy", NULL, a->legacy);
 		print_fp(" %s", a->legacy ? "yes" : "no");
 		print_nl();

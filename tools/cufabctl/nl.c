@@ -555,6 +555,36 @@ int cnl_get(struct ctl *ctl, const char *what, struct nl_msg *msg,
 }
 
 /*
+ * "OBJECT show": dump @cmd, each object through @cb, inside one JSON
+ * array; the exit code as cnl_get() gives it.
+ */
+int cnl_show(struct ctl *ctl, const char *what, uint8_t cmd, cnl_reply_cb cb,
+	     void *arg)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	ret = cnl_start(ctl, cmd, true, &msg);
+	if (ret)
+		return ret;
+	open_array(PRINT_JSON, NULL, NULL);
+	ret = cnl_get(ctl, what, msg, cb, arg);
+	close_array(PRINT_JSON, NULL);
+	return ret;
+}
+
+/* An optional attribute's value: 0 when the kernel left it out. */
+uint32_t cnl_u32(const struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+uint64_t cnl_u64(const struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+/*
  * One line for a refused request: the kernel's message, the errno, the
  * attribute it blamed and the caller's @hint (may be NULL or "").
  * Returns the exit code.

@@ -27,16 +27,6 @@ void pool_help(FILE *f)
 	      "  threshold, importing processes, exported pointers\n", f);
 }
 
-static uint64_t u64_of(struct nlattr *a)
-{
-	return a ? nla_get_u64(a) : 0;
-}
-
-static uint32_t u32_of(struct nlattr *a)
-{
-	return a ? nla_get_u32(a) : 0;
-}
-
 static const char *loc_name(uint32_t type)
 {
 	switch (type) {
@@ -49,22 +39,6 @@ static const char *loc_name(uint32_t type)
 	default:
 		return "?";
 	}
-}
-
-static void pool_print_handle_types(uint32_t bits)
-{
-	const char *text = bits == (CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC) ?
-			   "posix-fd,fabric" : bits == CUFAB_HANDLE_POSIX_FD ?
-			   "posix-fd" : bits == CUFAB_HANDLE_FABRIC ? "fabric" :
-			   "none";
-
-	open_array(PRINT_JSON, "handle_types", NULL);
-	if (bits & CUFAB_HANDLE_POSIX_FD)
-		print_string(PRINT_JSON, NULL, NULL, "posix-fd");
-	if (bits & CUFAB_HANDLE_FABRIC)
-		print_string(PRINT_JSON, NULL, NULL, "fabric");
-	close_array(PRINT_JSON, NULL);
-	print_string(PRINT_FP, NULL, " handles %s", text);
 }
 
 /*
@@ -88,7 +62,7 @@ static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		return 0;
 	if (tb[CUFAB_NL_A_COMM])
 		nla_strlcpy(comm, tb[CUFAB_NL_A_COMM], sizeof(comm));
-	type = u32_of(tb[CUFAB_NL_A_POOL_LOC_TYPE]);
+	type = cnl_u32(tb[CUFAB_NL_A_POOL_LOC_TYPE]);
 	id = tb[CUFAB_NL_A_POOL_LOC_ID] ?
 	     (int32_t)nla_get_s32(tb[CUFAB_NL_A_POOL_LOC_ID]) : -1;
 	s->n++;
@@ -100,19 +74,20 @@ static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 	print_string(PRINT_ANY, "location", " %s", loc_name(type));
 	if (type != CUFAB_LOC_HOST)
 		print_int(PRINT_ANY, "location_id", "%d", id);
-	pool_print_handle_types(u32_of(tb[CUFAB_NL_A_POOL_HANDLE_TYPES]));
+	print_handle_types(cnl_u32(tb[CUFAB_NL_A_POOL_HANDLE_TYPES]),
+			   " handles %s");
 	print_size(PRINT_ANY, "max_size", " max %s",
-		   u64_of(tb[CUFAB_NL_A_POOL_MAX_SIZE]));
+		   cnl_u64(tb[CUFAB_NL_A_POOL_MAX_SIZE]));
 	print_size(PRINT_ANY, "reserved", " reserved %s",
-		   u64_of(tb[CUFAB_NL_A_POOL_RESERVED]));
+		   cnl_u64(tb[CUFAB_NL_A_POOL_RESERVED]));
 	print_size(PRINT_ANY, "reserved_high", " (high %s)",
-		   u64_of(tb[CUFAB_NL_A_POOL_RESERVED_HIGH]));
+		   cnl_u64(tb[CUFAB_NL_A_POOL_RESERVED_HIGH]));
 	print_size(PRINT_ANY, "release_threshold", " threshold %s",
-		   u64_of(tb[CUFAB_NL_A_POOL_THRESHOLD]));
+		   cnl_u64(tb[CUFAB_NL_A_POOL_THRESHOLD]));
 	print_uint(PRINT_ANY, "importers", " importers %u",
-		   u32_of(tb[CUFAB_NL_A_POOL_IMPORTERS]));
+		   cnl_u32(tb[CUFAB_NL_A_POOL_IMPORTERS]));
 	print_uint(PRINT_ANY, "exported_ptrs", " ptrs %u",
-		   u32_of(tb[CUFAB_NL_A_POOL_PTRS]));
+		   cnl_u32(tb[CUFAB_NL_A_POOL_PTRS]));
 	print_bool(PRINT_JSON, "default", NULL,
 		   tb[CUFAB_NL_A_POOL_DEFAULT] &&
 		   nla_get_u8(tb[CUFAB_NL_A_POOL_DEFAULT]));
@@ -126,23 +101,14 @@ static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 static int pool_show(struct ctl *ctl, int argc, char **argv)
 {
 	struct pool_show_state s = { 0 };
-	struct cnl_error e;
-	struct nl_msg *msg;
 	int ret;
 
 	if (parse_show_args("pool", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	ret = cnl_start(ctl, CUFAB_NL_CMD_POOL_GET, true, &msg);
-	if (ret)
-		return ret;
-	open_array(PRINT_JSON, NULL, NULL);
-	ret = cnl_transact(ctl, msg, pool_cb, &s, &e);
-	close_array(PRINT_JSON, NULL);
-	if (!ret && !s.n)
+	ret = cnl_show(ctl, "pool show", CUFAB_NL_CMD_POOL_GET, pool_cb, &s);
+	if (ret == EXIT_OK && !s.n)
 		print_fp("no memory pools\n");
-	if (ret == -1)
-		return cnl_report("pool show", &e, NULL);
-	return ret ? EXIT_FAIL : EXIT_OK;
+	return ret;
 }
 
 static const struct cmd pool_cmds[] = {

@@ -228,6 +228,26 @@ void print_bool(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
+/*
+ * CUFAB_HANDLE_* bits: a JSON array "handle_types", and in text one
+ * "posix-fd,fabric" (or "none") through @fmt.
+ */
+void print_handle_types(uint32_t bits, const char *fmt)
+{
+	const char *text = bits == (CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC) ?
+			   "posix-fd,fabric" : bits == CUFAB_HANDLE_POSIX_FD ?
+			   "posix-fd" : bits == CUFAB_HANDLE_FABRIC ? "fabric" :
+			   "none";
+
+	open_array(PRINT_JSON, "handle_types", NULL);
+	if (bits & CUFAB_HANDLE_POSIX_FD)
+		print_string(PRINT_JSON, NULL, "%s", "posix-fd");
+	if (bits & CUFAB_HANDLE_FABRIC)
+		print_string(PRINT_JSON, NULL, "%s", "fabric");
+	close_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, fmt, text);
+}
+
 /* Text gets binary units ("1.5 GiB") through a %s format, JSON bytes. */
 void print_size(enum output_type t, const char *key, const char *fmt,
 		uint64_t bytes)

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		5
+#define CUFAB_VERSION_MINOR		6
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -1448,8 +1448,19 @@ enum cufab_op_kind {
 	CUFAB_OP_EVENT_RECORD,	/* complete @event_id's record */
 	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
 	CUFAB_OP_ATTACH,	/* cuStreamAttachMemAsync of [@dst, +@length), @value (1.5) */
+	CUFAB_OP_STREAM_WAIT,	/* wait for the work submitted so far on stream @event_id (1.6) */
 	CUFAB_OP_MAX,
 };
+
+/*
+ * CUFAB_OP_STREAM_WAIT: @event_id names another stream of the client
+ * (-ENOENT if none, -EINVAL for the submitting stream itself); the
+ * operation completes once every operation submitted to that stream
+ * before it has. The stream-ordered allocator inserts it to reuse memory
+ * freed on that stream (CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES).
+ * @dst, @src, @length, @value, @elem_size, @host_fn and @host_data must
+ * be 0, as for the event operations.
+ */
 
 /*
  * CUFAB_OP_ATTACH: @value is exactly one CUFAB_ATTACH_* (-EINVAL else).
@@ -1480,7 +1491,7 @@ enum cufab_op_kind {
  * @dst_dev: COPY, SET: GPU that writes @dst, CUFAB_DEV_STREAM likewise
  * @host_fn: HOST: opaque, handed back by CUFAB_IOCTL_HOSTFN
  * @host_data: HOST: opaque, likewise
- * @event_id: EVENT_RECORD, EVENT_WAIT: the event
+ * @event_id: EVENT_RECORD, EVENT_WAIT: the event; STREAM_WAIT: the stream
  * @__reserved: must be 0
  * @out_seq: the operation's sequence number in the stream
  * @out_event_seq: EVENT_RECORD: the record's number in the event
