@@ -64,6 +64,8 @@ ST_SRCS		:= $(wildcard selftests/*.c)
 ST_BINS		:= $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(ST_SRCS))
 ST_SCRIPTS	:= $(patsubst selftests/%,$(BUILD)/selftests/%,$(wildcard selftests/*.sh))
 EX_BINS		:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+# make demo: every tools/demo/*.c, one program each, printing its own story.
+DEMO_BINS	:= $(patsubst tools/demo/%.c,$(BUILD)/demo/%,$(wildcard tools/demo/*.c))
 BENCH_BIN	:= $(BUILD)/bench/cufab-bench
 
 # Programs that link libcufab find it next to them in build/, in the VM
@@ -71,7 +73,7 @@ BENCH_BIN	:= $(BUILD)/bench/cufab-bench
 APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
-.PHONY: all module lib tools selftests examples bench check demo bench-run \
+.PHONY: all module lib tools selftests examples demos bench check demo bench-run \
 	install uninstall clean print-kmod-path FORCE
 
 all: module lib tools selftests examples bench
@@ -160,6 +162,12 @@ $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 
+demos: $(DEMO_BINS)
+
+$(BUILD)/demo/%: tools/demo/%.c $(wildcard tools/demo/*.h) $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
+
 bench: $(BENCH_BIN)
 
 $(BENCH_BIN): $(wildcard tools/bench/*.c tools/bench/*.h) $(LIB_SO)
@@ -179,9 +187,10 @@ check:
 # host runs, after installing what a fresh machine lacks.
 VM_KDIR = $$(tools/vm/kernel debian | sed -n 's/^DEBIAN_KDIR=//p')
 
+# The VM runs the examples, then every demo (tools/vm/demo.sh).
 demo:
 	tools/check --setup
-	$(MAKE) all KDIR=$(VM_KDIR)
+	$(MAKE) all demos KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8.

@@ -250,9 +250,17 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 #define CUFAB_HUGE_ORDER	(PMD_SHIFT - PAGE_SHIFT)
 #define CUFAB_HUGE_PAGES	BIT(CUFAB_HUGE_ORDER)
 
+/*
+ * Pages are charged to the memory cgroup of whoever touches them first
+ * (__GFP_ACCOUNT). Without memory for one, the touch fails (SIGBUS for
+ * the CPU, CUDA_ERROR_OUT_OF_MEMORY for a copy) instead of waking the
+ * OOM killer (__GFP_RETRY_MAYFAIL): device memory a GPU does not have is
+ * an error of the program that touches it, not a reason to kill another.
+ */
 static gfp_t cufab_alloc_gfp(const struct cufab_alloc *alloc)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT;
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT |
+		    __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 
 	if (alloc->location_type == CUFAB_LOC_HOST_NUMA)
 		gfp |= __GFP_THISNODE;

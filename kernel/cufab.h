@@ -595,6 +595,8 @@ enum {
 	CUFAB_HAS_HOST_REGISTER = 0,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
 	CUFAB_HAS_STREAM_MEM_OPS = 0,
+	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
+	CUFAB_HAS_IPC_EVENTS = 1,
 };
 
 static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
@@ -1348,6 +1350,7 @@ unsigned int cufab_imex_channel_count(void);
  */
 #define CUFAB_FABRIC_MAGIC		0x42414643	/* "CFAB" */
 #define CUFAB_FABRIC_LE_MAGIC		0x454c4643	/* "CFLE": endpoints */
+#define CUFAB_FABRIC_EVENT_MAGIC	0x56454643	/* "CFEV": events */
 #define CUFAB_FABRIC_VERSION		1
 #define CUFAB_FABRIC_SECRET_LEN		48
 
@@ -1602,6 +1605,8 @@ struct cufab_fence {
 
 /**
  * struct cufab_stream_space - a client's streams, events and slots
+ * @ref: the client and each of its events (an event imported by another
+ *	process keeps its exporter's slots)
  * @lock: @streams, @slot_ida
  * @streams: every stream of the client (struct cufab_stream.node)
  * @slots: CUFAB_SEQ_SLOTS completion slots (vmalloc_user), mapped by the
@@ -1616,6 +1621,7 @@ struct cufab_fence {
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
+	struct kref ref;
 	struct mutex lock;		/* streams, slot_ida */
 	struct list_head streams;
 	struct cufab_seq_slot *slots;
@@ -1687,6 +1693,9 @@ struct cufab_stream {
  * @flags: CUFAB_EVENT_*
  * @ctx_id: the context
  * @slot: index of the completion slot
+ * @export_id: entry in the node-wide export table, 0 when not exported
+ *	(under cufab_event_export_lock)
+ * @secret: of the export handle
  */
 struct cufab_event {
 	struct kref ref;
@@ -1697,6 +1706,8 @@ struct cufab_event {
 	u32 flags;
 	u32 ctx_id;
 	u32 slot;
+	u32 export_id;
+	u8 secret[CUFAB_FABRIC_SECRET_LEN];
 };
 
 /* Where an operation is on its way through the engine. */
@@ -1713,6 +1724,8 @@ enum cufab_op_state {
  * @name: for messages and stream show
  * @skip_on_error: does not run once the stream has an error; completes
  *	with it instead
+ * @run_inline: costs nothing: its submitter may run it when the stream is
+ *	idle (cufab_stream_queue_claim())
  * @prepare: check and take what the operation needs at submit time
  *	(called before the operation is queued); may be NULL
  * @queued: called under the stream's lock once the operation has its
@@ -1725,6 +1738,7 @@ enum cufab_op_state {
 struct cufab_op_type {
 	const char *name;
 	bool skip_on_error;
+	bool run_inline;
 	int (*prepare)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
 	void (*queued)(struct cufab_op *op);
 	int (*execute)(struct cufab_op *op);
@@ -1797,6 +1811,9 @@ void cufab_engine_exit(void);
 struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
 int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 		       u64 *seq, u64 *aux);
+int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
+			     u64 *seq, u64 *aux, bool *claimed);
+void cufab_op_run(struct cufab_op *op);
 void cufab_stream_kick(struct cufab_stream *stream);
 void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);
@@ -1806,6 +1823,8 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 			u64 time_ns, int err);
 extern unsigned int cufab_race_delay_us;
 extern unsigned int cufab_race_seed;
+/* Largest race_delay_us netlink accepts: one second. */
+#define CUFAB_RACE_DELAY_MAX_US	1000000
 
 /* stream.c */
 extern const struct cufab_object_ops cufab_stream_ops;
@@ -1822,17 +1841,30 @@ int cufab_slot_alloc(struct cufab_stream_space *space);
 void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
 			  int *slot);
 void cufab_slot_free(struct cufab_stream_space *space, u32 slot);
+void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
+			struct dma_fence *last, void *obj);
+void cufab_stream_space_put(struct cufab_stream_space *space);
+int cufab_slot_wait(struct cufab_stream_space *space, u32 slot, u64 seq,
+		    bool poll, int *out_error);
 int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
 int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+
+/* stream_netlink.c */
+int cufab_nl_stream_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
+void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
+			   u64 seq);
 
 /* event.c */
 extern const struct cufab_object_ops cufab_event_ops;
 struct cufab_event *cufab_event_lookup(struct cufab_client *client, u32 id);
 void cufab_event_put(struct cufab_event *event);
 int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
-int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq,
+int cufab_ioctl_event_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 		     int *out_error);
 
 #endif /* _CUFAB_H */

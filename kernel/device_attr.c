@@ -200,6 +200,7 @@ static void cufab_attrs_fill_apis(u32 f, s32 *attrs)
 		CUFAB_HAS_STREAM_MEM_OPS;
 	attrs[CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR] =
 		CUFAB_HAS_STREAM_MEM_OPS;
+	attrs[CUFAB_ATTR_IPC_EVENT_SUPPORTED] = CUFAB_HAS_IPC_EVENTS;
 }
 
 /* Attributes derived from the effective features. */

@@ -14,7 +14,10 @@
  * operations go to the process's host thread and complete when it says
  * so, event records stamp the event's slot. Completing an operation
  * publishes its sequence number in the stream's slot, signals its fence
- * and queues the work again for the next head.
+ * and queues the work again for the next head. An operation that costs
+ * nothing (event records and waits) submitted to an idle stream with
+ * nothing to wait for runs in its submitter instead, so that recording an
+ * event and synchronizing with it costs one syscall and no wakeup.
  *
  * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
  * the lock of space->host_tokens. Fence callbacks take no lock of ours.
@@ -154,22 +157,58 @@ void cufab_stream_kick(struct cufab_stream *stream)
 		cufab_stream_put(stream);
 }
 
+/* Has every fence @op depends on signalled? */
+static bool cufab_op_deps_done(const struct cufab_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < op->nr_deps; i++)
+		if (!dma_fence_is_signaled(op->deps[i]))
+			return false;
+	return true;
+}
+
+/*
+ * May the submitter run @op itself, now? Only an operation that costs
+ * nothing (its type says so), alone on its stream with nothing to wait
+ * for, and not while the race knob is to hold it back. This saves a trip
+ * through the engine's workqueue, which an event record on an idle stream
+ * would otherwise pay, wakeups and all. Context: stream->lock held.
+ */
+static bool cufab_op_claim(struct cufab_stream *stream, struct cufab_op *op)
+{
+	if (!op->type->run_inline || !list_is_singular(&stream->ops) ||
+	    READ_ONCE(cufab_race_delay_us) || !cufab_op_deps_done(op))
+		return false;
+	/* the engine's work, should it look, sees a running head */
+	op->next_dep = op->nr_deps;
+	op->delayed = true;
+	op->state = CUFAB_OP_RUNNING;
+	op->status = stream->error;
+	stream->running = op->type->name;
+	return true;
+}
+
 /**
- * cufab_stream_queue() - append an operation to its stream
+ * cufab_stream_queue_claim() - append an operation to its stream
  * @stream: the stream, with @op->stream a reference to it
  * @op: prepared, with @op->fence allocated but not initialised
  * @seq: set to the operation's sequence number
  * @aux: set to what @op->type->queued left in @op->aux
+ * @claimed: NULL, or set to whether the caller now owns the running @op
+ *	and must run it with cufab_op_run() (cufab_op_claim())
  *
  * Assigns the sequence number, makes the fence the stream's last and
- * lets the engine look at the queue. From here on the engine owns @op.
+ * lets the engine look at the queue. From here on the engine owns @op,
+ * unless claimed.
  *
  * Return: 0, or -ESHUTDOWN for a cancelled stream (@op still the caller's).
  */
-int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
-		       u64 *seq, u64 *aux)
+int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
+			     u64 *seq, u64 *aux, bool *claimed)
 {
 	struct dma_fence *prev;
+	bool mine = false;
 
 	spin_lock(&stream->lock);
 	if (stream->dead) {
@@ -188,10 +227,22 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 	list_add_tail(&op->node, &stream->ops);
 	stream->depth++;
 	trace_cufab_stream_submit(op, 0);
+	if (claimed)
+		mine = cufab_op_claim(stream, op);
 	spin_unlock(&stream->lock);
 	dma_fence_put(prev);
-	cufab_stream_kick(stream);
+	if (claimed)
+		*claimed = mine;
+	if (!mine)
+		cufab_stream_kick(stream);
 	return 0;
+}
+
+/* cufab_stream_queue_claim() for the engine to run @op. */
+int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
+		       u64 *seq, u64 *aux)
+{
+	return cufab_stream_queue_claim(stream, op, seq, aux, NULL);
 }
 
 static void cufab_op_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
@@ -269,7 +320,6 @@ static void cufab_stream_work(struct work_struct *work)
 						   struct cufab_stream, work);
 	unsigned int delay = 0;
 	struct cufab_op *op;
-	int ret;
 
 	op = cufab_stream_next(stream, &delay);
 	if (delay) {
@@ -279,17 +329,27 @@ static void cufab_stream_work(struct work_struct *work)
 					usecs_to_jiffies(delay)))
 			cufab_stream_put(stream);
 	}
-	if (op) {
-		if (op->status && op->type->skip_on_error)
-			ret = op->status;
-		else if (cufab_should_fail(CUFAB_FAULT_STREAM_EXEC))
-			ret = -ENOMEM;
-		else
-			ret = op->type->execute(op);
-		if (ret != -EINPROGRESS)
-			cufab_op_complete(op, ret);
-	}
+	if (op)
+		cufab_op_run(op);
 	cufab_stream_put(stream);
+}
+
+/**
+ * cufab_op_run() - run a RUNNING operation and complete it
+ * @op: the head of its stream, on the engine or claimed by its submitter
+ */
+void cufab_op_run(struct cufab_op *op)
+{
+	int ret;
+
+	if (op->status && op->type->skip_on_error)
+		ret = op->status;
+	else if (cufab_should_fail(CUFAB_FAULT_STREAM_EXEC))
+		ret = -ENOMEM;
+	else
+		ret = op->type->execute(op);
+	if (ret != -EINPROGRESS)
+		cufab_op_complete(op, ret);
 }
 
 /**
@@ -304,14 +364,18 @@ void cufab_op_complete(struct cufab_op *op, int err)
 {
 	struct cufab_stream *stream = op->stream;
 	struct cufab_stream_space *space = stream->space;
-	bool kick;
+	bool kick, failed = false;
 
 	spin_lock(&stream->lock);
 	if (err && !stream->error) {
 		stream->error = err;
-		cufab_pr_info(stream->client,
-			      "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
-			      stream->uid, op->type->name, op->seq, err);
+		/* a cancellation is the process's doing, not a failure */
+		failed = err != -ECANCELED;
+		if (failed)
+			cufab_pr_info(stream->client,
+				      "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
+				      stream->uid, op->type->name, op->seq,
+				      err);
 	}
 	list_del(&op->node);
 	stream->depth--;
@@ -329,6 +393,8 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	if (err)
 		dma_fence_set_error(&op->fence->base, err);
 	trace_cufab_stream_complete(op, err);
+	if (failed)
+		cufab_stream_nl_event(stream, op->type->name, op->seq);
 	dma_fence_signal(&op->fence->base);
 	if (kick)
 		cufab_stream_kick(stream);
@@ -595,6 +661,7 @@ static void cufab_op_record_cleanup(struct cufab_op *op)
 
 static const struct cufab_op_type cufab_op_record = {
 	.name = "event record",
+	.run_inline = true,
 	.prepare = cufab_op_event_prepare,
 	.queued = cufab_op_record_queued,
 	.execute = cufab_op_record_execute,
@@ -609,6 +676,7 @@ static int cufab_op_wait_execute(struct cufab_op *op)
 
 static const struct cufab_op_type cufab_op_wait = {
 	.name = "event wait",
+	.run_inline = true,
 	.prepare = cufab_op_event_prepare,
 	.execute = cufab_op_wait_execute,
 	.cleanup = cufab_op_event_cleanup,

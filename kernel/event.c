@@ -9,29 +9,44 @@
  * library answers cuEventQuery and computes cuEventElapsedTime from the
  * mapped slots. Destroying a recorded event does not wait: the record
  * operation holds a reference until it has run.
+ *
+ * An INTERPROCESS event may be exported (cuIpcGetEventHandle): it enters a
+ * node-wide table under a random secret, and a process that presents the
+ * handle gets an event object of its own on the same struct cufab_event,
+ * so records and waits of either process act on one record sequence and
+ * one slot (in the exporter's space, which the event keeps). The export
+ * ends with the exporter's object; imports made before stay usable.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include "cufab.h"
 
+/* An event object: the exporter's (or only) handle, or an import. */
 struct cufab_event_obj {
 	struct cufab_object obj;
 	struct cufab_event *event;
+	bool imported;
 };
 
 static_assert(offsetof(struct cufab_event_obj, obj) == 0);
 
+/* Exported events by export id; the lock also guards event->export_id. */
+static DEFINE_XARRAY_ALLOC1(cufab_event_exports);
+static DEFINE_MUTEX(cufab_event_export_lock);
+static u32 cufab_event_next_export;
+
 static void cufab_event_release(struct kref *ref)
 {
 	struct cufab_event *event = container_of(ref, struct cufab_event, ref);
+	struct cufab_stream_space *space = event->space;
 
-	cufab_slot_free(event->space, event->slot);
-	dma_fence_put(event->last);
-	kfree(event);
-	cufab_live_objects_dec();
+	cufab_slotted_free(space, event->slot, event->last, event);
+	cufab_stream_space_put(space);
 }
 
 void cufab_event_put(struct cufab_event *event)
@@ -39,16 +54,42 @@ void cufab_event_put(struct cufab_event *event)
 	kref_put(&event->ref, cufab_event_release);
 }
 
+/* The exporter's object goes: its handle names nothing from now on. */
+static void cufab_event_unexport(struct cufab_event *event)
+{
+	mutex_lock(&cufab_event_export_lock);
+	if (event->export_id) {
+		xa_erase(&cufab_event_exports, event->export_id);
+		event->export_id = 0;
+	}
+	mutex_unlock(&cufab_event_export_lock);
+}
+
 static void cufab_event_obj_destroy(struct cufab_object *obj)
 {
-	cufab_event_put(container_of(obj, struct cufab_event_obj,
-				     obj)->event);
+	struct cufab_event_obj *eo = container_of(obj, struct cufab_event_obj,
+						  obj);
+
+	if (!eo->imported)
+		cufab_event_unexport(eo->event);
+	cufab_event_put(eo->event);
 }
 
 const struct cufab_object_ops cufab_event_ops = {
 	.name = "event",
 	.destroy = cufab_event_obj_destroy,
 };
+
+static struct cufab_event_obj *cufab_event_obj_get(struct cufab_client *client,
+						   u32 id)
+{
+	struct cufab_object *obj;
+
+	obj = cufab_object_get(client, id, CUFAB_OBJ_EVENT);
+	if (IS_ERR(obj))
+		return ERR_CAST(obj);
+	return container_of(obj, struct cufab_event_obj, obj);
+}
 
 /**
  * cufab_event_lookup() - a reference to an event of the client
@@ -59,15 +100,14 @@ const struct cufab_object_ops cufab_event_ops = {
  */
 struct cufab_event *cufab_event_lookup(struct cufab_client *client, u32 id)
 {
+	struct cufab_event_obj *eo = cufab_event_obj_get(client, id);
 	struct cufab_event *event;
-	struct cufab_object *obj;
 
-	obj = cufab_object_get(client, id, CUFAB_OBJ_EVENT);
-	if (IS_ERR(obj))
-		return ERR_CAST(obj);
-	event = container_of(obj, struct cufab_event_obj, obj)->event;
+	if (IS_ERR(eo))
+		return ERR_CAST(eo);
+	event = eo->event;
 	kref_get(&event->ref);
-	cufab_object_put(obj);
+	cufab_object_put(&eo->obj);
 	return event;
 }
 
@@ -82,6 +122,7 @@ static struct cufab_event *cufab_event_new(struct cufab_stream_space *space,
 		return event;
 	kref_init(&event->ref);
 	spin_lock_init(&event->lock);
+	kref_get(&space->ref);
 	event->space = space;
 	event->flags = cmd->flags;
 	event->ctx_id = cmd->ctx_id;
@@ -101,6 +142,10 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if ((cmd->flags & ~CUFAB_EVENT_FLAGS) || cmd->__reserved)
+		return -EINVAL;
+	/* another process's records could not be timed here */
+	if ((cmd->flags & CUFAB_EVENT_INTERPROCESS) &&
+	    !(cmd->flags & CUFAB_EVENT_DISABLE_TIMING))
 		return -EINVAL;
 	space = cufab_stream_space(client);
 	if (IS_ERR(space))
@@ -134,34 +179,161 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
  * @client: owner
  * @id: the event
  * @seq: record number, 0 for the last one; never recorded: at once
+ * @poll: do not sleep: -EAGAIN if the record has not completed
  * @out_error: the error the record completed with
  *
- * Return: 0, -ENOENT, -EINVAL for a record not made yet, -ERESTARTSYS.
+ * Return: 0, -ENOENT, -EINVAL for a record not made yet, -EAGAIN,
+ * -ERESTARTSYS.
  */
-int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq,
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 		     int *out_error)
 {
-	struct cufab_stream_space *space;
 	struct cufab_event *event;
-	struct cufab_seq_slot *s;
 	u64 records;
 	int ret;
 
 	event = cufab_event_lookup(client, id);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
-	space = event->space;
-	s = &space->slots[event->slot];
 	spin_lock(&event->lock);
 	records = event->records;
 	spin_unlock(&event->lock);
 	seq = seq ?: records;
-	ret = seq > records ? -EINVAL :
-	      wait_event_interruptible(space->done_wq,
-				       /* error is read after seq */
-				       smp_load_acquire(&s->seq) >= seq);
-	if (!ret)
-		*out_error = seq ? READ_ONCE(s->error) : 0;
+	if (seq > records)
+		ret = -EINVAL;
+	else
+		ret = cufab_slot_wait(event->space, event->slot, seq, poll,
+				      out_error);
+	/* a never recorded event has completed, without error */
+	if (!ret && !seq)
+		*out_error = 0;
 	cufab_event_put(event);
 	return ret;
+}
+
+/* Export @event on first use; its handle into @out. */
+static int cufab_event_export(struct cufab_event *event,
+			      u8 out[CUFAB_EVENT_HANDLE_LEN])
+{
+	int ret = 0;
+
+	mutex_lock(&cufab_event_export_lock);
+	if (event->export_id)
+		goto encode;
+	if (cufab_should_fail(CUFAB_FAULT_STREAM)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	get_random_bytes(event->secret, sizeof(event->secret));
+	ret = xa_alloc_cyclic(&cufab_event_exports, &event->export_id, event,
+			      xa_limit_32b, &cufab_event_next_export,
+			      GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		event->export_id = 0;
+		goto out;
+	}
+	ret = 0;
+encode:
+	cufab_fabric_encode_as(CUFAB_FABRIC_EVENT_MAGIC, event->export_id,
+			       event->secret, out);
+out:
+	mutex_unlock(&cufab_event_export_lock);
+	return ret;
+}
+
+int cufab_ioctl_event_export(struct cufab_ucmd *ucmd)
+{
+	struct cufab_event_export *cmd = ucmd->cmd;
+	struct cufab_event_obj *eo;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	eo = cufab_event_obj_get(ucmd->client, cmd->event_id);
+	if (IS_ERR(eo))
+		return PTR_ERR(eo);
+	if (!(eo->event->flags & CUFAB_EVENT_INTERPROCESS)) {
+		cufab_pr_info(ucmd->client,
+			      "cuIpcGetEventHandle: event %u was created without CU_EVENT_INTERPROCESS\n",
+			      cmd->event_id);
+		ret = -EINVAL;
+	} else if (eo->imported) {
+		/* its exporter's handle, while that export lasts */
+		mutex_lock(&cufab_event_export_lock);
+		ret = eo->event->export_id ? 0 : -ESRCH;
+		if (!ret)
+			cufab_fabric_encode_as(CUFAB_FABRIC_EVENT_MAGIC,
+					       eo->event->export_id,
+					       eo->event->secret,
+					       cmd->out_handle);
+		mutex_unlock(&cufab_event_export_lock);
+	} else {
+		ret = cufab_event_export(eo->event, cmd->out_handle);
+	}
+	cufab_object_put(&eo->obj);
+	return ret ?: cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* A reference to the exported event @handle names, or an ERR_PTR. */
+static struct cufab_event *cufab_event_find_export(const u8 *handle)
+{
+	struct cufab_event *event;
+	const u8 *secret;
+	u32 export_id;
+	int ret;
+
+	ret = cufab_fabric_decode_as(CUFAB_FABRIC_EVENT_MAGIC, handle,
+				     &export_id, &secret);
+	if (ret)
+		return ERR_PTR(ret);
+	/* the exporter's object holds a reference while the entry exists */
+	xa_lock(&cufab_event_exports);
+	event = xa_load(&cufab_event_exports, export_id);
+	if (event && cufab_fabric_secret_ok(event->secret, secret))
+		kref_get(&event->ref);
+	else
+		event = ERR_PTR(-ESRCH);
+	xa_unlock(&cufab_event_exports);
+	return event;
+}
+
+int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
+{
+	struct cufab_event_import *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_event_obj *eo;
+	struct cufab_event *event;
+	struct cufab_object *ctx;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ctx = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
+	if (IS_ERR(ctx))
+		return PTR_ERR(ctx);
+	cufab_object_put(ctx);
+	event = cufab_event_find_export(cmd->handle);
+	if (IS_ERR(event)) {
+		cufab_pr_info(client,
+			      "cuIpcOpenEventHandle: the handle names no exported event (%ld): %s\n",
+			      PTR_ERR(event), PTR_ERR(event) == -EINVAL ?
+			      "not an event handle of this module" :
+			      "never exported, its event destroyed, or a wrong secret");
+		return PTR_ERR(event);
+	}
+	eo = cufab_object_alloc(client, eo, CUFAB_OBJ_EVENT);
+	if (IS_ERR(eo)) {
+		cufab_event_put(event);
+		return PTR_ERR(eo);
+	}
+	eo->event = event;
+	eo->imported = true;
+	cmd->out_event_id = eo->obj.id;
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret) {
+		cufab_object_abort_and_destroy(&eo->obj);
+		return ret;
+	}
+	cufab_object_finalize(&eo->obj);
+	return 0;
 }

@@ -256,6 +256,10 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_mem_prefetch, __reserved),
 	CUFAB_IOCTL_OP(MEM_RANGE_ATTRS, cufab_ioctl_mem_range_attrs,
 		       struct cufab_mem_range_attrs, out_resident_on_node),
+	CUFAB_IOCTL_OP(EVENT_EXPORT, cufab_ioctl_event_export,
+		       struct cufab_event_export, out_handle),
+	CUFAB_IOCTL_OP(EVENT_IMPORT, cufab_ioctl_event_import,
+		       struct cufab_event_import, handle),
 };
 
 /*

@@ -75,10 +75,17 @@ static const struct nla_policy cufab_nl_dev_set_policy[CUFAB_NL_A_MAX + 1] = {
 							     &cufab_nl_gran_range),
 };
 
+static struct netlink_range_validation cufab_nl_race_range = {
+	.max = CUFAB_RACE_DELAY_MAX_US,
+};
+
 static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_TOPO_NUM_GPUS] = NLA_POLICY_RANGE(NLA_U32, 1,
 						      CUFAB_MAX_GPUS),
 	[CUFAB_NL_A_TOPO_NVSWITCH] = NLA_POLICY_MAX(NLA_U8, 1),
+	[CUFAB_NL_A_TOPO_RACE_DELAY_US] = NLA_POLICY_FULL_RANGE(NLA_U32,
+								&cufab_nl_race_range),
+	[CUFAB_NL_A_TOPO_RACE_SEED] = { .type = NLA_U32 },
 };
 
 static struct genl_family cufab_nl_family;
@@ -142,6 +149,7 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size(sizeof(u32)) +		/* TOPO_CLIENTS */
 	       nla_total_size_64bit(sizeof(u64)) +	/* TOPO_LIVE_OBJECTS */
 	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
+	       2 * nla_total_size(sizeof(u32)) +	/* TOPO_RACE_* */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
@@ -157,7 +165,11 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_TOPO_LIVE_OBJECTS,
 			      cufab_live_objects(), CUFAB_NL_A_PAD) ||
 	    nla_put(skb, CUFAB_NL_A_TOPO_CLUSTER_UUID, CUFAB_UUID_LEN,
-		    &cufab_node.cluster_uuid))
+		    &cufab_node.cluster_uuid) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_DELAY_US,
+			READ_ONCE(cufab_race_delay_us)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_SEED,
+			READ_ONCE(cufab_race_seed)))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);
@@ -510,11 +522,39 @@ out:
 	return ret ? ret : genlmsg_reply(msg, info);
 }
 
+/*
+ * The race-exposure knob (engine.c) changes how streams run, not what the
+ * node is, so it may change while clients are open: their next operations
+ * see it.
+ */
+static bool cufab_nl_set_race(struct nlattr **tb)
+{
+	bool any = false;
+
+	if (tb[CUFAB_NL_A_TOPO_RACE_DELAY_US]) {
+		WRITE_ONCE(cufab_race_delay_us,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_RACE_DELAY_US]));
+		any = true;
+	}
+	if (tb[CUFAB_NL_A_TOPO_RACE_SEED]) {
+		WRITE_ONCE(cufab_race_seed,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_RACE_SEED]));
+		any = true;
+	}
+	return any;
+}
+
 static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
 	int ret;
 
+	if (!tb[CUFAB_NL_A_TOPO_NUM_GPUS] && !tb[CUFAB_NL_A_TOPO_NVSWITCH]) {
+		if (!cufab_nl_set_race(tb))
+			return 0;
+		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
+		return 0;
+	}
 	ret = cufab_nl_change_begin(info);
 	if (ret)
 		return ret;
@@ -526,6 +566,8 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cufab_node.nvswitch = nla_get_u8(tb[CUFAB_NL_A_TOPO_NVSWITCH]);
 		cufab_topo_update_peers(&cufab_node);
 	}
+	if (!ret)
+		cufab_nl_set_race(tb);
 	cufab_topo_change_end();
 	if (!ret)
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
@@ -577,6 +619,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 	{
 		.cmd = CUFAB_NL_CMD_POOL_GET,
 		.dumpit = cufab_nl_pool_get_dumpit,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_STREAM_GET,
+		.dumpit = cufab_nl_stream_get_dumpit,
 	},
 };
 

@@ -112,7 +112,7 @@ static vm_fault_t cufab_dmabuf_fault(struct vm_fault *vmf)
 
 	page = cufab_alloc_page(alloc, vmf->pgoff);
 	if (IS_ERR(page))
-		return PTR_ERR(page) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		return VM_FAULT_SIGBUS;	/* no memory: as cufab_va_vm_fault() */
 	get_page(page);
 	vmf->page = page;
 	return 0;

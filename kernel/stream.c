@@ -66,6 +66,7 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 		kfree(space);
 		goto err;
 	}
+	kref_init(&space->ref);
 	mutex_init(&space->lock);
 	INIT_LIST_HEAD(&space->streams);
 	ida_init(&space->slot_ida);
@@ -131,6 +132,22 @@ void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
 	return obj;
 }
 
+/**
+ * cufab_slotted_free() - undo cufab_slotted_alloc() for a released object
+ * @space: the slot's space
+ * @slot: the object's completion slot
+ * @last: the fence of its last operation or record, or NULL
+ * @obj: the stream or event
+ */
+void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
+			struct dma_fence *last, void *obj)
+{
+	cufab_slot_free(space, slot);
+	dma_fence_put(last);
+	kfree(obj);
+	cufab_live_objects_dec();
+}
+
 static void cufab_stream_release(struct kref *ref)
 {
 	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
@@ -143,10 +160,7 @@ static void cufab_stream_release(struct kref *ref)
 	mutex_lock(&space->lock);
 	list_del(&stream->node);
 	mutex_unlock(&space->lock);
-	cufab_slot_free(space, stream->slot);
-	dma_fence_put(stream->last);
-	kfree(stream);
-	cufab_live_objects_dec();
+	cufab_slotted_free(space, stream->slot, stream->last, stream);
 }
 
 /* Process context only: the last put takes space->lock. */
@@ -304,9 +318,7 @@ err_obj:
 	cufab_object_abort(&so->obj);
 err_stream:
 	/* not on the list: undo cufab_stream_new() by hand */
-	cufab_slot_free(space, stream->slot);
-	kfree(stream);
-	cufab_live_objects_dec();
+	cufab_slotted_free(space, stream->slot, NULL, stream);
 out_ctx:
 	cufab_object_put(ctx);
 	return ret;
@@ -439,8 +451,8 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	struct cufab_stream_submit *cmd = ucmd->cmd;
 	struct cufab_stream_space *space;
 	struct cufab_stream *stream;
+	bool implicit, claimed;
 	struct cufab_op *op;
-	bool implicit;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved || !cmd->op ||
@@ -464,27 +476,37 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 		ret = 0;
 	}
 	if (!ret)
-		ret = cufab_stream_queue(stream, op, &cmd->out_seq,
-					 &cmd->out_event_seq);
+		ret = cufab_stream_queue_claim(stream, op, &cmd->out_seq,
+					       &cmd->out_event_seq, &claimed);
 	if (implicit)
 		mutex_unlock(&space->lock);
 	if (ret) {
 		cufab_op_free(op);
 		return ret;
 	}
+	/* after space->lock: completing may drop the last stream reference */
+	if (claimed)
+		cufab_op_run(op);
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-/* Sleep until slot @slot reaches @seq; its error then. */
-static int cufab_slot_wait(struct cufab_stream_space *space, u32 slot,
-			   u64 seq, int *out_error)
+/*
+ * Sleep until slot @slot reaches @seq (with @poll: -EAGAIN if it has not);
+ * its error then.
+ */
+int cufab_slot_wait(struct cufab_stream_space *space, u32 slot, u64 seq,
+		    bool poll, int *out_error)
 {
 	struct cufab_seq_slot *s = &space->slots[slot];
 	int ret;
 
-	ret = wait_event_interruptible(space->done_wq,
-				       /* error is read after seq */
-				       smp_load_acquire(&s->seq) >= seq);
+	if (poll)
+		/* error is read after seq */
+		ret = smp_load_acquire(&s->seq) >= seq ? 0 : -EAGAIN;
+	else
+		ret = wait_event_interruptible(space->done_wq,
+					       /* error is read after seq */
+					       smp_load_acquire(&s->seq) >= seq);
 	if (ret)
 		return ret;
 	*out_error = READ_ONCE(s->error);
@@ -492,7 +514,7 @@ static int cufab_slot_wait(struct cufab_stream_space *space, u32 slot,
 }
 
 static int cufab_stream_wait(struct cufab_client *client, u32 id, u64 seq,
-			     int *out_error)
+			     bool poll, int *out_error)
 {
 	struct cufab_stream *stream;
 	u64 submitted;
@@ -508,7 +530,7 @@ static int cufab_stream_wait(struct cufab_client *client, u32 id, u64 seq,
 		ret = -EINVAL;
 	else
 		ret = cufab_slot_wait(stream->space, stream->slot,
-				      seq ?: submitted, out_error);
+				      seq ?: submitted, poll, out_error);
 	cufab_stream_put(stream);
 	return ret;
 }
@@ -552,7 +574,8 @@ static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
 		submitted = s->submitted;
 		spin_unlock(&s->lock);
 		if (!ret) {
-			ret = cufab_slot_wait(space, s->slot, submitted, &err);
+			ret = cufab_slot_wait(space, s->slot, submitted, false,
+					      &err);
 			if (!ret && !*out_error)
 				*out_error = err;
 		}
@@ -565,19 +588,23 @@ static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd)
 {
 	struct cufab_stream_wait *cmd = ucmd->cmd;
+	bool poll = cmd->flags & CUFAB_WAIT_POLL;
 	int ret, err = 0;
 
-	if (cmd->flags || cmd->__reserved || cmd->what >= CUFAB_WAIT_MAX)
+	if ((cmd->flags & ~CUFAB_WAIT_POLL) || cmd->__reserved ||
+	    cmd->what >= CUFAB_WAIT_MAX)
 		return -EINVAL;
 	switch (cmd->what) {
 	case CUFAB_WAIT_STREAM:
-		ret = cufab_stream_wait(ucmd->client, cmd->id, cmd->seq, &err);
+		ret = cufab_stream_wait(ucmd->client, cmd->id, cmd->seq, poll,
+					&err);
 		break;
 	case CUFAB_WAIT_EVENT:
-		ret = cufab_event_wait(ucmd->client, cmd->id, cmd->seq, &err);
+		ret = cufab_event_wait(ucmd->client, cmd->id, cmd->seq, poll,
+				       &err);
 		break;
 	default:
-		ret = cmd->seq ? -EINVAL :
+		ret = cmd->seq || poll ? -EINVAL :
 		      cufab_ctx_wait(ucmd->client, cmd->id, &err);
 		break;
 	}
@@ -728,20 +755,36 @@ static void cufab_streams_client_gone(struct cufab_client *client)
 	cufab_streams_cancel_list(&streams);
 }
 
-/* Free the space; every stream and event of the client is gone. */
-static void cufab_streams_client_free(struct cufab_client *client)
+static void cufab_stream_space_release(struct kref *ref)
 {
-	struct cufab_stream_space *space = client->streams;
+	struct cufab_stream_space *space =
+		container_of(ref, struct cufab_stream_space, ref);
 
-	if (!space)
-		return;
 	WARN_ON(!list_empty(&space->streams));
 	WARN_ON(!xa_empty(&space->host_tokens));
 	xa_destroy(&space->host_tokens);
 	ida_destroy(&space->slot_ida);
 	vfree(space->slots);
 	kfree(space);
+}
+
+void cufab_stream_space_put(struct cufab_stream_space *space)
+{
+	kref_put(&space->ref, cufab_stream_space_release);
+}
+
+/*
+ * Every stream and event object of the client is gone. Its events that
+ * other processes imported keep the slots until they go too.
+ */
+static void cufab_streams_client_free(struct cufab_client *client)
+{
+	struct cufab_stream_space *space = client->streams;
+
+	if (!space)
+		return;
 	client->streams = NULL;
+	cufab_stream_space_put(space);
 }
 
 /* First of all parts: no operation may run while objects go. */

@@ -339,7 +339,12 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 	}
 	page = cufab_va_map_page(map, addr);
 	if (IS_ERR(page)) {
-		ret = PTR_ERR(page) == -ENOMEM ? VM_FAULT_OOM : VM_FAULT_SIGBUS;
+		if (PTR_ERR(page) == -ENOMEM)
+			pr_warn_ratelimited("pid %d (%s): no host memory for the page at 0x%lx of allocation %llu (%s): SIGBUS (memory cgroup limit or host memory exhausted)\n",
+					    task_tgid_nr(current), current->comm,
+					    addr, map->alloc->id,
+					    map->alloc->ops->name);
+		ret = VM_FAULT_SIGBUS;
 		goto out;
 	}
 	/*

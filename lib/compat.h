@@ -93,6 +93,15 @@ CUresult CUDAAPI cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext,
 				   size_t ByteCount);
 CUresult CUDAAPI cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc,
 				      size_t N, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
+					unsigned char uc, size_t Width,
+					size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
+					 unsigned short us, size_t Width,
+					 size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch,
+					 unsigned int ui, size_t Width,
+					 size_t Height, CUstream hStream);
 CUresult CUDAAPI cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 				      CUstream hStream);
 CUresult CUDAAPI cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr,

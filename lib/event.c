@@ -10,10 +10,14 @@
  * the times of two slots, neither with a syscall. Synchronize waits in
  * the kernel; without CU_EVENT_BLOCKING_SYNC it first yields the CPU a
  * few times, as a spinning wait would, since short waits are common.
+ *
+ * cuIpcGetEventHandle and cuIpcOpenEventHandle pass the kernel's 64-byte
+ * handle through unchanged (CUFAB_IOCTL_EVENT_EXPORT / _IMPORT).
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "compat.h"
 #include "pool.h"
@@ -21,6 +25,11 @@
 
 #define EVENT_SPINS	64
 
+/*
+ * An INTERPROCESS event (made here or imported) is recorded by other
+ * processes too, and an imported one has no slot here: its state is asked
+ * of the kernel, which knows every process's records.
+ */
 struct cufab_levent {
 	__u32 gen;
 	__u32 live;
@@ -80,13 +89,44 @@ static void event_kernel_destroy(__u32 kid)
 	cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 }
 
+/* A table entry for kernel event @kid; on failure the kernel's goes. */
+static CUresult event_register(CUevent *phEvent, __u32 kid, __u32 slot,
+			       __u32 ctx_kid, unsigned int flags)
+{
+	struct cufab_levent *e;
+	__u32 idx;
+
+	pthread_mutex_lock(&cufab_stream_lock);
+	if (events_free_head) {
+		idx = events_free_head - 1;
+		events_free_head = events[idx].next_free;
+	} else if (events_used < CUFAB_LIB_MAX_EVENTS) {
+		idx = events_used++;
+	} else {
+		pthread_mutex_unlock(&cufab_stream_lock);
+		event_kernel_destroy(kid);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	e = &events[idx];
+	e->kid = kid;
+	e->slot = slot;
+	e->ctx_kid = ctx_kid;
+	e->flags = flags;
+	e->last = 0;
+	e->rec_stream = NULL;
+	e->rec_gen = 0;
+	e->rec_seq = 0;
+	__atomic_store_n(&e->live, 1, __ATOMIC_RELEASE);
+	*phEvent = event_handle(idx, e->gen);
+	pthread_mutex_unlock(&cufab_stream_lock);
+	return CUDA_SUCCESS;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 					    unsigned int Flags)
 {
 	struct cufab_event_create arg = { .size = sizeof(arg) };
-	struct cufab_levent *e;
 	CUresult res;
-	__u32 idx;
 	int ret;
 
 	if (!cufab_ready())
@@ -107,33 +147,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 		return res;
 	if (Flags & CU_EVENT_DISABLE_TIMING)
 		arg.flags |= CUFAB_EVENT_DISABLE_TIMING;
+	if (Flags & CU_EVENT_INTERPROCESS)
+		arg.flags |= CUFAB_EVENT_INTERPROCESS;
 	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_CREATE, &arg);
 	if (ret)
 		return ret == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY :
 		       ret == -ENOENT ? CUDA_ERROR_INVALID_CONTEXT :
 		       cufab_errno_result(-ret);
-
-	pthread_mutex_lock(&cufab_stream_lock);
-	if (events_free_head) {
-		idx = events_free_head - 1;
-		events_free_head = events[idx].next_free;
-	} else if (events_used < CUFAB_LIB_MAX_EVENTS) {
-		idx = events_used++;
-	} else {
-		pthread_mutex_unlock(&cufab_stream_lock);
-		event_kernel_destroy(arg.out_event_id);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	e = &events[idx];
-	e->kid = arg.out_event_id;
-	e->slot = arg.out_slot;
-	e->ctx_kid = arg.ctx_id;
-	e->flags = Flags;
-	e->last = 0;
-	__atomic_store_n(&e->live, 1, __ATOMIC_RELEASE);
-	*phEvent = event_handle(idx, e->gen);
-	pthread_mutex_unlock(&cufab_stream_lock);
-	return CUDA_SUCCESS;
+	return event_register(phEvent, arg.out_event_id, arg.out_slot,
+			      arg.ctx_id, Flags);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
@@ -219,12 +241,32 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventRecordWithFlags_ptsz(CUevent hEvent,
 	return record(hEvent, hStream, 1, flags);
 }
 
+/* The kernel's answer for an interprocess event; @flags CUFAB_WAIT_*. */
+static CUresult event_kernel_wait(struct cufab_levent *e, __u32 flags)
+{
+	struct cufab_stream_wait arg = {
+		.size = sizeof(arg), .what = CUFAB_WAIT_EVENT,
+		.flags = flags, .id = e->kid,
+	};
+	int ret;
+
+	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_WAIT, &arg);
+	if (ret == -EAGAIN)
+		return CUDA_ERROR_NOT_READY;
+	if (ret)
+		return cufab_submit_result(-ret);
+	return arg.out_error ? cufab_async_result(-arg.out_error) :
+	       CUDA_SUCCESS;
+}
+
 /* Never recorded: done. */
 static CUresult event_query(struct cufab_levent *e)
 {
 	__u64 last = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
 	int err;
 
+	if (e->flags & CU_EVENT_INTERPROCESS)
+		return event_kernel_wait(e, CUFAB_WAIT_POLL);
 	if (!cufab_slot_done(e->slot, last))
 		return CUDA_ERROR_NOT_READY;
 	err = last ? __atomic_load_n(&cufab_slots[e->slot].error,
@@ -273,6 +315,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 		}
 	if (res != CUDA_ERROR_NOT_READY)
 		return event_seen(e, res);
+	if (e->flags & CU_EVENT_INTERPROCESS)
+		return event_seen(e, event_kernel_wait(e, 0));
 	arg.id = e->kid;
 	arg.seq = __atomic_load_n(&e->last, __ATOMIC_ACQUIRE);
 	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_WAIT, &arg);
@@ -343,9 +387,14 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	/* EXTERNAL is for stream capture, which cufab does not have */
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* a finished (or never recorded) event: nothing to wait for */
+	/*
+	 * A finished (or never recorded) event: nothing to wait for. The
+	 * kernel looks for itself at an interprocess event, whatever the
+	 * other process recorded.
+	 */
 	arg.event_id = e->kid;
-	res = event_query(e) != CUDA_ERROR_NOT_READY ? CUDA_SUCCESS :
+	res = !(e->flags & CU_EVENT_INTERPROCESS) &&
+	      event_query(e) != CUDA_ERROR_NOT_READY ? CUDA_SUCCESS :
 	      cufab_stream_submit(s, &arg);
 	/* REUSE_FOLLOW_EVENT_DEPENDENCIES: @s may take what was freed there */
 	if (res == CUDA_SUCCESS)
@@ -366,6 +415,67 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamWaitEvent_ptsz(CUstream hStream,
 						     unsigned int Flags)
 {
 	return wait_event(hStream, hEvent, Flags, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
+						  CUevent event)
+{
+	struct cufab_event_export arg = { .size = sizeof(arg) };
+	struct cufab_levent *e;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	e = event_lookup(event);
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pHandle || !(e->flags & CU_EVENT_INTERPROCESS))
+		return CUDA_ERROR_INVALID_VALUE;
+	arg.event_id = e->kid;
+	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_EXPORT, &arg);
+	if (ret)
+		/* ESRCH: an imported event whose exporter has destroyed it */
+		return ret == -ESRCH ? CUDA_ERROR_INVALID_HANDLE :
+		       cufab_submit_result(-ret);
+	_Static_assert(sizeof(pHandle->reserved) == sizeof(arg.out_handle),
+		       "CUipcEventHandle is the kernel's handle");
+	memcpy(pHandle->reserved, arg.out_handle, sizeof(arg.out_handle));
+	return CUDA_SUCCESS;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
+						   CUipcEventHandle handle)
+{
+	struct cufab_event_import arg = { .size = sizeof(arg) };
+	CUresult res;
+	int ret;
+
+	if (!cufab_ready())
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!phEvent)
+		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_ctx_current_kid(&arg.ctx_id);
+	if (res != CUDA_SUCCESS)
+		return res;
+	memcpy(arg.handle, handle.reserved, sizeof(arg.handle));
+	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_IMPORT, &arg);
+	switch (-ret) {
+	case 0:
+		break;
+	case EINVAL:	/* not an event handle */
+		return CUDA_ERROR_INVALID_VALUE;
+	case ESRCH:	/* no such export (ended, forged) */
+		return CUDA_ERROR_INVALID_HANDLE;
+	case ENOENT:
+		return CUDA_ERROR_INVALID_CONTEXT;
+	case ENOMEM:	/* the importer's side could not be set up */
+		return CUDA_ERROR_MAP_FAILED;
+	default:
+		return cufab_errno_result(-ret);
+	}
+	/* it behaves like a local event created with DISABLE_TIMING */
+	return event_register(phEvent, arg.out_event_id, 0, arg.ctx_id,
+			      CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS);
 }
 
 void cufab_events_forget_ctx(__u32 ctx_kid)

@@ -1009,6 +1009,100 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32Async_ptsz(CUdeviceptr dst, unsigned in
 	return set_async(dst, v, 4, n, h, 1);
 }
 
+/*
+ * cuMemsetD2D*Async: one set per row, queued back to back on the stream,
+ * so the rectangle is one unit of stream order. The whole rectangle is
+ * checked first (alignment, pitch, its end within the address space), so
+ * a bad one queues nothing; the pitch is unused for a single row.
+ */
+static CUresult set2d_check(CUdeviceptr dst, size_t pitch, __u32 elem,
+			    size_t width, size_t height)
+{
+	size_t bytes, span;
+
+	if (__builtin_mul_overflow(width, (size_t)elem, &bytes) ||
+	    dst % elem)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (height <= 1)
+		return CUDA_SUCCESS;
+	if (pitch < bytes || pitch % elem ||
+	    __builtin_mul_overflow(pitch, height - 1, &span) ||
+	    __builtin_add_overflow(span, bytes, &span) ||
+	    __builtin_add_overflow((size_t)dst, span, &span))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}
+
+static CUresult set2d_async(CUdeviceptr dst, size_t pitch, __u32 value,
+			    __u32 elem, size_t width, size_t height,
+			    CUstream h, int pt)
+{
+	struct cufab_lstream *s;
+	CUresult res;
+	size_t row;
+
+	res = cufab_stream_resolve(h, pt, &s);
+	if (res == CUDA_SUCCESS)
+		res = set2d_check(dst, pitch, elem, width, height);
+	for (row = 0; res == CUDA_SUCCESS && width && row < height; row++) {
+		struct cufab_stream_submit arg = {
+			.op = CUFAB_OP_SET, .dst = dst + row * pitch,
+			.length = width, .value = value, .elem_size = elem,
+			.src_dev = CUFAB_DEV_STREAM,
+			.dst_dev = CUFAB_DEV_STREAM,
+		};
+
+		res = cufab_stream_submit(s, &arg);
+	}
+	return res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch,
+						unsigned char v, size_t w,
+						size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 1, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D8Async_ptsz(CUdeviceptr dst,
+						     size_t pitch,
+						     unsigned char v, size_t w,
+						     size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 1, w, hgt, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch,
+						 unsigned short v, size_t w,
+						 size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 2, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D16Async_ptsz(CUdeviceptr dst,
+						      size_t pitch,
+						      unsigned short v,
+						      size_t w, size_t hgt,
+						      CUstream h)
+{
+	return set2d_async(dst, pitch, v, 2, w, hgt, h, 1);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch,
+						 unsigned int v, size_t w,
+						 size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 4, w, hgt, h, 0);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD2D32Async_ptsz(CUdeviceptr dst,
+						      size_t pitch,
+						      unsigned int v, size_t w,
+						      size_t hgt, CUstream h)
+{
+	return set2d_async(dst, pitch, v, 4, w, hgt, h, 1);
+}
+
 /* Host functions. */
 
 struct host_call {

@@ -248,7 +248,7 @@ test_dev_show_one() {
 test_topo_show() {
 	need_module || return
 	ctl topo show >"$tmp/topo" || return 1
-	grep -Eq "^node: $num_gpus GPUs  nvswitch (on|off)  clients [0-9]+  live objects [0-9]+$" "$tmp/topo" ||
+	grep -Eq "^node: $num_gpus GPUs  nvswitch (on|off)  clients [0-9]+  live objects [0-9]+  race delay [0-9]+ us seed [0-9]+$" "$tmp/topo" ||
 		fail "summary line: $(head -1 "$tmp/topo")" || return
 	rows=$(grep -Ec '^GPU[0-9]+ +(X|NV|-) ' "$tmp/topo")
 	[ "$rows" = "$num_gpus" ] ||

@@ -270,6 +270,8 @@ static const struct feature_attr {
 			  "cuStreamWriteValue64" }
 	{ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 0, MEMOP_CALLS },
 	{ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 0, MEMOP_CALLS },
+	{ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 0,
+	  { "cuIpcGetEventHandle", "cuIpcOpenEventHandle", "cuEventCreate" } },
 #define VMM_CALLS	{ "cuMemCreate", "cuMemAddressReserve", "cuMemMap", "cuMemSetAccess" }
 	{ CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0, VMM_CALLS },
 	{ CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0, VMM_CALLS },

@@ -13,59 +13,9 @@
 
 #include "cufab_test.h"
 #include "kselftest_harness.h"
+#include "stream_helpers.h"
 
 #define GARBAGE_EVENT	((CUevent)0xdeadbeef0002ULL)
-
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int open;
-	int entered;
-};
-
-#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 }
-
-static void CUDA_CB gate_fn(void *p)
-{
-	struct gate *g = p;
-
-	pthread_mutex_lock(&g->lock);
-	g->entered = 1;
-	pthread_cond_broadcast(&g->cond);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_open(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	g->open = 1;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void *gate_open_later(void *p)
-{
-	usleep(50000);
-	gate_open(p);
-	return NULL;
-}
-
-static CUcontext ctx_on(CUdevice dev)
-{
-	CUcontext c = NULL;
-
-	if (cuCtxCreate(&c, NULL, 0, dev) != CUDA_SUCCESS)
-		return NULL;
-	return c;
-}
-
-#define CTX_OR_SKIP(ctx) do {						\
-	INIT_OR_SKIP();							\
-	(ctx) = ctx_on(0);						\
-	ASSERT_NE(NULL, (ctx));						\
-} while (0)
 
 TEST(not_initialized)
 {

@@ -334,6 +334,70 @@ TEST_FAIL_NTH(fault, fail_nth_retain)
 }
 
 /*
+ * Interprocess events: one client exports, another imports and records
+ * the event in a stream of its own and waits for it; the exporter closes
+ * first, so the importer's record lands in the slots of a closed client.
+ */
+static int ipc_event_scenario(void)
+{
+	struct cufab_event_create ec = {
+		.size = sizeof(ec),
+		.flags = CUFAB_EVENT_INTERPROCESS | CUFAB_EVENT_DISABLE_TIMING,
+	};
+	struct cufab_event_export ex = { .size = sizeof(ex) };
+	struct cufab_event_import im = { .size = sizeof(im) };
+	struct cufab_stream_create sc = { .size = sizeof(sc) };
+	struct cufab_stream_submit op = {
+		.size = sizeof(op), .op = CUFAB_OP_EVENT_RECORD,
+	};
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_EVENT,
+	};
+	int fd, fd2, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd2 < 0) {
+		err = errno;
+		close(fd);
+		return err;
+	}
+	err = ctx_create(fd, 0, 0, &ec.ctx_id);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec);
+	ex.event_id = ec.out_event_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_EXPORT, &ex);
+	memcpy(im.handle, ex.out_handle, sizeof(im.handle));
+	if (!err)
+		err = ctx_create(fd2, 1, 0, &im.ctx_id);
+	sc.ctx_id = im.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_EVENT_IMPORT, &im);
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_CREATE, &sc);
+	close(fd);
+	op.stream_id = sc.out_stream_id;
+	op.event_id = w.id = im.out_event_id;
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_STREAM_WAIT, &w);
+	close(fd2);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_ipc_events)
+{
+	/* two clients, contexts, the event, export, import, the stream */
+	nth->min_injected = 6;
+	nth->min_failed = 1;
+	return ipc_event_scenario();
+}
+
+/*
  * An operation failing on the engine (fail_stream_exec, which the engine's
  * worker hits, so no task filter): its stream reports -ENOMEM from then
  * on, other streams are unaffected.

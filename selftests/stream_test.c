@@ -20,67 +20,13 @@
 
 #include "cufab_test.h"
 #include "kselftest_harness.h"
+#include "stream_helpers.h"
 
 /* Never issued by the library: slot far beyond its table. */
 #define GARBAGE_STREAM	((CUstream)0xdeadbeef0000ULL)
 
 CUresult cuStreamQuery_ptsz(CUstream hStream);
 CUresult cuStreamGetId_ptsz(CUstream hStream, unsigned long long *id);
-
-static CUcontext ctx_on(CUdevice dev)
-{
-	CUcontext c = NULL;
-
-	if (cuCtxCreate(&c, NULL, 0, dev) != CUDA_SUCCESS)
-		return NULL;
-	return c;
-}
-
-#define CTX_OR_SKIP(ctx) do {						\
-	INIT_OR_SKIP();							\
-	(ctx) = ctx_on(0);						\
-	ASSERT_NE(NULL, (ctx));						\
-} while (0)
-
-/* A gate a host function waits on: it blocks its stream until opened. */
-struct gate {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int open;
-	int entered;
-	pid_t tid;
-};
-
-#define GATE_INIT { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0 }
-
-static void CUDA_CB gate_fn(void *p)
-{
-	struct gate *g = p;
-
-	pthread_mutex_lock(&g->lock);
-	g->entered = 1;
-	g->tid = syscall(SYS_gettid);
-	pthread_cond_broadcast(&g->cond);
-	while (!g->open)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_open(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	g->open = 1;
-	pthread_cond_broadcast(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-}
-
-static void gate_wait_entered(struct gate *g)
-{
-	pthread_mutex_lock(&g->lock);
-	while (!g->entered)
-		pthread_cond_wait(&g->cond, &g->lock);
-	pthread_mutex_unlock(&g->lock);
-}
 
 TEST(not_initialized)
 {
@@ -498,6 +444,7 @@ TEST(ctx_destroy_with_work_queued)
 }
 
 /* cuMemcpyPeer(Async) between GPUs, with and without peer access. */
+/* Copies between two GPUs' memory, before and after peer access. */
 TEST(peer_copy)
 {
 	CUdeviceptr a, b;
@@ -526,6 +473,21 @@ TEST(peer_copy)
 		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, a, 4));
 		EXPECT_EQ(100 + pass, v);
+		/*
+		 * Unified addressing: plain copies and sets between the two
+		 * GPUs' cuMemAlloc memory on a stream of GPU 0, as with
+		 * NVIDIA's driver, with or without peer access.
+		 */
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(b, 200 + pass, 1, s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync(a, b, 4, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, a, 4));
+		EXPECT_EQ(200 + pass, v);
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(a, 300 + pass, 1, s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoDAsync(b, a, 4, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, b, 4));
+		EXPECT_EQ(300 + pass, v);
 		if (!pass && cuCtxEnablePeerAccess(c1, 0) != CUDA_SUCCESS)
 			break;
 	}
@@ -533,6 +495,67 @@ TEST(peer_copy)
 		  cuMemcpyPeerAsync(a, NULL, b, c1, 4, s));
 	cuCtxDestroy(c0);
 	cuCtxDestroy(c1);
+}
+
+/*
+ * cuMemsetD2D8/16/32Async: Height rows of Width elements, dstPitch bytes
+ * apart, and nothing between the rows; each documented code.
+ */
+TEST(memset_2d_async)
+{
+	enum { PITCH = 256, W = 40, H = 5 };
+	unsigned char buf[PITCH * H];
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+	int r, i, bad = 0;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED,
+		  cuMemsetD2D8Async(0, PITCH, 1, W, H, NULL));
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, sizeof(buf)));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0xee, sizeof(buf)));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 0x11, W, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D16Async(d + 64, PITCH, 0x2222, W, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD2D32Async(d + 160, PITCH, 0x33333333,
+						   W / 4, H, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, d, sizeof(buf)));
+	for (r = 0; r < H; r++)
+		for (i = 0; i < PITCH; i++) {
+			unsigned char want = i < W ? 0x11 :
+					     i >= 64 && i < 64 + 2 * W ? 0x22 :
+					     i >= 160 && i < 160 + W ? 0x33 : 0xee;
+
+			bad += buf[r * PITCH + i] != want;
+		}
+	EXPECT_EQ(0, bad);
+
+	/* nothing to set; one row ignores the pitch */
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 1, 0, H, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, PITCH, 1, W, 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD2D8Async(d, 0, 0x11, W, 1, s));
+	/* pitch narrower than a row, misaligned, past the address space */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemsetD2D8Async(d, W - 1, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D16Async(d + 1, PITCH, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D32Async(d, PITCH + 2, 1, W / 4, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemsetD2D8Async(d, (size_t)-1 / 2, 1, W, H, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE,
+		  cuMemsetD2D8Async(d, PITCH, 1, W, H, GARBAGE_STREAM));
+	/* nothing of the refused calls ran */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(buf, d, 2));
+	EXPECT_EQ(0x11, buf[1]);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	/* no current context: the NULL stream has none */
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT,
+		  cuMemsetD2D8Async(0, PITCH, 1, W, H, NULL));
 }
 
 /* Per-thread default streams: one per thread. */

@@ -232,6 +232,43 @@ static void prepare_hostfn(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &sub));
 }
 
+/* An INTERPROCESS event of a new context; its id, its handle into @handle. */
+static __u32 new_ipc_event(struct __test_metadata *_metadata, int fd,
+			   __u8 *handle)
+{
+	struct cufab_event_create ec = {
+		.size = sizeof(ec),
+		.flags = CUFAB_EVENT_INTERPROCESS | CUFAB_EVENT_DISABLE_TIMING,
+	};
+	struct cufab_event_export ex = { .size = sizeof(ex) };
+
+	EXPECT_EQ(0, ctx_create(fd, 0, 0, &ec.ctx_id));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec));
+	ex.event_id = ec.out_event_id;
+	if (handle) {
+		EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_EVENT_EXPORT, &ex));
+		memcpy(handle, ex.out_handle, sizeof(ex.out_handle));
+	}
+	return ec.out_event_id;
+}
+
+static void prepare_event_export(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_export *cmd = buf;
+
+	cmd->event_id = new_ipc_event(_metadata, fd, NULL);
+}
+
+static void prepare_event_import(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_event_import *cmd = buf;
+
+	new_ipc_event(_metadata, fd, cmd->handle);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
 /* ---- memory pools: each prepare makes what its command needs ---- */
 
 static int pool_new(int fd, __u32 handle_types, __u32 *pool)
@@ -954,6 +991,10 @@ SIZE_ROW(stream_submit, STREAM_SUBMIT, cufab_stream_submit, out_event_seq,
 	 OFF(cufab_stream_submit, flags), OFF(cufab_stream_submit, __reserved));
 SIZE_ROW(stream_wait, STREAM_WAIT, cufab_stream_wait, __reserved,
 	 OFF(cufab_stream_wait, flags), OFF(cufab_stream_wait, __reserved));
+SIZE_ROW(event_export, EVENT_EXPORT, cufab_event_export, out_handle,
+	 OFF(cufab_event_export, flags), OFF(cufab_event_export, __reserved));
+SIZE_ROW(event_import, EVENT_IMPORT, cufab_event_import, handle,
+	 OFF(cufab_event_import, flags));
 SIZE_ROW(hostfn, HOSTFN, cufab_hostfn, __reserved, OFF(cufab_hostfn, flags),
 	 OFF(cufab_hostfn, __reserved));
 SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size,

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -773,6 +774,104 @@ TEST(lifetime_and_accounting)
 }
 
 /* Process death releases handles, reservations, mappings and charge. */
+/* Writes @val to the file @dir/@name; 0 or -1. */
+static int cg_write(const char *dir, const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return write_file(path, val);
+}
+
+/* The value of @key in @dir/memory.events, or -1. */
+static long cg_event(const char *dir, const char *key)
+{
+	char path[256], k[64];
+	long v, ret = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.events", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld", k, &v) == 2)
+		if (!strcmp(k, key))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+/*
+ * A child cgroup with the memory controller (cgroup v2, mounted here if
+ * the system has not); 0 or -1.
+ */
+static int cg_make(char *dir, size_t len)
+{
+	const char *root = "/sys/fs/cgroup";
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
+		return -1;
+	if (cg_write(root, "cgroup.subtree_control", "+memory"))
+		return -1;
+	snprintf(dir, len, "%s/cufab_vmm_%d", root, getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	return cg_write(dir, "memory.max", "16M");
+}
+
+/*
+ * Memory pressure: device memory is host memory charged on first touch
+ * to the toucher's memory cgroup. A process over its limit gets SIGBUS
+ * at the page it could not have (and a log line), never the OOM killer:
+ * nothing in or out of the cgroup is killed for it, and the data of
+ * other processes stays as it was.
+ */
+TEST(memcg_limit_sigbus)
+{
+	struct vbuf keep;
+	char dir[128];
+	int status;
+	pid_t pid;
+	size_t i;
+
+	INIT_OR_SKIP();
+	if (cg_make(dir, sizeof(dir)))
+		SKIP(return, "no cgroup v2 memory controller");
+	cg_write(dir, "memory.swap.max", "0");
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&keep, 0, gran(0), 0));
+	memset((void *)keep.va, 0x3c, keep.len);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		size_t len = 64 << 20;
+		struct vbuf b;
+		char me[32];
+
+		snprintf(me, sizeof(me), "%d", getpid());
+		if (cg_write(dir, "cgroup.procs", me))
+			_exit(10);
+		if (cuInit(0) || !gran(0))
+			_exit(11);
+		len = (len + gran(0) - 1) / gran(0) * gran(0);
+		if (vbuf_make(&b, 0, len, 0))
+			_exit(11);
+		memset((void *)b.va, 1, b.len);
+		_exit(12);	/* 64 MiB fit in 16 MiB: wrong */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status)) {
+		TH_LOG("child exited with %d", WEXITSTATUS(status));
+	}
+	EXPECT_EQ(SIGBUS, WTERMSIG(status));
+	EXPECT_EQ(0, cg_event(dir, "oom_kill"));
+	for (i = 0; i < keep.len; i += 4096)
+		ASSERT_EQ(0x3c, ((unsigned char *)keep.va)[i]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&keep));
+	rmdir(dir);
+}
+
 TEST(process_death)
 {
 	long long before = live_objects();

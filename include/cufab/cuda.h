@@ -83,6 +83,9 @@ typedef uint64_t cuuint64_t;
 #define cuMemsetD8Async			__CUDA_API_PTSZ(cuMemsetD8Async)
 #define cuMemsetD16Async		__CUDA_API_PTSZ(cuMemsetD16Async)
 #define cuMemsetD32Async		__CUDA_API_PTSZ(cuMemsetD32Async)
+#define cuMemsetD2D8Async		__CUDA_API_PTSZ(cuMemsetD2D8Async)
+#define cuMemsetD2D16Async		__CUDA_API_PTSZ(cuMemsetD2D16Async)
+#define cuMemsetD2D32Async		__CUDA_API_PTSZ(cuMemsetD2D32Async)
 #define cuStreamGetPriority		__CUDA_API_PTSZ(cuStreamGetPriority)
 #define cuStreamGetId			__CUDA_API_PTSZ(cuStreamGetId)
 #define cuStreamGetFlags		__CUDA_API_PTSZ(cuStreamGetFlags)
@@ -952,6 +955,16 @@ CUresult CUDAAPI cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us,
 				  size_t N, CUstream hStream);
 CUresult CUDAAPI cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui,
 				  size_t N, CUstream hStream);
+/* 2D: Height rows of Width elements, dstPitch bytes apart. */
+CUresult CUDAAPI cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch,
+				   unsigned char uc, size_t Width,
+				   size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch,
+				    unsigned short us, size_t Width,
+				    size_t Height, CUstream hStream);
+CUresult CUDAAPI cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch,
+				    unsigned int ui, size_t Width,
+				    size_t Height, CUstream hStream);
 
 /* Events: completion markers in streams. */
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags);
@@ -963,6 +976,10 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 				    CUevent hEnd);
+/* Interprocess events: CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING. */
+CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
+CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
+				      CUipcEventHandle handle);
 /* Managed memory: in the current context; freed with cuMemFree. */
 #define CU_DEVICE_CPU			((CUdevice)-1)
 #define CU_DEVICE_INVALID		((CUdevice)-2)

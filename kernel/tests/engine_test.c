@@ -80,13 +80,18 @@ static struct cufab_stream *env_stream(struct kunit *test,
 	return s;
 }
 
-/* Queue an operation of @type; its fence, referenced, in *@fence. */
-static u64 env_queue(struct kunit *test, struct cufab_stream *s,
-		     const struct cufab_op_type *type, struct dma_fence *dep,
-		     struct dma_fence **fence)
+static const struct cufab_op_type test_inline_type = {
+	.name = "test inline",
+	.run_inline = true,
+	.execute = test_execute,
+};
+
+/* An operation of @type for @s, not queued yet. */
+static struct cufab_op *env_op(struct kunit *test, struct cufab_stream *s,
+			       const struct cufab_op_type *type,
+			       struct dma_fence *dep)
 {
 	struct cufab_op *op;
-	u64 seq, aux;
 
 	op = kzalloc(sizeof(*op), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, op);
@@ -105,6 +110,17 @@ static u64 env_queue(struct kunit *test, struct cufab_stream *s,
 	}
 	kref_get(&s->ref);
 	op->stream = s;
+	return op;
+}
+
+/* Queue an operation of @type; its fence, referenced, in *@fence. */
+static u64 env_queue(struct kunit *test, struct cufab_stream *s,
+		     const struct cufab_op_type *type, struct dma_fence *dep,
+		     struct dma_fence **fence)
+{
+	struct cufab_op *op = env_op(test, s, type, dep);
+	u64 seq, aux;
+
 	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue(s, op, &seq, &aux));
 	if (fence) {
 		spin_lock(&s->lock);
@@ -277,7 +293,45 @@ static void slot_is_monotonic(struct kunit *test)
 	engine_env_fini(&env);
 }
 
+/*
+ * An operation that costs nothing, alone on its stream, is its
+ * submitter's to run; behind a queued operation it is the engine's.
+ */
+static void inline_when_idle(struct kunit *test)
+{
+	struct cufab_op *op, *held;
+	struct engine_env env;
+	struct cufab_stream *s;
+	bool claimed;
+	u64 seq, aux;
+
+	engine_env_init(test, &env);
+	s = env_stream(test, &env);
+	op = env_op(test, s, &test_inline_type, NULL);
+	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, op, &seq, &aux,
+							  &claimed));
+	KUNIT_ASSERT_TRUE(test, claimed);
+	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(s));
+	cufab_op_run(op);
+	KUNIT_EXPECT_EQ(test, seq, slot_seq(s));
+	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
+
+	/* a host operation holds the stream: the next one waits its turn */
+	held = env_op(test, s, cufab_op_types[CUFAB_OP_HOST], NULL);
+	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, held, &seq, &aux,
+							  &claimed));
+	KUNIT_EXPECT_FALSE(test, claimed);
+	op = env_op(test, s, &test_inline_type, NULL);
+	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, op, &seq, &aux,
+							  &claimed));
+	KUNIT_EXPECT_FALSE(test, claimed);
+	cufab_stream_put(s);
+	/* cancels both, the held host operation included */
+	engine_env_fini(&env);
+}
+
 static struct kunit_case engine_cases[] = {
+	KUNIT_CASE(inline_when_idle),
 	KUNIT_CASE(runs_in_order),
 	KUNIT_CASE(dependency_holds),
 	KUNIT_CASE(error_is_sticky),

@@ -171,8 +171,9 @@ struct topo_info {
 	uint32_t clients;
 	uint64_t live_objects;
 	uint8_t cluster_uuid[CUFAB_UUID_LEN];
+	uint32_t race_delay_us, race_seed;
 	bool has_num_gpus, has_nvswitch, has_clients, has_live_objects;
-	bool has_cluster_uuid;
+	bool has_cluster_uuid, has_race;
 	unsigned int ndevs;
 	struct dev_info devs[CUFAB_MAX_GPUS];
 };
@@ -208,6 +209,12 @@ int do_peer(struct ctl *ctl, int argc, char **argv);
 
 void pool_help(FILE *f);
 int do_pool(struct ctl *ctl, int argc, char **argv);
+
+/* ---- stream.c -------------------------------------------------------- */
+
+void stream_help(FILE *f);
+int do_stream(struct ctl *ctl, int argc, char **argv);
+void stream_print_event(struct nlattr **tb);
 
 /* ---- imex.c ---------------------------------------------------------- */
 

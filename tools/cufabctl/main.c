@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | stream | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -37,6 +37,8 @@ static void usage(FILE *f)
 	peer_help(f);
 	fputc('\n', f);
 	pool_help(f);
+	fputc('\n', f);
+	stream_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -58,6 +60,8 @@ static void usage(FILE *f)
 	      "  cufabctl mc show\n"
 	      "  cufabctl -j peer show\n"
 	      "  cufabctl pool show\n"
+	      "  cufabctl stream show pid 1234\n"
+	      "  cufabctl topo set race-delay-us 500 race-seed 7\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
@@ -72,6 +76,7 @@ static const struct cmd objects[] = {
 	{ "mc",		do_mc },
 	{ "peer",	do_peer },
 	{ "pool",	do_pool },
+	{ "stream",	do_stream },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ NULL,		NULL },

@@ -83,6 +83,8 @@ static int print_event(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 	}
 	if (cmd == CUFAB_NL_CMD_MC_EVENT)
 		mc_print_event(tb);
+	else if (cmd == CUFAB_NL_CMD_STREAM_EVENT)
+		stream_print_event(tb);
 	else if (!has_topo(tb) && !tb[CUFAB_NL_A_DEV_INDEX])
 		print_fp("(no attributes known to this cufabctl)\n");
 	close_object();

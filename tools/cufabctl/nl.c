@@ -108,6 +108,20 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= "pool-threshold",
 	[CUFAB_NL_A_POOL_IMPORTERS]	= "pool-importers",
 	[CUFAB_NL_A_POOL_PTRS]		= "pool-ptrs",
+	[CUFAB_NL_A_STREAM_UID]		= "stream-uid",
+	[CUFAB_NL_A_STREAM_CTX]		= "stream-ctx",
+	[CUFAB_NL_A_STREAM_DEV]		= "stream-dev",
+	[CUFAB_NL_A_STREAM_FLAGS]	= "stream-flags",
+	[CUFAB_NL_A_STREAM_PRIORITY]	= "stream-priority",
+	[CUFAB_NL_A_STREAM_DEPTH]	= "stream-depth",
+	[CUFAB_NL_A_STREAM_SUBMITTED]	= "stream-submitted",
+	[CUFAB_NL_A_STREAM_COMPLETED]	= "stream-completed",
+	[CUFAB_NL_A_STREAM_RUNNING]	= "stream-running",
+	[CUFAB_NL_A_STREAM_ERROR]	= "stream-error",
+	[CUFAB_NL_A_STREAM_OP]		= "stream-op",
+	[CUFAB_NL_A_STREAM_SEQ]		= "stream-seq",
+	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= "topo-race-delay-us",
+	[CUFAB_NL_A_TOPO_RACE_SEED]	= "topo-race-seed",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -121,6 +135,8 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_MC_EVENT]		= "mc-event",
 	[CUFAB_NL_CMD_PEER_GET]		= "peer-get",
 	[CUFAB_NL_CMD_POOL_GET]		= "pool-get",
+	[CUFAB_NL_CMD_STREAM_GET]	= "stream-get",
+	[CUFAB_NL_CMD_STREAM_EVENT]	= "stream-event",
 };
 
 /*
@@ -211,6 +227,20 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_POOL_THRESHOLD]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_POOL_IMPORTERS]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_POOL_PTRS]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_UID]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_CTX]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_DEV]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_FLAGS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_PRIORITY]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_STREAM_DEPTH]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_STREAM_SUBMITTED]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_COMPLETED]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_STREAM_RUNNING]	= { .type = NLA_STRING },
+	[CUFAB_NL_A_STREAM_ERROR]	= { .type = NLA_S32 },
+	[CUFAB_NL_A_STREAM_OP]		= { .type = NLA_STRING },
+	[CUFAB_NL_A_STREAM_SEQ]		= { .type = NLA_U64 },
+	[CUFAB_NL_A_TOPO_RACE_DELAY_US]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_RACE_SEED]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -19,9 +19,15 @@ void topo_help(FILE *f)
 	fprintf(f,
 		"cufabctl topo show\n"
 		"cufabctl topo set [ gpus N ] [ nvswitch { on | off } ]\n"
+		"                  [ race-delay-us US ] [ race-seed SEED ]\n"
 		"  gpus N          number of virtual GPUs, 1 to %d\n"
 		"  nvswitch on     every GPU of a clique is a peer of the others\n"
-		"  nvswitch off    peers are what \"dev set DEV peers LIST\" says\n",
+		"  nvswitch off    peers are what \"dev set DEV peers LIST\" says\n"
+		"  race-delay-us   delay every stream operation's completion by up\n"
+		"                  to US (0: off, at most 1000000); settable while\n"
+		"                  programs run\n"
+		"  race-seed       0: the delay is fixed; else the seed of a delay\n"
+		"                  drawn per operation in [0, US]\n",
 		CUFAB_MAX_GPUS);
 }
 
@@ -69,6 +75,12 @@ int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
 	if (t->has_cluster_uuid)
 		nla_memcpy(t->cluster_uuid, tb[CUFAB_NL_A_TOPO_CLUSTER_UUID],
 			   sizeof(t->cluster_uuid));
+	t->has_race = tb[CUFAB_NL_A_TOPO_RACE_DELAY_US] &&
+		      tb[CUFAB_NL_A_TOPO_RACE_SEED];
+	if (t->has_race) {
+		t->race_delay_us = nla_get_u32(tb[CUFAB_NL_A_TOPO_RACE_DELAY_US]);
+		t->race_seed = nla_get_u32(tb[CUFAB_NL_A_TOPO_RACE_SEED]);
+	}
 	return topo_devs(nlh, t);
 }
 
@@ -102,6 +114,11 @@ void topo_print_summary(const struct topo_info *t)
 	if (t->has_live_objects)
 		print_u64(PRINT_ANY, "live_objects", "  live objects %llu",
 			  t->live_objects);
+	if (t->has_race) {
+		print_uint(PRINT_ANY, "race_delay_us", "  race delay %u us",
+			   t->race_delay_us);
+		print_uint(PRINT_ANY, "race_seed", " seed %u", t->race_seed);
+	}
 	print_nl();
 	if (t->has_cluster_uuid)
 		print_cluster_uuid(t->cluster_uuid);
@@ -259,9 +276,9 @@ int set_report(struct ctl *ctl, const char *what, const struct cnl_error *e)
 }
 
 struct topo_change {
-	uint32_t num_gpus;
+	uint32_t num_gpus, race_delay_us, race_seed;
 	bool nvswitch;
-	bool has_num_gpus, has_nvswitch;
+	bool has_num_gpus, has_nvswitch, has_race_delay, has_race_seed;
 };
 
 static int parse_topo_change(const char *key, const char *val,
@@ -273,6 +290,10 @@ static int parse_topo_change(const char *key, const char *val,
 		seen = &c->has_num_gpus;
 	} else if (!strcmp(key, "nvswitch")) {
 		seen = &c->has_nvswitch;
+	} else if (!strcmp(key, "race-delay-us")) {
+		seen = &c->has_race_delay;
+	} else if (!strcmp(key, "race-seed")) {
+		seen = &c->has_race_seed;
 	} else {
 		usage_error("topo set: unknown keyword \"%s\" (try \"cufabctl topo help\")",
 			    key);
@@ -290,6 +311,12 @@ static int parse_topo_change(const char *key, const char *val,
 	if (seen == &c->has_num_gpus)
 		return parse_u32("topo set", key, val, 1, CUFAB_MAX_GPUS,
 				 &c->num_gpus);
+	if (seen == &c->has_race_delay)
+		return parse_u32("topo set", key, val, 0, 1000000,
+				 &c->race_delay_us);
+	if (seen == &c->has_race_seed)
+		return parse_u32("topo set", key, val, 0, UINT32_MAX,
+				 &c->race_seed);
 	return parse_on_off("topo set", key, val, &c->nvswitch);
 }
 
@@ -304,8 +331,9 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 		if (parse_topo_change(argv[i], i + 1 < argc ? argv[i + 1] : NULL,
 				      &c))
 			return EXIT_FAIL;
-	if (!c.has_num_gpus && !c.has_nvswitch) {
-		usage_error("topo set: nothing to change (give gpus or nvswitch)");
+	if (!c.has_num_gpus && !c.has_nvswitch && !c.has_race_delay &&
+	    !c.has_race_seed) {
+		usage_error("topo set: nothing to change (give gpus, nvswitch, race-delay-us or race-seed)");
 		return EXIT_FAIL;
 	}
 	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_SET, false, &msg);
@@ -315,6 +343,11 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_NUM_GPUS, c.num_gpus);
 	if (!err && c.has_nvswitch)
 		err = nla_put_u8(msg, CUFAB_NL_A_TOPO_NVSWITCH, c.nvswitch);
+	if (!err && c.has_race_delay)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_RACE_DELAY_US,
+				  c.race_delay_us);
+	if (!err && c.has_race_seed)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_RACE_SEED, c.race_seed);
 	if (err < 0) {
 		nlmsg_free(msg);
 		return EXIT_FAIL;

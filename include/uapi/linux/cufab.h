@@ -108,6 +108,8 @@ enum {
 	CUFAB_CMD_MEM_ADVISE,
 	CUFAB_CMD_MEM_PREFETCH,
 	CUFAB_CMD_MEM_RANGE_ATTRS,
+	CUFAB_CMD_EVENT_EXPORT,
+	CUFAB_CMD_EVENT_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -1416,7 +1418,10 @@ struct cufab_stream_create {
 
 /* cufab_event_create.flags */
 #define CUFAB_EVENT_DISABLE_TIMING	(1U << 0)	/* time_ns stays 0 */
-#define CUFAB_EVENT_FLAGS		CUFAB_EVENT_DISABLE_TIMING
+/* may be exported (EVENT_EXPORT); needs CUFAB_EVENT_DISABLE_TIMING */
+#define CUFAB_EVENT_INTERPROCESS	(1U << 1)
+#define CUFAB_EVENT_FLAGS		(CUFAB_EVENT_DISABLE_TIMING | \
+					 CUFAB_EVENT_INTERPROCESS)
 
 /**
  * struct cufab_event_create - CUFAB_IOCTL_EVENT_CREATE
@@ -1438,6 +1443,61 @@ struct cufab_event_create {
 };
 
 #define CUFAB_IOCTL_EVENT_CREATE	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_CREATE)
+
+/*
+ * Interprocess events (uapi 1.6). An exported event is named node-wide by
+ * a 64-byte handle that only the kernel interprets: a version, the export
+ * id and a 48-byte random secret. Any process that has the handle may
+ * import the event; the import is an event object of the importer that
+ * records and waits act on like the exporter's own. The export ends when
+ * the exporter's event object is destroyed (or the exporter exits): the
+ * handle is refused from then on, while events already imported stay
+ * usable.
+ */
+#define CUFAB_EVENT_HANDLE_LEN		64
+
+/**
+ * struct cufab_event_export - CUFAB_IOCTL_EVENT_EXPORT
+ * @size: sizeof(struct cufab_event_export)
+ * @flags: must be 0
+ * @event_id: an event created with CUFAB_EVENT_INTERPROCESS (-EINVAL
+ *	otherwise, -ENOENT for no such event); an imported one re-exports
+ *	its exporter's handle
+ * @__reserved: must be 0
+ * @out_handle: the handle, the same for every export of the event
+ */
+struct cufab_event_export {
+	__u32 size;
+	__u32 flags;
+	__u32 event_id;
+	__u32 __reserved;
+	__u8 out_handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_EXPORT)
+
+/**
+ * struct cufab_event_import - CUFAB_IOCTL_EVENT_IMPORT
+ * @size: sizeof(struct cufab_event_import)
+ * @flags: must be 0
+ * @ctx_id: the importer's context (-ENOENT for none)
+ * @out_event_id: the imported event's object id (CUFAB_IOCTL_DESTROY)
+ * @handle: from EVENT_EXPORT; -EINVAL if it is not an event handle of
+ *	this module version, -ESRCH if it names no exported event (never
+ *	exported, ended, or a wrong secret)
+ *
+ * The imported event has no completion slot in the importer's space: its
+ * state is read with CUFAB_IOCTL_STREAM_WAIT (CUFAB_WAIT_POLL to query).
+ */
+struct cufab_event_import {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 out_event_id;
+	__u8 handle[CUFAB_EVENT_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_EVENT_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_IMPORT)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
@@ -1533,10 +1593,13 @@ enum cufab_wait_what {
 	CUFAB_WAIT_MAX,
 };
 
+/* cufab_stream_wait.flags: STREAM, EVENT: -EAGAIN instead of sleeping */
+#define CUFAB_WAIT_POLL		(1U << 0)
+
 /**
  * struct cufab_stream_wait - CUFAB_IOCTL_STREAM_WAIT
  * @size: sizeof(struct cufab_stream_wait)
- * @flags: must be 0
+ * @flags: CUFAB_WAIT_POLL
  * @what: enum cufab_wait_what
  * @id: the stream, event or context
  * @seq: STREAM, EVENT: the sequence number to wait for; 0: the last one
@@ -1613,6 +1676,8 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_MC_EVENT,	/* notification: multimem skipped replicas */
 	CUFAB_NL_CMD_PEER_GET,	/* dump: one message per peer access link */
 	CUFAB_NL_CMD_POOL_GET,	/* dump: one message per memory pool */
+	CUFAB_NL_CMD_STREAM_GET,	/* dump: one message per stream */
+	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -1699,6 +1764,20 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_POOL_THRESHOLD,	/* u64, RELEASE_THRESHOLD */
 	CUFAB_NL_A_POOL_IMPORTERS,	/* u32, pool objects of other processes */
 	CUFAB_NL_A_POOL_PTRS,		/* u32, exported pointers */
+	CUFAB_NL_A_STREAM_UID,		/* u64, node-wide stream id (STREAM_GET) */
+	CUFAB_NL_A_STREAM_CTX,		/* u32, its context (the process's id) */
+	CUFAB_NL_A_STREAM_DEV,		/* u32, the context's GPU */
+	CUFAB_NL_A_STREAM_FLAGS,	/* u32, CUFAB_STREAM_* */
+	CUFAB_NL_A_STREAM_PRIORITY,	/* s32, CUFAB_STREAM_PRIO_GREATEST..0 */
+	CUFAB_NL_A_STREAM_DEPTH,	/* u32, operations queued */
+	CUFAB_NL_A_STREAM_SUBMITTED,	/* u64, last sequence number submitted */
+	CUFAB_NL_A_STREAM_COMPLETED,	/* u64, last sequence number completed */
+	CUFAB_NL_A_STREAM_RUNNING,	/* string, the operation running, if any */
+	CUFAB_NL_A_STREAM_ERROR,	/* s32, sticky error (-errno), 0 for none */
+	CUFAB_NL_A_STREAM_OP,		/* string, STREAM_EVENT: the failed operation */
+	CUFAB_NL_A_STREAM_SEQ,		/* u64, STREAM_EVENT: its sequence number */
+	CUFAB_NL_A_TOPO_RACE_DELAY_US,	/* u32, race exposure: delay (race_delay_us) */
+	CUFAB_NL_A_TOPO_RACE_SEED,	/* u32, race exposure: seed (race_seed) */
 	__CUFAB_NL_A_MAX,
 };
 

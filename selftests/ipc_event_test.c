@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Interprocess events: cuIpcGetEventHandle and cuIpcOpenEventHandle, each
+ * documented code, and two processes (fork, the handle over a pipe) that
+ * record, query, synchronize and wait on one event from either side; the
+ * handle refused once the exporter's event is destroyed, or the exporter
+ * killed with a record pending.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cufab/cuda.h>
+
+#include "cufab_test.h"
+#include "kselftest_harness.h"
+#include "stream_helpers.h"
+
+#define GARBAGE_EVENT	((CUevent)0xdeadbeef0002ULL)
+#define IPC_FLAGS	(CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING)
+
+/* One byte over a pipe: the other process may go on. */
+static int step_send(int fd, char c)
+{
+	return write(fd, &c, 1) == 1 ? 0 : -1;
+}
+
+static char step_recv(int fd)
+{
+	char c = 0;
+
+	return read(fd, &c, 1) == 1 ? c : 0;
+}
+
+TEST(not_initialized)
+{
+	CUipcEventHandle h = { 0 };
+	CUevent e;
+
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuIpcGetEventHandle(&h, GARBAGE_EVENT));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuIpcOpenEventHandle(&e, h));
+}
+
+TEST(get_errors)
+{
+	CUipcEventHandle h;
+	CUevent plain, timed, ipc;
+	CUcontext ctx;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&plain, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+	/* INTERPROCESS needs DISABLE_TIMING */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuEventCreate(&timed, CU_EVENT_INTERPROCESS));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcGetEventHandle(&h, GARBAGE_EVENT));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcGetEventHandle(&h, NULL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuIpcGetEventHandle(NULL, ipc));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuIpcGetEventHandle(&h, plain));
+	EXPECT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
+	/* a destroyed event's handle is stale like any other */
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcGetEventHandle(&h, ipc));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(plain));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+TEST(open_errors)
+{
+	CUipcEventHandle h, bad;
+	CUcontext ctx, popped;
+	CUevent ipc, e;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
+	/* the same event gives the same handle */
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&bad, ipc));
+	EXPECT_EQ(0, memcmp(&h, &bad, sizeof(h)));
+
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuIpcOpenEventHandle(NULL, h));
+	memset(&bad, 0, sizeof(bad));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuIpcOpenEventHandle(&e, bad));
+	/* a forged secret: the handle names nothing */
+	bad = h;
+	bad.reserved[sizeof(bad.reserved) - 1] ^= 1;
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcOpenEventHandle(&e, bad));
+
+	ASSERT_CU(CUDA_SUCCESS, cuCtxPopCurrent(&popped));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuIpcOpenEventHandle(&e, h));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxPushCurrent(ctx));
+
+	/* opening in the exporting process works too; destroy ends the export */
+	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e, h));
+	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(e));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcOpenEventHandle(&ipc, h));
+	/* the import outlives the export, and says so when re-exported */
+	EXPECT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcGetEventHandle(&bad, e));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/* The imported event behaves like a local DISABLE_TIMING event. */
+TEST(imported_is_untimed)
+{
+	CUipcEventHandle h;
+	CUevent ipc, e, t;
+	CUcontext ctx;
+	float ms;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&t, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e, h));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(t, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
+	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(t));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, e, t));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, t, e));
+	/* the record made through the import is the exporter's too */
+	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(ipc));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(t));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/*
+ * The importer (a child, fresh library): waits on the exporter's pending
+ * record from a stream of its own, then records the event itself behind a
+ * gate. Exit status: 0, or the number of the step that failed.
+ */
+static int importer(int rd, int wr)
+{
+	struct gate g = GATE_INIT;
+	CUipcEventHandle h;
+	CUstream s, s2;
+	CUcontext ctx;
+	CUevent e;
+	int n;
+
+	if (read(rd, &h, sizeof(h)) != sizeof(h))
+		return 1;
+	/* on another GPU than the exporter's when there is one */
+	if (cuInit(0) || cuDeviceGetCount(&n) ||
+	    cuCtxCreate(&ctx, NULL, 0, n > 1) ||
+	    cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING))
+		return 2;
+	if (cuIpcOpenEventHandle(&e, h))
+		return 3;
+	/* the exporter's record waits behind its gate */
+	if (cuEventQuery(e) != CUDA_ERROR_NOT_READY)
+		return 4;
+	if (cuStreamWaitEvent(s, e, 0) || cuStreamQuery(s) != CUDA_ERROR_NOT_READY)
+		return 5;
+	if (step_send(wr, 'q'))		/* open your gate */
+		return 6;
+	if (cuEventSynchronize(e) || cuStreamSynchronize(s) ||
+	    cuEventQuery(e))
+		return 7;
+	/* now a record of ours, behind our own gate */
+	if (cuLaunchHostFunc(s2, gate_fn, &g) || cuEventRecord(e, s2))
+		return 8;
+	if (step_send(wr, 'r') || step_recv(rd) != 'o')
+		return 9;
+	gate_open(&g);
+	if (cuStreamSynchronize(s2) || cuEventDestroy(e))
+		return 10;
+	if (step_send(wr, 'd'))
+		return 11;
+	return cuCtxDestroy(ctx) ? 12 : 0;
+}
+
+TEST(two_processes)
+{
+	int to_child[2], to_parent[2];
+	struct gate g = GATE_INIT;
+	CUipcEventHandle h;
+	CUcontext ctx;
+	CUstream s;
+	CUevent ev;
+	pid_t pid;
+
+	INIT_OR_SKIP();
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(importer(to_child[0], to_parent[1]));
+
+	ctx = ctx_on(0);
+	ASSERT_NE(NULL, ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ev, IPC_FLAGS));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(ev, s));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ev));
+	ASSERT_EQ(sizeof(h), write(to_child[1], &h, sizeof(h)));
+
+	ASSERT_EQ('q', step_recv(to_parent[0]));
+	gate_open(&g);
+	/* the child's record is pending behind the child's gate */
+	ASSERT_EQ('r', step_recv(to_parent[0]));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuEventQuery(ev));
+	ASSERT_EQ(0, step_send(to_child[1], 'o'));
+	EXPECT_CU(CUDA_SUCCESS, cuEventSynchronize(ev));
+	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(ev));
+	ASSERT_EQ('d', step_recv(to_parent[0]));
+	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ev));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/* The exporter: a record behind a gate never opened; then it is killed. */
+static void exporter(int wr)
+{
+	static struct gate g = GATE_INIT;
+	CUipcEventHandle h;
+	CUcontext ctx;
+	CUstream s;
+	CUevent ev;
+
+	if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
+	    cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) ||
+	    cuEventCreate(&ev, IPC_FLAGS) ||
+	    cuLaunchHostFunc(s, gate_fn, &g) || cuEventRecord(ev, s) ||
+	    cuIpcGetEventHandle(&h, ev))
+		memset(&h, 0, sizeof(h));
+	if (write(wr, &h, sizeof(h)) != sizeof(h))
+		_exit(1);
+	for (;;)
+		pause();
+}
+
+TEST(exporter_killed)
+{
+	CUipcEventHandle h;
+	long long before;
+	CUcontext ctx;
+	int pipefd[2];
+	CUevent e;
+	pid_t pid;
+
+	INIT_OR_SKIP();
+	before = live_objects();
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		exporter(pipefd[1]);
+	ASSERT_EQ(sizeof(h), read(pipefd[0], &h, sizeof(h)));
+	ctx = ctx_on(0);
+	ASSERT_NE(NULL, ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e, h));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuEventQuery(e));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* the pending record was cancelled with its process, not lost */
+	EXPECT_CU(CUDA_ERROR_CONTEXT_IS_DESTROYED, cuEventSynchronize(e));
+	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcOpenEventHandle(&e, h));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+}
+
+/*
+ * The kernel failing to set up either side (fail-nth): Get reports
+ * OUT_OF_MEMORY, Open MAP_FAILED, and nothing is left behind.
+ */
+TEST(setup_failures)
+{
+	unsigned int n, got_oom = 0, got_map = 0;
+	CUipcEventHandle h, h2;
+	CUcontext ctx;
+	CUevent ipc, e;
+	CUresult res;
+	int fd, done;
+
+	CTX_OR_SKIP(ctx);
+	fd = fail_nth_open();
+	if (fd < 0)
+		SKIP(return, "no fault injection in this kernel");
+	for (n = 1, done = 0; !done; n++) {
+		ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
+		res = cuIpcGetEventHandle(&h, ipc);
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
+		if (done) {
+			ASSERT_CU(CUDA_SUCCESS, res);
+		} else if (res) {
+			EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, res);
+		}
+		got_oom += res == CUDA_ERROR_OUT_OF_MEMORY;
+		/* a failed export leaves the event exportable */
+		ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h2, ipc));
+		if (!res)
+			EXPECT_EQ(0, memcmp(&h, &h2, sizeof(h)));
+		ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
+	for (n = 1, done = 0; !done; n++) {
+		ASSERT_EQ(0, fail_nth_arm(fd, n));
+		res = cuIpcOpenEventHandle(&e, h);
+		done = fail_nth_disarm(fd);
+		ASSERT_LE(0, done);
+		if (done) {
+			ASSERT_CU(CUDA_SUCCESS, res);
+		} else if (res) {
+			EXPECT_CU(CUDA_ERROR_MAP_FAILED, res);
+		}
+		got_map += res == CUDA_ERROR_MAP_FAILED;
+		if (res == CUDA_SUCCESS)
+			ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	}
+	close(fd);
+	EXPECT_LT(0U, got_oom);
+	EXPECT_LT(0U, got_map);
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+TEST_HARNESS_MAIN
