@@ -29,6 +29,7 @@
 #include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
@@ -548,25 +549,21 @@ struct cufab_alloc *cufab_mem_handle_lookup(struct cufab_client *client,
 
 /* ---- ioctls ---- */
 
+static atomic_t *cufab_mem_handle_retains(struct cufab_object *obj)
+{
+	return &container_of(obj, struct cufab_mem_handle, obj)->retains;
+}
+
 /*
  * cuMemRelease: drop one retain of the handle, the last one destroys it.
  * Mappings hold the allocation itself, so releasing a mapped handle is
- * legal and the memory stays until unmapped.
+ * legal and the memory stays until unmapped. The last release while
+ * another thread looks the handle up is -EBUSY with the retain kept.
  */
 int cufab_mem_handle_release(struct cufab_client *client, u32 id)
 {
-	struct cufab_object *obj;
-	bool last;
-
-	obj = cufab_object_get(client, id, CUFAB_OBJ_MEM_HANDLE);
-	if (IS_ERR(obj))
-		return PTR_ERR(obj);
-	last = atomic_dec_and_test(&container_of(obj, struct cufab_mem_handle,
-						 obj)->retains);
-	cufab_object_put(obj);
-	if (!last)
-		return 0;
-	return cufab_object_destroy_user(client, id);
+	return cufab_object_release_user(client, id, CUFAB_OBJ_MEM_HANDLE,
+					 cufab_mem_handle_retains);
 }
 
 int cufab_ioctl_mem_release(struct cufab_ucmd *ucmd)
@@ -701,4 +698,61 @@ void cufab_allocs_show(struct seq_file *m)
 		return;
 	cufab_allocs_for_each(0, cufab_alloc_show, &ctx);
 	kfree(ctx.count);
+}
+
+/* ---- netlink: ALLOC_GET ---- */
+
+struct cufab_nl_alloc_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
+{
+	struct cufab_nl_alloc_dump *d = arg;
+	struct sk_buff *skb = d->skb;
+	void *hdr;
+
+	/* memory only: multicast objects have none, MC_GET lists them */
+	if (!cufab_alloc_cpu_mappable(alloc))
+		return 0;
+	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_PID, alloc->owner_pid) ||
+	    nla_put_string(skb, CUFAB_NL_A_ALLOC_COMM, alloc->owner_comm) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_LOC_TYPE, alloc->location_type) ||
+	    nla_put_s32(skb, CUFAB_NL_A_ALLOC_LOC_ID, alloc->location_id) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_SIZE, alloc->length,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_RESIDENT,
+			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
+			alloc->handle_types) ||
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	    cufab_managed_nl_put(skb, alloc)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	/* resume after the last allocation that made it into a message */
+	d->cb->args[0] = alloc->id;
+	return 0;
+}
+
+/*
+ * ALLOC_GET dump: one message per live allocation, in id order. args[0]
+ * is the id of the last one sent; allocations released between two
+ * calls are simply not seen, new ones have larger ids and are.
+ */
+int cufab_nl_alloc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cufab_nl_alloc_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
+	return cufab_nl_dump_ret(skb, ret);
 }

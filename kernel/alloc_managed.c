@@ -1088,12 +1088,12 @@ static int cufab_managed_check_one(struct cufab_op *op,
 	else
 		return 0;
 	if (__ratelimit(&cufab_fence_rs)) {
-		cufab_client_info(stream->client,
-				  "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s (stream %llu), which the attachment promised it would not%s\n",
-				  stream->uid, stream->dev, op->type->name,
-				  addr, alloc->id, cufab_attach_name(f.attach),
-				  f.stream_uid,
-				  mode > 1 ? "; the stream fails" : "");
+		cufab_pr_info(stream->client,
+			      "stream %llu of gpu %u: a %s operation touches managed memory at 0x%llx (allocation %llu) attached %s (stream %llu), which the attachment promised it would not%s\n",
+			      stream->uid, stream->dev, op->type->name,
+			      addr, alloc->id, cufab_attach_name(f.attach),
+			      f.stream_uid,
+			      mode > 1 ? "; the stream fails" : "");
 		cufab_managed_nl_event(kind, stream->client, addr, alloc, &f,
 				       stream->uid);
 	}

@@ -35,7 +35,7 @@ static unsigned int cufab_nr_clients;
  *
  *   1. stream work (stream.c): queued operations are cancelled and running
  *      ones waited for, so nothing touches the client's memory or mm after
- *   2. multicast bindings the client made on any object (mc.c): the teams
+ *   2. multicast bindings the client made on any object (multicast.c): the teams
  *      belong to every process of the object and stay; only this client's
  *      bindings go, so the others keep theirs and can still multimem
  *   3. objects (object.c): contexts (with their peer links and cuMemAlloc

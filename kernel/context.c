@@ -8,13 +8,6 @@
 #include "cufab.h"
 #include "trace.h"
 
-/* CUctx_flags scheduling values (CU_CTX_SCHED_*) */
-#define CU_CTX_SCHED_MASK		0x07
-#define CU_CTX_SCHED_AUTO		0x00
-#define CU_CTX_SCHED_SPIN		0x01
-#define CU_CTX_SCHED_YIELD		0x02
-#define CU_CTX_SCHED_BLOCKING_SYNC	0x04
-
 /*
  * Destroying a context drops its peer access links, from it and to it,
  * and frees its legacy allocations (cuCtxDestroy,
@@ -39,24 +32,13 @@ const struct cufab_object_ops cufab_ctx_ops = {
  * cufab_ctx_flags_valid() - are these CUctx_flags acceptable?
  * @flags: as given to cuCtxCreate
  *
- * Only known bits, and at most one scheduling policy: the policies are an
- * enumeration in the low bits, not independent flags.
+ * cufab_ctx_flags_ok() of the uAPI header, which the library applies too.
  *
  * Return: true when valid.
  */
 bool cufab_ctx_flags_valid(u32 flags)
 {
-	if (flags & ~CUFAB_CTX_FLAGS_VALID)
-		return false;
-	switch (flags & CU_CTX_SCHED_MASK) {
-	case CU_CTX_SCHED_AUTO:
-	case CU_CTX_SCHED_SPIN:
-	case CU_CTX_SCHED_YIELD:
-	case CU_CTX_SCHED_BLOCKING_SYNC:
-		return true;
-	default:
-		return false;
-	}
+	return cufab_ctx_flags_ok(flags);
 }
 
 int cufab_ioctl_ctx_create(struct cufab_ucmd *ucmd)

@@ -136,6 +136,9 @@ struct cufab_object *cufab_object_get(struct cufab_client *client, u32 id,
 void cufab_object_put(struct cufab_object *obj);
 
 int cufab_object_destroy_user(struct cufab_client *client, u32 id);
+int cufab_object_release_user(struct cufab_client *client, u32 id,
+			      enum cufab_object_type type,
+			      atomic_t *(*holds)(struct cufab_object *obj));
 
 void cufab_live_objects_inc(void);
 void cufab_live_objects_dec(void);
@@ -226,6 +229,15 @@ enum cufab_gran_field {
 	CUFAB_GRAN_F_MEM_REC,
 	CUFAB_GRAN_F_MC,
 	CUFAB_GRAN_F_MC_REC,
+	CUFAB_GRAN_NR
+};
+
+/* Which rule a GPU's peer set breaks (cufab_gpu_peers_check()). */
+enum cufab_peers_rule {
+	CUFAB_PEERS_OK,
+	CUFAB_PEERS_NVSWITCH,		/* peers follow cliques with it */
+	CUFAB_PEERS_NO_GPU,		/* a bit for a GPU that does not exist */
+	CUFAB_PEERS_SELF,		/* a GPU is not its own peer */
 };
 
 /**
@@ -324,6 +336,10 @@ void cufab_gpu_init(struct cufab_gpu *gpu, u32 index, u64 mem_total);
 int cufab_default_numa_node(u32 index);
 bool cufab_numa_node_valid(int node);
 void cufab_topo_update_peers(struct cufab_topo *topo);
+enum cufab_peers_rule cufab_gpu_peers_check(const struct cufab_topo *topo,
+					    u32 index, u64 peers);
+void cufab_gpu_set_peers(struct cufab_topo *topo, struct cufab_gpu *gpu,
+			 u64 peers);
 int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus);
 void cufab_topo_free(struct cufab_topo *topo);
 void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN]);
@@ -338,6 +354,9 @@ enum cufab_gran_rule cufab_gran_check(const struct cufab_gran *gran,
 const char *cufab_gran_rule_str(enum cufab_gran_rule rule);
 void cufab_gpu_set_gran(struct cufab_gpu *gpu, const struct cufab_gran *gran);
 void cufab_gpu_get_gran(const struct cufab_gpu *gpu, struct cufab_gran *gran);
+void cufab_gpu_gran_merge(const struct cufab_gpu *gpu,
+			  const u64 given[CUFAB_GRAN_NR], unsigned int set,
+			  struct cufab_gran *gran);
 
 /* device_attr.c: the CUdevice_attribute table of one GPU */
 void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
@@ -354,6 +373,14 @@ extern struct rw_semaphore cufab_topo_rwsem;
 
 int cufab_node_init(const struct cufab_params *p);
 void cufab_node_exit(void);
+/* A GPU's values as calls check them (cufab_gpu_facts(), device.c) */
+struct cufab_gpu_facts {
+	u32 features;		/* effective: cufab_gpu_effective_features() */
+	u32 clique;
+	int numa_node;
+};
+
+int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts);
 struct cufab_gpu *cufab_node_gpu(u32 index);
 u32 cufab_node_num_gpus(void);
 bool cufab_node_gpu_exists(u32 index);
@@ -587,7 +614,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
  *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
- *   mc.c            multicast objects: a handle with no memory of its own
+ *   multicast.c     multicast objects: a handle with no memory of its own
  *
  * Pages are allocated zeroed on first touch, so no process ever sees what
  * a page held before.
@@ -1052,7 +1079,7 @@ int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd);
  *   le.c          id space, endpoint lifetime, create/destroy/query/limits
  *   le_bind.c     add device, bind, unbind
  *   le_share.c    FABRIC export/import
- *   le_netlink.c  CUFAB_NL_CMD_LE_GET
+ *                 (le.c also holds the CUFAB_NL_CMD_LE_GET dump)
  *
  * Locking: a client's le.lock serialises its endpoint calls and protects
  * its id space and aliases; it is taken before a team's lock and before
@@ -1131,7 +1158,6 @@ int cufab_le_alias_add(struct cufab_client *client, u32 id,
 		       struct cufab_le *le, bool imported);
 u64 cufab_le_count(void);
 unsigned long cufab_le_deadline(void);
-int cufab_le_gpu(u32 index, u32 *features, u32 *clique);
 
 int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd);
 int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd);
@@ -1151,7 +1177,7 @@ int cufab_ioctl_le_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_le_import(struct cufab_ucmd *ucmd);
 void cufab_le_share_exit(void);
 
-/* le_netlink.c */
+/* le.c: netlink */
 int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*
@@ -1208,7 +1234,7 @@ struct cufab_client {
  * One ratelimited line (per call site) for a refused call, naming the
  * process that made it.
  */
-#define cufab_client_info(client, fmt, ...)				\
+#define cufab_pr_info(client, fmt, ...)				\
 	do {								\
 		const struct cufab_client *__c = (client);		\
 									\
@@ -1405,7 +1431,7 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * Multicast objects (cuMulticast*). A multicast object is a
  * CUmemGenericAllocationHandle in CUDA: released with cuMemRelease,
  * exported and imported like memory, mapped with cuMemMap. So it is a
- * struct cufab_alloc of the multicast kind (mc.c), without pages, whose
+ * struct cufab_alloc of the multicast kind (multicast.c), without pages, whose
  * node-wide struct cufab_mc (the team of devices and their bindings) goes
  * with the allocation's last reference.
  *
@@ -1448,7 +1474,7 @@ void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped);
 int cufab_mc_for_each(u64 from_id, int (*fn)(struct cufab_mc *mc, void *arg),
 		      void *arg);
 
-/* mc_netlink.c */
+/* multicast.c: netlink */
 void cufab_mc_nl_event(struct cufab_mc *mc, u32 skipped);
 
 /* ioctls */
@@ -1505,10 +1531,14 @@ void cufab_mm_copy(void *dst, const void *src, size_t n);
 int cufab_nl_init(void);
 void cufab_nl_exit(void);
 
-/* For the dumps and events of other files (le_netlink.c, mc_netlink.c). */
+/*
+ * For the dumps and events that sit beside their objects (alloc.c, le.c,
+ * multicast.c, peer.c, pool.c).
+ */
 void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
 int cufab_nl_dump_ret(struct sk_buff *skb, int ret);
+int cufab_nl_alloc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int cufab_nl_put_team(struct sk_buff *skb, const struct cufab_team *team);
 int cufab_nl_put_binding(struct sk_buff *skb, u32 gpu,
 			 const struct cufab_binding *b);
@@ -1516,7 +1546,7 @@ bool cufab_nl_has_listeners(void);
 void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd);
 void cufab_nl_event_send(struct sk_buff *msg);
 
-/* mc_netlink.c */
+/* multicast.c: netlink */
 int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*

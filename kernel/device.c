@@ -68,6 +68,76 @@ void cufab_gpu_get_gran(const struct cufab_gpu *gpu, struct cufab_gran *gran)
 	gran->mc_rec = gpu->mc_gran_rec;
 }
 
+/**
+ * cufab_gpu_gran_merge() - a GPU's granularities with some replaced
+ * @gpu: the GPU
+ * @given: new values, in enum cufab_gran_field order
+ * @set: bit i set: @given[i] replaces field i, else the GPU's stays
+ * @gran: out, what the GPU would have; cufab_gran_check() it before
+ *	cufab_gpu_set_gran()
+ */
+void cufab_gpu_gran_merge(const struct cufab_gpu *gpu,
+			  const u64 given[CUFAB_GRAN_NR], unsigned int set,
+			  struct cufab_gran *gran)
+{
+	u64 *vals[CUFAB_GRAN_NR] = {
+		&gran->mem, &gran->mem_rec, &gran->mc, &gran->mc_rec,
+	};
+	unsigned int i;
+
+	cufab_gpu_get_gran(gpu, gran);
+	for (i = 0; i < CUFAB_GRAN_NR; i++)
+		if (set & BIT(i))
+			*vals[i] = given[i];
+}
+
+/**
+ * cufab_gpu_peers_check() - may GPU @index have the peers @peers?
+ * @topo: the topology
+ * @index: the GPU
+ * @peers: bit j: GPU j
+ *
+ * Peers are set by hand only without the NVSwitch (with it they follow
+ * the cliques), name existing GPUs, and never the GPU itself.
+ *
+ * Return: CUFAB_PEERS_OK or the rule broken.
+ */
+enum cufab_peers_rule cufab_gpu_peers_check(const struct cufab_topo *topo,
+					    u32 index, u64 peers)
+{
+	if (topo->nvswitch)
+		return CUFAB_PEERS_NVSWITCH;
+	if (peers & ~GENMASK_ULL(topo->num_gpus - 1, 0))
+		return CUFAB_PEERS_NO_GPU;
+	if (peers & BIT_ULL(index))
+		return CUFAB_PEERS_SELF;
+	return CUFAB_PEERS_OK;
+}
+
+/**
+ * cufab_gpu_set_peers() - set a GPU's peers, checked by cufab_gpu_peers_check()
+ * @topo: the topology, being changed (cufab_topo_change_begin())
+ * @gpu: the GPU
+ * @peers: bit j: GPU j
+ *
+ * Peering is symmetric: the other side of every pair is updated too.
+ */
+void cufab_gpu_set_peers(struct cufab_topo *topo, struct cufab_gpu *gpu,
+			 u64 peers)
+{
+	u32 j;
+
+	for (j = 0; j < topo->num_gpus; j++) {
+		if (j == gpu->index)
+			continue;
+		if (peers & BIT_ULL(j))
+			topo->gpus[j].peers |= BIT_ULL(gpu->index);
+		else
+			topo->gpus[j].peers &= ~BIT_ULL(gpu->index);
+	}
+	gpu->peers = peers;
+}
+
 /* One value's own rules (a power of two, PAGE_SIZE .. CUFAB_GRAN_MAX). */
 enum cufab_gran_rule cufab_gran_check_value(u64 val)
 {
@@ -328,6 +398,33 @@ int cufab_node_init(const struct cufab_params *p)
 void cufab_node_exit(void)
 {
 	cufab_topo_free(&cufab_node);
+}
+
+/**
+ * cufab_gpu_facts() - what calls check about a GPU, read together
+ * @index: kernel GPU index
+ * @facts: out: effective features, clique, NUMA node
+ *
+ * The one locked read of a GPU for the endpoint, multicast and team code:
+ * it takes cufab_topo_rwsem itself, so the caller holds none of our locks.
+ *
+ * Return: 0, or -ENODEV when the node has no GPU @index.
+ */
+int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts)
+{
+	struct cufab_gpu *gpu;
+	int ret = -ENODEV;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(index);
+	if (gpu) {
+		facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
+		facts->clique = gpu->clique;
+		facts->numa_node = gpu->numa_node;
+		ret = 0;
+	}
+	up_read(&cufab_topo_rwsem);
+	return ret;
 }
 
 /**

@@ -428,10 +428,10 @@ void cufab_op_complete(struct cufab_op *op, int err)
 		/* a cancellation is the process's doing, not a failure */
 		failed = err != -ECANCELED;
 		if (failed)
-			cufab_client_info(stream->client,
-					  "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
-					  stream->uid, op->type->name, op->seq,
-					  err);
+			cufab_pr_info(stream->client,
+				      "stream %llu: %s (seq %llu) failed: %d; the stream reports it from now on\n",
+				      stream->uid, op->type->name, op->seq,
+				      err);
 	}
 	list_del(&op->node);
 	stream->depth--;

@@ -253,9 +253,9 @@ int cufab_ioctl_event_export(struct cufab_ucmd *ucmd)
 	if (IS_ERR(eo))
 		return PTR_ERR(eo);
 	if (!(eo->event->flags & CUFAB_EVENT_INTERPROCESS)) {
-		cufab_client_info(ucmd->client,
-				  "cuIpcGetEventHandle: event %u was created without CU_EVENT_INTERPROCESS\n",
-				  cmd->event_id);
+		cufab_pr_info(ucmd->client,
+			      "cuIpcGetEventHandle: event %u was created without CU_EVENT_INTERPROCESS\n",
+			      cmd->event_id);
 		ret = -EINVAL;
 	} else if (eo->imported) {
 		/* its exporter's handle, while that export lasts */
@@ -314,11 +314,11 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 	cufab_object_put(ctx);
 	event = cufab_event_find_export(cmd->handle);
 	if (IS_ERR(event)) {
-		cufab_client_info(client,
-				  "cuIpcOpenEventHandle: the handle names no exported event (%ld): %s\n",
-				  PTR_ERR(event), PTR_ERR(event) == -EINVAL ?
-				  "not an event handle of this module" :
-				  "never exported, its event destroyed, or a wrong secret");
+		cufab_pr_info(client,
+			      "cuIpcOpenEventHandle: the handle names no exported event (%ld): %s\n",
+			      PTR_ERR(event), PTR_ERR(event) == -EINVAL ?
+			      "not an event handle of this module" :
+			      "never exported, its event destroyed, or a wrong secret");
 		return PTR_ERR(event);
 	}
 	eo = cufab_object_alloc(client, eo, CUFAB_OBJ_EVENT);

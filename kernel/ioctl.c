@@ -6,9 +6,10 @@
  * dispatcher reads the size, refuses one shorter than the struct's first
  * version (-EINVAL), copies with copy_struct_from_user() (a longer struct
  * whose unknown tail is not zero is -E2BIG, a shorter one is zero-extended)
- * and copies back only as many bytes as the caller has. So old binaries
- * run on new kernels and new binaries on old kernels as long as they do
- * not need what the other side lacks.
+ * and copies back only as many bytes as the caller has; a size over one
+ * page is -E2BIG without reading the tail. So old binaries run on new
+ * kernels and new binaries on old kernels as long as they do not need
+ * what the other side lacks.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -302,6 +303,12 @@ long cufab_fops_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return ret;
 	if (ucmd.user_size < op->min_size)
 		return -EINVAL;
+	/*
+	 * No struct grows past a page: a larger size is a caller's mistake,
+	 * refused as openat2() and clone3() do before scanning its tail.
+	 */
+	if (ucmd.user_size > PAGE_SIZE)
+		return -E2BIG;
 
 	ucmd.cmd = &buf;
 	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,

@@ -23,6 +23,7 @@
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
+#include <net/genetlink.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
@@ -105,11 +106,11 @@ struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
 	lockdep_assert_held(&client->le.lock);
 	alias = xa_load(&client->le.aliases, id);
 	if (!alias)
-		cufab_client_info(client, "%s: endpoint id %u is not associated with an endpoint (%s)\n",
-				  what, id,
-				  cufab_idspace_is_reserved(&client->le.ids, id, 1) ?
-				  "reserved, never created or imported, or destroyed" :
-				  "not reserved");
+		cufab_pr_info(client, "%s: endpoint id %u is not associated with an endpoint (%s)\n",
+			      what, id,
+			      cufab_idspace_is_reserved(&client->le.ids, id, 1) ?
+			      "reserved, never created or imported, or destroyed" :
+			      "not reserved");
 	return alias;
 }
 
@@ -118,13 +119,13 @@ static int cufab_le_id_check_free(struct cufab_client *client, u32 id,
 				  const char *what)
 {
 	if (!cufab_idspace_is_reserved(&client->le.ids, id, 1)) {
-		cufab_client_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
-				  what, id);
+		cufab_pr_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
+			      what, id);
 		return -EINVAL;
 	}
 	if (xa_load(&client->le.aliases, id)) {
-		cufab_client_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
-				  what, id);
+		cufab_pr_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
+			      what, id);
 		return -EINVAL;
 	}
 	return 0;
@@ -228,9 +229,9 @@ int cufab_ioctl_le_id_reserve(struct cufab_ucmd *ucmd)
 	      cufab_idspace_reserve(&client->le.ids, cmd->count, &base);
 	mutex_unlock(&client->le.lock);
 	if (ret == -ENOSPC)
-		cufab_client_info(client, "cuLogicalEndpointIdReserve: no free contiguous range of %u endpoint ids (%llu of %u ids reserved)\n",
-				  cmd->count, client->le.ids.reserved,
-				  CUFAB_LE_ID_LAST - CUFAB_LE_ID_FIRST + 1);
+		cufab_pr_info(client, "cuLogicalEndpointIdReserve: no free contiguous range of %u endpoint ids (%llu of %u ids reserved)\n",
+			      cmd->count, client->le.ids.reserved,
+			      CUFAB_LE_ID_LAST - CUFAB_LE_ID_FIRST + 1);
 	if (ret)
 		return ret;
 	cmd->out_base = base;
@@ -258,15 +259,15 @@ static int cufab_le_release_locked(struct cufab_client *client, u32 base,
 	unsigned long index = base;
 
 	if (!cufab_idspace_is_reserved(&client->le.ids, base, count)) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
-				  base, count);
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
+			      base, count);
 		return -EINVAL;
 	}
 	alias = xa_find(&client->le.aliases, &index, (u64)base + count - 1,
 			XA_PRESENT);
 	if (alias) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
-				  base, count, alias->id, alias->le->number);
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
+			      base, count, alias->id, alias->le->number);
 		return -EBUSY;
 	}
 	return cufab_idspace_release(&client->le.ids, base, count);
@@ -281,8 +282,8 @@ int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd)
 	if (cmd->flags)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->base, cmd->count)) {
-		cufab_client_info(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
-				  cmd->base, cmd->count);
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
+			      cmd->base, cmd->count);
 		return -EINVAL;
 	}
 	mutex_lock(&client->le.lock);
@@ -292,31 +293,14 @@ int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd)
 	return ret;
 }
 
-/* What a GPU offers endpoints: effective features, clique; -ENODEV. */
-int cufab_le_gpu(u32 index, u32 *features, u32 *clique)
-{
-	struct cufab_gpu *gpu;
-	int ret = -ENODEV;
-
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(index);
-	if (gpu) {
-		*features = cufab_gpu_effective_features(&cufab_node, gpu);
-		*clique = gpu->clique;
-		ret = 0;
-	}
-	up_read(&cufab_topo_rwsem);
-	return ret;
-}
-
 /* GPUs whose features include every bit of @need. */
 static u32 cufab_le_gpus_with(u32 need)
 {
-	u32 i, n = 0, features, clique;
+	struct cufab_gpu_facts f;
+	u32 i, n = 0;
 
 	for (i = 0; i < cufab_node_num_gpus(); i++)
-		if (!cufab_le_gpu(i, &features, &clique) &&
-		    (features & need) == need)
+		if (!cufab_gpu_facts(i, &f) && (f.features & need) == need)
 			n++;
 	return n;
 }
@@ -324,19 +308,20 @@ static u32 cufab_le_gpus_with(u32 need)
 static int cufab_le_unicast_limits(struct cufab_client *client,
 				   const struct cufab_le_prop *p, u64 *align)
 {
-	u32 need = CUFAB_DEV_F_LE_UNICAST, features, clique;
+	u32 need = CUFAB_DEV_F_LE_UNICAST;
+	struct cufab_gpu_facts f;
 
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
-	if (cufab_le_gpu(p->dev_or_num, &features, &clique)) {
-		cufab_client_info(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
-				  p->dev_or_num, cufab_node_num_gpus());
+	if (cufab_gpu_facts(p->dev_or_num, &f)) {
+		cufab_pr_info(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
+			      p->dev_or_num, cufab_node_num_gpus());
 		return -ENODEV;
 	}
-	if ((features & need) != need) {
-		cufab_client_info(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
-				  p->dev_or_num,
-				  need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
+	if ((f.features & need) != need) {
+		cufab_pr_info(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
+			      p->dev_or_num,
+			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
 	}
 	*align = cufab_gpu_mem_gran(p->dev_or_num, false);
@@ -351,15 +336,15 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
 	if (!p->dev_or_num || p->dev_or_num > cufab_node_num_gpus()) {
-		cufab_client_info(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
-				  p->dev_or_num, cufab_node_num_gpus());
+		cufab_pr_info(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
+			      p->dev_or_num, cufab_node_num_gpus());
 		return -EINVAL;
 	}
 	n = cufab_le_gpus_with(need);
 	if (n < p->dev_or_num) {
-		cufab_client_info(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
-				  p->dev_or_num, n,
-				  need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
+		cufab_pr_info(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
+			      p->dev_or_num, n,
+			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
 	}
 	/* the team is not known yet: an alignment every GPU accepts */
@@ -385,8 +370,8 @@ static int cufab_le_limits(struct cufab_client *client,
 
 	if (p->ipc_handle_types & ~CUFAB_LE_IPC_FABRIC ||
 	    p->le_flags & ~CUFAB_LE_FLAG_COUNTED_OPS) {
-		cufab_client_info(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
-				  p->ipc_handle_types, p->le_flags);
+		cufab_pr_info(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
+			      p->ipc_handle_types, p->le_flags);
 		return -EINVAL;
 	}
 	if (p->type == CUFAB_LE_TYPE_UNICAST) {
@@ -394,8 +379,8 @@ static int cufab_le_limits(struct cufab_client *client,
 	} else if (p->type == CUFAB_LE_TYPE_MULTICAST) {
 		ret = cufab_le_multicast_limits(client, p, align);
 	} else {
-		cufab_client_info(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
-				  p->type);
+		cufab_pr_info(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
+			      p->type);
 		ret = -EINVAL;
 	}
 	if (ret)
@@ -424,8 +409,8 @@ static int cufab_le_size_check(struct cufab_client *client, u64 length,
 			       u64 align, u64 max)
 {
 	if (!length || length % align || length > max) {
-		cufab_client_info(client, "cuLogicalEndpointCreate: size 0x%llx must be a non-zero multiple of the bind alignment 0x%llx and at most 0x%llx\n",
-				  length, align, max);
+		cufab_pr_info(client, "cuLogicalEndpointCreate: size 0x%llx must be a non-zero multiple of the bind alignment 0x%llx and at most 0x%llx\n",
+			      length, align, max);
 		return -EINVAL;
 	}
 	return 0;
@@ -557,8 +542,8 @@ int cufab_ioctl_le_query(struct cufab_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->id, cmd->count)) {
-		cufab_client_info(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
-				  cmd->id, cmd->count);
+		cufab_pr_info(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
+			      cmd->id, cmd->count);
 		return -EINVAL;
 	}
 	mutex_lock(&client->le.lock);
@@ -568,4 +553,158 @@ int cufab_ioctl_le_query(struct cufab_ucmd *ucmd)
 		return ret;
 	cmd->out_ready = ready;
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* ---- netlink: LE_GET ---- */
+
+/*
+ * CUFAB_NL_CMD_LE_GET dump: one message per client that has endpoint
+ * state, with its reserved ranges, its associated ids and, per id, the
+ * endpoint, its team and the bindings on each device (what cufabctl
+ * le show prints).
+ *
+ * A message is built under cufab_clients_lock, the client's le.lock and
+ * each team's lock, in that order. args[0] counts the clients already
+ * sent. When a client's state does not fit one message, the ids and
+ * bindings that do are sent and the rest left out: a dump reports, it
+ * must not fail because a process has a hundred thousand bindings.
+ */
+
+struct cufab_nl_le_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+	bool full;		/* the message is full: add no more nests */
+};
+
+static int cufab_nl_le_put_range(u32 base, u32 count, void *arg)
+{
+	struct cufab_nl_le_dump *d = arg;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(d->skb, CUFAB_NL_A_LE_RANGE);
+	if (!nest)
+		goto full;
+	if (nla_put_u32(d->skb, CUFAB_NL_A_LE_RANGE_BASE, base) ||
+	    nla_put_u32(d->skb, CUFAB_NL_A_LE_RANGE_COUNT, count)) {
+		nla_nest_cancel(d->skb, nest);
+		goto full;
+	}
+	nla_nest_end(d->skb, nest);
+	return 0;
+full:
+	d->full = true;
+	return -EMSGSIZE;
+}
+
+/* Team size, members and every binding, under the team's lock. */
+static int cufab_nl_le_put_team(struct cufab_nl_le_dump *d,
+				struct cufab_team *team)
+{
+	struct cufab_team_member *m;
+	struct cufab_binding *b;
+	int ret;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	ret = cufab_nl_put_team(d->skb, team);
+	if (ret)
+		goto out;
+	for (i = 0; i < team->joined && !d->full; i++) {
+		m = &team->members[i];
+		for (b = cufab_bindmap_first_from(&m->map, 0); b;
+		     b = cufab_bindmap_next(b)) {
+			if (cufab_nl_put_binding(d->skb, m->gpu, b)) {
+				d->full = true;
+				break;
+			}
+		}
+	}
+out:
+	mutex_unlock(&team->lock);
+	return ret;
+}
+
+static int cufab_nl_le_put_alias(struct cufab_nl_le_dump *d,
+				 struct cufab_le_alias *alias)
+{
+	struct cufab_le *le = alias->le;
+	struct sk_buff *skb = d->skb;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, CUFAB_NL_A_LE);
+	if (!nest)
+		goto full;
+	if (nla_put_u32(skb, CUFAB_NL_A_LE_ID, alias->id) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_LE_ENDPOINT, le->number,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_LE_TYPE, le->type) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_LE_SIZE, le->length,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_LE_FLAGS, le->le_flags) ||
+	    nla_put_u32(skb, CUFAB_NL_A_LE_IPC_TYPES, le->ipc_types) ||
+	    nla_put_u8(skb, CUFAB_NL_A_LE_READY, cufab_le_ready(le)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_LE_ALIASES,
+			atomic_read(&le->aliases)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_LE_EXPORTER_PID,
+			READ_ONCE(le->exporter_pid)) ||
+	    nla_put_u8(skb, CUFAB_NL_A_LE_IMPORTED, alias->imported) ||
+	    cufab_nl_le_put_team(d, le->team)) {
+		nla_nest_cancel(skb, nest);
+		goto full;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+full:
+	d->full = true;
+	return -EMSGSIZE;
+}
+
+static void cufab_nl_le_put_state(struct cufab_nl_le_dump *d,
+				  struct cufab_client *client)
+{
+	struct cufab_le_alias *alias;
+	unsigned long id;
+
+	cufab_idspace_for_each(&client->le.ids, cufab_nl_le_put_range, d);
+	xa_for_each(&client->le.aliases, id, alias)
+		if (d->full || cufab_nl_le_put_alias(d, alias))
+			break;
+}
+
+/* One message for @client, or nothing when it never used endpoints. */
+static int cufab_nl_le_put_client(struct cufab_client *client, void *arg)
+{
+	struct cufab_nl_le_dump *d = arg;
+	int ret = 0;
+	void *hdr;
+
+	mutex_lock(&client->le.lock);
+	if (client->le.dead || !client->le.ids.ranges)
+		goto next;
+	hdr = cufab_nl_dump_put(d->skb, d->cb, CUFAB_NL_CMD_LE_GET);
+	if (!hdr ||
+	    nla_put_u32(d->skb, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
+	    nla_put_string(d->skb, CUFAB_NL_A_COMM, client->comm)) {
+		if (hdr)
+			genlmsg_cancel(d->skb, hdr);
+		ret = -EMSGSIZE;
+		goto out;
+	}
+	d->full = false;
+	cufab_nl_le_put_state(d, client);
+	genlmsg_end(d->skb, hdr);
+next:
+	d->cb->args[0]++;
+out:
+	mutex_unlock(&client->le.lock);
+	return ret;
+}
+
+int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cufab_nl_le_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cufab_clients_for_each(cb->args[0], cufab_nl_le_put_client, &d);
+	return cufab_nl_dump_ret(skb, ret);
 }

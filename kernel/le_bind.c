@@ -22,7 +22,7 @@
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {
 	struct cufab_le_alias *alias;
-	u32 features, clique;
+	struct cufab_gpu_facts f;
 	struct cufab_le *le;
 	int ret;
 
@@ -31,15 +31,15 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 		return -EINVAL;
 	le = alias->le;
 	if (le->type != CUFAB_LE_TYPE_MULTICAST) {
-		cufab_client_info(client, "cuLogicalEndpointAddDevice: endpoint id %u (endpoint %llu) is unicast; only multicast endpoints take devices\n",
-				  id, le->number);
+		cufab_pr_info(client, "cuLogicalEndpointAddDevice: endpoint id %u (endpoint %llu) is unicast; only multicast endpoints take devices\n",
+			      id, le->number);
 		return -EINVAL;
 	}
-	if (cufab_le_gpu(dev, &features, &clique))
+	if (cufab_gpu_facts(dev, &f))
 		return -ENODEV;
-	if (!(features & CUFAB_DEV_F_LE_MULTICAST)) {
-		cufab_client_info(client, "cuLogicalEndpointAddDevice: gpu %u does not support multicast logical endpoints (attribute 154)\n",
-				  dev);
+	if (!(f.features & CUFAB_DEV_F_LE_MULTICAST)) {
+		cufab_pr_info(client, "cuLogicalEndpointAddDevice: gpu %u does not support multicast logical endpoints (attribute 154)\n",
+			      dev);
 		return -EOPNOTSUPP;
 	}
 	/*
@@ -83,8 +83,8 @@ static struct cufab_le_alias *cufab_le_alias_ready(struct cufab_client *client,
 
 	alias = cufab_le_alias_find(client, id, what);
 	if (alias && !alias->queried_ready) {
-		cufab_client_info(client, "%s: endpoint id %u was not reported ready by cuLogicalEndpointQuery yet\n",
-				  what, id);
+		cufab_pr_info(client, "%s: endpoint id %u was not reported ready by cuLogicalEndpointQuery yet\n",
+			      what, id);
 		return NULL;
 	}
 	return alias;
@@ -103,15 +103,15 @@ static struct cufab_alloc *cufab_le_bind_memory(struct cufab_client *client,
 		return cufab_mem_handle_lookup(client, cmd->mem_handle);
 	}
 	if (cmd->addr % align) {
-		cufab_client_info(client, "cuLogicalEndpointBindAddr: address 0x%llx is not a multiple of the bind alignment 0x%llx\n",
-				  cmd->addr, align);
+		cufab_pr_info(client, "cuLogicalEndpointBindAddr: address 0x%llx is not a multiple of the bind alignment 0x%llx\n",
+			      cmd->addr, align);
 		return ERR_PTR(-EINVAL);
 	}
 	ret = cufab_va_resolve(client, cmd->addr, cmd->length, &alloc,
 			       mem_offset);
 	if (ret) {
-		cufab_client_info(client, "cuLogicalEndpointBindAddr: [0x%llx, +0x%llx) is not inside one cuMemMap mapping of this process\n",
-				  cmd->addr, cmd->length);
+		cufab_pr_info(client, "cuLogicalEndpointBindAddr: [0x%llx, +0x%llx) is not inside one cuMemMap mapping of this process\n",
+			      cmd->addr, cmd->length);
 		return ERR_PTR(-EINVAL);
 	}
 	return alloc;
@@ -125,19 +125,19 @@ static int cufab_le_bind_allowed(struct cufab_client *client,
 	struct cufab_le *le = alias->le;
 
 	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE)) {
-		cufab_client_info(client, "logical endpoint bind: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
-				  alloc->id, alloc->ops->name);
+		cufab_pr_info(client, "logical endpoint bind: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
+			      alloc->id, alloc->ops->name);
 		return -EINVAL;
 	}
 	if (le->type == CUFAB_LE_TYPE_UNICAST && dev != le->owner_dev) {
-		cufab_client_info(client, "logical endpoint bind: gpu %u is not the owner gpu %u of unicast endpoint %llu\n",
-				  dev, le->owner_dev, le->number);
+		cufab_pr_info(client, "logical endpoint bind: gpu %u is not the owner gpu %u of unicast endpoint %llu\n",
+			      dev, le->owner_dev, le->number);
 		return -EINVAL;
 	}
 	if ((le->ipc_types || alias->imported) && !alloc->handle_types) {
-		cufab_client_info(client, "logical endpoint bind: endpoint %llu is %s, so only exportable memory binds; allocation %llu has no requestedHandleTypes\n",
-				  le->number, alias->imported ? "imported" : "exportable",
-				  alloc->id);
+		cufab_pr_info(client, "logical endpoint bind: endpoint %llu is %s, so only exportable memory binds; allocation %llu has no requestedHandleTypes\n",
+			      le->number, alias->imported ? "imported" : "exportable",
+			      alloc->id);
 		return -EINVAL;
 	}
 	return 0;
@@ -160,8 +160,8 @@ static int cufab_le_bind_locked(struct cufab_client *client,
 		return -EINVAL;
 	le = alias->le;
 	if (alias->imported && le->type == CUFAB_LE_TYPE_UNICAST) {
-		cufab_client_info(client, "logical endpoint bind: endpoint id %u is an imported unicast endpoint (%llu); those cannot be bound to memory\n",
-				  cmd->id, le->number);
+		cufab_pr_info(client, "logical endpoint bind: endpoint id %u is an imported unicast endpoint (%llu); those cannot be bound to memory\n",
+			      cmd->id, le->number);
 		return -EPERM;
 	}
 	alloc = cufab_le_bind_memory(client, cmd, le->align, &req.mem_offset);
@@ -186,8 +186,8 @@ int cufab_ioctl_le_bind(struct cufab_ucmd *ucmd)
 	if (cmd->flags & ~CUFAB_BIND_ADDR || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->bind_flags) {
-		cufab_client_info(client, "logical endpoint bind: flags 0x%llx must be 0\n",
-				  cmd->bind_flags);
+		cufab_pr_info(client, "logical endpoint bind: flags 0x%llx must be 0\n",
+			      cmd->bind_flags);
 		return -EINVAL;
 	}
 	mutex_lock(&client->le.lock);

@@ -107,8 +107,8 @@ static int cufab_le_export_locked(struct cufab_client *client,
 		return -EINVAL;
 	le = alias->le;
 	if (!(le->ipc_types & CUFAB_LE_IPC_FABRIC)) {
-		cufab_client_info(client, "cuLogicalEndpointExport: endpoint id %u (endpoint %llu) was created with ipcHandleTypes 0x%x, without FABRIC (0x1)\n",
-				  cmd->id, le->number, le->ipc_types);
+		cufab_pr_info(client, "cuLogicalEndpointExport: endpoint id %u (endpoint %llu) was created with ipcHandleTypes 0x%x, without FABRIC (0x1)\n",
+			      cmd->id, le->number, le->ipc_types);
 		return -EINVAL;
 	}
 	mutex_lock(&cufab_le_share_lock);
@@ -128,8 +128,8 @@ static int cufab_le_share_check(struct cufab_client *client,
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->handle_type != CUFAB_LE_IPC_FABRIC) {
-		cufab_client_info(client, "%s: handle type %u is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one\n",
-				  what, cmd->handle_type);
+		cufab_pr_info(client, "%s: handle type %u is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one\n",
+			      what, cmd->handle_type);
 		return -EINVAL;
 	}
 	return cufab_imex_check(client, what);
@@ -179,22 +179,23 @@ static int cufab_le_import_dev(struct cufab_client *client,
 {
 	u32 need = le->type == CUFAB_LE_TYPE_UNICAST ? CUFAB_DEV_F_LE_UNICAST :
 						       CUFAB_DEV_F_LE_MULTICAST;
-	u32 features, clique;
+	struct cufab_gpu_facts f;
 	s32 team_clique;
 
 	if (dev < 0)
 		return 0;
-	if (cufab_le_gpu(dev, &features, &clique))
+	if (cufab_gpu_facts(dev, &f))
 		return -ENODEV;
 	mutex_lock(&le->team->lock);
 	team_clique = le->team->clique;
 	mutex_unlock(&le->team->lock);
-	if (!(features & need) || (team_clique >= 0 && clique != team_clique)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: gpu %u (clique %u) cannot use endpoint %llu (clique %d): %s\n",
-				  dev, clique, le->number, team_clique,
-				  features & need ?
-				  "not in the endpoint's clique" :
-				  "no logical endpoint support");
+	if (!(f.features & need) ||
+	    (team_clique >= 0 && f.clique != team_clique)) {
+		cufab_pr_info(client, "cuLogicalEndpointImport: gpu %u (clique %u) cannot use endpoint %llu (clique %d): %s\n",
+			      dev, f.clique, le->number, team_clique,
+			      f.features & need ?
+			      "not in the endpoint's clique" :
+			      "no logical endpoint support");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -208,13 +209,13 @@ static int cufab_le_import(struct cufab_client *client,
 
 	le = cufab_le_lookup(cmd->fabric, &channel);
 	if (IS_ERR(le)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: the handle names no live endpoint of this node (forged, or every alias destroyed)\n");
+		cufab_pr_info(client, "cuLogicalEndpointImport: the handle names no live endpoint of this node (forged, or every alias destroyed)\n");
 		return PTR_ERR(le);
 	}
 	if (channel != cufab_imex_channel(client)) {
-		cufab_client_info(client, "cuLogicalEndpointImport: endpoint %llu was exported on IMEX channel %d, this process presented channel %d (%s/channelN)\n",
-				  le->number, channel, cufab_imex_channel(client),
-				  CUFAB_IMEX_DIR);
+		cufab_pr_info(client, "cuLogicalEndpointImport: endpoint %llu was exported on IMEX channel %d, this process presented channel %d (%s/channelN)\n",
+			      le->number, channel, cufab_imex_channel(client),
+			      CUFAB_IMEX_DIR);
 		ret = -EPERM;
 		goto out;
 	}

@@ -9,9 +9,15 @@
  * whether a client is open) and say in the extack which rule was broken.
  * Every successful change is announced on the "events" group.
  *
+ * This file holds the family, the node's configuration (DEV_GET/SET,
+ * TOPO_GET/SET, whose rules are device.c's validated setters) and the
+ * helpers every dump shares. The dumps of per-process objects sit beside
+ * their objects: ALLOC_GET in alloc.c, LE_GET in le.c, MC_GET in
+ * multicast.c, PEER_GET in peer.c, POOL_GET in pool.c.
+ *
  * Locking: the family is not parallel_ops, so genl_mutex serialises the
  * handlers. Under it: cufab_clients_lock -> cufab_topo_rwsem (device.c),
- * and cufab_allocs_lock (alloc.c) for the ALLOC_GET dump.
+ * and each dump's own locks (cufab_allocs_lock for ALLOC_GET, ...).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -284,88 +290,32 @@ static int cufab_nl_dev_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-struct cufab_nl_alloc_dump {
-	struct sk_buff *skb;
-	struct netlink_callback *cb;
-};
-
-static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
-{
-	struct cufab_nl_alloc_dump *d = arg;
-	struct sk_buff *skb = d->skb;
-	void *hdr;
-
-	/* memory only: multicast objects have none, MC_GET lists them */
-	if (!cufab_alloc_cpu_mappable(alloc))
-		return 0;
-	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_ALLOC_GET);
-	if (!hdr)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_ID, alloc->id,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_PID, alloc->owner_pid) ||
-	    nla_put_string(skb, CUFAB_NL_A_ALLOC_COMM, alloc->owner_comm) ||
-	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_LOC_TYPE, alloc->location_type) ||
-	    nla_put_s32(skb, CUFAB_NL_A_ALLOC_LOC_ID, alloc->location_id) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_SIZE, alloc->length,
-			      CUFAB_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, CUFAB_NL_A_ALLOC_RESIDENT,
-			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
-	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
-			alloc->handle_types) ||
-	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
-		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
-	    cufab_managed_nl_put(skb, alloc)) {
-		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(skb, hdr);
-	/* resume after the last allocation that made it into a message */
-	d->cb->args[0] = alloc->id;
-	return 0;
-}
-
-/*
- * ALLOC_GET dump: one message per live allocation, in id order. args[0]
- * is the id of the last one sent; allocations released between two
- * calls are simply not seen, new ones have larger ids and are.
- */
-static int cufab_nl_alloc_get_dumpit(struct sk_buff *skb,
-				     struct netlink_callback *cb)
-{
-	struct cufab_nl_alloc_dump d = { .skb = skb, .cb = cb };
-	int ret;
-
-	ret = cufab_allocs_for_each(cb->args[0], cufab_nl_put_alloc, &d);
-	return cufab_nl_dump_ret(skb, ret);
-}
-
-/* DEV_PEERS rules that the policy cannot express. */
+/* DEV_PEERS rules that the policy cannot express: cufab_gpu_peers_check(). */
 static int cufab_nl_check_peers(struct genl_info *info, u32 index)
 {
 	struct nlattr *attr = info->attrs[CUFAB_NL_A_DEV_PEERS];
-	u64 peers = nla_get_u64(attr);
 
-	if (cufab_node.nvswitch) {
+	switch (cufab_gpu_peers_check(&cufab_node, index, nla_get_u64(attr))) {
+	case CUFAB_PEERS_OK:
+		return 0;
+	case CUFAB_PEERS_NVSWITCH:
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "peers follow cliques while TOPO_NVSWITCH is on: turn it off first");
-		return -EINVAL;
-	}
-	if (peers & ~GENMASK_ULL(cufab_node.num_gpus - 1, 0)) {
+		break;
+	case CUFAB_PEERS_NO_GPU:
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "DEV_PEERS has a bit for a GPU that does not exist");
-		return -EINVAL;
-	}
-	if (peers & BIT_ULL(index)) {
+		break;
+	case CUFAB_PEERS_SELF:
 		NL_SET_ERR_MSG_ATTR(info->extack, attr,
 				    "DEV_PEERS: a GPU cannot be its own peer");
-		return -EINVAL;
+		break;
 	}
-	return 0;
+	return -EINVAL;
 }
 
 /* DEV_SET's granularity attributes, in enum cufab_gran_field order. */
-static const int cufab_nl_gran_attrs[] = {
+static const int cufab_nl_gran_attrs[CUFAB_GRAN_NR] = {
 	CUFAB_NL_A_DEV_MEM_GRAN, CUFAB_NL_A_DEV_MEM_GRAN_REC,
 	CUFAB_NL_A_DEV_MC_GRAN, CUFAB_NL_A_DEV_MC_GRAN_REC,
 };
@@ -375,13 +325,16 @@ static void cufab_nl_gran_merge(struct nlattr **tb,
 				const struct cufab_gpu *gpu,
 				struct cufab_gran *gran)
 {
-	u64 *vals[] = { &gran->mem, &gran->mem_rec, &gran->mc, &gran->mc_rec };
-	unsigned int i;
+	u64 given[CUFAB_GRAN_NR] = {};
+	unsigned int i, set = 0;
 
-	cufab_gpu_get_gran(gpu, gran);
-	for (i = 0; i < ARRAY_SIZE(vals); i++)
-		if (tb[cufab_nl_gran_attrs[i]])
-			*vals[i] = nla_get_u64(tb[cufab_nl_gran_attrs[i]]);
+	for (i = 0; i < CUFAB_GRAN_NR; i++) {
+		if (!tb[cufab_nl_gran_attrs[i]])
+			continue;
+		given[i] = nla_get_u64(tb[cufab_nl_gran_attrs[i]]);
+		set |= BIT(i);
+	}
+	cufab_gpu_gran_merge(gpu, given, set, gran);
 }
 
 /* NL_SET_ERR_MSG_ATTR() keeps a pointer: literals only. */
@@ -474,22 +427,6 @@ static int cufab_nl_dev_set_check(struct genl_info *info, u32 index)
 	return 0;
 }
 
-static void cufab_nl_set_peers(struct cufab_gpu *gpu, u64 peers)
-{
-	u32 j;
-
-	/* peering is symmetric: update the other side of every pair */
-	for (j = 0; j < cufab_node.num_gpus; j++) {
-		if (j == gpu->index)
-			continue;
-		if (peers & BIT_ULL(j))
-			cufab_node.gpus[j].peers |= BIT_ULL(gpu->index);
-		else
-			cufab_node.gpus[j].peers &= ~BIT_ULL(gpu->index);
-	}
-	gpu->peers = peers;
-}
-
 static void cufab_nl_dev_set_apply(struct genl_info *info,
 				   struct cufab_gpu *gpu)
 {
@@ -511,7 +448,8 @@ static void cufab_nl_dev_set_apply(struct genl_info *info,
 		gpu->features |= nla_get_u32(tb[CUFAB_NL_A_DEV_FEATURES]) & mask;
 	}
 	if (tb[CUFAB_NL_A_DEV_PEERS])
-		cufab_nl_set_peers(gpu, nla_get_u64(tb[CUFAB_NL_A_DEV_PEERS]));
+		cufab_gpu_set_peers(&cufab_node, gpu,
+				    nla_get_u64(tb[CUFAB_NL_A_DEV_PEERS]));
 	cufab_topo_update_peers(&cufab_node);
 	cufab_nl_gran_merge(tb, gpu, &gran);
 	cufab_gpu_set_gran(gpu, &gran);

@@ -210,6 +210,51 @@ int cufab_object_destroy_user(struct cufab_client *client, u32 id)
 }
 
 /**
+ * cufab_object_release_user() - drop one counted hold on an object by id
+ * @client: owner
+ * @id: the id userspace gave
+ * @type: the object's type
+ * @holds: the object's count of holds (at least 1 while it is published)
+ *
+ * One step under the table's lock, so that a lookup racing with the last
+ * release cannot leave a count of 0 on a live object: either a hold that
+ * is not the last goes, or the last goes with the object, or (another
+ * thread using the object at the last hold) nothing changes.
+ *
+ * Return: 0, -ENOENT for no such object, -EBUSY for the last hold of an
+ * object in use; the caller may try again.
+ */
+int cufab_object_release_user(struct cufab_client *client, u32 id,
+			      enum cufab_object_type type,
+			      atomic_t *(*holds)(struct cufab_object *obj))
+{
+	struct cufab_object *obj;
+	atomic_t *count;
+
+	xa_lock(&client->objects);
+	obj = xa_load(&client->objects, id);
+	if (!obj || obj->type != type) {
+		xa_unlock(&client->objects);
+		return -ENOENT;
+	}
+	count = holds(obj);
+	if (atomic_add_unless(count, -1, 1)) {
+		xa_unlock(&client->objects);
+		return 0;
+	}
+	if (!refcount_dec_if_one(&obj->users)) {
+		xa_unlock(&client->objects);
+		return -EBUSY;
+	}
+	atomic_set(count, 0);
+	__xa_erase(&client->objects, id);
+	xa_unlock(&client->objects);
+
+	cufab_object_destroy(obj);
+	return 0;
+}
+
+/**
  * cufab_object_destroy_all() - destroy every object of a closing client
  * @client: no ioctl can be running on it any more
  *

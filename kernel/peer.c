@@ -159,15 +159,15 @@ static int cufab_peer_get_ctxs(struct cufab_client *client,
 
 	obj = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(obj)) {
-		cufab_client_info(client, "%s: current context %u is not a context of this process\n",
-				  call, cmd->ctx_id);
+		cufab_pr_info(client, "%s: current context %u is not a context of this process\n",
+			      call, cmd->ctx_id);
 		return PTR_ERR(obj);
 	}
 	*ctx = container_of(obj, struct cufab_ctx, obj);
 	obj = cufab_object_get(client, cmd->peer_ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(obj)) {
-		cufab_client_info(client, "%s: peer context %u is not a context of this process (destroyed?)\n",
-				  call, cmd->peer_ctx_id);
+		cufab_pr_info(client, "%s: peer context %u is not a context of this process (destroyed?)\n",
+			      call, cmd->peer_ctx_id);
 		cufab_object_put(&(*ctx)->obj);
 		return PTR_ERR(obj);
 	}
@@ -190,15 +190,15 @@ static int cufab_peer_enable_check(struct cufab_client *client,
 	up_read(&cufab_topo_rwsem);
 
 	if (ctx == peer) {
-		cufab_client_info(client, "cuCtxEnablePeerAccess: context %u cannot be its own peer\n",
-				  ctx->obj.id);
+		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u cannot be its own peer\n",
+			      ctx->obj.id);
 		return -ELOOP;
 	}
 	/* a GPU is never its own peer (cuDeviceCanAccessPeer says 0) */
 	if (!(peers & BIT_ULL(peer->dev))) {
-		cufab_client_info(client, "cuCtxEnablePeerAccess: context %u on gpu %u -> context %u on gpu %u: gpu %u cannot access gpu %u as a peer (cuDeviceCanAccessPeer is 0)\n",
-				  ctx->obj.id, ctx->dev, peer->obj.id, peer->dev,
-				  ctx->dev, peer->dev);
+		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u on gpu %u -> context %u on gpu %u: gpu %u cannot access gpu %u as a peer (cuDeviceCanAccessPeer is 0)\n",
+			      ctx->obj.id, ctx->dev, peer->obj.id, peer->dev,
+			      ctx->dev, peer->dev);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -213,18 +213,18 @@ static int cufab_peer_link_add(struct cufab_client *client,
 
 	mutex_lock(&cufab_peer_lock);
 	if (cufab_peer_find(client, link->ctx, link->peer_ctx)) {
-		cufab_client_info(client, "cuCtxEnablePeerAccess: context %u -> context %u: already enabled\n",
-				  link->ctx, link->peer_ctx);
+		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u -> context %u: already enabled\n",
+			      link->ctx, link->peer_ctx);
 		ret = -EEXIST;
 		goto out;
 	}
 	ret = cufab_peer_counts_get(&cufab_peer_counts, link->dev,
 				    link->peer_dev, max);
 	if (ret) {
-		cufab_client_info(client, "cuCtxEnablePeerAccess: context %u on gpu %u -> context %u on gpu %u: gpu %u already has peer access to %u GPUs, max_peers=%u without an NVSwitch\n",
-				  link->ctx, link->dev, link->peer_ctx,
-				  link->peer_dev, link->dev,
-				  cufab_peer_counts.peers[link->dev], max);
+		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u on gpu %u -> context %u on gpu %u: gpu %u already has peer access to %u GPUs, max_peers=%u without an NVSwitch\n",
+			      link->ctx, link->dev, link->peer_ctx,
+			      link->peer_dev, link->dev,
+			      cufab_peer_counts.peers[link->dev], max);
 		goto out;
 	}
 	list_add_tail(&link->node, &cufab_peer_links);
@@ -244,8 +244,8 @@ int cufab_ioctl_peer_enable(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if (cmd->flags) {
-		cufab_client_info(client, "cuCtxEnablePeerAccess: context %u -> context %u: Flags 0x%x, must be 0\n",
-				  cmd->ctx_id, cmd->peer_ctx_id, cmd->flags);
+		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u -> context %u: Flags 0x%x, must be 0\n",
+			      cmd->ctx_id, cmd->peer_ctx_id, cmd->flags);
 		return -EINVAL;
 	}
 	ret = cufab_peer_get_ctxs(client, cmd, "cuCtxEnablePeerAccess",
@@ -296,8 +296,8 @@ int cufab_ioctl_peer_disable(struct cufab_ucmd *ucmd)
 		cufab_peer_unlink(link);
 	mutex_unlock(&cufab_peer_lock);
 	if (!link) {
-		cufab_client_info(client, "cuCtxDisablePeerAccess: context %u -> context %u: peer access is not enabled\n",
-				  ctx->obj.id, peer->obj.id);
+		cufab_pr_info(client, "cuCtxDisablePeerAccess: context %u -> context %u: peer access is not enabled\n",
+			      ctx->obj.id, peer->obj.id);
 		ret = -ENOLINK;
 	}
 	cufab_object_put(&peer->obj);

@@ -245,8 +245,8 @@ static int cufab_pool_props_check(struct cufab_client *client,
 	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS))
 		return -EINVAL;
 	if (cmd->alloc_type != CUFAB_POOL_ALLOC_PINNED) {
-		cufab_client_info(client, "cuMemPoolCreate: allocType %u: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED (cufab has no managed pools)\n",
-				  cmd->alloc_type);
+		cufab_pr_info(client, "cuMemPoolCreate: allocType %u: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED (cufab has no managed pools)\n",
+			      cmd->alloc_type);
 		return -EINVAL;
 	}
 	switch (cmd->location_type) {
@@ -254,41 +254,41 @@ static int cufab_pool_props_check(struct cufab_client *client,
 		/* INVALID_VALUE, not cuMemCreate's INVALID_DEVICE */
 		if (cmd->location_id < 0 ||
 		    !cufab_node_gpu_exists(cmd->location_id)) {
-			cufab_client_info(client, "cuMemPoolCreate: location device %d does not exist\n",
-					  cmd->location_id);
+			cufab_pr_info(client, "cuMemPoolCreate: location device %d does not exist\n",
+				      cmd->location_id);
 			return -EINVAL;
 		}
 		break;
 	case CUFAB_LOC_HOST_NUMA:
 		if (cmd->location_id < 0 || cmd->location_id >= MAX_NUMNODES ||
 		    !node_online(cmd->location_id)) {
-			cufab_client_info(client, "cuMemPoolCreate: location host NUMA node %d is not online\n",
-					  cmd->location_id);
+			cufab_pr_info(client, "cuMemPoolCreate: location host NUMA node %d is not online\n",
+				      cmd->location_id);
 			return -EINVAL;
 		}
 		break;
 	case CUFAB_LOC_HOST:
 		if (cmd->handle_types) {
-			cufab_client_info(client, "cuMemPoolCreate: a CU_MEM_LOCATION_TYPE_HOST pool cannot be exported (handleTypes 0x%x)\n",
-					  cmd->handle_types);
+			cufab_pr_info(client, "cuMemPoolCreate: a CU_MEM_LOCATION_TYPE_HOST pool cannot be exported (handleTypes 0x%x)\n",
+				      cmd->handle_types);
 			return -EINVAL;
 		}
 		break;
 	default:
-		cufab_client_info(client, "cuMemPoolCreate: location type %u is not DEVICE, HOST or HOST_NUMA\n",
-				  cmd->location_type);
+		cufab_pr_info(client, "cuMemPoolCreate: location type %u is not DEVICE, HOST or HOST_NUMA\n",
+			      cmd->location_type);
 		return -EINVAL;
 	}
 	if (cmd->location_type == CUFAB_LOC_DEVICE &&
 	    !cufab_gpu_pool_capable(cmd->location_id, cmd->handle_types)) {
-		cufab_client_info(client, "cuMemPoolCreate: gpu %d has no memory pools%s (features)\n",
-				  cmd->location_id,
-				  cmd->handle_types & CUFAB_HANDLE_FABRIC ?
-				  " or no fabric handles" : "");
+		cufab_pr_info(client, "cuMemPoolCreate: gpu %d has no memory pools%s (features)\n",
+			      cmd->location_id,
+			      cmd->handle_types & CUFAB_HANDLE_FABRIC ?
+			      " or no fabric handles" : "");
 		return -EOPNOTSUPP;
 	}
 	if (cmd->usage & CUFAB_POOL_USAGE_HW_DECOMPRESS) {
-		cufab_client_info(client, "cuMemPoolCreate: no virtual GPU has a hardware decompression engine\n");
+		cufab_pr_info(client, "cuMemPoolCreate: no virtual GPU has a hardware decompression engine\n");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -659,9 +659,9 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 
 	ret = cufab_pool_reserve(pool, length);
 	if (ret) {
-		cufab_client_info(client, "memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",
-				  pool->id, length, pool->max_size,
-				  pool->reserved);
+		cufab_pr_info(client, "memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",
+			      pool->id, length, pool->max_size,
+			      pool->reserved);
 		return ERR_PTR(ret);
 	}
 	alloc = cufab_should_fail(CUFAB_FAULT_POOL) ? ERR_PTR(-ENOMEM) :
@@ -741,8 +741,8 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
 	if (IS_ERR(ph))
 		return PTR_ERR(ph);
 	if (ph->imported) {
-		cufab_client_info(ucmd->client, "memory pool %u was imported: an imported pool cannot allocate\n",
-				  ph->pool->id);
+		cufab_pr_info(ucmd->client, "memory pool %u was imported: an imported pool cannot allocate\n",
+			      ph->pool->id);
 		ret = -EPERM;
 	} else {
 		ret = cufab_pool_grow(ph, cmd);
@@ -843,25 +843,25 @@ static int cufab_pool_access_desc(struct cufab_pool_handle *ph,
 	if (cufab_loc_is_host(d->location_type)) {
 		if (!cufab_loc_is_host(pool->location_type) ||
 		    d->flags != CUFAB_ACCESS_RW) {
-			cufab_client_info(client, "cuMemPoolSetAccess: pool %u: the host is %s\n",
-					  pool->id,
-					  cufab_loc_is_host(pool->location_type) ?
-					  "the pool's location and keeps read-write access" :
-					  "not a location of a device pool");
+			cufab_pr_info(client, "cuMemPoolSetAccess: pool %u: the host is %s\n",
+				      pool->id,
+				      cufab_loc_is_host(pool->location_type) ?
+				      "the pool's location and keeps read-write access" :
+				      "not a location of a device pool");
 			return -EINVAL;
 		}
 		return 0;
 	}
 	if (d->location_type != CUFAB_LOC_DEVICE || d->location_id < 0 ||
 	    !cufab_node_gpu_exists(d->location_id)) {
-		cufab_client_info(client, "cuMemPoolSetAccess: pool %u: location %u:%d is not a device\n",
-				  pool->id, d->location_type, d->location_id);
+		cufab_pr_info(client, "cuMemPoolSetAccess: pool %u: location %u:%d is not a device\n",
+			      pool->id, d->location_type, d->location_id);
 		return -EINVAL;
 	}
 	if (pool->location_type == CUFAB_LOC_DEVICE &&
 	    d->location_id == pool->location_id && d->flags != CUFAB_ACCESS_RW) {
-		cufab_client_info(client, "cuMemPoolSetAccess: pool %u: gpu %d is its location and keeps read-write access\n",
-				  pool->id, d->location_id);
+		cufab_pr_info(client, "cuMemPoolSetAccess: pool %u: gpu %d is its location and keeps read-write access\n",
+			      pool->id, d->location_id);
 		return -EINVAL;
 	}
 	*read &= ~BIT_ULL(d->location_id);
@@ -1016,8 +1016,8 @@ static int cufab_pool_export_fabric(struct cufab_client *client,
 		pool->fabric_channel = channel;
 	}
 	if (pool->fabric_channel != channel) {
-		cufab_client_info(client, "memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
-				  pool->id, pool->fabric_channel, channel);
+		cufab_pr_info(client, "memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
+			      pool->id, pool->fabric_channel, channel);
 		ret = -EPERM;
 	} else {
 		cufab_fabric_encode_as(CUFAB_FABRIC_POOL_MAGIC, pool->id,
@@ -1045,10 +1045,10 @@ int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd)
 	pool = ph->pool;
 	ret = -EINVAL;
 	if (ph->imported || !(pool->handle_types & cmd->handle_type)) {
-		cufab_client_info(ucmd->client, "cuMemPoolExportToShareableHandle: pool %u: handle type 0x%x %s\n",
-				  pool->id, cmd->handle_type,
-				  ph->imported ? "of an imported pool" :
-				  "was not in its handleTypes");
+		cufab_pr_info(ucmd->client, "cuMemPoolExportToShareableHandle: pool %u: handle type 0x%x %s\n",
+			      pool->id, cmd->handle_type,
+			      ph->imported ? "of an imported pool" :
+			      "was not in its handleTypes");
 		goto out;
 	}
 	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM : 0;
@@ -1095,9 +1095,9 @@ static struct cufab_pool *cufab_pool_from_fabric(struct cufab_client *client,
 		ret = -EPERM;
 	mutex_unlock(&pool->lock);
 	if (ret == -EPERM)
-		cufab_client_info(client, "cuMemPoolImportFromShareableHandle: pool %u was exported on IMEX channel %d; this process has channel %d\n",
-				  pool->id, pool->fabric_channel,
-				  cufab_imex_channel(client));
+		cufab_pr_info(client, "cuMemPoolImportFromShareableHandle: pool %u was exported on IMEX channel %d; this process has channel %d\n",
+			      pool->id, pool->fabric_channel,
+			      cufab_imex_channel(client));
 	if (ret) {
 		cufab_pool_put(pool);
 		return ERR_PTR(ret);
@@ -1241,8 +1241,8 @@ int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
 			cufab_pool_ptr_encode(ph->pool, ptr, cmd->out_data);
 		mutex_unlock(&ph->pool->lock);
 	} else {
-		cufab_client_info(ucmd->client, "cuMemPoolExportPointer: 0x%llx + %llu is not memory of pool %u allocated in this process\n",
-				  cmd->addr, cmd->length, ph->pool->id);
+		cufab_pr_info(ucmd->client, "cuMemPoolExportPointer: 0x%llx + %llu is not memory of pool %u allocated in this process\n",
+			      cmd->addr, cmd->length, ph->pool->id);
 	}
 	mutex_unlock(&ph->lock);
 	cufab_pool_handle_put(ph);
@@ -1318,9 +1318,9 @@ int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
 	ptr = ph->imported ? cufab_pool_ptr_use(ph->pool, cmd->data) :
 	      ERR_PTR(-EINVAL);
 	if (IS_ERR(ptr)) {
-		cufab_client_info(ucmd->client, "cuMemPoolImportPointer: the export data name no live pointer of %s pool %u\n",
-				  ph->imported ? "imported" : "the non-imported",
-				  ph->pool->id);
+		cufab_pr_info(ucmd->client, "cuMemPoolImportPointer: the export data name no live pointer of %s pool %u\n",
+			      ph->imported ? "imported" : "the non-imported",
+			      ph->pool->id);
 		ret = PTR_ERR(ptr);
 		goto out;
 	}

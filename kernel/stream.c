@@ -815,9 +815,9 @@ int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma)
 	if (!cufab_client_is_owner(client) ||
 	    vma->vm_end - vma->vm_start != PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE) ||
 	    (vma->vm_flags & (VM_WRITE | VM_EXEC))) {
-		cufab_client_info(client,
-				  "mmap of the completion slots refused: read-only, %lu bytes, by the owner\n",
-				  PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE));
+		cufab_pr_info(client,
+			      "mmap of the completion slots refused: read-only, %lu bytes, by the owner\n",
+			      PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE));
 		return -EINVAL;
 	}
 	space = cufab_stream_space(client);

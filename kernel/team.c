@@ -98,26 +98,6 @@ struct cufab_bindmap *cufab_team_map(struct cufab_team *team, u32 gpu)
 	return m ? &m->map : NULL;
 }
 
-/* The clique (or NUMA node) of GPU @gpu; -ENODEV when there is none. */
-static int cufab_team_gpu_facts(u32 gpu, u32 *clique, int *numa_node)
-{
-	struct cufab_gpu *g;
-	int ret = 0;
-
-	down_read(&cufab_topo_rwsem);
-	g = cufab_node_gpu(gpu);
-	if (g) {
-		if (clique)
-			*clique = g->clique;
-		if (numa_node)
-			*numa_node = g->numa_node;
-	} else {
-		ret = -ENODEV;
-	}
-	up_read(&cufab_topo_rwsem);
-	return ret;
-}
-
 int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 {
 	return cufab_team_add_device_stamp(team, gpu, NULL, 0);
@@ -126,11 +106,11 @@ int cufab_team_add_device(struct cufab_team *team, u32 gpu)
 int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 				unsigned long *stamp, unsigned long when)
 {
+	struct cufab_gpu_facts f;
 	bool complete = false;
-	u32 clique;
 	int ret;
 
-	if (cufab_team_gpu_facts(gpu, &clique, NULL)) {
+	if (cufab_gpu_facts(gpu, &f)) {
 		pr_info_ratelimited("%s: gpu %u: no such device (node has %u GPUs)\n",
 				    team->name, gpu, cufab_node_num_gpus());
 		return -ENODEV;
@@ -147,13 +127,13 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		pr_info_ratelimited("%s: gpu %u: the team is complete (%u of %u devices)\n",
 				    team->name, gpu, team->joined, team->size);
 		ret = -ENOSPC;
-	} else if (team->clique >= 0 && clique != team->clique) {
+	} else if (team->clique >= 0 && f.clique != team->clique) {
 		pr_info_ratelimited("%s: gpu %u: clique %u differs from the team's clique %d\n",
-				    team->name, gpu, clique, team->clique);
+				    team->name, gpu, f.clique, team->clique);
 		ret = -ENODEV;
 	} else {
 		if (team->clique < 0)
-			team->clique = clique;
+			team->clique = f.clique;
 		if (stamp)
 			WRITE_ONCE(*stamp, when);
 		team->members[team->joined].gpu = gpu;
@@ -239,14 +219,15 @@ int cufab_team_describe(struct cufab_team *team, char *buf, size_t len)
 static void cufab_team_describe_missing(u64 devs, s32 team_clique, char *buf,
 					size_t len)
 {
-	u32 gpu, n = cufab_node_num_gpus(), clique;
+	u32 gpu, n = cufab_node_num_gpus();
+	struct cufab_gpu_facts f;
 	const char *sep = "";
 	int at = 0;
 
 	for (gpu = 0; gpu < n && gpu < CUFAB_MAX_GPUS; gpu++) {
 		if ((devs & BIT_ULL(gpu)) ||
-		    cufab_team_gpu_facts(gpu, &clique, NULL) ||
-		    (team_clique >= 0 && clique != team_clique))
+		    cufab_gpu_facts(gpu, &f) ||
+		    (team_clique >= 0 && f.clique != team_clique))
 			continue;
 		at += scnprintf(buf + at, len - at, "%sgpu%u", sep, gpu);
 		sep = ",";
@@ -378,7 +359,7 @@ static int cufab_team_check_location(struct cufab_team *team,
 				     const struct cufab_bind_req *req)
 {
 	const struct cufab_alloc *alloc = req->alloc;
-	int numa_node = NUMA_NO_NODE;
+	struct cufab_gpu_facts f = { .numa_node = NUMA_NO_NODE };
 
 	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE) ||
 	    (alloc->location_type != CUFAB_LOC_DEVICE &&
@@ -395,11 +376,11 @@ static int cufab_team_check_location(struct cufab_team *team,
 				    alloc->location_id);
 		return -EINVAL;
 	}
-	if (cufab_team_gpu_facts(req->gpu, NULL, &numa_node) ||
-	    alloc->location_id != numa_node) {
+	if (cufab_gpu_facts(req->gpu, &f) ||
+	    alloc->location_id != f.numa_node) {
 		pr_info_ratelimited("%s: gpu %u: allocation %llu is on host NUMA node %d, not the device's node %d\n",
 				    team->name, req->gpu, alloc->id,
-				    alloc->location_id, numa_node);
+				    alloc->location_id, f.numa_node);
 		return -EINVAL;
 	}
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * A team: the devices of a multicast object or of a logical endpoint,
  * and what each of them has bound. One implementation serves
- * cuMulticast* (mc.c) and cuLogicalEndpoint* (le.c): a unicast endpoint is
+ * cuMulticast* (multicast.c) and cuLogicalEndpoint* (le.c): a unicast endpoint is
  * a team of one, its owner device, added at create.
  *
  * Membership only grows and is permanent. Devices join in any order, from

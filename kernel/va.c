@@ -1079,33 +1079,33 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 	int ret = -EINVAL;
 
 	if (!cufab_range_ok(addr, length)) {
-		cufab_client_info(client, "bind range 0x%llx + 0x%llx is empty or wraps\n",
-				  addr, length);
+		cufab_pr_info(client, "bind range 0x%llx + 0x%llx is empty or wraps\n",
+			      addr, length);
 		return -EINVAL;
 	}
 	va = cufab_va_find(client, addr);
 	if (!va) {
-		cufab_client_info(client, "bind address 0x%llx is not in a cuMemAddressReserve range\n",
-				  addr);
+		cufab_pr_info(client, "bind address 0x%llx is not in a cuMemAddressReserve range\n",
+			      addr);
 		return -EINVAL;
 	}
 	if (va->legacy) {
-		cufab_client_info(client, "bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
-				  addr);
+		cufab_pr_info(client, "bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
+			      addr);
 		goto out;
 	}
 	down_read(&va->lock);
 	map = cufab_va_map_at(va, addr);
 	if (!map) {
-		cufab_client_info(client, "bind address 0x%llx is not mapped (cuMemMap)\n",
-				  addr);
+		cufab_pr_info(client, "bind address 0x%llx is not mapped (cuMemMap)\n",
+			      addr);
 	} else if (!cufab_range_inside(addr, length, map->start,
 				     map->length)) {
-		cufab_client_info(client, "bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
-				  addr, length, map->start, map->length);
+		cufab_pr_info(client, "bind range 0x%llx + 0x%llx leaves the mapping 0x%llx + 0x%llx\n",
+			      addr, length, map->start, map->length);
 	} else if (!cufab_alloc_has(map->alloc, CUFAB_ALLOC_BINDABLE)) {
-		cufab_client_info(client, "bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
-				  addr, map->alloc->ops->name);
+		cufab_pr_info(client, "bind address 0x%llx: %s memory cannot be bound; use cuMemCreate\n",
+			      addr, map->alloc->ops->name);
 	} else {
 		*alloc = map->alloc;
 		*mem_offset = map->offset + (addr - map->start);

@@ -163,18 +163,4 @@ static inline const struct cufab_device *cufab_device(CUdevice dev)
 	return &cufab.kdev[cufab.visible[dev]];
 }
 
-/*
- * Context flags the library accepts where it stores them itself
- * (cuDevicePrimaryCtxSetFlags): the bits the kernel accepts at creation,
- * with at most one scheduling mode.
- */
-static inline int cufab_ctx_flags_valid(unsigned int flags)
-{
-	unsigned int sched = flags & CU_CTX_SCHED_MASK;
-
-	if (flags & ~CUFAB_CTX_FLAGS_VALID)
-		return 0;
-	return sched == 0 || (sched & (sched - 1)) == 0;
-}
-
 #endif /* CUFAB_LIB_INTERNAL_H */

@@ -151,7 +151,7 @@ CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!cufab_ctx_flags_valid(flags))
+	if (!cufab_ctx_flags_ok(flags))
 		return CUDA_ERROR_INVALID_VALUE;
 
 	pthread_mutex_lock(&cufab_lock);

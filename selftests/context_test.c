@@ -18,7 +18,6 @@
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 
-#define DEBUGFS		"/sys/kernel/debug/cufab"
 
 /* Never issued by the library: slot far beyond its table. */
 #define GARBAGE_CTX	((CUcontext)0xdeadbeefcafeULL)
@@ -469,7 +468,7 @@ TEST(kernel_objects)
 	INIT_OR_SKIP();
 	before = live_objects();
 	if (before < 0)
-		SKIP(return, DEBUGFS "/live_objects unreadable (debugfs not mounted?)");
+		SKIP(return, CUFAB_DEBUGFS "/live_objects unreadable (debugfs not mounted?)");
 	for (i = 0; i < 8; i++)
 		ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx[i], NULL, 0, 0));
 	EXPECT_EQ(before + 8, live_objects());
@@ -490,7 +489,7 @@ TEST(process_death)
 		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");
 	before = live_objects();
 	if (before < 0)
-		SKIP(return, DEBUGFS "/live_objects unreadable (debugfs not mounted?)");
+		SKIP(return, CUFAB_DEBUGFS "/live_objects unreadable (debugfs not mounted?)");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -514,26 +513,6 @@ TEST(process_death)
 	EXPECT_EQ(before, live_objects());
 }
 
-/* Arms a fault_attr knob to fail the next n calls; 0 or -1 without it. */
-static int fault_arm(const char *knob, int times)
-{
-	static const char *const files[] = { "verbose", "interval", "probability", "times" };
-	char path[256], val[16];
-	int i, fd, ok = 1;
-
-	for (i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), DEBUGFS "/%s/%s", knob, files[i]);
-		snprintf(val, sizeof(val), "%d", i == 0 ? 0 : i == 1 ? 1 :
-			 i == 2 ? (times ? 100 : 0) : times);
-		fd = open(path, O_WRONLY);
-		if (fd < 0)
-			return -1;
-		ok &= write(fd, val, strlen(val)) == (ssize_t)strlen(val);
-		close(fd);
-	}
-	return ok ? 0 : -1;
-}
-
 TEST(fault_ctx_create)
 {
 	CUcontext ctx;
@@ -542,7 +521,7 @@ TEST(fault_ctx_create)
 
 	INIT_OR_SKIP();
 	if (fault_arm("fail_ctx_create", 1))
-		SKIP(return, DEBUGFS "/fail_ctx_create absent (no fault injection)");
+		SKIP(return, CUFAB_DEBUGFS "/fail_ctx_create absent (no fault injection)");
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuCtxCreate(&ctx, NULL, 0, 0));
 	EXPECT_EQ(NULL, current());
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
@@ -556,7 +535,7 @@ TEST(fault_ctx_create)
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuDevicePrimaryCtxRelease(0));
 	ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&ctx, 0));
 	EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(0));
-	fault_arm("fail_ctx_create", 0);
+	fault_restore();
 }
 
 /* Primary contexts. */

@@ -12,6 +12,7 @@
 #ifndef _CUFAB_SELFTEST_H
 #define _CUFAB_SELFTEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -184,11 +185,151 @@ static inline int sock_recv(int sock, void *buf, size_t len, int *fd)
 	return 0;
 }
 
+/* live_objects settles asynchronously after a process dies (fput). */
+static inline long long live_objects_wait(long long want)
+{
+	long long v = live_objects();
+	int i;
+
+	for (i = 0; i < 200 && v != want; i++) {
+		usleep(10000);
+		v = live_objects();
+	}
+	return v;
+}
+
+/*
+ * Fault injection knobs, the one way every suite sets them.
+ *
+ * @attr names a fault_attr directory: one of cufab's (fail_mem_create,
+ * under CUFAB_DEBUGFS), else the kernel's (failslab, fail_page_alloc,
+ * under KERNEL_DEBUGFS); an absolute path (/proc/self/make-it-fail) is a
+ * file of its own and @file is NULL. The first value a file had before
+ * this process wrote it is kept, and fault_restore() puts every one back,
+ * last written first, so a suite leaves the knobs as it found them.
+ */
+#define KERNEL_DEBUGFS		"/sys/kernel/debug"
+#define CUFAB_DEBUGFS		KERNEL_DEBUGFS "/cufab"
+
+struct fault_saved {
+	char path[160];
+	char val[64];
+};
+
+static struct fault_saved fault_saved[48];
+static unsigned int fault_nsaved;
+
+static inline void fault_path(char *path, size_t len, const char *attr,
+			      const char *file)
+{
+	if (attr[0] == '/') {
+		snprintf(path, len, "%s", attr);
+		return;
+	}
+	snprintf(path, len, CUFAB_DEBUGFS "/%s", attr);
+	if (access(path, F_OK))
+		snprintf(path, len, KERNEL_DEBUGFS "/%s", attr);
+	if (file)
+		snprintf(path + strlen(path), len - strlen(path), "/%s", file);
+}
+
+static inline void fault_save(const char *path)
+{
+	struct fault_saved *s;
+	unsigned int i;
+	ssize_t n;
+	int fd;
+
+	for (i = 0; i < fault_nsaved; i++)
+		if (!strcmp(fault_saved[i].path, path))
+			return;
+	if (fault_nsaved == sizeof(fault_saved) / sizeof(fault_saved[0]))
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	s = &fault_saved[fault_nsaved];
+	n = read(fd, s->val, sizeof(s->val) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	s->val[n] = '\0';
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	fault_nsaved++;
+}
+
+/* Set @file of fault_attr @attr to @val; 0, or -1 when it is absent. */
+static inline int fault_knob(const char *attr, const char *file,
+			     const char *val)
+{
+	char path[160];
+
+	fault_path(path, sizeof(path), attr, file);
+	fault_save(path);
+	return write_file(path, val);
+}
+
+/* Put back every knob fault_knob() changed, last written first. */
+static inline void fault_restore(void)
+{
+	while (fault_nsaved) {
+		fault_nsaved--;
+		write_file(fault_saved[fault_nsaved].path,
+			   fault_saved[fault_nsaved].val);
+	}
+}
+
+/*
+ * Make the next @times passes of @attr's injection point fail, for this
+ * task only (task-filter + make-it-fail), quietly; @times 0 disarms it.
+ * 0, or -1 when the kernel has no such knob (no fault injection).
+ */
+static inline int fault_arm(const char *attr, unsigned int times)
+{
+	static const char *const files[][2] = {
+		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" },
+		{ "task-filter", "Y" },
+	};
+	char val[16];
+	unsigned int i;
+
+	if (!times)
+		return fault_knob(attr, "probability", "0");
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (fault_knob(attr, files[i][0], files[i][1]))
+			return -1;
+	snprintf(val, sizeof(val), "%u", times);
+	if (fault_knob(attr, "times", val) ||
+	    fault_knob("/proc/self/make-it-fail", NULL, "1"))
+		return -1;
+	/* last: arms the point */
+	return fault_knob(attr, "probability", "100");
+}
+
+/*
+ * For fail-nth: allocations made with GFP_KERNEL count too, and no
+ * injection point prints a stack dump (each of cufab's and the kernel's).
+ */
+static inline void fault_quiet(void)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	fault_knob("failslab", "ignore-gfp-wait", "N");
+	fault_knob("failslab", "verbose", "0");
+	fault_knob("fail_page_alloc", "verbose", "0");
+	dir = opendir(CUFAB_DEBUGFS);
+	while (dir && (d = readdir(dir))) {
+		if (!strncmp(d->d_name, "fail_", 5))
+			fault_knob(d->d_name, "verbose", "0");
+	}
+	if (dir)
+		closedir(dir);
+}
+
 /*
  * Fault injection by count: writing n to this task's fail-nth makes the
  * n-th injection point the task passes fail, whatever its fault_attr.
- * The suites replay a scenario with n = 1, 2, 3 ... until it passes fewer
- * than n points, so that every point on its way fails once.
  */
 static inline int fail_nth_open(void)
 {
@@ -225,57 +366,99 @@ static inline int fail_nth_disarm(int fd)
 	return atoi(buf) != 0;
 }
 
-/* live_objects settles asynchronously after a process dies (fput). */
-static inline long long live_objects_wait(long long want)
-{
-	long long v = live_objects();
-	int i;
-
-	for (i = 0; i < 200 && v != want; i++) {
-		usleep(10000);
-		v = live_objects();
-	}
-	return v;
-}
+/**
+ * struct fail_nth - one fail-nth sweep, as its scenario sees it
+ * @oom: what an injected failure returns when it surfaces: ENOMEM for
+ *	 raw ioctls (the default), CUDA_ERROR_OUT_OF_MEMORY through the
+ *	 library; the scenario sets it
+ * @min_injected: the sweep must inject at least this many faults
+ * @min_failed: and at least this many must surface as errors
+ * @n: the injection point that fails in this run (0: the warm-up run)
+ * @injected: faults injected so far
+ * @failed: of those, the ones the scenario returned
+ * @live: live_objects() before the sweep, where every run must leave it
+ */
+struct fail_nth {
+	long long oom;
+	unsigned int min_injected, min_failed;
+	unsigned int n, injected, failed;
+	long long live;
+};
 
 /*
- * The fail-nth loop of every suite: evaluate @call (an expression giving 0
- * or an error code) with the n-th injection point failing, n = 1, 2, ...
- * until it passes fewer than n points, when it must succeed. An injected
- * failure surfaces as @oom (ENOMEM, or CUDA_ERROR_OUT_OF_MEMORY through
- * the library) or not at all, and leaves live_objects() at @live. The
- * faults injected and those that surfaced are added to @injected and
- * @failed. Use inside a kselftest_harness test.
+ * TEST_FAIL_NTH(fixture, name) { scenario }: a test of @fixture that
+ * sweeps fail-nth over the scenario, a function body that returns 0 or
+ * the first error it met and always undoes what it did. It sees
+ * _metadata, self, variant and nth (struct fail_nth, where it sets @oom
+ * and the minimums). The scenario runs once without faults (warm-up:
+ * pages in, symbols bound; it may SKIP here), then with the n-th
+ * injection point failing, n = 1, 2, ... until it passes fewer than n
+ * points, when it must return 0. Every run with a fault injected returns
+ * 0 (the fault was absorbed) or nth->oom, and leaves live_objects() where
+ * it was; the VM runner catches KASAN, lockdep and WARN splats on the
+ * unwind paths, which is what the sweep is really after.
  */
-#define FAIL_NTH_LOOP(call, oom, live, injected, failed)			\
-	do {									\
-		int __fnfd = fail_nth_open(), __fndone = 0;			\
-		long long __fnerr;						\
-		unsigned int __fnn;						\
+#define TEST_FAIL_NTH(fixture, name)						\
+	static int fail_nth_##fixture##_##name(					\
+		struct __test_metadata *_metadata,				\
+		FIXTURE_DATA(fixture) *self,					\
+		const FIXTURE_VARIANT(fixture) *variant,			\
+		struct fail_nth *nth);						\
+	TEST_F_TIMEOUT(fixture, name, 900)					\
+	{									\
+		struct fail_nth __nth = { .oom = ENOMEM };			\
+		long long __err;						\
+		int __fd, __done = 0;						\
 										\
-		ASSERT_LE(0, __fnfd) TH_LOG("fail-nth: %s", strerror(errno));	\
-		for (__fnn = 1; __fnn < 10000 && !__fndone; __fnn++) {		\
-			ASSERT_EQ(0, fail_nth_arm(__fnfd, __fnn));		\
-			__fnerr = (call);					\
-			__fndone = fail_nth_disarm(__fnfd);			\
-			ASSERT_LE(0, __fndone);					\
-			if (__fndone) {						\
-				ASSERT_EQ(0, __fnerr);				\
+		SETUP_SKIPPED();						\
+		__fd = fail_nth_open();						\
+		if (__fd < 0)							\
+			SKIP(return, "no fail-nth: %s", strerror(errno));	\
+		if (access(CUFAB_DEBUGFS "/fail_object_alloc", F_OK))		\
+			SKIP(return, "no fault injection in cufab.ko");	\
+		__nth.live = live_objects();					\
+		ASSERT_LE(0, __nth.live);					\
+		__err = fail_nth_##fixture##_##name(_metadata, self, variant,	\
+						    &__nth);			\
+		if (_metadata->skip)						\
+			return;							\
+		ASSERT_EQ(0, __err) TH_LOG("warm-up run failed");		\
+		ASSERT_EQ(__nth.live, live_objects_wait(__nth.live));		\
+		fault_quiet();							\
+		for (__nth.n = 1; __nth.n < 10000; __nth.n++) {			\
+			ASSERT_EQ(0, fail_nth_arm(__fd, __nth.n));		\
+			__err = fail_nth_##fixture##_##name(_metadata, self,	\
+							    variant, &__nth);	\
+			__done = fail_nth_disarm(__fd);				\
+			ASSERT_LE(0, __done);					\
+			ASSERT_FALSE(_metadata->skip)				\
+				TH_LOG("fault %u: a scenario skips in its warm-up only", \
+				       __nth.n);				\
+			if (__done) {						\
+				ASSERT_EQ(0, __err);				\
 				break;						\
 			}							\
-			(injected)++;						\
-			if (__fnerr) {						\
-				(failed)++;					\
-				EXPECT_EQ((long long)(oom), __fnerr)		\
-					TH_LOG("fault %u", __fnn);		\
+			__nth.injected++;					\
+			if (__err) {						\
+				__nth.failed++;					\
+				EXPECT_EQ(__nth.oom, __err)			\
+					TH_LOG("fault %u", __nth.n);		\
 			}							\
-			ASSERT_EQ((live), live_objects_wait(live))		\
-				TH_LOG("fault %u leaked objects", __fnn);	\
+			ASSERT_EQ(__nth.live, live_objects_wait(__nth.live))	\
+				TH_LOG("fault %u leaked objects", __nth.n);	\
 		}								\
-		close(__fnfd);							\
-		ASSERT_TRUE(__fndone);						\
+		close(__fd);							\
+		fault_restore();						\
+		ASSERT_TRUE(__done);						\
 		TH_LOG("%u faults injected, %u surfaced as errors",		\
-		       (injected), (failed));					\
-	} while (0)
+		       __nth.injected, __nth.failed);				\
+		EXPECT_LE(__nth.min_injected, __nth.injected);			\
+		EXPECT_LE(__nth.min_failed, __nth.failed);			\
+	}									\
+	static int fail_nth_##fixture##_##name(					\
+		struct __test_metadata *_metadata,				\
+		FIXTURE_DATA(fixture) *self,					\
+		const FIXTURE_VARIANT(fixture) *variant,			\
+		struct fail_nth *nth)
 
 #endif /* _CUFAB_SELFTEST_H */

@@ -32,115 +32,25 @@
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
-#define DEBUGFS		"/sys/kernel/debug"
-#define CUFAB_DEBUGFS	DEBUGFS "/cufab"
 #define NCTX		4
 
-/* Debugfs knobs: value strings, saved to be restored. */
-struct knob {
-	const char *path;
-	char saved[64];
-	int have;
-};
-
-static int knob_read(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-static int knob_write(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	return n < 0 ? -errno : 0;
-}
-
-/* Remember the current value; a missing knob is simply not used. */
-static void knob_save(struct knob *k, const char *path)
-{
-	k->path = path;
-	k->have = !knob_read(path, k->saved, sizeof(k->saved));
-}
-
-static int knob_set(struct knob *k, const char *val)
-{
-	return k->have ? knob_write(k->path, val) : 0;
-}
-
-static void knob_restore(struct knob *k)
-{
-	if (k->have)
-		knob_write(k->path, k->saved);
-}
-
-/*
- * Allocations made with GFP_KERNEL must count for fail-nth too, and nobody
- * wants a stack dump per injected fault in the console.
- */
-static const char *const quiet_knobs[][2] = {
-	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },
-	{ DEBUGFS "/failslab/verbose", "0" },
-	{ DEBUGFS "/fail_page_alloc/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_client_open/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_object_alloc/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_ctx_create/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_stream/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_stream_exec/verbose", "0" },
-};
-
-#define NQUIET ARRAY_SIZE(quiet_knobs)
-
 FIXTURE(fault) {
-	struct knob quiet[NQUIET];
-	__s64 live_before;
+	int unused;
 };
 
 FIXTURE_SETUP(fault)
 {
-	unsigned int i;
-
 	if (access(CUFAB_DEVICE_PATH, F_OK))
 		SKIP(return, "%s absent (cufab.ko not loaded)",
 		     CUFAB_DEVICE_PATH);
 	if (access(CUFAB_DEBUGFS "/fail_object_alloc", F_OK))
 		SKIP(return, "no fault injection in this kernel (%s absent)",
 		     CUFAB_DEBUGFS "/fail_object_alloc");
-	for (i = 0; i < NQUIET; i++) {
-		knob_save(&self->quiet[i], quiet_knobs[i][0]);
-		ASSERT_EQ(0, knob_set(&self->quiet[i], quiet_knobs[i][1]))
-			TH_LOG("%s", quiet_knobs[i][0]);
-	}
-	self->live_before = live_objects();
-	ASSERT_LE(0, self->live_before);
 }
 
 FIXTURE_TEARDOWN(fault)
 {
-	unsigned int i;
-
-	for (i = 0; i < NQUIET; i++)
-		knob_restore(&self->quiet[i]);
-}
-
-/* The 6.1 harness runs the test body after a SKIP in the fixture setup. */
-static bool skipped(struct __test_metadata *_metadata)
-{
-	return _metadata->skip;
+	fault_restore();
 }
 
 /*
@@ -184,21 +94,12 @@ static int scenario(void)
 	return err;
 }
 
-TEST_F_TIMEOUT(fault, fail_nth, 600)
+TEST_FAIL_NTH(fault, fail_nth)
 {
-	unsigned int injected = 0, failed = 0;
-
-	if (skipped(_metadata))
-		return;
-	/* warm up: code and data paged in, lazy symbols bound */
-	ASSERT_EQ(0, scenario());
-	ASSERT_EQ(self->live_before, live_objects());
-
-	FAIL_NTH_LOOP(scenario(), ENOMEM, self->live_before, injected,
-		      failed);
 	/* at least: open, get_version, contexts, object allocations */
-	EXPECT_LE(1U + 2 * NCTX, injected);
-	EXPECT_LT(0U, failed);
+	nth->min_injected = 1 + 2 * NCTX;
+	nth->min_failed = 1;
+	return scenario();
 }
 
 /*
@@ -269,42 +170,167 @@ static int stream_scenario(void)
 	return err;
 }
 
-TEST_F_TIMEOUT(fault, fail_nth_streams, 600)
+TEST_FAIL_NTH(fault, fail_nth_streams)
 {
-	unsigned int n, injected = 0, failed = 0;
-	int fd, err, done = 0;
-
-	if (skipped(_metadata))
-		return;
-	ASSERT_EQ(0, stream_scenario());
-	ASSERT_EQ(self->live_before, live_objects());
-
-	fd = fail_nth_open();
-	ASSERT_LE(0, fd) TH_LOG("fail-nth: %s", strerror(errno));
-	for (n = 1; n < 10000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = stream_scenario();
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_EQ(0, err);
-			break;
-		}
-		injected++;
-		if (err) {
-			failed++;
-			EXPECT_EQ(ENOMEM, err)
-				TH_LOG("fault %u: %s", n, strerror(err));
-		}
-		ASSERT_EQ(self->live_before, live_objects())
-			TH_LOG("fault %u leaked objects", n);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected, %u surfaced as errors", injected, failed);
 	/* streams, event, three operations at least */
-	EXPECT_LE(6U, injected);
-	EXPECT_LT(0U, failed);
+	nth->min_injected = 6;
+	nth->min_failed = 1;
+	return stream_scenario();
+}
+
+/*
+ * Sharing: a POSIX fd (dma-buf) and a FABRIC export of one allocation,
+ * both imported by a second client on IMEX channel @chfd, then released.
+ * 0 or the first errno.
+ */
+static int share_scenario(int chfd)
+{
+	__u8 fab[CUFAB_FABRIC_HANDLE_LEN];
+	__u32 h = 0, by_fd = 0, by_fab = 0;
+	int fd, other, dmabuf = -1, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	other = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	err = other < 0 ? errno : imex_set_channel(fd, chfd, NULL);
+	if (!err)
+		err = imex_set_channel(other, chfd, NULL);
+	if (!err)
+		err = mem_create(fd, CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC,
+				 ALLOC_LEN, &h);
+	if (!err)
+		err = mem_export_fd(fd, h, &dmabuf);
+	if (!err)
+		err = mem_import_fd(other, dmabuf, &by_fd);
+	if (!err)
+		err = mem_export_fabric(fd, h, fab);
+	if (!err)
+		err = mem_import_fabric(other, fab, &by_fab);
+	/* the importer lets go first, then the exporter */
+	if (by_fab && !err)
+		err = mem_release(other, by_fab);
+	if (by_fd && !err)
+		err = mem_release(other, by_fd);
+	if (dmabuf >= 0)
+		close(dmabuf);
+	if (h && !err)
+		err = mem_release(fd, h);
+	if (other >= 0)
+		close(other);
+	close(fd);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_share)
+{
+	static int chfd = -1;
+
+	if (!nth->n) {
+		if (chfd < 0)
+			chfd = imex_open(0);
+		if (chfd < 0)
+			SKIP(return 0, "no IMEX channel 0: %s", strerror(-chfd));
+	}
+	/* create, two exports, two imports, each with objects */
+	nth->min_injected = 5;
+	nth->min_failed = 5;
+	return share_scenario(chfd);
+}
+
+/*
+ * Peer access: links both ways between contexts on GPUs 0 and 1, one
+ * disabled, the other going with its context. 0 or the first errno.
+ */
+static int peer_scenario(void)
+{
+	struct cufab_peer a = { .size = sizeof(a) }, b = { .size = sizeof(b) };
+	int fd, err;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = ctx_create(fd, 0, 0, &a.ctx_id);
+	if (!err)
+		err = ctx_create(fd, 1, 0, &a.peer_ctx_id);
+	b.ctx_id = a.peer_ctx_id;
+	b.peer_ctx_id = a.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_PEER_ENABLE, &a);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_PEER_ENABLE, &b);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_PEER_DISABLE, &a);
+	if (!err)
+		err = destroy(fd, b.ctx_id);
+	close(fd);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_peer)
+{
+	/* two contexts, two links */
+	nth->min_injected = 4;
+	nth->min_failed = 4;
+	return peer_scenario();
+}
+
+/*
+ * cuMemRetainAllocationHandle: a handle retained through its mapping and
+ * released, the mapping and the allocation undone. 0 or the first errno.
+ */
+static int retain_scenario(void)
+{
+	struct cufab_va_reserve res = { .size = sizeof(res), .length = ALLOC_LEN };
+	struct cufab_mem_map map = { .size = sizeof(map), .length = ALLOC_LEN };
+	struct cufab_mem_retain ret = { .size = sizeof(ret) };
+	struct cufab_mem_unmap unmap = { .size = sizeof(unmap),
+					 .length = ALLOC_LEN };
+	struct cufab_va_free vfree = { .size = sizeof(vfree),
+				       .length = ALLOC_LEN };
+	int fd, err, mapped = 0;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = mem_create(fd, 0, ALLOC_LEN, &map.handle);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &res);
+	map.addr = ret.addr = unmap.addr = vfree.addr = res.addr;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_MAP, &map);
+	mapped = !err;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_RETAIN, &ret);
+	if (!err)
+		err = mem_release(fd, ret.out_handle);
+	if (mapped) {
+		int e = cufab_ioc(fd, CUFAB_IOCTL_MEM_UNMAP, &unmap);
+
+		if (!err)
+			err = e;
+	}
+	/* the reservation's VMA holds the file: it must go before close */
+	if (res.addr) {
+		int e = cufab_ioc(fd, CUFAB_IOCTL_VA_FREE, &vfree);
+
+		if (e)
+			munmap((void *)(uintptr_t)res.addr, ALLOC_LEN);
+		if (!err)
+			err = e;
+	}
+	if (map.handle && !err)
+		err = mem_release(fd, map.handle);
+	close(fd);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_retain)
+{
+	/* create, reserve, map */
+	nth->min_injected = 3;
+	nth->min_failed = 3;
+	return retain_scenario();
 }
 
 /*
@@ -363,19 +389,12 @@ static int ipc_event_scenario(void)
 	return err;
 }
 
-TEST_F(fault, fail_nth_ipc_events)
+TEST_FAIL_NTH(fault, fail_nth_ipc_events)
 {
-	unsigned int injected = 0, failed = 0;
-
-	if (skipped(_metadata))
-		return;
-	ASSERT_EQ(0, ipc_event_scenario());
-	ASSERT_EQ(self->live_before, live_objects_wait(self->live_before));
-	FAIL_NTH_LOOP(ipc_event_scenario(), ENOMEM, self->live_before,
-		      injected, failed);
 	/* two clients, contexts, the event, export, import, the stream */
-	EXPECT_LE(6U, injected);
-	EXPECT_LT(0U, failed);
+	nth->min_injected = 6;
+	nth->min_failed = 1;
+	return ipc_event_scenario();
 }
 
 /*
@@ -393,35 +412,21 @@ TEST_F(fault, stream_exec_fails)
 	struct cufab_stream_wait w = {
 		.size = sizeof(w), .what = CUFAB_WAIT_STREAM,
 	};
-	static const char *const files[][2] = {
-		{ "interval", "1" }, { "space", "0" },
-		{ "task-filter", "N" }, { "times", "1" },
-		{ "probability", "100" },
-	};
-	struct knob k[5];
-	static char paths[5][128];
-	unsigned int i;
+	__s64 live_before = live_objects();
 	int fd;
 
-	if (skipped(_metadata))
-		return;
+	SETUP_SKIPPED();
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ctx_create(fd, 0, 0, &sa.ctx_id));
 	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sa));
-	for (i = 0; i < 5; i++) {
-		snprintf(paths[i], sizeof(paths[i]),
-			 CUFAB_DEBUGFS "/fail_stream_exec/%s", files[i][0]);
-		knob_save(&k[i], paths[i]);
-		ASSERT_EQ(1, k[i].have) TH_LOG("%s", paths[i]);
-	}
-	for (i = 0; i < 5; i++)
-		ASSERT_EQ(0, knob_set(&k[i], files[i][1]));
+	/* the worker hits it, not this task: no task filter */
+	ASSERT_EQ(0, fault_arm("fail_stream_exec", 1));
+	ASSERT_EQ(0, fault_knob("fail_stream_exec", "task-filter", "N"));
 	op.stream_id = w.id = sa.out_stream_id;
 	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
 	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
-	for (i = 5; i-- > 0;)
-		knob_restore(&k[i]);
+	fault_restore();
 	EXPECT_EQ(-ENOMEM, w.out_error);
 	/* sticky: later operations of the stream complete with it */
 	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op));
@@ -434,7 +439,7 @@ TEST_F(fault, stream_exec_fails)
 	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
 	EXPECT_EQ(0, w.out_error);
 	close(fd);
-	EXPECT_EQ(self->live_before, live_objects());
+	EXPECT_EQ(live_before, live_objects());
 }
 
 /*
@@ -442,8 +447,6 @@ TEST_F(fault, stream_exec_fails)
  * (task-filter + make-it-fail), so nothing else on the system trips on it.
  */
 FIXTURE(knob) {
-	struct knob attr[6];
-	struct knob make_it_fail;
 	int fd;
 };
 
@@ -530,54 +533,26 @@ FIXTURE_VARIANT_ADD(knob, fail_peer) {
 	.op = op_peer_enable,
 };
 
-static const char *const knob_files[][2] = {
-	{ "verbose", "0" },
-	{ "interval", "1" },
-	{ "space", "0" },
-	{ "task-filter", "Y" },
-	{ "times", "1" },
-	{ "probability", "100" },	/* last: arms the point */
-};
-
 FIXTURE_SETUP(knob)
 {
-	static char paths[6][128];
-	unsigned int i;
+	char path[128];
 
 	self->fd = -1;
 	if (access(CUFAB_DEVICE_PATH, F_OK))
 		SKIP(return, "%s absent (cufab.ko not loaded)",
 		     CUFAB_DEVICE_PATH);
-	snprintf(paths[0], sizeof(paths[0]), CUFAB_DEBUGFS "/%s",
-		 variant->name);
-	if (access(paths[0], F_OK))
+	snprintf(path, sizeof(path), CUFAB_DEBUGFS "/%s", variant->name);
+	if (access(path, F_OK))
 		SKIP(return, "no fault injection in this kernel (%s absent)",
-		     paths[0]);
+		     path);
 	self->fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd);
-
-	knob_save(&self->make_it_fail, "/proc/self/make-it-fail");
-	ASSERT_EQ(1, self->make_it_fail.have);
-	ASSERT_EQ(0, knob_set(&self->make_it_fail, "1"));
-	for (i = 0; i < 6; i++) {
-		snprintf(paths[i], sizeof(paths[i]), CUFAB_DEBUGFS "/%s/%s",
-			 variant->name, knob_files[i][0]);
-		knob_save(&self->attr[i], paths[i]);
-		ASSERT_EQ(1, self->attr[i].have) TH_LOG("%s", paths[i]);
-	}
-	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, knob_set(&self->attr[i], knob_files[i][1]))
-			TH_LOG("%s", paths[i]);
+	ASSERT_EQ(0, fault_arm(variant->name, 1)) TH_LOG("%s", path);
 }
 
 FIXTURE_TEARDOWN(knob)
 {
-	int i;
-
-	/* disarm first */
-	for (i = 5; i >= 0; i--)
-		knob_restore(&self->attr[i]);
-	knob_restore(&self->make_it_fail);
+	fault_restore();
 	if (self->fd >= 0)
 		close(self->fd);
 }
@@ -586,8 +561,7 @@ TEST_F(knob, fails_once)
 {
 	__s64 live;
 
-	if (skipped(_metadata))
-		return;
+	SETUP_SKIPPED();
 	live = live_objects();
 	EXPECT_EQ(ENOMEM, variant->op(self->fd));
 	EXPECT_EQ(live, live_objects());
@@ -602,14 +576,13 @@ TEST_F(knob, task_filter)
 	int status;
 	pid_t pid;
 
-	if (skipped(_metadata))
-		return;
+	SETUP_SKIPPED();
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		int fd;
 
-		if (knob_write("/proc/self/make-it-fail", "0"))
+		if (write_file("/proc/self/make-it-fail", "0"))
 			_exit(2);
 		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 		if (fd < 0)

@@ -992,6 +992,9 @@ static int managed_scenario(const char **step)
 		err = raw_sync(fd, st);
 	}
 	i = m_free(fd, d);
+	/* its mapping holds the file: free it for real when the fault was the free's */
+	if (i == ENOMEM)
+		m_free(fd, d);
 	if (!err && i)
 		*step = "free";
 	err = err ?: i;
@@ -1012,42 +1015,16 @@ FIXTURE_TEARDOWN(nth)
 {
 }
 
-TEST_F_TIMEOUT(nth, fail_nth, 600)
+/*
+ * The engine lets go of a closed client's streams shortly after: the
+ * sweep waits for live objects to settle.
+ */
+TEST_FAIL_NTH(nth, fail_nth)
 {
-	unsigned int n, injected = 0;
-	long long before;
 	const char *step;
-	int fd, err, done = 0;
 
-	if (access(CUFAB_DEVICE_PATH, F_OK))
-		SKIP(return, "no " CUFAB_DEVICE_PATH);
-	fd = fail_nth_open();
-	if (fd < 0)
-		SKIP(return, "no fail-nth (CONFIG_FAULT_INJECTION)");
-	ASSERT_EQ(0, managed_scenario(&step));
-	before = live_objects();
-	for (n = 1; n < 10000 && !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		err = managed_scenario(&step);
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_EQ(0, err);
-			break;
-		}
-		injected++;
-		if (err)
-			EXPECT_EQ(ENOMEM, err) TH_LOG("fault %u: %s: %s", n,
-						     step, strerror(err));
-		/* the engine lets go of a closed client's streams shortly after */
-		if (before >= 0)
-			ASSERT_EQ(before, live_objects_wait(before))
-				TH_LOG("fault %u (%s) leaked objects", n, step);
-	}
-	close(fd);
-	ASSERT_TRUE(done);
-	TH_LOG("%u faults injected", injected);
-	EXPECT_LT(3U, injected);
+	nth->min_injected = 4;
+	return managed_scenario(&step);
 }
 
 TEST_HARNESS_MAIN

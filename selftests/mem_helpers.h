@@ -20,7 +20,6 @@
 
 #include "cufab_test.h"
 
-#define DEBUGFS		"/sys/kernel/debug/cufab"
 
 /* FIXTURE(ctx): after cuInit (or a skip), a new current context per test. */
 #define CTX_FIXTURE()							\
@@ -154,15 +153,6 @@ static inline int cpu_faults(volatile unsigned char *p, int write)
 	sigaction(SIGSEGV, &old_segv, NULL);
 	sigaction(SIGBUS, &old_bus, NULL);
 	return faulted;
-}
-
-/* Writes a fault_attr knob of debugfs; 0 or -1. */
-static inline int fault_knob(const char *attr, const char *knob, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), DEBUGFS "/%s/%s", attr, knob);
-	return write_file(path, val);
 }
 
 #endif /* _CUFAB_MEM_HELPERS_H */

@@ -27,8 +27,6 @@
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 
-#define DEBUGFS		"/sys/kernel/debug"
-#define CUFAB_DEBUGFS	DEBUGFS "/cufab"
 #define MIB		(1024ULL * 1024)
 #define PG		4096ULL
 
@@ -1075,67 +1073,27 @@ static int fault_scenario(int fd, __u64 gran)
  */
 static int fail_nth_child(unsigned int n, __u64 gran)
 {
-	char path[64], buf[32];
-	int fd, nth, err, len;
-	ssize_t r;
+	int fd, nth, err, done;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || fault_scenario(fd, gran))	/* warm up */
 		return 21;
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/fail-nth",
-		 (long)syscall(SYS_gettid));
-	nth = open(path, O_RDWR | O_CLOEXEC);
+	nth = fail_nth_open();
 	if (nth < 0)
 		return 22;
-	len = snprintf(buf, sizeof(buf), "%u", n);
-	if (write(nth, buf, len) != len)
+	if (fail_nth_arm(nth, n))
 		return 23;
 	err = fault_scenario(fd, gran);
-	r = pread(nth, buf, sizeof(buf) - 1, 0);
-	if (write(nth, "0", 1) != 1 || r <= 0)
+	done = fail_nth_disarm(nth);
+	if (done < 0)
 		return 24;
-	buf[r] = '\0';
-	if (atoi(buf) != 0)
+	if (done)
 		return err ? 20 + err : 10;
 	return (!err || err == ENOMEM || err == EFAULT) ? 0 : 20 + err;
 }
 
-/* Knobs set for the fail-nth run (and restored): quiet, GFP_KERNEL too. */
-static const char *const fail_knobs[][2] = {
-	{ DEBUGFS "/failslab/ignore-gfp-wait", "N" },
-	{ DEBUGFS "/failslab/verbose", "0" },
-	{ DEBUGFS "/fail_page_alloc/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_object_alloc/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_mem_create/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_mem_map/verbose", "0" },
-	{ CUFAB_DEBUGFS "/fail_mem_page/verbose", "0" },
-};
-
-#define NKNOBS	ARRAY_SIZE(fail_knobs)
-
-/* Write @val to @path, saving the old value in @saved (may be NULL). */
-static void knob_swap(const char *path, const char *val, char *saved,
-		      size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (saved) {
-		n = read(fd, saved, len - 1);
-		saved[n > 0 ? n : 0] = '\0';
-	}
-	if (pwrite(fd, val, strlen(val), 0) < 0)
-		perror(path);
-	close(fd);
-}
-
 TEST_F_TIMEOUT(mem, fail_nth, 900)
 {
-	char saved[NKNOBS][32];
-	unsigned int k;
 	unsigned int n, injected = 0;
 	__u64 free0, free1;
 	long long live;
@@ -1146,9 +1104,7 @@ TEST_F_TIMEOUT(mem, fail_nth, 900)
 		return;
 	if (access(CUFAB_DEBUGFS "/fail_mem_create", F_OK))
 		SKIP(return, "no fault injection in this kernel");
-	for (k = 0; k < NKNOBS; k++)
-		knob_swap(fail_knobs[k][0], fail_knobs[k][1], saved[k],
-			  sizeof(saved[k]));
+	fault_quiet();
 	live = live_objects();
 	ASSERT_EQ(0, mem_info(self->fd, 0, &free0, NULL));
 	for (n = 1; n < 1000; n++) {
@@ -1168,8 +1124,7 @@ TEST_F_TIMEOUT(mem, fail_nth, 900)
 			TH_LOG("fault %u: status %d", n, WEXITSTATUS(status));
 		injected++;
 	}
-	for (k = 0; k < NKNOBS; k++)
-		knob_swap(fail_knobs[k][0], saved[k], NULL, 0);
+	fault_restore();
 	EXPECT_EQ(10, WEXITSTATUS(status));
 	EXPECT_LT(0U, injected);
 	TH_LOG("%u faults injected", injected);

@@ -20,7 +20,7 @@
 #include "kselftest_harness.h"
 
 #define CHUNK		(32ULL << 20)
-#define FAIL_POOL	DEBUGFS "/fail_pool"
+#define FAIL_POOL	CUFAB_DEBUGFS "/fail_pool"
 
 static CUmemPoolProps pool_props(CUmemLocationType type, int id,
 				 unsigned int handle_types)
@@ -1470,14 +1470,6 @@ TEST_F(ctx, cufabctl_pool_show)
 
 /* ---- fault injection ---- */
 
-static int knob(const char *name, const char *value)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), FAIL_POOL "/%s", name);
-	return write_file(path, value);
-}
-
 /* Each pool path fails once with OUT_OF_MEMORY and leaves nothing behind. */
 TEST_F(ctx, fail_pool_every_path)
 {
@@ -1493,31 +1485,29 @@ TEST_F(ctx, fail_pool_every_path)
 		SKIP(return, "no %s (kernel without fault injection)", FAIL_POOL);
 	/* the context's legacy stream comes with its first use: before */
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(NULL));
-	ASSERT_EQ(0, knob("verbose", "0"));
-	ASSERT_EQ(0, knob("probability", "100"));
 
 	live = live_objects();
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolCreate(&pool, &p));
 	EXPECT_EQ(live, live_objects());
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
 
 	live = live_objects();
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY,
 		  cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
 	EXPECT_EQ(live, live_objects());
 	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
 
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolExportToShareableHandle(&fd,
 			pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportToShareableHandle(&fd, pool,
 			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 
 	live = live_objects();
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolImportFromShareableHandle(&imp,
 			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	EXPECT_EQ(live, live_objects());
@@ -1526,18 +1516,18 @@ TEST_F(ctx, fail_pool_every_path)
 	close(fd);
 
 	live = live_objects();
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolExportPointer(&data, a));
 	EXPECT_EQ(live, live_objects());
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
 
 	live = live_objects();
-	ASSERT_EQ(0, knob("times", "1"));
+	ASSERT_EQ(0, fault_arm("fail_pool", 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuMemPoolImportPointer(&out, imp, &data));
 	EXPECT_EQ(live, live_objects());
 	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportPointer(&out, imp, &data));
 
-	knob("probability", "0");
+	fault_restore();
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(out, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(imp));

@@ -31,7 +31,7 @@
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
-#define FAIL_MEM_SHARE	"/sys/kernel/debug/cufab/fail_mem_share"
+#define FAIL_MEM_SHARE	CUFAB_DEBUGFS "/fail_mem_share"
 #define FABRIC_EXPORTS	"/sys/kernel/debug/cufab/fabric_exports"
 
 /* ---- the unix socket ---- */
@@ -675,22 +675,6 @@ TEST_F(rules, unprivileged_user_without_channel)
 	close(sock[1]);
 }
 
-static int write_knob(const char *knob, const char *value)
-{
-	char path[128];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), FAIL_MEM_SHARE "/%s", knob);
-	f = fopen(path, "w");
-	if (!f)
-		return errno;
-	ret = fprintf(f, "%s\n", value) < 0 ? EIO : 0;
-	if (fclose(f))
-		ret = errno;
-	return ret;
-}
-
 /* fail_mem_share: a failed export or import leaves nothing behind. */
 TEST_F(rules, fault_injection_export_import)
 {
@@ -706,10 +690,8 @@ TEST_F(rules, fault_injection_export_import)
 	ASSERT_EQ(0, mem_export_fd(self->fd, h, &dmabuf));
 	live = live_objects();
 
-	/* quiet (no stack dump per injected fault), the next two calls */
-	ASSERT_EQ(0, write_knob("verbose", "0"));
-	ASSERT_EQ(0, write_knob("times", "2"));
-	ASSERT_EQ(0, write_knob("probability", "100"));
+	/* the next two calls */
+	ASSERT_EQ(0, fault_arm("fail_mem_share", 2));
 
 	EXPECT_EQ(ENOMEM, mem_import_fd(self->fd, dmabuf, &imp));
 	EXPECT_EQ(ENOMEM, mem_export_fd(self->fd, h, &fd2));
@@ -719,7 +701,7 @@ TEST_F(rules, fault_injection_export_import)
 	EXPECT_EQ(0, mem_export_fd(self->fd, h, &fd2));
 	close(fd2);
 	close(dmabuf);
-	write_knob("probability", "0");
+	fault_restore();
 }
 
 TEST_HARNESS_MAIN

@@ -93,6 +93,9 @@ FIXTURE_VARIANT(cufab_size) {
 	__u32 last_off;
 	__u32 last_size;
 	void (*prepare)(struct __test_metadata *_metadata, int fd, void *buf);
+	/* offsets of the flags and of the reserved fields; 0: none */
+	__u32 flags_off;
+	__u32 rsv_off[2];
 };
 
 static void prepare_nothing(struct __test_metadata *_metadata, int fd,
@@ -169,70 +172,6 @@ static void prepare_mem_range_attrs(struct __test_metadata *_metadata,
 	cmd->node = -1;
 }
 
-FIXTURE_VARIANT_ADD(cufab_size, mem_advise) {
-	.cmd = CUFAB_IOCTL_MEM_ADVISE,
-	.size = sizeof(struct cufab_mem_advise),
-	.last_off = offsetof(struct cufab_mem_advise, location_id),
-	.last_size = sizeof(((struct cufab_mem_advise *)0)->location_id),
-	.prepare = prepare_mem_advise,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, mem_prefetch) {
-	.cmd = CUFAB_IOCTL_MEM_PREFETCH,
-	.size = sizeof(struct cufab_mem_prefetch),
-	.last_off = offsetof(struct cufab_mem_prefetch, __reserved),
-	.last_size = sizeof(((struct cufab_mem_prefetch *)0)->__reserved),
-	.prepare = prepare_mem_prefetch,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, mem_range_attrs) {
-	.cmd = CUFAB_IOCTL_MEM_RANGE_ATTRS,
-	.size = sizeof(struct cufab_mem_range_attrs),
-	.last_off = offsetof(struct cufab_mem_range_attrs, out_resident_on_node),
-	.last_size = sizeof(((struct cufab_mem_range_attrs *)0)->out_resident_on_node),
-	.prepare = prepare_mem_range_attrs,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, get_version) {
-	.cmd = CUFAB_IOCTL_GET_VERSION,
-	.size = sizeof(struct cufab_get_version),
-	.last_off = offsetof(struct cufab_get_version, __reserved),
-	.last_size = sizeof(((struct cufab_get_version *)0)->__reserved),
-	.prepare = prepare_nothing,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, noop) {
-	.cmd = CUFAB_IOCTL_NOOP,
-	.size = sizeof(struct cufab_noop),
-	.last_off = offsetof(struct cufab_noop, flags),
-	.last_size = sizeof(((struct cufab_noop *)0)->flags),
-	.prepare = prepare_nothing,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, destroy) {
-	.cmd = CUFAB_IOCTL_DESTROY,
-	.size = sizeof(struct cufab_destroy),
-	.last_off = offsetof(struct cufab_destroy, id),
-	.last_size = sizeof(((struct cufab_destroy *)0)->id),
-	.prepare = prepare_destroy,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, device_info) {
-	.cmd = CUFAB_IOCTL_DEVICE_INFO,
-	.size = sizeof(struct cufab_device_info),
-	.last_off = offsetof(struct cufab_device_info, name),
-	.last_size = sizeof(((struct cufab_device_info *)0)->name),
-	.prepare = prepare_device_info,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, ctx_create) {
-	.cmd = CUFAB_IOCTL_CTX_CREATE,
-	.size = sizeof(struct cufab_ctx_create),
-	.last_off = offsetof(struct cufab_ctx_create, out_ctx_id),
-	.last_size = sizeof(((struct cufab_ctx_create *)0)->out_ctx_id),
-	.prepare = prepare_ctx_create,
-};
-
 static void prepare_stream_create(struct __test_metadata *_metadata, int fd,
 				  void *buf)
 {
@@ -293,38 +232,6 @@ static void prepare_hostfn(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &sub));
 }
 
-FIXTURE_VARIANT_ADD(cufab_size, stream_create) {
-	.cmd = CUFAB_IOCTL_STREAM_CREATE,
-	.size = sizeof(struct cufab_stream_create),
-	.last_off = offsetof(struct cufab_stream_create, out_uid),
-	.last_size = sizeof(((struct cufab_stream_create *)0)->out_uid),
-	.prepare = prepare_stream_create,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, event_create) {
-	.cmd = CUFAB_IOCTL_EVENT_CREATE,
-	.size = sizeof(struct cufab_event_create),
-	.last_off = offsetof(struct cufab_event_create, __reserved),
-	.last_size = sizeof(((struct cufab_event_create *)0)->__reserved),
-	.prepare = prepare_event_create,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, stream_submit) {
-	.cmd = CUFAB_IOCTL_STREAM_SUBMIT,
-	.size = sizeof(struct cufab_stream_submit),
-	.last_off = offsetof(struct cufab_stream_submit, out_event_seq),
-	.last_size = sizeof(((struct cufab_stream_submit *)0)->out_event_seq),
-	.prepare = prepare_stream_submit,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, stream_wait) {
-	.cmd = CUFAB_IOCTL_STREAM_WAIT,
-	.size = sizeof(struct cufab_stream_wait),
-	.last_off = offsetof(struct cufab_stream_wait, __reserved),
-	.last_size = sizeof(((struct cufab_stream_wait *)0)->__reserved),
-	.prepare = prepare_stream_wait,
-};
-
 /* An INTERPROCESS event of a new context; its id, its handle into @handle. */
 static __u32 new_ipc_event(struct __test_metadata *_metadata, int fd,
 			   __u8 *handle)
@@ -362,29 +269,6 @@ static void prepare_event_import(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
 }
 
-FIXTURE_VARIANT_ADD(cufab_size, event_export) {
-	.cmd = CUFAB_IOCTL_EVENT_EXPORT,
-	.size = sizeof(struct cufab_event_export),
-	.last_off = offsetof(struct cufab_event_export, out_handle),
-	.last_size = sizeof(((struct cufab_event_export *)0)->out_handle),
-	.prepare = prepare_event_export,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, event_import) {
-	.cmd = CUFAB_IOCTL_EVENT_IMPORT,
-	.size = sizeof(struct cufab_event_import),
-	.last_off = offsetof(struct cufab_event_import, handle),
-	.last_size = sizeof(((struct cufab_event_import *)0)->handle),
-	.prepare = prepare_event_import,
-};
-
-FIXTURE_VARIANT_ADD(cufab_size, hostfn) {
-	.cmd = CUFAB_IOCTL_HOSTFN,
-	.size = sizeof(struct cufab_hostfn),
-	.last_off = offsetof(struct cufab_hostfn, __reserved),
-	.last_size = sizeof(((struct cufab_hostfn *)0)->__reserved),
-	.prepare = prepare_hostfn,
-};
 /* ---- memory pools: each prepare makes what its command needs ---- */
 
 static int pool_new(int fd, __u32 handle_types, __u32 *pool)
@@ -551,31 +435,597 @@ static void prepare_pool_ptr_release(struct __test_metadata *_metadata, int fd,
 	cmd->addr = x.addr;
 }
 
-#define POOL_SIZE_ROW(_name, _cmd, _struct, _last)			\
+/* ---- memory, sharing, endpoints, multicast, peers ---- */
+
+static void prepare_imex_set_channel(struct __test_metadata *_metadata,
+				     int fd, void *buf)
+{
+	struct cufab_imex_set_channel *cmd = buf;
+
+	cmd->fd = -1;		/* leave the channel: valid with none */
+}
+
+static void prepare_mem_create(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_mem_create *cmd = buf;
+
+	cmd->location_type = CUFAB_LOC_DEVICE;
+	cmd->handle_types = CUFAB_HANDLE_POSIX_FD;
+	cmd->length = ALLOC_LEN;
+}
+
+static __u32 new_handle(struct __test_metadata *_metadata, int fd)
+{
+	__u32 h = 0;
+
+	EXPECT_EQ(0, mem_create(fd, CUFAB_HANDLE_POSIX_FD, ALLOC_LEN, &h));
+	return h;
+}
+
+/* A reservation of ALLOC_LEN with a new allocation mapped in: its address. */
+static __u64 new_mapping(struct __test_metadata *_metadata, int fd,
+			 __u32 *handle)
+{
+	struct cufab_va_reserve r = { .size = sizeof(r), .length = ALLOC_LEN };
+	struct cufab_mem_map m = { .size = sizeof(m), .length = ALLOC_LEN };
+
+	m.handle = new_handle(_metadata, fd);
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &r));
+	m.addr = r.addr;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_MAP, &m));
+	if (handle)
+		*handle = m.handle;
+	return r.addr;
+}
+
+static void prepare_mem_release(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_mem_release *cmd = buf;
+
+	cmd->handle = new_handle(_metadata, fd);
+}
+
+static void prepare_mem_retain(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_mem_retain *cmd = buf;
+
+	cmd->addr = new_mapping(_metadata, fd, NULL);
+}
+
+static void prepare_mem_get_props(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_mem_get_props *cmd = buf;
+
+	cmd->handle = new_handle(_metadata, fd);
+}
+
+static void prepare_va_reserve(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_va_reserve *cmd = buf;
+
+	cmd->length = ALLOC_LEN;
+}
+
+static void prepare_va_free(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_va_reserve r = { .size = sizeof(r), .length = ALLOC_LEN };
+	struct cufab_va_free *cmd = buf;
+
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &r));
+	cmd->addr = r.addr;
+	cmd->length = ALLOC_LEN;
+}
+
+static void prepare_mem_map(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_va_reserve r = { .size = sizeof(r), .length = ALLOC_LEN };
+	struct cufab_mem_map *cmd = buf;
+
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &r));
+	cmd->addr = r.addr;
+	cmd->length = ALLOC_LEN;
+	cmd->handle = new_handle(_metadata, fd);
+}
+
+static void prepare_mem_unmap(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_mem_unmap *cmd = buf;
+
+	cmd->addr = new_mapping(_metadata, fd, NULL);
+	cmd->length = ALLOC_LEN;
+}
+
+static struct cufab_mem_access gpu0_rw = {
+	.location_type = CUFAB_LOC_DEVICE, .location_id = 0, .flags = 3,
+};
+
+static void prepare_mem_set_access(struct __test_metadata *_metadata,
+				   int fd, void *buf)
+{
+	struct cufab_mem_set_access *cmd = buf;
+
+	cmd->addr = new_mapping(_metadata, fd, NULL);
+	cmd->length = ALLOC_LEN;
+	cmd->num_descs = 1;
+	cmd->descs_ptr = (uintptr_t)&gpu0_rw;
+}
+
+static void prepare_mem_get_access(struct __test_metadata *_metadata,
+				   int fd, void *buf)
+{
+	struct cufab_mem_get_access *cmd = buf;
+
+	cmd->addr = new_mapping(_metadata, fd, NULL);
+	cmd->location_type = CUFAB_LOC_DEVICE;
+}
+
+static void prepare_mem_alloc(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_mem_alloc *cmd = buf;
+
+	cmd->length = 4096;
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+}
+
+/* cuMemAlloc of one page of GPU 0: its address. */
+static __u64 legacy_page(struct __test_metadata *_metadata, int fd)
+{
+	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
+
+	EXPECT_EQ(0, ctx_create(fd, 0, 0, &a.ctx_id));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a));
+	return a.out_addr;
+}
+
+static void prepare_mem_free(struct __test_metadata *_metadata, int fd,
+			     void *buf)
+{
+	struct cufab_mem_free *cmd = buf;
+
+	cmd->addr = legacy_page(_metadata, fd);
+}
+
+static unsigned char host_bytes[64];
+
+static void prepare_mem_copy(struct __test_metadata *_metadata, int fd,
+			     void *buf)
+{
+	struct cufab_mem_copy *cmd = buf;
+
+	cmd->dst = legacy_page(_metadata, fd);
+	cmd->src = (uintptr_t)host_bytes;
+	cmd->length = sizeof(host_bytes);
+}
+
+static void prepare_mem_set(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_mem_set *cmd = buf;
+
+	cmd->dst = legacy_page(_metadata, fd);
+	cmd->elem_size = 1;
+	cmd->count = 64;
+}
+
+static void prepare_pointer_info(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_pointer_info *cmd = buf;
+
+	cmd->addr = legacy_page(_metadata, fd);
+}
+
+static void prepare_mem_export(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_mem_export *cmd = buf;
+
+	cmd->handle = new_handle(_metadata, fd);
+	cmd->handle_type = CUFAB_HANDLE_POSIX_FD;
+}
+
+static void prepare_mem_import(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_mem_import *cmd = buf;
+
+	cmd->handle_type = CUFAB_HANDLE_POSIX_FD;
+	ASSERT_EQ(0, mem_export_fd(fd, new_handle(_metadata, fd), &cmd->fd));
+}
+
+static __u32 le_ids(struct __test_metadata *_metadata, int fd, __u32 count)
+{
+	struct cufab_le_id_reserve r = { .size = sizeof(r), .count = count };
+
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_LE_ID_RESERVE, &r));
+	return r.out_base;
+}
+
+static void prepare_le_id_reserve(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_le_id_reserve *cmd = buf;
+
+	cmd->count = 1;
+}
+
+static void prepare_le_id_release(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_le_id_release *cmd = buf;
+
+	cmd->base = le_ids(_metadata, fd, 1);
+	cmd->count = 1;
+}
+
+/* A unicast endpoint of GPU 0 (@ipc: exportable as FABRIC): its id. */
+static void prepare_le_create(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_le_create *cmd = buf;
+
+	cmd->id = le_ids(_metadata, fd, 1);
+	cmd->prop.type = CUFAB_LE_TYPE_UNICAST;
+	cmd->prop.length = ALLOC_LEN;
+}
+
+static __u32 new_le(struct __test_metadata *_metadata, int fd, __u32 type,
+		    __u32 ipc)
+{
+	struct cufab_le_create c = { .size = sizeof(c) };
+
+	prepare_le_create(_metadata, fd, &c);
+	c.size = sizeof(c);
+	c.prop.type = type;
+	c.prop.dev_or_num = type == CUFAB_LE_TYPE_MULTICAST;
+	c.prop.ipc_handle_types = ipc;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_LE_CREATE, &c));
+	return c.id;
+}
+
+/* A unicast endpoint of GPU 0 that LE_QUERY found ready: its id. */
+static __u32 ready_le(struct __test_metadata *_metadata, int fd)
+{
+	struct cufab_le_query q = { .size = sizeof(q), .count = 1 };
+
+	q.id = new_le(_metadata, fd, CUFAB_LE_TYPE_UNICAST, 0);
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_LE_QUERY, &q));
+	EXPECT_EQ(1, q.out_ready);
+	return q.id;
+}
+
+static void prepare_le_destroy(struct __test_metadata *_metadata, int fd,
+			       void *buf)
+{
+	struct cufab_le_destroy *cmd = buf;
+
+	cmd->id = new_le(_metadata, fd, CUFAB_LE_TYPE_UNICAST, 0);
+}
+
+static void prepare_le_add_device(struct __test_metadata *_metadata,
+				  int fd, void *buf)
+{
+	struct cufab_le_add_device *cmd = buf;
+
+	cmd->id = new_le(_metadata, fd, CUFAB_LE_TYPE_MULTICAST, 0);
+}
+
+static void prepare_le_query(struct __test_metadata *_metadata, int fd,
+			     void *buf)
+{
+	struct cufab_le_query *cmd = buf;
+
+	cmd->id = new_le(_metadata, fd, CUFAB_LE_TYPE_UNICAST, 0);
+	cmd->count = 1;
+}
+
+static void prepare_le_get_limits(struct __test_metadata *_metadata,
+				  int fd, void *buf)
+{
+	struct cufab_le_get_limits *cmd = buf;
+
+	cmd->prop.type = CUFAB_LE_TYPE_UNICAST;
+	cmd->prop.length = ALLOC_LEN;
+}
+
+static void prepare_le_bind(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_le_bind *cmd = buf;
+
+	cmd->id = ready_le(_metadata, fd);
+	cmd->length = ALLOC_LEN;
+	ASSERT_EQ(0, mem_create(fd, 0, ALLOC_LEN, &cmd->mem_handle));
+}
+
+static void prepare_le_unbind(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_le_bind b = { .size = sizeof(b) };
+	struct cufab_le_unbind *cmd = buf;
+
+	prepare_le_bind(_metadata, fd, &b);
+	b.size = sizeof(b);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_LE_BIND, &b));
+	cmd->id = b.id;
+	cmd->length = ALLOC_LEN;
+}
+
+static void prepare_le_export(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_le_share *cmd = buf;
+
+	ASSERT_EQ(0, imex_join(fd, 0));
+	cmd->id = new_le(_metadata, fd, CUFAB_LE_TYPE_UNICAST,
+			 CUFAB_LE_IPC_FABRIC);
+	cmd->handle_type = CUFAB_LE_IPC_FABRIC;
+}
+
+static void prepare_le_import(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_le_share *cmd = buf;
+
+	prepare_le_export(_metadata, fd, buf);
+	cmd->size = sizeof(*cmd);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_LE_EXPORT, cmd));
+	cmd->id = le_ids(_metadata, fd, 1);
+	cmd->dev = -1;
+}
+
+static void prepare_mc_create(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_mc_create *cmd = buf;
+
+	cmd->num_devices = 1;
+	cmd->length = ALLOC_LEN;
+}
+
+static __u32 new_mc(struct __test_metadata *_metadata, int fd, int add)
+{
+	struct cufab_mc_create c = { .size = sizeof(c), .num_devices = 1,
+				     .length = ALLOC_LEN };
+	struct cufab_mc_add_device a = { .size = sizeof(a) };
+
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MC_CREATE, &c));
+	a.handle = c.out_handle;
+	if (add)
+		EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MC_ADD_DEVICE, &a));
+	return c.out_handle;
+}
+
+static void prepare_mc_add_device(struct __test_metadata *_metadata,
+				  int fd, void *buf)
+{
+	struct cufab_mc_add_device *cmd = buf;
+
+	cmd->handle = new_mc(_metadata, fd, 0);
+}
+
+static void prepare_mc_bind(struct __test_metadata *_metadata, int fd,
+			    void *buf)
+{
+	struct cufab_mc_bind *cmd = buf;
+
+	cmd->handle = new_mc(_metadata, fd, 1);
+	cmd->length = ALLOC_LEN;
+	ASSERT_EQ(0, mem_create(fd, 0, ALLOC_LEN, &cmd->mem_handle));
+}
+
+static void prepare_mc_unbind(struct __test_metadata *_metadata, int fd,
+			      void *buf)
+{
+	struct cufab_mc_bind b = { .size = sizeof(b) };
+	struct cufab_mc_unbind *cmd = buf;
+
+	prepare_mc_bind(_metadata, fd, &b);
+	b.size = sizeof(b);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MC_BIND, &b));
+	cmd->handle = b.handle;
+	cmd->length = ALLOC_LEN;
+}
+
+static unsigned char mm_bytes[4096];
+
+/* A multicast mapping of GPU 0 with one bound replica. */
+static void prepare_multimem(struct __test_metadata *_metadata, int fd,
+			     void *buf)
+{
+	struct cufab_va_reserve r = { .size = sizeof(r), .length = ALLOC_LEN };
+	struct cufab_mem_map m = { .size = sizeof(m), .length = ALLOC_LEN };
+	struct cufab_mem_set_access s = {
+		.size = sizeof(s), .num_descs = 1, .length = ALLOC_LEN,
+		.descs_ptr = (uintptr_t)&gpu0_rw,
+	};
+	struct cufab_mc_bind b = { .size = sizeof(b) };
+	struct cufab_multimem *cmd = buf;
+
+	prepare_mc_bind(_metadata, fd, &b);
+	b.size = sizeof(b);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MC_BIND, &b));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &r));
+	m.addr = s.addr = r.addr;
+	m.handle = b.handle;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_MAP, &m));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_SET_ACCESS, &s));
+	cmd->op = CUFAB_MM_STORE;
+	cmd->dtype = CUFAB_DT_U8;
+	cmd->addr = r.addr;
+	cmd->count = sizeof(mm_bytes);
+	cmd->buf = (uintptr_t)mm_bytes;
+}
+
+static void prepare_peer_enable(struct __test_metadata *_metadata, int fd,
+				void *buf)
+{
+	struct cufab_peer *cmd = buf;
+
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
+	ASSERT_EQ(0, ctx_create(fd, 1, 0, &cmd->peer_ctx_id));
+}
+
+static void prepare_peer_disable(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_peer *cmd = buf;
+
+	prepare_peer_enable(_metadata, fd, buf);
+	cmd->size = sizeof(*cmd);
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_PEER_ENABLE, cmd));
+}
+
+#define prepare_get_version	prepare_nothing
+#define prepare_noop		prepare_nothing
+#define prepare_mem_get_info	prepare_nothing
+
+#define OFF(_struct, _field)	offsetof(struct _struct, _field)
+
+/*
+ * One row per ioctl: its command and struct, the last field of the
+ * struct's first version (kernel/ioctl.c), prepare_<name>() that makes a
+ * valid call, then the offset of its flags and of its reserved fields
+ * (0: none), which must be refused when not 0.
+ */
+#define SIZE_ROW(_name, _cmd, _struct, _last, _flags, ...)		\
 FIXTURE_VARIANT_ADD(cufab_size, _name) {				\
 	.cmd = CUFAB_IOCTL_##_cmd,					\
 	.size = sizeof(struct _struct),					\
 	.last_off = offsetof(struct _struct, _last),			\
 	.last_size = sizeof(((struct _struct *)0)->_last),		\
 	.prepare = prepare_##_name,					\
+	.flags_off = _flags,						\
+	.rsv_off = { __VA_ARGS__ },					\
 }
 
-POOL_SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size);
-POOL_SIZE_ROW(pool_attr, POOL_ATTR, cufab_pool_attr, value);
-POOL_SIZE_ROW(pool_grow, POOL_GROW, cufab_pool_grow, out_alloc_id);
-POOL_SIZE_ROW(pool_shrink, POOL_SHRINK, cufab_pool_shrink, addr);
-POOL_SIZE_ROW(pool_set_access, POOL_SET_ACCESS, cufab_pool_set_access,
-	      descs_ptr);
-POOL_SIZE_ROW(pool_get_access, POOL_GET_ACCESS, cufab_pool_get_access,
-	      out_flags);
-POOL_SIZE_ROW(pool_export, POOL_EXPORT, cufab_pool_export, out_fabric);
-POOL_SIZE_ROW(pool_import, POOL_IMPORT, cufab_pool_import, out_pool_id);
-POOL_SIZE_ROW(pool_ptr_export, POOL_PTR_EXPORT, cufab_pool_ptr_export,
-	      out_data);
-POOL_SIZE_ROW(pool_ptr_import, POOL_PTR_IMPORT, cufab_pool_ptr_import,
-	      out_length);
-POOL_SIZE_ROW(pool_ptr_release, POOL_PTR_RELEASE, cufab_pool_ptr_release,
-	      addr);
+SIZE_ROW(get_version, GET_VERSION, cufab_get_version, __reserved,
+	 OFF(cufab_get_version, flags), OFF(cufab_get_version, __reserved));
+SIZE_ROW(noop, NOOP, cufab_noop, flags, OFF(cufab_noop, flags));
+SIZE_ROW(destroy, DESTROY, cufab_destroy, id, 0);
+/* DEVICE_INFO's flags are an output: the GPU's features */
+SIZE_ROW(device_info, DEVICE_INFO, cufab_device_info, name, 0,
+	 OFF(cufab_device_info, __reserved));
+SIZE_ROW(ctx_create, CTX_CREATE, cufab_ctx_create, out_ctx_id,
+	 OFF(cufab_ctx_create, flags));
+SIZE_ROW(mem_create, MEM_CREATE, cufab_mem_create, __reserved,
+	 OFF(cufab_mem_create, flags), OFF(cufab_mem_create, __reserved));
+SIZE_ROW(mem_release, MEM_RELEASE, cufab_mem_release, handle, 0);
+SIZE_ROW(mem_retain, MEM_RETAIN, cufab_mem_retain, __reserved,
+	 OFF(cufab_mem_retain, flags), OFF(cufab_mem_retain, __reserved));
+SIZE_ROW(mem_get_props, MEM_GET_PROPS, cufab_mem_get_props, out_length, 0);
+SIZE_ROW(mem_get_info, MEM_GET_INFO, cufab_mem_get_info, out_total, 0);
+SIZE_ROW(va_reserve, VA_RESERVE, cufab_va_reserve, addr,
+	 OFF(cufab_va_reserve, flags));
+SIZE_ROW(va_free, VA_FREE, cufab_va_free, length, OFF(cufab_va_free, flags));
+SIZE_ROW(mem_map, MEM_MAP, cufab_mem_map, __reserved, OFF(cufab_mem_map, flags),
+	 OFF(cufab_mem_map, __reserved));
+SIZE_ROW(mem_unmap, MEM_UNMAP, cufab_mem_unmap, length,
+	 OFF(cufab_mem_unmap, flags));
+SIZE_ROW(mem_set_access, MEM_SET_ACCESS, cufab_mem_set_access, descs_ptr, 0);
+SIZE_ROW(mem_get_access, MEM_GET_ACCESS, cufab_mem_get_access, addr, 0);
+SIZE_ROW(mem_alloc, MEM_ALLOC, cufab_mem_alloc, out_addr,
+	 OFF(cufab_mem_alloc, flags), OFF(cufab_mem_alloc, __reserved2));
+SIZE_ROW(mem_free, MEM_FREE, cufab_mem_free, addr, OFF(cufab_mem_free, flags));
+SIZE_ROW(mem_copy, MEM_COPY, cufab_mem_copy, length, OFF(cufab_mem_copy, flags),
+	 OFF(cufab_mem_copy, __reserved));
+SIZE_ROW(mem_set, MEM_SET, cufab_mem_set, __reserved, OFF(cufab_mem_set, flags),
+	 OFF(cufab_mem_set, __reserved));
+SIZE_ROW(pointer_info, POINTER_INFO, cufab_pointer_info, out_alloc_flags,
+	 OFF(cufab_pointer_info, flags), OFF(cufab_pointer_info, __reserved));
+SIZE_ROW(imex_set_channel, IMEX_SET_CHANNEL, cufab_imex_set_channel,
+	 out_channel, OFF(cufab_imex_set_channel, flags));
+SIZE_ROW(mem_export, MEM_EXPORT, cufab_mem_export, out_fabric,
+	 OFF(cufab_mem_export, flags), OFF(cufab_mem_export, __reserved));
+SIZE_ROW(mem_import, MEM_IMPORT, cufab_mem_import, __reserved,
+	 OFF(cufab_mem_import, flags), OFF(cufab_mem_import, __reserved));
+SIZE_ROW(le_id_reserve, LE_ID_RESERVE, cufab_le_id_reserve, out_base,
+	 OFF(cufab_le_id_reserve, flags));
+SIZE_ROW(le_id_release, LE_ID_RELEASE, cufab_le_id_release, count,
+	 OFF(cufab_le_id_release, flags));
+SIZE_ROW(le_create, LE_CREATE, cufab_le_create, prop,
+	 OFF(cufab_le_create, flags), OFF(cufab_le_create, __reserved));
+SIZE_ROW(le_destroy, LE_DESTROY, cufab_le_destroy, id, 0);
+SIZE_ROW(le_add_device, LE_ADD_DEVICE, cufab_le_add_device, __reserved, 0,
+	 OFF(cufab_le_add_device, __reserved));
+SIZE_ROW(le_query, LE_QUERY, cufab_le_query, __reserved,
+	 OFF(cufab_le_query, flags), OFF(cufab_le_query, __reserved));
+SIZE_ROW(le_get_limits, LE_GET_LIMITS, cufab_le_get_limits, out_max_size,
+	 OFF(cufab_le_get_limits, flags));
+SIZE_ROW(le_bind, LE_BIND, cufab_le_bind, bind_flags, OFF(cufab_le_bind, flags),
+	 OFF(cufab_le_bind, __reserved));
+SIZE_ROW(le_unbind, LE_UNBIND, cufab_le_unbind, length,
+	 OFF(cufab_le_unbind, flags));
+SIZE_ROW(le_export, LE_EXPORT, cufab_le_share, __reserved,
+	 OFF(cufab_le_share, flags), OFF(cufab_le_share, __reserved));
+SIZE_ROW(le_import, LE_IMPORT, cufab_le_share, __reserved,
+	 OFF(cufab_le_share, flags), OFF(cufab_le_share, __reserved));
+SIZE_ROW(mc_create, MC_CREATE, cufab_mc_create, __reserved,
+	 OFF(cufab_mc_create, flags), OFF(cufab_mc_create, __reserved));
+SIZE_ROW(mc_add_device, MC_ADD_DEVICE, cufab_mc_add_device, __reserved, 0,
+	 OFF(cufab_mc_add_device, __reserved));
+SIZE_ROW(mc_bind, MC_BIND, cufab_mc_bind, bind_flags, OFF(cufab_mc_bind, flags),
+	 OFF(cufab_mc_bind, __reserved));
+SIZE_ROW(mc_unbind, MC_UNBIND, cufab_mc_unbind, length,
+	 OFF(cufab_mc_unbind, flags));
+SIZE_ROW(multimem, MULTIMEM, cufab_multimem, out_skipped,
+	 OFF(cufab_multimem, flags), OFF(cufab_multimem, __reserved));
+SIZE_ROW(peer_enable, PEER_ENABLE, cufab_peer, peer_ctx_id,
+	 OFF(cufab_peer, flags));
+SIZE_ROW(peer_disable, PEER_DISABLE, cufab_peer, peer_ctx_id,
+	 OFF(cufab_peer, flags));
+SIZE_ROW(stream_create, STREAM_CREATE, cufab_stream_create, out_uid,
+	 OFF(cufab_stream_create, flags));
+SIZE_ROW(event_create, EVENT_CREATE, cufab_event_create, __reserved,
+	 OFF(cufab_event_create, flags), OFF(cufab_event_create, __reserved));
+SIZE_ROW(stream_submit, STREAM_SUBMIT, cufab_stream_submit, out_event_seq,
+	 OFF(cufab_stream_submit, flags), OFF(cufab_stream_submit, __reserved));
+SIZE_ROW(stream_wait, STREAM_WAIT, cufab_stream_wait, __reserved,
+	 OFF(cufab_stream_wait, flags), OFF(cufab_stream_wait, __reserved));
+SIZE_ROW(event_export, EVENT_EXPORT, cufab_event_export, out_handle,
+	 OFF(cufab_event_export, flags), OFF(cufab_event_export, __reserved));
+SIZE_ROW(event_import, EVENT_IMPORT, cufab_event_import, handle,
+	 OFF(cufab_event_import, flags));
+SIZE_ROW(hostfn, HOSTFN, cufab_hostfn, __reserved, OFF(cufab_hostfn, flags),
+	 OFF(cufab_hostfn, __reserved));
+SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size,
+	 OFF(cufab_pool_create, flags));
+SIZE_ROW(pool_attr, POOL_ATTR, cufab_pool_attr, value,
+	 OFF(cufab_pool_attr, flags));
+SIZE_ROW(pool_grow, POOL_GROW, cufab_pool_grow, out_alloc_id,
+	 OFF(cufab_pool_grow, flags), OFF(cufab_pool_grow, __reserved));
+SIZE_ROW(pool_shrink, POOL_SHRINK, cufab_pool_shrink, addr,
+	 OFF(cufab_pool_shrink, flags), OFF(cufab_pool_shrink, __reserved));
+SIZE_ROW(pool_set_access, POOL_SET_ACCESS, cufab_pool_set_access, descs_ptr,
+	 OFF(cufab_pool_set_access, flags));
+SIZE_ROW(pool_get_access, POOL_GET_ACCESS, cufab_pool_get_access, out_flags,
+	 OFF(cufab_pool_get_access, flags));
+SIZE_ROW(pool_export, POOL_EXPORT, cufab_pool_export, out_fabric,
+	 OFF(cufab_pool_export, flags), OFF(cufab_pool_export, __reserved));
+SIZE_ROW(pool_import, POOL_IMPORT, cufab_pool_import, out_pool_id,
+	 OFF(cufab_pool_import, flags));
+SIZE_ROW(pool_ptr_export, POOL_PTR_EXPORT, cufab_pool_ptr_export, out_data,
+	 OFF(cufab_pool_ptr_export, flags), OFF(cufab_pool_ptr_export, __reserved));
+SIZE_ROW(pool_ptr_import, POOL_PTR_IMPORT, cufab_pool_ptr_import, out_length,
+	 OFF(cufab_pool_ptr_import, flags), OFF(cufab_pool_ptr_import, __reserved));
+SIZE_ROW(pool_ptr_release, POOL_PTR_RELEASE, cufab_pool_ptr_release, addr,
+	 OFF(cufab_pool_ptr_release, flags), OFF(cufab_pool_ptr_release, __reserved));
+SIZE_ROW(mem_advise, MEM_ADVISE, cufab_mem_advise, location_id, 0);
+SIZE_ROW(mem_prefetch, MEM_PREFETCH, cufab_mem_prefetch, __reserved,
+	 OFF(cufab_mem_prefetch, flags), OFF(cufab_mem_prefetch, __reserved));
+SIZE_ROW(mem_range_attrs, MEM_RANGE_ATTRS, cufab_mem_range_attrs,
+	 out_resident_on_node, OFF(cufab_mem_range_attrs, flags),
+	 OFF(cufab_mem_range_attrs, __reserved),
+	 OFF(cufab_mem_range_attrs, __reserved2));
 
 FIXTURE_SETUP(cufab_size)
 {
@@ -689,6 +1139,57 @@ TEST_F(cufab_size, bad_pointer_is_efault)
 	ASSERT_EQ(EFAULT, cufab_ioc(self->fd, variant->cmd, NULL));
 	ASSERT_EQ(EFAULT, cufab_ioc(self->fd, variant->cmd,
 				    (void *)(uintptr_t)8));
+}
+
+/* No struct grows past a page: a larger size is refused unread. */
+TEST_F(cufab_size, size_over_a_page_is_e2big)
+{
+	__u32 sizes[] = { 4097, 0x10000, 0xffffffffU };
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+			  sizes[i]);
+		EXPECT_EQ(E2BIG, cufab_ioc(self->fd, variant->cmd, self->buf))
+			TH_LOG("size %u", sizes[i]);
+	}
+}
+
+static void set_u32(void *buf, __u32 off, __u32 val)
+{
+	memcpy((char *)buf + off, &val, sizeof(val));
+}
+
+/* An unknown flag (bit 31) and each reserved field not 0: EINVAL. */
+TEST_F(cufab_size, reserved_and_unknown_flags_are_einval)
+{
+	__u32 flags;
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	if (!variant->flags_off && !variant->rsv_off[0])
+		SKIP(return, "the struct has no flags and no reserved field");
+	if (variant->flags_off) {
+		sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+			  variant->size);
+		memcpy(&flags, (char *)self->buf + variant->flags_off,
+		       sizeof(flags));
+		set_u32(self->buf, variant->flags_off, flags | 1U << 31);
+		EXPECT_EQ(EINVAL, cufab_ioc(self->fd, variant->cmd, self->buf))
+			TH_LOG("flags 0x%x", flags | 1U << 31);
+	}
+	for (i = 0; i < ARRAY_SIZE(variant->rsv_off); i++) {
+		if (!variant->rsv_off[i])
+			continue;
+		sized_cmd(_metadata, self->fd, self->buf, variant->prepare,
+			  variant->size);
+		set_u32(self->buf, variant->rsv_off[i], 1);
+		EXPECT_EQ(EINVAL, cufab_ioc(self->fd, variant->cmd, self->buf))
+			TH_LOG("reserved field at offset %u", variant->rsv_off[i]);
+	}
 }
 
 TEST_F(cufab, unknown_ioctl_is_enotty)

@@ -929,7 +929,7 @@ static CUresult fault_op_run(enum fault_op op, int arm, const char *knob)
 	r = cuMemAddressReserve(&va, g, 0, 0, 0);
 	if (!r && op == OP_MAP) {
 		if (arm)
-			fault_knob(knob, "probability", "100");
+			fault_arm(knob, 1);
 		r = cuMemMap(va, g, 0, h, 0);
 		if (!r)
 			r = cuMemUnmap(va, g);
@@ -941,7 +941,7 @@ static CUresult fault_op_run(enum fault_op op, int arm, const char *knob)
 	}
 	if (!r && op == OP_EXPORT) {
 		if (arm)
-			fault_knob(knob, "probability", "100");
+			fault_arm(knob, 1);
 		r = cuMemExportToShareableHandle(&fd, h,
 				CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
 		if (!r)
@@ -975,24 +975,16 @@ FIXTURE_SETUP(fault)
 
 	self->armed = 0;
 	INIT_OR_SKIP();
-	snprintf(path, sizeof(path), DEBUGFS "/%s", variant->knob);
+	snprintf(path, sizeof(path), CUFAB_DEBUGFS "/%s", variant->knob);
 	if (access(path, F_OK))
 		SKIP(return, "no fault injection in this kernel (%s absent)", path);
-	ASSERT_EQ(0, fault_knob(variant->knob, "verbose", "0"));
-	ASSERT_EQ(0, fault_knob(variant->knob, "interval", "1"));
-	ASSERT_EQ(0, fault_knob(variant->knob, "space", "0"));
-	ASSERT_EQ(0, fault_knob(variant->knob, "task-filter", "Y"));
-	ASSERT_EQ(0, fault_knob(variant->knob, "times", "1"));
 	self->armed = 1;
-	ASSERT_EQ(0, write_file("/proc/self/make-it-fail", "1"));
 }
 
 FIXTURE_TEARDOWN(fault)
 {
-	if (!self->armed)
-		return;
-	fault_knob(variant->knob, "probability", "0");
-	write_file("/proc/self/make-it-fail", "0");
+	if (self->armed)
+		fault_restore();
 }
 
 TEST_F(fault, fails_cleanly)
@@ -1005,9 +997,9 @@ TEST_F(fault, fails_cleanly)
 	ASSERT_CU(CUDA_SUCCESS, fault_op_run(variant->op, 0, variant->knob));
 	ASSERT_EQ(before, live_objects());
 	if (variant->op == OP_CREATE)
-		ASSERT_EQ(0, fault_knob(variant->knob, "probability", "100"));
+		ASSERT_EQ(0, fault_arm(variant->knob, 1));
 	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, fault_op_run(variant->op, 1, variant->knob));
-	fault_knob(variant->knob, "probability", "0");
+	fault_arm(variant->knob, 0);
 	EXPECT_EQ(before, live_objects());
 	EXPECT_CU(CUDA_SUCCESS, fault_op_run(variant->op, 0, variant->knob));
 	EXPECT_EQ(before, live_objects());

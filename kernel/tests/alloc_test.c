@@ -2,7 +2,8 @@
 /*
  * KUnit: allocation accounting (kernel/alloc.c): capacity charges never
  * overshoot, uncharges return the capacity, and an allocation frees its
- * pages and its charge with its last reference.
+ * pages and its charge with its last reference; a handle's last release
+ * racing with a lookup changes nothing.
  */
 #include <kunit/test.h>
 #include <linux/err.h>
@@ -152,6 +153,51 @@ static void device_alloc_past_capacity(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-ENOMEM));
 }
 
+/*
+ * The last cuMemRelease while another thread has the handle looked up
+ * (held here across the release, as a racing lookup would hold it): the
+ * release is -EBUSY and keeps the retain, so the handle can still be
+ * released once the lookup is done and nothing lingers.
+ */
+static void release_racing_lookup_keeps_retain(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+		.length = PAGE_SIZE,
+	};
+	u64 live = cufab_live_objects();
+	struct cufab_client *client;
+	struct cufab_alloc *alloc;
+	struct cufab_object *obj;
+	atomic_t *retains;
+	u32 id;
+
+	client = cufab_client_alloc();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(client));
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc, &id), 0);
+	KUNIT_EXPECT_TRUE(test, cufab_mem_handle_retain(client, id, alloc));
+	cufab_alloc_put(alloc);
+
+	obj = cufab_object_get(client, id, CUFAB_OBJ_MEM_HANDLE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(obj));
+	retains = &container_of(obj, struct cufab_mem_handle, obj)->retains;
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(retains), 1);
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), -EBUSY);
+	KUNIT_EXPECT_EQ(test, atomic_read(retains), 1);
+	cufab_object_put(obj);
+
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), -ENOENT);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&client->objects));
+	cufab_client_free(client);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+}
+
 static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE(charge_fits_exactly),
 	KUNIT_CASE(charge_overflow_refused),
@@ -159,6 +205,7 @@ static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE(device_alloc_charges_and_frees),
 	KUNIT_CASE(device_alloc_bad_gpu),
 	KUNIT_CASE(device_alloc_past_capacity),
+	KUNIT_CASE(release_racing_lookup_keeps_retain),
 	{}
 };
 

@@ -261,6 +261,20 @@ struct cufab_ctx_create {
  * LMEM_RESIZE_TO_MAX | COREDUMP | USER_COREDUMP | SYNC_MEMOPS).
  */
 #define CUFAB_CTX_FLAGS_VALID		0xffU	/* CU_CTX_FLAGS_MASK */
+#define CUFAB_CTX_SCHED_MASK		0x07U	/* CU_CTX_SCHED_MASK */
+
+/*
+ * The one rule for context flags, the kernel's at CTX_CREATE and the
+ * library's where it keeps them itself (cuDevicePrimaryCtxSetFlags): known
+ * bits only, and at most one scheduling policy (the policies are an
+ * enumeration in the low bits: AUTO 0, SPIN 1, YIELD 2, BLOCKING_SYNC 4).
+ */
+static __inline__ int cufab_ctx_flags_ok(__u32 flags)
+{
+	__u32 sched = flags & CUFAB_CTX_SCHED_MASK;
+
+	return !(flags & ~CUFAB_CTX_FLAGS_VALID) && !(sched & (sched - 1));
+}
 
 /* ---- memory (cuMemCreate, VMM, legacy, sharing, IMEX) ---- */
 

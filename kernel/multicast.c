@@ -22,6 +22,8 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
@@ -42,35 +44,23 @@ static DEFINE_MUTEX(cufab_mcs_lock);
 
 /* ---- support ---- */
 
-static bool cufab_gpu_mc_capable(u32 index)
+static bool cufab_mc_gpu_capable(u32 index)
 {
-	struct cufab_gpu *gpu = cufab_node_gpu(index);
+	struct cufab_gpu_facts f;
 
-	return gpu && (cufab_gpu_effective_features(&cufab_node, gpu) &
-		       CUFAB_DEV_F_MULTICAST);
+	return !cufab_gpu_facts(index, &f) &&
+	       (f.features & CUFAB_DEV_F_MULTICAST);
 }
 
 /* Does any GPU of the node do multicast (an NVSwitch and the feature)? */
 static bool cufab_mc_node_capable(void)
 {
-	bool any = false;
-	u32 i;
+	u32 i, n = cufab_node_num_gpus();
 
-	down_read(&cufab_topo_rwsem);
-	for (i = 0; i < cufab_node.num_gpus && !any; i++)
-		any = cufab_gpu_mc_capable(i);
-	up_read(&cufab_topo_rwsem);
-	return any;
-}
-
-static bool cufab_mc_gpu_capable(u32 index)
-{
-	bool ok;
-
-	down_read(&cufab_topo_rwsem);
-	ok = cufab_gpu_mc_capable(index);
-	up_read(&cufab_topo_rwsem);
-	return ok;
+	for (i = 0; i < n; i++)
+		if (cufab_mc_gpu_capable(i))
+			return true;
+	return false;
 }
 
 /* ---- lifetime ---- */
@@ -243,24 +233,24 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
-		cufab_client_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
-				  cmd->mc_flags);
+		cufab_pr_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
+			      cmd->mc_flags);
 		return -EINVAL;
 	}
 	if (!cmd->num_devices || cmd->num_devices > num_gpus) {
-		cufab_client_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
-				  cmd->num_devices, num_gpus);
+		cufab_pr_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
+			      cmd->num_devices, num_gpus);
 		return -EINVAL;
 	}
 	if (cmd->handle_types & ~CUFAB_HANDLE_VALID)
 		return -EINVAL;
 	if (!cmd->length || !IS_ALIGNED(cmd->length, gran)) {
-		cufab_client_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
-				  cmd->length, gran);
+		cufab_pr_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
+			      cmd->length, gran);
 		return -EINVAL;
 	}
 	if (!cufab_mc_node_capable()) {
-		cufab_client_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
+		cufab_pr_info(client, "cuMulticastCreate: no GPU of the node supports multicast (needs an NVSwitch and the feature)\n");
 		return -EOPNOTSUPP;
 	}
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
@@ -335,8 +325,8 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 	if (IS_ERR(alloc))
 		return alloc;
 	if (!cufab_alloc_mc(alloc)) {
-		cufab_client_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
-				  what, handle, alloc->id);
+		cufab_pr_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
+			      what, handle, alloc->id);
 		cufab_alloc_put(alloc);
 		return ERR_PTR(-EINVAL);
 	}
@@ -360,8 +350,8 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 	if (!cufab_node_gpu_exists(cmd->dev)) {
 		ret = -ENODEV;
 	} else if (!cufab_mc_gpu_capable(cmd->dev)) {
-		cufab_client_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
-				  alloc->id, cmd->dev);
+		cufab_pr_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
+			      alloc->id, cmd->dev);
 		ret = -EOPNOTSUPP;
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
 		ret = -ENOMEM;
@@ -388,8 +378,8 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 	if (cmd->flags & CUFAB_BIND_ADDR) {
 		/* the address itself, not only its offset in the memory */
 		if (!IS_ALIGNED(cmd->addr, cufab_mc_granularity(false))) {
-			cufab_client_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
-					  cmd->addr, cufab_mc_granularity(false));
+			cufab_pr_info(client, "cuMulticastBindAddr: address 0x%llx is not a multiple of the multicast granularity 0x%llx (cuMulticastGetGranularity MINIMUM)\n",
+				      cmd->addr, cufab_mc_granularity(false));
 			return ERR_PTR(-EINVAL);
 		}
 		ret = cufab_va_resolve(client, cmd->addr, cmd->length, &mem,
@@ -403,8 +393,8 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 		*mem_offset = cmd->mem_offset;
 	}
 	if (!cufab_alloc_has(mem, CUFAB_ALLOC_BINDABLE)) {
-		cufab_client_info(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
-				  mem->id, mem->ops->name);
+		cufab_pr_info(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
+			      mem->id, mem->ops->name);
 		cufab_alloc_put(mem);
 		return ERR_PTR(-EINVAL);
 	}
@@ -456,8 +446,8 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 
 	/* exportable (or imported, hence exportable) objects */
 	if (mc_alloc->handle_types && !mem->handle_types) {
-		cufab_client_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
-				  mc_alloc->id, mc_alloc->handle_types, mem->id);
+		cufab_pr_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
+			      mc_alloc->id, mc_alloc->handle_types, mem->id);
 		return -EINVAL;
 	}
 	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
@@ -465,8 +455,8 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		return ret;
 	gpu = cufab_mc_bind_gpu(mc->team, mem, cmd->dev);
 	if (gpu < 0) {
-		cufab_client_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
-				  mc_alloc->id, mem->id, mem->location_id);
+		cufab_pr_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
+			      mc_alloc->id, mem->id, mem->location_id);
 		return -EINVAL;
 	}
 	if (cufab_should_fail(CUFAB_FAULT_MC))
@@ -489,8 +479,8 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
 	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->bind_flags) {
-		cufab_client_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
-				  cmd->bind_flags);
+		cufab_pr_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
+			      cmd->bind_flags);
 		return -EINVAL;
 	}
 	mc_alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastBind");
@@ -530,4 +520,121 @@ int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd)
 	}
 	cufab_alloc_put(mc_alloc);
 	return ret;
+}
+
+/* ---- netlink: MC_GET and MC_EVENT ---- */
+
+/*
+ * Netlink view of multicast objects: the MC_GET dump (cufabctl mc show)
+ * and the MC_EVENT notification sent when multimem skipped replicas.
+ *
+ * A dump message is built under the team's lock so that the team and the
+ * bindings it shows are one consistent snapshot; the objects themselves
+ * are walked with a reference each (cufab_mc_for_each), so a dump never
+ * holds the global list lock while it fills a message.
+ */
+
+struct cufab_mc_dump {
+	struct sk_buff *skb;
+	struct netlink_callback *cb;
+};
+
+/* Team state and every binding. Context: team->lock held. */
+static int cufab_mc_nl_put_team(struct sk_buff *skb, struct cufab_team *team)
+{
+	struct cufab_binding *b;
+	u32 i;
+
+	if (cufab_nl_put_team(skb, team))
+		return -EMSGSIZE;
+	for (i = 0; i < team->joined; i++) {
+		for (b = cufab_bindmap_first_from(&team->members[i].map, 0); b;
+		     b = cufab_bindmap_next(b))
+			if (cufab_nl_put_binding(skb, team->members[i].gpu, b))
+				return -EMSGSIZE;
+	}
+	return 0;
+}
+
+/*
+ * Handles, imports, fds and mappings: every reference on the allocation
+ * except the one the walk holds and the one its bindings hold.
+ */
+static u32 cufab_mc_users(struct cufab_mc *mc)
+{
+	return kref_read(&mc->alloc->ref) - 1 - READ_ONCE(mc->held);
+}
+
+static int cufab_mc_nl_put(struct cufab_mc *mc, void *arg)
+{
+	struct cufab_mc_dump *d = arg;
+	struct cufab_alloc *alloc = mc->alloc;
+	struct sk_buff *skb = d->skb;
+	void *hdr;
+	int ret;
+
+	hdr = cufab_nl_dump_put(skb, d->cb, CUFAB_NL_CMD_MC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, CUFAB_NL_A_MC_ID, alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_PID, alloc->owner_pid) ||
+	    nla_put_string(skb, CUFAB_NL_A_COMM, alloc->owner_comm) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_MC_SIZE, alloc->length,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(skb, CUFAB_NL_A_MC_HANDLE_TYPES, alloc->handle_types) ||
+	    nla_put_u32(skb, CUFAB_NL_A_MC_HANDLES, cufab_mc_users(mc)) ||
+	    nla_put_u64_64bit(skb, CUFAB_NL_A_MC_SKIPPED,
+			      atomic64_read(&mc->skipped), CUFAB_NL_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	mutex_lock(&mc->team->lock);
+	ret = cufab_mc_nl_put_team(skb, mc->team);
+	mutex_unlock(&mc->team->lock);
+	if (ret) {
+		genlmsg_cancel(skb, hdr);
+		return ret;
+	}
+	genlmsg_end(skb, hdr);
+	d->cb->args[0] = alloc->id;
+	return 0;
+}
+
+/*
+ * MC_GET: one message per object in id order; args[0] is the id of the
+ * last one sent, so a dump split over several reads resumes after it.
+ */
+int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct cufab_mc_dump d = { .skb = skb, .cb = cb };
+	int ret;
+
+	ret = cufab_mc_for_each(cb->args[0], cufab_mc_nl_put, &d);
+	return cufab_nl_dump_ret(skb, ret);
+}
+
+/* MC_EVENT: @skipped replicas of @mc were skipped by the caller. */
+void cufab_mc_nl_event(struct cufab_mc *mc, u32 skipped)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!cufab_nl_has_listeners())
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = cufab_nl_event_put(msg, CUFAB_NL_CMD_MC_EVENT);
+	if (!hdr ||
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MC_ID, mc->alloc->id,
+			      CUFAB_NL_A_PAD) ||
+	    nla_put_u32(msg, CUFAB_NL_A_PID, task_tgid_nr(current)) ||
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MC_SKIPPED, skipped,
+			      CUFAB_NL_A_PAD)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	cufab_nl_event_send(msg);
 }
