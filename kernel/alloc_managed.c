@@ -424,14 +424,11 @@ static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!cufab_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = cufab_nl_event_new(CUFAB_NL_CMD_MANAGED_EVENT, NLMSG_GOODSIZE,
+				 &hdr);
 	if (!msg)
 		return;
-	hdr = cufab_nl_event_put(msg, CUFAB_NL_CMD_MANAGED_EVENT);
-	if (!hdr ||
-	    nla_put_u32(msg, CUFAB_NL_A_MANAGED_KIND, kind) ||
+	if (nla_put_u32(msg, CUFAB_NL_A_MANAGED_KIND, kind) ||
 	    nla_put_u32(msg, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
 	    nla_put_string(msg, CUFAB_NL_A_COMM, client->comm) ||
 	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_ADDR, addr,
@@ -448,8 +445,7 @@ static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
 		nlmsg_free(msg);
 		return;
 	}
-	genlmsg_end(msg, hdr);
-	cufab_nl_event_send(msg);
+	cufab_nl_event_send(msg, hdr);
 }
 
 /* A program retrying a refused access must not flood the log or netlink. */

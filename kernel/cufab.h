@@ -1543,8 +1543,8 @@ int cufab_nl_put_team(struct sk_buff *skb, const struct cufab_team *team);
 int cufab_nl_put_binding(struct sk_buff *skb, u32 gpu,
 			 const struct cufab_binding *b);
 bool cufab_nl_has_listeners(void);
-void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd);
-void cufab_nl_event_send(struct sk_buff *msg);
+struct sk_buff *cufab_nl_event_new(u8 cmd, size_t size, void **hdr);
+void cufab_nl_event_send(struct sk_buff *msg, void *hdr);
 
 /* multicast.c: netlink */
 int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);

@@ -620,14 +620,10 @@ void cufab_mc_nl_event(struct cufab_mc *mc, u32 skipped)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (!cufab_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = cufab_nl_event_new(CUFAB_NL_CMD_MC_EVENT, NLMSG_GOODSIZE, &hdr);
 	if (!msg)
 		return;
-	hdr = cufab_nl_event_put(msg, CUFAB_NL_CMD_MC_EVENT);
-	if (!hdr ||
-	    nla_put_u64_64bit(msg, CUFAB_NL_A_MC_ID, mc->alloc->id,
+	if (nla_put_u64_64bit(msg, CUFAB_NL_A_MC_ID, mc->alloc->id,
 			      CUFAB_NL_A_PAD) ||
 	    nla_put_u32(msg, CUFAB_NL_A_PID, task_tgid_nr(current)) ||
 	    nla_put_u64_64bit(msg, CUFAB_NL_A_MC_SKIPPED, skipped,
@@ -635,6 +631,5 @@ void cufab_mc_nl_event(struct cufab_mc *mc, u32 skipped)
 		nlmsg_free(msg);
 		return;
 	}
-	genlmsg_end(msg, hdr);
-	cufab_nl_event_send(msg);
+	cufab_nl_event_send(msg, hdr);
 }

@@ -197,17 +197,12 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 	void *hdr;
 	int ret;
 
-	if (!cufab_nl_has_listeners())
-		return;
-
 	down_read(&cufab_topo_rwsem);
-	msg = genlmsg_new(cmd == CUFAB_NL_CMD_DEV_SET ? cufab_nl_dev_size() :
-			  cufab_nl_topo_size(cufab_node.num_gpus), GFP_KERNEL);
+	msg = cufab_nl_event_new(cmd, cmd == CUFAB_NL_CMD_DEV_SET ?
+				 cufab_nl_dev_size() :
+				 cufab_nl_topo_size(cufab_node.num_gpus), &hdr);
 	if (!msg)
 		goto out;
-	hdr = cufab_nl_event_put(msg, cmd);
-	if (!hdr)
-		goto err_free;
 	if (cmd == CUFAB_NL_CMD_DEV_SET)
 		ret = cufab_node_gpu(index) ?
 		      cufab_nl_put_dev(msg, cufab_node_gpu(index)) : -ENODEV;
@@ -215,9 +210,8 @@ static void cufab_nl_notify(u8 cmd, u32 index)
 		ret = cufab_nl_put_topo(msg);
 	if (ret)
 		goto err_free;
-	genlmsg_end(msg, hdr);
 	up_read(&cufab_topo_rwsem);
-	cufab_nl_event_send(msg);
+	cufab_nl_event_send(msg, hdr);
 	return;
 
 err_free:
@@ -713,14 +707,36 @@ bool cufab_nl_has_listeners(void)
 				  CUFAB_NL_MCGRP_EVENTS);
 }
 
-void *cufab_nl_event_put(struct sk_buff *msg, u8 cmd)
+/**
+ * cufab_nl_event_new() - start an event message for the events group
+ * @cmd: its command
+ * @size: bytes to allocate (NLMSG_GOODSIZE for a small event)
+ * @hdr: set to its header, for cufab_nl_event_send()
+ *
+ * Return: the message, or NULL when nobody listens (nothing is built
+ * then) or memory is short: events are best effort.
+ */
+struct sk_buff *cufab_nl_event_new(u8 cmd, size_t size, void **hdr)
 {
-	return genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+	struct sk_buff *msg;
+
+	if (!cufab_nl_has_listeners())
+		return NULL;
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &cufab_nl_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
 }
 
-/* Send a finished message to the events group (consumes @msg). */
-void cufab_nl_event_send(struct sk_buff *msg)
+/* Finish @msg and send it to the events group (consumes @msg). */
+void cufab_nl_event_send(struct sk_buff *msg, void *hdr)
 {
+	genlmsg_end(msg, hdr);
 	genlmsg_multicast(&cufab_nl_family, msg, 0, CUFAB_NL_MCGRP_EVENTS,
 			  GFP_KERNEL);
 }

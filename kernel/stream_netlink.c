@@ -125,14 +125,10 @@ void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
 	void *hdr;
 	int ret;
 
-	if (!cufab_nl_has_listeners())
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = cufab_nl_event_new(CUFAB_NL_CMD_STREAM_EVENT, NLMSG_GOODSIZE,
+				 &hdr);
 	if (!msg)
 		return;
-	hdr = cufab_nl_event_put(msg, CUFAB_NL_CMD_STREAM_EVENT);
-	if (!hdr)
-		goto err;
 	spin_lock(&stream->lock);
 	ret = nla_put_u32(msg, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
 	      nla_put_string(msg, CUFAB_NL_A_COMM, client->comm) ||
@@ -143,8 +139,7 @@ void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
 	spin_unlock(&stream->lock);
 	if (ret)
 		goto err;
-	genlmsg_end(msg, hdr);
-	cufab_nl_event_send(msg);
+	cufab_nl_event_send(msg, hdr);
 	return;
 err:
 	nlmsg_free(msg);
