@@ -131,6 +131,35 @@ static struct cufab_event *cufab_event_new(struct cufab_stream_space *space,
 	return event;
 }
 
+/* A handle of @client for @event, taking over the caller's reference. */
+static struct cufab_event_obj *cufab_event_obj_new(struct cufab_client *client,
+						   struct cufab_event *event)
+{
+	struct cufab_event_obj *eo;
+
+	eo = cufab_object_alloc(client, eo, CUFAB_OBJ_EVENT);
+	if (IS_ERR(eo)) {
+		cufab_event_put(event);
+		return eo;
+	}
+	eo->event = event;
+	return eo;
+}
+
+/* Answer the ioctl, then let the handle be found; or it goes. */
+static int cufab_event_obj_publish(struct cufab_ucmd *ucmd,
+				   struct cufab_event_obj *eo, size_t len)
+{
+	int ret = cufab_ucmd_respond(ucmd, len);
+
+	if (ret) {
+		cufab_object_abort_and_destroy(&eo->obj);
+		return ret;
+	}
+	cufab_object_finalize(&eo->obj);
+	return 0;
+}
+
 int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 {
 	struct cufab_event_create *cmd = ucmd->cmd;
@@ -139,7 +168,6 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 	struct cufab_event_obj *eo;
 	struct cufab_event *event;
 	struct cufab_object *ctx;
-	int ret;
 
 	if ((cmd->flags & ~CUFAB_EVENT_FLAGS) || cmd->__reserved)
 		return -EINVAL;
@@ -157,21 +185,12 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 	event = cufab_event_new(space, cmd);
 	if (IS_ERR(event))
 		return PTR_ERR(event);
-	eo = cufab_object_alloc(client, eo, CUFAB_OBJ_EVENT);
-	if (IS_ERR(eo)) {
-		cufab_event_put(event);
+	eo = cufab_event_obj_new(client, event);
+	if (IS_ERR(eo))
 		return PTR_ERR(eo);
-	}
-	eo->event = event;
 	cmd->out_event_id = eo->obj.id;
 	cmd->out_slot = event->slot;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		cufab_object_abort_and_destroy(&eo->obj);
-		return ret;
-	}
-	cufab_object_finalize(&eo->obj);
-	return 0;
+	return cufab_event_obj_publish(ucmd, eo, sizeof(*cmd));
 }
 
 /**
@@ -304,7 +323,6 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 	struct cufab_event_obj *eo;
 	struct cufab_event *event;
 	struct cufab_object *ctx;
-	int ret;
 
 	if (cmd->flags)
 		return -EINVAL;
@@ -321,19 +339,10 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 			      "never exported, its event destroyed, or a wrong secret");
 		return PTR_ERR(event);
 	}
-	eo = cufab_object_alloc(client, eo, CUFAB_OBJ_EVENT);
-	if (IS_ERR(eo)) {
-		cufab_event_put(event);
+	eo = cufab_event_obj_new(client, event);
+	if (IS_ERR(eo))
 		return PTR_ERR(eo);
-	}
-	eo->event = event;
 	eo->imported = true;
 	cmd->out_event_id = eo->obj.id;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		cufab_object_abort_and_destroy(&eo->obj);
-		return ret;
-	}
-	cufab_object_finalize(&eo->obj);
-	return 0;
+	return cufab_event_obj_publish(ucmd, eo, sizeof(*cmd));
 }
