@@ -363,6 +363,20 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 	return 0;
 }
 
+/* @op waits for @f (a reference it takes over), or for nothing if NULL. */
+static int cufab_op_one_dep(struct cufab_op *op, struct dma_fence *f)
+{
+	if (!f)
+		return 0;
+	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
+	if (!op->deps) {
+		dma_fence_put(f);
+		return -ENOMEM;
+	}
+	op->deps[op->nr_deps++] = f;
+	return 0;
+}
+
 /* EVENT_WAIT: the event's last record, if not done yet. */
 static int cufab_op_event_dep(struct cufab_op *op)
 {
@@ -373,15 +387,7 @@ static int cufab_op_event_dep(struct cufab_op *op)
 	f = event->last && !dma_fence_is_signaled(event->last) ?
 	    dma_fence_get(event->last) : NULL;
 	spin_unlock(&event->lock);
-	if (!f)
-		return 0;
-	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
-	if (!op->deps) {
-		dma_fence_put(f);
-		return -ENOMEM;
-	}
-	op->deps[op->nr_deps++] = f;
-	return 0;
+	return cufab_op_one_dep(op, f);
 }
 
 /* STREAM_WAIT: the other stream's last operation, if not done yet. */
@@ -402,15 +408,7 @@ static int cufab_op_stream_dep(struct cufab_op *op, u32 other_id)
 	    dma_fence_get(other->last) : NULL;
 	spin_unlock(&other->lock);
 	cufab_stream_put(other);
-	if (!f)
-		return 0;
-	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
-	if (!op->deps) {
-		dma_fence_put(f);
-		return -ENOMEM;
-	}
-	op->deps[op->nr_deps++] = f;
-	return 0;
+	return cufab_op_one_dep(op, f);
 }
 
 static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
