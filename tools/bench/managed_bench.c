@@ -15,10 +15,10 @@
  * the setting 0 and on one with it 1; the difference is the fence.
  */
 #include <stdlib.h>
-#include <time.h>
 
 #include <cufab/cuda.h>
 
+#include "bench.h"
 #include "managed_bench.h"
 
 #define MB_ALLOCS	16
@@ -121,21 +121,6 @@ static int mb_transition(struct mb_side *s)
 	return ret ? -1 : 0;
 }
 
-static double mb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int mb_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Median over @reps of the mean time of @n transitions of @s. */
 static int mb_measure(struct mb_side *s, int reps, long n, double *median)
 {
@@ -146,17 +131,16 @@ static int mb_measure(struct mb_side *s, int reps, long n, double *median)
 	if (!v)
 		return -1;
 	for (r = 0; r < reps; r++) {
-		t = mb_now();
+		t = now_ns();
 		for (i = 0; i < n; i++) {
 			if (mb_transition(s)) {
 				free(v);
 				return -1;
 			}
 		}
-		v[r] = (mb_now() - t) / n;
+		v[r] = (now_ns() - t) / n;
 	}
-	qsort(v, reps, sizeof(*v), mb_cmp);
-	*median = v[reps / 2];
+	*median = median(v, reps);
 	free(v);
 	return 0;
 }

@@ -11,10 +11,10 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cufab/cuda.h>
 
+#include "bench.h"
 #include "stream_bench.h"
 
 static CUstream sb_stream;
@@ -65,27 +65,6 @@ int sb_step_record_sync(struct bench *b)
 	       cuEventSynchronize(sb_event);
 }
 
-static double sb_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int sb_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double sb_median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), sb_cmp);
-	return v[n / 2];
-}
-
 /* cuMemcpyAsync DtoD against memcpy between the same two mappings. */
 static int copy_row(FILE *out, int reps)
 {
@@ -102,18 +81,18 @@ static int copy_row(FILE *out, int reps)
 	memset((void *)a, 1, len);
 	memset((void *)c, 2, len);
 	for (r = 0; r < reps; r++) {
-		t = sb_now();
+		t = now_ns();
 		if (cuMemcpyAsync(c, a, len, sb_stream) ||
 		    cuStreamSynchronize(sb_stream))
 			goto out;
-		eng[r] = sb_now() - t;
-		t = sb_now();
+		eng[r] = now_ns() - t;
+		t = now_ns();
 		memcpy((void *)c, (void *)a, len);
-		cpu[r] = sb_now() - t;
+		cpu[r] = now_ns() - t;
 	}
-	t = sb_median(cpu, reps);
+	t = median(cpu, reps);
 	fprintf(out, "  \"stream_copy\": { \"bytes\": %zu, \"cuMemcpyAsync_dtod_ns\": %.0f, \"memcpy_ns\": %.0f, \"ratio_to_memcpy_bandwidth\": %.3f },\n",
-		len, sb_median(eng, reps), t, t / sb_median(eng, reps));
+		len, median(eng, reps), t, t / median(eng, reps));
 	ret = 0;
 out:
 	if (a)
@@ -129,7 +108,7 @@ static volatile double host_started;
 
 static void CUDA_CB host_fn(void *p)
 {
-	host_started = sb_now();
+	host_started = now_ns();
 }
 
 /* From cuLaunchHostFunc returning to the function running. */
@@ -143,14 +122,14 @@ static int host_row(FILE *out, int reps)
 		return -1;
 	for (r = 0; r < reps; r++) {
 		host_started = 0;
-		t = sb_now();
+		t = now_ns();
 		if (cuLaunchHostFunc(sb_stream, host_fn, NULL) ||
 		    cuStreamSynchronize(sb_stream))
 			goto out;
 		lat[r] = host_started - t;
 	}
 	fprintf(out, "  \"host_function_latency_ns\": %.0f,\n",
-		sb_median(lat, reps));
+		median(lat, reps));
 	ret = 0;
 out:
 	free(lat);
