@@ -122,7 +122,7 @@ static int mb_transition(struct mb_side *s)
 }
 
 /* Median over @reps of the mean time of @n transitions of @s. */
-static int mb_measure(struct mb_side *s, int reps, long n, double *median)
+static int mb_measure(struct mb_side *s, int reps, long n, double *med)
 {
 	double *v = calloc(reps, sizeof(*v)), t;
 	long i;
@@ -140,7 +140,7 @@ static int mb_measure(struct mb_side *s, int reps, long n, double *median)
 		}
 		v[r] = (now_ns() - t) / n;
 	}
-	*median = median(v, reps);
+	*med = median(v, reps);
 	free(v);
 	return 0;
 }
