@@ -1872,7 +1872,7 @@ extern const struct cufab_client_part cufab_managed_client_part;
 extern unsigned int cufab_managed_check;
 
 /* engine.c */
-struct workqueue_struct *cufab_engine_get(u32 dev);
+struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority);
 void cufab_engine_exit(void);
 struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
 int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,

@@ -51,31 +51,43 @@ module_param_named(race_seed, cufab_race_seed, uint, 0644);
 MODULE_PARM_DESC(race_seed,
 		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
 
-static struct workqueue_struct *cufab_engines[CUFAB_MAX_GPUS];
+/*
+ * Each GPU's engine is two queues of CUFAB_COPY_ENGINES workers: one for
+ * streams of the default priority, one for streams of greater priority
+ * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
+ * never waits behind queued work of default-priority streams, and its
+ * workers are scheduled first (WQ_HIGHPRI): what a stream priority means
+ * when work contends for the engines. The finer levels below 0 share the
+ * one class, as levels are hints in CUDA.
+ */
+static struct workqueue_struct *cufab_engines[2][CUFAB_MAX_GPUS];
 static DEFINE_MUTEX(cufab_engines_lock);
 
 /**
  * cufab_engine_get() - the engine of GPU @dev, started on first use
  * @dev: kernel GPU index
+ * @priority: the stream's, CUFAB_STREAM_PRIO_GREATEST..0
  *
- * Return: its workqueue or ERR_PTR(-ENOMEM).
+ * Return: its workqueue for that priority, or ERR_PTR(-ENOMEM).
  */
-struct workqueue_struct *cufab_engine_get(u32 dev)
+struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority)
 {
+	bool high = priority < 0;
 	struct workqueue_struct *wq;
 
 	if (WARN_ON(dev >= CUFAB_MAX_GPUS))
 		return ERR_PTR(-EINVAL);
-	wq = READ_ONCE(cufab_engines[dev]);
+	wq = READ_ONCE(cufab_engines[high][dev]);
 	if (wq)
 		return wq;
 	mutex_lock(&cufab_engines_lock);
-	wq = cufab_engines[dev];
+	wq = cufab_engines[high][dev];
 	if (!wq) {
-		wq = alloc_workqueue("cufab-ce%u", WQ_UNBOUND,
+		wq = alloc_workqueue(high ? "cufab-ce%u-hi" : "cufab-ce%u",
+				     WQ_UNBOUND | (high ? WQ_HIGHPRI : 0),
 				     CUFAB_COPY_ENGINES, dev);
 		if (wq)
-			WRITE_ONCE(cufab_engines[dev], wq);
+			WRITE_ONCE(cufab_engines[high][dev], wq);
 	}
 	mutex_unlock(&cufab_engines_lock);
 	return wq ?: ERR_PTR(-ENOMEM);
@@ -84,11 +96,12 @@ struct workqueue_struct *cufab_engine_get(u32 dev)
 /* Module exit: every client is gone, so no stream has work queued. */
 void cufab_engine_exit(void)
 {
-	unsigned int i;
+	unsigned int i, high;
 
-	for (i = 0; i < CUFAB_MAX_GPUS; i++)
-		if (cufab_engines[i])
-			destroy_workqueue(cufab_engines[i]);
+	for (high = 0; high < 2; high++)
+		for (i = 0; i < CUFAB_MAX_GPUS; i++)
+			if (cufab_engines[high][i])
+				destroy_workqueue(cufab_engines[high][i]);
 }
 
 static const char *cufab_fence_driver_name(struct dma_fence *fence)

@@ -231,7 +231,7 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	struct cufab_stream *stream;
 	int slot;
 
-	wq = cufab_engine_get(dev);
+	wq = cufab_engine_get(dev, priority);
 	if (IS_ERR(wq))
 		return ERR_CAST(wq);
 	stream = cufab_slotted_alloc(space, sizeof(*stream), &slot);

@@ -98,6 +98,62 @@ TEST(priority)
 	cuCtxDestroy(ctx);
 }
 
+/*
+ * Priority decides who gets an engine: with every copy engine of the GPU
+ * busy with long copies of default-priority streams, a greater-priority
+ * stream's work does not wait for any of them to finish.
+ */
+TEST(priority_runs_ahead)
+{
+	const size_t len = 64 << 20;
+	CUdeviceptr src, dst[3], small;
+	CUstream lo[3], hi;
+	CUevent done[3];
+	CUcontext ctx;
+	int least, greatest, i, pending = 0;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxGetStreamPriorityRange(&least, &greatest));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&src, len));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&small, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(src, 1, len));
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuStreamCreateWithPriority(&hi, CU_STREAM_NON_BLOCKING,
+					     greatest));
+	for (i = 0; i < 3; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dst[i], len));
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(dst[i], 0, len));
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuStreamCreateWithPriority(&lo[i],
+						     CU_STREAM_NON_BLOCKING,
+						     least));
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuEventCreate(&done[i], CU_EVENT_DISABLE_TIMING));
+	}
+	/* one long copy per engine (ASYNC_ENGINE_COUNT 3), then the small set */
+	for (i = 0; i < 3; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync(dst[i], src, len, lo[i]));
+		ASSERT_CU(CUDA_SUCCESS, cuEventRecord(done[i], lo[i]));
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(small, 7, 4096, hi));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(hi));
+	for (i = 0; i < 3; i++)
+		pending += cuEventQuery(done[i]) == CUDA_ERROR_NOT_READY;
+	EXPECT_EQ(3, pending) TH_LOG("a default-priority copy finished before the greater-priority set");
+	EXPECT_EQ(7, *(volatile unsigned char *)(uintptr_t)small);
+	for (i = 0; i < 3; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(lo[i]));
+		EXPECT_EQ(1, *(volatile unsigned char *)(uintptr_t)(dst[i] + len - 1));
+		cuEventDestroy(done[i]);
+		cuStreamDestroy(lo[i]);
+		cuMemFree(dst[i]);
+	}
+	cuStreamDestroy(hi);
+	cuMemFree(small);
+	cuMemFree(src);
+	cuCtxDestroy(ctx);
+}
+
 TEST(getters)
 {
 	unsigned long long id1 = 0, id2 = 0, idn = 0, idl = 0, idp = 0;
