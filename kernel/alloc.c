@@ -257,6 +257,9 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
  * OOM killer (__GFP_RETRY_MAYFAIL): device memory a GPU does not have is
  * an error of the program that touches it, not a reason to kill another.
  */
+/* The page store's own nodes: short of memory, fail, never OOM-kill. */
+#define CUFAB_XA_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 static gfp_t cufab_alloc_gfp(const struct cufab_alloc *alloc)
 {
 	gfp_t gfp = GFP_HIGHUSER | __GFP_ZERO | __GFP_ACCOUNT |
@@ -281,7 +284,7 @@ static struct page *cufab_alloc_new_page(struct cufab_alloc *alloc,
 		return ERR_PTR(-ENOMEM);
 
 	/* another fault may have raced us to the same page */
-	old = xa_cmpxchg(&alloc->pages, index, NULL, page, GFP_KERNEL);
+	old = xa_cmpxchg(&alloc->pages, index, NULL, page, CUFAB_XA_GFP);
 	if (old) {
 		__free_page(page);
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
@@ -290,42 +293,39 @@ static struct page *cufab_alloc_new_page(struct cufab_alloc *alloc,
 }
 
 /*
- * Populate the 2 MiB block around @index from one naturally aligned
- * block of pages, if the allocation covers the block and none of it is
- * populated yet; else, or when no such block is free (not worth
- * reclaiming or compacting for), leave it to 4 KiB pages.
- *
- * The block is split into 4 KiB pages, so every page of the store stays
- * an ordinary page (dma-buf mappings, pinning and freeing see no
- * difference); a racing 4 KiB fault may take some indices first, and the
- * block is then just not marked huge.
+ * Populate the whole 2 MiB block around @index when the allocation covers
+ * it and none of it is populated yet, so that the CPU view maps the block
+ * in one fault (cufab_va_fault_around()); the block is then marked. Pages
+ * that cannot be had without reclaim are left to their own first touch
+ * (the block is then not marked). The pages are ordinary 4 KiB pages, not
+ * one 2 MiB block: Linux 6.1 cannot map a PFN-mapped block with one PMD
+ * anyway, and copies between two blocks' pages at equal offsets are
+ * several times slower under emulation (TCG).
  */
 static void cufab_alloc_huge_fill(struct cufab_alloc *alloc, pgoff_t index)
 {
 	pgoff_t first = round_down(index, CUFAB_HUGE_PAGES);
 	unsigned long probe = first;
-	struct page *block;
+	struct page *page;
 	unsigned long i;
 
 	if (first + CUFAB_HUGE_PAGES > alloc->length >> PAGE_SHIFT ||
 	    xa_find(&alloc->pages, &probe, first + CUFAB_HUGE_PAGES - 1,
 		    XA_PRESENT))
 		return;
-	block = alloc_pages_node(alloc->nid, cufab_alloc_gfp(alloc) |
-				 __GFP_NOWARN | __GFP_NORETRY,
-				 CUFAB_HUGE_ORDER);
-	if (!block)
-		return;
-	split_page(block, CUFAB_HUGE_ORDER);
-	for (i = 0; i < CUFAB_HUGE_PAGES; i++)
-		if (xa_insert(&alloc->pages, first + i, nth_page(block, i),
-			      GFP_KERNEL))
-			break;
-	if (i == CUFAB_HUGE_PAGES)
-		xa_store(&alloc->huge, first / CUFAB_HUGE_PAGES, xa_mk_value(1),
-			 GFP_KERNEL);
-	for (; i < CUFAB_HUGE_PAGES; i++)
-		__free_page(nth_page(block, i));
+	for (i = 0; i < CUFAB_HUGE_PAGES; i++) {
+		page = alloc_pages_node(alloc->nid, cufab_alloc_gfp(alloc) |
+					__GFP_NORETRY, 0);
+		if (!page)
+			return;
+		if (xa_insert(&alloc->pages, first + i, page, CUFAB_XA_GFP)) {
+			/* a racing fault took it first, or no memory */
+			__free_page(page);
+			return;
+		}
+	}
+	xa_store(&alloc->huge, first / CUFAB_HUGE_PAGES, xa_mk_value(1),
+		 CUFAB_XA_GFP);
 }
 
 /**
@@ -333,8 +333,8 @@ static void cufab_alloc_huge_fill(struct cufab_alloc *alloc, pgoff_t index)
  * @alloc: the allocation
  * @index: first page index of the block
  *
- * Return: true when pages @index.. @index + 511 are one naturally aligned,
- * physically contiguous block.
+ * Return: true when pages @index.. @index + 511 were populated together
+ * by the first touch of the block.
  */
 bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index)
 {

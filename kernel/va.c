@@ -290,8 +290,8 @@ static struct page *cufab_va_map_page(const struct cufab_va_map *map,
 }
 
 /*
- * The first touch of a 2 MiB block of device memory maps all of it: its
- * pages came as one block (cufab_alloc_huge_block()), so what a PMD
+ * The first touch of a 2 MiB block of device memory maps all of it: the
+ * block was populated at once (cufab_alloc_huge_block()), so what a PMD
  * entry would map on a kernel that allows huge PFN mappings (6.1 keeps
  * VM_PFNMAP VMAs out of huge faults) is mapped here with the same
  * protection as the faulting page, sparing 511 faults. Pages already
@@ -303,7 +303,6 @@ static void cufab_va_fault_around(struct vm_area_struct *vma,
 {
 	unsigned long first = addr & PMD_MASK, cur;
 	u64 offset = map->offset + first - map->start;
-	unsigned long pfn;
 	struct page *page;
 
 	if (first < map->start || first + PMD_SIZE > map->start + map->length ||
@@ -311,13 +310,11 @@ static void cufab_va_fault_around(struct vm_area_struct *vma,
 	    !IS_ALIGNED(offset, PMD_SIZE) ||
 	    !cufab_alloc_huge_block(map->alloc, offset >> PAGE_SHIFT))
 		return;
-	page = cufab_va_map_page(map, first);
-	if (IS_ERR(page))
-		return;
-	pfn = page_to_pfn(page);
-	for (cur = first; cur < first + PMD_SIZE; cur += PAGE_SIZE, pfn++)
-		if (cur != addr)
-			vmf_insert_pfn_prot(vma, cur, pfn, prot);
+	for (cur = first; cur < first + PMD_SIZE; cur += PAGE_SIZE) {
+		page = cur == addr ? NULL : cufab_va_map_page(map, cur);
+		if (!IS_ERR_OR_NULL(page))
+			vmf_insert_pfn_prot(vma, cur, page_to_pfn(page), prot);
+	}
 }
 
 static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
