@@ -415,9 +415,7 @@ TEST_F(client, unprivileged_user)
 		__u32 id, num_gpus;
 		int fd;
 
-		CHILD_CHECK(setgroups(0, NULL) == 0);
-		CHILD_CHECK(setresgid(NOBODY, NOBODY, NOBODY) == 0);
-		CHILD_CHECK(setresuid(NOBODY, NOBODY, NOBODY) == 0);
+		become_nobody();
 		CHILD_CHECK(geteuid() == NOBODY);
 		fd = cufab_open();
 		CHILD_CHECK(fd >= 0);

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,17 @@ static inline int wait_child(pid_t pid)
 		_exit(1);						\
 	}								\
 } while (0)
+
+/* The uid and gid of "nobody", for the unprivileged cases. */
+#define NOBODY			65534
+
+/* In a forked child of a root test: drop every group and become nobody. */
+static inline void become_nobody(void)
+{
+	CHILD_CHECK(setgroups(0, NULL) == 0);
+	CHILD_CHECK(setresgid(NOBODY, NOBODY, NOBODY) == 0);
+	CHILD_CHECK(setresuid(NOBODY, NOBODY, NOBODY) == 0);
+}
 
 /* Send @len bytes on a unix socket and, when @fd >= 0, @fd (SCM_RIGHTS). */
 static inline int sock_send(int sock, const void *buf, size_t len, int fd)

@@ -27,7 +27,6 @@
 
 #define IMEX_REGION		"cufab-imex-channels"
 #define IMEX_DIR		"/dev/cufab-imex-channels"
-#define NOBODY			65534
 
 static inline int cufab_ioc(int fd, unsigned long req, void *arg)
 {

@@ -29,10 +29,6 @@
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
 
-#ifndef NOBODY
-#define NOBODY	65534
-#endif
-
 /* The exit status of child @pid, or -1 when it did not exit. */
 static int child_status(pid_t pid)
 {
@@ -41,13 +37,6 @@ static int child_status(pid_t pid)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
-}
-
-static void become_nobody(void)
-{
-	CHILD_CHECK(setgroups(0, NULL) == 0);
-	CHILD_CHECK(setresgid(NOBODY, NOBODY, NOBODY) == 0);
-	CHILD_CHECK(setresuid(NOBODY, NOBODY, NOBODY) == 0);
 }
 
 /* Root (uid 0 mapped to our uid) of a new user namespace, as containers. */
