@@ -421,7 +421,10 @@ TEST_F(le, multicast_team)
 	EXPECT_EQ(self->live_before, live_objects());
 }
 
-/* The construction delay counts again from the last AddDevice. */
+/*
+ * The construction delay counts again from the last AddDevice, and only
+ * from an AddDevice that succeeded.
+ */
 TEST_F(le, multicast_delay_from_last_add)
 {
 	CUlogicalEndpointProp m = mprop(2, LE_SIZE, 0);
@@ -443,6 +446,13 @@ TEST_F(le, multicast_delay_from_last_add)
 	EXPECT_EQ(0, ready);
 	ASSERT_CU(CUDA_SUCCESS, le_wait_ready(id, 1, 5000));
 	EXPECT_LE(150.0, now_ms() - t);
+	/* refused adds (a repeat, a full team) restart nothing */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointAddDevice(id, 0));
+	if (self->ndev > 2)
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+			  cuLogicalEndpointAddDevice(id, 2));
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointQuery(id, 1, &ready));
+	EXPECT_EQ(1, ready);
 	EXPECT_CU(CUDA_SUCCESS, le_drop(id));
 }
 
