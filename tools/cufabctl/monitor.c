@@ -31,8 +31,9 @@ void monitor_help(FILE *f)
 	      "  as they happen, until interrupted; with \"trace\" (root,\n"
 	      "  tracefs) also every tracepoint of events/cufab/: contexts,\n"
 	      "  allocations, exports, imports, maps, faults, endpoints, team\n"
-	      "  joins, binds, unbinds, peer links and stream work, with pid,\n"
-	      "  ids and sizes\n", f);
+	      "  joins, binds, unbinds, peer links, stream work, events,\n"
+	      "  memory pools and managed memory attachments, with pid, ids\n"
+	      "  and sizes\n", f);
 }
 
 static bool has_topo(struct nlattr **tb)
