@@ -353,12 +353,13 @@ install-root:
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
 # CUDA_H and CUDA_STUBS (the stub libcuda.so's directory) come from
-# selftests/abi/abi.mk.
+# selftests/abi/abi.mk. -z lazy, as CUDA programs are linked: a call the
+# library lacks stops the program at that call, by name, not at start.
 ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
-		-L$(CUDA_STUBS) -lcuda
+		-L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
-		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda
+		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
 endif
 
 # DKMS rebuilds the module for every installed kernel from a copy of the
