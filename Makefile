@@ -337,7 +337,7 @@ endif
 # ---- the installed tree of selftests/install_test.sh -------------------------
 # `make install` into build/install-root (PREFIX=/usr, the module for KDIR),
 # and programs built from that tree only: examples/devices.c with nothing
-# but pkg-config (PKG_CONFIG_SYSROOT_DIR is how a packager points
+# but pkg-config (selftests/install/rt_count.c likewise for cufabrt) (PKG_CONFIG_SYSROOT_DIR is how a packager points
 # pkg-config at a DESTDIR), and with NVIDIA's cuda.h and the toolkit's
 # stub libcuda.so, as CUDA programs are linked, the drop-in test programs.
 INSTALL_ROOT	:= $(BUILD)/install-root
@@ -353,12 +353,19 @@ install-root:
 	$(PC_ENV) sh -c '$(CC) -o $(INSTALL_BIN)/devices examples/devices.c \
 		$$(pkg-config --cflags --libs cufab)'
 # CUDA_H and CUDA_STUBS (the stub libcuda.so's directory) come from
-# selftests/abi/abi.mk.
+# selftests/abi/abi.mk. -z lazy, as CUDA programs are linked: a call the
+# library lacks stops the program at that call, by name, not at start.
 ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -o $(INSTALL_BIN)/dropin selftests/install/dropin.c \
-		-L$(CUDA_STUBS) -lcuda
+		-L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
-		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda
+		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
+endif
+# A runtime-API program: CUDA's cuda_runtime_api.h (CUDA_RT_H, abi.mk) and
+# nothing of cufab's but pkg-config's answer for cufabrt.
+ifneq ($(wildcard $(CUDA_RT_H)),)
+	$(PC_ENV) sh -c '$(CC) -I$(dir $(CUDA_RT_H)) -o $(INSTALL_BIN)/rt_count \
+		selftests/install/rt_count.c $$(pkg-config --cflags --libs cufabrt)'
 endif
 
 # DKMS rebuilds the module for every installed kernel from a copy of the

@@ -56,6 +56,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "trace.h"
 #include <net/genetlink.h>
 
 /* A location as advice and prefetches record it. */
@@ -948,6 +949,7 @@ static void cufab_attach_apply(struct cufab_op *op)
 	bool single = op->u.attach.flags == CUFAB_ATTACH_SINGLE;
 	struct cufab_managed *m = alloc->priv;
 
+	trace_cufab_managed_attach(op);
 	mutex_lock(&cufab_managed_single_lock);
 	mutex_lock(&m->lock);
 	m->attach_now = op->u.attach.flags;

@@ -25,6 +25,7 @@
 #include <linux/xarray.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 /* An event object: the exporter's (or only) handle, or an import. */
 struct cufab_event_obj {
@@ -70,6 +71,7 @@ static void cufab_event_obj_destroy(struct cufab_object *obj)
 	struct cufab_event_obj *eo = container_of(obj, struct cufab_event_obj,
 						  obj);
 
+	trace_cufab_event_destroy(obj->id, eo->event);
 	if (!eo->imported)
 		cufab_event_unexport(eo->event);
 	cufab_event_put(eo->event);
@@ -190,6 +192,7 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 		return PTR_ERR(eo);
 	cmd->out_event_id = eo->obj.id;
 	cmd->out_slot = event->slot;
+	trace_cufab_event_create(eo->obj.id, event);
 	return cufab_event_obj_publish(ucmd, eo, sizeof(*cmd));
 }
 
@@ -289,6 +292,8 @@ int cufab_ioctl_event_export(struct cufab_ucmd *ucmd)
 	} else {
 		ret = cufab_event_export(eo->event, cmd->out_handle);
 	}
+	if (!ret)
+		trace_cufab_event_export(eo->obj.id, eo->event);
 	cufab_object_put(&eo->obj);
 	return ret ?: cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
@@ -344,5 +349,6 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 		return PTR_ERR(eo);
 	eo->imported = true;
 	cmd->out_event_id = eo->obj.id;
+	trace_cufab_event_import(eo->obj.id, event);
 	return cufab_event_obj_publish(ucmd, eo, sizeof(*cmd));
 }

@@ -52,6 +52,7 @@
 #include <net/netlink.h>
 
 #include "cufab.h"
+#include "trace.h"
 
 #define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
 #define CUFAB_POOL_PTR_MAGIC	0x50504643	/* "CFPP": pool pointers */
@@ -184,6 +185,9 @@ static void cufab_pool_free(struct kref *ref)
 {
 	struct cufab_pool *pool = container_of(ref, struct cufab_pool, ref);
 
+	trace_cufab_pool_destroy(pool->id, pool->location_type,
+				 pool->location_id, pool->max_size,
+				 pool->owner_pid);
 	mutex_lock(&cufab_pools_lock);
 	xa_erase(&cufab_pools, pool->id);
 	mutex_unlock(&cufab_pools_lock);
@@ -336,6 +340,9 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	}
 	atomic64_inc(&cufab_pools_nr);
 	cufab_live_objects_inc();
+	trace_cufab_pool_create(pool->id, pool->location_type,
+				pool->location_id, pool->max_size,
+				pool->owner_pid);
 	return pool;
 }
 
@@ -708,6 +715,7 @@ static int cufab_pool_grow(struct cufab_pool_handle *ph,
 		cmd->out_addr = r->addr;
 		cmd->out_length = length;
 		cmd->out_alloc_id = alloc->id;
+		trace_cufab_pool_grow(ph->pool->id, alloc->id, length, r->addr);
 	}
 	mutex_unlock(&ph->lock);
 	if (ret) {
@@ -1064,6 +1072,8 @@ int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd)
 	}
 	ret = cufab_pool_export_fd(ucmd, pool, &cmd->out_fd, sizeof(*cmd));
 out:
+	if (!ret)
+		trace_cufab_pool_export(pool->id, cmd->handle_type);
 	cufab_pool_handle_put(ph);
 	return ret;
 }
@@ -1147,6 +1157,8 @@ int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd)
 	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM :
 	      cufab_pool_handle_respond(ucmd, pool, true, &cmd->out_pool,
 					sizeof(*cmd));
+	if (!ret)
+		trace_cufab_pool_import(pool->id, cmd->handle_type);
 	cufab_pool_put(pool);
 	return ret;
 }
@@ -1237,8 +1249,12 @@ int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
 		ptr = cufab_pool_ptr_get(ph->pool, r->alloc,
 					 cmd->addr - r->addr, cmd->length,
 					 cmd->addr);
-		if (!IS_ERR(ptr))
+		if (!IS_ERR(ptr)) {
 			cufab_pool_ptr_encode(ph->pool, ptr, cmd->out_data);
+			trace_cufab_pool_ptr_export(ph->pool->id, ptr->id,
+						    ptr->chunk->id, ptr->offset,
+						    ptr->length);
+		}
 		mutex_unlock(&ph->pool->lock);
 	} else {
 		cufab_pr_info(ucmd->client, "cuMemPoolExportPointer: 0x%llx + %llu is not memory of pool %u allocated in this process\n",
@@ -1332,6 +1348,8 @@ int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
 		goto out;
 	}
 	cmd->out_length = ptr->length;
+	trace_cufab_pool_ptr_import(ph->pool->id, ptr->id, ptr->chunk->id,
+				    ptr->offset, ptr->length);
 	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
 	if (ret) {
 		mutex_lock(&ph->lock);

@@ -12,7 +12,8 @@
  * Ids are those cufabctl prints: allocations and multicast objects by
  * their node-wide allocation id, endpoints by their node-wide number,
  * teams by their name ("multicast 3", "endpoint 7"), contexts by their
- * per-process id.
+ * per-process id, events by their per-process id, pools by their
+ * node-wide id.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM cufab
@@ -378,6 +379,207 @@ DEFINE_EVENT(cufab_op_class, cufab_stream_submit,
 	TP_PROTO(const struct cufab_op *op, int err), TP_ARGS(op, err));
 DEFINE_EVENT(cufab_op_class, cufab_stream_complete,
 	TP_PROTO(const struct cufab_op *op, int err), TP_ARGS(op, err));
+
+/*
+ * Events (cuEventCreate, cuIpcGetEventHandle, cuIpcOpenEventHandle, the
+ * handle's release): event is the process's event id, slot its completion
+ * slot, export_id its node-wide export (0: not exported). Records and
+ * waits are stream operations (cufab_stream_submit, op "record").
+ */
+DECLARE_EVENT_CLASS(cufab_event_class,
+	TP_PROTO(u32 id, const struct cufab_event *event),
+	TP_ARGS(id, event),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, id)
+		__field(u32, ctx)
+		__field(u32, slot)
+		__field(u32, flags)
+		__field(u32, export_id)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->id = id;
+		__entry->ctx = event->ctx_id;
+		__entry->slot = event->slot;
+		__entry->flags = event->flags;
+		__entry->export_id = event->export_id;
+	),
+	TP_printk("pid=%d event=%u ctx=%u slot=%u flags=0x%x export_id=%u",
+		  __entry->pid, __entry->id, __entry->ctx, __entry->slot,
+		  __entry->flags, __entry->export_id)
+);
+
+DEFINE_EVENT(cufab_event_class, cufab_event_create,
+	TP_PROTO(u32 id, const struct cufab_event *event), TP_ARGS(id, event));
+DEFINE_EVENT(cufab_event_class, cufab_event_destroy,
+	TP_PROTO(u32 id, const struct cufab_event *event), TP_ARGS(id, event));
+DEFINE_EVENT(cufab_event_class, cufab_event_export,
+	TP_PROTO(u32 id, const struct cufab_event *event), TP_ARGS(id, event));
+DEFINE_EVENT(cufab_event_class, cufab_event_import,
+	TP_PROTO(u32 id, const struct cufab_event *event), TP_ARGS(id, event));
+
+/*
+ * Memory pools (cuMemPoolCreate, a device's default pool, the last
+ * reference: its objects and chunks): pool is the node-wide pool id.
+ */
+/* so that perf and trace-cmd can decode the location names */
+TRACE_DEFINE_ENUM(CUFAB_LOC_DEVICE);
+TRACE_DEFINE_ENUM(CUFAB_LOC_HOST);
+TRACE_DEFINE_ENUM(CUFAB_LOC_HOST_NUMA);
+
+DECLARE_EVENT_CLASS(cufab_pool_class,
+	TP_PROTO(u32 pool, u32 location_type, s32 location_id, u64 max_size,
+		 pid_t owner),
+	TP_ARGS(pool, location_type, location_id, max_size, owner),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(pid_t, owner)
+		__field(u32, pool)
+		__field(u32, location_type)
+		__field(s32, location_id)
+		__field(u64, max_size)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->owner = owner;
+		__entry->pool = pool;
+		__entry->location_type = location_type;
+		__entry->location_id = location_id;
+		__entry->max_size = max_size;
+	),
+	TP_printk("pid=%d owner=%d pool=%u location=%s location_id=%d max_size=%llu",
+		  __entry->pid, __entry->owner, __entry->pool,
+		  __print_symbolic(__entry->location_type,
+				   { CUFAB_LOC_DEVICE, "device" },
+				   { CUFAB_LOC_HOST, "host" },
+				   { CUFAB_LOC_HOST_NUMA, "host_numa" }),
+		  __entry->location_id, __entry->max_size)
+);
+
+DEFINE_EVENT(cufab_pool_class, cufab_pool_create,
+	TP_PROTO(u32 pool, u32 location_type, s32 location_id, u64 max_size,
+		 pid_t owner),
+	TP_ARGS(pool, location_type, location_id, max_size, owner));
+DEFINE_EVENT(cufab_pool_class, cufab_pool_destroy,
+	TP_PROTO(u32 pool, u32 location_type, s32 location_id, u64 max_size,
+		 pid_t owner),
+	TP_ARGS(pool, location_type, location_id, max_size, owner));
+
+/* cuMemPoolExportToShareableHandle / cuMemPoolImportFromShareableHandle */
+DECLARE_EVENT_CLASS(cufab_pool_share_class,
+	TP_PROTO(u32 pool, u32 handle_type),
+	TP_ARGS(pool, handle_type),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, pool)
+		__field(u32, handle_type)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->pool = pool;
+		__entry->handle_type = handle_type;
+	),
+	TP_printk("pid=%d pool=%u handle_type=%s", __entry->pid, __entry->pool,
+		  __print_symbolic(__entry->handle_type,
+				   { CUFAB_HANDLE_POSIX_FD, "posix_fd" },
+				   { CUFAB_HANDLE_FABRIC, "fabric" }))
+);
+
+DEFINE_EVENT(cufab_pool_share_class, cufab_pool_export,
+	TP_PROTO(u32 pool, u32 handle_type), TP_ARGS(pool, handle_type));
+DEFINE_EVENT(cufab_pool_share_class, cufab_pool_import,
+	TP_PROTO(u32 pool, u32 handle_type), TP_ARGS(pool, handle_type));
+
+/*
+ * A pool grows by a chunk (an allocation, id, which cufab_alloc_destroy
+ * ends) that cuMemAllocAsync sub-allocates from in the library.
+ */
+TRACE_EVENT(cufab_pool_grow,
+	TP_PROTO(u32 pool, u64 id, u64 size, u64 addr),
+	TP_ARGS(pool, id, size, addr),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, pool)
+		__field(u64, id)
+		__field(u64, size)
+		__field(u64, addr)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->pool = pool;
+		__entry->id = id;
+		__entry->size = size;
+		__entry->addr = addr;
+	),
+	TP_printk("pid=%d pool=%u id=%llu size=%llu addr=0x%llx",
+		  __entry->pid, __entry->pool, __entry->id, __entry->size,
+		  __entry->addr)
+);
+
+/* cuMemPoolExportPointer / cuMemPoolImportPointer: bytes of chunk id. */
+DECLARE_EVENT_CLASS(cufab_pool_ptr_class,
+	TP_PROTO(u32 pool, u32 ptr, u64 id, u64 offset, u64 size),
+	TP_ARGS(pool, ptr, id, offset, size),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u32, pool)
+		__field(u32, ptr)
+		__field(u64, id)
+		__field(u64, offset)
+		__field(u64, size)
+	),
+	TP_fast_assign(
+		__entry->pid = cufab_trace_pid();
+		__entry->pool = pool;
+		__entry->ptr = ptr;
+		__entry->id = id;
+		__entry->offset = offset;
+		__entry->size = size;
+	),
+	TP_printk("pid=%d pool=%u ptr=%u id=%llu offset=%llu size=%llu",
+		  __entry->pid, __entry->pool, __entry->ptr, __entry->id,
+		  __entry->offset, __entry->size)
+);
+
+DEFINE_EVENT(cufab_pool_ptr_class, cufab_pool_ptr_export,
+	TP_PROTO(u32 pool, u32 ptr, u64 id, u64 offset, u64 size),
+	TP_ARGS(pool, ptr, id, offset, size));
+DEFINE_EVENT(cufab_pool_ptr_class, cufab_pool_ptr_import,
+	TP_PROTO(u32 pool, u32 ptr, u64 id, u64 offset, u64 size),
+	TP_ARGS(pool, ptr, id, offset, size));
+
+/*
+ * cuStreamAttachMemAsync on managed memory takes effect: the stream has
+ * reached the operation (pid is the stream's process).
+ */
+TRACE_EVENT(cufab_managed_attach,
+	TP_PROTO(const struct cufab_op *op),
+	TP_ARGS(op),
+	TP_STRUCT__entry(
+		__field(pid_t, pid)
+		__field(u64, id)
+		__field(u64, size)
+		__field(u64, addr)
+		__field(u32, attach)
+		__field(u64, stream)
+	),
+	TP_fast_assign(
+		__entry->pid = pid_nr(op->stream->client->tgid);
+		__entry->id = op->u.attach.alloc->id;
+		__entry->size = op->u.attach.alloc->length;
+		__entry->addr = op->u.attach.addr;
+		__entry->attach = op->u.attach.flags;
+		__entry->stream = op->stream->uid;
+	),
+	TP_printk("pid=%d id=%llu size=%llu addr=0x%llx attach=%s stream=%llu",
+		  __entry->pid, __entry->id, __entry->size, __entry->addr,
+		  __print_symbolic(__entry->attach,
+				   { CUFAB_ATTACH_GLOBAL, "global" },
+				   { CUFAB_ATTACH_HOST, "host" },
+				   { CUFAB_ATTACH_SINGLE, "single" }),
+		  __entry->stream)
+);
 
 #endif /* _CUFAB_TRACE_H */
 

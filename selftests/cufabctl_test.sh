@@ -437,8 +437,9 @@ test_topo_set_gpus() {
 	[ "$n" = "$num_gpus" ] || fail "after restoring: $n GPUs"
 }
 
-# "monitor -j" prints a dev-set event with the GPU's new state, one JSON
-# document per line, and ends cleanly on SIGINT.
+# "monitor -j" prints a dev-set event with the GPU's new state and a
+# topo-set event with the node's, one JSON document per line, and ends
+# cleanly on SIGINT.
 test_monitor() {
 	need_module || return
 	# The binary itself, not a function: $! must be its pid.
@@ -449,10 +450,13 @@ test_monitor() {
 	*\"pools\"*) was=on ;;
 	*) was=off ;;
 	esac
+	delay=$(cat /sys/module/cufab/parameters/race_delay_us)
 	i=0
 	# The monitor joins the group asynchronously: retry until seen.
-	while [ "$i" -lt 30 ] && ! grep -q '"dev-set"' "$tmp/mon"; do
+	while [ "$i" -lt 30 ] && ! { grep -q '"dev-set"' "$tmp/mon" &&
+				    grep -q '"topo-set"' "$tmp/mon"; }; do
 		ctl dev set gpu0 pools off && ctl dev set gpu0 pools "$was"
+		ctl topo set race-delay-us "$delay"
 		nap
 		i=$((i + 1))
 	done
@@ -470,7 +474,11 @@ test_monitor() {
 	"$JSONCHECK" -l .event <"$tmp/mon" | grep -qx dev-set ||
 		fail "no dev-set event in: $(head -3 "$tmp/mon")" || return
 	"$JSONCHECK" -l .dev.index <"$tmp/mon" | grep -qx 0 ||
-		fail "dev-set event without gpu0"
+		fail "dev-set event without gpu0" || return
+	"$JSONCHECK" -l .event <"$tmp/mon" | grep -qx topo-set ||
+		fail "no topo-set event in: $(head -3 "$tmp/mon")" || return
+	"$JSONCHECK" -l .topo.race_delay_us <"$tmp/mon" | grep -qx "$delay" ||
+		fail "topo-set event without race_delay_us $delay: $(grep topo-set "$tmp/mon" | head -1)"
 }
 
 # "monitor trace": the tracepoints of a program's objects, as JSON lines,

@@ -9,7 +9,8 @@
 #   - modprobe loads the installed cufab.ko (in place of the one the VM
 #     loaded, with the same parameters, so later suites see the same node)
 #   - a program built with nothing but `cc $(pkg-config --cflags --libs
-#     cufab)` runs, finding libcufab.so.1 on the default search path
+#     cufab)` runs, finding libcufab.so.1 on the default search path, and
+#     so does a runtime-API program built with pkg-config's cufabrt
 #   - a program linked with -lcuda against NVIDIA's cuda.h runs with
 #     LD_LIBRARY_PATH at the drop-in directory, and does not start without
 #   - a call the library lacks stops at symbol lookup, named
@@ -53,7 +54,8 @@ test_tree() {
 		return
 	for f in usr/lib/libcufab.so.1 usr/lib/libcufab.so usr/lib/cufab/libcuda.so.1 \
 		 usr/include/cufab/cuda.h usr/include/linux/cufab.h \
-		 usr/lib/pkgconfig/cufab.pc usr/bin/cufabctl usr/sbin/cufab-imex-channels \
+		 usr/lib/pkgconfig/cufab.pc usr/lib/pkgconfig/cufabrt.pc \
+		 usr/lib/libcufabrt.so.1 usr/bin/cufabctl usr/sbin/cufab-imex-channels \
 		 lib/udev/rules.d/60-cufab.rules etc/modprobe.d/cufab.conf.example \
 		 etc/cufab/imex-channels usr/share/man/man8/cufabctl.8 \
 		 usr/share/man/man4/cufab.4 usr/share/bash-completion/completions/cufabctl; do
@@ -99,6 +101,22 @@ test_pkgconfig_program() {
 	"$bin/devices" >"$tmp/out" 2>&1 ||
 		fail "devices failed: $(cat "$tmp/out")" || return
 	grep -q 'GPU' "$tmp/out" || fail "devices printed no GPU: $(cat "$tmp/out")"
+}
+
+test_pkgconfig_runtime() {
+	[ "$installed" = 1 ] || skip "nothing installed" || return
+	[ -x "$bin/rt_count" ] ||
+		skip "no $bin/rt_count (CUDA's cuda_runtime_api.h missing on the host)" ||
+		return
+	LD_TRACE_LOADED_OBJECTS=1 "$bin/rt_count" >"$tmp/ldd" 2>&1
+	grep -q 'libcufabrt.so.1 => /usr/lib/libcufabrt.so.1' "$tmp/ldd" &&
+		grep -q 'libcufab.so.1 => /usr/lib/libcufab.so.1' "$tmp/ldd" ||
+		fail "libcufabrt.so.1/libcufab.so.1 not from /usr/lib: $(cat "$tmp/ldd")" ||
+		return
+	"$bin/rt_count" >"$tmp/out" 2>&1 ||
+		fail "rt_count failed: $(cat "$tmp/out")" || return
+	grep -q '^rt_count: [1-9][0-9]* devices$' "$tmp/out" ||
+		fail "rt_count: unexpected output $(cat "$tmp/out")"
 }
 
 test_dropin() {
@@ -185,7 +203,7 @@ test_udev_rules() {
 	done
 }
 
-TESTS="tree modprobe pkgconfig_program dropin dropin_uncovered_call
+TESTS="tree modprobe pkgconfig_program pkgconfig_runtime dropin dropin_uncovered_call
 imex_channels udev_rules"
 
 echo "TAP version 13"

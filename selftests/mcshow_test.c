@@ -3,11 +3,15 @@
  * "cufabctl mc show" against a multicast object of this process: while a
  * bind is blocked the team reads "1 of 2 devices (gpu0), missing: 1,
  * waiters: 1"; once the second device joins the bind completes and its
- * binding is listed. The JSON form passes jsoncheck. cufabctl and
- * jsoncheck are build/bin/, next to this program's directory.
+ * binding is listed. The JSON form passes jsoncheck. "cufabctl monitor"
+ * prints the mc-event of a multimem store that skipped replicas. cufabctl
+ * and jsoncheck are build/bin/, next to this program's directory.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
+
+#include <cufab/multimem.h>
 
 #include "ctl_helpers.h"
 #include "mc_helpers.h"
@@ -82,6 +86,60 @@ TEST(team_waiting_then_bound)
 	EXPECT_EQ(0, ctl_run("-j mc show", "", out, sizeof(out)));
 	EXPECT_EQ(1, ctl_run("-j mc show", "'.[0]' 2>/dev/null", out,
 			     sizeof(out)));
+}
+
+/*
+ * A store to a team of 2 with nothing bound skips both replicas: "monitor
+ * -j" prints an mc-event with the object, this pid and the count.
+ */
+TEST(skipped_store_event)
+{
+	char ctl[PATH_MAX], want[64], path[] = "/tmp/mcshowXXXXXX";
+	CUmemGenericAllocationHandle h;
+	unsigned int skipped = 0;
+	static char out[65536];
+	uint32_t v[4] = { 1, 2, 3, 4 };
+	CUdeviceptr va;
+	CUcontext ctx;
+	ssize_t n = 0;
+	int fd, i;
+	pid_t pid;
+
+	MC_OR_SKIP(2);
+	if (!tool_path("cufabctl", ctl, sizeof(ctl)))
+		SKIP(return, "no cufabctl next to this test");
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, mc_team(&h, 2, MCSZ, 0));
+	ASSERT_CU(CUDA_SUCCESS, mc_map(&va, h, MCSZ, 0));
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(fd, 1);
+		execl(ctl, ctl, "-j", "monitor", (char *)NULL);
+		_exit(127);
+	}
+	/* the monitor joins the group when it gets there: store until seen */
+	for (i = 0; i < 200 && !strstr(out, "mc-event"); i++) {
+		EXPECT_CU(CUDA_SUCCESS, cufabMultimemStore(va, CUFAB_MULTIMEM_U32,
+							   v, 4, &skipped));
+		EXPECT_EQ(2, skipped);
+		usleep(100000);
+		n = pread(fd, out, sizeof(out) - 1, 0);
+		out[n > 0 ? n : 0] = '\0';
+	}
+	kill(pid, SIGINT);
+	EXPECT_EQ(0, wait_child(pid));
+	close(fd);
+	unlink(path);
+	EXPECT_NE(NULL, strstr(out, "\"event\":\"mc-event\"")) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "\"pid\":%d,", getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"skipped\":2")) TH_LOG("%s", out);
+	ASSERT_CU(CUDA_SUCCESS, mc_unmap(va, MCSZ));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
 TEST_HARNESS_MAIN

@@ -27,7 +27,11 @@ static const char *const cufab_events[] = {
 	"cufab_le_import", "cufab_team_join", "cufab_team_complete",
 	"cufab_bind", "cufab_unbind", "cufab_peer_enable", "cufab_peer_disable",
 	"cufab_stream_create", "cufab_stream_destroy", "cufab_stream_submit",
-	"cufab_stream_complete",
+	"cufab_stream_complete", "cufab_event_create", "cufab_event_destroy",
+	"cufab_event_export", "cufab_event_import", "cufab_pool_create",
+	"cufab_pool_destroy", "cufab_pool_export", "cufab_pool_import",
+	"cufab_pool_grow", "cufab_pool_ptr_export", "cufab_pool_ptr_import",
+	"cufab_managed_attach",
 };
 
 /* The tracefs mount, mounting it at /sys/kernel/tracing if need be. */
@@ -388,6 +392,167 @@ TEST_F(trace, stream_work)
 	EXPECT_NEXT(pos, "cufab_stream_submit", "stream=%llu seq=1 op=\"set\" err=0", stream);
 	EXPECT_NEXT(pos, "cufab_stream_complete", "stream=%llu seq=1 op=\"set\" err=0", stream);
 	EXPECT_NEXT(pos, "cufab_stream_destroy", "stream=%llu", stream);
+}
+
+/*
+ * An interprocess event: created, recorded on a stream, exported, opened
+ * again in this process, both handles destroyed.
+ */
+TEST_F(trace, event_life)
+{
+	unsigned long long stream, ev, imp;
+	CUipcEventHandle handle;
+	const char *pos, *l;
+	CUevent e, e2;
+	CUcontext ctx;
+	CUstream s;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_INTERPROCESS |
+					      CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, s));
+	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&handle, e));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e2, handle));
+	ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(e2));
+	ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	ASSERT_EQ(0, trace_read(self));
+
+	pos = self->buf;
+	l = EXPECT_NEXT(pos, "cufab_stream_create", "gpu=0 flags=0x1");
+	ASSERT_NE(NULL, l);
+	stream = field_u64(l, "stream");
+	l = EXPECT_NEXT(pos, "cufab_event_create", "flags=0x%x export_id=0",
+			CUFAB_EVENT_INTERPROCESS | CUFAB_EVENT_DISABLE_TIMING);
+	ASSERT_NE(NULL, l);
+	ev = field_u64(l, "event");
+	EXPECT_NEXT(pos, "cufab_stream_submit", "stream=%llu seq=1 op=\"event record\" err=0",
+		    stream);
+	EXPECT_NEXT(pos, "cufab_stream_complete", "stream=%llu seq=1 op=\"event record\" err=0",
+		    stream);
+	l = EXPECT_NEXT(pos, "cufab_event_export", "event=%llu", ev);
+	ASSERT_NE(NULL, l);
+	EXPECT_NE(0, field_u64(l, "export_id"));
+	l = EXPECT_NEXT(pos, "cufab_event_import", "export_id=%llu",
+			field_u64(l, "export_id"));
+	ASSERT_NE(NULL, l);
+	imp = field_u64(l, "event");
+	EXPECT_NE(ev, imp);
+	EXPECT_NEXT(pos, "cufab_event_destroy", "event=%llu", imp);
+	EXPECT_NEXT(pos, "cufab_event_destroy", "event=%llu", ev);
+	EXPECT_NEXT(pos, "cufab_stream_destroy", "stream=%llu", stream);
+}
+
+/*
+ * A pool on GPU 0: created, grown by a chunk (cuMemAllocFromPoolAsync),
+ * exported and imported as a POSIX fd, a pointer exported and imported,
+ * then everything released: the chunk and the pool end.
+ */
+TEST_F(trace, pool_life)
+{
+	unsigned long long pool, chunk;
+	CUmemPoolPtrExportData data;
+	CUmemoryPool mp, imp;
+	CUdeviceptr a, out;
+	const char *pos, *l, *p2;
+	CUmemPoolProps p;
+	CUcontext ctx;
+	int fd = -1;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	memset(&p, 0, sizeof(p));
+	p.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.location.id = 0;
+	p.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	if (cuMemPoolCreate(&mp, &p) == CUDA_ERROR_NOT_SUPPORTED) {
+		cuCtxDestroy(ctx);
+		SKIP(return, "GPU 0 has no memory pools");
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, mp, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportToShareableHandle(&fd, mp,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportFromShareableHandle(&imp,
+			(void *)(uintptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	close(fd);
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportPointer(&out, imp, &data));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(out, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolDestroy(imp));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolDestroy(mp));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	ASSERT_EQ(0, trace_read(self));
+
+	pos = self->buf;
+	l = EXPECT_NEXT(pos, "cufab_pool_create", "location=device location_id=0");
+	ASSERT_NE(NULL, l);
+	pool = field_u64(l, "pool");
+	l = EXPECT_NEXT(pos, "cufab_pool_grow", "pool=%llu", pool);
+	ASSERT_NE(NULL, l);
+	chunk = field_u64(l, "id");
+	EXPECT_NEXT(pos, "cufab_pool_export", "pool=%llu handle_type=posix_fd", pool);
+	EXPECT_NEXT(pos, "cufab_pool_import", "pool=%llu handle_type=posix_fd", pool);
+	EXPECT_NEXT(pos, "cufab_pool_ptr_export", "pool=%llu id=%llu size=4096",
+		    pool, chunk);
+	EXPECT_NEXT(pos, "cufab_pool_ptr_import", "pool=%llu id=%llu size=4096",
+		    pool, chunk);
+	/* the chunk's allocation goes before the pool it holds */
+	p2 = pos;
+	EXPECT_NEXT(p2, "cufab_alloc_destroy", "id=%llu kind=cuMemAllocAsync", chunk);
+	EXPECT_NEXT(p2, "cufab_pool_destroy", "pool=%llu location=device", pool);
+}
+
+/*
+ * Managed memory attached SINGLE to a stream: the allocation, the attach
+ * operation submitted, taking effect, completed; the allocation freed.
+ */
+TEST_F(trace, managed_attach)
+{
+	unsigned long long stream, id;
+	const char *pos, *l;
+	CUcontext ctx;
+	CUdeviceptr d;
+	CUresult res;
+	CUstream s;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	res = cuMemAllocManaged(&d, 4096, CU_MEM_ATTACH_GLOBAL);
+	if (res == CUDA_ERROR_NOT_SUPPORTED) {
+		cuCtxDestroy(ctx);
+		SKIP(return, "GPU 0 has no managed memory");
+	}
+	ASSERT_CU(CUDA_SUCCESS, res);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_SINGLE));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemFree(d));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	ASSERT_EQ(0, trace_read(self));
+
+	pos = self->buf;
+	l = EXPECT_NEXT(pos, "cufab_alloc_create", "kind=cuMemAllocManaged");
+	ASSERT_NE(NULL, l);
+	id = field_u64(l, "id");
+	l = EXPECT_NEXT(pos, "cufab_stream_create", "gpu=0");
+	ASSERT_NE(NULL, l);
+	stream = field_u64(l, "stream");
+	EXPECT_NEXT(pos, "cufab_stream_submit", "stream=%llu op=\"attach\"", stream);
+	EXPECT_NEXT(pos, "cufab_managed_attach",
+		    "id=%llu addr=0x%llx attach=single stream=%llu", id,
+		    (unsigned long long)d, stream);
+	EXPECT_NEXT(pos, "cufab_stream_complete", "stream=%llu op=\"attach\" err=0",
+		    stream);
+	EXPECT_NEXT(pos, "cufab_stream_destroy", "stream=%llu", stream);
+	EXPECT_NEXT(pos, "cufab_alloc_destroy", "id=%llu", id);
 }
 
 TEST_HARNESS_MAIN

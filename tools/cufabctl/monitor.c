@@ -25,14 +25,16 @@
 void monitor_help(FILE *f)
 {
 	fputs("cufabctl monitor [ trace ]\n"
-	      "  print the kernel's events (a GPU or the topology changed, a\n"
-	      "  multicast store skipped replicas with nothing bound, a CPU\n"
-	      "  access to managed memory refused, ...)\n"
-	      "  as they happen, until interrupted; with \"trace\" (root,\n"
-	      "  tracefs) also every tracepoint of events/cufab/: contexts,\n"
-	      "  allocations, exports, imports, maps, faults, endpoints, team\n"
-	      "  joins, binds, unbinds, peer links and stream work, with pid,\n"
-	      "  ids and sizes\n", f);
+	      "  print every event the kernel sends as it happens, until\n"
+	      "  interrupted: dev-set and topo-set (a GPU or the topology\n"
+	      "  changed), mc-event (a multicast store skipped replicas with\n"
+	      "  nothing bound), stream-event (a stream failed), managed-event\n"
+	      "  (a CPU access to managed memory refused, a managed_check\n"
+	      "  report); with \"trace\" (root, tracefs) also every\n"
+	      "  tracepoint of events/cufab/: contexts, allocations, exports,\n"
+	      "  imports, maps, faults, endpoints, team joins, binds, unbinds,\n"
+	      "  peer links, stream work, events, memory pools and managed\n"
+	      "  memory attachments, with pid, ids and sizes\n", f);
 }
 
 static bool has_topo(struct nlattr **tb)
