@@ -28,10 +28,11 @@
  * attached GLOBAL, or SINGLE to that stream, gets SIGSEGV with a log line
  * and a netlink event; memory attached HOST, or SINGLE to an idle stream,
  * stays accessible. Going busy zaps the PTEs of what the fence now covers
- * before the stream's first operation can run. The copies of the engine
- * and of cuMemcpy, which stand in for the GPUs, take the allocation's
- * pages and never these PTEs. Idle needs no work: the next fault maps the
- * page. Zaps take va->lock for writing after the list
+ * before the stream's first operation can run; so does a destroyed
+ * stream's memory going back to GLOBAL while another stream is busy. The
+ * copies of the engine and of cuMemcpy, which stand in for the GPUs, take
+ * the allocation's pages and never these PTEs. Idle needs no work: the
+ * next fault maps the page. Zaps take va->lock for writing after the list
  * changed, and the fault handler decides and maps under va->lock, so no
  * PTE made before the change survives it.
  *
@@ -1007,6 +1008,30 @@ const struct cufab_op_type cufab_op_attach = {
 	.cleanup = cufab_op_attach_cleanup,
 };
 
+/*
+ * Memory changed its association with no stream going busy: a destroyed
+ * stream's SINGLE memory went back to GLOBAL, say, while another stream
+ * of the client fences. Zap what the fence covers now, as going busy
+ * would have. The busy list is read after the change: a stream that goes
+ * busy later zaps with the change already visible (cufab_managed_fenced()
+ * takes m->lock).
+ */
+static void cufab_managed_refence(struct cufab_client *client)
+{
+	struct mm_struct *mm = client->fence.mm;
+	bool busy;
+
+	spin_lock(&client->fence.lock);
+	busy = !list_empty(&client->fence.busy);
+	spin_unlock(&client->fence.lock);
+	/* an exiting process has no PTE left to zap */
+	if (!busy || !mm || !mmget_not_zero(mm))
+		return;
+	cufab_va_walk_locked(client, mm, cufab_managed_fence_va, NULL);
+	/* the last user may be us: exit_mmap() does not belong here */
+	mmput_async(mm);
+}
+
 /**
  * cufab_managed_stream_gone() - a stream is destroyed and drained
  * @stream: about to be freed
@@ -1017,6 +1042,7 @@ const struct cufab_op_type cufab_op_attach = {
 void cufab_managed_stream_gone(struct cufab_stream *stream)
 {
 	struct cufab_managed *m, *tmp;
+	bool reverted = false;
 
 	mutex_lock(&cufab_managed_single_lock);
 	list_for_each_entry_safe(m, tmp, &cufab_managed_single, single_node) {
@@ -1028,8 +1054,11 @@ void cufab_managed_stream_gone(struct cufab_stream *stream)
 		m->stream_uid = 0;
 		mutex_unlock(&m->lock);
 		list_del_init(&m->single_node);
+		reverted = true;
 	}
 	mutex_unlock(&cufab_managed_single_lock);
+	if (reverted)
+		cufab_managed_refence(stream->client);
 }
 
 /* ---- the opt-in check of stream accesses ---- */
@@ -1165,12 +1194,19 @@ static void cufab_managed_client_init(struct cufab_client *client)
 {
 	spin_lock_init(&client->fence.lock);
 	INIT_LIST_HEAD(&client->fence.busy);
+	/* the opener's: the only mm whose CPU the fence keeps out */
+	client->fence.mm = current->mm;
+	if (client->fence.mm)
+		mmgrab(client->fence.mm);
 }
 
 /* Every stream of the client is gone, so none is busy. */
 static void cufab_managed_client_gone(struct cufab_client *client)
 {
 	WARN_ON(!list_empty(&client->fence.busy));
+	if (client->fence.mm)
+		mmdrop(client->fence.mm);
+	client->fence.mm = NULL;
 }
 
 const struct cufab_client_part cufab_managed_client_part = {

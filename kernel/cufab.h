@@ -1207,10 +1207,13 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @lock: @busy, and every struct cufab_stream.fence_node on it
  * @busy: streams on a GPU with CONCURRENT_MANAGED_ACCESS 0 that have work
  *	queued or running (alloc_managed.c)
+ * @mm: the opener's, mmgrab()bed: where a change of association that no
+ *	stream makes (a destroyed stream's memory reverting) zaps PTEs
  */
 struct cufab_cpu_fence {
 	spinlock_t lock;	/* see above */
 	struct list_head busy;
+	struct mm_struct *mm;
 };
 
 struct cufab_client {
