@@ -831,6 +831,7 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc);
 int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc);
 /* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
 extern const struct cufab_op_type cufab_op_attach;
+extern const struct cufab_op_type cufab_op_prefetch;
 void cufab_managed_stream_gone(struct cufab_stream *stream);
 
 /*
@@ -1845,6 +1846,9 @@ struct cufab_op {
 			u64 addr;
 			u32 flags;
 		} attach;
+		struct {
+			void *job;	/* alloc_managed.c's */
+		} prefetch;
 	} u;
 };
 

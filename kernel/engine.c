@@ -780,6 +780,7 @@ const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_EVENT_WAIT] = &cufab_op_wait,
 	[CUFAB_OP_ATTACH] = &cufab_op_attach,
 	[CUFAB_OP_STREAM_WAIT] = &cufab_op_stream_wait,
+	[CUFAB_OP_PREFETCH] = &cufab_op_prefetch,
 };
 
 /* for the work item, set up by stream.c */
