@@ -392,7 +392,7 @@ TEST_F_TIMEOUT(cma, kill_9_attached, 600)
 /* "cufabctl -j monitor" prints the fault's event. */
 TEST_F_TIMEOUT(cma, monitor_event, 600)
 {
-	char ctl_path[PATH_MAX], out[8192];
+	char ctl_path[PATH_MAX], out[8192], want[64];
 	char tmpl[] = "/tmp/cma_monitor.XXXXXX";
 	CUdeviceptr addr;
 	int i, fd, seen = 0;
@@ -435,6 +435,12 @@ TEST_F_TIMEOUT(cma, monitor_event, 600)
 	EXPECT_TRUE(seen) TH_LOG("no managed-event in: %s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kind\":\"cpu-fault\""));
 	EXPECT_NE(NULL, strstr(out, "\"attach\":\"stream\""));
+	/* it names the process, the address, the allocation, the stream */
+	EXPECT_NE(NULL, strstr(out, "\"comm\":\"managed_cma_tes"));
+	snprintf(want, sizeof(want), "\"addr\":%llu,", (unsigned long long)addr);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s", want);
+	EXPECT_NE(NULL, strstr(out, "\"alloc_id\":"));
+	EXPECT_NE(NULL, strstr(out, "\"stream\":"));
 	close(fd);
 	unlink(tmpl);
 }
