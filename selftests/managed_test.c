@@ -229,6 +229,45 @@ TEST_F(ctx, pointer_attributes)
  * PAGEABLE_MEMORY_ACCESS then follow the GPU's settings, by default an
  * H100's (1 and 0).
  */
+/*
+ * Every GPU's stream operations reach managed memory at the CPU's address:
+ * a set from a stream of each GPU's context, a copy from there to that
+ * GPU's memory and back.
+ */
+TEST_F(ctx, every_gpu_stream_access)
+{
+	CUdeviceptr d, dev;
+	CUcontext pctx;
+	unsigned char *p;
+	CUstream s;
+	int n, i;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, (size_t)n * 2 * PG,
+						  CU_MEM_ATTACH_GLOBAL));
+	p = (unsigned char *)(uintptr_t)d;
+	for (i = 0; i < n; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&pctx, i));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxPushCurrent(pctx));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+		ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+		EXPECT_CU(CUDA_SUCCESS, cuMemsetD8Async(d + i * 2 * PG,
+				(unsigned char)(0x30 + i), PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync(dev, d + i * 2 * PG, PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync(d + i * 2 * PG + PG, dev,
+						      PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		EXPECT_EQ(0x30 + i, p[i * 2 * PG]) TH_LOG("gpu %d", i);
+		EXPECT_EQ(0x30 + i, p[i * 2 * PG + 2 * PG - 1]) TH_LOG("gpu %d", i);
+		EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+		EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxPopCurrent(&pctx));
+		EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(i));
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
 TEST(device_attributes)
 {
 	int v, n, i, fd, family;
