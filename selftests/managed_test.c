@@ -8,6 +8,7 @@
  */
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -637,6 +638,7 @@ TEST_F(ctx, pageable_memory)
 	CUstream gate, s;
 	unsigned char *p;
 	CUevent e;
+	void *u;
 
 	SETUP_SKIPPED();
 	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
@@ -761,6 +763,19 @@ TEST_F(ctx, pageable_memory)
 		EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
 			  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
 				    h, PG));
+		/* a page never touched is not populated (differences.rst) */
+		u = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, u);
+		EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync((uintptr_t)u, PG,
+				loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 1), 0, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		/* no page: -ENOENT or, on 6.1, -EFAULT */
+		EXPECT_GT(0, page_node(u));
+		EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+			  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+				    (uintptr_t)u, PG));
+		munmap(u, PG);
 	}
 	for (i = 0; i < 4 * (int)PG; i++)
 		if (p[i] != 0x6b)
