@@ -20,6 +20,7 @@
  * be worse.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static int range_is_pageable(uintptr_t start, uintptr_t end)
 {
 	unsigned long lo, hi;
 	uintptr_t cur = start;
-	char perms[8], line[512], *path;
+	char perms[8], line[PATH_MAX + 128], *path;
 	FILE *f;
 
 	f = fopen("/proc/self/maps", "re");
