@@ -45,6 +45,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -829,16 +830,23 @@ static int cufab_op_prefetch_prepare(struct cufab_op *op,
 /*
  * The stream has reached the prefetch. Memory freed since has nothing to
  * move, and an exiting process nothing to keep: a prefetch is a hint.
+ * The pages it populates are the process's: they are charged to its
+ * memory cgroup, as when it touches them (a kthread charges nobody).
  */
 static int cufab_op_prefetch_execute(struct cufab_op *op)
 {
 	struct cufab_prefetch_job *job = op->u.prefetch.job;
+	struct mem_cgroup *memcg, *old;
 	int ret;
 
 	if (!mmget_not_zero(job->mm))
 		return 0;
+	memcg = get_mem_cgroup_from_mm(job->mm);
+	old = set_active_memcg(memcg);
 	ret = cufab_prefetch_run(op->stream->client, job->mm, &job->c,
 				 &job->r);
+	set_active_memcg(old);
+	mem_cgroup_put(memcg);
 	/* the last user may be us: exit_mmap() does not belong here */
 	mmput_async(job->mm);
 	return ret == -EINVAL ? 0 : ret;

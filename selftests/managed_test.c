@@ -9,6 +9,8 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -1309,6 +1311,82 @@ TEST(uapi_prefetch_op)
 	}
 	EXPECT_EQ(0, destroy(fd, st));
 	close(fd);
+}
+
+/* A child cgroup of 16 MiB with the memory controller; 0 or -1. */
+static int memcg_make(char *dir, size_t len)
+{
+	const char *root = "/sys/fs/cgroup";
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (write_file(path, "+memory"))
+		return -1;
+	snprintf(dir, len, "%s/cufab_managed_%d", root, getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	if (write_file(path, "16M"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.swap.max", dir);
+	write_file(path, "0");
+	return 0;
+}
+
+#define MEMCG_SPAN	(64UL << 20)
+
+/* In the cgroup of @dir: prefetch 64 MiB in stream order. */
+static int memcg_prefetch_child(const char *dir)
+{
+	__u64 d, uid, all, on;
+	char path[256], me[32];
+	__u32 ctx, st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(me, sizeof(me), "%d", getpid());
+	if (write_file(path, me))
+		return 10;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
+	    m_alloc(fd, CUFAB_ATTACH_GLOBAL, MEMCG_SPAN, &d) ||
+	    raw_stream(fd, ctx, &st, &uid))
+		return 11;
+	if (raw_prefetch(fd, st, d, MEMCG_SPAN, CUFAB_LOC_HOST, 0) ||
+	    raw_sync(fd, st))
+		return 12;
+	if (m_resident(fd, d, MEMCG_SPAN, -1, &all, &on))
+		return 13;
+	/* the cgroup's limit held the prefetch back: its pages were charged */
+	return all < MEMCG_SPAN / PG ? 0 : 14;
+}
+
+/*
+ * The engine populates a prefetch's pages for the process: they count
+ * against its memory cgroup, as if it had touched them (a prefetch is a
+ * hint: what does not fit is skipped, nobody is OOM-killed).
+ */
+TEST(prefetch_op_charged_to_memcg)
+{
+	char dir[128];
+	int fd, status;
+	pid_t pid;
+
+	OPEN_OR_SKIP(fd);
+	close(fd);
+	if (memcg_make(dir, sizeof(dir)))
+		SKIP(return, "no cgroup v2 memory controller");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(memcg_prefetch_child(dir));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	rmdir(dir);
 }
 
 TEST(uapi_alloc_rules)
