@@ -45,7 +45,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
-#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -836,17 +835,15 @@ static int cufab_op_prefetch_prepare(struct cufab_op *op,
 static int cufab_op_prefetch_execute(struct cufab_op *op)
 {
 	struct cufab_prefetch_job *job = op->u.prefetch.job;
-	struct mem_cgroup *memcg, *old;
+	struct cufab_charge charge;
 	int ret;
 
 	if (!mmget_not_zero(job->mm))
 		return 0;
-	memcg = get_mem_cgroup_from_mm(job->mm);
-	old = set_active_memcg(memcg);
+	cufab_charge_begin(&charge, job->mm);
 	ret = cufab_prefetch_run(op->stream->client, job->mm, &job->c,
 				 &job->r);
-	set_active_memcg(old);
-	mem_cgroup_put(memcg);
+	cufab_charge_end(&charge);
 	/* the last user may be us: exit_mmap() does not belong here */
 	mmput_async(job->mm);
 	return ret == -EINVAL ? 0 : ret;

@@ -1854,6 +1854,16 @@ struct cufab_op {
 
 extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
 
+/* engine.c: a remote memory cgroup charging scope (cufab_charge_begin()) */
+struct mem_cgroup;
+struct cufab_charge {
+	struct mem_cgroup *memcg;
+	struct mem_cgroup *old;
+};
+
+void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm);
+void cufab_charge_end(struct cufab_charge *c);
+
 /**
  * struct cufab_stream_watch - a part of the module that follows streams
  * @busy: @stream had no work and has some now, before its first operation

@@ -1365,11 +1365,48 @@ static int memcg_prefetch_child(const char *dir)
 }
 
 /*
- * The engine populates a prefetch's pages for the process: they count
- * against its memory cgroup, as if it had touched them (a prefetch is a
- * hint: what does not fit is skipped, nobody is OOM-killed).
+ * In the cgroup of @dir: a stream-ordered set of 64 MiB of managed memory
+ * fails for want of memory instead of populating it uncharged.
  */
-TEST(prefetch_op_charged_to_memcg)
+static int memcg_set_child(const char *dir)
+{
+	struct cufab_stream_wait w = { .size = sizeof(w),
+				       .what = CUFAB_WAIT_STREAM };
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .op = CUFAB_OP_SET, .length = MEMCG_SPAN,
+		.value = 1, .elem_size = 1, .src_dev = CUFAB_DEV_STREAM,
+		.dst_dev = CUFAB_DEV_STREAM,
+	};
+	char path[256], me[32];
+	__u64 d, uid;
+	__u32 ctx, st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(me, sizeof(me), "%d", getpid());
+	if (write_file(path, me))
+		return 10;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
+	    m_alloc(fd, CUFAB_ATTACH_GLOBAL, MEMCG_SPAN, &d) ||
+	    raw_stream(fd, ctx, &st, &uid))
+		return 11;
+	c.stream_id = st;
+	c.dst = d;
+	w.id = st;
+	if (cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c) ||
+	    cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w))
+		return 12;
+	return w.out_error == -ENOMEM ? 0 : 13;
+}
+
+/*
+ * The engine populates a prefetch's pages, and a set's, for the process:
+ * they count against its memory cgroup, as if it had touched them (a
+ * prefetch is a hint: what does not fit is skipped; a set fails with
+ * ENOMEM; nobody is OOM-killed).
+ */
+TEST(stream_ops_charged_to_memcg)
 {
 	char dir[128];
 	int fd, status;
@@ -1386,6 +1423,14 @@ TEST(prefetch_op_charged_to_memcg)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* so are the pages a stream's set populates */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(memcg_set_child(dir));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("13: the set was not held back");
 	rmdir(dir);
 }
 
