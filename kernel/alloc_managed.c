@@ -15,10 +15,12 @@
  *
  * Where pages live: a page populated by a fault goes to the NUMA node of
  * its last prefetch location, else of its preferred location, else the
- * allocation's default. A prefetch populates the range on the target's
- * node and moves pages that live elsewhere there, with the range's PTEs
- * zapped and faults held off by va->lock. A page that cannot be moved
- * stays where it is: a prefetch is a hint, the data is never lost.
+ * allocation's default. A prefetch (CUFAB_OP_PREFETCH, when its stream
+ * reaches it; MEM_PREFETCH, when called) populates the range on the
+ * target's node and moves pages that live elsewhere there, with the
+ * range's PTEs zapped and faults held off by va->lock. A page that cannot
+ * be moved stays where it is: a prefetch is a hint, the data is never
+ * lost.
  *
  * The CPU fence (CONCURRENT_MANAGED_ACCESS 0): on such a GPU, hardware
  * gives the GPU managed memory exclusively while it has work. Here a
@@ -28,10 +30,11 @@
  * attached GLOBAL, or SINGLE to that stream, gets SIGSEGV with a log line
  * and a netlink event; memory attached HOST, or SINGLE to an idle stream,
  * stays accessible. Going busy zaps the PTEs of what the fence now covers
- * before the stream's first operation can run. The copies of the engine
- * and of cuMemcpy, which stand in for the GPUs, take the allocation's
- * pages and never these PTEs. Idle needs no work: the next fault maps the
- * page. Zaps take va->lock for writing after the list
+ * before the stream's first operation can run; so does a destroyed
+ * stream's memory going back to GLOBAL while another stream is busy. The
+ * copies of the engine and of cuMemcpy, which stand in for the GPUs, take
+ * the allocation's pages and never these PTEs. Idle needs no work: the
+ * next fault maps the page. Zaps take va->lock for writing after the list
  * changed, and the fault handler decides and maps under va->lock, so no
  * PTE made before the change survives it.
  *
@@ -731,38 +734,140 @@ static int cufab_managed_do_prefetch(struct cufab_va *va,
 	return 0;
 }
 
+/*
+ * The checks of a prefetch ordered in a stream of GPU @dev: the GPU and
+ * the location have concurrent managed access, the range is managed.
+ * 0 with @c and @r filled (@r->alloc a reference), else an errno.
+ */
+static int cufab_prefetch_check(struct cufab_client *client, u32 dev,
+				u32 type, s32 id, u64 addr, u64 length,
+				struct cufab_advice_change *c,
+				struct cufab_managed_range *r)
+{
+	int ret = cufab_managed_gpu_nid(dev);
+
+	if (ret < 0 && ret != NUMA_NO_NODE)
+		return ret;
+	ret = cufab_managed_loc_get(type, id, false, &c->loc);
+	if (ret)
+		return ret;
+	return cufab_managed_range_get(client, "cuMemPrefetchAsync", addr,
+				       length, r);
+}
+
+/* Record the location, then move the pages there, in @mm. */
+static int cufab_prefetch_run(struct cufab_client *client,
+			      struct mm_struct *mm,
+			      const struct cufab_advice_change *c,
+			      const struct cufab_managed_range *r)
+{
+	struct cufab_prefetch_move mv = {
+		.alloc = r->alloc, .first = r->first, .nid = c->loc.nid,
+	};
+	int ret;
+
+	ret = cufab_managed_change(r->alloc->priv, r->first, r->last, c);
+	if (ret)
+		return ret;
+	return cufab_va_locked_mm(client, mm, r->start, r->length,
+				  cufab_managed_do_prefetch, &mv);
+}
+
 int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_prefetch *cmd = ucmd->cmd;
 	struct cufab_advice_change c = {};
-	struct cufab_prefetch_move mv;
 	struct cufab_managed_range r;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	ret = cufab_managed_gpu_nid(cmd->dev);
-	if (ret < 0 && ret != NUMA_NO_NODE)
-		return ret;
-	ret = cufab_managed_loc_get(cmd->location_type, cmd->location_id,
-				    false, &c.loc);
+	ret = cufab_prefetch_check(ucmd->client, cmd->dev, cmd->location_type,
+				   cmd->location_id, cmd->addr, cmd->length,
+				   &c, &r);
 	if (ret)
 		return ret;
-	ret = cufab_managed_range_get(ucmd->client, "cuMemPrefetchAsync",
-				      cmd->addr, cmd->length, &r);
-	if (ret)
-		return ret;
-	ret = cufab_managed_change(r.alloc->priv, r.first, r.last, &c);
-	if (!ret) {
-		mv.alloc = r.alloc;
-		mv.first = r.first;
-		mv.nid = c.loc.nid;
-		ret = cufab_va_locked(ucmd->client, r.start, r.length,
-				      cufab_managed_do_prefetch, &mv);
-	}
+	ret = cufab_prefetch_run(ucmd->client, current->mm, &c, &r);
 	cufab_alloc_put(r.alloc);
 	return ret;
 }
+
+/* ---- cuMemPrefetchAsync in stream order: CUFAB_OP_PREFETCH ---- */
+
+/* What a queued prefetch holds (op->u.prefetch.job). */
+struct cufab_prefetch_job {
+	struct cufab_advice_change c;
+	struct cufab_managed_range r;	/* r.alloc: a reference */
+	struct mm_struct *mm;		/* mmgrab()bed */
+};
+
+static int cufab_op_prefetch_prepare(struct cufab_op *op,
+				     const struct cufab_stream_submit *cmd)
+{
+	struct cufab_prefetch_job *job;
+	int ret;
+
+	if (cmd->src || cmd->host_fn || cmd->host_data || cmd->event_id ||
+	    cmd->src_dev != CUFAB_DEV_STREAM ||
+	    cmd->dst_dev != CUFAB_DEV_STREAM)
+		return -EINVAL;
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	ret = cufab_prefetch_check(op->stream->client, op->stream->dev,
+				   cmd->value, (s32)cmd->elem_size, cmd->dst,
+				   cmd->length, &job->c, &job->r);
+	if (ret) {
+		kfree(job);
+		return ret;
+	}
+	job->mm = current->mm;
+	mmgrab(job->mm);
+	op->u.prefetch.job = job;
+	return 0;
+}
+
+/*
+ * The stream has reached the prefetch. Memory freed since has nothing to
+ * move, and an exiting process nothing to keep: a prefetch is a hint.
+ * The pages it populates are the process's: they are charged to its
+ * memory cgroup, as when it touches them (a kthread charges nobody).
+ */
+static int cufab_op_prefetch_execute(struct cufab_op *op)
+{
+	struct cufab_prefetch_job *job = op->u.prefetch.job;
+	struct cufab_charge charge;
+	int ret;
+
+	if (!mmget_not_zero(job->mm))
+		return 0;
+	cufab_charge_begin(&charge, job->mm);
+	ret = cufab_prefetch_run(op->stream->client, job->mm, &job->c,
+				 &job->r);
+	cufab_charge_end(&charge);
+	/* the last user may be us: exit_mmap() does not belong here */
+	mmput_async(job->mm);
+	return ret == -EINVAL ? 0 : ret;
+}
+
+static void cufab_op_prefetch_cleanup(struct cufab_op *op)
+{
+	struct cufab_prefetch_job *job = op->u.prefetch.job;
+
+	if (!job)
+		return;
+	cufab_alloc_put(job->r.alloc);
+	mmdrop(job->mm);
+	kfree(job);
+}
+
+const struct cufab_op_type cufab_op_prefetch = {
+	.name = "prefetch",
+	.skip_on_error = true,
+	.prepare = cufab_op_prefetch_prepare,
+	.execute = cufab_op_prefetch_execute,
+	.cleanup = cufab_op_prefetch_cleanup,
+};
 
 /* Pages of [first, last) with memory, and how many of them are on @nid. */
 static void cufab_managed_resident(struct cufab_alloc *alloc, u64 first,
@@ -1009,6 +1114,30 @@ const struct cufab_op_type cufab_op_attach = {
 	.cleanup = cufab_op_attach_cleanup,
 };
 
+/*
+ * Memory changed its association with no stream going busy: a destroyed
+ * stream's SINGLE memory went back to GLOBAL, say, while another stream
+ * of the client fences. Zap what the fence covers now, as going busy
+ * would have. The busy list is read after the change: a stream that goes
+ * busy later zaps with the change already visible (cufab_managed_fenced()
+ * takes m->lock).
+ */
+static void cufab_managed_refence(struct cufab_client *client)
+{
+	struct mm_struct *mm = client->fence.mm;
+	bool busy;
+
+	spin_lock(&client->fence.lock);
+	busy = !list_empty(&client->fence.busy);
+	spin_unlock(&client->fence.lock);
+	/* an exiting process has no PTE left to zap */
+	if (!busy || !mm || !mmget_not_zero(mm))
+		return;
+	cufab_va_walk_locked(client, mm, cufab_managed_fence_va, NULL);
+	/* the last user may be us: exit_mmap() does not belong here */
+	mmput_async(mm);
+}
+
 /**
  * cufab_managed_stream_gone() - a stream is destroyed and drained
  * @stream: about to be freed
@@ -1019,6 +1148,7 @@ const struct cufab_op_type cufab_op_attach = {
 void cufab_managed_stream_gone(struct cufab_stream *stream)
 {
 	struct cufab_managed *m, *tmp;
+	bool reverted = false;
 
 	mutex_lock(&cufab_managed_single_lock);
 	list_for_each_entry_safe(m, tmp, &cufab_managed_single, single_node) {
@@ -1030,8 +1160,11 @@ void cufab_managed_stream_gone(struct cufab_stream *stream)
 		m->stream_uid = 0;
 		mutex_unlock(&m->lock);
 		list_del_init(&m->single_node);
+		reverted = true;
 	}
 	mutex_unlock(&cufab_managed_single_lock);
+	if (reverted)
+		cufab_managed_refence(stream->client);
 }
 
 /* ---- the opt-in check of stream accesses ---- */
@@ -1167,12 +1300,19 @@ static void cufab_managed_client_init(struct cufab_client *client)
 {
 	spin_lock_init(&client->fence.lock);
 	INIT_LIST_HEAD(&client->fence.busy);
+	/* the opener's: the only mm whose CPU the fence keeps out */
+	client->fence.mm = current->mm;
+	if (client->fence.mm)
+		mmgrab(client->fence.mm);
 }
 
 /* Every stream of the client is gone, so none is busy. */
 static void cufab_managed_client_gone(struct cufab_client *client)
 {
 	WARN_ON(!list_empty(&client->fence.busy));
+	if (client->fence.mm)
+		mmdrop(client->fence.mm);
+	client->fence.mm = NULL;
 }
 
 const struct cufab_client_part cufab_managed_client_part = {

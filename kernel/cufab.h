@@ -831,6 +831,7 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc);
 int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc);
 /* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
 extern const struct cufab_op_type cufab_op_attach;
+extern const struct cufab_op_type cufab_op_prefetch;
 void cufab_managed_stream_gone(struct cufab_stream *stream);
 
 /*
@@ -1207,10 +1208,13 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @lock: @busy, and every struct cufab_stream.fence_node on it
  * @busy: streams on a GPU with CONCURRENT_MANAGED_ACCESS 0 that have work
  *	queued or running (alloc_managed.c)
+ * @mm: the opener's, mmgrab()bed: where a change of association that no
+ *	stream makes (a destroyed stream's memory reverting) zaps PTEs
  */
 struct cufab_cpu_fence {
 	spinlock_t lock;	/* see above */
 	struct list_head busy;
+	struct mm_struct *mm;
 };
 
 struct cufab_client {
@@ -1842,10 +1846,23 @@ struct cufab_op {
 			u64 addr;
 			u32 flags;
 		} attach;
+		struct {
+			void *job;	/* alloc_managed.c's */
+		} prefetch;
 	} u;
 };
 
 extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
+
+/* engine.c: a remote memory cgroup charging scope (cufab_charge_begin()) */
+struct mem_cgroup;
+struct cufab_charge {
+	struct mem_cgroup *memcg;
+	struct mem_cgroup *old;
+};
+
+void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm);
+void cufab_charge_end(struct cufab_charge *c);
 
 /**
  * struct cufab_stream_watch - a part of the module that follows streams

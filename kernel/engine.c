@@ -27,6 +27,7 @@
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -583,6 +584,27 @@ static void cufab_op_mem_cleanup(struct cufab_op *op)
 	mmdrop(op->u.mem.mm);
 }
 
+/**
+ * cufab_charge_begin() - charge what follows to @mm's memory cgroup
+ * @c: the scope, for cufab_charge_end()
+ * @mm: the process an operation runs for
+ *
+ * The engine's kthreads charge nobody (__GFP_ACCOUNT is bypassed there):
+ * pages an operation populates for a process are the process's, charged
+ * as if it had touched them, so its cgroup's limit holds for its streams.
+ */
+void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm)
+{
+	c->memcg = get_mem_cgroup_from_mm(mm);
+	c->old = set_active_memcg(c->memcg);
+}
+
+void cufab_charge_end(struct cufab_charge *c)
+{
+	set_active_memcg(c->old);
+	mem_cgroup_put(c->memcg);
+}
+
 /*
  * Check access when the operation runs, as a GPU would fault then, and
  * move the bytes in the process's address space. A process whose address
@@ -595,6 +617,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	struct mm_struct *mm = op->u.mem.mm;
 	bool copy = op->type == cufab_op_types[CUFAB_OP_COPY];
 	u64 len = op->u.mem.length;
+	struct cufab_charge charge;
 	int ret;
 
 	if (!len)
@@ -602,6 +625,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
 	kthread_use_mm(mm);
+	cufab_charge_begin(&charge, mm);
 	ret = cufab_va_check_access(client, op->u.mem.dst, len,
 				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
 	if (!ret && copy)
@@ -619,6 +643,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 		ret = cufab_set_user(client, op->u.mem.dst, len,
 				     op->u.mem.value,
 				     op->u.mem.elem_size);
+	cufab_charge_end(&charge);
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */
 	mmput_async(mm);
@@ -780,6 +805,7 @@ const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_EVENT_WAIT] = &cufab_op_wait,
 	[CUFAB_OP_ATTACH] = &cufab_op_attach,
 	[CUFAB_OP_STREAM_WAIT] = &cufab_op_stream_wait,
+	[CUFAB_OP_PREFETCH] = &cufab_op_prefetch,
 };
 
 /* for the work item, set up by stream.c */

@@ -8,12 +8,16 @@
  * its pages; these calls translate devices and locations between CUdevice
  * ordinals and kernel indexes and format the answers. One ioctl each.
  *
- * cuStreamAttachMemAsync is a stream operation (CUFAB_OP_ATTACH): the
- * association changes when the stream reaches it. A prefetch is not: it
- * records its location and moves the pages when called, which is what a
- * prefetch on an idle stream does; the stream names the device whose
- * concurrent managed access it needs.
+ * A range the kernel does not know as managed memory may be pageable
+ * memory, which pageable.c handles on a node whose GPUs can access it.
+ *
+ * cuStreamAttachMemAsync and cuMemPrefetchAsync are stream operations
+ * (CUFAB_OP_ATTACH, CUFAB_OP_PREFETCH): the association changes, and the
+ * prefetch records its location and moves the pages, when the stream
+ * reaches them. The stream's device must have concurrent managed access
+ * for a prefetch.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "compat.h"
@@ -66,6 +70,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count,
 		.length = count,
 	};
 	CUresult res;
+	int ret;
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -75,7 +80,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count,
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
-	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_ADVISE, &arg));
+	ret = cufab_ioctl(CUFAB_IOCTL_MEM_ADVISE, &arg);
+	/* not managed memory: pageable memory, perhaps */
+	if (ret == -EINVAL)
+		return cufab_pageable_advise(devPtr, count, arg.advice,
+					     arg.location_type,
+					     arg.location_id);
+	return cufab_mem_result(-ret);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
@@ -84,14 +95,20 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise(CUdeviceptr devPtr, size_t count,
 	return cuMemAdvise_v2(devPtr, count, advice, device_location(device));
 }
 
+/*
+ * A stream operation (CUFAB_OP_PREFETCH): the kernel checks it now and
+ * runs it when the stream reaches it.
+ */
 static CUresult prefetch(CUdeviceptr devPtr, size_t count,
 			 CUmemLocation location, unsigned int flags,
 			 CUstream hStream, int per_thread)
 {
-	struct cufab_mem_prefetch arg = {
-		.size = sizeof(arg), .addr = devPtr, .length = count,
+	struct cufab_stream_submit arg = {
+		.op = CUFAB_OP_PREFETCH, .dst = devPtr, .length = count,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
 	};
 	struct cufab_lstream *s;
+	__s32 id;
 	CUresult res;
 
 	if (!cufab_ready())
@@ -101,11 +118,16 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count,
 	res = cufab_stream_resolve(hStream, per_thread, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	arg.dev = s->kdev;
-	res = loc_to_kernel(location, &arg.location_type, &arg.location_id);
+	res = loc_to_kernel(location, &arg.value, &id);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_PREFETCH, &arg));
+	arg.elem_size = (__u32)id;
+	res = cufab_stream_submit(s, &arg);
+	/* not managed memory: pageable memory, perhaps */
+	if (res == CUDA_ERROR_INVALID_VALUE)
+		res = cufab_pageable_prefetch(devPtr, count, arg.value, id,
+					      hStream, per_thread, s);
+	return res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemPrefetchAsync_v2(CUdeviceptr devPtr,
@@ -244,12 +266,18 @@ static void range_attr_write(void *data, size_t size,
 static CUresult range_attrs(CUdeviceptr ptr, size_t count,
 			    struct cufab_mem_range_attrs *a)
 {
+	int ret;
+
 	memset(a, 0, sizeof(*a));
 	a->size = sizeof(*a);
 	a->addr = ptr;
 	a->length = count;
 	a->node = -1;
-	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_RANGE_ATTRS, a));
+	ret = cufab_ioctl(CUFAB_IOCTL_MEM_RANGE_ATTRS, a);
+	/* not managed memory: pageable memory, perhaps */
+	if (ret == -EINVAL)
+		return cufab_pageable_range_attrs(ptr, count, a);
+	return cufab_mem_result(-ret);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data,

@@ -100,4 +100,18 @@ void cufab_imex_prepare(void);
 CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach);
 
+/*
+ * pageable.c: cuMemAdvise, cuMemPrefetchAsync and cuMemRangeGetAttribute(s)
+ * on pageable memory, for managed.c once the kernel said the range is not
+ * managed. Locations in kernel form (DEVICE: kernel index).
+ */
+struct cufab_lstream;
+CUresult cufab_pageable_advise(CUdeviceptr ptr, size_t count, __u32 advice,
+			       __u32 type, __s32 id);
+CUresult cufab_pageable_range_attrs(CUdeviceptr ptr, size_t count,
+				    struct cufab_mem_range_attrs *a);
+CUresult cufab_pageable_prefetch(CUdeviceptr ptr, size_t count, __u32 type,
+				 __s32 id, CUstream h, int per_thread,
+				 const struct cufab_lstream *s);
+
 #endif /* CUFAB_LIB_MEM_H */

@@ -1213,6 +1213,13 @@ static CUresult host_submit(CUstream h, int pt, CUhostFn fn,
 	return res;
 }
 
+/* A callback of the library's own in the order of stream @h. */
+CUresult cufab_stream_host_call(CUstream h, int per_thread,
+				CUstreamCallback cb, void *data)
+{
+	return host_submit(h, per_thread, NULL, cb, data);
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuLaunchHostFunc(CUstream h, CUhostFn fn,
 					       void *userData)
 {

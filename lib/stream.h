@@ -42,6 +42,8 @@ CUresult cufab_stream_resolve(CUstream h, int per_thread,
 			      struct cufab_lstream **out);
 CUresult cufab_stream_submit(struct cufab_lstream *s,
 			     struct cufab_stream_submit *arg);
+CUresult cufab_stream_host_call(CUstream h, int per_thread,
+				CUstreamCallback cb, void *data);
 CUresult cufab_async_result(int err);
 CUresult cufab_submit_result(int err);
 void cufab_atomic_max(__u64 *p, __u64 v);

@@ -138,6 +138,40 @@ static int idle_again(void)
 }
 
 /*
+ * Memory attached SINGLE to an idle stream is the CPU's while another
+ * stream is busy; once that stream is destroyed it goes back to GLOBAL
+ * and faults at once, not at the busy stream's next transition. A
+ * system call reading it (write() to a pipe) says when: -EFAULT.
+ */
+static int revert_fences(void)
+{
+	CUdeviceptr d;
+	CUstream one, busy;
+	int fds[2], i;
+
+	if (child_ctx() || pipe(fds) ||
+	    cuMemAllocManaged(&d, PG, CU_MEM_ATTACH_GLOBAL) ||
+	    cuStreamCreate(&one, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamAttachMemAsync(one, d, 0, CU_MEM_ATTACH_SINGLE) ||
+	    cuStreamSynchronize(one) || busy_stream(&busy))
+		return 10;
+	((volatile char *)d)[0] = 1;	/* SINGLE to an idle stream: mapped */
+	if (write(fds[1], (void *)d, 1) != 1 || cuStreamDestroy(one))
+		return 11;
+	/* the engine drops its last reference on the stream shortly after */
+	for (i = 0; i < 500; i++) {
+		if (write(fds[1], (void *)d, 1) < 0 && errno == EFAULT)
+			break;
+		usleep(10000);
+	}
+	if (i == 500)
+		return 12;	/* still mapped: not fenced */
+	report(d);
+	((volatile char *)d)[0] = 2;	/* faults */
+	return 13;
+}
+
+/*
  * Attached memory on a busy stream, shown by cufabctl mem show, then
  * kill -9: nothing leaks.
  */
@@ -318,6 +352,22 @@ TEST_F_TIMEOUT(cma, single_to_busy_stream_faults, 600)
 	}
 }
 
+TEST_F_TIMEOUT(cma, destroyed_stream_memory_fenced_at_once, 600)
+{
+	CUdeviceptr addr;
+	int kmsg;
+
+	if (!self->changed)
+		return;
+	kmsg = kmsg_open();
+	EXPECT_EQ(0x100 | SIGSEGV, run_reporting(revert_fences, &addr, false));
+	EXPECT_NE(0ULL, addr);
+	if (kmsg >= 0) {
+		EXPECT_TRUE(kmsg_has(kmsg, "attached global) while stream"));
+		close(kmsg);
+	}
+}
+
 TEST_F_TIMEOUT(cma, accessible_when_idle, 600)
 {
 	if (!self->changed)
@@ -342,7 +392,7 @@ TEST_F_TIMEOUT(cma, kill_9_attached, 600)
 /* "cufabctl -j monitor" prints the fault's event. */
 TEST_F_TIMEOUT(cma, monitor_event, 600)
 {
-	char ctl_path[PATH_MAX], out[8192];
+	char ctl_path[PATH_MAX], out[8192], want[64];
 	char tmpl[] = "/tmp/cma_monitor.XXXXXX";
 	CUdeviceptr addr;
 	int i, fd, seen = 0;
@@ -385,6 +435,12 @@ TEST_F_TIMEOUT(cma, monitor_event, 600)
 	EXPECT_TRUE(seen) TH_LOG("no managed-event in: %s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kind\":\"cpu-fault\""));
 	EXPECT_NE(NULL, strstr(out, "\"attach\":\"stream\""));
+	/* it names the process, the address, the allocation, the stream */
+	EXPECT_NE(NULL, strstr(out, "\"comm\":\"managed_cma_tes"));
+	snprintf(want, sizeof(want), "\"addr\":%llu,", (unsigned long long)addr);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s", want);
+	EXPECT_NE(NULL, strstr(out, "\"alloc_id\":"));
+	EXPECT_NE(NULL, strstr(out, "\"stream\":"));
 	close(fd);
 	unlink(tmpl);
 }

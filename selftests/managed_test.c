@@ -7,7 +7,12 @@
  * (where pages live, fail-nth).
  */
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "mem_helpers.h"
@@ -227,6 +232,45 @@ TEST_F(ctx, pointer_attributes)
  * PAGEABLE_MEMORY_ACCESS then follow the GPU's settings, by default an
  * H100's (1 and 0).
  */
+/*
+ * Every GPU's stream operations reach managed memory at the CPU's address:
+ * a set from a stream of each GPU's context, a copy from there to that
+ * GPU's memory and back.
+ */
+TEST_F(ctx, every_gpu_stream_access)
+{
+	CUdeviceptr d, dev;
+	CUcontext pctx;
+	unsigned char *p;
+	CUstream s;
+	int n, i;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, (size_t)n * 2 * PG,
+						  CU_MEM_ATTACH_GLOBAL));
+	p = (unsigned char *)(uintptr_t)d;
+	for (i = 0; i < n; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRetain(&pctx, i));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxPushCurrent(pctx));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+		ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+		EXPECT_CU(CUDA_SUCCESS, cuMemsetD8Async(d + i * 2 * PG,
+				(unsigned char)(0x30 + i), PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync(dev, d + i * 2 * PG, PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync(d + i * 2 * PG + PG, dev,
+						      PG, s));
+		EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		EXPECT_EQ(0x30 + i, p[i * 2 * PG]) TH_LOG("gpu %d", i);
+		EXPECT_EQ(0x30 + i, p[i * 2 * PG + 2 * PG - 1]) TH_LOG("gpu %d", i);
+		EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+		EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxPopCurrent(&pctx));
+		EXPECT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxRelease(i));
+	}
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+}
+
 TEST(device_attributes)
 {
 	int v, n, i, fd, family;
@@ -396,7 +440,7 @@ TEST_F(ctx, advise_errors)
 {
 	CUmemLocation host = loc(CU_MEM_LOCATION_TYPE_HOST, 0);
 	CUdeviceptr d, dev;
-	int n;
+	int n, pageable;
 
 	SETUP_SKIPPED();
 	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&n));
@@ -408,7 +452,10 @@ TEST_F(ctx, advise_errors)
 		  cuMemAdvise(d, 3 * PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuMemAdvise(dev, PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+	/* the stack is pageable memory: valid where GPUs can access it */
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
+			CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
+	EXPECT_CU(pageable ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE,
 		  cuMemAdvise((uintptr_t)&n, 4, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuMemAdvise(0, PG, CU_MEM_ADVISE_SET_READ_MOSTLY, host));
@@ -458,6 +505,8 @@ TEST_F(ctx, prefetch)
 
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, 4 * PG,
 			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0), 0, NULL));
+	/* a stream operation: done once the stream is */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
 	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
 			       d, 4 * PG));
 	EXPECT_EQ(CU_MEM_LOCATION_TYPE_DEVICE,
@@ -467,6 +516,7 @@ TEST_F(ctx, prefetch)
 			       d, 4 * PG));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(d, PG, CU_DEVICE_CPU,
 						      (CUstream)0x1));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
 	EXPECT_EQ(CU_DEVICE_CPU,
 		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, d, PG));
 	EXPECT_EQ(CU_DEVICE_INVALID,
@@ -475,6 +525,7 @@ TEST_F(ctx, prefetch)
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, PG,
 			loc(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0), 0,
 			(CUstream)0x2));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
 	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
 		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
 			    d, PG));
@@ -496,6 +547,249 @@ TEST_F(ctx, prefetch)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d, 0,
 			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+}
+
+static int gate_fds[2] = { -1, -1 };
+
+static void CUDA_CB gate_wait(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (read(gate_fds[0], &c, 1) != 1)
+		_exit(60);
+}
+
+/*
+ * A prefetch runs when its stream reaches it: behind a wait for an event
+ * that a host function holds back until the test opens the gate.
+ */
+TEST_F(ctx, prefetch_in_stream_order)
+{
+	CUstream gate, s;
+	CUdeviceptr d;
+	CUevent e;
+
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, pipe(gate_fds));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&gate, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(gate, gate_wait, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, gate));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s, e, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, 2 * PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(d, PG, 0, s));
+	/* the gate is closed: neither has run */
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    d + PG, PG));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    d, PG));
+	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s));
+	ASSERT_EQ(1, write(gate_fds[1], "g", 1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	/* in order: the device prefetch came last on the first page */
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			       d, PG));
+	EXPECT_EQ(CU_DEVICE_CPU,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    d + PG, PG));
+	/* checked when called: a range past the allocation is refused at once */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d + PG, 2 * PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(gate));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
+	close(gate_fds[0]);
+	close(gate_fds[1]);
+}
+
+/* The NUMA node of the page at @p (move_pages(2) asking), or -1. */
+static int page_node(void *p)
+{
+	int status = -1;
+
+	if (syscall(SYS_move_pages, 0, 1UL, &p, NULL, &status, 0))
+		return -1;
+	return status;
+}
+
+/*
+ * Pageable (malloc) memory under cuMemAdvise, cuMemPrefetchAsync and
+ * cuMemRangeGetAttribute(s): with PAGEABLE_MEMORY_ACCESS (the "cliques"
+ * boot of tools/check) advice is kept and reported, a prefetch runs in
+ * stream order and moves the pages to a NUMA node; without it, such a
+ * range is not valid memory for the calls.
+ */
+TEST_F(ctx, pageable_memory)
+{
+	CUmem_range_attribute attrs[2] = {
+		CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY,
+		CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY,
+	};
+	int rm = -1, ab[3], pageable, i;
+	void *data[2] = { &rm, ab };
+	size_t sizes[2] = { 4, sizeof(ab) };
+	CUdeviceptr h, dev;
+	CUstream gate, s;
+	unsigned char *p;
+	CUevent e;
+	void *u;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
+			CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
+	p = aligned_alloc(PG, 4 * PG);
+	ASSERT_NE(NULL, p);
+	memset(p, 0x6b, 4 * PG);
+	h = (uintptr_t)p;
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, PG));
+	if (!pageable) {
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(h, PG,
+				CU_MEM_ADVISE_SET_READ_MOSTLY,
+				loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(h, PG,
+				loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, NULL));
+		EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm,
+				4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, PG));
+		goto out;
+	}
+	/* nothing advised yet */
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, 4 * PG));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, h, PG));
+	/* advice is kept per page, reported for what the pages share */
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h + 10, 2 * PG,
+			CU_MEM_ADVISE_SET_READ_MOSTLY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, 3 * PG));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h + PG, PG,
+			CU_MEM_ADVISE_UNSET_READ_MOSTLY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_EQ(1, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, PG));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, h, 2 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h, 2 * PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+			       h, 2 * PG));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+			    h, 3 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h, 4 * PG,
+			CU_MEM_ADVISE_SET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 0)));
+	EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE,
+			    h, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h, 4 * PG,
+			CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION,
+			    h, 4 * PG));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h, PG,
+			CU_MEM_ADVISE_SET_ACCESSED_BY,
+			loc(CU_MEM_LOCATION_TYPE_DEVICE, 0)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAdvise(h, PG,
+			CU_MEM_ADVISE_SET_ACCESSED_BY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRangeGetAttributes(data, sizes, attrs, 2,
+							h, PG));
+	EXPECT_EQ(1, rm);
+	EXPECT_EQ(0, ab[0]);
+	EXPECT_EQ(CU_DEVICE_CPU, ab[1]);
+	EXPECT_EQ(CU_DEVICE_INVALID, ab[2]);
+	/* the rules of each advice, and of the range */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(h, PG,
+			CU_MEM_ADVISE_SET_ACCESSED_BY,
+			loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(h, PG,
+			(CUmem_advise)7, loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(h, 0,
+			CU_MEM_ADVISE_SET_READ_MOSTLY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(PG, PG,
+			CU_MEM_ADVISE_SET_READ_MOSTLY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAdvise(dev, PG,
+			CU_MEM_ADVISE_SET_READ_MOSTLY,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0)));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, dev, PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRangeGetAttribute(&rm, 4,
+			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, PG, PG));
+
+	/* a prefetch runs when its stream reaches it */
+	ASSERT_EQ(0, pipe(gate_fds));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&gate, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(gate, gate_wait, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, gate));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s, e, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(h, 4 * PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(h, PG, 0, s));
+	EXPECT_EQ(CU_DEVICE_INVALID,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    h + PG, PG));
+	ASSERT_EQ(1, write(gate_fds[1], "g", 1));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			       h, PG));
+	EXPECT_EQ(CU_DEVICE_CPU,
+		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+			    h + PG, 3 * PG));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(PG, PG,
+			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
+	/* to a NUMA node: the pages move there with their data */
+	if (access("/sys/devices/system/node/node1", F_OK) == 0) {
+		EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(h, 4 * PG,
+				loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 1), 0, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		for (i = 0; i < 4; i++)
+			EXPECT_EQ(1, page_node(p + i * PG)) TH_LOG("page %d", i);
+		EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(h, PG,
+				loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0), 0, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		EXPECT_EQ(0, page_node(p));
+		EXPECT_EQ(1, page_node(p + PG));
+		EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+			  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+				    h, PG));
+		/* a page never touched is not populated (differences.rst) */
+		u = mmap(NULL, PG, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_NE(MAP_FAILED, u);
+		EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync((uintptr_t)u, PG,
+				loc(CU_MEM_LOCATION_TYPE_HOST_NUMA, 1), 0, s));
+		ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+		/* no page: -ENOENT or, on 6.1, -EFAULT */
+		EXPECT_GT(0, page_node(u));
+		EXPECT_EQ(CU_MEM_LOCATION_TYPE_HOST_NUMA,
+			  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
+				    (uintptr_t)u, PG));
+		munmap(u, PG);
+	}
+	for (i = 0; i < 4 * (int)PG; i++)
+		if (p[i] != 0x6b)
+			break;
+	EXPECT_EQ(4 * (int)PG, i);
+	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(gate));
+	close(gate_fds[0]);
+	close(gate_fds[1]);
+out:
+	free(p);
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
 }
 
@@ -786,6 +1080,19 @@ static int raw_attach(int fd, __u32 stream, __u64 addr, __u64 len,
 	return cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c);
 }
 
+static int raw_prefetch(int fd, __u32 stream, __u64 addr, __u64 len,
+			__u32 type, __s32 id)
+{
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .stream_id = stream,
+		.op = CUFAB_OP_PREFETCH, .dst = addr, .length = len,
+		.value = type, .elem_size = (__u32)id,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c);
+}
+
 static int raw_sync(int fd, __u32 stream)
 {
 	struct cufab_stream_wait w = {
@@ -854,6 +1161,277 @@ TEST(uapi_attach_lifetime)
 	EXPECT_EQ(0ULL, now);
 	EXPECT_EQ(0, m_free(fd, d));
 	close(fd);
+}
+
+/* A HOST operation on @stream: it holds the stream until taken and done. */
+static int raw_hold(int fd, __u32 stream)
+{
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .stream_id = stream, .op = CUFAB_OP_HOST,
+		.host_fn = 1, .src_dev = CUFAB_DEV_STREAM,
+		.dst_dev = CUFAB_DEV_STREAM,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c);
+}
+
+/* Play the host thread: the next host operation's token (it sleeps for one). */
+static __u64 raw_host_take(int fd)
+{
+	struct cufab_hostfn h = { .size = sizeof(h) };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_HOSTFN, &h) ? 0 : h.out_token;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Report host operation @token done. HOSTFN then sleeps for the next
+ * one; a signal ends that sleep with "no operation" (out_token 0), so an
+ * interval timer interrupts it (without SA_RESTART).
+ */
+static int raw_host_done(int fd, __u64 token)
+{
+	struct cufab_hostfn h = {
+		.size = sizeof(h), .flags = CUFAB_HOSTFN_DONE,
+		.done_token = token,
+	};
+	struct itimerval on = { { 0, 20000 }, { 0, 20000 } }, off = {};
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	int ret;
+
+	sigaction(SIGALRM, &sa, &old);
+	setitimer(ITIMER_REAL, &on, NULL);
+	ret = cufab_ioc(fd, CUFAB_IOCTL_HOSTFN, &h);
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	return ret ?: (h.out_token ? -1 : 0);
+}
+
+/*
+ * The association changes only when the stream reaches the attach, and a
+ * destroyed stream's SINGLE memory stays SINGLE until its work drained:
+ * a host operation nobody has completed yet holds the stream.
+ */
+TEST(uapi_attach_in_stream_order)
+{
+	__u64 d, uid, now, tok;
+	__u32 ctx, st;
+	int fd, i;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &ctx));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_HOST, PG, &d));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &st, &uid));
+	ASSERT_EQ(0, raw_hold(fd, st));
+	ASSERT_EQ(0, raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE));
+	tok = raw_host_take(fd);
+	ASSERT_NE(0ULL, tok);
+	/* the stream is held before the attach: nothing changed */
+	EXPECT_EQ(CUFAB_ATTACH_HOST, m_attach_now(fd, d, &now));
+	ASSERT_EQ(0, raw_host_done(fd, tok));
+	EXPECT_EQ(0, raw_sync(fd, st));
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	EXPECT_EQ(uid, now);
+
+	/* destroyed with work left: still attached until it drains */
+	ASSERT_EQ(0, raw_hold(fd, st));
+	ASSERT_EQ(0, destroy(fd, st));
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	tok = raw_host_take(fd);
+	ASSERT_NE(0ULL, tok);
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	ASSERT_EQ(0, raw_host_done(fd, tok));
+	/* the engine drops its last reference on the stream shortly after */
+	for (i = 0; i < 200 && m_attach_now(fd, d, &now) != CUFAB_ATTACH_HOST; i++)
+		usleep(10000);
+	EXPECT_EQ(CUFAB_ATTACH_HOST, m_attach_now(fd, d, &now));
+	EXPECT_EQ(0ULL, now);
+	EXPECT_EQ(0, m_free(fd, d));
+	close(fd);
+}
+
+/* CUFAB_OP_PREFETCH: checked when submitted, recorded when reached. */
+TEST(uapi_prefetch_op)
+{
+	struct cufab_mem_range_attrs r = {
+		.size = sizeof(r), .length = PG, .node = -1,
+	};
+	__u64 d, uid;
+	__u32 ctx, st;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &ctx));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, 2 * PG, &d));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &st, &uid));
+	EXPECT_EQ(0, raw_prefetch(fd, st, d + PG, PG, CUFAB_LOC_HOST_NUMA, 0));
+	EXPECT_EQ(0, raw_sync(fd, st));
+	r.addr = d + PG;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_RANGE_ATTRS, &r));
+	EXPECT_EQ((__u32)CUFAB_LOC_HOST_NUMA, r.out_prefetch_type);
+	EXPECT_EQ(0, r.out_prefetch_id);
+	r.addr = d;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_MEM_RANGE_ATTRS, &r));
+	EXPECT_EQ(0U, r.out_prefetch_type);
+	/* the range, the location and the other fields */
+	EXPECT_EQ(EINVAL, raw_prefetch(fd, st, d, 3 * PG, CUFAB_LOC_HOST, 0));
+	EXPECT_EQ(EINVAL, raw_prefetch(fd, st, d, 0, CUFAB_LOC_HOST, 0));
+	EXPECT_EQ(EINVAL, raw_prefetch(fd, st, d, PG, 0, 0));
+	EXPECT_EQ(EINVAL, raw_prefetch(fd, st, d, PG, CUFAB_LOC_HOST_NUMA,
+				       1 << 20));
+	EXPECT_EQ(ENODEV, raw_prefetch(fd, st, d, PG, CUFAB_LOC_DEVICE, 1000));
+	{
+		struct cufab_stream_submit c = {
+			.size = sizeof(c), .stream_id = st,
+			.op = CUFAB_OP_PREFETCH, .dst = d, .length = PG,
+			.value = CUFAB_LOC_HOST, .src = 1,
+			.src_dev = CUFAB_DEV_STREAM,
+			.dst_dev = CUFAB_DEV_STREAM,
+		};
+
+		EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c));
+		c.src = 0;
+		c.dst_dev = 0;
+		EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c));
+	}
+	/* freed before the stream reaches it: nothing to move, no error */
+	EXPECT_EQ(0, raw_prefetch(fd, st, d, 2 * PG, CUFAB_LOC_HOST, 0));
+	EXPECT_EQ(0, m_free(fd, d));
+	{
+		struct cufab_stream_wait w = {
+			.size = sizeof(w), .what = CUFAB_WAIT_STREAM, .id = st,
+		};
+
+		EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w));
+		EXPECT_EQ(0, w.out_error);
+	}
+	EXPECT_EQ(0, destroy(fd, st));
+	close(fd);
+}
+
+/* A child cgroup of 16 MiB with the memory controller; 0 or -1. */
+static int memcg_make(char *dir, size_t len)
+{
+	const char *root = "/sys/fs/cgroup";
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
+		return -1;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
+	if (write_file(path, "+memory"))
+		return -1;
+	snprintf(dir, len, "%s/cufab_managed_%d", root, getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	if (write_file(path, "16M"))
+		return -1;
+	snprintf(path, sizeof(path), "%s/memory.swap.max", dir);
+	write_file(path, "0");
+	return 0;
+}
+
+#define MEMCG_SPAN	(64UL << 20)
+
+/* In the cgroup of @dir: prefetch 64 MiB in stream order. */
+static int memcg_prefetch_child(const char *dir)
+{
+	__u64 d, uid, all, on;
+	char path[256], me[32];
+	__u32 ctx, st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(me, sizeof(me), "%d", getpid());
+	if (write_file(path, me))
+		return 10;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
+	    m_alloc(fd, CUFAB_ATTACH_GLOBAL, MEMCG_SPAN, &d) ||
+	    raw_stream(fd, ctx, &st, &uid))
+		return 11;
+	if (raw_prefetch(fd, st, d, MEMCG_SPAN, CUFAB_LOC_HOST, 0) ||
+	    raw_sync(fd, st))
+		return 12;
+	if (m_resident(fd, d, MEMCG_SPAN, -1, &all, &on))
+		return 13;
+	/* the cgroup's limit held the prefetch back: its pages were charged */
+	return all < MEMCG_SPAN / PG ? 0 : 14;
+}
+
+/*
+ * In the cgroup of @dir: a stream-ordered set of 64 MiB of managed memory
+ * fails for want of memory instead of populating it uncharged.
+ */
+static int memcg_set_child(const char *dir)
+{
+	struct cufab_stream_wait w = { .size = sizeof(w),
+				       .what = CUFAB_WAIT_STREAM };
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .op = CUFAB_OP_SET, .length = MEMCG_SPAN,
+		.value = 1, .elem_size = 1, .src_dev = CUFAB_DEV_STREAM,
+		.dst_dev = CUFAB_DEV_STREAM,
+	};
+	char path[256], me[32];
+	__u64 d, uid;
+	__u32 ctx, st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(me, sizeof(me), "%d", getpid());
+	if (write_file(path, me))
+		return 10;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
+	    m_alloc(fd, CUFAB_ATTACH_GLOBAL, MEMCG_SPAN, &d) ||
+	    raw_stream(fd, ctx, &st, &uid))
+		return 11;
+	c.stream_id = st;
+	c.dst = d;
+	w.id = st;
+	if (cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c) ||
+	    cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w))
+		return 12;
+	return w.out_error == -ENOMEM ? 0 : 13;
+}
+
+/*
+ * The engine populates a prefetch's pages, and a set's, for the process:
+ * they count against its memory cgroup, as if it had touched them (a
+ * prefetch is a hint: what does not fit is skipped; a set fails with
+ * ENOMEM; nobody is OOM-killed).
+ */
+TEST(stream_ops_charged_to_memcg)
+{
+	char dir[128];
+	int fd, status;
+	pid_t pid;
+
+	OPEN_OR_SKIP(fd);
+	close(fd);
+	if (memcg_make(dir, sizeof(dir)))
+		SKIP(return, "no cgroup v2 memory controller");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(memcg_prefetch_child(dir));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	/* so are the pages a stream's set populates */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(memcg_set_child(dir));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("13: the set was not held back");
+	rmdir(dir);
 }
 
 TEST(uapi_alloc_rules)
@@ -986,6 +1564,10 @@ static int managed_scenario(const char **step)
 	if (!err) {
 		*step = "attach";
 		err = raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE);
+	}
+	if (!err) {
+		*step = "prefetch op";
+		err = raw_prefetch(fd, st, d, 8 * PG, CUFAB_LOC_HOST, 0);
 	}
 	if (!err) {
 		*step = "sync";

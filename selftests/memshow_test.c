@@ -67,6 +67,51 @@ TEST(own_allocation)
 	EXPECT_STREQ("[]\n", out);
 }
 
+/*
+ * Managed allocations are listed with their attachment: global or host
+ * as allocated, the stream's uid once attached SINGLE.
+ */
+TEST(managed_attachment)
+{
+	CUdeviceptr g, h;
+	unsigned long long uid;
+	char args[64], want[64];
+	static char out[65536];
+	const char *skip;
+	CUcontext ctx;
+	CUstream s;
+
+	skip = cufabctl_missing();
+	if (skip)
+		SKIP(return, "%s", skip);
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&g, 4096, CU_MEM_ATTACH_GLOBAL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&h, 4096, CU_MEM_ATTACH_HOST));
+	snprintf(args, sizeof(args), "-j mem show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"managed\":\"global\""));
+	EXPECT_NE(NULL, strstr(out, "\"managed\":\"host\""));
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamGetId(s, &uid));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamAttachMemAsync(s, h, 0,
+						       CU_MEM_ATTACH_SINGLE));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "\"managed\":\"stream\",\"stream\":%llu", uid);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s in %s", want, out);
+	snprintf(args, sizeof(args), "mem show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "managed global"));
+	EXPECT_NE(NULL, strstr(out, "managed stream"));
+
+	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(h));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
 /* Every live allocation is in the unfiltered dump, however many there are. */
 TEST(many_allocations)
 {

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		6
+#define CUFAB_VERSION_MINOR		7
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -1509,6 +1509,7 @@ enum cufab_op_kind {
 	CUFAB_OP_EVENT_WAIT,	/* wait for @event_id's last record */
 	CUFAB_OP_ATTACH,	/* cuStreamAttachMemAsync of [@dst, +@length), @value (1.5) */
 	CUFAB_OP_STREAM_WAIT,	/* wait for the work submitted so far on stream @event_id (1.6) */
+	CUFAB_OP_PREFETCH,	/* cuMemPrefetchAsync of [@dst, +@length) (1.7) */
 	CUFAB_OP_MAX,
 };
 
@@ -1534,6 +1535,16 @@ enum cufab_op_kind {
  * SINGLE to is destroyed and its work has drained, the allocation goes
  * back to its default association. The other fields must be 0 (@src_dev
  * and @dst_dev CUFAB_DEV_STREAM).
+ */
+
+/*
+ * CUFAB_OP_PREFETCH: MEM_PREFETCH in stream order: @dst and @length the
+ * range, @value the location type and @elem_size the location id (a
+ * __s32); the stream's GPU is MEM_PREFETCH's @dev, and its rules and errors
+ * apply when it is submitted. When the stream reaches it, it records the
+ * last prefetch location and moves the pages; memory freed meanwhile is
+ * no error. @src, @host_fn, @host_data and @event_id must be 0, @src_dev
+ * and @dst_dev CUFAB_DEV_STREAM.
  */
 
 /**
