@@ -1078,6 +1078,34 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 
 /* ---- allocation ---- */
 
+/*
+ * A new chunk with room for @size bytes at @align; the free block there.
+ * The kernel maps chunks at its granularity, which is the location's but
+ * for a GPU given a larger one: only then is the chunk asked for again
+ * with room to align, so that an allocation of the whole maxSize fits.
+ */
+static struct pool_block *pool_grow_for(struct CUmemPoolHandle_st *p,
+					size_t size, size_t align,
+					struct cufab_lstream *s, CUresult *res)
+{
+	struct pool_block *b;
+
+	*res = pool_grow(p, size);
+	if (*res != CUDA_SUCCESS)
+		return NULL;
+	b = block_find(p, size, align, s);
+	if (b || align == POOL_ALIGN)
+		goto out;
+	*res = pool_grow(p, size + align - POOL_ALIGN);
+	if (*res != CUDA_SUCCESS)
+		return NULL;
+	b = block_find(p, size, align, s);
+out:
+	if (!b)
+		*res = CUDA_ERROR_OUT_OF_MEMORY;
+	return b;
+}
+
 static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 				  CUdeviceptr *dptr, size_t size,
 				  struct cufab_lstream *s)
@@ -1097,13 +1125,10 @@ static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 		b = block_find_dep(p, size, align, s);
 	if (!b) {
 		pool_retry_held(p);
-		res = pool_grow(p, size + align - POOL_ALIGN);
-		if (res != CUDA_SUCCESS)
+		b = pool_grow_for(p, size, align, s, &res);
+		if (!b)
 			return res;
-		b = block_find(p, size, align, s);
 	}
-	if (!b)
-		return CUDA_ERROR_OUT_OF_MEMORY;
 	b = block_carve(p, b, size, align);
 	if (!b)
 		return CUDA_ERROR_OUT_OF_MEMORY;

@@ -226,6 +226,14 @@ TEST_F(ctx, max_size_rounds_to_chunks)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+
+	/* the whole cap in one allocation, aligned, from an empty pool */
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, CHUNK, pool, NULL));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
 /* maxSize 0: the device's memory. */
@@ -291,6 +299,60 @@ TEST_F(ctx, trim_keeps_live_chunks)
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
 	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolTrimTo(NULL, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/*
+ * Blocks freed out of address order, on two streams, become one free
+ * range again: once synchronized, the whole chunk (kept by the release
+ * threshold) serves one allocation at its base, and trimming returns it.
+ */
+TEST_F(ctx, frees_in_any_order_coalesce)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	static const int order[4] = { 1, 3, 0, 2 };
+	cuuint64_t keep = CHUNK;
+	CUdeviceptr blk[4], x;
+	CUstream s[2];
+	CUmemoryPool pool;
+	int i;
+
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	for (i = 0; i < 2; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < 4; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[i], CHUNK / 4,
+								pool, s[0]));
+		if (i)
+			EXPECT_EQ(blk[i - 1] + CHUNK / 4, blk[i]);
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[order[i]],
+						       s[order[i] & 1]));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, CHUNK, pool, s[1]));
+	EXPECT_EQ(blk[0], x);
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	/* the same, with the frees ordered on one stream: merged at once */
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s[1]));
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[i], CHUNK / 4,
+								pool, s[1]));
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[order[i]], s[1]));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, CHUNK, pool, s[1]));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s[1]));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s[1]));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	for (i = 0; i < 2; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s[i]));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
