@@ -1434,13 +1434,14 @@ void cufab_pools_show(struct seq_file *m)
 		xa_for_each(&pool->ptrs, pindex, ptr)
 			n++;
 		spin_lock(&pool->stat_lock);
-		seq_printf(m, "pool %u pid=%d comm=%s loc=%s:%d handle_types=0x%x%s max=%llu reserved=%llu high=%llu threshold=%llu importers=%u ptrs=%lu\n",
+		seq_printf(m, "pool %u pid=%d comm=%s loc=%s:%d handle_types=0x%x%s max=%llu reserved=%llu high=%llu threshold=%llu reuse=0x%x importers=%u ptrs=%lu\n",
 			   pool->id, pool->owner_pid, pool->owner_comm,
 			   cufab_loc_name(pool->location_type),
 			   pool->location_id, pool->handle_types,
 			   pool->is_default ? " default" : "",
 			   pool->max_size, pool->reserved, pool->reserved_high,
-			   pool->release_threshold, pool->importers, n);
+			   pool->release_threshold, pool->reuse,
+			   pool->importers, n);
 		spin_unlock(&pool->stat_lock);
 	}
 	mutex_unlock(&cufab_pools_lock);
@@ -1454,7 +1455,7 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	struct cufab_pool_ptr *ptr;
 	unsigned long index;
 	u64 reserved, high, threshold;
-	u32 importers, ptrs = 0;
+	u32 importers, reuse, ptrs = 0;
 	void *hdr;
 
 	xa_for_each(&pool->ptrs, index, ptr)
@@ -1464,6 +1465,7 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	high = pool->reserved_high;
 	threshold = pool->release_threshold;
 	importers = pool->importers;
+	reuse = pool->reuse;
 	spin_unlock(&pool->stat_lock);
 
 	hdr = cufab_nl_dump_put(skb, cb, CUFAB_NL_CMD_POOL_GET);
@@ -1485,7 +1487,8 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_THRESHOLD, threshold,
 			      CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_POOL_IMPORTERS, importers) ||
-	    nla_put_u32(skb, CUFAB_NL_A_POOL_PTRS, ptrs)) {
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_PTRS, ptrs) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_REUSE, reuse)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

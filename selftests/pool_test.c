@@ -1496,8 +1496,10 @@ TEST_F(ctx, cufabctl_pool_show)
 	CUmemPoolPtrExportData data;
 	static char out[65536];
 	char args[64], want[64];
+	cuuint64_t keep = 1 << 20;
 	CUmemoryPool pool;
 	CUdeviceptr a;
+	int off = 0;
 
 	if (!tool_path("cufabctl", args, sizeof(args)))
 		SKIP(return, "no cufabctl next to this test");
@@ -1515,6 +1517,17 @@ TEST_F(ctx, cufabctl_pool_show)
 	EXPECT_NE(NULL, strstr(out, "\"reserved\":33554432"));
 	EXPECT_NE(NULL, strstr(out, "\"exported_ptrs\":1"));
 	EXPECT_NE(NULL, strstr(out, "\"default\":false"));
+	EXPECT_NE(NULL, strstr(out, "\"reuse\":[\"event-deps\",\"opportunistic\",\"internal-deps\"]"))
+		TH_LOG("%s", out);
+	/* the attributes as set: a policy turned off, a threshold */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"reuse\":[\"event-deps\",\"internal-deps\"]"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"release_threshold\":1048576"));
 
 	snprintf(args, sizeof(args), "pool show pid %d", getpid());
 	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
@@ -1522,6 +1535,8 @@ TEST_F(ctx, cufabctl_pool_show)
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "gpu0 handles posix-fd"));
 	EXPECT_NE(NULL, strstr(out, "reserved 32 MiB"));
+	EXPECT_NE(NULL, strstr(out, " reuse event-deps,internal-deps "))
+		TH_LOG("%s", out);
 
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
