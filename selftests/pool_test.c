@@ -8,6 +8,7 @@
  * sharing pools and pointers between two processes (POSIX fd and FABRIC),
  * kill -9 of either side, and the fail_pool fault knob.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -354,6 +355,72 @@ TEST_F(ctx, frees_in_any_order_coalesce)
 	for (i = 0; i < 2; i++)
 		EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s[i]));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/*
+ * Threads allocating and freeing on their own streams at once, sizes
+ * mixed: the library's pool lock is contended (its futex path), and no
+ * two live allocations overlap; the pool's accounting ends where it began.
+ */
+#define THREADS		4
+#define THREAD_PAIRS	300
+
+struct pool_thread {
+	CUcontext ctx;
+	unsigned char seed;
+	int err;
+};
+
+static void *pool_thread_run(void *arg)
+{
+	struct pool_thread *t = arg;
+	CUdeviceptr held[4] = { 0 };
+	size_t size;
+	int i, k;
+
+	if (cuCtxSetCurrent(t->ctx)) {
+		t->err = 1;
+		return NULL;
+	}
+	for (i = 0; i < THREAD_PAIRS && !t->err; i++) {
+		k = i % 4;
+		size = (size_t)512 << (i % 7);
+		if (held[k] && (check(held[k], 512, t->seed) ||
+				cuMemFreeAsync(held[k], CU_STREAM_PER_THREAD)))
+			t->err = 2;
+		if (cuMemAllocAsync(&held[k], size, CU_STREAM_PER_THREAD))
+			t->err = 3;
+		else
+			fill(held[k], size, t->seed);
+	}
+	for (k = 0; k < 4; k++)
+		if (held[k] && (check(held[k], 512, t->seed) ||
+				cuMemFreeAsync(held[k], CU_STREAM_PER_THREAD)))
+			t->err = 4;
+	if (cuStreamSynchronize(CU_STREAM_PER_THREAD))
+		t->err = 5;
+	return NULL;
+}
+
+TEST_F(ctx, threads_share_the_allocator)
+{
+	struct pool_thread t[THREADS];
+	pthread_t th[THREADS];
+	CUmemoryPool pool;
+	cuuint64_t used;
+	int i;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&pool, 0));
+	used = attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+	for (i = 0; i < THREADS; i++) {
+		t[i] = (struct pool_thread){ .ctx = self->ctx, .seed = 0x40 + i };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, pool_thread_run, &t[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, t[i].err) TH_LOG("thread %d", i);
+	}
+	EXPECT_EQ(used, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
 }
 
 /* ---- allocation ---- */
