@@ -1615,6 +1615,57 @@ TEST_F(ctx, cufabctl_pool_show)
 /* ---- fault injection ---- */
 
 /* Each pool path fails once with OUT_OF_MEMORY and leaves nothing behind. */
+/* The line of debugfs "pools" naming this process and @want; 0 if found. */
+static int debugfs_pool_line(const char *want)
+{
+	char line[512], pid[32];
+	FILE *f = fopen(CUFAB_DEBUGFS "/pools", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	snprintf(pid, sizeof(pid), " pid=%d ", getpid());
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, pid) && strstr(line, want);
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * debugfs "pools" shows a pool's reserved bytes and reuse policies, and
+ * the live-object counter counts the pool, its chunk and its records
+ * until they go.
+ */
+TEST_F(ctx, debugfs_pools_and_live_objects)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemPoolPtrExportData data;
+	CUmemoryPool pool;
+	long long before;
+	CUdeviceptr a;
+	int off = 0;
+
+	/* the legacy stream, made on first use, is not the pool's */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(NULL));
+	before = live_objects();
+	if (before < 0 || access(CUFAB_DEBUGFS "/pools", R_OK))
+		SKIP(return, "no debugfs");
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_LT(before, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+	EXPECT_EQ(0, debugfs_pool_line("reserved=33554432 "));
+	EXPECT_EQ(0, debugfs_pool_line(" reuse=0xe importers=0 ptrs=1"));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	EXPECT_EQ(0, debugfs_pool_line(" reuse=0xa "));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_NE(0, debugfs_pool_line(" reuse=0xa "));
+	EXPECT_EQ(before, live_objects_wait(before));
+}
+
 TEST_F(ctx, fail_pool_every_path)
 {
 	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
