@@ -382,11 +382,12 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 CUresult cufab_ctx_current_kid(__u32 *kid)
 {
 	struct ctx_stack *s = ctx_stack();
+	CUcontext h = s->depth ? s->ctx[s->depth - 1] : NULL;
 	struct cufab_ctx *c;
 
-	if (!s->depth)
+	if (!h)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (ctx_resolve(s->ctx[s->depth - 1], &c) != CUDA_SUCCESS)
+	if (ctx_resolve(h, &c) != CUDA_SUCCESS)
 		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	*kid = c->kid;
 	return CUDA_SUCCESS;
