@@ -171,7 +171,6 @@ static_assert(offsetof(struct cufab_pool_handle, obj) == 0);
 
 static DEFINE_MUTEX(cufab_pools_lock);
 static DEFINE_XARRAY_ALLOC1(cufab_pools);
-static u32 cufab_pools_next;
 static atomic64_t cufab_pools_nr = ATOMIC64_INIT(0);
 
 u64 cufab_pools_live(void)
@@ -329,9 +328,15 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	pool->owner_pid = task_tgid_nr(current);
 	get_task_comm(pool->owner_comm, current);
 
+	/*
+	 * The lowest free id, not the next one cyclically: ids that only grow
+	 * made every create allocate a path of xarray nodes and every destroy
+	 * free it through RCU (3x the cost of the pair). A reused id opens
+	 * nothing: fabric and pointer handles carry the pool's secret.
+	 */
 	mutex_lock(&cufab_pools_lock);
-	ret = xa_alloc_cyclic(&cufab_pools, &pool->id, pool, xa_limit_31b,
-			      &cufab_pools_next, GFP_KERNEL);
+	ret = xa_alloc(&cufab_pools, &pool->id, pool, xa_limit_31b,
+		       GFP_KERNEL);
 	mutex_unlock(&cufab_pools_lock);
 	if (ret < 0) {
 		mutex_destroy(&pool->lock);
@@ -1429,13 +1434,14 @@ void cufab_pools_show(struct seq_file *m)
 		xa_for_each(&pool->ptrs, pindex, ptr)
 			n++;
 		spin_lock(&pool->stat_lock);
-		seq_printf(m, "pool %u pid=%d comm=%s loc=%s:%d handle_types=0x%x%s max=%llu reserved=%llu high=%llu threshold=%llu importers=%u ptrs=%lu\n",
+		seq_printf(m, "pool %u pid=%d comm=%s loc=%s:%d handle_types=0x%x%s max=%llu reserved=%llu high=%llu threshold=%llu reuse=0x%x importers=%u ptrs=%lu\n",
 			   pool->id, pool->owner_pid, pool->owner_comm,
 			   cufab_loc_name(pool->location_type),
 			   pool->location_id, pool->handle_types,
 			   pool->is_default ? " default" : "",
 			   pool->max_size, pool->reserved, pool->reserved_high,
-			   pool->release_threshold, pool->importers, n);
+			   pool->release_threshold, pool->reuse,
+			   pool->importers, n);
 		spin_unlock(&pool->stat_lock);
 	}
 	mutex_unlock(&cufab_pools_lock);
@@ -1449,7 +1455,7 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	struct cufab_pool_ptr *ptr;
 	unsigned long index;
 	u64 reserved, high, threshold;
-	u32 importers, ptrs = 0;
+	u32 importers, reuse, ptrs = 0;
 	void *hdr;
 
 	xa_for_each(&pool->ptrs, index, ptr)
@@ -1459,6 +1465,7 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	high = pool->reserved_high;
 	threshold = pool->release_threshold;
 	importers = pool->importers;
+	reuse = pool->reuse;
 	spin_unlock(&pool->stat_lock);
 
 	hdr = cufab_nl_dump_put(skb, cb, CUFAB_NL_CMD_POOL_GET);
@@ -1480,7 +1487,8 @@ static int cufab_nl_pool_put(struct sk_buff *skb, struct netlink_callback *cb,
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_POOL_THRESHOLD, threshold,
 			      CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_POOL_IMPORTERS, importers) ||
-	    nla_put_u32(skb, CUFAB_NL_A_POOL_PTRS, ptrs)) {
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_PTRS, ptrs) ||
+	    nla_put_u32(skb, CUFAB_NL_A_POOL_REUSE, reuse)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

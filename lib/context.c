@@ -77,7 +77,7 @@ static CUcontext ctx_handle(__u32 slot, __u32 gen)
  * handle older than its slot names a context that existed and is gone,
  * while one the slot never issued is garbage.
  */
-static CUresult ctx_resolve(CUcontext h, struct cufab_ctx **c)
+static inline CUresult ctx_resolve(CUcontext h, struct cufab_ctx **c)
 {
 	__u64 v = (uintptr_t)h;
 	__u32 slot = (__u32)v - 1, hgen = v >> 32, gen;
@@ -286,7 +286,7 @@ static void ctx_init(void)
 }
 
 /* The stack, emptied if it was left over from before a fork. */
-static struct ctx_stack *ctx_stack(void)
+static inline struct ctx_stack *ctx_stack(void)
 {
 	struct ctx_stack *s = &tls_stack;
 	unsigned long epoch = __atomic_load_n(&cufab_epoch, __ATOMIC_ACQUIRE);
@@ -374,13 +374,23 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
-/* The kernel id of the current context (streams and events). */
+/*
+ * The kernel id of the current context (streams and events). Every
+ * stream-ordered call on the NULL stream comes here twice (cuMemAllocAsync
+ * and cuMemFreeAsync), so the stack and the slot are read in one frame.
+ */
 CUresult cufab_ctx_current_kid(__u32 *kid)
 {
-	CUcontext h;
-	CUdevice dev;
+	struct ctx_stack *s = ctx_stack();
+	CUcontext h = s->depth ? s->ctx[s->depth - 1] : NULL;
+	struct cufab_ctx *c;
 
-	return cufab_ctx_current_get(&h, kid, &dev);
+	if (!h)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx_resolve(h, &c) != CUDA_SUCCESS)
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	*kid = c->kid;
+	return CUDA_SUCCESS;
 }
 
 /*

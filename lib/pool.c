@@ -28,9 +28,11 @@
  * pool it protects (grow, shrink, export, release), which are short.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "mem.h"
 #include "pool.h"
@@ -74,6 +76,7 @@ struct CUmemPoolHandle_st {
 	__u64 id;			/* node-wide pool id */
 	CUmemLocation location;		/* CUdevice ordinal for DEVICE */
 	unsigned int handle_types;
+	size_t gran;			/* the location's allocation granularity */
 	int imported;
 	int is_default;
 	int destroyed;			/* cuMemPoolDestroy called, allocations live */
@@ -89,7 +92,36 @@ struct CUmemPoolHandle_st {
 	struct CUmemPoolHandle_st *next;	/* pools_all */
 };
 
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * pool_lock: 0 free, 1 held, 2 held and maybe waited for. A futex word
+ * rather than a pthread mutex: a warm cuMemAllocAsync+cuMemFreeAsync pair
+ * takes it twice, and the two calls into libc were a sixth of its cost.
+ */
+static int pool_lock;
+
+static inline void pool_lock_take(void)
+{
+	int c = 0;
+
+	if (__atomic_compare_exchange_n(&pool_lock, &c, 1, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		return;
+	if (c != 2)
+		c = __atomic_exchange_n(&pool_lock, 2, __ATOMIC_ACQUIRE);
+	while (c) {
+		syscall(SYS_futex, &pool_lock, FUTEX_WAIT_PRIVATE, 2, NULL,
+			NULL, 0);
+		c = __atomic_exchange_n(&pool_lock, 2, __ATOMIC_ACQUIRE);
+	}
+}
+
+static inline void pool_lock_drop(void)
+{
+	if (__atomic_exchange_n(&pool_lock, 0, __ATOMIC_RELEASE) == 2)
+		syscall(SYS_futex, &pool_lock, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+}
+
 static struct CUmemPoolHandle_st *pools_all;
 static struct pool_block *live_hash[POOL_HASH_SIZE];
 /* current and default pools: by device ordinal, then host, host NUMA node */
@@ -311,17 +343,61 @@ static int block_mergeable(const struct CUmemPoolHandle_st *p,
 	return block_anyone(p, a) && block_anyone(p, b);
 }
 
-/* Return @b, freed on @s (NULL: ordered already), to the free list. */
+/* Link @n into @b's chunk in front of @b, in address order. */
+static void block_link_before(struct pool_block *n, struct pool_block *b)
+{
+	n->prev = b->prev;
+	n->next = b;
+	if (b->prev)
+		b->prev->next = n;
+	else
+		b->chunk->first = n;
+	b->prev = n;
+}
+
+/*
+ * Free block @n, which follows @b, takes @b's range in: @n stays on the
+ * free list where it is, and @b's struct goes. The merged block is ordered
+ * as @b was (after the later of the two frees), as when @b absorbs @n.
+ */
+static void block_merge_into_next(struct pool_block *b, struct pool_block *n)
+{
+	if (n->seq > b->seq)
+		b->seq = n->seq;
+	n->synced = b->synced;
+	n->stream = b->stream;
+	n->gen = b->gen;
+	n->slot = b->slot;
+	n->seq = b->seq;
+	n->addr = b->addr;
+	n->size += b->size;
+	n->prev = b->prev;
+	if (b->prev)
+		b->prev->next = n;
+	else
+		b->chunk->first = n;
+	block_put(b);
+}
+
+/*
+ * Return @b, freed on @s (NULL: ordered already), to the free list. The
+ * warm allocate/free pair carves the front of a free block and gives it
+ * back here, so the following free block growing back over it is the
+ * common case, and it costs no free-list change.
+ */
 static void block_release(struct CUmemPoolHandle_st *p, struct pool_block *b,
 			  struct cufab_lstream *s)
 {
 	if (s)
 		block_order(b, s);
-	free_add(p, b);
+	b->free = 1;
 	if (b->next && block_mergeable(p, b, b->next)) {
-		if (b->next->seq > b->seq)
-			b->seq = b->next->seq;
-		block_merge(p, b, b->next);
+		struct pool_block *n = b->next;
+
+		block_merge_into_next(b, n);
+		b = n;
+	} else {
+		free_add(p, b);
 	}
 	if (b->prev && block_mergeable(p, b->prev, b)) {
 		if (b->seq > b->prev->seq)
@@ -354,19 +430,19 @@ static struct pool_block *block_carve(struct CUmemPoolHandle_st *p,
 		free_add(p, n);
 		b = n;
 	}
+	/* the front is allocated: the free rest stays on the free list */
 	if (b->size > size) {
 		n = block_new();
 		if (!n)
 			return NULL;
-		*n = *b;
-		n->addr = b->addr + size;
-		n->size = b->size - size;
-		b->size = size;
-		n->prev = b;
-		if (b->next)
-			b->next->prev = n;
-		b->next = n;
-		free_add(p, n);
+		*n = (struct pool_block){
+			.addr = b->addr, .size = size,
+			.chunk = b->chunk, .pool = b->pool,
+		};
+		block_link_before(n, b);
+		b->addr += size;
+		b->size -= size;
+		return n;
 	}
 	free_del(p, b);
 	b->exported = 0;
@@ -576,6 +652,7 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 					   unsigned int handle_types)
 {
 	struct CUmemPoolHandle_st *p = calloc(1, sizeof(*p));
+	const struct cufab_device *d;
 
 	if (!p)
 		return NULL;
@@ -583,6 +660,9 @@ static struct CUmemPoolHandle_st *pool_new(__u32 kid, __u64 id,
 	p->id = id;
 	p->location = *loc;
 	p->handle_types = handle_types;
+	d = loc->type == CU_MEM_LOCATION_TYPE_DEVICE ? cufab_device(loc->id) :
+	    NULL;
+	p->gran = d ? d->mem_granularity : cufab.kdev[0].mem_granularity;
 	p->opportunistic = 1;
 	p->follow_events = 1;
 	p->internal_deps = 1;
@@ -652,9 +732,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!pool || !poolProps)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	res = pool_create_locked(pool, poolProps, 0);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -680,10 +760,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || p->is_default) {
-		pthread_mutex_unlock(&pool_lock);
+		pool_lock_drop();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	/* a location whose current pool goes back to its default */
@@ -693,7 +773,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 	p->destroyed = 1;
 	if (!p->live)
 		pool_finish(p);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return CUDA_SUCCESS;
 }
 
@@ -737,7 +817,7 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 	if (set)
 		v = attr_is_int(attr) ? (__u64)(*(int *)value != 0) :
 		    *(cuuint64_t *)value;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p) {
 		res = CUDA_ERROR_INVALID_VALUE;
@@ -776,7 +856,7 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 				*(cuuint64_t *)value = v;
 		}
 	}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -801,11 +881,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
 
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (p)
 		pool_trim(p, minBytesToKeep);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
@@ -859,7 +939,7 @@ static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
 {
 	struct CUmemPoolHandle_st *p;
 
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	if (s)
 		__atomic_store_n(&pool_pending[s->slot], 0, __ATOMIC_RELAXED);
 	else
@@ -868,7 +948,7 @@ static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
 	for (p = pools_all; p; p = p->next)
 		if (!p->imported && p->chunks)
 			pool_synced_locked(p, s, gen, seq);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 }
 
 /* A context synchronization completed: every stream's frees are done. */
@@ -895,7 +975,7 @@ void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
 
 	if (!src || src == waiter)
 		return;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	if (pool_waits[waiter->slot].waiter != waiter ||
 	    pool_waits[waiter->slot].gen != waiter->gen) {
 		memset(&pool_waits[waiter->slot], 0,
@@ -917,7 +997,7 @@ void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
 	w->gen = gen;
 	w->seq = seq;
 out:
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 }
 
 /* ---- access ---- */
@@ -951,7 +1031,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 		res = access_desc(&map[i], &k[i]);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (p) {
 		arg.pool = p->kid;
@@ -962,7 +1042,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 	} else {
 		res = CUDA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -981,7 +1061,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 	    cufab_location_to_kernel(location, &arg.location_type,
 				     &arg.location_id) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(memPool);
 	if (p) {
 		arg.pool = p->kid;
@@ -992,23 +1072,47 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 	} else {
 		res = CUDA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
 /* ---- allocation ---- */
 
+/*
+ * A new chunk with room for @size bytes at @align; the free block there.
+ * The kernel maps chunks at its granularity, which is the location's but
+ * for a GPU given a larger one: only then is the chunk asked for again
+ * with room to align, so that an allocation of the whole maxSize fits.
+ */
+static struct pool_block *pool_grow_for(struct CUmemPoolHandle_st *p,
+					size_t size, size_t align,
+					struct cufab_lstream *s, CUresult *res)
+{
+	struct pool_block *b;
+
+	*res = pool_grow(p, size);
+	if (*res != CUDA_SUCCESS)
+		return NULL;
+	b = block_find(p, size, align, s);
+	if (b || align == POOL_ALIGN)
+		goto out;
+	*res = pool_grow(p, size + align - POOL_ALIGN);
+	if (*res != CUDA_SUCCESS)
+		return NULL;
+	b = block_find(p, size, align, s);
+out:
+	if (!b)
+		*res = CUDA_ERROR_OUT_OF_MEMORY;
+	return b;
+}
+
 static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 				  CUdeviceptr *dptr, size_t size,
 				  struct cufab_lstream *s)
 {
-	size_t align = POOL_ALIGN;
+	size_t align = POOL_ALIGN, gran = p->gran;
 	struct pool_block *b;
 	CUresult res;
-
-	const struct cufab_device *d = cufab_device(p->location.id);
-	size_t gran = p->location.type == CU_MEM_LOCATION_TYPE_DEVICE && d ?
-		      d->mem_granularity : cufab.kdev[0].mem_granularity;
 
 	if (size > SIZE_MAX - gran)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1021,13 +1125,10 @@ static CUresult pool_alloc_locked(struct CUmemPoolHandle_st *p,
 		b = block_find_dep(p, size, align, s);
 	if (!b) {
 		pool_retry_held(p);
-		res = pool_grow(p, size + align - POOL_ALIGN);
-		if (res != CUDA_SUCCESS)
+		b = pool_grow_for(p, size, align, s, &res);
+		if (!b)
 			return res;
-		b = block_find(p, size, align, s);
 	}
-	if (!b)
-		return CUDA_ERROR_OUT_OF_MEMORY;
 	b = block_carve(p, b, size, align);
 	if (!b)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -1054,29 +1155,36 @@ static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || p->imported)
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		res = pool_alloc_locked(p, dptr, bytesize, s);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
 /* The pool of @slot that allocations use, made on first use; locked. */
-static CUresult pool_default_locked(int slot, const CUmemLocation *loc,
-				    CUmemoryPool *out)
+static __attribute__((noinline)) CUresult
+pool_default_create_locked(int slot, const CUmemLocation *loc)
 {
 	CUmemPoolProps props = {
 		.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
 		.location = *loc,
 	};
+
+	return pool_create_locked(&pool_default[slot], &props,
+				  CUFAB_POOL_CREATE_DEFAULT);
+}
+
+static CUresult pool_default_locked(int slot, const CUmemLocation *loc,
+				    CUmemoryPool *out)
+{
 	CUresult res;
 
 	if (!pool_default[slot]) {
-		res = pool_create_locked(&pool_default[slot], &props,
-					 CUFAB_POOL_CREATE_DEFAULT);
+		res = pool_default_create_locked(slot, loc);
 		if (res != CUDA_SUCCESS)
 			return res;
 	}
@@ -1122,11 +1230,11 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 		return res;
 	/* the stream's device, not the current context's, owns the memory */
 	loc.id = s->dev;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	res = pool_current_locked(loc.id, &loc, &pool);
 	if (res == CUDA_SUCCESS)
 		res = pool_alloc_locked(pool, dptr, bytesize, s);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -1141,6 +1249,17 @@ static void pool_free_import(struct CUmemPoolHandle_st *p, struct pool_block *b)
 	free(b);
 }
 
+/* Does an importer still map exported block @b? The kernel says. */
+static __attribute__((noinline)) int
+pool_block_imported(struct CUmemPoolHandle_st *p, struct pool_block *b)
+{
+	struct cufab_pool_ptr_release arg = {
+		.size = sizeof(arg), .pool = p->kid, .addr = b->addr,
+	};
+
+	return cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg) == -EBUSY;
+}
+
 /*
  * An exported block returns to the free list only once no importer maps
  * it, so the importers' memory stays what it was until they free it.
@@ -1148,13 +1267,8 @@ static void pool_free_import(struct CUmemPoolHandle_st *p, struct pool_block *b)
 static void pool_free_block(struct CUmemPoolHandle_st *p, struct pool_block *b,
 			    struct cufab_lstream *s)
 {
-	struct cufab_pool_ptr_release arg = {
-		.size = sizeof(arg), .pool = p->kid, .addr = b->addr,
-	};
-
 	p->used -= b->size;
-	if (b->exported &&
-	    cufab_ioctl(CUFAB_IOCTL_POOL_PTR_RELEASE, &arg) == -EBUSY) {
+	if (b->exported && pool_block_imported(p, b)) {
 		b->held = 1;
 		block_order(b, s);
 		b->hnext = p->held;
@@ -1176,10 +1290,10 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	b = live_take(dptr);
 	if (!b) {
-		pthread_mutex_unlock(&pool_lock);
+		pool_lock_drop();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	p = b->pool;
@@ -1189,7 +1303,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 		pool_free_import(p, b);
 	if (!--p->live && p->destroyed)
 		pool_finish(p);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return CUDA_SUCCESS;
 }
 
@@ -1265,9 +1379,9 @@ static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,
 	res = location_check(location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	res = get(slot, location, out);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -1306,13 +1420,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
 	res = location_check(location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || p->imported || !pool_at(p, location))
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		pool_current[slot] = p;
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -1372,15 +1486,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 		return CUDA_ERROR_INVALID_VALUE;
 	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
 		cufab_imex_prepare();
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p) {
-		pthread_mutex_unlock(&pool_lock);
+		pool_lock_drop();
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	arg.pool = p->kid;
 	ret = cufab_ioctl(CUFAB_IOCTL_POOL_EXPORT, &arg);
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1426,11 +1540,11 @@ cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
 	loc.id = arg.out_location_id;
 	if (loc.type == CU_MEM_LOCATION_TYPE_DEVICE)
 		loc.id = cufab_ordinal(arg.out_location_id);
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_new(arg.out_pool, arg.out_pool_id, &loc, arg.out_handle_types);
 	if (p)
 		p->imported = 1;
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	if (!p) {
 		struct cufab_destroy d = { .size = sizeof(d), .id = arg.out_pool };
 
@@ -1453,7 +1567,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *sha
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!shareData_out)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	b = live_find(ptr);
 	if (!b || !b->chunk || !b->pool->handle_types) {
 		res = CUDA_ERROR_INVALID_VALUE;
@@ -1470,7 +1584,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *sha
 			       sizeof(arg.out_data));
 		}
 	}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return res;
 }
 
@@ -1495,7 +1609,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || !p->imported) {
 		res = CUDA_ERROR_INVALID_VALUE;
@@ -1513,7 +1627,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 		*ptr_out = b->addr;
 		b = NULL;
 	}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	free(b);
 	return res;
 }
@@ -1529,7 +1643,7 @@ int cufab_pool_ptr_info(CUdeviceptr ptr, CUmemoryPool *pool, CUdeviceptr *base,
 	unsigned int h;
 	int found = 0;
 
-	pthread_mutex_lock(&pool_lock);
+	pool_lock_take();
 	for (p = pools_all; p && !found; p = p->next)
 		for (c = p->chunks; c && !found; c = c->next) {
 			if (ptr < c->addr || ptr - c->addr >= c->size)
@@ -1553,7 +1667,7 @@ int cufab_pool_ptr_info(CUdeviceptr ptr, CUmemoryPool *pool, CUdeviceptr *base,
 				*base = b->addr;
 				*size = b->size;
 			}
-	pthread_mutex_unlock(&pool_lock);
+	pool_lock_drop();
 	return found;
 }
 
@@ -1569,5 +1683,5 @@ void cufab_pool_reset_locked(void)
 	pools_all = NULL;
 	pool_spares = NULL;
 	pool_nspares = 0;
-	pthread_mutex_init(&pool_lock, NULL);
+	pool_lock = 0;
 }

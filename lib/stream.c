@@ -243,26 +243,22 @@ static CUresult current_ctx(CUcontext *ctx, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
-/* The legacy stream of the current context, made on first use. */
-static CUresult legacy_stream(struct cufab_lstream **out)
+/*
+ * The legacy stream of the current context, made on first use: looked up
+ * (or created) and remembered for this thread. Kept out of line, so that
+ * the hit in legacy_stream() costs a small frame.
+ */
+static __attribute__((noinline)) CUresult
+legacy_stream_slow(struct cufab_lstream **out, unsigned long epoch,
+		   unsigned long gen)
 {
 	struct thread_streams *t = &tls_streams;
-	unsigned long epoch = __atomic_load_n(&cufab_epoch, __ATOMIC_ACQUIRE);
-	unsigned long gen = __atomic_load_n(&streams_gen, __ATOMIC_ACQUIRE);
 	CUcontext ctx;
 	CUdevice dev;
 	CUresult res;
 	__u32 kid, idx;
 	size_t i;
 
-	res = cufab_ctx_current_kid(&kid);
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (t->epoch == epoch && t->gen == gen && t->legacy_kid == kid &&
-	    kid) {
-		*out = &streams[t->legacy_idx];
-		return CUDA_SUCCESS;
-	}
 	res = current_ctx(&ctx, &kid, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -304,6 +300,26 @@ found:
 	t->legacy_idx = idx;
 	*out = &streams[idx];
 	return CUDA_SUCCESS;
+}
+
+/* The legacy stream of the current context. */
+static CUresult legacy_stream(struct cufab_lstream **out)
+{
+	struct thread_streams *t = &tls_streams;
+	unsigned long epoch = __atomic_load_n(&cufab_epoch, __ATOMIC_ACQUIRE);
+	unsigned long gen = __atomic_load_n(&streams_gen, __ATOMIC_ACQUIRE);
+	CUresult res;
+	__u32 kid;
+
+	res = cufab_ctx_current_kid(&kid);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (t->epoch == epoch && t->gen == gen && t->legacy_kid == kid &&
+	    kid) {
+		*out = &streams[t->legacy_idx];
+		return CUDA_SUCCESS;
+	}
+	return legacy_stream_slow(out, epoch, gen);
 }
 
 /* A thread's per-thread stream goes with the thread; its work still runs. */

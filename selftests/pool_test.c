@@ -8,6 +8,7 @@
  * sharing pools and pointers between two processes (POSIX fd and FABRIC),
  * kill -9 of either side, and the fail_pool fault knob.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -226,6 +227,14 @@ TEST_F(ctx, max_size_rounds_to_chunks)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(b, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+
+	/* the whole cap in one allocation, aligned, from an empty pool */
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, CHUNK, pool, NULL));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
 }
 
 /* maxSize 0: the device's memory. */
@@ -292,6 +301,126 @@ TEST_F(ctx, trim_keeps_live_chunks)
 	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolTrimTo(NULL, 0));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/*
+ * Blocks freed out of address order, on two streams, become one free
+ * range again: once synchronized, the whole chunk (kept by the release
+ * threshold) serves one allocation at its base, and trimming returns it.
+ */
+TEST_F(ctx, frees_in_any_order_coalesce)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	static const int order[4] = { 1, 3, 0, 2 };
+	cuuint64_t keep = CHUNK;
+	CUdeviceptr blk[4], x;
+	CUstream s[2];
+	CUmemoryPool pool;
+	int i;
+
+	p.maxSize = CHUNK;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	for (i = 0; i < 2; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s[i], CU_STREAM_NON_BLOCKING));
+	for (i = 0; i < 4; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[i], CHUNK / 4,
+								pool, s[0]));
+		if (i)
+			EXPECT_EQ(blk[i - 1] + CHUNK / 4, blk[i]);
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[order[i]],
+						       s[order[i] & 1]));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_HIGH));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, CHUNK, pool, s[1]));
+	EXPECT_EQ(blk[0], x);
+	EXPECT_EQ(CHUNK, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	/* the same, with the frees ordered on one stream: merged at once */
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s[1]));
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&blk[i], CHUNK / 4,
+								pool, s[1]));
+	for (i = 0; i < 4; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(blk[order[i]], s[1]));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&x, CHUNK, pool, s[1]));
+	EXPECT_EQ(blk[0], x);
+	ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(x, s[1]));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s[1]));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	for (i = 0; i < 2; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s[i]));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
+/*
+ * Threads allocating and freeing on their own streams at once, sizes
+ * mixed: the library's pool lock is contended (its futex path), and no
+ * two live allocations overlap; the pool's accounting ends where it began.
+ */
+#define THREADS		4
+#define THREAD_PAIRS	300
+
+struct pool_thread {
+	CUcontext ctx;
+	unsigned char seed;
+	int err;
+};
+
+static void *pool_thread_run(void *arg)
+{
+	struct pool_thread *t = arg;
+	CUdeviceptr held[4] = { 0 };
+	size_t size;
+	int i, k;
+
+	if (cuCtxSetCurrent(t->ctx)) {
+		t->err = 1;
+		return NULL;
+	}
+	for (i = 0; i < THREAD_PAIRS && !t->err; i++) {
+		k = i % 4;
+		size = (size_t)512 << (i % 7);
+		if (held[k] && (check(held[k], 512, t->seed) ||
+				cuMemFreeAsync(held[k], CU_STREAM_PER_THREAD)))
+			t->err = 2;
+		if (cuMemAllocAsync(&held[k], size, CU_STREAM_PER_THREAD))
+			t->err = 3;
+		else
+			fill(held[k], size, t->seed);
+	}
+	for (k = 0; k < 4; k++)
+		if (held[k] && (check(held[k], 512, t->seed) ||
+				cuMemFreeAsync(held[k], CU_STREAM_PER_THREAD)))
+			t->err = 4;
+	if (cuStreamSynchronize(CU_STREAM_PER_THREAD))
+		t->err = 5;
+	return NULL;
+}
+
+TEST_F(ctx, threads_share_the_allocator)
+{
+	struct pool_thread t[THREADS];
+	pthread_t th[THREADS];
+	CUmemoryPool pool;
+	cuuint64_t used;
+	int i;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetMemPool(&pool, 0));
+	used = attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT);
+	for (i = 0; i < THREADS; i++) {
+		t[i] = (struct pool_thread){ .ctx = self->ctx, .seed = 0x40 + i };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, pool_thread_run, &t[i]));
+	}
+	for (i = 0; i < THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], NULL));
+		EXPECT_EQ(0, t[i].err) TH_LOG("thread %d", i);
+	}
+	EXPECT_EQ(used, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
 }
 
 /* ---- allocation ---- */
@@ -1434,8 +1563,10 @@ TEST_F(ctx, cufabctl_pool_show)
 	CUmemPoolPtrExportData data;
 	static char out[65536];
 	char args[64], want[64];
+	cuuint64_t keep = 1 << 20;
 	CUmemoryPool pool;
 	CUdeviceptr a;
+	int off = 0;
 
 	if (!tool_path("cufabctl", args, sizeof(args)))
 		SKIP(return, "no cufabctl next to this test");
@@ -1453,6 +1584,17 @@ TEST_F(ctx, cufabctl_pool_show)
 	EXPECT_NE(NULL, strstr(out, "\"reserved\":33554432"));
 	EXPECT_NE(NULL, strstr(out, "\"exported_ptrs\":1"));
 	EXPECT_NE(NULL, strstr(out, "\"default\":false"));
+	EXPECT_NE(NULL, strstr(out, "\"reuse\":[\"event-deps\",\"opportunistic\",\"internal-deps\"]"))
+		TH_LOG("%s", out);
+	/* the attributes as set: a policy turned off, a threshold */
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep));
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"reuse\":[\"event-deps\",\"internal-deps\"]"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"release_threshold\":1048576"));
 
 	snprintf(args, sizeof(args), "pool show pid %d", getpid());
 	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
@@ -1460,6 +1602,8 @@ TEST_F(ctx, cufabctl_pool_show)
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "gpu0 handles posix-fd"));
 	EXPECT_NE(NULL, strstr(out, "reserved 32 MiB"));
+	EXPECT_NE(NULL, strstr(out, " reuse event-deps,internal-deps "))
+		TH_LOG("%s", out);
 
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
@@ -1471,6 +1615,57 @@ TEST_F(ctx, cufabctl_pool_show)
 /* ---- fault injection ---- */
 
 /* Each pool path fails once with OUT_OF_MEMORY and leaves nothing behind. */
+/* The line of debugfs "pools" naming this process and @want; 0 if found. */
+static int debugfs_pool_line(const char *want)
+{
+	char line[512], pid[32];
+	FILE *f = fopen(CUFAB_DEBUGFS "/pools", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	snprintf(pid, sizeof(pid), " pid=%d ", getpid());
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, pid) && strstr(line, want);
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/*
+ * debugfs "pools" shows a pool's reserved bytes and reuse policies, and
+ * the live-object counter counts the pool, its chunk and its records
+ * until they go.
+ */
+TEST_F(ctx, debugfs_pools_and_live_objects)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,
+				      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemPoolPtrExportData data;
+	CUmemoryPool pool;
+	long long before;
+	CUdeviceptr a;
+	int off = 0;
+
+	/* the legacy stream, made on first use, is not the pool's */
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(NULL));
+	before = live_objects();
+	if (before < 0 || access(CUFAB_DEBUGFS "/pools", R_OK))
+		SKIP(return, "no debugfs");
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	EXPECT_LT(before, live_objects());
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool, NULL));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolExportPointer(&data, a));
+	EXPECT_EQ(0, debugfs_pool_line("reserved=33554432 "));
+	EXPECT_EQ(0, debugfs_pool_line(" reuse=0xe importers=0 ptrs=1"));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolSetAttribute(pool,
+			CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, &off));
+	EXPECT_EQ(0, debugfs_pool_line(" reuse=0xa "));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+	EXPECT_NE(0, debugfs_pool_line(" reuse=0xa "));
+	EXPECT_EQ(before, live_objects_wait(before));
+}
+
 TEST_F(ctx, fail_pool_every_path)
 {
 	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0,

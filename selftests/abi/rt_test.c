@@ -161,6 +161,71 @@ TEST(mem_pool_create_and_allocate)
 	EXPECT_EQ(cudaSuccess, cudaMemPoolDestroy(pool));
 }
 
+/* Attributes, and the 13.0 location forms of the current/default pool. */
+TEST(mem_pool_attributes_and_location_forms)
+{
+	struct cudaMemPoolProps p = props(cudaMemLocationTypeDevice, 0,
+					  cudaMemHandleTypeNone);
+	struct cudaMemLocation loc = { .type = cudaMemLocationTypeDevice };
+	cudaMemPool_t pool, def, cur;
+	unsigned long long v = 1 << 20, high = 1;
+	int off = 0, got = 1;
+	void *a;
+
+	RT_SKIP();
+	ASSERT_EQ(cudaSuccess, cudaMemPoolCreate(&pool, &p));
+	EXPECT_EQ(cudaSuccess, cudaMemPoolSetAttribute(pool,
+			cudaMemPoolAttrReleaseThreshold, &v));
+	v = 0;
+	EXPECT_EQ(cudaSuccess, cudaMemPoolGetAttribute(pool,
+			cudaMemPoolAttrReleaseThreshold, &v));
+	EXPECT_EQ(1 << 20, v);
+	EXPECT_EQ(cudaSuccess, cudaMemPoolSetAttribute(pool,
+			cudaMemPoolReuseAllowOpportunistic, &off));
+	EXPECT_EQ(cudaSuccess, cudaMemPoolGetAttribute(pool,
+			cudaMemPoolReuseAllowOpportunistic, &got));
+	EXPECT_EQ(0, got);
+	ASSERT_EQ(cudaSuccess, cudaMallocFromPoolAsync(&a, 4096, pool, 0));
+	EXPECT_EQ(cudaSuccess, cudaFreeAsync(a, 0));
+	EXPECT_EQ(cudaSuccess, cudaMemPoolGetAttribute(pool,
+			cudaMemPoolAttrUsedMemHigh, &high));
+	EXPECT_EQ(4096, high);
+	/* a high-water mark resets to 0 only */
+	v = 1;
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemPoolSetAttribute(pool,
+			cudaMemPoolAttrUsedMemHigh, &v));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	v = 0;
+	EXPECT_EQ(cudaSuccess, cudaMemPoolSetAttribute(pool,
+			cudaMemPoolAttrUsedMemHigh, &v));
+	EXPECT_EQ(cudaSuccess, cudaMemPoolGetAttribute(pool,
+			cudaMemPoolAttrUsedMemHigh, &high));
+	EXPECT_EQ(0, high);
+
+	ASSERT_EQ(cudaSuccess, cudaMemGetDefaultMemPool(&def, &loc,
+			cudaMemAllocationTypePinned));
+	EXPECT_EQ(cudaSuccess, cudaMemSetMemPool(&loc,
+			cudaMemAllocationTypePinned, pool));
+	EXPECT_EQ(cudaSuccess, cudaMemGetMemPool(&cur, &loc,
+			cudaMemAllocationTypePinned));
+	EXPECT_EQ(pool, cur);
+	EXPECT_EQ(cudaSuccess, cudaDeviceGetMemPool(&cur, 0));
+	EXPECT_EQ(pool, cur);
+	EXPECT_EQ(cudaSuccess, cudaMemSetMemPool(&loc,
+			cudaMemAllocationTypePinned, def));
+	EXPECT_EQ(cudaSuccess, cudaMemGetMemPool(&cur, &loc,
+			cudaMemAllocationTypePinned));
+	EXPECT_EQ(def, cur);
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemGetMemPool(&cur, &loc,
+			cudaMemAllocationTypeInvalid));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	loc.id = 999;
+	EXPECT_EQ(cudaErrorInvalidValue, cudaMemGetDefaultMemPool(&cur, &loc,
+			cudaMemAllocationTypePinned));
+	EXPECT_EQ(cudaErrorInvalidValue, cudaGetLastError());
+	EXPECT_EQ(cudaSuccess, cudaMemPoolDestroy(pool));
+}
+
 TEST(mem_pool_access_and_sharing)
 {
 	struct cudaMemPoolProps p = props(cudaMemLocationTypeDevice, 0,

@@ -621,9 +621,25 @@ static void print_config(FILE *out)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file]\n"
-		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n");
+	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file] [-f text]...\n"
+		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n"
+		"  -f  only the call rows whose name contains text (repeatable), no other figures\n");
 	return 2;
+}
+
+/* -f: the rows a targeted run measures; none given, all of them. */
+#define MAX_FILTERS	8
+static const char *filters[MAX_FILTERS];
+static int nfilters;
+
+static int row_wanted(const struct row *r)
+{
+	int i;
+
+	for (i = 0; i < nfilters; i++)
+		if (strstr(r->name, filters[i]))
+			return 1;
+	return !nfilters;
 }
 
 int main(int argc, char **argv)
@@ -633,12 +649,17 @@ int main(int argc, char **argv)
 	struct stats base, s;
 	double touch[4];
 	long n = 20000;
-	int reps = 11, opt;
+	int reps = 11, opt, first = 1;
 	FILE *out = stdout;
 	size_t i;
 
-	while ((opt = getopt(argc, argv, "qn:r:o:h")) != -1) {
+	while ((opt = getopt(argc, argv, "qn:r:o:f:h")) != -1) {
 		switch (opt) {
+		case 'f':
+			if (nfilters == MAX_FILTERS)
+				return usage();
+			filters[nfilters++] = optarg;
+			break;
 		case 'q':
 			n = 2000;
 			reps = 3;
@@ -707,16 +728,22 @@ int main(int argc, char **argv)
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		if (rows[i].mc && !b.mc_ok)
+		if ((rows[i].mc && !b.mc_ok) || !row_wanted(&rows[i]))
 			continue;
 		if (measure(&b, &rows[i], n, reps, &s))
 			return 1;
-		fprintf(out, "%s    { \"name\": \"%s\", ", i ? ",\n" : "",
+		fprintf(out, "%s    { \"name\": \"%s\", ", first ? "" : ",\n",
 			rows[i].name);
+		first = 0;
 		print_stats(out, &s);
 		fprintf(out, ", \"ratio_to_noop\": %.3f }", s.median / base.median);
 	}
-	fprintf(out, "\n  ],\n");
+	fprintf(out, "\n  ]");
+	if (nfilters) {
+		fprintf(out, "\n}\n");
+		goto teardown;
+	}
+	fprintf(out, ",\n");
 	if (bench_le_live(out, n, reps))
 		return 1;
 	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps))
@@ -730,6 +757,7 @@ int main(int argc, char **argv)
 	if (b.mc_ok)
 		mc_broadcast_rows(out, reps);
 	fprintf(out, "\n}\n");
+teardown:
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
 	stream_bench_teardown();

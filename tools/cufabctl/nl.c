@@ -130,6 +130,7 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_DEV]	= "managed-dev",
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= "topo-managed-check",
+	[CUFAB_NL_A_POOL_REUSE]		= "pool-reuse",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -258,6 +259,7 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_DEV]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_POOL_REUSE]		= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

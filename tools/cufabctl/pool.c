@@ -24,7 +24,38 @@ void pool_help(FILE *f)
 	fputs("cufabctl pool show [ pid PID ]\n"
 	      "  memory pools (cuMemPoolCreate, default pools): owner, location,\n"
 	      "  handle types, maxSize, reserved (and high-water mark), release\n"
-	      "  threshold, importing processes, exported pointers\n", f);
+	      "  threshold, reuse policies, importing processes, exported pointers\n", f);
+}
+
+/* The reuse policies: CU_MEMPOOL_ATTR_REUSE_*, by their attribute number. */
+static const struct {
+	unsigned int attr;
+	const char *name;
+} reuse_names[] = {
+	{ CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS, "event-deps" },
+	{ CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC, "opportunistic" },
+	{ CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS, "internal-deps" },
+};
+
+/* A JSON array "reuse", and in text " reuse a,b" (or " reuse none"). */
+static void print_reuse(uint32_t bits)
+{
+	const char *sep = " reuse ";
+	size_t i;
+
+	open_array(PRINT_JSON, "reuse", NULL);
+	for (i = 0; i < ARRAY_SIZE(reuse_names); i++) {
+		if (!(bits & (1U << reuse_names[i].attr)))
+			continue;
+		print_string(PRINT_JSON, NULL, "%s", reuse_names[i].name);
+		print_fp("%s%s", sep, reuse_names[i].name);
+		sep = ",";
+	}
+	close_array(PRINT_JSON, NULL);
+	if (!(bits & ((1U << CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS) |
+		      (1U << CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC) |
+		      (1U << CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS))))
+		print_fp(" reuse none");
 }
 
 static const char *loc_name(uint32_t type)
@@ -43,7 +74,8 @@ static const char *loc_name(uint32_t type)
 
 /*
  * pool 3 pid 1234 (app) gpu0 handles posix-fd max 1G reserved 32M
- *   (high 64M) threshold 0 importers 1 ptrs 2 [default]
+ *   (high 64M) threshold 0 reuse event-deps,opportunistic,internal-deps
+ *   importers 1 ptrs 2 [default]
  */
 static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		   void *arg)
@@ -84,6 +116,7 @@ static int pool_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		   cnl_u64(tb[CUFAB_NL_A_POOL_RESERVED_HIGH]));
 	print_size(PRINT_ANY, "release_threshold", " threshold %s",
 		   cnl_u64(tb[CUFAB_NL_A_POOL_THRESHOLD]));
+	print_reuse(cnl_u32(tb[CUFAB_NL_A_POOL_REUSE]));
 	print_uint(PRINT_ANY, "importers", " importers %u",
 		   cnl_u32(tb[CUFAB_NL_A_POOL_IMPORTERS]));
 	print_uint(PRINT_ANY, "exported_ptrs", " ptrs %u",

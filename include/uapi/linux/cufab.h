@@ -1814,6 +1814,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_MANAGED_DEV,		/* u32, that stream's GPU */
 	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
 	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
+	CUFAB_NL_A_POOL_REUSE,		/* u32, BIT(CUFAB_POOL_ATTR_REUSE_*) on (1.7) */
 	__CUFAB_NL_A_MAX,
 };
 
