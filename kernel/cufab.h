@@ -636,6 +636,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 struct cufab_alloc;
 struct cufab_fabric_exports;
 struct cufab_va;
+struct cufab_va_arena;
 
 /* struct cufab_alloc_ops.flags */
 /* may back an endpoint or multicast binding (cuMemCreate memory) */
@@ -914,6 +915,7 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @ranges: struct cufab_va by address range
  * @pending: the reservation VA_RESERVE is mapping right now
  * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
+ * @arena: the process's VA arena (va_arena.c), a reference, or NULL
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -921,6 +923,7 @@ struct cufab_va_space {
 	struct maple_tree ranges;
 	struct cufab_va *pending;
 	struct task_struct *pending_task;
+	struct cufab_va_arena *arena;
 };
 
 /**
@@ -941,6 +944,9 @@ struct cufab_va_space {
  *	fault handler under mmap_lock
  * @dead: the VMA is gone; nothing may be mapped any more
  * @maps: struct cufab_va_map by address range
+ * @arena: the VA arena it was carved from, or NULL: a VMA of its own
+ * @freeing: VA_FREE is dropping it from @arena (under the arena's lock)
+ * @arena_node: on a local list while the arena's close drops it
  */
 struct cufab_va {
 	struct kref ref;
@@ -955,6 +961,9 @@ struct cufab_va {
 	struct rw_semaphore lock;
 	bool dead;
 	struct maple_tree maps;
+	struct cufab_va_arena *arena;
+	bool freeing;
+	struct list_head arena_node;
 };
 
 /**
@@ -981,6 +990,20 @@ struct cufab_va_map {
 };
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
+
+/* va.c, for the arena's VMA (va_arena.c) */
+vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);
+vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf);
+void cufab_va_teardown(struct cufab_va *va);
+
+/* va_arena.c: reservations carved from one VMA per process */
+bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);
+int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
+			 u64 hint, u64 align);
+int cufab_va_arena_drop(struct cufab_va *va);
+bool cufab_va_arena_vma(const struct vm_area_struct *vma,
+			const struct cufab_va *va);
+void cufab_va_arena_forget(struct cufab_client *client);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
 bool cufab_range_ok(u64 start, u64 length);

@@ -120,6 +120,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	mt_init(&space->ranges);
 	space->pending = NULL;
 	space->pending_task = NULL;
+	space->arena = NULL;
 }
 
 /*
@@ -132,6 +133,7 @@ static void cufab_va_space_destroy(struct cufab_client *client)
 
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
+	cufab_va_arena_forget(client);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
@@ -186,10 +188,11 @@ struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
 }
 
 /*
- * The VMA is gone: forget the reservation and drop every mapping. The mm
- * already zapped the PTEs. Runs under mmap_lock (vm_ops->close).
+ * The VMA is gone, or the reservation left the arena: forget it and drop
+ * every mapping. The PTEs are already zapped. Runs under mmap_lock
+ * (vm_ops->close), or (arena) under none.
  */
-static void cufab_va_teardown(struct cufab_va *va)
+void cufab_va_teardown(struct cufab_va *va)
 {
 	struct cufab_va_space *space = &va->client->va;
 	struct cufab_va_map *map;
@@ -317,10 +320,16 @@ static void cufab_va_fault_around(struct vm_area_struct *vma,
 	}
 }
 
-static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
+/**
+ * cufab_va_fault() - the fault handler of a reservation's CPU view
+ * @va: the reservation holding the faulting address
+ * @vmf: the fault, in @va's VMA or in the arena's
+ *
+ * Return: what a vm_ops->fault returns.
+ */
+vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct cufab_va *va = vma->vm_private_data;
 	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	unsigned long addr = vmf->address & PAGE_MASK;
 	struct cufab_va_map *map;
@@ -367,9 +376,8 @@ out:
 }
 
 /* Write to a present read-only PTE: allowed only with read-write access. */
-static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
+vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf)
 {
-	struct cufab_va *va = vmf->vma->vm_private_data;
 	struct cufab_va_map *map;
 	vm_fault_t ret = VM_FAULT_SIGSEGV;
 
@@ -379,6 +387,16 @@ static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
 		ret = 0;
 	up_read(&va->lock);
 	return ret;
+}
+
+static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
+{
+	return cufab_va_fault(vmf->vma->vm_private_data, vmf);
+}
+
+static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	return cufab_va_pfn_mkwrite(vmf->vma->vm_private_data, vmf);
 }
 
 static const struct vm_operations_struct cufab_va_vm_ops = {
@@ -505,19 +523,39 @@ static long cufab_va_mmap_at(struct cufab_client *client, struct cufab_va *va,
 	return ret;
 }
 
-/* Make the VMA: at the hint when it is free and aligned, else anywhere. */
+/*
+ * Place the reservation: at the hint when it is free and aligned, else
+ * anywhere. Inside the process's arena when it fits there (no VMA of its
+ * own), else as a VMA of its own: a hint outside the arena, or a range the
+ * arena cannot hold.
+ */
 static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 			   u64 hint, u64 align)
 {
 	long addr, ret = -ENOMEM;
 	int tries;
 
-	if (hint && IS_ALIGNED(hint, align) && cufab_range_ok(hint, va->length) &&
-	    hint + va->length <= TASK_SIZE) {
+	if (!hint || !IS_ALIGNED(hint, align) ||
+	    !cufab_range_ok(hint, va->length) ||
+	    hint + va->length > TASK_SIZE)
+		hint = 0;
+	if (hint && (va->legacy ||
+		     !cufab_va_arena_covers(client, hint, va->length))) {
 		ret = cufab_va_mmap_at(client, va, hint);
 		if (!IS_ERR_VALUE(ret))
 			return ret;
+		hint = 0;
 	}
+	/*
+	 * cuMemAlloc memory keeps a VMA of its own: its free leaves the
+	 * range unmapped, as cuMemFree's callers see with mincore().
+	 */
+	ret = va->legacy ? -ENOSPC :
+	      cufab_va_arena_place(client, va, hint, align);
+	if (!ret)
+		return va->start;
+	if (ret != -ENOSPC)
+		return ret;
 	for (tries = 0; tries < CUFAB_RESERVE_TRIES; tries++) {
 		addr = cufab_va_hole(va->length, align);
 		if (IS_ERR_VALUE(addr))
@@ -569,7 +607,9 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		kref_get(&va->ref);	/* the tree's */
 	mutex_unlock(&space->lock);
 	if (ret) {
-		if (!va->dead)
+		if (va->arena)
+			cufab_va_arena_drop(va);
+		else if (!va->dead)
 			vm_munmap(addr, length);
 		goto out;
 	}
@@ -619,7 +659,8 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		goto out;
 	}
 	/* the close of the VMA drops the reservation and what it maps */
-	ret = vm_munmap(va->start, va->length);
+	ret = va->arena ? cufab_va_arena_drop(va) :
+	      vm_munmap(va->start, va->length);
 out:
 	if (va)
 		cufab_va_put(va);
@@ -672,7 +713,8 @@ int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
 	mutex_lock(&space->reserve_lock);
 	va = cufab_va_find(client, addr);
 	if (va && va->pool && va->start == addr)
-		ret = vm_munmap(va->start, va->length);
+		ret = va->arena ? cufab_va_arena_drop(va) :
+		      vm_munmap(va->start, va->length);
 	if (va)
 		cufab_va_put(va);
 	mutex_unlock(&space->reserve_lock);
@@ -756,8 +798,9 @@ static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
 	struct vm_area_struct *vma = vma_lookup(mm, va->start);
 	int ret = -EINVAL;
 
-	if (vma && vma->vm_ops == &cufab_va_vm_ops &&
-	    vma->vm_private_data == va) {
+	if (vma && ((vma->vm_ops == &cufab_va_vm_ops &&
+		     vma->vm_private_data == va) ||
+		    cufab_va_arena_vma(vma, va))) {
 		down_write(&va->lock);
 		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
 		up_write(&va->lock);
