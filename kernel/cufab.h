@@ -899,7 +899,8 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 /*
  * Virtual address reservations (cuMemAddressReserve) and the mappings of
  * allocations into them (cuMemMap), with their CPU view: each reservation
- * is one VMA of /dev/cufab created by the kernel inside the ioctl.
+ * is carved from the process's VA arena or is one VMA of /dev/cufab,
+ * created by the kernel inside the ioctl.
  */
 
 /* CUmemAccess_flags */

@@ -4,23 +4,27 @@
  * Free, cuMemMap / Unmap, cuMemSetAccess / GetAccess,
  * cuMemRetainAllocationHandle.
  *
- * A reservation is one VMA of this client's /dev/cufab file, created by the
- * kernel with vm_mmap() from inside VA_RESERVE (userspace cannot mmap the
- * device itself). The VMA is VM_PFNMAP | VM_IO, never copied into a child
- * (VM_DONTCOPY) and never executable: pages are inserted by the fault
- * handler, from the allocation mapped at the faulting address, only when
- * the CPU view is accessible there. Unmap and access changes zap the PTEs,
- * so the next touch faults and is checked again.
+ * A reservation is carved from the process's VA arena (va_arena.c), one
+ * VMA mapped once, or, for a fixed address outside the arena and for
+ * cuMemAlloc memory, is one VMA of this client's /dev/cufab file, created by
+ * the kernel with vm_mmap() from inside VA_RESERVE (userspace cannot mmap
+ * the device itself). What follows holds for both. The VMA is VM_PFNMAP |
+ * VM_IO, never copied into a child (VM_DONTCOPY) and never executable:
+ * pages are inserted by the fault handler, from the allocation mapped at
+ * the faulting address, only when the CPU view is accessible there.
+ * Unmap and access changes zap the PTEs, so the next touch faults and is
+ * checked again.
  *
  * The CPU view stands in for the device's loads and stores: it may read
  * when read access was granted to the host or to any device, and write
  * when read-write access was.
  *
- * The VMA cannot be split (may_split) or moved (mremap): the reservation
- * is always exactly one VMA. munmap() of the whole VMA by userspace, or the
+ * A reservation's own VMA cannot be split (may_split) or moved (mremap):
+ * the reservation is always exactly one VMA (the arena splits only at
+ * reservation edges). munmap() of the whole VMA by userspace, or the
  * death of the mm, closes it; the close drops the reservation and its
- * mappings. The VMA holds a reference on the file, so the client outlives
- * every reservation it has.
+ * mappings. The VMA (in the arena: the reservation) holds a reference on
+ * the file, so the client outlives every reservation it has.
  *
  * Lock order:
  *   space->reserve_lock -> mmap_lock -> space->lock

@@ -45,7 +45,7 @@
  * Address space of one arena. A PFN mapping with nothing inserted costs
  * no memory; a reservation that does not fit gets a VMA of its own.
  */
-#define CUFAB_ARENA_SIZE	(1ULL << 40)
+#define CUFAB_ARENA_SIZE	BIT_ULL(40)
 /* Carving attempts before a reservation falls back to a VMA of its own. */
 #define CUFAB_ARENA_TRIES	4
 /* Stored over the range of a closed piece of the arena. */
