@@ -917,6 +917,8 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @pending: the reservation VA_RESERVE is mapping right now
  * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
  * @arena: the process's VA arena (va_arena.c), a reference, or NULL
+ * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
+ *	destroy has none to look for
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -925,6 +927,7 @@ struct cufab_va_space {
 	struct cufab_va *pending;
 	struct task_struct *pending_task;
 	struct cufab_va_arena *arena;
+	atomic_t nr_legacy;
 };
 
 /**
@@ -977,6 +980,9 @@ struct cufab_va {
  * @gpu_read: GPUs that may read
  * @gpu_write: GPUs that may write (a subset of @gpu_read)
  * @free_node: on a local list while being freed after unmap
+ * @cpu_mapped: the CPU view may have PTEs in it: set by the fault handler
+ *	(under va->lock for read), cleared after a zap (for write); an unmap
+ *	or access change of a range never faulted in has nothing to zap
  */
 struct cufab_va_map {
 	u64 start;
@@ -988,6 +994,7 @@ struct cufab_va_map {
 	u64 gpu_read;
 	u64 gpu_write;
 	struct list_head free_node;
+	bool cpu_mapped;
 };
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);

@@ -125,6 +125,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	space->pending = NULL;
 	space->pending_task = NULL;
 	space->arena = NULL;
+	atomic_set(&space->nr_legacy, 0);
 }
 
 /*
@@ -207,6 +208,8 @@ void cufab_va_teardown(struct cufab_va *va)
 	if (mtree_load(&space->ranges, va->start) == va) {
 		mtree_erase(&space->ranges, va->start);
 		in_tree = true;
+		if (va->legacy)
+			atomic_dec(&space->nr_legacy);
 	}
 	mutex_unlock(&space->lock);
 
@@ -347,6 +350,9 @@ vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf)
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
+	/* before any PTE goes in: unmap and access changes must zap */
+	if (!READ_ONCE(map->cpu_mapped))
+		WRITE_ONCE(map->cpu_mapped, true);
 	/* the copies of the engine and of cuMemcpy take pages, not PTEs */
 	if (map->alloc->ops->cpu_fault) {
 		ret = map->alloc->ops->cpu_fault(map->alloc, va, addr);
@@ -607,8 +613,11 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	ret = va->dead ? -ENOMEM :
 	      mtree_insert_range(&space->ranges, va->start,
 				 va->start + length - 1, va, GFP_KERNEL);
-	if (!ret)
+	if (!ret) {
 		kref_get(&va->ref);	/* the tree's */
+		if (legacy)
+			atomic_inc(&space->nr_legacy);
+	}
 	mutex_unlock(&space->lock);
 	if (ret) {
 		if (va->arena)
@@ -883,6 +892,26 @@ void cufab_va_walk_locked(struct cufab_client *client,
 }
 
 /*
+ * Zap the PTEs of [addr, addr + length), a run of whole mappings, when the
+ * CPU touched any of them. Context: va->lock held for write.
+ */
+static void cufab_va_zap_maps(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length)
+{
+	struct cufab_va_map *map;
+	bool mapped = false;
+	u64 cur;
+
+	for (cur = addr; cur < addr + length; cur += map->length) {
+		map = mtree_load(&va->maps, cur);
+		mapped |= map->cpu_mapped;
+		map->cpu_mapped = false;
+	}
+	if (mapped)
+		zap_vma_ptes(vma, addr, length);
+}
+
+/*
  * Is [addr, addr + length) exactly a run of adjacent whole mappings?
  * cuMemUnmap and (here) cuMemSetAccess act on whole mapped ranges.
  */
@@ -909,7 +938,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 
 	if (va->legacy || va->pool || !cufab_va_whole_maps(va, addr, length))
 		return -EINVAL;
-	zap_vma_ptes(vma, addr, length);
+	cufab_va_zap_maps(va, vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
 		trace_cufab_mem_unmap(map);
@@ -952,7 +981,7 @@ static int cufab_va_do_set_access(struct cufab_va *va,
 	if (!cufab_va_whole_maps(va, addr, length))
 		return -EINVAL;
 	/* revoked or downgraded PTEs must fault again */
-	zap_vma_ptes(vma, addr, length);
+	cufab_va_zap_maps(va, vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_load(&va->maps, cur);
 		if (set->host != U32_MAX)
@@ -1265,20 +1294,21 @@ static int cufab_access_desc_add(struct cufab_access_set *set,
 int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_set_access *cmd = ucmd->cmd;
+	struct cufab_mem_access __user *udescs =
+		u64_to_user_ptr(cmd->descs_ptr);
 	struct cufab_access_set set = { .host = U32_MAX };
-	struct cufab_mem_access *descs;
 	u32 i, num_gpus = cufab_node_num_gpus();
+	struct cufab_mem_access desc;
 	int ret = 0;
 
 	if (!cmd->num_descs || cmd->num_descs > CUFAB_MAX_ACCESS_DESCS)
 		return -EINVAL;
-	descs = memdup_user(u64_to_user_ptr(cmd->descs_ptr),
-			    array_size(cmd->num_descs, sizeof(*descs)));
-	if (IS_ERR(descs))
-		return PTR_ERR(descs);
-	for (i = 0; i < cmd->num_descs && !ret; i++)
-		ret = cufab_access_desc_add(&set, &descs[i], num_gpus);
-	kfree(descs);
+	/* one at a time, on the stack: no allocation on this hot path */
+	for (i = 0; i < cmd->num_descs && !ret; i++) {
+		if (copy_from_user(&desc, &udescs[i], sizeof(desc)))
+			return -EFAULT;
+		ret = cufab_access_desc_add(&set, &desc, num_gpus);
+	}
 	if (ret)
 		return ret;
 	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
