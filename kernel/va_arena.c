@@ -61,6 +61,8 @@
  * @ranges: struct cufab_va by address, CUFAB_ARENA_GONE over closed parts
  * @vmas: pieces of the VMA still mapped
  * @attached: the one mmap of the file happened
+ * @whole: the arena is still the one VMA it was mapped as, with its first
+ *	protection: carving needs no look at the mm
  * @dead: every piece is closed (set under cufab_arenas_lock too)
  * @node: on cufab_arenas while not @dead
  */
@@ -73,6 +75,7 @@ struct cufab_va_arena {
 	struct maple_tree ranges;
 	unsigned int vmas;
 	bool attached;
+	bool whole;
 	bool dead;
 	struct list_head node;
 };
@@ -141,6 +144,7 @@ static void cufab_arena_vm_open(struct vm_area_struct *vma)
 
 	mutex_lock(&arena->lock);
 	arena->vmas++;
+	arena->whole = false;
 	mutex_unlock(&arena->lock);
 }
 
@@ -188,6 +192,7 @@ static void cufab_arena_vm_close(struct vm_area_struct *vma)
 				  GFP_KERNEL);
 	}
 	last = !--arena->vmas;
+	arena->whole = false;
 	mutex_unlock(&arena->lock);
 
 	list_for_each_entry_safe(va, tmp, &gone, arena_node)
@@ -262,6 +267,7 @@ static int cufab_arena_mmap(struct file *filp, struct vm_area_struct *vma)
 	if (!arena->attached && !vma->vm_pgoff &&
 	    (vma->vm_flags & VM_SHARED)) {
 		arena->attached = true;
+		arena->whole = true;
 		arena->vmas = 1;
 		arena->mm = vma->vm_mm;
 		arena->start = vma->vm_start;
@@ -389,18 +395,29 @@ void cufab_va_arena_forget(struct cufab_client *client)
 }
 
 /*
- * Is [addr, addr + length) free in the arena and inside one live piece?
- * Context: mmap_lock and arena->lock held.
+ * Is [addr, addr + length) free in the arena and inside one live piece
+ * with the arena's first protection (a piece the program mprotect()ed
+ * stays the program's)? The mm is looked at only once the arena is no
+ * longer @whole. Context: arena->lock held, and mmap_lock unless @whole.
  */
 static bool cufab_arena_fits(struct cufab_va_arena *arena,
 			     unsigned long addr, u64 length)
 {
-	struct vm_area_struct *vma = vma_lookup(arena->mm, addr);
+	const unsigned long rw = VM_READ | VM_WRITE;
+	struct vm_area_struct *vma;
 	unsigned long index = addr;
 
-	if (!vma || vma->vm_ops != &cufab_arena_vm_ops ||
-	    vma->vm_private_data != arena || length > vma->vm_end - addr)
+	if (addr < arena->start || addr >= arena->end ||
+	    length > arena->end - addr)
 		return false;
+	if (!arena->whole) {
+		vma = vma_lookup(arena->mm, addr);
+		if (!vma || vma->vm_ops != &cufab_arena_vm_ops ||
+		    vma->vm_private_data != arena ||
+		    length > vma->vm_end - addr ||
+		    (vma->vm_flags & rw) != rw)
+			return false;
+	}
 	return !mt_find(&arena->ranges, &index, addr + length - 1);
 }
 
@@ -439,8 +456,9 @@ static int cufab_arena_carve(struct cufab_va_arena *arena,
 		addr = cufab_arena_hole(arena, from, va->length, align);
 		if (!addr)
 			return -ENOSPC;
-		if (!cufab_arena_fits(arena, addr, va->length)) {
-			/* a piece was unmapped and not marked: look on */
+		/* a hole of a whole arena fits; else the piece may not */
+		if (!arena->whole &&
+		    !cufab_arena_fits(arena, addr, va->length)) {
 			from = addr + va->length;
 			addr = 0;
 		}
@@ -491,20 +509,31 @@ int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 {
 	struct cufab_va_arena *arena = cufab_arena_get(client);
 	struct mm_struct *mm = current->mm;
+	bool whole;
 	int ret;
 
 	if (!arena)
 		return -ENOSPC;
-	mmap_read_lock(mm);
+	/*
+	 * An arena still whole needs no mmap_lock: a piece closing meanwhile
+	 * takes arena->lock and drops what was carved in it.
+	 */
 	mutex_lock(&arena->lock);
-	ret = cufab_arena_carve(arena, va, hint, align);
+	whole = arena->whole;
+	ret = whole ? cufab_arena_carve(arena, va, hint, align) : 0;
+	mutex_unlock(&arena->lock);
+	if (!whole) {
+		mmap_read_lock(mm);
+		mutex_lock(&arena->lock);
+		ret = cufab_arena_carve(arena, va, hint, align);
+		mutex_unlock(&arena->lock);
+		mmap_read_unlock(mm);
+	}
 	if (!ret) {
 		va->arena = arena;
 		kref_get(&va->ref);	/* the arena tree's */
 		get_file(client->file);
 	}
-	mutex_unlock(&arena->lock);
-	mmap_read_unlock(mm);
 	return ret;
 }
 
