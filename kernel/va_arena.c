@@ -577,26 +577,33 @@ int cufab_va_arena_drop(struct cufab_va *va)
 	struct cufab_va_arena *arena = va->arena;
 	bool mapped;
 
+	/*
+	 * No fault maps a page of it from here on. Whoever drops it (this
+	 * call, or the close of its piece) would set this too.
+	 */
+	down_write(&va->lock);
+	va->dead = true;
+	mapped = !mtree_empty(&va->maps);
+	up_write(&va->lock);
+
 	mutex_lock(&arena->lock);
 	if (mtree_load(&arena->ranges, va->start) != va || va->freeing) {
 		mutex_unlock(&arena->lock);
 		return -EINVAL;
 	}
 	va->freeing = true;
-	mutex_unlock(&arena->lock);
-
-	/* no fault maps a page of it from here on */
-	down_write(&va->lock);
-	va->dead = true;
-	mapped = !mtree_empty(&va->maps);
-	up_write(&va->lock);
-	if (mapped)
-		cufab_arena_zap(va);
-
-	mutex_lock(&arena->lock);
-	if (mtree_load(&arena->ranges, va->start) == va)
+	/* nothing mapped, no PTE: the range may be carved again at once */
+	if (!mapped)
 		mtree_erase(&arena->ranges, va->start);
 	mutex_unlock(&arena->lock);
+
+	if (mapped) {
+		cufab_arena_zap(va);
+		mutex_lock(&arena->lock);
+		if (mtree_load(&arena->ranges, va->start) == va)
+			mtree_erase(&arena->ranges, va->start);
+		mutex_unlock(&arena->lock);
+	}
 	cufab_arena_va_gone(va);
 	return 0;
 }
