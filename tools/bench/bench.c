@@ -41,7 +41,8 @@ struct bench {
 	size_t mem_size;	/* memory rows: 2 MiB (a granularity multiple) */
 	CUmemGenericAllocationHandle mem;	/* for the map row */
 	CUdeviceptr va;		/* a reservation of mem_size, for the map row */
-	CUdeviceptr fixed;	/* a free address outside the VA arena */
+	CUdeviceptr fixed;	/* an address outside the VA arena, */
+	void *probe;		/* kept mapped until its row runs */
 	CUmemGenericAllocationHandle mc1;	/* team of GPU 0, bind row */
 	int mc_ok;		/* multicast works: its rows run */
 };
@@ -129,6 +130,10 @@ static int step_va_reserve_free_fixed(struct bench *b)
 {
 	CUdeviceptr va;
 
+	if (b->probe) {
+		munmap(b->probe, 2 * b->mem_size);
+		b->probe = NULL;
+	}
 	return cuMemAddressReserve(&va, b->mem_size, 0, b->fixed, 0) ||
 	       va != b->fixed || cuMemAddressFree(va, b->mem_size);
 }
@@ -244,7 +249,6 @@ static void mc_setup(struct bench *b)
 static int mem_setup(struct bench *b)
 {
 	CUmemAllocationProp p = mem_prop();
-	void *probe;
 	size_t g;
 
 	if (cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM))
@@ -253,13 +257,13 @@ static int mem_setup(struct bench *b)
 	if (cuMemCreate(&b->mem, b->mem_size, &p, 0) ||
 	    cuMemAddressReserve(&b->va, b->mem_size, 0, 0, 0))
 		return -1;
-	/* the arena exists now: a hole the kernel did not choose is outside */
-	probe = mmap(NULL, 2 * b->mem_size, PROT_NONE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (probe == MAP_FAILED)
+	/* the arena exists now: a range the kernel placed is outside it */
+	b->probe = mmap(NULL, 2 * b->mem_size, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->probe == MAP_FAILED)
 		return -1;
-	b->fixed = ((uintptr_t)probe + b->mem_size - 1) & ~(b->mem_size - 1);
-	munmap(probe, 2 * b->mem_size);
+	b->fixed = ((uintptr_t)b->probe + b->mem_size - 1) &
+		   ~(b->mem_size - 1);
 	return 0;
 }
 
@@ -267,6 +271,8 @@ static void mem_teardown(struct bench *b)
 {
 	cuMemAddressFree(b->va, b->mem_size);
 	cuMemRelease(b->mem);
+	if (b->probe)
+		munmap(b->probe, 2 * b->mem_size);
 }
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
