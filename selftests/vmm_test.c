@@ -660,6 +660,56 @@ TEST(arena_per_process)
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 
+/*
+ * cuMemUnmap and cuMemSetAccess zap only what the CPU touched: a range
+ * touched again after one change is zapped again by the next, and a range
+ * remapped after a touch shows the new allocation.
+ */
+TEST(zap_after_touch)
+{
+	CUmemAccessDesc ro = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READ,
+	};
+	volatile unsigned char *p;
+	struct vbuf a, b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&a, 0, g, 0));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	p = (volatile unsigned char *)(uintptr_t)a.va;
+	memset((void *)a.va, 0x11, g);
+	memset((void *)b.va, 0x22, g);
+	/* down, up, down again: each change after a touch is seen */
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	EXPECT_EQ(1, cpu_faults(p, 1));
+	EXPECT_EQ(0x11, p[0]);
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	p[0] = 0x33;
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	EXPECT_EQ(1, cpu_faults(p, 1));
+	EXPECT_EQ(0x33, p[0]);
+	/* unmapped after a touch, remapped to b's memory: b's bytes */
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	EXPECT_EQ(1, cpu_faults(p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, b.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	EXPECT_EQ(0x22, p[g - 1]);
+	/* untouched in between: unmap and map back, the old bytes */
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, a.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, a.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	EXPECT_EQ(0x33, p[0]);
+	EXPECT_EQ(0x11, p[1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&a));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
 /* Data written through one mapping is read through the other. */
 TEST(two_mappings)
 {
