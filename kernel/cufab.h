@@ -917,6 +917,7 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @pending: the reservation VA_RESERVE is mapping right now
  * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
  * @arena: the process's VA arena (va_arena.c), a reference, or NULL
+ * @no_arena: mapping one failed (RLIMIT_AS, say): this client stops trying
  * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
  *	destroy has none to look for
  */
@@ -927,6 +928,7 @@ struct cufab_va_space {
 	struct cufab_va *pending;
 	struct task_struct *pending_task;
 	struct cufab_va_arena *arena;
+	bool no_arena;
 	atomic_t nr_legacy;
 };
 

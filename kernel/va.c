@@ -125,6 +125,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	space->pending = NULL;
 	space->pending_task = NULL;
 	space->arena = NULL;
+	space->no_arena = false;
 	atomic_set(&space->nr_legacy, 0);
 }
 

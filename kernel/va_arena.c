@@ -373,7 +373,7 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va_arena *arena = space->arena;
 
-	if (!current->mm || (current->flags & PF_EXITING))
+	if (!current->mm || (current->flags & PF_EXITING) || space->no_arena)
 		return NULL;
 	if (arena && !READ_ONCE(arena->dead) && arena->mm == current->mm)
 		return arena;
@@ -382,6 +382,8 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
 	arena = cufab_arena_lookup();
 	if (!arena)
 		arena = cufab_arena_new();
+	/* reservations get VMAs of their own from now on */
+	space->no_arena = !arena;
 	space->arena = arena;
 	return arena;
 }

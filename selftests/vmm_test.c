@@ -614,6 +614,53 @@ TEST(arena_free_with_mappings)
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(b.h));
 }
 
+/* Bytes of address space this process uses (VmSize), 0 if unknown. */
+static unsigned long long vm_size(void)
+{
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * No room for an arena under RLIMIT_AS: reservations get VMAs of their
+ * own and work as before.
+ */
+TEST(arena_rlimit_as_fallback)
+{
+	struct rlimit rl;
+	CUdeviceptr va[2];
+	struct vbuf b;
+	int i;
+
+	INIT_OR_SKIP();
+	if (arena_vmas() != 0)
+		SKIP(return, "this process already has an arena");
+	ASSERT_LT(0, vm_size());
+	rl.rlim_cur = rl.rlim_max = vm_size() + (512ULL << 20);
+	ASSERT_EQ(0, setrlimit(RLIMIT_AS, &rl));
+	for (i = 0; i < 2; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va[i], gran(0),
+							    0, 0, 0));
+		EXPECT_FALSE(in_arena(va[i]));
+	}
+	EXPECT_EQ(0, arena_vmas());
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	memset((void *)b.va, 0x44, b.len);
+	EXPECT_EQ(0x44, ((unsigned char *)b.va)[b.len - 1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	for (i = 0; i < 2; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va[i], gran(0)));
+}
+
 /*
  * The arena is the process's, not the client's: opening and closing
  * /dev/cufab again and again reuses it, and a closed client with no
