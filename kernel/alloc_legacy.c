@@ -206,7 +206,7 @@ void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
 	u64 addr;
 
 	if (!cufab_client_is_owner(client) || !current->mm ||
-	    (current->flags & PF_EXITING))
+	    (current->flags & PF_EXITING) || !atomic_read(&space->nr_legacy))
 		return;
 	do {
 		mutex_lock(&space->lock);

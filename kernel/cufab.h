@@ -636,6 +636,7 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 struct cufab_alloc;
 struct cufab_fabric_exports;
 struct cufab_va;
+struct cufab_va_arena;
 
 /* struct cufab_alloc_ops.flags */
 /* may back an endpoint or multicast binding (cuMemCreate memory) */
@@ -899,7 +900,8 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 /*
  * Virtual address reservations (cuMemAddressReserve) and the mappings of
  * allocations into them (cuMemMap), with their CPU view: each reservation
- * is one VMA of /dev/cufab created by the kernel inside the ioctl.
+ * is carved from the process's VA arena or is one VMA of /dev/cufab,
+ * created by the kernel inside the ioctl.
  */
 
 /* CUmemAccess_flags */
@@ -915,6 +917,10 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @ranges: struct cufab_va by address range
  * @pending: the reservation VA_RESERVE is mapping right now
  * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
+ * @arena: the process's VA arena (va_arena.c), a reference, or NULL
+ * @no_arena: mapping one failed (RLIMIT_AS, say): this client stops trying
+ * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
+ *	destroy has none to look for
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -922,6 +928,9 @@ struct cufab_va_space {
 	struct maple_tree ranges;
 	struct cufab_va *pending;
 	struct task_struct *pending_task;
+	struct cufab_va_arena *arena;
+	bool no_arena;
+	atomic_t nr_legacy;
 };
 
 /**
@@ -942,6 +951,9 @@ struct cufab_va_space {
  *	fault handler under mmap_lock
  * @dead: the VMA is gone; nothing may be mapped any more
  * @maps: struct cufab_va_map by address range
+ * @arena: the VA arena it was carved from, or NULL: a VMA of its own
+ * @freeing: VA_FREE is dropping it from @arena (under the arena's lock)
+ * @arena_node: on a local list while the arena's close drops it
  */
 struct cufab_va {
 	struct kref ref;
@@ -956,6 +968,9 @@ struct cufab_va {
 	struct rw_semaphore lock;
 	bool dead;
 	struct maple_tree maps;
+	struct cufab_va_arena *arena;
+	bool freeing;
+	struct list_head arena_node;
 };
 
 /**
@@ -968,6 +983,9 @@ struct cufab_va {
  * @gpu_read: GPUs that may read
  * @gpu_write: GPUs that may write (a subset of @gpu_read)
  * @free_node: on a local list while being freed after unmap
+ * @cpu_mapped: the CPU view may have PTEs in it: set by the fault handler
+ *	(under va->lock for read), cleared after a zap (for write); an unmap
+ *	or access change of a range never faulted in has nothing to zap
  */
 struct cufab_va_map {
 	u64 start;
@@ -979,9 +997,24 @@ struct cufab_va_map {
 	u64 gpu_read;
 	u64 gpu_write;
 	struct list_head free_node;
+	bool cpu_mapped;
 };
 
 int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
+
+/* va.c, for the arena's VMA (va_arena.c) */
+vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);
+vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf);
+void cufab_va_teardown(struct cufab_va *va);
+
+/* va_arena.c: reservations carved from one VMA per process */
+bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);
+int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
+			 u64 hint, u64 align);
+int cufab_va_arena_drop(struct cufab_va *va);
+bool cufab_va_arena_vma(const struct vm_area_struct *vma,
+			const struct cufab_va *va);
+void cufab_va_arena_forget(struct cufab_client *client);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
 bool cufab_range_ok(u64 start, u64 length);

@@ -4,23 +4,27 @@
  * Free, cuMemMap / Unmap, cuMemSetAccess / GetAccess,
  * cuMemRetainAllocationHandle.
  *
- * A reservation is one VMA of this client's /dev/cufab file, created by the
- * kernel with vm_mmap() from inside VA_RESERVE (userspace cannot mmap the
- * device itself). The VMA is VM_PFNMAP | VM_IO, never copied into a child
- * (VM_DONTCOPY) and never executable: pages are inserted by the fault
- * handler, from the allocation mapped at the faulting address, only when
- * the CPU view is accessible there. Unmap and access changes zap the PTEs,
- * so the next touch faults and is checked again.
+ * A reservation is carved from the process's VA arena (va_arena.c), one
+ * VMA mapped once, or, for a fixed address outside the arena and for
+ * cuMemAlloc memory, is one VMA of this client's /dev/cufab file, created by
+ * the kernel with vm_mmap() from inside VA_RESERVE (userspace cannot mmap
+ * the device itself). What follows holds for both. The VMA is VM_PFNMAP |
+ * VM_IO, never copied into a child (VM_DONTCOPY) and never executable:
+ * pages are inserted by the fault handler, from the allocation mapped at
+ * the faulting address, only when the CPU view is accessible there.
+ * Unmap and access changes zap the PTEs, so the next touch faults and is
+ * checked again.
  *
  * The CPU view stands in for the device's loads and stores: it may read
  * when read access was granted to the host or to any device, and write
  * when read-write access was.
  *
- * The VMA cannot be split (may_split) or moved (mremap): the reservation
- * is always exactly one VMA. munmap() of the whole VMA by userspace, or the
+ * A reservation's own VMA cannot be split (may_split) or moved (mremap):
+ * the reservation is always exactly one VMA (the arena splits only at
+ * reservation edges). munmap() of the whole VMA by userspace, or the
  * death of the mm, closes it; the close drops the reservation and its
- * mappings. The VMA holds a reference on the file, so the client outlives
- * every reservation it has.
+ * mappings. The VMA (in the arena: the reservation) holds a reference on
+ * the file, so the client outlives every reservation it has.
  *
  * Lock order:
  *   space->reserve_lock -> mmap_lock -> space->lock
@@ -120,6 +124,9 @@ static void cufab_va_space_init(struct cufab_client *client)
 	mt_init(&space->ranges);
 	space->pending = NULL;
 	space->pending_task = NULL;
+	space->arena = NULL;
+	space->no_arena = false;
+	atomic_set(&space->nr_legacy, 0);
 }
 
 /*
@@ -132,6 +139,7 @@ static void cufab_va_space_destroy(struct cufab_client *client)
 
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
+	cufab_va_arena_forget(client);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
@@ -186,10 +194,11 @@ struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
 }
 
 /*
- * The VMA is gone: forget the reservation and drop every mapping. The mm
- * already zapped the PTEs. Runs under mmap_lock (vm_ops->close).
+ * The VMA is gone, or the reservation left the arena: forget it and drop
+ * every mapping. The PTEs are already zapped. Runs under mmap_lock
+ * (vm_ops->close), or (arena) under none.
  */
-static void cufab_va_teardown(struct cufab_va *va)
+void cufab_va_teardown(struct cufab_va *va)
 {
 	struct cufab_va_space *space = &va->client->va;
 	struct cufab_va_map *map;
@@ -200,6 +209,8 @@ static void cufab_va_teardown(struct cufab_va *va)
 	if (mtree_load(&space->ranges, va->start) == va) {
 		mtree_erase(&space->ranges, va->start);
 		in_tree = true;
+		if (va->legacy)
+			atomic_dec(&space->nr_legacy);
 	}
 	mutex_unlock(&space->lock);
 
@@ -317,10 +328,16 @@ static void cufab_va_fault_around(struct vm_area_struct *vma,
 	}
 }
 
-static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
+/**
+ * cufab_va_fault() - the fault handler of a reservation's CPU view
+ * @va: the reservation holding the faulting address
+ * @vmf: the fault, in @va's VMA or in the arena's
+ *
+ * Return: what a vm_ops->fault returns.
+ */
+vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
-	struct cufab_va *va = vma->vm_private_data;
 	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	unsigned long addr = vmf->address & PAGE_MASK;
 	struct cufab_va_map *map;
@@ -334,6 +351,9 @@ static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
 	}
+	/* before any PTE goes in: unmap and access changes must zap */
+	if (!READ_ONCE(map->cpu_mapped))
+		WRITE_ONCE(map->cpu_mapped, true);
 	/* the copies of the engine and of cuMemcpy take pages, not PTEs */
 	if (map->alloc->ops->cpu_fault) {
 		ret = map->alloc->ops->cpu_fault(map->alloc, va, addr);
@@ -367,9 +387,8 @@ out:
 }
 
 /* Write to a present read-only PTE: allowed only with read-write access. */
-static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
+vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf)
 {
-	struct cufab_va *va = vmf->vma->vm_private_data;
 	struct cufab_va_map *map;
 	vm_fault_t ret = VM_FAULT_SIGSEGV;
 
@@ -379,6 +398,16 @@ static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
 		ret = 0;
 	up_read(&va->lock);
 	return ret;
+}
+
+static vm_fault_t cufab_va_vm_fault(struct vm_fault *vmf)
+{
+	return cufab_va_fault(vmf->vma->vm_private_data, vmf);
+}
+
+static vm_fault_t cufab_va_vm_pfn_mkwrite(struct vm_fault *vmf)
+{
+	return cufab_va_pfn_mkwrite(vmf->vma->vm_private_data, vmf);
 }
 
 static const struct vm_operations_struct cufab_va_vm_ops = {
@@ -505,19 +534,39 @@ static long cufab_va_mmap_at(struct cufab_client *client, struct cufab_va *va,
 	return ret;
 }
 
-/* Make the VMA: at the hint when it is free and aligned, else anywhere. */
+/*
+ * Place the reservation: at the hint when it is free and aligned, else
+ * anywhere. Inside the process's arena when it fits there (no VMA of its
+ * own), else as a VMA of its own: a hint outside the arena, or a range the
+ * arena cannot hold.
+ */
 static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 			   u64 hint, u64 align)
 {
 	long addr, ret = -ENOMEM;
 	int tries;
 
-	if (hint && IS_ALIGNED(hint, align) && cufab_range_ok(hint, va->length) &&
-	    hint + va->length <= TASK_SIZE) {
+	if (!hint || !IS_ALIGNED(hint, align) ||
+	    !cufab_range_ok(hint, va->length) ||
+	    hint + va->length > TASK_SIZE)
+		hint = 0;
+	if (hint && (va->legacy ||
+		     !cufab_va_arena_covers(client, hint, va->length))) {
 		ret = cufab_va_mmap_at(client, va, hint);
 		if (!IS_ERR_VALUE(ret))
 			return ret;
+		hint = 0;
 	}
+	/*
+	 * cuMemAlloc memory keeps a VMA of its own: its free leaves the
+	 * range unmapped, as cuMemFree's callers see with mincore().
+	 */
+	ret = va->legacy ? -ENOSPC :
+	      cufab_va_arena_place(client, va, hint, align);
+	if (!ret)
+		return va->start;
+	if (ret != -ENOSPC)
+		return ret;
 	for (tries = 0; tries < CUFAB_RESERVE_TRIES; tries++) {
 		addr = cufab_va_hole(va->length, align);
 		if (IS_ERR_VALUE(addr))
@@ -565,11 +614,16 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	ret = va->dead ? -ENOMEM :
 	      mtree_insert_range(&space->ranges, va->start,
 				 va->start + length - 1, va, GFP_KERNEL);
-	if (!ret)
+	if (!ret) {
 		kref_get(&va->ref);	/* the tree's */
+		if (legacy)
+			atomic_inc(&space->nr_legacy);
+	}
 	mutex_unlock(&space->lock);
 	if (ret) {
-		if (!va->dead)
+		if (va->arena)
+			cufab_va_arena_drop(va);
+		else if (!va->dead)
 			vm_munmap(addr, length);
 		goto out;
 	}
@@ -619,7 +673,8 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		goto out;
 	}
 	/* the close of the VMA drops the reservation and what it maps */
-	ret = vm_munmap(va->start, va->length);
+	ret = va->arena ? cufab_va_arena_drop(va) :
+	      vm_munmap(va->start, va->length);
 out:
 	if (va)
 		cufab_va_put(va);
@@ -672,7 +727,8 @@ int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
 	mutex_lock(&space->reserve_lock);
 	va = cufab_va_find(client, addr);
 	if (va && va->pool && va->start == addr)
-		ret = vm_munmap(va->start, va->length);
+		ret = va->arena ? cufab_va_arena_drop(va) :
+		      vm_munmap(va->start, va->length);
 	if (va)
 		cufab_va_put(va);
 	mutex_unlock(&space->reserve_lock);
@@ -756,8 +812,9 @@ static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
 	struct vm_area_struct *vma = vma_lookup(mm, va->start);
 	int ret = -EINVAL;
 
-	if (vma && vma->vm_ops == &cufab_va_vm_ops &&
-	    vma->vm_private_data == va) {
+	if (vma && ((vma->vm_ops == &cufab_va_vm_ops &&
+		     vma->vm_private_data == va) ||
+		    cufab_va_arena_vma(vma, va))) {
 		down_write(&va->lock);
 		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
 		up_write(&va->lock);
@@ -836,6 +893,26 @@ void cufab_va_walk_locked(struct cufab_client *client,
 }
 
 /*
+ * Zap the PTEs of [addr, addr + length), a run of whole mappings, when the
+ * CPU touched any of them. Context: va->lock held for write.
+ */
+static void cufab_va_zap_maps(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length)
+{
+	struct cufab_va_map *map;
+	bool mapped = false;
+	u64 cur;
+
+	for (cur = addr; cur < addr + length; cur += map->length) {
+		map = mtree_load(&va->maps, cur);
+		mapped |= map->cpu_mapped;
+		map->cpu_mapped = false;
+	}
+	if (mapped)
+		zap_vma_ptes(vma, addr, length);
+}
+
+/*
  * Is [addr, addr + length) exactly a run of adjacent whole mappings?
  * cuMemUnmap and (here) cuMemSetAccess act on whole mapped ranges.
  */
@@ -862,7 +939,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 
 	if (va->legacy || va->pool || !cufab_va_whole_maps(va, addr, length))
 		return -EINVAL;
-	zap_vma_ptes(vma, addr, length);
+	cufab_va_zap_maps(va, vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
 		trace_cufab_mem_unmap(map);
@@ -905,7 +982,7 @@ static int cufab_va_do_set_access(struct cufab_va *va,
 	if (!cufab_va_whole_maps(va, addr, length))
 		return -EINVAL;
 	/* revoked or downgraded PTEs must fault again */
-	zap_vma_ptes(vma, addr, length);
+	cufab_va_zap_maps(va, vma, addr, length);
 	while (cur < addr + length) {
 		map = mtree_load(&va->maps, cur);
 		if (set->host != U32_MAX)
@@ -1218,20 +1295,21 @@ static int cufab_access_desc_add(struct cufab_access_set *set,
 int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_set_access *cmd = ucmd->cmd;
+	struct cufab_mem_access __user *udescs =
+		u64_to_user_ptr(cmd->descs_ptr);
 	struct cufab_access_set set = { .host = U32_MAX };
-	struct cufab_mem_access *descs;
 	u32 i, num_gpus = cufab_node_num_gpus();
+	struct cufab_mem_access desc;
 	int ret = 0;
 
 	if (!cmd->num_descs || cmd->num_descs > CUFAB_MAX_ACCESS_DESCS)
 		return -EINVAL;
-	descs = memdup_user(u64_to_user_ptr(cmd->descs_ptr),
-			    array_size(cmd->num_descs, sizeof(*descs)));
-	if (IS_ERR(descs))
-		return PTR_ERR(descs);
-	for (i = 0; i < cmd->num_descs && !ret; i++)
-		ret = cufab_access_desc_add(&set, &descs[i], num_gpus);
-	kfree(descs);
+	/* one at a time, on the stack: no allocation on this hot path */
+	for (i = 0; i < cmd->num_descs && !ret; i++) {
+		if (copy_from_user(&desc, &udescs[i], sizeof(desc)))
+			return -EFAULT;
+		ret = cufab_access_desc_add(&set, &desc, num_gpus);
+	}
 	if (ret)
 		return ret;
 	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,

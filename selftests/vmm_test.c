@@ -9,11 +9,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+
+#include <linux/cufab.h>
 
 #include "ctl_helpers.h"
 #include "mem_helpers.h"
@@ -414,6 +417,344 @@ TEST(reserve_free)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
 		  cuMemAddressFree((CUdeviceptr)(uintptr_t)&va, g));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(0, g));
+}
+
+/* ---- the VA arena ---- */
+
+/* The line of /proc/self/maps holding @addr into @line; 0 when found. */
+static int maps_line(unsigned long addr, char *line, size_t len)
+{
+	unsigned long lo, hi;
+	FILE *f = fopen("/proc/self/maps", "r");
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, len, f))
+		if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && addr >= lo &&
+		    addr < hi)
+			ret = 0;
+	fclose(f);
+	return ret;
+}
+
+/* VMAs of VA arenas in this process. */
+static int arena_vmas(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += !!strstr(line, "cufab-arena");
+	fclose(f);
+	return n;
+}
+
+/* Is @va carved from an arena (rather than a VMA of its own)? */
+static int in_arena(CUdeviceptr va)
+{
+	char line[512];
+
+	return !maps_line(va, line, sizeof(line)) &&
+	       strstr(line, "cufab-arena");
+}
+
+/*
+ * Reservations are carved from one arena VMA per process, and the CPU
+ * view inside it is the usual one: unmapped or inaccessible ranges fault,
+ * mapped ones read and write.
+ */
+TEST(arena_reservations)
+{
+	CUdeviceptr va[3];
+	char l0[512], l1[512];
+	struct vbuf b;
+	size_t g;
+	int i;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	for (i = 0; i < 3; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va[i], (i + 1) * g,
+							    0, 0, 0));
+		EXPECT_EQ(0, va[i] % g);
+		ASSERT_TRUE(in_arena(va[i]));
+		EXPECT_EQ(1, cpu_faults((unsigned char *)va[i], 0));
+	}
+	ASSERT_EQ(0, maps_line(va[0], l0, sizeof(l0)));
+	ASSERT_EQ(0, maps_line(va[2], l1, sizeof(l1)));
+	EXPECT_STREQ(l0, l1);
+	/* a mapping in the arena is the CPU view of the allocation */
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	EXPECT_TRUE(in_arena(b.va));
+	memset((void *)b.va, 0x5a, g);
+	EXPECT_EQ(0x5a, ((unsigned char *)b.va)[g - 1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	for (i = 0; i < 3; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va[i], (i + 1) * g));
+	/* the address of a freed reservation is a valid hint again */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va[0], g, 0, va[1], 0));
+	EXPECT_EQ(va[1], va[0]);
+	EXPECT_EQ(1, cpu_faults((unsigned char *)va[0], 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va[0], g));
+}
+
+/* A fixed address outside the arena gets a VMA of its own. */
+TEST(arena_fixed_address_outside)
+{
+	CUmemAllocationProp p;
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr va, want;
+	void *probe;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	p = dev_prop(0, 0);
+	/* the process's arena exists (the harness forked this test) */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
+	ASSERT_TRUE(in_arena(va));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	/* a free, aligned range: mapped, then given back */
+	probe = mmap(NULL, 4 * g, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, probe);
+	want = ((CUdeviceptr)(uintptr_t)probe + g - 1) & ~(CUdeviceptr)(g - 1);
+	ASSERT_EQ(0, munmap(probe, 4 * g));
+	ASSERT_FALSE(in_arena(want));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 * g, g, want, 0));
+	ASSERT_EQ(want, va);
+	EXPECT_FALSE(in_arena(va));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(va, 2 * g, 0));
+	memset((void *)va, 0x33, 2 * g);
+	EXPECT_EQ(0x33, ((unsigned char *)va)[2 * g - 1]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/*
+ * munmap() and mprotect() of a reservation carved from the arena act as on
+ * a reservation with a VMA of its own: whole reservations only; munmap()
+ * frees it, and its range is left to the process for good.
+ */
+TEST(arena_munmap_mprotect)
+{
+	struct vbuf a, b;
+	CUdeviceptr va;
+	void *fixed;
+	size_t g;
+	int i;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&a, 0, 2 * g, 0));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	ASSERT_TRUE(in_arena(a.va));
+	memset((void *)a.va, 7, a.len);
+	/* never half a reservation */
+	EXPECT_EQ(-1, munmap((void *)a.va, g));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, mprotect((void *)(a.va + g), g, PROT_READ));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(7, ((unsigned char *)a.va)[a.len - 1]);
+	/* the whole of it: read-only, then gone */
+	ASSERT_EQ(0, mprotect((void *)a.va, a.len, PROT_READ));
+	EXPECT_EQ(0, cpu_faults((unsigned char *)a.va, 0));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)a.va, 1));
+	ASSERT_EQ(0, munmap((void *)a.va, a.len));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemUnmap(a.va, a.len));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(a.va, a.len));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(a.h));
+	/* its neighbour lives on */
+	memset((void *)b.va, 9, b.len);
+	EXPECT_EQ(9, ((unsigned char *)b.va)[0]);
+	/* the freed range is the process's: no reservation lands there */
+	for (i = 0; i < 4; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, a.va, 0));
+		EXPECT_TRUE(va + g <= a.va || va >= a.va + a.len);
+		EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	}
+	fixed = mmap((void *)a.va, a.len, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_EQ((void *)a.va, fixed);
+	if (fixed != MAP_FAILED)
+		munmap(fixed, a.len);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/*
+ * cuMemAddressFree refuses a reservation with live mappings; once it is
+ * free, a reservation at the same address sees nothing of the old pages.
+ */
+TEST(arena_free_with_mappings)
+{
+	CUdeviceptr va;
+	struct vbuf b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	memset((void *)b.va, 0x11, g);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(b.va, g));
+	EXPECT_EQ(0x11, ((unsigned char *)b.va)[100]);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(b.va, g));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)b.va, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(b.va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, b.va, 0));
+	EXPECT_EQ(b.va, va);
+	EXPECT_EQ(1, cpu_faults((unsigned char *)va, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(b.h));
+}
+
+/* Bytes of address space this process uses (VmSize), 0 if unknown. */
+static unsigned long long vm_size(void)
+{
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb << 10;
+}
+
+/*
+ * No room for an arena under RLIMIT_AS: reservations get VMAs of their
+ * own and work as before.
+ */
+TEST(arena_rlimit_as_fallback)
+{
+	struct rlimit rl;
+	CUdeviceptr va[2];
+	struct vbuf b;
+	int i;
+
+	INIT_OR_SKIP();
+	if (arena_vmas() != 0)
+		SKIP(return, "this process already has an arena");
+	ASSERT_LT(0, vm_size());
+	rl.rlim_cur = rl.rlim_max = vm_size() + (512ULL << 20);
+	ASSERT_EQ(0, setrlimit(RLIMIT_AS, &rl));
+	for (i = 0; i < 2; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va[i], gran(0),
+							    0, 0, 0));
+		EXPECT_FALSE(in_arena(va[i]));
+	}
+	EXPECT_EQ(0, arena_vmas());
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	memset((void *)b.va, 0x44, b.len);
+	EXPECT_EQ(0x44, ((unsigned char *)b.va)[b.len - 1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	for (i = 0; i < 2; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va[i], gran(0)));
+}
+
+/*
+ * The arena is the process's, not the client's: opening and closing
+ * /dev/cufab again and again reuses it, and a closed client with no
+ * reservation is gone at once (the arena does not hold it). A forked
+ * child has no arena.
+ */
+TEST(arena_per_process)
+{
+	struct cufab_va_reserve res = { .size = sizeof(res) };
+	struct cufab_va_free fr = { .size = sizeof(fr) };
+	long long before;
+	int fd, i, n, status;
+	struct vbuf b;
+	pid_t pid;
+
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	n = arena_vmas();
+	ASSERT_LE(1, n);
+	before = live_objects();
+	for (i = 0; i < 20; i++) {
+		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		res.length = gran(0);
+		res.addr = 0;
+		ASSERT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_RESERVE, &res));
+		EXPECT_TRUE(in_arena(res.addr));
+		fr.addr = res.addr;
+		fr.length = res.length;
+		EXPECT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_FREE, &fr));
+		close(fd);
+	}
+	EXPECT_EQ(n, arena_vmas());
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(arena_vmas() != 0 ? 1 :
+		      cpu_faults((unsigned char *)b.va, 0) ? 0 : 2);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/*
+ * cuMemUnmap and cuMemSetAccess zap only what the CPU touched: a range
+ * touched again after one change is zapped again by the next, and a range
+ * remapped after a touch shows the new allocation.
+ */
+TEST(zap_after_touch)
+{
+	CUmemAccessDesc ro = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READ,
+	};
+	volatile unsigned char *p;
+	struct vbuf a, b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&a, 0, g, 0));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	p = (volatile unsigned char *)(uintptr_t)a.va;
+	memset((void *)a.va, 0x11, g);
+	memset((void *)b.va, 0x22, g);
+	/* down, up, down again: each change after a touch is seen */
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	EXPECT_EQ(1, cpu_faults(p, 1));
+	EXPECT_EQ(0x11, p[0]);
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	p[0] = 0x33;
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	EXPECT_EQ(1, cpu_faults(p, 1));
+	EXPECT_EQ(0x33, p[0]);
+	/* unmapped after a touch, remapped to b's memory: b's bytes */
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	EXPECT_EQ(1, cpu_faults(p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, b.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	EXPECT_EQ(0x22, p[g - 1]);
+	/* untouched in between: unmap and map back, the old bytes */
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, a.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(a.va, g, &ro, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(a.va, g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(a.va, g, 0, a.h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(a.va, g, 0));
+	EXPECT_EQ(0x33, p[0]);
+	EXPECT_EQ(0x11, p[1]);
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&a));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 
 /* Data written through one mapping is read through the other. */

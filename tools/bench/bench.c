@@ -41,6 +41,8 @@ struct bench {
 	size_t mem_size;	/* memory rows: 2 MiB (a granularity multiple) */
 	CUmemGenericAllocationHandle mem;	/* for the map row */
 	CUdeviceptr va;		/* a reservation of mem_size, for the map row */
+	CUdeviceptr fixed;	/* an address outside the VA arena, */
+	void *probe;		/* kept mapped until its row runs */
 	CUmemGenericAllocationHandle mc1;	/* team of GPU 0, bind row */
 	int mc_ok;		/* multicast works: its rows run */
 };
@@ -118,6 +120,22 @@ static int step_va_reserve_free(struct bench *b)
 
 	return cuMemAddressReserve(&va, b->mem_size, 0, 0, 0) ||
 	       cuMemAddressFree(va, b->mem_size);
+}
+
+/*
+ * A fixed address outside the VA arena gets a VMA of its own: the
+ * vm_mmap()/vm_munmap() every reservation cost before the arena.
+ */
+static int step_va_reserve_free_fixed(struct bench *b)
+{
+	CUdeviceptr va;
+
+	if (b->probe) {
+		munmap(b->probe, 2 * b->mem_size);
+		b->probe = NULL;
+	}
+	return cuMemAddressReserve(&va, b->mem_size, 0, b->fixed, 0) ||
+	       va != b->fixed || cuMemAddressFree(va, b->mem_size);
 }
 
 static int step_map_access_unmap(struct bench *b)
@@ -236,14 +254,25 @@ static int mem_setup(struct bench *b)
 	if (cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM))
 		return -1;
 	b->mem_size = (2 << 20) > g ? 2 << 20 : g;
-	return cuMemCreate(&b->mem, b->mem_size, &p, 0) ||
-	       cuMemAddressReserve(&b->va, b->mem_size, 0, 0, 0);
+	if (cuMemCreate(&b->mem, b->mem_size, &p, 0) ||
+	    cuMemAddressReserve(&b->va, b->mem_size, 0, 0, 0))
+		return -1;
+	/* the arena exists now: a range the kernel placed is outside it */
+	b->probe = mmap(NULL, 2 * b->mem_size, PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b->probe == MAP_FAILED)
+		return -1;
+	b->fixed = ((uintptr_t)b->probe + b->mem_size - 1) &
+		   ~(b->mem_size - 1);
+	return 0;
 }
 
 static void mem_teardown(struct bench *b)
 {
 	cuMemAddressFree(b->va, b->mem_size);
 	cuMemRelease(b->mem);
+	if (b->probe)
+		munmap(b->probe, 2 * b->mem_size);
 }
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -255,6 +284,8 @@ static const struct row rows[] = {
 	{ "cuCtxCreate+cuCtxDestroy", step_create_destroy, 10 },
 	{ "cuMemCreate+cuMemRelease 2MiB", step_mem_create_release, 10 },
 	{ "cuMemAddressReserve+cuMemAddressFree 2MiB", step_va_reserve_free, 10 },
+	{ "cuMemAddressReserve+cuMemAddressFree 2MiB fixed address outside the arena",
+	  step_va_reserve_free_fixed, 10 },
 	{ "cuMemMap+cuMemSetAccess+cuMemUnmap 2MiB", step_map_access_unmap, 10 },
 	/* each logical endpoint row undoes the one before (le_bench.c) */
 	{ "cuLogicalEndpointIdReserve 1", le_step_reserve, 10 },
