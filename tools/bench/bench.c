@@ -5,10 +5,14 @@
  *
  *   cufab-bench [-n iterations] [-r repetitions] [-o file]
  *
- * Each row is timed over n calls, r times; the figures are the median,
- * 10th and 90th percentile of the r per-call averages. Run it in the VM
- * (make bench-run): on TCG absolute numbers are slow, ratios are what
- * matter, and they still vary from run to run.
+ * Each row is timed over n calls, r times, in bursts of 8 calls; the
+ * figures are the median, 10th and 90th percentile of the per-call time
+ * of each burst. A burst of no-op ioctls runs before each burst of a
+ * row, and the row's ratio is the median of its calls over the median of
+ * those no-ops (noop_median_ns): both are taken under the same host load,
+ * and a preempted burst does not move a median. Run it in
+ * the VM (make bench-run): on TCG absolute numbers are slow, ratios are
+ * what matter.
  *
  * A row is one line in rows[] and a step function; later API groups add
  * theirs the same way.
@@ -333,9 +337,9 @@ int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double percentile(const double *v, int n, int pct)
+double percentile(const double *v, long n, int pct)
 {
-	int i = (pct * n + 99) / 100 - 1;
+	long i = (pct * n + 99) / 100 - 1;
 
 	return v[i < 0 ? 0 : i];
 }
@@ -447,34 +451,77 @@ fail:
 	return -1;
 }
 
-static int measure(struct bench *b, const struct row *r, long n, int reps,
-		   struct stats *s)
+/* ns for @calls calls of @step; -1 when one fails. */
+static double timed_calls(struct bench *b, const struct row *r, long calls)
 {
-	double *avg = calloc(reps, sizeof(*avg)), t;
+	double t = now_ns();
 	long i;
-	int k;
 
-	if (!avg)
-		return -1;
-	n = n / r->divisor ?: 1;
-	for (k = 0; k < reps; k++) {
-		t = now_ns();
-		for (i = 0; i < n; i++) {
-			if (r->step(b)) {
-				fprintf(stderr, "cufab-bench: %s failed (errno %d)\n",
-					r->name, errno);
-				free(avg);
-				return -1;
-			}
+	for (i = 0; i < calls; i++) {
+		if (r->step(b)) {
+			fprintf(stderr, "cufab-bench: %s failed (errno %d)\n",
+				r->name, errno);
+			return -1;
 		}
-		avg[k] = (now_ns() - t) / n;
 	}
-	qsort(avg, reps, sizeof(*avg), cmp_double);
-	s->median = percentile(avg, reps, 50);
-	s->p10 = percentile(avg, reps, 10);
-	s->p90 = percentile(avg, reps, 90);
-	free(avg);
-	return 0;
+	return now_ns() - t;
+}
+
+/* Calls in one burst of a row; the no-op's burst alternates with it. */
+#define BURST	8
+
+static void fill_stats(double *v, long nv, struct stats *s)
+{
+	qsort(v, nv, sizeof(*v), cmp_double);
+	s->median = percentile(v, nv, 50);
+	s->p10 = percentile(v, nv, 10);
+	s->p90 = percentile(v, nv, 90);
+}
+
+/*
+ * n / divisor calls of @r, r times, timed in bursts of BURST calls; the
+ * figures are over the per-call time of each burst. With @base the no-op
+ * ioctl runs a burst before each burst of @r and @base gets its figures:
+ * a row's ratio is then the ratio of two medians taken under the same
+ * load. A burst lasts microseconds, so the host preempting the VM spoils
+ * a few bursts, which the medians ignore, not whole repetitions.
+ */
+static int measure(struct bench *b, const struct row *r, long n, int reps,
+		   struct stats *s, struct stats *base)
+{
+	static const struct row noop = { "CUFAB_IOCTL_NOOP", step_noop, 1 };
+	long done, burst, nb = 0, max;
+	double *v, *vn, t;
+	int k, ret = -1;
+
+	n = n / r->divisor ?: 1;
+	max = reps * ((n + BURST - 1) / BURST);
+	v = calloc(2 * max, sizeof(*v));
+	if (!v)
+		return -1;
+	vn = v + max;
+	for (k = 0; k < reps; k++) {
+		for (done = 0; done < n; done += burst, nb++) {
+			burst = n - done < BURST ? n - done : BURST;
+			if (base) {
+				t = timed_calls(b, &noop, burst);
+				if (t < 0)
+					goto out;
+				vn[nb] = t / burst;
+			}
+			t = timed_calls(b, r, burst);
+			if (t < 0)
+				goto out;
+			v[nb] = t / burst;
+		}
+	}
+	fill_stats(v, nb, s);
+	if (base)
+		fill_stats(vn, nb, base);
+	ret = 0;
+out:
+	free(v);
+	return ret;
 }
 
 static void print_stats(FILE *f, const struct stats *s)
@@ -677,7 +724,7 @@ int main(int argc, char **argv)
 {
 	static const struct row noop = { "CUFAB_IOCTL_NOOP", step_noop, 1 };
 	struct bench b = { .fd = -1 };
-	struct stats base, s;
+	struct stats base, s, near;
 	double touch[4];
 	long n = 20000;
 	int reps = 11, opt, first = 1;
@@ -734,7 +781,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: cuMemAllocAsync rows setup failed\n");
 		return 1;
 	}
-	if (measure(&b, &noop, n, reps, &base))
+	if (measure(&b, &noop, n, reps, &base, NULL))
 		return 1;
 	if (copy_bench_setup()) {
 		fprintf(stderr, "cufab-bench: copy rows setup failed\n");
@@ -761,13 +808,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
 		if ((rows[i].mc && !b.mc_ok) || !row_wanted(&rows[i]))
 			continue;
-		if (measure(&b, &rows[i], n, reps, &s))
+		if (measure(&b, &rows[i], n, reps, &s, &near))
 			return 1;
 		fprintf(out, "%s    { \"name\": \"%s\", ", first ? "" : ",\n",
 			rows[i].name);
 		first = 0;
 		print_stats(out, &s);
-		fprintf(out, ", \"ratio_to_noop\": %.3f }", s.median / base.median);
+		fprintf(out, ", \"noop_median_ns\": %.1f, \"ratio_to_noop\": %.3f }",
+			near.median, s.median / near.median);
 	}
 	fprintf(out, "\n  ]");
 	if (nfilters) {

@@ -12,7 +12,7 @@ double now_ns(void);
 int cmp_double(const void *a, const void *b);
 
 /* Nearest-rank percentile of sorted v[0..n). */
-double percentile(const double *v, int n, int pct);
+double percentile(const double *v, long n, int pct);
 
 /* Sorts v[0..n) and returns its median. */
 double median(double *v, int n);
