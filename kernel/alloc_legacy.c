@@ -48,7 +48,7 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
 
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
-	if (va)
+	if (va && !xa_is_value(va))
 		WRITE_ONCE(va->legacy_ctx, ctx_id);
 	mutex_unlock(&client->va.lock);
 }
@@ -211,7 +211,9 @@ void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
 	do {
 		mutex_lock(&space->lock);
 		va = mt_find(&space->ranges, &index, ULONG_MAX);
-		addr = va && va->legacy && va->legacy_ctx == ctx_id ?
+		/* a value is the mark of a kept arena range (va_arena.c) */
+		addr = va && !xa_is_value(va) && va->legacy &&
+		       va->legacy_ctx == ctx_id ?
 		       va->start : 0;
 		mutex_unlock(&space->lock);
 		/* the VMA's close drops the reservation and its allocation */

@@ -909,6 +909,19 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 #define CUFAB_ACCESS_READ	1
 #define CUFAB_ACCESS_RW		3
 
+/* Freed arena ranges a client keeps for its next reservations (va_arena.c). */
+#define CUFAB_VA_KEPT	4
+
+/**
+ * struct cufab_va_kept - an arena range freed and kept by its client
+ * @start: first address
+ * @length: bytes
+ */
+struct cufab_va_kept {
+	unsigned long start;
+	u64 length;
+};
+
 /**
  * struct cufab_va_space - a client's reservations
  * @lock: protects @ranges and the mmap handshake fields
@@ -921,6 +934,10 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @no_arena: mapping one failed (RLIMIT_AS, say): this client stops trying
  * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
  *	destroy has none to look for
+ * @nr_kept: entries of @kept, oldest first
+ * @kept: arena ranges this client freed and keeps for its next
+ *	reservation of the same size (va_arena.c); @ranges holds
+ *	CUFAB_VA_KEPT_MARK over each. Under @reserve_lock.
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -931,6 +948,8 @@ struct cufab_va_space {
 	struct cufab_va_arena *arena;
 	bool no_arena;
 	atomic_t nr_legacy;
+	unsigned int nr_kept;
+	struct cufab_va_kept kept[CUFAB_VA_KEPT];
 };
 
 /**
@@ -1005,7 +1024,11 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 /* va.c, for the arena's VMA (va_arena.c) */
 vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);
 vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf);
-void cufab_va_teardown(struct cufab_va *va);
+void cufab_va_teardown(struct cufab_va *va, bool keep);
+/* Stands for a range kept freed (va_arena.c) in the client's tree. */
+#define CUFAB_VA_KEPT_MARK	xa_mk_value(1)
+bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
+		   void *old, void *entry);
 
 /* va_arena.c: reservations carved from one VMA per process */
 bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);

@@ -126,6 +126,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	space->pending_task = NULL;
 	space->arena = NULL;
 	space->no_arena = false;
+	space->nr_kept = 0;
 	atomic_set(&space->nr_legacy, 0);
 }
 
@@ -137,9 +138,10 @@ static void cufab_va_space_destroy(struct cufab_client *client)
 {
 	struct cufab_va_space *space = &client->va;
 
+	/* drops the kept ranges' marks from @ranges too */
+	cufab_va_arena_forget(client);
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
-	cufab_va_arena_forget(client);
 	mutex_destroy(&space->lock);
 	mutex_destroy(&space->reserve_lock);
 }
@@ -177,6 +179,40 @@ void cufab_va_put(struct cufab_va *va)
 	kref_put(&va->ref, cufab_va_release);
 }
 
+/**
+ * cufab_mt_swap() - replace one entry of a range tree in place
+ * @mt: the tree; the caller holds the lock that serializes its writers
+ * @start: first index of the entry's range
+ * @length: the range's length
+ * @old: the entry expected over exactly that range
+ * @entry: what to store over it instead (NULL erases)
+ *
+ * One walk, and a store over an existing range needs no new node: cheaper
+ * than an erase and an insert.
+ *
+ * Return: true when @old was there and was replaced.
+ */
+bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
+		   void *old, void *entry)
+{
+	MA_STATE(mas, mt, start, start);
+	bool ok;
+
+	mtree_lock(mt);
+	ok = mas_walk(&mas) == old && mas.index == start &&
+	     mas.last == start + length - 1;
+	if (ok)
+		mas_store_gfp(&mas, entry, GFP_KERNEL);
+	mtree_unlock(mt);
+	return ok;
+}
+
+/* The reservation in @entry of a client's tree, or NULL for a mark. */
+static struct cufab_va *cufab_va_entry(void *entry)
+{
+	return xa_is_value(entry) ? NULL : entry;
+}
+
 /* The reservation containing @addr, with a reference, or NULL. */
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
 {
@@ -186,7 +222,7 @@ struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
 	if (addr > ULONG_MAX)
 		return NULL;
 	mutex_lock(&space->lock);
-	va = mtree_load(&space->ranges, addr);
+	va = cufab_va_entry(mtree_load(&space->ranges, addr));
 	if (va)
 		kref_get(&va->ref);
 	mutex_unlock(&space->lock);
@@ -194,24 +230,43 @@ struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr)
 }
 
 /*
- * The VMA is gone, or the reservation left the arena: forget it and drop
- * every mapping. The PTEs are already zapped. Runs under mmap_lock
- * (vm_ops->close), or (arena) under none.
+ * The first reservation of @client at or after *@index up to @last, with
+ * a reference, *@index moved past it; NULL when there is none.
  */
-void cufab_va_teardown(struct cufab_va *va)
+static struct cufab_va *cufab_va_next(struct cufab_client *client,
+				      unsigned long *index, unsigned long last)
+{
+	struct cufab_va_space *space = &client->va;
+	void *entry;
+
+	mutex_lock(&space->lock);
+	do {
+		entry = mt_find(&space->ranges, index, last);
+	} while (xa_is_value(entry));
+	if (entry)
+		kref_get(&((struct cufab_va *)entry)->ref);
+	mutex_unlock(&space->lock);
+	return entry;
+}
+
+/*
+ * The VMA is gone, or the reservation left the arena: forget it and drop
+ * every mapping. The PTEs are already zapped. With @keep (an arena range
+ * the client keeps, va_arena.c) a mark takes its place in the client's
+ * tree. Runs under mmap_lock (vm_ops->close), or (arena) under none.
+ */
+void cufab_va_teardown(struct cufab_va *va, bool keep)
 {
 	struct cufab_va_space *space = &va->client->va;
 	struct cufab_va_map *map;
 	unsigned long index = 0;
-	bool in_tree = false;
+	bool in_tree;
 
 	mutex_lock(&space->lock);
-	if (mtree_load(&space->ranges, va->start) == va) {
-		mtree_erase(&space->ranges, va->start);
-		in_tree = true;
-		if (va->legacy)
-			atomic_dec(&space->nr_legacy);
-	}
+	in_tree = cufab_mt_swap(&space->ranges, va->start, va->length, va,
+				keep ? CUFAB_VA_KEPT_MARK : NULL);
+	if (in_tree && va->legacy)
+		atomic_dec(&space->nr_legacy);
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
@@ -241,7 +296,7 @@ static void cufab_va_vm_close(struct vm_area_struct *vma)
 	struct cufab_va *va = vma->vm_private_data;
 
 	if (atomic_dec_and_test(&va->vmas))
-		cufab_va_teardown(va);
+		cufab_va_teardown(va, false);
 	cufab_va_put(va);
 }
 
@@ -611,9 +666,13 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	}
 	mutex_lock(&space->lock);
 	/* a concurrent munmap() may already have closed the new VMA */
-	ret = va->dead ? -ENOMEM :
-	      mtree_insert_range(&space->ranges, va->start,
-				 va->start + length - 1, va, GFP_KERNEL);
+	ret = va->dead ? -ENOMEM : 0;
+	/* a kept arena range it reuses has its mark there: swap it */
+	if (!ret && !cufab_mt_swap(&space->ranges, va->start, length,
+				   CUFAB_VA_KEPT_MARK, va))
+		ret = mtree_insert_range(&space->ranges, va->start,
+					 va->start + length - 1, va,
+					 GFP_KERNEL);
 	if (!ret) {
 		kref_get(&va->ref);	/* the tree's */
 		if (legacy)
@@ -873,17 +932,12 @@ void cufab_va_walk_locked(struct cufab_client *client,
 				    u64 length, void *arg),
 			  void *arg)
 {
-	struct cufab_va_space *space = &client->va;
 	unsigned long index = 0;
 	struct cufab_va *va;
 
 	mmap_read_lock(mm);
 	for (;;) {
-		mutex_lock(&space->lock);
-		va = mt_find(&space->ranges, &index, ULONG_MAX);
-		if (va)
-			kref_get(&va->ref);
-		mutex_unlock(&space->lock);
+		va = cufab_va_next(client, &index, ULONG_MAX);
 		if (!va)
 			break;
 		cufab_va_locked_vma(mm, va, va->start, va->length, fn, arg);
@@ -1104,11 +1158,12 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 
 			if (cur != addr)
 				return -EFAULT;
-			mutex_lock(&client->va.lock);
-			va = mt_find(&client->va.ranges, &index,
-				     min_t(u64, end - 1, ULONG_MAX));
-			mutex_unlock(&client->va.lock);
-			return va ? -EFAULT : 0;
+			va = cufab_va_next(client, &index,
+					   min_t(u64, end - 1, ULONG_MAX));
+			if (!va)
+				return 0;
+			cufab_va_put(va);
+			return -EFAULT;
 		}
 		down_read(&va->lock);
 		map = cufab_va_map_at(va, cur);

@@ -50,6 +50,8 @@
 #define CUFAB_ARENA_TRIES	4
 /* Stored over the range of a closed piece of the arena. */
 #define CUFAB_ARENA_GONE	xa_mk_value(0)
+/* Stored over a range a client freed and keeps (struct cufab_va_kept). */
+#define CUFAB_ARENA_KEPT	xa_mk_value(1)
 
 /**
  * struct cufab_va_arena - one process's arena
@@ -127,13 +129,14 @@ bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 
 /*
  * The reservation is out of the arena's tree (its reference is ours):
- * drop its mappings and the client's file it held.
+ * drop its mappings and the client's file it held. @keep: its client
+ * keeps the range.
  */
-static void cufab_arena_va_gone(struct cufab_va *va)
+static void cufab_arena_va_gone(struct cufab_va *va, bool keep)
 {
 	struct file *file = va->client->file;
 
-	cufab_va_teardown(va);
+	cufab_va_teardown(va, keep);
 	cufab_va_put(va);
 	fput(file);
 }
@@ -196,7 +199,7 @@ static void cufab_arena_vm_close(struct vm_area_struct *vma)
 	mutex_unlock(&arena->lock);
 
 	list_for_each_entry_safe(va, tmp, &gone, arena_node)
-		cufab_arena_va_gone(va);
+		cufab_arena_va_gone(va, false);
 	if (last)
 		cufab_arena_kill(arena);
 }
@@ -364,6 +367,125 @@ static struct cufab_va_arena *cufab_arena_lookup(void)
 }
 
 /*
+ * Kept ranges. VA_FREE of an arena reservation with nothing mapped leaves
+ * a mark over its range in the arena's tree and in the client's, and the
+ * client's next VA_RESERVE of the same length and a compatible alignment
+ * swaps its reservation in: one store over an existing range in each tree,
+ * no search, no insert, no erase. A client keeps CUFAB_VA_KEPT ranges, the
+ * oldest goes first; a hint over a kept range, a full arena, an arena no
+ * longer whole (a piece may have another protection by now), a change of
+ * arena and the client's close give them back. A closed piece overwrites
+ * the marks in it with CUFAB_ARENA_GONE: the range is not carved again.
+ */
+
+/* Give back the kept range @i of @client. Context: as cufab_arena_get(). */
+static void cufab_arena_unkeep_one(struct cufab_client *client,
+				   unsigned int i)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va_arena *arena = space->arena;
+	struct cufab_va_kept k = space->kept[i];
+
+	space->nr_kept--;
+	memmove(&space->kept[i], &space->kept[i + 1],
+		(space->nr_kept - i) * sizeof(k));
+	mutex_lock(&arena->lock);
+	cufab_mt_swap(&arena->ranges, k.start, k.length, CUFAB_ARENA_KEPT,
+		      NULL);
+	mutex_unlock(&arena->lock);
+	mutex_lock(&space->lock);
+	cufab_mt_swap(&space->ranges, k.start, k.length, CUFAB_VA_KEPT_MARK,
+		      NULL);
+	mutex_unlock(&space->lock);
+}
+
+/* Give back the kept ranges overlapping [addr, addr + length). */
+static void cufab_arena_unkeep(struct cufab_client *client, u64 addr,
+			       u64 length)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va_kept *k;
+	unsigned int i = 0;
+
+	while (i < space->nr_kept) {
+		k = &space->kept[i];
+		if (k->start - addr < length || addr - k->start < k->length)
+			cufab_arena_unkeep_one(client, i);
+		else
+			i++;
+	}
+}
+
+/*
+ * Keep the range of @va, which maps nothing, for the client's next
+ * reservation of its size. Context: space->reserve_lock held.
+ * Return: true when kept: @va is out of the arena's tree.
+ */
+static bool cufab_arena_keep(struct cufab_va *va)
+{
+	struct cufab_va_space *space = &va->client->va;
+	struct cufab_va_arena *arena = va->arena;
+	bool kept;
+
+	if (arena != space->arena)
+		return false;
+	if (space->nr_kept == CUFAB_VA_KEPT)
+		cufab_arena_unkeep_one(va->client, 0);
+	mutex_lock(&arena->lock);
+	kept = arena->whole && !arena->dead && !va->freeing &&
+	       cufab_mt_swap(&arena->ranges, va->start, va->length, va,
+			     CUFAB_ARENA_KEPT);
+	if (kept)
+		va->freeing = true;
+	mutex_unlock(&arena->lock);
+	if (kept) {
+		space->kept[space->nr_kept].start = va->start;
+		space->kept[space->nr_kept].length = va->length;
+		space->nr_kept++;
+	}
+	return kept;
+}
+
+/*
+ * Place @va on a range its client keeps: the newest of its length that
+ * is aligned, and is @hint when there is one. The client's mark stays for
+ * cufab_va_reserve() to swap. Context: space->reserve_lock held.
+ * Return: true when placed.
+ */
+static bool cufab_arena_reuse(struct cufab_client *client,
+			      struct cufab_va_arena *arena,
+			      struct cufab_va *va, u64 hint, u64 align)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va_kept *k = NULL;
+	int i;
+	bool ok;
+
+	for (i = space->nr_kept - 1; i >= 0; i--) {
+		k = &space->kept[i];
+		if (k->length == va->length && IS_ALIGNED(k->start, align) &&
+		    (!hint || hint == k->start))
+			break;
+	}
+	if (i < 0)
+		return false;
+	mutex_lock(&arena->lock);
+	ok = arena->whole && !arena->dead &&
+	     cufab_mt_swap(&arena->ranges, k->start, k->length,
+			   CUFAB_ARENA_KEPT, va);
+	mutex_unlock(&arena->lock);
+	if (!ok) {
+		cufab_arena_unkeep_one(client, i);
+		return false;
+	}
+	va->start = k->start;
+	space->nr_kept--;
+	memmove(&space->kept[i], &space->kept[i + 1],
+		(space->nr_kept - i) * sizeof(*k));
+	return true;
+}
+
+/*
  * The arena of @client's process, made on first use; NULL when there is
  * none to be had (no mm, or the mapping failed).
  * Context: space->reserve_lock held.
@@ -377,6 +499,8 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
 		return NULL;
 	if (arena && !READ_ONCE(arena->dead) && arena->mm == current->mm)
 		return arena;
+	/* what the client keeps is in the arena it leaves */
+	cufab_arena_unkeep(client, 0, U64_MAX);
 	if (arena)
 		cufab_arena_put(arena);
 	arena = cufab_arena_lookup();
@@ -391,6 +515,7 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
 /* Drop the client's cached arena (the arena itself lives on). */
 void cufab_va_arena_forget(struct cufab_client *client)
 {
+	cufab_arena_unkeep(client, 0, U64_MAX);
 	if (client->va.arena)
 		cufab_arena_put(client->va.arena);
 	client->va.arena = NULL;
@@ -472,6 +597,32 @@ static int cufab_arena_carve(struct cufab_va_arena *arena,
 				  va, GFP_KERNEL);
 }
 
+/* cufab_arena_carve() with the locks it needs. */
+static int cufab_arena_carve_locked(struct cufab_va_arena *arena,
+				    struct cufab_va *va, u64 hint, u64 align)
+{
+	struct mm_struct *mm = current->mm;
+	bool whole;
+	int ret;
+
+	/*
+	 * An arena still whole needs no mmap_lock: a piece closing meanwhile
+	 * takes arena->lock and drops what was carved in it.
+	 */
+	mutex_lock(&arena->lock);
+	whole = arena->whole;
+	ret = whole ? cufab_arena_carve(arena, va, hint, align) : 0;
+	mutex_unlock(&arena->lock);
+	if (!whole) {
+		mmap_read_lock(mm);
+		mutex_lock(&arena->lock);
+		ret = cufab_arena_carve(arena, va, hint, align);
+		mutex_unlock(&arena->lock);
+		mmap_read_unlock(mm);
+	}
+	return ret;
+}
+
 /**
  * cufab_va_arena_covers() - is a range inside the caller's arena?
  * @client: caller
@@ -510,26 +661,21 @@ int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 			 u64 hint, u64 align)
 {
 	struct cufab_va_arena *arena = cufab_arena_get(client);
-	struct mm_struct *mm = current->mm;
-	bool whole;
 	int ret;
 
 	if (!arena)
 		return -ENOSPC;
-	/*
-	 * An arena still whole needs no mmap_lock: a piece closing meanwhile
-	 * takes arena->lock and drops what was carved in it.
-	 */
-	mutex_lock(&arena->lock);
-	whole = arena->whole;
-	ret = whole ? cufab_arena_carve(arena, va, hint, align) : 0;
-	mutex_unlock(&arena->lock);
-	if (!whole) {
-		mmap_read_lock(mm);
-		mutex_lock(&arena->lock);
-		ret = cufab_arena_carve(arena, va, hint, align);
-		mutex_unlock(&arena->lock);
-		mmap_read_unlock(mm);
+	if (cufab_arena_reuse(client, arena, va, hint, align)) {
+		ret = 0;
+	} else {
+		/* a hint over a kept range is a hint over free space */
+		if (hint)
+			cufab_arena_unkeep(client, hint, va->length);
+		ret = cufab_arena_carve_locked(arena, va, hint, align);
+		if (ret == -ENOSPC && client->va.nr_kept) {
+			cufab_arena_unkeep(client, 0, U64_MAX);
+			ret = cufab_arena_carve_locked(arena, va, hint, align);
+		}
 	}
 	if (!ret) {
 		va->arena = arena;
@@ -588,6 +734,10 @@ int cufab_va_arena_drop(struct cufab_va *va)
 	mapped = !mtree_empty(&va->maps);
 	up_write(&va->lock);
 
+	if (!mapped && cufab_arena_keep(va)) {
+		cufab_arena_va_gone(va, true);
+		return 0;
+	}
 	mutex_lock(&arena->lock);
 	if (mtree_load(&arena->ranges, va->start) != va || va->freeing) {
 		mutex_unlock(&arena->lock);
@@ -606,6 +756,6 @@ int cufab_va_arena_drop(struct cufab_va *va)
 			mtree_erase(&arena->ranges, va->start);
 		mutex_unlock(&arena->lock);
 	}
-	cufab_arena_va_gone(va);
+	cufab_arena_va_gone(va, false);
 	return 0;
 }

@@ -589,6 +589,46 @@ TEST(arena_munmap_mprotect)
 }
 
 /*
+ * A freed arena range is kept for the next reservation of its size, yet
+ * stays free space: a hint over it is honoured, and once the program
+ * unmaps it no reservation lands there.
+ */
+TEST(arena_kept_range)
+{
+	CUdeviceptr va, again, big;
+	void *fixed;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
+	ASSERT_TRUE(in_arena(va));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	/* the same size again takes the kept range */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&again, g, 0, 0, 0));
+	EXPECT_EQ(va, again);
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(again, g));
+	/* a larger hint over it is a hint over free space */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&big, 4 * g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(big, 4 * g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, 2 * g, 0, big, 0));
+	EXPECT_EQ(big, va);
+	/* a kept range is still free: a fault there is a fault */
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, 2 * g));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)va, 0));
+	/* unmapped by the program, it is the program's */
+	ASSERT_EQ(0, munmap((void *)va, 2 * g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&again, 2 * g, 0, 0, 0));
+	EXPECT_TRUE(again + 2 * g <= va || again >= va + 2 * g);
+	fixed = mmap((void *)va, 2 * g, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	EXPECT_EQ((void *)va, fixed);
+	if (fixed != MAP_FAILED)
+		munmap(fixed, 2 * g);
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(again, 2 * g));
+}
+
+/*
  * cuMemAddressFree refuses a reservation with live mappings; once it is
  * free, a reservation at the same address sees nothing of the old pages.
  */
