@@ -1034,7 +1034,7 @@ bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);
 int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 			 u64 hint, u64 align);
-int cufab_va_arena_drop(struct cufab_va *va);
+int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only);
 bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 			const struct cufab_va *va);
 void cufab_va_arena_forget(struct cufab_client *client);
@@ -1104,6 +1104,23 @@ void cufab_va_walk_locked(struct cufab_client *client,
  */
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need);
+
+/**
+ * struct cufab_va_first - pages taken while a copy's range is checked
+ * @write: the copy writes them
+ * @max: room in @pages
+ * @nr: out: pages taken, 0 none, -ENOENT plain host memory
+ * @pages: each with a reference
+ */
+struct cufab_va_first {
+	bool write;
+	unsigned int max;
+	int nr;
+	struct page **pages;
+};
+
+int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
+			s32 dev, u32 need, struct cufab_va_first *first);
 
 /*
  * The allocation mapped at [addr, addr + length), which must lie inside

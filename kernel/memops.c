@@ -39,6 +39,7 @@ struct cufab_span {
 	u64 addr;
 	bool write;
 	bool pinned;
+	bool plain;	/* known to be plain memory: no lookup */
 	unsigned int nr;
 	unsigned int next;
 	struct page *pages[CUFAB_COPY_BATCH];
@@ -57,16 +58,22 @@ static void cufab_span_release(struct cufab_span *sp)
 	sp->next = 0;
 }
 
+/* Pages of the next @left bytes to take at once: at most a batch. */
+static unsigned int cufab_span_want(const struct cufab_span *sp, u64 left)
+{
+	return min_t(u64, CUFAB_COPY_BATCH,
+		     DIV_ROUND_UP(offset_in_page(sp->addr) + left, PAGE_SIZE));
+}
+
 /* Take the pages of the next @left bytes, at most a batch of them. */
 static int cufab_span_fill(struct cufab_span *sp, u64 left)
 {
-	unsigned int want = min_t(u64, CUFAB_COPY_BATCH,
-				  DIV_ROUND_UP(offset_in_page(sp->addr) + left,
-					       PAGE_SIZE));
+	unsigned int want = cufab_span_want(sp, left);
 	int ret;
 
 	cufab_span_release(sp);
-	ret = cufab_va_get_pages(sp->client, sp->addr, sp->write, sp->pages,
+	ret = sp->plain ? -ENOENT :
+	      cufab_va_get_pages(sp->client, sp->addr, sp->write, sp->pages,
 				 want);
 	sp->pinned = ret == -ENOENT;
 	if (sp->pinned)
@@ -114,31 +121,53 @@ static void cufab_fill_pattern(void *p, size_t len, u32 value, u32 elem)
 }
 
 /*
- * Move @length bytes to user @dst from user @src, or when @fill, set them
- * to @value in @elem-byte units, one page at a time with no bounce buffer.
- * A set's pieces stay element-aligned: @dst is, and pages are multiples
- * of every element size. No lock is held while bytes move.
+ * Check one side of a copy by @dev over @length bytes and take its first
+ * pages in the same pass (cufab_va_check_take()).
  */
-static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
-			   u64 length, bool fill, u32 value, u32 elem)
+static int cufab_span_check(struct cufab_span *sp, u64 length, s32 dev,
+			    u32 need)
 {
-	struct cufab_span d = { .client = client, .addr = dst, .write = true };
-	struct cufab_span s = { .client = client, .addr = src };
+	struct cufab_va_first first = {
+		.write = sp->write,
+		.max = cufab_span_want(sp, length),
+		.pages = sp->pages,
+	};
+	int ret;
+
+	ret = cufab_va_check_take(sp->client, sp->addr, length, dev, need,
+				  &first);
+	if (ret)
+		return ret;
+	sp->plain = first.nr == -ENOENT;
+	sp->nr = max(first.nr, 0);
+	return 0;
+}
+
+/*
+ * Move @length bytes to user range @d from user range @s, or when @fill,
+ * set them to @value in @elem-byte units, one page at a time with no
+ * bounce buffer. A set's pieces stay element-aligned: @d is, and pages
+ * are multiples of every element size. No lock is held while bytes move.
+ * The spans may hold their first pages already; they are released.
+ */
+static int cufab_move_spans(struct cufab_span *dst, struct cufab_span *src,
+			    u64 length, bool fill, u32 value, u32 elem)
+{
 	void *dp, *sp = NULL;
 	u64 done = 0;
 	int ret = 0;
 
 	while (done < length) {
 		size_t n = min_t(u64, length - done,
-				 PAGE_SIZE - offset_in_page(d.addr));
+				 PAGE_SIZE - offset_in_page(dst->addr));
 
 		if (!fill) {
-			n = min_t(size_t, n, PAGE_SIZE - offset_in_page(s.addr));
-			sp = cufab_span_map(&s, length - done, &ret);
+			n = min_t(size_t, n, PAGE_SIZE - offset_in_page(src->addr));
+			sp = cufab_span_map(src, length - done, &ret);
 			if (!sp)
 				break;
 		}
-		dp = cufab_span_map(&d, length - done, &ret);
+		dp = cufab_span_map(dst, length - done, &ret);
 		if (dp) {
 			if (fill)
 				cufab_fill_pattern(dp, n, value, elem);
@@ -150,9 +179,9 @@ static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
 			kunmap_local(sp);
 		if (!dp)
 			break;
-		cufab_span_advance(&d, n);
+		cufab_span_advance(dst, n);
 		if (!fill)
-			cufab_span_advance(&s, n);
+			cufab_span_advance(src, n);
 		done += n;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
@@ -160,9 +189,19 @@ static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
 		}
 		cond_resched();
 	}
-	cufab_span_release(&d);
-	cufab_span_release(&s);
+	cufab_span_release(dst);
+	cufab_span_release(src);
 	return ret;
+}
+
+/* cufab_move_spans() between two ranges of @client, unchecked. */
+static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
+			   u64 length, bool fill, u32 value, u32 elem)
+{
+	struct cufab_span d = { .client = client, .addr = dst, .write = true };
+	struct cufab_span s = { .client = client, .addr = src };
+
+	return cufab_move_spans(&d, &s, length, fill, value, elem);
 }
 
 /**
@@ -191,6 +230,10 @@ int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_copy *cmd = ucmd->cmd;
+	struct cufab_span d = {
+		.client = ucmd->client, .addr = cmd->dst, .write = true,
+	};
+	struct cufab_span s = { .client = ucmd->client, .addr = cmd->src };
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
@@ -202,20 +245,23 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 	if (!cufab_range_ok(cmd->src, cmd->length) ||
 	    !cufab_range_ok(cmd->dst, cmd->length))
 		return -EINVAL;
-	ret = cufab_va_check_access(ucmd->client, cmd->src, cmd->length,
-				    cmd->dev, CUFAB_ACCESS_READ);
+	/* both ranges checked before a byte moves, pages taken meanwhile */
+	ret = cufab_span_check(&s, cmd->length, cmd->dev, CUFAB_ACCESS_READ);
 	if (!ret)
-		ret = cufab_va_check_access(ucmd->client, cmd->dst,
-					    cmd->length, cmd->dev,
-					    CUFAB_ACCESS_RW);
-	if (ret)
+		ret = cufab_span_check(&d, cmd->length, cmd->dev,
+				       CUFAB_ACCESS_RW);
+	if (ret) {
+		cufab_span_release(&s);
 		return ret;
-	return cufab_copy_user(ucmd->client, cmd->dst, cmd->src, cmd->length);
+	}
+	return cufab_move_spans(&d, &s, cmd->length, false, 0, 0);
 }
 
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_set *cmd = ucmd->cmd;
+	struct cufab_span d = { .client = ucmd->client, .write = true };
+	struct cufab_span s = { .client = ucmd->client };
 	u64 length;
 	int ret;
 
@@ -236,12 +282,12 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 		return 0;
 	if (!cufab_range_ok(cmd->dst, length))
 		return -EINVAL;
-	ret = cufab_va_check_access(ucmd->client, cmd->dst, length, cmd->dev,
-				    CUFAB_ACCESS_RW);
+	d.addr = cmd->dst;
+	ret = cufab_span_check(&d, length, cmd->dev, CUFAB_ACCESS_RW);
 	if (ret)
 		return ret;
-	return cufab_set_user(ucmd->client, cmd->dst, length, cmd->value,
-			      cmd->elem_size);
+	return cufab_move_spans(&d, &s, length, true, cmd->value,
+				cmd->elem_size);
 }
 
 /* Fill the answer from the mapping at the address. */

@@ -160,16 +160,29 @@ static void cufab_va_map_free(struct cufab_va_map *map)
 	cufab_live_objects_dec();
 }
 
-static void cufab_va_release(struct kref *ref)
+/* Free every mapping of @va, which nothing else looks at any more. */
+static void cufab_va_maps_free(struct cufab_va *va, bool trace)
 {
-	struct cufab_va *va = container_of(ref, struct cufab_va, ref);
 	struct cufab_va_map *map;
 	unsigned long index = 0;
 
-	/* only a reservation whose VMA never came to be has maps here: none */
-	mt_for_each(&va->maps, map, index, ULONG_MAX)
+	/* the common case, a reservation freed unmapped, costs no walk */
+	if (mtree_empty(&va->maps))
+		return;
+	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		if (trace)
+			trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
+	}
 	mtree_destroy(&va->maps);
+}
+
+static void cufab_va_release(struct kref *ref)
+{
+	struct cufab_va *va = container_of(ref, struct cufab_va, ref);
+
+	/* only a reservation whose VMA never came to be has maps here: none */
+	cufab_va_maps_free(va, false);
 	kfree(va);
 	cufab_live_objects_dec();
 }
@@ -252,14 +265,13 @@ static struct cufab_va *cufab_va_next(struct cufab_client *client,
 /*
  * The VMA is gone, or the reservation left the arena: forget it and drop
  * every mapping. The PTEs are already zapped. With @keep (an arena range
- * the client keeps, va_arena.c) a mark takes its place in the client's
- * tree. Runs under mmap_lock (vm_ops->close), or (arena) under none.
+ * the client keeps, va_arena.c: @va is dead and maps nothing already) a
+ * mark takes its place in the client's tree. Runs under mmap_lock
+ * (vm_ops->close), or (arena) under none.
  */
 void cufab_va_teardown(struct cufab_va *va, bool keep)
 {
 	struct cufab_va_space *space = &va->client->va;
-	struct cufab_va_map *map;
-	unsigned long index = 0;
 	bool in_tree;
 
 	mutex_lock(&space->lock);
@@ -270,15 +282,12 @@ void cufab_va_teardown(struct cufab_va *va, bool keep)
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
-	down_write(&va->lock);
-	va->dead = true;
-	up_write(&va->lock);
-
-	mt_for_each(&va->maps, map, index, ULONG_MAX) {
-		trace_cufab_mem_unmap(map);
-		cufab_va_map_free(map);
+	if (!keep) {
+		down_write(&va->lock);
+		va->dead = true;
+		up_write(&va->lock);
+		cufab_va_maps_free(va, true);
 	}
-	mtree_destroy(&va->maps);
 	if (in_tree)
 		cufab_va_put(va);
 }
@@ -681,7 +690,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	mutex_unlock(&space->lock);
 	if (ret) {
 		if (va->arena)
-			cufab_va_arena_drop(va);
+			cufab_va_arena_drop(va, false);
 		else if (!va->dead)
 			vm_munmap(addr, length);
 		goto out;
@@ -719,7 +728,11 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!legacy) {
+	/* the arena's drop checks under the lock it takes anyway */
+	if (va->arena) {
+		ret = cufab_va_arena_drop(va, true);
+		busy = ret == -EBUSY;
+	} else if (!legacy) {
 		down_read(&va->lock);
 		busy = !mtree_empty(&va->maps);
 		up_read(&va->lock);
@@ -732,8 +745,8 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		goto out;
 	}
 	/* the close of the VMA drops the reservation and what it maps */
-	ret = va->arena ? cufab_va_arena_drop(va) :
-	      vm_munmap(va->start, va->length);
+	if (!va->arena)
+		ret = vm_munmap(va->start, va->length);
 out:
 	if (va)
 		cufab_va_put(va);
@@ -786,7 +799,7 @@ int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
 	mutex_lock(&space->reserve_lock);
 	va = cufab_va_find(client, addr);
 	if (va && va->pool && va->start == addr)
-		ret = va->arena ? cufab_va_arena_drop(va) :
+		ret = va->arena ? cufab_va_arena_drop(va, false) :
 		      vm_munmap(va->start, va->length);
 	if (va)
 		cufab_va_put(va);
@@ -1074,6 +1087,32 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 			       &set);
 }
 
+/*
+ * cufab_va_get_pages() inside @va, from the page at @cur on.
+ * Context: va->lock held.
+ */
+static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
+			       bool write, struct page **pages,
+			       unsigned int max)
+{
+	struct cufab_va_map *map = cufab_va_map_cpu(va, cur, write);
+	struct page *page;
+	int nr = 0;
+
+	for (; map && nr < max && cur < map->start + map->length;
+	     cur += PAGE_SIZE) {
+		page = cufab_va_map_page(map, cur);
+		if (IS_ERR(page)) {
+			if (!nr)
+				nr = PTR_ERR(page);
+			break;
+		}
+		get_page(page);
+		pages[nr++] = page;
+	}
+	return nr ?: -EFAULT;
+}
+
 /**
  * cufab_va_get_pages() - the pages a copy reaches at a user address
  * @client: whose reservations to look in
@@ -1094,29 +1133,15 @@ int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
 		       struct page **pages, unsigned int max)
 {
 	struct cufab_va *va = cufab_va_find(client, addr);
-	unsigned long cur = addr & PAGE_MASK;
-	struct cufab_va_map *map;
-	struct page *page;
-	int nr = 0;
+	int nr;
 
 	if (!va)
 		return -ENOENT;
 	down_read(&va->lock);
-	map = cufab_va_map_cpu(va, cur, write);
-	for (; map && nr < max && cur < map->start + map->length;
-	     cur += PAGE_SIZE) {
-		page = cufab_va_map_page(map, cur);
-		if (IS_ERR(page)) {
-			if (!nr)
-				nr = PTR_ERR(page);
-			break;
-		}
-		get_page(page);
-		pages[nr++] = page;
-	}
+	nr = cufab_va_take_pages(va, addr & PAGE_MASK, write, pages, max);
 	up_read(&va->lock);
 	cufab_va_put(va);
-	return nr ?: -EFAULT;
+	return nr;
 }
 
 /**
@@ -1139,10 +1164,57 @@ int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
 int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			  s32 dev, u32 need)
 {
+	return cufab_va_check_take(client, addr, length, dev, need, NULL);
+}
+
+/*
+ * The pages at @addr for @first; none when the CPU view has none there
+ * (the copy meets the error itself). Context: va->lock held.
+ */
+static void cufab_va_first_take(struct cufab_va *va, u64 addr,
+				struct cufab_va_first *first)
+{
+	int nr = cufab_va_take_pages(va, addr & PAGE_MASK, first->write,
+				     first->pages, first->max);
+
+	first->nr = max(nr, 0);
+}
+
+/* Give back the pages cufab_va_check_take() took. */
+static void cufab_va_first_put(struct cufab_va_first *first)
+{
+	while (first->nr > 0)
+		put_page(first->pages[--first->nr]);
+}
+
+/**
+ * cufab_va_check_take() - cufab_va_check_access(), and the first pages
+ * @client: owner
+ * @addr: start
+ * @length: bytes, the range does not wrap
+ * @dev: GPU index
+ * @need: CUFAB_ACCESS_READ or CUFAB_ACCESS_RW
+ * @first: NULL, or where to put the pages cufab_va_get_pages() would
+ *	give for @addr, taken under the lookup the check makes anyway
+ *
+ * A copy checks its whole range before it writes a byte, then takes the
+ * pages; a short copy's pages come from this one pass over the range.
+ * On success first->nr is the number of pages taken (0: none, the copy
+ * takes them itself and meets whatever error there is then), or -ENOENT
+ * for plain host memory.
+ *
+ * Return: as cufab_va_check_access(); on error no page is held.
+ */
+int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
+			s32 dev, u32 need, struct cufab_va_first *first)
+{
 	u64 cur = addr, end = addr + length;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
 	int ret = 0;
+
+	if (first)
+		first->nr = 0;
 
 	while (cur < end && !ret) {
 		va = cufab_va_find(client, cur);
@@ -1157,13 +1229,16 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 			unsigned long index = cur;
 
 			if (cur != addr)
-				return -EFAULT;
+				goto fault;
 			va = cufab_va_next(client, &index,
 					   min_t(u64, end - 1, ULONG_MAX));
-			if (!va)
-				return 0;
-			cufab_va_put(va);
-			return -EFAULT;
+			if (va) {
+				cufab_va_put(va);
+				return -EFAULT;
+			}
+			if (first)
+				first->nr = -ENOENT;
+			return 0;
 		}
 		down_read(&va->lock);
 		map = cufab_va_map_at(va, cur);
@@ -1178,12 +1253,20 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 					    "write" : "read", cur);
 			ret = -EACCES;
 		} else {
+			if (first && cur == addr)
+				cufab_va_first_take(va, addr, first);
 			cur = map->start + map->length;
 		}
 		up_read(&va->lock);
 		cufab_va_put(va);
 	}
+	if (ret && first)
+		cufab_va_first_put(first);
 	return ret;
+fault:
+	if (first)
+		cufab_va_first_put(first);
+	return -EFAULT;
 }
 
 /**

@@ -713,14 +713,15 @@ static void cufab_arena_zap(struct cufab_va *va)
 /**
  * cufab_va_arena_drop() - free a reservation of the arena
  * @va: the reservation (the caller's reference)
+ * @unmapped_only: refuse (-EBUSY) a reservation that maps something
  *
  * Its mappings are dropped and its PTEs zapped before the range can be
  * carved again, so a new reservation there never sees the old pages.
  *
- * Return: 0, or -EINVAL when the close of its piece of the arena (a
+ * Return: 0; -EBUSY; -EINVAL when the close of its piece of the arena (a
  * munmap() by the process) or another free is dropping it already.
  */
-int cufab_va_arena_drop(struct cufab_va *va)
+int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 {
 	struct cufab_va_arena *arena = va->arena;
 	bool mapped;
@@ -730,8 +731,12 @@ int cufab_va_arena_drop(struct cufab_va *va)
 	 * call, or the close of its piece) would set this too.
 	 */
 	down_write(&va->lock);
-	va->dead = true;
 	mapped = !mtree_empty(&va->maps);
+	if (mapped && unmapped_only) {
+		up_write(&va->lock);
+		return -EBUSY;
+	}
+	va->dead = true;
 	up_write(&va->lock);
 
 	if (!mapped && cufab_arena_keep(va)) {
