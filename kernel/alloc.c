@@ -153,7 +153,11 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	xa_init(&alloc->pages);
 	xa_init(&alloc->huge);
 	alloc->owner_pid = task_tgid_nr(current);
-	get_task_comm(alloc->owner_comm, current);
+	/*
+	 * Its own name needs no task_lock(): comm always ends in a NUL, and
+	 * a rename racing this copy at worst shows half of each name.
+	 */
+	strscpy(alloc->owner_comm, current->comm, sizeof(alloc->owner_comm));
 
 	/* under the lock: the list stays in id order (cufab_allocs_for_each) */
 	mutex_lock(&cufab_allocs_lock);
