@@ -1038,6 +1038,8 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only);
 bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 			const struct cufab_va *va);
 void cufab_va_arena_forget(struct cufab_client *client);
+bool cufab_va_arena_in_mm(const struct cufab_va *va,
+			  const struct mm_struct *mm);
 
 /* Pure range checks, shared with memops.c and tested by KUnit. */
 bool cufab_range_ok(u64 start, u64 length);

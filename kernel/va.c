@@ -933,6 +933,67 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 }
 
 /*
+ * Has the CPU touched a mapping in [addr, addr + length) since its last
+ * zap? Context: va->lock held.
+ */
+static bool cufab_va_range_touched(struct cufab_va *va, u64 addr,
+				   u64 length)
+{
+	unsigned long index = addr;
+	struct cufab_va_map *map;
+
+	mt_for_each(&va->maps, map, index, addr + length - 1)
+		if (map->cpu_mapped)
+			return true;
+	return false;
+}
+
+/*
+ * cufab_va_locked() for an @fn that zaps only mappings the CPU touched
+ * (cufab_va_zap_maps()). When none in the range was touched there is no
+ * PTE to zap, and none can appear while va->lock is held for writing (the
+ * fault handler sets cpu_mapped under it before it inserts one): @fn then
+ * runs with va->lock alone and no VMA, sparing mmap_lock and the VMA
+ * lookup. Only for a live reservation of current's arena: one of another
+ * mm is refused by the VMA lookup, as before.
+ */
+static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
+			       u64 length,
+			       int (*fn)(struct cufab_va *va,
+					 struct vm_area_struct *vma, u64 addr,
+					 u64 length, void *arg),
+			       void *arg)
+{
+	struct mm_struct *mm = current->mm;
+	struct cufab_va *va;
+	bool done = false;
+	int ret = -EINVAL;
+
+	if (!cufab_range_ok(addr, length))
+		return -EINVAL;
+	va = cufab_va_find(client, addr);
+	if (!va)
+		return -EINVAL;
+	if (!cufab_range_inside(addr, length, va->start, va->length))
+		goto out;
+	down_write(&va->lock);
+	if (!va->dead && cufab_va_arena_in_mm(va, mm) &&
+	    !cufab_va_range_touched(va, addr, length)) {
+		ret = fn(va, NULL, addr, length, arg);
+		done = true;
+	}
+	up_write(&va->lock);
+	if (!done) {
+		mmap_read_lock(mm);
+		ret = cufab_va_locked_vma(mm, va, addr, length, fn, arg);
+		mmap_read_unlock(mm);
+	}
+out:
+	cufab_va_put(va);
+	return ret;
+}
+
+/*
  * cufab_va_locked_mm() on every reservation of @client in turn, the
  * whole of each; @fn's return values are ignored. One mmap_lock (read)
  * covers the walk: a reservation made meanwhile may be missed, one
@@ -961,7 +1022,8 @@ void cufab_va_walk_locked(struct cufab_client *client,
 
 /*
  * Zap the PTEs of [addr, addr + length), a run of whole mappings, when the
- * CPU touched any of them. Context: va->lock held for write.
+ * CPU touched any of them. Context: va->lock held for write; @vma may be
+ * NULL when none was touched (cufab_va_locked_zap()).
  */
 static void cufab_va_zap_maps(struct cufab_va *va, struct vm_area_struct *vma,
 			      u64 addr, u64 length)
@@ -1022,7 +1084,8 @@ static int cufab_va_unmap(struct cufab_client *client, u64 addr, u64 length)
 	LIST_HEAD(freed);
 	int ret;
 
-	ret = cufab_va_locked(client, addr, length, cufab_va_do_unmap, &freed);
+	ret = cufab_va_locked_zap(client, addr, length, cufab_va_do_unmap,
+				  &freed);
 	/* drop the allocations outside the locks: the last put frees pages */
 	list_for_each_entry_safe(map, tmp, &freed, free_node) {
 		list_del(&map->free_node);
@@ -1083,7 +1146,7 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 		.gpu_write = gpu_write,
 	};
 
-	return cufab_va_locked(client, addr, length, cufab_va_do_set_access,
+	return cufab_va_locked_zap(client, addr, length, cufab_va_do_set_access,
 			       &set);
 }
 
@@ -1450,8 +1513,8 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 	}
 	if (ret)
 		return ret;
-	ret = cufab_va_locked(ucmd->client, cmd->addr, cmd->length,
-			      cufab_va_do_set_access_user, &set);
+	ret = cufab_va_locked_zap(ucmd->client, cmd->addr, cmd->length,
+				  cufab_va_do_set_access_user, &set);
 	/* the descriptors were fine: it is the range */
 	if (ret == -EINVAL)
 		pr_info_ratelimited("pid %d (%s): cuMemSetAccess(0x%llx, %llu bytes): the range must be fully mapped, whole cuMemMap mappings inside one reservation\n",

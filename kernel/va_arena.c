@@ -118,6 +118,16 @@ static struct cufab_va *cufab_arena_va_at(struct cufab_va_arena *arena,
 	return va;
 }
 
+/*
+ * Is @va carved from the arena of @mm? Context: va->lock held and @va not
+ * dead: its piece is mapped, so the arena's mm is alive.
+ */
+bool cufab_va_arena_in_mm(const struct cufab_va *va,
+			  const struct mm_struct *mm)
+{
+	return va->arena && va->arena->mm == mm;
+}
+
 bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 			const struct cufab_va *va)
 {
