@@ -168,6 +168,8 @@ void res_add(struct client *cl, unsigned int kind, const struct res *r);
 void res_forget(struct client *cl, unsigned int mask,
 		unsigned long long val);
 int fd_take(struct client *cl, unsigned int kind);
+void count_call(unsigned int i, int err);
+void timer_arm(bool on);
 
 /* nl.c */
 int nl_open(void);

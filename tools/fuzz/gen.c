@@ -159,11 +159,22 @@ static void put(void *buf, const struct field *f, unsigned long long v)
 {
 	unsigned char *p = (unsigned char *)buf + f->off;
 
+	unsigned short x16 = v;
+	unsigned int x32 = v;
+
 	switch (f->width) {
-	case 1: *p = v; break;
-	case 2: { unsigned short x = v; memcpy(p, &x, 2); break; }
-	case 4: { unsigned int x = v; memcpy(p, &x, 4); break; }
-	case 8: memcpy(p, &v, 8); break;
+	case 1:
+		*p = v;
+		break;
+	case 2:
+		memcpy(p, &x16, 2);
+		break;
+	case 4:
+		memcpy(p, &x32, 4);
+		break;
+	case 8:
+		memcpy(p, &v, 8);
+		break;
 	}
 }
 
@@ -174,10 +185,16 @@ static unsigned long long get(const void *buf, const struct field *f)
 	unsigned long long v;
 
 	switch (f->width) {
-	case 1: return *p;
-	case 2: return p[0] | p[1] << 8;
-	case 4: memcpy(&x, p, 4); return x;
-	case 8: memcpy(&v, p, 8); return v;
+	case 1:
+		return *p;
+	case 2:
+		return p[0] | p[1] << 8;
+	case 4:
+		memcpy(&x, p, 4);
+		return x;
+	case 8:
+		memcpy(&v, p, 8);
+		return v;
 	}
 	return 0;
 }
@@ -410,10 +427,18 @@ static void mutate_field(struct thread *t, void *buf, const struct field *f,
 	put(buf, f, v);
 }
 
-/* Interrupt a call that sleeps: the thread's timer sends SIGUSR1. */
+/*
+ * Interrupt a call that sleeps: the thread's timer sends SIGUSR1 every
+ * 5 ms while a call runs (again and again: a signal that came just
+ * before the call went to sleep does not leave it asleep). Any call may
+ * wait on a stream that a host operation holds, so every call is timed.
+ */
 static void arm(timer_t *tm, bool on)
 {
-	struct itimerspec its = { .it_value.tv_nsec = on ? 5000000 : 0 };
+	struct itimerspec its = {
+		.it_value.tv_nsec = on ? 5000000 : 0,
+		.it_interval.tv_nsec = on ? 5000000 : 0,
+	};
 
 	timer_settime(*tm, 0, &its, NULL);
 }
@@ -436,7 +461,16 @@ static void timer_setup(void)
 	thread_timer_ok = !timer_create(CLOCK_MONOTONIC, &sev, &thread_timer);
 }
 
-static void count(unsigned int i, int err)
+/* Time a page fault of the calling thread as a call is timed. */
+void timer_arm(bool on)
+{
+	if (!thread_timer_ok)
+		timer_setup();
+	if (thread_timer_ok)
+		arm(&thread_timer, on);
+}
+
+void count_call(unsigned int i, int err)
 {
 	__atomic_add_fetch(&stats->calls[i], 1, __ATOMIC_RELAXED);
 	if (!err)
@@ -476,8 +510,11 @@ int fuzz_one(struct thread *t, const struct ioctl_desc *d, bool mutate)
 		timer_setup();
 	memset(buf, 0, d->size + 64);
 	t->dev = -1;
-	t->len = t->addr = 0;
-	t->loctype = t->pool = t->picked = 0;
+	t->len = 0;
+	t->addr = 0;
+	t->loctype = 0;
+	t->pool = 0;
+	t->picked = 0;
 	t->pick0_kind = R_NKINDS;
 	for (i = 0; i < d->nfields; i++) {
 		const struct field *f = &d->fields[i];
@@ -494,13 +531,13 @@ int fuzz_one(struct thread *t, const struct ioctl_desc *d, bool mutate)
 		mutate_field(t, buf, &d->fields[rn(t, d->nfields)], &size, d);
 	for (i = 0; i < d->nfields && i < ARRAY_SIZE(in); i++)
 		in[i] = get(buf, &d->fields[i]);
-	if (d->blocking && thread_timer_ok)
+	if (thread_timer_ok)
 		arm(&thread_timer, true);
 	ret = ioctl(t->cl->fd, _IO(CUFAB_TYPE, d->nr), buf);
 	err = ret < 0 ? errno : 0;
-	if (d->blocking && thread_timer_ok)
+	if (thread_timer_ok)
 		arm(&thread_timer, false);
-	count(d->nr - CUFAB_CMD_BASE, err);
+	count_call(d->nr - CUFAB_CMD_BASE, err);
 	if (!err)
 		harvest(t, d, buf, in);
 	return err;

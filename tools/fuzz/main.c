@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cufab-fuzz [-s SEED] [-d SECONDS] [-e FIRST] [-n EPISODES] [-c CALLS]
- *            [-t THREADS] [-p PROCS] [-m PERMILLE] [-R N] [-k] [-v]
+ *            [-t THREADS] [-p PROCS] [-m PERMILLE] [-R N] [-k] [-S] [-K] [-v]
  *
  * Runs episodes until -n of them ran or -d seconds passed. Episode K has
  * its own seed (from -s and K), so "-s SEED -e K -n 1" replays it alone;
- * the line to do that is printed when an episode fails. Episodes rotate
- * over four shapes:
+ * the line to do that is printed when an episode fails (the run stops
+ * there; with -K it goes on and fails at the end). Episodes rotate over
+ * four shapes:
  *
  *   0 threads   one process, -t threads on one client
  *   1 procs     -p processes of two threads each, passing fds, fabric
@@ -25,8 +26,11 @@
  * -R N episodes also that rmmod succeeds and kmemleak finds nothing, after
  * which the module is loaded again (/cufab.ko, the test VM's). -k: KTAP.
  * At the end: calls per second and, per ioctl and netlink command, the
- * calls, the successes and the errno of each error path reached.
+ * calls, the successes and the errno of each error path reached; -S fails
+ * the run when an ioctl never succeeded (a long run's promise, not a
+ * short one's).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -59,7 +63,7 @@ static struct {
 	long seconds;
 	unsigned int first, episodes, calls, threads, procs, mutate;
 	unsigned int reload;
-	bool ktap, verbose;
+	bool ktap, verbose, all_ok, keep_going;
 } opt = {
 	.seed = 1, .episodes = ~0U, .calls = 2000, .threads = 3, .procs = 4,
 	.mutate = 250,
@@ -79,27 +83,27 @@ struct worker {
 };
 
 static __thread sigjmp_buf touch_jmp;
-static __thread volatile int touch_armed;
+static __thread int touch_armed;
 
 static void on_fault(int sig)
 {
-	if (touch_armed)
+	if (__atomic_load_n(&touch_armed, __ATOMIC_RELAXED))
 		siglongjmp(touch_jmp, sig);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
 /* Read or write one byte; a fault is an answer, not a failure. */
-static void touch(volatile unsigned char *p, bool write)
+static void touch(unsigned char *p, bool write)
 {
 	if (sigsetjmp(touch_jmp, 1) == 0) {
-		touch_armed = 1;
+		__atomic_store_n(&touch_armed, 1, __ATOMIC_SEQ_CST);
 		if (write)
-			*p = 0x5a;
+			__atomic_store_n(p, 0x5a, __ATOMIC_RELAXED);
 		else
-			(void)*p;
+			__atomic_load_n(p, __ATOMIC_RELAXED);
 	}
-	touch_armed = 0;
+	__atomic_store_n(&touch_armed, 0, __ATOMIC_SEQ_CST);
 }
 
 static bool pick_mapping(struct thread *t, struct res *r)
@@ -219,6 +223,7 @@ static void fork_one(struct worker *w, struct thread *t)
 	if (pid == 0) {
 		struct cufab_noop nop = { .size = sizeof(nop) };
 
+		alarm(20);	/* a touch that never returns is a finding */
 		for (i = 0; i < n; i++)
 			touch((unsigned char *)(unsigned long)page_in(t, &r[i]), i & 1);
 		if (ioctl(w->cl.fd, CUFAB_IOCTL_NOOP, &nop) == 0 || errno != EBADF)
@@ -247,8 +252,11 @@ static void pseudo_one(struct worker *w, struct thread *t)
 	switch (op) {
 	case 0:
 	case 1:
-		if (pick_mapping(t, &r))
+		if (pick_mapping(t, &r)) {
+			timer_arm(true);
 			touch((unsigned char *)(unsigned long)page_in(t, &r), op);
+			timer_arm(false);
+		}
 		break;
 	case 2:
 		if (pick_mapping(t, &r))
@@ -387,12 +395,66 @@ static long long read_ll(const char *path)
 	return v;
 }
 
+static time_t episode_deadline;
+
+/*
+ * A worker still running at the episode's deadline sleeps where no signal
+ * reaches it: the kernel's blocked tasks go to its log (sysrq w), the
+ * worker's threads' kernel stacks to stdout, and the episode fails.
+ */
+static void hung(pid_t pid, char *why, size_t len)
+{
+	char path[64], buf[4096];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+	ssize_t n;
+
+	fd = open("/proc/sysrq-trigger", O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, "w", 1) < 0)
+			perror("sysrq");
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
+	while (dir && (de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stack", pid,
+			 de->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			printf("# %s:\n%s", path, buf);
+		}
+		close(fd);
+	}
+	if (dir)
+		closedir(dir);
+	snprintf(why, len, "worker %d still running at the episode's deadline (hang? see the kernel log)",
+		 pid);
+	kill(pid, SIGKILL);
+}
+
 /* Exit status: 0 and SIGKILL (ours) are fine. */
 static int reap(pid_t pid, char *why, size_t len)
 {
 	int st;
+	pid_t r;
 
-	if (waitpid(pid, &st, 0) != pid)
+	while ((r = waitpid(pid, &st, WNOHANG)) == 0) {
+		if (time(NULL) > episode_deadline) {
+			hung(pid, why, len);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		usleep(20000);
+	}
+	if (r != pid)
 		return 0;
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
 		return 0;
@@ -424,6 +486,15 @@ static int run_procs(unsigned long long seed, char *why, size_t len)
 	}
 	/* kill one, now and then, in the middle of whatever it does */
 	for (alive = np; alive;) {
+		if (time(NULL) > episode_deadline) {
+			for (i = 0; i < np; i++) {
+				if (pid[i]) {
+					ret |= reap(pid[i], why, len);
+					pid[i] = 0;
+				}
+			}
+			break;
+		}
 		usleep(5000 + rn(&t, 50000));
 		i = rn(&t, np);
 		if (!pid[i])
@@ -588,11 +659,38 @@ static int kmemleak_check(char *why, size_t len)
 	return 0;
 }
 
+static char saved_delay[32], saved_timeout[32];
+
+static void get_param(const char *name, char *val, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	val[0] = '\0';
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, val, len - 1);
+	val[n > 0 ? n : 0] = '\0';
+	close(fd);
+}
+
 static void set_params(void)
 {
 	/* endpoints ready at once; a team that will not form fails fast */
 	set_param("le_construct_delay_ms", "0");
 	set_param("mc_team_timeout_ms", "5");
+}
+
+/* The suites that run after this one get the knobs they had. */
+static void restore_params(void)
+{
+	if (saved_delay[0])
+		set_param("le_construct_delay_ms", saved_delay);
+	if (saved_timeout[0])
+		set_param("mc_team_timeout_ms", saved_timeout);
 }
 
 /*
@@ -750,10 +848,10 @@ static int check_table(void)
 	return 0;
 }
 
-static void usage(void)
+static void print_usage(void)
 {
 	fprintf(stderr, "usage: cufab-fuzz [-s SEED] [-d SECONDS] [-e FIRST] [-n EPISODES] [-c CALLS]\n"
-		"                  [-t THREADS] [-p PROCS] [-m PERMILLE] [-R N] [-k] [-v]\n");
+		"                  [-t THREADS] [-p PROCS] [-m PERMILLE] [-R N] [-k] [-S] [-K] [-v]\n");
 	exit(2);
 }
 
@@ -773,25 +871,54 @@ int main(int argc, char **argv)
 	int c, sock;
 	double secs;
 
-	while ((c = getopt(argc, argv, "s:d:e:n:c:t:p:m:R:kv")) != -1) {
+	while ((c = getopt(argc, argv, "s:d:e:n:c:t:p:m:R:kSKv")) != -1) {
 		switch (c) {
-		case 's': opt.seed = strtoull(optarg, NULL, 0); break;
-		case 'd': opt.seconds = strtol(optarg, NULL, 0); break;
-		case 'e': opt.first = strtoul(optarg, NULL, 0); break;
-		case 'n': opt.episodes = strtoul(optarg, NULL, 0); break;
-		case 'c': opt.calls = strtoul(optarg, NULL, 0); break;
-		case 't': opt.threads = strtoul(optarg, NULL, 0); break;
-		case 'p': opt.procs = strtoul(optarg, NULL, 0); break;
-		case 'm': opt.mutate = strtoul(optarg, NULL, 0); break;
-		case 'R': opt.reload = strtoul(optarg, NULL, 0); break;
-		case 'k': opt.ktap = true; break;
-		case 'v': opt.verbose = true; break;
-		default: usage();
+		case 's':
+			opt.seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'd':
+			opt.seconds = strtol(optarg, NULL, 0);
+			break;
+		case 'e':
+			opt.first = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			opt.episodes = strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			opt.calls = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			opt.threads = strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			opt.procs = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			opt.mutate = strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			opt.reload = strtoul(optarg, NULL, 0);
+			break;
+		case 'k':
+			opt.ktap = true;
+			break;
+		case 'S':
+			opt.all_ok = true;
+			break;
+		case 'K':
+			opt.keep_going = true;
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		default:
+			print_usage();
 		}
 	}
 	if (!opt.threads || opt.threads > MAX_THREADS || !opt.procs ||
 	    opt.procs > MAX_PROCS || (!opt.seconds && opt.episodes == ~0U))
-		usage();
+		print_usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (opt.ktap)
 		printf("TAP version 13\n");
@@ -810,6 +937,8 @@ int main(int argc, char **argv)
 	close(sock);
 	if (ngpus < 1)
 		ngpus = 1;
+	get_param("le_construct_delay_ms", saved_delay, sizeof(saved_delay));
+	get_param("mc_team_timeout_ms", saved_timeout, sizeof(saved_timeout));
 	set_params();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg_fd >= 0)
@@ -828,6 +957,8 @@ int main(int argc, char **argv)
 		if (opt.seconds && t1.tv_sec - t0.tv_sec >= opt.seconds)
 			break;
 		why[0] = '\0';
+		/* generous: a debug kernel under TCG makes ~100 calls a second */
+		episode_deadline = time(NULL) + 120 + opt.calls * opt.procs / 10;
 		switch (kind) {
 		case E_PROCS:
 			ret = run_procs(seed, why, sizeof(why));
@@ -850,7 +981,10 @@ int main(int argc, char **argv)
 			failed++;
 			printf("# episode %u (%s) failed: %s\n", k, episode_names[kind], why);
 			replay_line(k);
-			break;
+			if (!opt.keep_going)
+				break;
+			if (live0 >= 0)
+				live0 = read_ll(LIVE_OBJECTS);	/* the new start */
 		}
 		if (opt.verbose)
 			printf("# episode %u %s: %llu ioctls so far\n", k,
@@ -858,10 +992,14 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	restore_params();
 	c = report(secs, done);
 	ktap(!failed && done, "invariants after %u episodes", done);
-	ktap(!c, "every ioctl succeeded at least once (%u did not)", c);
+	if (opt.all_ok)
+		ktap(!c, "every ioctl succeeded at least once (%u did not)", c);
 	if (opt.ktap)
 		printf("1..%u\n", ktap_n);
-	return failed || c || !done;
+	if (failed)
+		printf("# %u episodes failed\n", failed);
+	return failed || (opt.all_ok && c) || !done;
 }

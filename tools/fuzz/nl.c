@@ -72,7 +72,7 @@ static const struct nl_cmd_desc nl_cmds[] = {
  * notifications the kernel sends (MC_EVENT, STREAM_EVENT, MANAGED_EVENT).
  */
 _Static_assert(ARRAY_SIZE(nl_cmds) == CUFAB_NL_CMD_MAX - 3,
-	       "a netlink command of include/uapi/linux/cufab.h has no description in tools/fuzz/nl.c");
+	       "a netlink command of the uAPI header has no description in the fuzzer's table");
 
 const unsigned int fuzz_nl_ncmds = ARRAY_SIZE(nl_cmds);
 const char *const fuzz_nl_names[] = {

@@ -6,7 +6,9 @@
  * entry here fails the build (the _Static_assert below, and the
  * tools/fuzz/check-table step of the Makefile, which compares the names).
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 
 #include "fuzz.h"
 
@@ -22,11 +24,22 @@
 		.fields = (const struct field[]){ FLD(st, size, F_SIZE), __VA_ARGS__ }, \
 		.nfields = 1 + ARRAY_SIZE(((const struct field[]){ __VA_ARGS__ }))
 
-#define ENUM(lo, hi)	.arg = ((unsigned long long)(unsigned int)(hi) << 32) | \
+#define ENUM(lo, hi)	.arg = (unsigned long long)(unsigned int)(hi) * 0x100000000ULL + \
 			       (unsigned int)(lo)
-#define MIB		(1ULL << 20)
+#define MIB		0x100000ULL
 
 /* fix hooks: the rules between fields */
+
+static void post_le_query(struct thread *t, const void *arg);
+
+/* A call a fix hook makes to prepare its own, counted with the others. */
+static int prep(struct thread *t, unsigned int nr, void *arg)
+{
+	int err = ioctl(t->cl->fd, _IO(CUFAB_TYPE, nr), arg) ? errno : 0;
+
+	count_call(nr - CUFAB_CMD_BASE, err);
+	return err;
+}
 
 static bool pick(struct thread *t, unsigned int kind, struct res *r)
 {
@@ -100,6 +113,12 @@ static void fix_le_bind(struct thread *t, void *arg)
 	struct cufab_le_bind *b = arg;
 
 	if (t->pick0_kind == R_LE && rn(t, 4)) {
+		struct cufab_le_query q = { .size = sizeof(q), .id = b->id,
+					    .count = 1 };
+
+		/* binds go through an id queried ready */
+		if (!t->pick0.ready && !prep(t, CUFAB_CMD_LE_QUERY, &q))
+			post_le_query(t, &q);
 		b->dev = t->pick0.dev;
 		b->length = t->pick0.len;
 		bind_memory(t, b->dev, &b->mem_handle, &b->length);
@@ -143,6 +162,32 @@ static void fix_mc_bind(struct thread *t, void *arg)
 		bind_memory(t, d, &b->mem_handle, &b->length);
 	}
 	fix_bind(t, b->flags, &b->mem_handle, &b->mem_offset, &b->addr);
+}
+
+/*
+ * Operations and types that go together, the address aligned to the
+ * type, and the mapping readable and writable by the team's first GPU.
+ */
+static void fix_multimem(struct thread *t, void *arg)
+{
+	struct cufab_multimem *m = arg;
+	struct cufab_mem_access a = { .location_type = CUFAB_LOC_DEVICE,
+				      .flags = 3 };
+	struct cufab_mem_set_access sa = { .size = sizeof(sa), .num_descs = 1,
+					   .descs_ptr = (unsigned long)&a };
+
+	if (!rn(t, 4))
+		return;
+	if (m->dtype == CUFAB_DT_U8)
+		m->op = CUFAB_MM_STORE;
+	if (m->dtype >= CUFAB_DT_F32 && m->redop > CUFAB_RED_MAX)
+		m->redop = CUFAB_RED_ADD;
+	m->addr &= ~7ULL;
+	if (t->pick0_kind == R_MCMAP && rn(t, 2)) {
+		sa.addr = t->pick0.val;
+		sa.length = t->pick0.len;
+		prep(t, CUFAB_CMD_MEM_SET_ACCESS, &sa);
+	}
 }
 
 static void post_mc_bind(struct thread *t, const void *arg)
@@ -195,6 +240,50 @@ static void post_mc_add(struct thread *t, const void *arg)
 	pthread_mutex_unlock(&cl->lock);
 }
 
+/* Unicast mostly (bindable at once); a multicast team of one or two. */
+static void fix_le_create(struct thread *t, void *arg)
+{
+	struct cufab_le_create *c = arg;
+
+	if (!rn(t, 4))
+		return;
+	if (rn(t, 4)) {
+		c->prop.type = CUFAB_LE_TYPE_UNICAST;
+	} else {
+		c->prop.type = CUFAB_LE_TYPE_MULTICAST;
+		c->prop.dev_or_num = 1 + rn(t, 2);
+	}
+}
+
+/* The next GPU a multicast endpoint's team lacks. */
+static void fix_le_add(struct thread *t, void *arg)
+{
+	struct cufab_le_add_device *a = arg;
+	unsigned int d;
+
+	if (t->pick0_kind != R_LE || !rn(t, 8))
+		return;
+	for (d = 0; d < 32 && (t->pick0.aux & (1U << d)); d++)
+		;
+	a->dev = d % t->cl->ngpus;
+}
+
+static void post_le_add(struct thread *t, const void *arg)
+{
+	const struct cufab_le_add_device *a = arg;
+	struct client *cl = t->cl;
+	unsigned int i;
+
+	pthread_mutex_lock(&cl->lock);
+	for (i = 0; i < cl->n[R_LE]; i++) {
+		if (cl->r[R_LE][i].val == a->id && a->dev < 32) {
+			cl->r[R_LE][i].aux |= 1U << a->dev;
+			cl->r[R_LE][i].dev = __builtin_ctz(cl->r[R_LE][i].aux);
+		}
+	}
+	pthread_mutex_unlock(&cl->lock);
+}
+
 static void fix_event_create(struct thread *t, void *arg)
 {
 	struct cufab_event_create *e = arg;
@@ -231,18 +320,42 @@ static void fix_hostfn(struct thread *t, void *arg)
 }
 
 /* Each operation takes its own fields; the others must be 0. */
+enum {
+	K_DST = 1, K_SRC = 2, K_LEN = 4, K_VAL = 8, K_ELEM = 16, K_HOST = 32,
+	K_EVENT = 64,
+};
+
+static void submit_keep(struct cufab_stream_submit *s, unsigned int keep)
+{
+	if (!(keep & K_DST))
+		s->dst = 0;
+	if (!(keep & K_SRC))
+		s->src = 0;
+	if (!(keep & K_LEN))
+		s->length = 0;
+	if (!(keep & K_VAL))
+		s->value = 0;
+	if (!(keep & K_ELEM))
+		s->elem_size = 0;
+	if (!(keep & K_HOST)) {
+		s->host_fn = 0;
+		s->host_data = 0;
+	}
+	if (!(keep & K_EVENT))
+		s->event_id = 0;
+}
+
 static void fix_submit(struct thread *t, void *arg)
 {
 	struct cufab_stream_submit *s = arg;
-	struct res r;
+	struct res r = { 0 };
 
 	switch (s->op) {
 	case CUFAB_OP_COPY:
-		s->value = s->elem_size = 0;
-		s->host_fn = s->host_data = s->event_id = 0;
+		submit_keep(s, K_DST | K_SRC | K_LEN);
 		break;
 	case CUFAB_OP_SET:
-		s->src = s->host_fn = s->host_data = s->event_id = 0;
+		submit_keep(s, K_DST | K_LEN | K_VAL | K_ELEM);
 		if (s->elem_size == 3)
 			s->elem_size = 4;
 		s->dst &= ~3ULL;
@@ -250,21 +363,18 @@ static void fix_submit(struct thread *t, void *arg)
 			s->value &= (1U << (8 * s->elem_size)) - 1;
 		break;
 	case CUFAB_OP_HOST:
-		s->dst = s->src = s->length = s->value = s->elem_size = 0;
-		s->event_id = 0;
+		submit_keep(s, K_HOST);
 		s->host_fn |= 1;
 		break;
 	case CUFAB_OP_ATTACH:
-		s->src = s->host_fn = s->host_data = s->event_id = 0;
-		s->elem_size = 0;
+		submit_keep(s, 0);
 		s->value = 1U << rn(t, 3);
 		if (pick(t, R_MANAGED, &r))
 			s->dst = r.val;
 		s->length = rn(t, 2) ? 0 : r.len;
 		break;
 	default:	/* EVENT_RECORD, EVENT_WAIT, STREAM_WAIT, NONE */
-		s->dst = s->src = s->length = s->value = s->elem_size = 0;
-		s->host_fn = s->host_data = 0;
+		submit_keep(s, K_EVENT);
 		if (s->op == CUFAB_OP_STREAM_WAIT ? pick(t, R_STREAM, &r) :
 		    pick(t, R_EVENT, &r))
 			s->event_id = r.val;
@@ -300,9 +410,8 @@ static void post_fd_bytes(struct thread *t, int fd, const unsigned char *b,
 	static const unsigned char zero[64];
 	struct res r = { .val = (unsigned int)fd, .aux = t->pool };
 
-	if (fd > 2) {
+	if (fd > 2)
 		res_add(t->cl, fdkind, &r);
-	}
 	if (memcmp(b, zero, sizeof(zero))) {
 		r.val = 0;
 		memcpy(r.bytes, b, sizeof(r.bytes));
@@ -524,14 +633,16 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_le_create, prop.dev_or_num, F_DEV),
 	    FLD(cufab_le_create, prop.length, F_LEN, .arg = 2 * MIB),
 	    FLD(cufab_le_create, prop.ipc_handle_types, F_FLAGS, .arg = CUFAB_LE_IPC_FABRIC),
-	    FLD(cufab_le_create, prop.le_flags, F_FLAGS, .arg = CUFAB_LE_FLAG_COUNTED_OPS)) },
+	    FLD(cufab_le_create, prop.le_flags, F_FLAGS, .arg = CUFAB_LE_FLAG_COUNTED_OPS)),
+	    FIX(fix_le_create) },
 	IOC(LE_DESTROY, cufab_le_destroy,
 	    FLD(cufab_le_destroy, id, F_RES, .res = RB(R_LE), .cons = RB(R_LE),
 		.prod = RB(R_LEID))) },
 	IOC(LE_ADD_DEVICE, cufab_le_add_device,
 	    FLD(cufab_le_add_device, id, F_RES, .res = RB(R_LE)),
 	    FLD(cufab_le_add_device, dev, F_DEV),
-	    FLD(cufab_le_add_device, __reserved, F_RSVD)) },
+	    FLD(cufab_le_add_device, __reserved, F_RSVD)), FIX(fix_le_add),
+	    POST(post_le_add) },
 	IOC(LE_QUERY, cufab_le_query,
 	    FLD(cufab_le_query, flags, F_FLAGS),
 	    FLD(cufab_le_query, id, F_RES, .res = RB(R_LE)),
@@ -615,7 +726,7 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_multimem, __reserved, F_RSVD),
 	    FLD(cufab_multimem, addr, F_ADDR, .res = RB(R_MCMAP)),
 	    FLD(cufab_multimem, count, F_LEN, .arg = 1),
-	    FLD(cufab_multimem, buf, F_PTR)) },
+	    FLD(cufab_multimem, buf, F_PTR)), FIX(fix_multimem) },
 	IOC(PEER_ENABLE, cufab_peer,
 	    FLD(cufab_peer, flags, F_FLAGS),
 	    FLD(cufab_peer, ctx_id, F_RES, .res = RB(R_CTX)),
@@ -763,6 +874,6 @@ const struct ioctl_desc fuzz_ioctls[] = {
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */
 _Static_assert(ARRAY_SIZE(fuzz_ioctls) == NR_IOCTLS,
-	       "an ioctl of include/uapi/linux/cufab.h has no description in tools/fuzz/table.c");
+	       "an ioctl of the uAPI header has no description in the fuzzer's table");
 
 const unsigned int fuzz_nioctls = ARRAY_SIZE(fuzz_ioctls);
