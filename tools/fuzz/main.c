@@ -855,6 +855,23 @@ static void print_usage(void)
 	exit(2);
 }
 
+/* -v: also in the kernel log, which a test VM streams as it goes */
+static void progress(unsigned int k, unsigned int kind)
+{
+	char line[160];
+	int fd;
+
+	snprintf(line, sizeof(line), "cufab-fuzz: episode %u %s: %llu ioctls so far\n",
+		 k, episode_names[kind], total_calls());
+	printf("# %s", line);
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, line, strlen(line)) < 0)
+			perror("/dev/kmsg");
+		close(fd);
+	}
+}
+
 static void replay_line(unsigned int k)
 {
 	printf("# replay: cufab-fuzz -s %llu -e %u -n 1 -c %u -t %u -p %u -m %u\n",
@@ -987,8 +1004,7 @@ int main(int argc, char **argv)
 				live0 = read_ll(LIVE_OBJECTS);	/* the new start */
 		}
 		if (opt.verbose)
-			printf("# episode %u %s: %llu ioctls so far\n", k,
-			       episode_names[kind], total_calls());
+			progress(k, kind);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
