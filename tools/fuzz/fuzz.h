@@ -171,6 +171,41 @@ int fd_take(struct client *cl, unsigned int kind);
 void count_call(unsigned int i, int err);
 void timer_arm(bool on);
 
+/* main.c: the run's options */
+#define MAX_PROCS	16
+#define MAX_THREADS	16
+#define LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
+
+enum { E_THREADS, E_PROCS, E_NETLINK, E_MAPS, E_KINDS };
+
+struct options {
+	unsigned long long seed;
+	long seconds;
+	unsigned int first, episodes, calls, threads, procs, mutate;
+	unsigned int reload;
+	bool ktap, verbose, all_ok, keep_going;
+};
+
+extern struct options opt;
+extern int ngpus;
+
+/* worker.c */
+struct worker {
+	struct client cl;
+	int ring_out, ring_in;		/* unix sockets to the neighbours */
+	unsigned long long seed;
+	unsigned int kind;
+};
+
+pid_t spawn(struct worker *w);
+
+/* invariants.c */
+long long read_ll(const char *path);
+long long live_wait(long long want);
+int invariants(long long live0, bool reload_now, char *why, size_t len);
+void invariants_init(void);
+void invariants_fini(void);
+
 /* nl.c */
 int nl_open(void);
 void nl_reset(void);

@@ -33,13 +33,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -48,351 +46,21 @@
 
 #include "fuzz.h"
 
-#define LIVE_OBJECTS	"/sys/kernel/debug/cufab/live_objects"
-#define REFCNT		"/sys/module/cufab/refcnt"
-#define PARAMS		"/sys/module/cufab/parameters/"
-#define IMEX0		"/dev/cufab-imex-channels/channel0"
-#define MAX_PROCS	16
-#define MAX_THREADS	16
-
-enum { E_THREADS, E_PROCS, E_NETLINK, E_MAPS, E_KINDS };
 static const char *const episode_names[] = { "threads", "procs", "netlink", "mappings" };
 
-static struct {
-	unsigned long long seed;
-	long seconds;
-	unsigned int first, episodes, calls, threads, procs, mutate;
-	unsigned int reload;
-	bool ktap, verbose, all_ok, keep_going;
-} opt = {
+struct options opt = {
 	.seed = 1, .episodes = ~0U, .calls = 2000, .threads = 3, .procs = 4,
 	.mutate = 250,
 };
 
-static int ngpus = 4;
-static int kmsg_fd = -1;
+int ngpus = 4;
 static unsigned int ktap_n;
-
-/* ---- the worker: one process, its client, its threads ---------------- */
-
-struct worker {
-	struct client cl;
-	int ring_out, ring_in;		/* unix sockets to the neighbours */
-	unsigned long long seed;
-	unsigned int kind;
-};
-
-static __thread sigjmp_buf touch_jmp;
-static __thread int touch_armed;
-
-static void on_fault(int sig)
-{
-	if (__atomic_load_n(&touch_armed, __ATOMIC_RELAXED))
-		siglongjmp(touch_jmp, sig);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Read or write one byte; a fault is an answer, not a failure. */
-static void touch(unsigned char *p, bool write)
-{
-	if (sigsetjmp(touch_jmp, 1) == 0) {
-		__atomic_store_n(&touch_armed, 1, __ATOMIC_SEQ_CST);
-		if (write)
-			__atomic_store_n(p, 0x5a, __ATOMIC_RELAXED);
-		else
-			__atomic_load_n(p, __ATOMIC_RELAXED);
-	}
-	__atomic_store_n(&touch_armed, 0, __ATOMIC_SEQ_CST);
-}
-
-static bool pick_mapping(struct thread *t, struct res *r)
-{
-	unsigned int kind;
-
-	return res_pick(t, R_ADDRS | RB(R_VA), r, &kind) && r->len;
-}
-
-static unsigned long long page_in(struct thread *t, const struct res *r)
-{
-	return r->val + rn(t, r->len / 4096 ? r->len / 4096 : 1) * 4096ULL;
-}
-
-struct msg {
-	unsigned int kind;	/* resource kind, or R_NKINDS: a /dev/cufab fd */
-	pid_t pid;		/* the sender */
-	struct res r;
-};
-
-static void send_one(struct worker *w, struct thread *t)
-{
-	static const unsigned int kinds[] = {
-		R_FD_DMABUF, R_FD_POOL, R_FAB_MEM, R_FAB_POOL, R_FAB_LE,
-		R_EV_HANDLE, R_PTR_DATA, R_NKINDS,
-	};
-	struct msg m = { .kind = kinds[rn(t, ARRAY_SIZE(kinds))],
-			 .pid = getpid() };
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	struct iovec iov = { &m, sizeof(m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	unsigned int kind;
-	int fd = -1;
-
-	if (m.kind == R_NKINDS)
-		fd = dup(w->cl.fd);
-	else if (m.kind == R_FD_DMABUF || m.kind == R_FD_POOL)
-		fd = fd_take(&w->cl, m.kind);
-	else if (!res_pick(t, RB(m.kind), &m.r, &kind))
-		return;
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	} else if (m.kind == R_NKINDS || m.kind == R_FD_DMABUF ||
-		   m.kind == R_FD_POOL) {
-		return;
-	}
-	sendmsg(w->ring_out, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (fd >= 0)
-		close(fd);
-}
-
-/* Another process's /dev/cufab fd: every call on it must be -EBADF. */
-static void foreign_client(int fd)
-{
-	struct cufab_get_version v = { .size = sizeof(v) };
-
-	int ret = ioctl(fd, CUFAB_IOCTL_GET_VERSION, &v);
-
-	if (ret == 0 || errno != EBADF) {
-		fprintf(stderr, "cufab-fuzz: GET_VERSION on another process's client: %s (want EBADF)\n",
-			ret ? strerror(errno) : "success");
-		_exit(3);
-	}
-	close(fd);
-}
-
-static void recv_one(struct worker *w)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct msg m;
-	struct iovec iov = { &m, sizeof(m) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *c;
-	int fd = -1;
-
-	if (recvmsg(w->ring_in, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != sizeof(m))
-		return;
-	c = CMSG_FIRSTHDR(&mh);
-	if (c && c->cmsg_type == SCM_RIGHTS)
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	if (m.kind == R_NKINDS) {
-		if (fd >= 0 && m.pid != getpid())
-			foreign_client(fd);
-		else if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (m.kind >= R_NKINDS) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	if (fd >= 0)
-		m.r.val = fd;
-	res_add(&w->cl, m.kind, &m.r);
-}
-
-/* A forked child: the mappings it inherited, and the client it did not. */
-static void fork_one(struct worker *w, struct thread *t)
-{
-	struct res r[4];
-	unsigned int n = 0, i;
-	pid_t pid;
-
-	while (n < ARRAY_SIZE(r) && pick_mapping(t, &r[n]))
-		n++;
-	pid = fork();
-	if (pid == 0) {
-		struct cufab_noop nop = { .size = sizeof(nop) };
-
-		alarm(20);	/* a touch that never returns is a finding */
-		for (i = 0; i < n; i++)
-			touch((unsigned char *)(unsigned long)page_in(t, &r[i]), i & 1);
-		if (ioctl(w->cl.fd, CUFAB_IOCTL_NOOP, &nop) == 0 || errno != EBADF)
-			_exit(4);
-		_exit(0);
-	}
-	if (pid > 0) {
-		int st;
-
-		waitpid(pid, &st, 0);
-		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-			fprintf(stderr, "cufab-fuzz: forked child of a client: status %#x\n", st);
-			_exit(4);
-		}
-	}
-}
-
-static void pseudo_one(struct worker *w, struct thread *t)
-{
-	static const int prots[] = { PROT_NONE, PROT_READ, PROT_READ | PROT_WRITE };
-	unsigned int op = rn(t, 8);
-	struct res r;
-	void *p;
-
-	__atomic_add_fetch(&stats->pseudo[op], 1, __ATOMIC_RELAXED);
-	switch (op) {
-	case 0:
-	case 1:
-		if (pick_mapping(t, &r)) {
-			timer_arm(true);
-			touch((unsigned char *)(unsigned long)page_in(t, &r), op);
-			timer_arm(false);
-		}
-		break;
-	case 2:
-		if (pick_mapping(t, &r))
-			munmap((void *)(unsigned long)page_in(t, &r), 4096 * (1 + rn(t, 2)));
-		break;
-	case 3:
-		if (pick_mapping(t, &r))
-			mprotect((void *)(unsigned long)page_in(t, &r), 4096,
-				 prots[rn(t, 3)]);
-		break;
-	case 4:
-		p = mmap(NULL, rn(t, 2) ? CUFAB_SEQ_MMAP_SIZE : 4096,
-			 prots[rn(t, 3)], rn(t, 4) ? MAP_SHARED : MAP_PRIVATE,
-			 w->cl.fd, rn(t, 2) ? CUFAB_SEQ_MMAP_OFFSET : rn(t, 64) * 4096ULL);
-		if (p != MAP_FAILED) {
-			touch(p, false);
-			if (rn(t, 2))
-				munmap(p, 4096);
-		}
-		break;
-	case 5:
-		if (!rn(t, 4))
-			fork_one(w, t);
-		break;
-	case 6:
-		send_one(w, t);
-		break;
-	default:
-		recv_one(w);
-		break;
-	}
-}
-
-struct targ {
-	struct worker *w;
-	struct thread t;
-	unsigned int calls, pseudo_pm;
-};
-
-static void *thread_main(void *arg)
-{
-	struct targ *a = arg;
-	struct thread *t = &a->t;
-	unsigned int i;
-
-	for (i = 0; i < a->calls; i++) {
-		if (rn(t, 1000) < a->pseudo_pm)
-			pseudo_one(a->w, t);
-		else
-			fuzz_one(t, pick_ioctl(t), rn(t, 1000) < t->mutate);
-	}
-	return NULL;
-}
-
-static void set_param(const char *name, const char *val)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, val, strlen(val)) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
-static void __attribute__((noreturn)) worker_main(struct worker *w)
-{
-	struct targ a[MAX_THREADS];
-	pthread_t th[MAX_THREADS];
-	unsigned int nt = w->kind == E_PROCS ? 2 : opt.threads, i;
-	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
-	int fd;
-
-	sigaction(SIGSEGV, &sa, NULL);
-	sigaction(SIGBUS, &sa, NULL);
-	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		perror(CUFAB_DEVICE_PATH);
-		_exit(2);
-	}
-	client_init(&w->cl, fd, ngpus);
-	fd = open(IMEX0, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		struct res r = { .val = fd };
-
-		res_add(&w->cl, R_FD_IMEX, &r);
-	}
-	for (i = 0; i < nt; i++) {
-		a[i] = (struct targ){ .w = w, .calls = opt.calls,
-			.pseudo_pm = w->kind == E_MAPS ? 400 : 30 };
-		a[i].t.cl = &w->cl;
-		a[i].t.rng = w->seed * 0x100000001b3ULL + i;
-		a[i].t.mutate = opt.mutate;
-		a[i].t.scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (pthread_create(&th[i], NULL, thread_main, &a[i]))
-			_exit(2);
-	}
-	for (i = 0; i < nt; i++)
-		pthread_join(th[i], NULL);
-	_exit(0);
-}
-
-static pid_t spawn(struct worker *w)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		worker_main(w);
-	return pid;
-}
-
-/* ---- the supervisor: episodes and invariants ------------------------- */
 
 static unsigned long long mix(unsigned long long seed, unsigned long long k)
 {
 	struct thread t = { .rng = seed ^ (k * 0x9e3779b97f4a7c15ULL) };
 
 	return rnd(&t);
-}
-
-static long long read_ll(const char *path)
-{
-	char buf[64] = "";
-	long long v = -1;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	if (read(fd, buf, sizeof(buf) - 1) > 0)
-		v = strtoll(buf, NULL, 0);
-	close(fd);
-	return v;
 }
 
 static time_t episode_deadline;
@@ -590,175 +258,6 @@ static int run_netlink(unsigned long long seed, char *why, size_t len)
 	return ret;
 }
 
-static const char *const splats[] = {
-	"BUG:", "WARNING:", "KASAN", "UBSAN", "possible circular locking",
-	"possible recursive locking", "inconsistent lock state", "Oops",
-	"INFO: task", "kmemleak", "general protection", "list_add corruption",
-	"list_del corruption", "refcount_t:", "suspicious RCU",
-};
-
-/* A kernel log line since the last call that says the kernel broke. */
-static int kmsg_check(char *why, size_t len)
-{
-	char line[1024];
-	ssize_t n;
-	unsigned int i;
-	int ret = 0;
-
-	if (kmsg_fd < 0)
-		return 0;
-	while ((n = read(kmsg_fd, line, sizeof(line) - 1)) > 0 ||
-	       (n < 0 && errno == EPIPE)) {
-		char *msg;
-
-		if (n <= 0)
-			continue;
-		line[n] = '\0';
-		msg = strchr(line, ';');
-		msg = msg ? msg + 1 : line;
-		for (i = 0; i < ARRAY_SIZE(splats); i++) {
-			if (!strstr(msg, splats[i]) || ret)
-				continue;
-			snprintf(why, len, "kernel log: %.*s", (int)strcspn(msg, "\n"), msg);
-			ret = -1;
-		}
-		if (opt.verbose && ret)
-			fputs(msg, stderr);
-	}
-	return ret;
-}
-
-static void kmemleak_scan(void)
-{
-	int fd = open("/sys/kernel/debug/kmemleak", O_WRONLY);
-
-	if (fd < 0)
-		return;
-	if (write(fd, "scan", 4) < 0 || write(fd, "scan", 4) < 0)
-		perror("kmemleak");
-	close(fd);
-}
-
-static int kmemleak_check(char *why, size_t len)
-{
-	char buf[256];
-	ssize_t n;
-	int fd;
-
-	kmemleak_scan();
-	fd = open("/sys/kernel/debug/kmemleak", O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		snprintf(why, len, "kmemleak: %.*s", (int)strcspn(buf, "\n"), buf);
-		return -1;
-	}
-	return 0;
-}
-
-static char saved_delay[32], saved_timeout[32];
-
-static void get_param(const char *name, char *val, size_t len)
-{
-	char path[128];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), PARAMS "%s", name);
-	val[0] = '\0';
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return;
-	n = read(fd, val, len - 1);
-	val[n > 0 ? n : 0] = '\0';
-	close(fd);
-}
-
-static void set_params(void)
-{
-	/* endpoints ready at once; a team that will not form fails fast */
-	set_param("le_construct_delay_ms", "0");
-	set_param("mc_team_timeout_ms", "5");
-}
-
-/* The suites that run after this one get the knobs they had. */
-static void restore_params(void)
-{
-	if (saved_delay[0])
-		set_param("le_construct_delay_ms", saved_delay);
-	if (saved_timeout[0])
-		set_param("mc_team_timeout_ms", saved_timeout);
-}
-
-/*
- * The module's parameters are the test VM's (tools/vm/run writes them to
- * /etc/cufab/run.conf), else $CUFAB_MODPARAMS.
- */
-static int reload(char *why, size_t len)
-{
-	static const char insmod[] =
-		"[ ! -r /etc/cufab/run.conf ] || . /etc/cufab/run.conf; "
-		"insmod /cufab.ko $CUFAB_MODPARAMS";
-
-	if (system("rmmod cufab"))
-		return snprintf(why, len, "rmmod cufab failed"), -1;
-	if (kmemleak_check(why, len))
-		return -1;
-	if (system(insmod))
-		return snprintf(why, len, "%s: failed", insmod), -1;
-	nl_reset();
-	set_params();
-	return 0;
-}
-
-static long long live_wait(long long want)
-{
-	long long v = read_ll(LIVE_OBJECTS);
-	int i;
-
-	/* a dead process's client is released asynchronously (fput) */
-	for (i = 0; i < 200 && v != want; i++) {
-		usleep(50000);
-		v = read_ll(LIVE_OBJECTS);
-	}
-	return v;
-}
-
-static int invariants(long long live0, bool reload_now, char *why, size_t len)
-{
-	long long v;
-	int sock, i;
-
-	v = live_wait(live0);
-	if (v != live0)
-		return snprintf(why, len, "live_objects %lld, was %lld", v, live0), -1;
-	sock = nl_open();
-	if (sock < 0)
-		return snprintf(why, len, "no cufab netlink family"), -1;
-	for (i = 0; i < 100 && (v = nl_topo_u64(sock, CUFAB_NL_A_TOPO_CLIENTS)); i++)
-		usleep(50000);
-	if (v) {
-		close(sock);
-		return snprintf(why, len, "%lld clients left", v), -1;
-	}
-	if (nl_check_empty(sock, why, len)) {
-		close(sock);
-		return -1;
-	}
-	close(sock);
-	v = read_ll(REFCNT);
-	if (v > 0)
-		return snprintf(why, len, "module refcount %lld", v), -1;
-	if (kmsg_check(why, len))
-		return -1;
-	if (reload_now)
-		return reload(why, len);
-	return 0;
-}
-
 static void ktap(bool ok, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -954,12 +453,7 @@ int main(int argc, char **argv)
 	close(sock);
 	if (ngpus < 1)
 		ngpus = 1;
-	get_param("le_construct_delay_ms", saved_delay, sizeof(saved_delay));
-	get_param("mc_team_timeout_ms", saved_timeout, sizeof(saved_timeout));
-	set_params();
-	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (kmsg_fd >= 0)
-		lseek(kmsg_fd, 0, SEEK_END);
+	invariants_init();
 	live0 = read_ll(LIVE_OBJECTS);
 	printf("# cufab-fuzz: seed %llu, %u GPUs, %u calls per thread, %u threads, %u processes, %u/1000 mutated%s\n",
 	       opt.seed, ngpus, opt.calls, opt.threads, opt.procs, opt.mutate,
@@ -1008,7 +502,7 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	restore_params();
+	invariants_fini();
 	c = report(secs, done);
 	ktap(!failed && done, "invariants after %u episodes", done);
 	if (opt.all_ok)
