@@ -13,14 +13,16 @@
 here=$(cd "$(dirname "$0")" && pwd)
 fuzz=$here/../fuzz/cufab-fuzz
 
-if [ ! -x "$fuzz" ]; then
-	echo "1..0 # SKIP no $fuzz (make tools)"
+skip()
+{
+	printf 'TAP version 13\n1..1\nok 1 fuzz # SKIP %s\n' "$1"
 	exit 4
-fi
+}
+
+[ -x "$fuzz" ] || skip "no $fuzz (make tools)"
 # On the Debian kernel the other suites cover the paths; the pass is for
 # KASAN, lockdep and kmemleak.
 if [ ! -e /sys/kernel/debug/kmemleak ] && [ -z "${CUFAB_FUZZ_SECONDS:-}" ]; then
-	echo "1..0 # SKIP not the debug kernel (set CUFAB_FUZZ_SECONDS to run anyway)"
-	exit 4
+	skip "not the debug kernel (set CUFAB_FUZZ_SECONDS to run anyway)"
 fi
 exec "$fuzz" -k -s "${CUFAB_FUZZ_SEED:-1}" -d "${CUFAB_FUZZ_SECONDS:-40}" -c 300 -p 3
