@@ -112,7 +112,7 @@ struct client {
 	unsigned int n[R_NKINDS];
 };
 
-/* Counters shared by every process of a run (MAP_SHARED). */
+/* The counters of a run (stats.c). */
 struct stats {
 	unsigned long long calls[NR_IOCTLS];
 	unsigned long long ok[NR_IOCTLS];
@@ -122,7 +122,13 @@ struct stats {
 	unsigned long long kills;
 };
 
-extern struct stats *stats;
+extern struct stats *stats;	/* this process's counts */
+
+/* stats.c */
+int stats_init(void);
+void stats_fork_child(void);
+void stats_flush(void);
+void stats_sum(struct stats *out);
 
 /* Per-thread state of the generator. */
 struct thread {

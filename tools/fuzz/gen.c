@@ -19,8 +19,6 @@
 #define GRAN		(2ULL << 20)
 #define BUF_MAX		8192
 
-struct stats *stats;
-
 static bool fd_kind(unsigned int k)
 {
 	return k == R_FD_DMABUF || k == R_FD_POOL;

@@ -245,11 +245,13 @@ static int run_netlink(unsigned long long seed, char *why, size_t len)
 	if (pid == 0) {
 		int s;
 
+		stats_fork_child();
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(5);
 		s = nl_open();
 		for (i = 0; s >= 0 && i < n / 8; i++)
 			nl_fuzz_one(&t, s);
+		stats_flush();
 		_exit(0);
 	}
 	ret |= reap(pid, why, len);
@@ -286,48 +288,56 @@ static const char *errname(unsigned int e)
 	return buf;
 }
 
+static struct stats total;
+
 static unsigned long long total_calls(void)
 {
 	unsigned long long n = 0;
 	unsigned int i;
 
+	stats_sum(&total);
 	for (i = 0; i < NR_IOCTLS; i++)
-		n += stats->calls[i];
+		n += total.calls[i];
 	return n;
+}
+
+static void print_errnos(const unsigned long long *err)
+{
+	unsigned int e;
+
+	for (e = 1; e < MAX_ERRNO; e++)
+		if (err[e])
+			printf(" %s:%llu", errname(e), err[e]);
+	putchar('\n');
 }
 
 /* Per ioctl: calls, successes, errno:count of each error path. */
 static unsigned int report(double secs, unsigned int episodes)
 {
+	const struct stats *t = &total;
 	unsigned long long n = total_calls(), nl = 0, ps = 0;
-	unsigned int i, e, never = 0;
+	unsigned int i, never = 0;
 
 	for (i = 0; i < fuzz_nl_ncmds; i++)
-		nl += stats->nl_calls[i];
-	for (i = 0; i < ARRAY_SIZE(stats->pseudo); i++)
-		ps += stats->pseudo[i];
+		nl += t->nl_calls[i];
+	for (i = 0; i < ARRAY_SIZE(t->pseudo); i++)
+		ps += t->pseudo[i];
 	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills\n",
 	       opt.seed, episodes, n, secs, secs > 0 ? n / secs : 0, nl, ps,
-	       stats->kills);
+	       t->kills);
 	for (i = 0; i < fuzz_nioctls; i++) {
 		printf("# ioctl %-17s calls %8llu ok %8llu", fuzz_ioctls[i].name,
-		       stats->calls[i], stats->ok[i]);
-		for (e = 1; e < MAX_ERRNO; e++)
-			if (stats->err[i][e])
-				printf(" %s:%llu", errname(e), stats->err[i][e]);
-		putchar('\n');
-		never += !stats->ok[i];
+		       t->calls[i], t->ok[i]);
+		print_errnos(t->err[i]);
+		never += !t->ok[i];
 	}
 	for (i = 0; i < fuzz_nl_ncmds; i++) {
 		printf("# netlink %-15s calls %8llu ok %8llu", fuzz_nl_names[i],
-		       stats->nl_calls[i], stats->nl_ok[i]);
-		for (e = 1; e < MAX_ERRNO; e++)
-			if (stats->nl_err[i][e])
-				printf(" %s:%llu", errname(e), stats->nl_err[i][e]);
-		putchar('\n');
+		       t->nl_calls[i], t->nl_ok[i]);
+		print_errnos(t->nl_err[i]);
 	}
 	for (i = 0; i < fuzz_nioctls; i++)
-		if (!stats->ok[i])
+		if (!t->ok[i])
 			printf("# never succeeded: %s\n", fuzz_ioctls[i].name);
 	return never;
 }
@@ -440,9 +450,7 @@ int main(int argc, char **argv)
 		printf("TAP version 13\n");
 	if (check_table())
 		return 1;
-	stats = mmap(NULL, sizeof(*stats), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (stats == MAP_FAILED)
+	if (stats_init())
 		return 1;
 	sock = nl_open();
 	if (sock < 0 || access(CUFAB_DEVICE_PATH, R_OK | W_OK)) {

@@ -250,7 +250,11 @@ static void *thread_main(void *arg)
 			pseudo_one(a->w, t);
 		else
 			fuzz_one(t, pick_ioctl(t), rn(t, 1000) < t->mutate);
+		/* a worker may be killed at any moment: count as it goes */
+		if (i % 32 == 31)
+			stats_flush();
 	}
+	stats_flush();
 	return NULL;
 }
 
@@ -262,6 +266,7 @@ static void __attribute__((noreturn)) worker_main(struct worker *w)
 	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
 	int fd;
 
+	stats_fork_child();
 	sigaction(SIGSEGV, &sa, NULL);
 	sigaction(SIGBUS, &sa, NULL);
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
