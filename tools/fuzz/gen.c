@@ -375,6 +375,26 @@ static const unsigned long long edges[] = {
 	1ULL << 47, 4095, 4096, 1ULL << 32, 0xffffffffULL,
 };
 
+/*
+ * A wrong address, but never one of the worker's own memory (its stacks,
+ * heap, counters): the kernel writes where it is told.
+ */
+static unsigned long long mutate_addr(struct thread *t, unsigned long long v)
+{
+	static const unsigned long long bad[] = {
+		0, 1, ~0ULL, 0xffff888000000000ULL, 1ULL << 47, 4096,
+	};
+
+	switch (rn(t, 3)) {
+	case 0:
+		return v + 1;	/* misaligned, still inside */
+	case 1:
+		return v + 4095;
+	default:
+		return bad[rn(t, ARRAY_SIZE(bad))];
+	}
+}
+
 static void mutate_field(struct thread *t, void *buf, const struct field *f,
 			 unsigned int *size, const struct ioctl_desc *d)
 {
@@ -403,6 +423,10 @@ static void mutate_field(struct thread *t, void *buf, const struct field *f,
 	}
 	if (f->width > 8) {
 		((unsigned char *)buf)[f->off + rn(t, f->width)] ^= 1 + rn(t, 255);
+		return;
+	}
+	if (f->kind == F_ADDR || f->kind == F_PTR) {
+		put(buf, f, mutate_addr(t, v));
 		return;
 	}
 	switch (rn(t, 5)) {

@@ -202,8 +202,14 @@ static void pseudo_one(struct worker *w, struct thread *t)
 		}
 		break;
 	case 2:
-		if (pick_mapping(t, &r))
+		/*
+		 * The hole may be reused for the worker's own memory: the
+		 * range is forgotten, so that no later call writes there.
+		 */
+		if (pick_mapping(t, &r)) {
+			res_forget(&w->cl, R_ADDRS | RB(R_VA), r.val);
 			munmap((void *)(unsigned long)page_in(t, &r), 4096 * (1 + rn(t, 2)));
+		}
 		break;
 	case 3:
 		if (pick_mapping(t, &r))
@@ -258,6 +264,22 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The buffer user pointers point at, between two PROT_NONE pages: a
+ * mutated length makes the kernel fault there (EFAULT), not write over
+ * the worker's own stacks and heap.
+ */
+static unsigned char *scratch_alloc(void)
+{
+	unsigned char *p = mmap(NULL, SCRATCH + 2 * 4096, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED ||
+	    mprotect(p + 4096, SCRATCH, PROT_READ | PROT_WRITE))
+		_exit(2);
+	return p + 4096;
+}
+
 static void __attribute__((noreturn)) worker_main(struct worker *w)
 {
 	struct targ a[MAX_THREADS];
@@ -287,8 +309,7 @@ static void __attribute__((noreturn)) worker_main(struct worker *w)
 		a[i].t.cl = &w->cl;
 		a[i].t.rng = w->seed * 0x100000001b3ULL + i;
 		a[i].t.mutate = opt.mutate;
-		a[i].t.scratch = mmap(NULL, SCRATCH, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		a[i].t.scratch = scratch_alloc();
 		if (pthread_create(&th[i], NULL, thread_main, &a[i]))
 			_exit(2);
 	}
