@@ -708,6 +708,38 @@ TEST(arena_per_process)
 }
 
 /*
+ * mprotect() of the whole arena, no split involved, makes it the
+ * program's as mprotect() of a piece does: no reservation is carved where
+ * the CPU view could not write, and a new one still reads and writes.
+ */
+TEST(arena_mprotect_whole)
+{
+	unsigned long lo, hi;
+	char line[512];
+	struct vbuf a, b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&a, 0, g, 0));
+	ASSERT_TRUE(in_arena(a.va));
+	ASSERT_EQ(0, maps_line(a.va, line, sizeof(line)));
+	ASSERT_EQ(2, sscanf(line, "%lx-%lx", &lo, &hi));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&a));
+	ASSERT_EQ(0, mprotect((void *)lo, hi - lo, PROT_READ));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	EXPECT_TRUE(b.va + g <= lo || b.va >= hi);
+	EXPECT_EQ(0, cpu_faults((unsigned char *)b.va, 1));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	/* given back read-write, it is carved from again */
+	ASSERT_EQ(0, mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	EXPECT_TRUE(b.va >= lo && b.va + g <= hi);
+	EXPECT_EQ(0, cpu_faults((unsigned char *)b.va, 1));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/*
  * cuMemUnmap and cuMemSetAccess zap only what the CPU touched: a range
  * touched again after one change is zapped again by the next, and a range
  * remapped after a touch shows the new allocation.
