@@ -10,6 +10,8 @@
 #   make demo             boot the VM and run the examples
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #                         (BENCH_ARGS=-q for a quick smoke run)
+#   make fuzz DURATION=S  the fuzzer (tools/fuzz) for S seconds under the
+#                         debug kernel (FUZZ_SEED, FUZZ_ARGS: more options)
 #   make soak DURATION=S  the kill -9 soak (selftests/soak_test.c) for S seconds
 #                         under the debug kernel (KASAN, lockdep, kmemleak)
 #   sudo make install     module, libraries, headers, cufabctl, pkg-config,
@@ -69,6 +71,7 @@ EX_BINS		:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 # make demo: every tools/demo/*.c, one program each, printing its own story.
 DEMO_BINS	:= $(patsubst tools/demo/%.c,$(BUILD)/demo/%,$(wildcard tools/demo/*.c))
 BENCH_BIN	:= $(BUILD)/bench/cufab-bench
+FUZZ_BIN	:= $(BUILD)/fuzz/cufab-fuzz
 
 # Programs that link libcufab find it next to them in build/, in the VM
 # as on the host.
@@ -76,7 +79,7 @@ APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
 .PHONY: all module lib tools selftests examples demos bench check demo bench-run \
-	soak install uninstall clean print-kmod-path FORCE
+	soak fuzz install uninstall clean print-kmod-path FORCE
 
 all: module lib tools selftests examples bench
 
@@ -118,13 +121,21 @@ $(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # ---- tools ---------------------------------------------------------------
-tools: $(CTL_BIN) $(JSONCHECK)
+tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
 
 $(CTL_BIN): $(CTL_SRCS) $(wildcard tools/cufabctl/*.h) include/uapi/linux/cufab.h
 	@mkdir -p $(dir $@)
 	@pkg-config --exists libnl-genl-3.0 || \
 		{ echo "cufab: libnl-genl-3.0 not found; apt-get install libnl-3-dev libnl-genl-3-dev" >&2; exit 1; }
 	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(CTL_SRCS) $(NL_LIBS)
+
+# The fuzzer needs no library: it speaks the uAPI itself. check-table fails
+# the build when an ioctl of the header has no description in table.c.
+$(FUZZ_BIN): $(wildcard tools/fuzz/*.c tools/fuzz/*.h) tools/fuzz/check-table \
+		include/uapi/linux/cufab.h
+	@mkdir -p $(dir $@)
+	tools/fuzz/check-table include/uapi/linux/cufab.h tools/fuzz/table.c
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -o $@ $(wildcard tools/fuzz/*.c) -lpthread
 
 $(BUILD)/bin/jsoncheck: tools/cufabctl/jsoncheck.c
 	@mkdir -p $(dir $@)
@@ -206,6 +217,19 @@ soak:
 		env CUFAB_SOAK_SECONDS=$(DURATION) \
 		CUFAB_SUITE_TIMEOUT=$$(($(DURATION) + 600)) \
 		tools/vm/guest-tests soak_test
+
+# make check runs a short seeded pass (selftests/fuzz_test.sh); this runs a
+# long one, reloading the module and scanning kmemleak every ten episodes,
+# and fails if an ioctl never succeeded. The report (every ioctl's calls,
+# successes and errnos) is on the console, also in build/vm/*.log.
+FUZZ_SEED	?= 1
+fuzz:
+	tools/check --setup
+	$(MAKE) all KDIR=$(VM_KDIR)
+	$(MAKE) module KDIR=$(DEBUG_VM_KDIR)
+	tools/vm/run --debug --numa 2 --param create_imex_channel0=1 \
+		--timeout $$(($(DURATION) + 1200)) -- \
+		$(FUZZ_BIN) -s $(FUZZ_SEED) -d $(DURATION) -c 3000 -R 10 -S $(FUZZ_ARGS)
 
 # 8 GPUs so that the multicast broadcast rows cover k = 2, 4 and 8; the
 # last has CONCURRENT_MANAGED_ACCESS 0 (features 0x13f) for the CPU fence

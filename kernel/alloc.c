@@ -401,7 +401,8 @@ int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 
 int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 {
-	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | __GFP_THISNODE;
+	gfp_t gfp = GFP_HIGHUSER | __GFP_ACCOUNT | __GFP_THISNODE |
+		    __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
 	struct page *page, *old;
 
 	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page ||
@@ -417,7 +418,7 @@ int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 		return -ENOMEM;
 	if (old)
 		copy_highpage(page, old);
-	old = xa_store(&alloc->pages, index, page, GFP_KERNEL);
+	old = xa_store(&alloc->pages, index, page, CUFAB_XA_GFP);
 	if (xa_is_err(old)) {
 		__free_page(page);
 		return xa_err(old);

@@ -722,11 +722,21 @@ static int cufab_managed_do_prefetch(struct cufab_va *va,
 		return -EINVAL;
 	zap_vma_ptes(vma, addr, length);
 	for (i = 0; i < n; i++) {
+		int ret;
+
 		if (mv->nid == NUMA_NO_NODE)
-			cufab_alloc_page(mv->alloc, mv->first + i);
+			ret = PTR_ERR_OR_ZERO(cufab_alloc_page(mv->alloc,
+							       mv->first + i));
 		else
-			cufab_alloc_place_page(mv->alloc, mv->first + i,
-					       mv->nid);
+			ret = cufab_alloc_place_page(mv->alloc, mv->first + i,
+						     mv->nid);
+		/*
+		 * A prefetch is a hint: the first page the host (or the
+		 * process's memory cgroup) cannot give ends it, rather than
+		 * a full reclaim for every page left.
+		 */
+		if (ret == -ENOMEM)
+			break;
 		if (fatal_signal_pending(current))
 			return -EINTR;
 		cond_resched();

@@ -12,9 +12,9 @@
  * by one binding or not bound at all. For each piece the bindings are
  * looked up under team->lock and their allocations referenced; the data
  * moves after the lock is dropped, so user copies (which may fault and
- * take mmap_lock) never nest inside team->lock. A store copies straight
- * from the user buffer into each replica page (k copies, no bounce); the
- * reductions go through a small kernel buffer.
+ * take mmap_lock) never nest inside team->lock. A store copies from the
+ * user's pages, pinned a window at a time, into the replicas (k copies, no
+ * bounce); the reductions go through a small kernel buffer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,27 +32,36 @@
 #define CUFAB_MM_STORE_CHUNK	(4ULL << 20)
 #define CUFAB_MM_REDUCE_CHUNK	(64ULL << 10)
 
+/* Teams up to this size need no allocation for their segments. */
+#define CUFAB_MM_INLINE_SEGS	8
+/* User pages a store pins at a time: 128 KiB, an array on the stack. */
+#define CUFAB_MM_PIN_PAGES	32
+
 /**
  * struct cufab_mm_seg - one member's part of a piece
  * @alloc: its bound memory (referenced), NULL: nothing bound there
  * @mem_offset: where the piece starts in @alloc
+ * @skipped: some piece of the call found nothing bound for this member
  */
 struct cufab_mm_seg {
 	struct cufab_alloc *alloc;
 	u64 mem_offset;
+	bool skipped;
 };
 
 struct cufab_mm_ctx {
 	struct cufab_mc *mc;
 	const struct cufab_multimem *cmd;
 	void __user *ubuf;
-	struct page **src;	/* store: the piece's user pages, pinned */
-	unsigned long src_off;	/* offset of ubuf in src[0] */
 	u32 esize;
 	u32 members;
-	bool *skipped;		/* per member: some piece was unbound */
-	struct cufab_mm_seg *segs;
+	struct cufab_mm_seg *segs;	/* @inline_segs or allocated */
 	void *bounce;
+	struct cufab_mm_seg inline_segs[CUFAB_MM_INLINE_SEGS];
+	/* store: the window of the user's pages being copied */
+	struct page *src[CUFAB_MM_PIN_PAGES];
+	unsigned int pinned;	/* pages in @src, 0: not pinned */
+	unsigned long src_off;	/* offset of the window's start in src[0] */
 };
 
 static u32 cufab_mm_esize(u32 dtype)
@@ -172,7 +181,7 @@ static u64 cufab_mm_segs_get(struct cufab_mm_ctx *ctx, u64 off, u64 len)
 			end = min(end, b->offset + b->size);
 		} else {
 			ctx->segs[i].alloc = NULL;
-			ctx->skipped[i] = true;
+			ctx->segs[i].skipped = true;
 			if (b)
 				end = min(end, b->offset);
 		}
@@ -214,68 +223,130 @@ static int cufab_mm_pages(struct cufab_alloc *alloc, u64 mem_offset, u64 len,
 
 /* ---- store ---- */
 
-static int cufab_mm_store_page(struct cufab_mm_ctx *ctx, void *kaddr, u64 pos,
-			       u64 n)
+/*
+ * Bytes from @pos on that lie in one page of every bound replica: a step
+ * of the store.
+ */
+static u64 cufab_mm_step(const struct cufab_mm_ctx *ctx, u64 pos, u64 len)
 {
-	return copy_from_user(kaddr, ctx->ubuf + pos, n) ? -EFAULT : 0;
+	u64 n = len - pos, in_page;
+	u32 i;
+
+	for (i = 0; i < ctx->members; i++) {
+		if (!ctx->segs[i].alloc)
+			continue;
+		in_page = (ctx->segs[i].mem_offset + pos) & ~PAGE_MASK;
+		n = min_t(u64, n, PAGE_SIZE - in_page);
+	}
+	return n;
 }
 
-/* Copy [pos, pos + n) of the pinned source to @kaddr. */
-static int cufab_mm_store_pinned(struct cufab_mm_ctx *ctx, void *kaddr,
-				 u64 pos, u64 n)
+/* [at, at + n) of the pinned window to @dst, page by source page. */
+static void cufab_mm_copy_pinned(struct cufab_mm_ctx *ctx, void *dst, u64 at,
+				 u64 n)
 {
-	u64 at, chunk;
+	u64 chunk;
 	void *src;
 
+	at += ctx->src_off;
 	while (n) {
-		at = ctx->src_off + pos;
 		chunk = min_t(u64, n, PAGE_SIZE - (at & ~PAGE_MASK));
 		src = kmap_local_page(ctx->src[at >> PAGE_SHIFT]);
-		cufab_mm_copy(kaddr, src + (at & ~PAGE_MASK), chunk);
+		cufab_mm_copy(dst, src + (at & ~PAGE_MASK), chunk);
 		kunmap_local(src);
-		kaddr += chunk;
-		pos += chunk;
+		dst += chunk;
+		at += chunk;
 		n -= chunk;
 	}
-	return 0;
 }
 
 /*
- * Pin the piece's source pages once, so that each replica is one plain
- * kernel copy; a source that cannot be pinned (say a cufab mapping, which
- * has no struct pages to lend) goes through copy_from_user() instead.
+ * Bytes [pos, pos + n) of the piece, at @at in the window, into @seg's
+ * replica: one page of it.
  */
-static int cufab_mm_pin_src(struct cufab_mm_ctx *ctx, u64 len)
+static int cufab_mm_store_step(struct cufab_mm_ctx *ctx,
+			       struct cufab_mm_seg *seg, u64 pos, u64 at, u64 n)
 {
-	unsigned long start = (unsigned long)ctx->ubuf;
+	u64 mem = seg->mem_offset + pos;
+	struct page *page;
+	void *kaddr;
+	int ret = 0;
+
+	page = cufab_alloc_page(seg->alloc, mem >> PAGE_SHIFT);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	kaddr = kmap_local_page(page) + (mem & ~PAGE_MASK);
+	if (ctx->pinned)
+		cufab_mm_copy_pinned(ctx, kaddr, at, n);
+	else if (copy_from_user(kaddr, ctx->ubuf + pos, n))
+		ret = -EFAULT;
+	kunmap_local(kaddr);
+	return ret;
+}
+
+/*
+ * Pin the user's pages of the window that starts at @pos of the piece and
+ * return its length. A source that cannot be pinned (say a cufab mapping,
+ * which has no struct pages to lend) is left unpinned (ctx->pinned 0) and
+ * goes through copy_from_user().
+ */
+static u64 cufab_mm_pin_window(struct cufab_mm_ctx *ctx, u64 pos, u64 len)
+{
+	unsigned long start = (unsigned long)ctx->ubuf + pos;
 	int npages, got;
+	u64 wlen;
 
 	ctx->src_off = start & ~PAGE_MASK;
-	npages = DIV_ROUND_UP(ctx->src_off + len, PAGE_SIZE);
+	wlen = min_t(u64, len - pos,
+		     CUFAB_MM_PIN_PAGES * PAGE_SIZE - ctx->src_off);
+	npages = DIV_ROUND_UP(ctx->src_off + wlen, PAGE_SIZE);
 	got = pin_user_pages_fast(start & PAGE_MASK, npages, 0, ctx->src);
-	if (got == npages)
-		return npages;
-	if (got > 0)
+	ctx->pinned = got == npages ? npages : 0;
+	if (got > 0 && got < npages)
 		unpin_user_pages(ctx->src, got);
+	return wlen;
+}
+
+/*
+ * The window [pos, pos + wlen) of the piece, a step at a time. Each step
+ * goes to every replica before the next one is read, so the source is
+ * read from memory once and from the cache k - 1 times, where k copies of
+ * the whole buffer read it from memory k times.
+ */
+static int cufab_mm_store_window(struct cufab_mm_ctx *ctx, u64 pos, u64 wlen)
+{
+	u64 at, n;
+	int ret;
+	u32 i;
+
+	for (at = 0; at < wlen; at += n) {
+		n = cufab_mm_step(ctx, pos + at, pos + wlen);
+		for (i = 0; i < ctx->members; i++) {
+			if (!ctx->segs[i].alloc)
+				continue;
+			ret = cufab_mm_store_step(ctx, &ctx->segs[i], pos + at,
+						  at, n);
+			if (ret)
+				return ret;
+		}
+	}
 	return 0;
 }
 
+/* Pinning a window at a time keeps the page array off the heap. */
 static int cufab_mm_store_piece(struct cufab_mm_ctx *ctx, u64 len)
 {
-	int pinned = ctx->src ? cufab_mm_pin_src(ctx, len) : 0;
+	u64 pos = 0, wlen;
 	int ret = 0;
-	u32 i;
 
-	for (i = 0; i < ctx->members && !ret; i++) {
-		if (!ctx->segs[i].alloc)
-			continue;
-		ret = cufab_mm_pages(ctx->segs[i].alloc,
-				     ctx->segs[i].mem_offset, len,
-				     pinned ? cufab_mm_store_pinned :
-				     cufab_mm_store_page, ctx);
+	while (pos < len && !ret) {
+		wlen = cufab_mm_pin_window(ctx, pos, len);
+		ret = cufab_mm_store_window(ctx, pos, wlen);
+		if (ctx->pinned)
+			unpin_user_pages(ctx->src, ctx->pinned);
+		pos += wlen;
+		cond_resched();
 	}
-	if (pinned)
-		unpin_user_pages(ctx->src, pinned);
 	return ret;
 }
 
@@ -375,30 +446,25 @@ static int cufab_mm_exec(struct cufab_mm_ctx *ctx, u64 offset, u64 bytes)
 	int ret = -ENOMEM;
 
 	ctx->members = READ_ONCE(ctx->mc->team->joined);
-	ctx->segs = kcalloc(ctx->members, sizeof(*ctx->segs), GFP_KERNEL);
-	ctx->skipped = kcalloc(ctx->members, sizeof(*ctx->skipped),
-			       GFP_KERNEL);
+	ctx->segs = ctx->inline_segs;
+	if (ctx->members > CUFAB_MM_INLINE_SEGS)
+		ctx->segs = kcalloc(ctx->members, sizeof(*ctx->segs),
+				    GFP_KERNEL);
 	if (cmd->op != CUFAB_MM_STORE)
 		ctx->bounce = kmalloc(min(bytes, CUFAB_MM_REDUCE_CHUNK),
 				      GFP_KERNEL);
-	/* no array for the pins: stores fall back to copy_from_user() */
-	else if (bytes >= PAGE_SIZE)
-		ctx->src = kvmalloc_array(CUFAB_MM_STORE_CHUNK / PAGE_SIZE + 1,
-					  sizeof(*ctx->src), GFP_KERNEL);
-	if (!ctx->segs || !ctx->skipped ||
-	    (cmd->op != CUFAB_MM_STORE && !ctx->bounce))
+	if (!ctx->segs || (cmd->op != CUFAB_MM_STORE && !ctx->bounce))
 		goto out;
 	ret = cufab_mm_run(ctx, offset, bytes);
 	for (i = 0; i < ctx->members; i++)
-		skipped += ctx->skipped[i];
+		skipped += ctx->segs[i].skipped;
 	cmd->out_replicas = ctx->members - skipped;
 	cmd->out_skipped = skipped;
 	cufab_mc_skipped(ctx->mc, skipped);
 out:
-	kvfree(ctx->src);
 	kfree(ctx->bounce);
-	kfree(ctx->skipped);
-	kfree(ctx->segs);
+	if (ctx->segs != ctx->inline_segs)
+		kfree(ctx->segs);
 	return ret;
 }
 

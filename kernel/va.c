@@ -410,7 +410,12 @@ vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf)
 	pgprot_t prot;
 
 	down_read(&va->lock);
-	map = cufab_va_map_cpu(va, addr, write);
+	/*
+	 * A reservation carved from the arena is found by address, and a
+	 * free drops it outside mmap_lock: once dead, its PTEs are zapped or
+	 * being zapped, and its mappings freed.
+	 */
+	map = va->dead ? NULL : cufab_va_map_cpu(va, addr, write);
 	if (!map) {
 		ret = VM_FAULT_SIGSEGV;
 		goto out;
@@ -457,7 +462,7 @@ vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf)
 	vm_fault_t ret = VM_FAULT_SIGSEGV;
 
 	down_read(&va->lock);
-	map = cufab_va_map_at(va, vmf->address);
+	map = va->dead ? NULL : cufab_va_map_at(va, vmf->address);
 	if (map && cufab_map_cpu_access(map) == CUFAB_ACCESS_RW)
 		ret = 0;
 	up_read(&va->lock);

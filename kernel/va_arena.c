@@ -229,6 +229,22 @@ static int cufab_arena_vm_may_split(struct vm_area_struct *vma,
 	return ret;
 }
 
+/*
+ * mprotect() of a whole piece splits nothing, so no open() says the arena
+ * is no longer as first mapped: carving must look at the protection now.
+ */
+static int cufab_arena_vm_mprotect(struct vm_area_struct *vma,
+				   unsigned long start, unsigned long end,
+				   unsigned long newflags)
+{
+	struct cufab_va_arena *arena = vma->vm_private_data;
+
+	mutex_lock(&arena->lock);
+	arena->whole = false;
+	mutex_unlock(&arena->lock);
+	return 0;
+}
+
 /* Addresses are CUdeviceptrs: nothing moves. */
 static int cufab_arena_vm_mremap(struct vm_area_struct *vma)
 {
@@ -265,6 +281,7 @@ static const struct vm_operations_struct cufab_arena_vm_ops = {
 	.open = cufab_arena_vm_open,
 	.close = cufab_arena_vm_close,
 	.may_split = cufab_arena_vm_may_split,
+	.mprotect = cufab_arena_vm_mprotect,
 	.mremap = cufab_arena_vm_mremap,
 	.fault = cufab_arena_vm_fault,
 	.pfn_mkwrite = cufab_arena_vm_pfn_mkwrite,

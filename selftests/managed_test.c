@@ -562,24 +562,56 @@ static void CUDA_CB gate_wait(void *arg)
 }
 
 /*
+ * Stream @s behind a closed gate: it waits for an event recorded after a
+ * host function of another stream, which blocks until gate_release().
+ */
+struct gated {
+	CUstream gate, s;
+	CUevent e;
+};
+
+static int gated_open(struct gated *g)
+{
+	if (pipe(gate_fds) ||
+	    cuStreamCreate(&g->gate, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamCreate(&g->s, CU_STREAM_NON_BLOCKING) ||
+	    cuEventCreate(&g->e, CU_EVENT_DISABLE_TIMING) ||
+	    cuLaunchHostFunc(g->gate, gate_wait, NULL) ||
+	    cuEventRecord(g->e, g->gate) ||
+	    cuStreamWaitEvent(g->s, g->e, 0))
+		return -1;
+	return 0;
+}
+
+static int gate_release(void)
+{
+	return write(gate_fds[1], "g", 1) == 1 ? 0 : -1;
+}
+
+static int gated_close(struct gated *g)
+{
+	int ret = cuEventDestroy(g->e) || cuStreamDestroy(g->s) ||
+		  cuStreamDestroy(g->gate);
+
+	close(gate_fds[0]);
+	close(gate_fds[1]);
+	return ret ? -1 : 0;
+}
+
+/*
  * A prefetch runs when its stream reaches it: behind a wait for an event
  * that a host function holds back until the test opens the gate.
  */
 TEST_F(ctx, prefetch_in_stream_order)
 {
-	CUstream gate, s;
+	struct gated g;
+	CUstream s;
 	CUdeviceptr d;
-	CUevent e;
 
 	SETUP_SKIPPED();
-	ASSERT_EQ(0, pipe(gate_fds));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&d, 2 * PG, CU_MEM_ATTACH_GLOBAL));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&gate, CU_STREAM_NON_BLOCKING));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
-	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(gate, gate_wait, NULL));
-	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, gate));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s, e, 0));
+	ASSERT_EQ(0, gated_open(&g));
+	s = g.s;
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(d, 2 * PG,
 			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(d, PG, 0, s));
@@ -591,7 +623,7 @@ TEST_F(ctx, prefetch_in_stream_order)
 		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
 			    d, PG));
 	EXPECT_CU(CUDA_ERROR_NOT_READY, cuStreamQuery(s));
-	ASSERT_EQ(1, write(gate_fds[1], "g", 1));
+	ASSERT_EQ(0, gate_release());
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	/* in order: the device prefetch came last on the first page */
 	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
@@ -602,12 +634,8 @@ TEST_F(ctx, prefetch_in_stream_order)
 	/* checked when called: a range past the allocation is refused at once */
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPrefetchAsync(d + PG, 2 * PG,
 			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
-	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
-	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
-	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(gate));
+	EXPECT_EQ(0, gated_close(&g));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
-	close(gate_fds[0]);
-	close(gate_fds[1]);
 }
 
 /* The NUMA node of the page at @p (move_pages(2) asking), or -1. */
@@ -637,9 +665,9 @@ TEST_F(ctx, pageable_memory)
 	void *data[2] = { &rm, ab };
 	size_t sizes[2] = { 4, sizeof(ab) };
 	CUdeviceptr h, dev;
-	CUstream gate, s;
+	struct gated g;
+	CUstream s;
 	unsigned char *p;
-	CUevent e;
 	void *u;
 
 	SETUP_SKIPPED();
@@ -728,20 +756,15 @@ TEST_F(ctx, pageable_memory)
 			CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, PG, PG));
 
 	/* a prefetch runs when its stream reaches it */
-	ASSERT_EQ(0, pipe(gate_fds));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&gate, CU_STREAM_NON_BLOCKING));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
-	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(gate, gate_wait, NULL));
-	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, gate));
-	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitEvent(s, e, 0));
+	ASSERT_EQ(0, gated_open(&g));
+	s = g.s;
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync(h, 4 * PG,
 			loc(CU_MEM_LOCATION_TYPE_HOST, 0), 0, s));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPrefetchAsync_v1(h, PG, 0, s));
 	EXPECT_EQ(CU_DEVICE_INVALID,
 		  range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
 			    h + PG, PG));
-	ASSERT_EQ(1, write(gate_fds[1], "g", 1));
+	ASSERT_EQ(0, gate_release());
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	EXPECT_EQ(0, range_int(CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
 			       h, PG));
@@ -783,11 +806,7 @@ TEST_F(ctx, pageable_memory)
 		if (p[i] != 0x6b)
 			break;
 	EXPECT_EQ(4 * (int)PG, i);
-	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
-	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
-	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(gate));
-	close(gate_fds[0]);
-	close(gate_fds[1]);
+	EXPECT_EQ(0, gated_close(&g));
 out:
 	free(p);
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));

@@ -301,6 +301,39 @@ TEST_F(team2, bind_then_map_broadcast)
 	ASSERT_CU(CUDA_SUCCESS, mc_unmap(self->mc, MCSZ));
 }
 
+/*
+ * The source is device memory: replica 0's own mapping, past the bytes it
+ * receives. A store pins its source 128 KiB at a time, or copies from the
+ * user mapping where it cannot pin; either way every byte of all three
+ * windows lands in both replicas.
+ */
+TEST_F(team2, broadcast_from_device_memory)
+{
+	const size_t len = 300 * 1024;
+	unsigned char *src;
+	unsigned int skipped = 99;
+	size_t j;
+	int i;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < 2; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMulticastBindMem(self->h, 0,
+				self->rep[i].h, 0, BINDSZ, 0));
+	ASSERT_CU(CUDA_SUCCESS, mc_map(&self->mc, self->h, MCSZ, 0));
+	src = (unsigned char *)self->rep[0].va + MC_MIB + 5;
+	for (j = 0; j < len; j++)
+		src[j] = (unsigned char)(j * 13 + 7);
+	ASSERT_CU(CUDA_SUCCESS, cufabMultimemBroadcast(self->mc + 4097, src,
+						       len, &skipped));
+	EXPECT_EQ(0, skipped);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(0, memcmp((void *)(self->rep[i].va + 4097), src,
+				    len));
+	for (i = 0; i < 2; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMulticastUnbind(self->h, i, 0, BINDSZ));
+	ASSERT_CU(CUDA_SUCCESS, mc_unmap(self->mc, MCSZ));
+}
+
 TEST_F(team2, map_then_bind_addr_store)
 {
 	unsigned int skipped = 99;

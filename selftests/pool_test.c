@@ -423,6 +423,65 @@ TEST_F(ctx, threads_share_the_allocator)
 	EXPECT_EQ(used, attr64(pool, CU_MEMPOOL_ATTR_USED_MEM_CURRENT));
 }
 
+/*
+ * A CPU thread reading the first page of an allocation at @addr until
+ * @stop, through faults once the page is gone.
+ */
+struct trim_reader {
+	CUdeviceptr addr;
+	volatile int stop;
+	volatile int running;
+};
+
+static void *trim_reader_run(void *arg)
+{
+	struct trim_reader *r = arg;
+
+	while (!r->stop)
+		if (!cpu_faults((volatile unsigned char *)(uintptr_t)r->addr, 0))
+			r->running = 1;
+	return NULL;
+}
+
+/*
+ * cuMemPoolTrimTo gives a chunk back while another thread keeps faulting
+ * on it (a program bug, not the kernel's): a fault that found the chunk's
+ * reservation before the trim dropped it must neither map a page after
+ * the trim's zap nor look at its mappings while they are freed (KASAN).
+ * Once the trim returns, the CPU faults there.
+ */
+TEST_F(ctx, trim_races_cpu_reader)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+	struct trim_reader r = {};
+	CUmemoryPool pool;
+	int i, stale = 0;
+	CUdeviceptr a;
+	pthread_t th;
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&pool, &p));
+	for (i = 0; i < 20 && !stale; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemAllocFromPoolAsync(&a, 4096, pool,
+								NULL));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+		r.addr = a;
+		r.stop = 0;
+		r.running = 0;
+		ASSERT_EQ(0, pthread_create(&th, NULL, trim_reader_run, &r));
+		while (!r.running)
+			sched_yield();
+		ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
+		ASSERT_CU(CUDA_SUCCESS, cuCtxSynchronize());
+		ASSERT_CU(CUDA_SUCCESS, cuMemPoolTrimTo(pool, 0));
+		r.stop = 1;
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		stale = !cpu_faults((volatile unsigned char *)(uintptr_t)a, 0);
+	}
+	EXPECT_EQ(0, stale) TH_LOG("iteration %d: a trimmed chunk still maps", i);
+	EXPECT_EQ(0, attr64(pool, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
+}
+
 /* ---- allocation ---- */
 
 TEST_F(ctx, alloc_free_arguments)

@@ -130,16 +130,11 @@ TEST(priority_runs_ahead)
 		ASSERT_CU(CUDA_SUCCESS,
 			  cuEventCreate(&done[i], CU_EVENT_DISABLE_TIMING));
 	}
-	/*
-	 * Long work per engine (ASYNC_ENGINE_COUNT 3), then the small set.
-	 * Four copies each keep the engines busy long enough that a loaded
-	 * host delaying the set's worker does not let them drain first.
-	 */
-	for (i = 0; i < 3 * 4; i++)
-		ASSERT_CU(CUDA_SUCCESS,
-			  cuMemcpyAsync(dst[i % 3], src, len, lo[i % 3]));
-	for (i = 0; i < 3; i++)
+	/* one long copy per engine (ASYNC_ENGINE_COUNT 3), then the small set */
+	for (i = 0; i < 3; i++) {
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyAsync(dst[i], src, len, lo[i]));
 		ASSERT_CU(CUDA_SUCCESS, cuEventRecord(done[i], lo[i]));
+	}
 	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(small, 7, 4096, hi));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(hi));
 	for (i = 0; i < 3; i++)

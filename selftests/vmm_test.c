@@ -748,6 +748,81 @@ TEST(arena_per_process)
 }
 
 /*
+ * mprotect() of the whole arena, no split involved, makes it the
+ * program's as mprotect() of a piece does: no reservation is carved where
+ * the CPU view could not write, and a new one still reads and writes.
+ */
+TEST(arena_mprotect_whole)
+{
+	unsigned long lo, hi;
+	char line[512];
+	struct vbuf a, b;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&a, 0, g, 0));
+	ASSERT_TRUE(in_arena(a.va));
+	ASSERT_EQ(0, maps_line(a.va, line, sizeof(line)));
+	ASSERT_EQ(2, sscanf(line, "%lx-%lx", &lo, &hi));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&a));
+	ASSERT_EQ(0, mprotect((void *)lo, hi - lo, PROT_READ));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	EXPECT_TRUE(b.va + g <= lo || b.va >= hi);
+	EXPECT_EQ(0, cpu_faults((unsigned char *)b.va, 1));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	/* given back read-write, it is carved from again */
+	ASSERT_EQ(0, mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, g, 0));
+	EXPECT_TRUE(b.va >= lo && b.va + g <= hi);
+	EXPECT_EQ(0, cpu_faults((unsigned char *)b.va, 1));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/*
+ * Two clients of one process carve from the one arena. A client closed
+ * with a reservation left lives on through it (the reservation holds its
+ * file, not the arena), and munmap() of that reservation frees both.
+ */
+TEST(arena_two_clients)
+{
+	struct cufab_va_reserve res[2] = {
+		{ .size = sizeof(res[0]) }, { .size = sizeof(res[1]) },
+	};
+	struct cufab_va_free fr = { .size = sizeof(fr) };
+	char l0[512], l1[512];
+	long long before;
+	int fd[2], i;
+
+	INIT_OR_SKIP();
+	before = live_objects();
+	for (i = 0; i < 2; i++) {
+		fd[i] = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd[i]);
+		res[i].length = gran(0);
+		ASSERT_EQ(0, ioctl(fd[i], CUFAB_IOCTL_VA_RESERVE, &res[i]));
+		ASSERT_TRUE(in_arena(res[i].addr));
+	}
+	ASSERT_EQ(0, maps_line(res[0].addr, l0, sizeof(l0)));
+	ASSERT_EQ(0, maps_line(res[1].addr, l1, sizeof(l1)));
+	EXPECT_STREQ(l0, l1);
+	/* the other client's reservation is not this one's to free */
+	fr.addr = res[1].addr;
+	fr.length = res[1].length;
+	EXPECT_EQ(-1, ioctl(fd[0], CUFAB_IOCTL_VA_FREE, &fr));
+	EXPECT_EQ(0, close(fd[1]));
+	EXPECT_TRUE(in_arena(res[1].addr));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)res[1].addr, 0));
+	EXPECT_EQ(0, munmap((void *)res[1].addr, res[1].length));
+	fr.addr = res[0].addr;
+	fr.length = res[0].length;
+	EXPECT_EQ(0, ioctl(fd[0], CUFAB_IOCTL_VA_FREE, &fr));
+	EXPECT_EQ(0, close(fd[0]));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+}
+
+/*
  * cuMemUnmap and cuMemSetAccess zap only what the CPU touched: a range
  * touched again after one change is zapped again by the next, and a range
  * remapped after a touch shows the new allocation.
