@@ -369,6 +369,33 @@ static void cufab_pool_handle_put(struct cufab_pool_handle *ph)
 	cufab_object_put(&ph->obj);
 }
 
+/*
+ * Drop one import of @ptr, or its export, under pool->lock: the state
+ * change and the decision to free are one step, so two threads ending
+ * the same export cannot both free the record. True when @ptr is out of
+ * @pool->ptrs and the caller frees it (cufab_pool_ptr_free()).
+ */
+static bool cufab_pool_ptr_drop_locked(struct cufab_pool *pool,
+				       struct cufab_pool_ptr *ptr, bool import)
+{
+	lockdep_assert_held(&pool->lock);
+	if (import)
+		ptr->imports--;
+	else
+		ptr->exported = false;
+	if (ptr->imports || ptr->exported)
+		return false;
+	xa_erase(&pool->ptrs, ptr->id);
+	return true;
+}
+
+static void cufab_pool_ptr_free(struct cufab_pool_ptr *ptr)
+{
+	cufab_alloc_put(ptr->chunk);
+	kfree(ptr);
+	cufab_live_objects_dec();
+}
+
 /* Drop one import of @ptr; the record goes with its last user. */
 static void cufab_pool_ptr_unuse(struct cufab_pool *pool,
 				 struct cufab_pool_ptr *ptr, bool import)
@@ -376,19 +403,10 @@ static void cufab_pool_ptr_unuse(struct cufab_pool *pool,
 	bool last;
 
 	mutex_lock(&pool->lock);
-	if (import)
-		ptr->imports--;
-	else
-		ptr->exported = false;
-	last = !ptr->imports && !ptr->exported;
-	if (last)
-		xa_erase(&pool->ptrs, ptr->id);
+	last = cufab_pool_ptr_drop_locked(pool, ptr, import);
 	mutex_unlock(&pool->lock);
-	if (!last)
-		return;
-	cufab_alloc_put(ptr->chunk);
-	kfree(ptr);
-	cufab_live_objects_dec();
+	if (last)
+		cufab_pool_ptr_free(ptr);
 }
 
 /*
@@ -417,13 +435,14 @@ static void cufab_pool_ptrs_unexport(struct cufab_pool *pool)
 	unsigned long index;
 
 	xa_for_each(&pool->ptrs, index, ptr) {
+		bool last = false;
+
 		mutex_lock(&pool->lock);
-		if (xa_load(&pool->ptrs, index) != ptr || !ptr->exported) {
-			mutex_unlock(&pool->lock);
-			continue;
-		}
+		if (xa_load(&pool->ptrs, index) == ptr && ptr->exported)
+			last = cufab_pool_ptr_drop_locked(pool, ptr, false);
 		mutex_unlock(&pool->lock);
-		cufab_pool_ptr_unuse(pool, ptr, false);
+		if (last)
+			cufab_pool_ptr_free(ptr);
 	}
 }
 
@@ -1372,6 +1391,7 @@ static int cufab_pool_ptr_unexport(struct cufab_pool *pool, u64 addr)
 {
 	struct cufab_pool_ptr *ptr, *found = NULL;
 	unsigned long index;
+	bool last = false;
 	int ret = -EINVAL;
 
 	mutex_lock(&pool->lock);
@@ -1380,9 +1400,11 @@ static int cufab_pool_ptr_unexport(struct cufab_pool *pool, u64 addr)
 			found = ptr;
 	if (found)
 		ret = found->imports ? -EBUSY : 0;
-	mutex_unlock(&pool->lock);
 	if (!ret)
-		cufab_pool_ptr_unuse(pool, found, false);
+		last = cufab_pool_ptr_drop_locked(pool, found, false);
+	mutex_unlock(&pool->lock);
+	if (last)
+		cufab_pool_ptr_free(found);
 	return ret;
 }
 
