@@ -28,10 +28,19 @@
 static __thread sigjmp_buf touch_jmp;
 static __thread int touch_armed;
 
-static void on_fault(int sig)
+static void on_fault(int sig, siginfo_t *si, void *uc)
 {
+	char msg[96];
+	int n;
+
+	(void)uc;
 	if (__atomic_load_n(&touch_armed, __ATOMIC_RELAXED))
 		siglongjmp(touch_jmp, sig);
+	/* outside touch(): say where, for the replay, then die of it */
+	n = snprintf(msg, sizeof(msg), "# worker %d: signal %d at %p code %d\n",
+		     (int)getpid(), sig, si->si_addr, si->si_code);
+	if (n > 0 && write(2, msg, n) < 0)
+		n = 0;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -285,7 +294,8 @@ static void __attribute__((noreturn)) worker_main(struct worker *w)
 	struct targ a[MAX_THREADS];
 	pthread_t th[MAX_THREADS];
 	unsigned int nt = w->kind == E_PROCS ? 2 : opt.threads, i;
-	struct sigaction sa = { .sa_handler = on_fault, .sa_flags = SA_NODEFER };
+	struct sigaction sa = { .sa_sigaction = on_fault,
+				.sa_flags = SA_NODEFER | SA_SIGINFO };
 	int fd;
 
 	stats_fork_child();
