@@ -19,7 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -86,6 +88,44 @@ static inline int write_file(const char *path, const char *val)
 	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
 	close(fd);
 	return ok ? 0 : -1;
+}
+
+/* Writes @val to the file @dir/@name; 0 or -1. */
+static inline int cg_write(const char *dir, const char *name, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return write_file(path, val);
+}
+
+/*
+ * A child cgroup /sys/fs/cgroup/@name_PID with the memory controller and a
+ * 16 MiB limit (cgroup v2, mounted here if the system has not); 0 or -1.
+ */
+static inline int cg_make(char *dir, size_t len, const char *name)
+{
+	const char *root = "/sys/fs/cgroup";
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
+	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
+		return -1;
+	if (cg_write(root, "cgroup.subtree_control", "+memory"))
+		return -1;
+	snprintf(dir, len, "%s/%s_%d", root, name, getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -1;
+	return cg_write(dir, "memory.max", "16M");
+}
+
+/* Moves the calling process into the cgroup @dir; 0 or -1. */
+static inline int cg_join(const char *dir)
+{
+	char me[32];
+
+	snprintf(me, sizeof(me), "%d", getpid());
+	return cg_write(dir, "cgroup.procs", me);
 }
 
 /* Read a module parameter as an unsigned number (Y/N as 1/0), -1 if none. */

@@ -1332,42 +1332,16 @@ TEST(uapi_prefetch_op)
 	close(fd);
 }
 
-/* A child cgroup of 16 MiB with the memory controller; 0 or -1. */
-static int memcg_make(char *dir, size_t len)
-{
-	const char *root = "/sys/fs/cgroup";
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
-		return -1;
-	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", root);
-	if (write_file(path, "+memory"))
-		return -1;
-	snprintf(dir, len, "%s/cufab_managed_%d", root, getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -1;
-	snprintf(path, sizeof(path), "%s/memory.max", dir);
-	if (write_file(path, "16M"))
-		return -1;
-	snprintf(path, sizeof(path), "%s/memory.swap.max", dir);
-	write_file(path, "0");
-	return 0;
-}
-
 #define MEMCG_SPAN	(64UL << 20)
 
 /* In the cgroup of @dir: prefetch 64 MiB in stream order. */
 static int memcg_prefetch_child(const char *dir)
 {
 	__u64 d, uid, all, on;
-	char path[256], me[32];
 	__u32 ctx, st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(me, sizeof(me), "%d", getpid());
-	if (write_file(path, me))
+	if (cg_join(dir))
 		return 10;
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
@@ -1396,14 +1370,11 @@ static int memcg_set_child(const char *dir)
 		.value = 1, .elem_size = 1, .src_dev = CUFAB_DEV_STREAM,
 		.dst_dev = CUFAB_DEV_STREAM,
 	};
-	char path[256], me[32];
 	__u64 d, uid;
 	__u32 ctx, st;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(me, sizeof(me), "%d", getpid());
-	if (write_file(path, me))
+	if (cg_join(dir))
 		return 10;
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ctx_create(fd, 0, 0, &ctx) ||
@@ -1433,8 +1404,9 @@ TEST(stream_ops_charged_to_memcg)
 
 	OPEN_OR_SKIP(fd);
 	close(fd);
-	if (memcg_make(dir, sizeof(dir)))
+	if (cg_make(dir, sizeof(dir), "cufab_managed"))
 		SKIP(return, "no cgroup v2 memory controller");
+	cg_write(dir, "memory.swap.max", "0");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)

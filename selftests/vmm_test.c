@@ -1230,15 +1230,6 @@ TEST(lifetime_and_accounting)
 }
 
 /* Process death releases handles, reservations, mappings and charge. */
-/* Writes @val to the file @dir/@name; 0 or -1. */
-static int cg_write(const char *dir, const char *name, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	return write_file(path, val);
-}
-
 /* The value of @key in @dir/memory.events, or -1. */
 static long cg_event(const char *dir, const char *key)
 {
@@ -1258,26 +1249,6 @@ static long cg_event(const char *dir, const char *key)
 }
 
 /*
- * A child cgroup with the memory controller (cgroup v2, mounted here if
- * the system has not); 0 or -1.
- */
-static int cg_make(char *dir, size_t len)
-{
-	const char *root = "/sys/fs/cgroup";
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/cgroup.controllers", root);
-	if (access(path, F_OK) && mount("cgroup2", root, "cgroup2", 0, NULL))
-		return -1;
-	if (cg_write(root, "cgroup.subtree_control", "+memory"))
-		return -1;
-	snprintf(dir, len, "%s/cufab_vmm_%d", root, getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -1;
-	return cg_write(dir, "memory.max", "16M");
-}
-
-/*
  * Memory pressure: device memory is host memory charged on first touch
  * to the toucher's memory cgroup. A process over its limit gets SIGBUS
  * at the page it could not have (and a log line); cufab's allocations
@@ -1293,7 +1264,7 @@ TEST(memcg_limit_sigbus)
 	size_t i;
 
 	INIT_OR_SKIP();
-	if (cg_make(dir, sizeof(dir)))
+	if (cg_make(dir, sizeof(dir), "cufab_vmm"))
 		SKIP(return, "no cgroup v2 memory controller");
 	cg_write(dir, "memory.swap.max", "0");
 	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&keep, 0, gran(0), 0));
@@ -1303,10 +1274,8 @@ TEST(memcg_limit_sigbus)
 	if (pid == 0) {
 		size_t len = 64 << 20;
 		struct vbuf b;
-		char me[32];
 
-		snprintf(me, sizeof(me), "%d", getpid());
-		if (cg_write(dir, "cgroup.procs", me))
+		if (cg_join(dir))
 			_exit(10);
 		if (cuInit(0) || !gran(0))
 			_exit(11);
