@@ -912,6 +912,38 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 	return cufab_va_locked_mm(client, current->mm, addr, length, fn, arg);
 }
 
+/* The reservation holding all of [addr, addr + length), or NULL. */
+static struct cufab_va *cufab_va_find_range(struct cufab_client *client,
+					    u64 addr, u64 length)
+{
+	struct cufab_va *va;
+
+	if (!cufab_range_ok(addr, length))
+		return NULL;
+	va = cufab_va_find(client, addr);
+	if (va && !cufab_range_inside(addr, length, va->start, va->length)) {
+		cufab_va_put(va);
+		va = NULL;
+	}
+	return va;
+}
+
+/* cufab_va_locked_vma() under @mm's mmap_lock (read). */
+static int cufab_va_mm_locked_vma(struct mm_struct *mm, struct cufab_va *va,
+				  u64 addr, u64 length,
+				  int (*fn)(struct cufab_va *va,
+					    struct vm_area_struct *vma,
+					    u64 addr, u64 length, void *arg),
+				  void *arg)
+{
+	int ret;
+
+	mmap_read_lock(mm);
+	ret = cufab_va_locked_vma(mm, va, addr, length, fn, arg);
+	mmap_read_unlock(mm);
+	return ret;
+}
+
 /* cufab_va_locked() in @mm, the client's, from any task (the engine's). */
 int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 		       u64 addr, u64 length,
@@ -920,19 +952,12 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 				 u64 length, void *arg),
 		       void *arg)
 {
-	struct cufab_va *va;
-	int ret = -EINVAL;
+	struct cufab_va *va = cufab_va_find_range(client, addr, length);
+	int ret;
 
-	if (!cufab_range_ok(addr, length))
-		return -EINVAL;
-	va = cufab_va_find(client, addr);
 	if (!va)
 		return -EINVAL;
-	if (cufab_range_inside(addr, length, va->start, va->length)) {
-		mmap_read_lock(mm);
-		ret = cufab_va_locked_vma(mm, va, addr, length, fn, arg);
-		mmap_read_unlock(mm);
-	}
+	ret = cufab_va_mm_locked_vma(mm, va, addr, length, fn, arg);
 	cufab_va_put(va);
 	return ret;
 }
@@ -969,18 +994,13 @@ static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 					 u64 length, void *arg),
 			       void *arg)
 {
+	struct cufab_va *va = cufab_va_find_range(client, addr, length);
 	struct mm_struct *mm = current->mm;
-	struct cufab_va *va;
 	bool done = false;
 	int ret = -EINVAL;
 
-	if (!cufab_range_ok(addr, length))
-		return -EINVAL;
-	va = cufab_va_find(client, addr);
 	if (!va)
 		return -EINVAL;
-	if (!cufab_range_inside(addr, length, va->start, va->length))
-		goto out;
 	down_write(&va->lock);
 	if (!va->dead && cufab_va_arena_in_mm(va, mm) &&
 	    !cufab_va_range_touched(va, addr, length)) {
@@ -988,12 +1008,8 @@ static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 		done = true;
 	}
 	up_write(&va->lock);
-	if (!done) {
-		mmap_read_lock(mm);
-		ret = cufab_va_locked_vma(mm, va, addr, length, fn, arg);
-		mmap_read_unlock(mm);
-	}
-out:
+	if (!done)
+		ret = cufab_va_mm_locked_vma(mm, va, addr, length, fn, arg);
 	cufab_va_put(va);
 	return ret;
 }
