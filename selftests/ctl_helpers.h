@@ -80,4 +80,29 @@ static inline int ctl_run(const char *args, const char *jargs, char *out,
 	return run_cmd(cmd, out, len);
 }
 
+/*
+ * `@ctl -j monitor` in a child writing to @fd (a temporary file); its pid,
+ * or -1. The monitor joins the multicast group when it gets there: a test
+ * repeats its event until monitor_read() shows it.
+ */
+static inline pid_t monitor_start(const char *ctl, int fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		dup2(fd, 1);
+		execl(ctl, ctl, "-j", "monitor", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* What the monitor of @fd printed so far, NUL-terminated in @out. */
+static inline void monitor_read(int fd, char *out, size_t len)
+{
+	ssize_t n = pread(fd, out, len - 1, 0);
+
+	out[n > 0 ? n : 0] = '\0';
+}
+
 #endif /* _CUFAB_CTL_HELPERS_H */

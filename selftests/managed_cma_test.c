@@ -397,7 +397,6 @@ TEST_F_TIMEOUT(cma, monitor_event, 600)
 	CUdeviceptr addr;
 	int i, fd, seen = 0;
 	pid_t mon;
-	ssize_t n;
 
 	if (!self->changed)
 		return;
@@ -405,27 +404,20 @@ TEST_F_TIMEOUT(cma, monitor_event, 600)
 		SKIP(return, "no build/bin/cufabctl");
 	fd = mkstemp(tmpl);
 	ASSERT_LE(0, fd);
-	mon = fork();
+	mon = monitor_start(ctl_path, fd);
 	ASSERT_LE(0, mon);
-	if (mon == 0) {
-		dup2(fd, 1);
-		execl(ctl_path, ctl_path, "-j", "monitor", (char *)NULL);
-		_exit(127);
-	}
 	/* the monitor joins the group asynchronously: wait for a dev-set */
 	for (i = 0; i < 100 && !seen; i++) {
 		ASSERT_EQ(0, ctl("dev set gpu0 managed-concurrent off"));
 		usleep(50000);
-		n = pread(fd, out, sizeof(out) - 1, 0);
-		out[n > 0 ? n : 0] = 0;
+		monitor_read(fd, out, sizeof(out));
 		seen = !!strstr(out, "\"dev-set\"");
 	}
 	ASSERT_TRUE(seen) TH_LOG("the monitor never printed a dev-set event");
 	EXPECT_EQ(0x100 | SIGSEGV, run_reporting(fault_single, &addr, false));
 	seen = 0;
 	for (i = 0; i < 100 && !seen; i++) {
-		n = pread(fd, out, sizeof(out) - 1, 0);
-		out[n > 0 ? n : 0] = 0;
+		monitor_read(fd, out, sizeof(out));
 		seen = !!strstr(out, "\"managed-event\"");
 		if (!seen)
 			usleep(50000);

@@ -101,7 +101,6 @@ TEST(skipped_store_event)
 	uint32_t v[4] = { 1, 2, 3, 4 };
 	CUdeviceptr va;
 	CUcontext ctx;
-	ssize_t n = 0;
 	int fd, i;
 	pid_t pid;
 
@@ -113,21 +112,15 @@ TEST(skipped_store_event)
 	ASSERT_CU(CUDA_SUCCESS, mc_map(&va, h, MCSZ, 0));
 	fd = mkstemp(path);
 	ASSERT_LE(0, fd);
-	pid = fork();
+	pid = monitor_start(ctl, fd);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		dup2(fd, 1);
-		execl(ctl, ctl, "-j", "monitor", (char *)NULL);
-		_exit(127);
-	}
 	/* the monitor joins the group when it gets there: store until seen */
 	for (i = 0; i < 200 && !strstr(out, "mc-event"); i++) {
 		EXPECT_CU(CUDA_SUCCESS, cufabMultimemStore(va, CUFAB_MULTIMEM_U32,
 							   v, 4, &skipped));
 		EXPECT_EQ(2, skipped);
 		usleep(100000);
-		n = pread(fd, out, sizeof(out) - 1, 0);
-		out[n > 0 ? n : 0] = '\0';
+		monitor_read(fd, out, sizeof(out));
 	}
 	kill(pid, SIGINT);
 	EXPECT_EQ(0, wait_child(pid));

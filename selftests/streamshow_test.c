@@ -116,26 +116,19 @@ TEST_F_TIMEOUT(show, failure_event, 300)
 	CUcontext ctx;
 	int fd, i;
 	pid_t pid;
-	ssize_t n = 0;
 
 	CTL_OR_SKIP();
 	CTX_OR_SKIP(ctx);
 	ASSERT_TRUE(tool_path("cufabctl", ctl, sizeof(ctl)));
 	fd = mkstemp(path);
 	ASSERT_LE(0, fd);
-	pid = fork();
+	pid = monitor_start(ctl, fd);
 	ASSERT_LE(0, pid);
-	if (!pid) {
-		dup2(fd, 1);
-		execl(ctl, ctl, "-j", "monitor", (char *)NULL);
-		_exit(127);
-	}
 	/* the monitor joins the group when it gets there: fail until seen */
 	for (i = 0; i < 200 && !strstr(out, "stream-event"); i++) {
 		EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, fail_a_stream());
 		usleep(100000);
-		n = pread(fd, out, sizeof(out) - 1, 0);
-		out[n > 0 ? n : 0] = '\0';
+		monitor_read(fd, out, sizeof(out));
 	}
 	kill(pid, SIGINT);
 	EXPECT_EQ(0, wait_child(pid));
