@@ -2,10 +2,12 @@
 /*
  * The run's counters. Each process counts in private memory; the run's
  * total lives in a memfd that a process maps only for the moment it adds
- * what it counted since the last time. A worker asks the kernel to write
- * wherever a mutated pointer says (its own memory included: that is the
- * point), so a counter mapped all along would be clobbered sooner or
- * later; a clobbered private counter costs one bounded delta, not the total.
+ * what it counted since the last time, so a kernel write through a wrong
+ * address cannot reach the total. It is mapped over an address range
+ * reserved before any worker starts, never munmap()ed: a range the
+ * worker had from /dev/cufab and lost (freed by the kernel with its
+ * context, unmapped by another thread) is never the counters' next
+ * mapping, whatever the worker still remembers of it.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 struct stats *stats;
 static unsigned long long *flushed;
 static int stats_fd = -1;
+static void *stats_va;		/* PROT_NONE between two flushes */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int stats_init(void)
@@ -32,7 +35,23 @@ int stats_init(void)
 	if (!stats || !flushed || stats_fd < 0 ||
 	    ftruncate(stats_fd, sizeof(struct stats)))
 		return -1;
-	return 0;
+	stats_va = mmap(NULL, sizeof(struct stats), PROT_NONE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return stats_va == MAP_FAILED ? -1 : 0;
+}
+
+/* The total, mapped at stats_va; MAP_FAILED if it cannot be. */
+static void *stats_map(int prot)
+{
+	return mmap(stats_va, sizeof(struct stats), prot,
+		    MAP_SHARED | MAP_FIXED, stats_fd, 0);
+}
+
+/* Back to an inaccessible range that stays reserved. */
+static void stats_unmap(void)
+{
+	mmap(stats_va, sizeof(struct stats), PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 }
 
 /* A new process counts from zero: its parent's counts are the parent's. */
@@ -50,8 +69,7 @@ void stats_flush(void)
 	unsigned int i;
 
 	pthread_mutex_lock(&stats_lock);
-	total = mmap(NULL, sizeof(struct stats), PROT_READ | PROT_WRITE,
-		     MAP_SHARED, stats_fd, 0);
+	total = stats_map(PROT_READ | PROT_WRITE);
 	if (total != MAP_FAILED) {
 		for (i = 0; i < NCOUNTERS; i++) {
 			d = __atomic_load_n(&mine[i], __ATOMIC_RELAXED) - flushed[i];
@@ -59,7 +77,7 @@ void stats_flush(void)
 				__atomic_add_fetch(&total[i], d, __ATOMIC_RELAXED);
 			flushed[i] += d;
 		}
-		munmap(total, sizeof(struct stats));
+		stats_unmap();
 	}
 	pthread_mutex_unlock(&stats_lock);
 }
@@ -71,10 +89,11 @@ void stats_sum(struct stats *out)
 
 	stats_flush();
 	memset(out, 0, sizeof(*out));
-	total = mmap(NULL, sizeof(struct stats), PROT_READ, MAP_SHARED,
-		     stats_fd, 0);
-	if (total == MAP_FAILED)
-		return;
-	memcpy(out, total, sizeof(*out));
-	munmap(total, sizeof(struct stats));
+	pthread_mutex_lock(&stats_lock);
+	total = stats_map(PROT_READ);
+	if (total != MAP_FAILED) {
+		memcpy(out, total, sizeof(*out));
+		stats_unmap();
+	}
+	pthread_mutex_unlock(&stats_lock);
 }

@@ -27,20 +27,40 @@
 
 static __thread sigjmp_buf touch_jmp;
 static __thread int touch_armed;
+/* the threads of a worker start calling once all of them exist */
+static pthread_barrier_t start;
+
+/* The lines of /proc/self/maps, for a fault that kills the worker. */
+static void dump_maps(void)
+{
+	char b[4096];
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	while (fd >= 0 && (n = read(fd, b, sizeof(b))) > 0)
+		if (write(2, b, n) != n)
+			break;
+	if (fd >= 0)
+		close(fd);
+}
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	char msg[96];
+	char msg[128];
 	int n;
 
-	(void)uc;
 	if (__atomic_load_n(&touch_armed, __ATOMIC_RELAXED))
 		siglongjmp(touch_jmp, sig);
-	/* outside touch(): say where, for the replay, then die of it */
-	n = snprintf(msg, sizeof(msg), "# worker %d: signal %d at %p code %d\n",
-		     (int)getpid(), sig, si->si_addr, si->si_code);
+	/*
+	 * outside touch(): say where, and what the worker had mapped then
+	 * (a fault in its own memory), for the replay; then die of it
+	 */
+	n = snprintf(msg, sizeof(msg), "# worker %d: signal %d at %p code %d ip %#llx\n",
+		     (int)getpid(), sig, si->si_addr, si->si_code,
+		     (unsigned long long)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP]);
 	if (n > 0 && write(2, msg, n) < 0)
 		n = 0;
+	dump_maps();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -68,6 +88,19 @@ static bool pick_mapping(struct thread *t, struct res *r)
 static unsigned long long page_in(struct thread *t, const struct res *r)
 {
 	return r->val + rn(t, r->len / 4096 ? r->len / 4096 : 1) * 4096ULL;
+}
+
+/*
+ * One or two pages from @addr (page_in()), never past the end of @r:
+ * what lies next to a mapping may be the worker's own memory.
+ */
+static size_t pages_in(struct thread *t, const struct res *r,
+		       unsigned long long addr)
+{
+	unsigned long long left = r->val + r->len > addr ?
+				  (r->val + r->len - addr + 4095) / 4096 : 1;
+
+	return 4096 * (left > 1 ? 1 + rn(t, 2) : 1);
 }
 
 struct msg {
@@ -212,12 +245,18 @@ static void pseudo_one(struct worker *w, struct thread *t)
 		break;
 	case 2:
 		/*
-		 * The hole may be reused for the worker's own memory: the
-		 * range is forgotten, so that no later call writes there.
+		 * The range is forgotten, though it may stay remembered as
+		 * another kind or by another address; so may ranges the
+		 * kernel freed (a context's cuMemAlloc memory with it). Such
+		 * stale addresses are fine to pass: the worker maps nothing
+		 * of its own once its threads run (stats.c, worker_main()),
+		 * so a stale range is a hole or cufab memory again.
 		 */
 		if (pick_mapping(t, &r)) {
+			unsigned long long a = page_in(t, &r);
+
 			res_forget(&w->cl, R_ADDRS | RB(R_VA), r.val);
-			munmap((void *)(unsigned long)page_in(t, &r), 4096 * (1 + rn(t, 2)));
+			munmap((void *)(unsigned long)a, pages_in(t, &r, a));
 		}
 		break;
 	case 3:
@@ -260,6 +299,7 @@ static void *thread_main(void *arg)
 	struct thread *t = &a->t;
 	unsigned int i;
 
+	pthread_barrier_wait(&start);
 	for (i = 0; i < a->calls; i++) {
 		if (rn(t, 1000) < a->pseudo_pm)
 			pseudo_one(a->w, t);
@@ -313,6 +353,14 @@ static void __attribute__((noreturn)) worker_main(struct worker *w)
 
 		res_add(&w->cl, R_FD_IMEX, &r);
 	}
+	/*
+	 * Every mapping of the worker's own (stacks, scratch buffers) is
+	 * made before the first call: none can land in a range that a call
+	 * returned and the kernel or another thread freed since, which the
+	 * worker may still remember and hand to the kernel to write.
+	 */
+	if (pthread_barrier_init(&start, NULL, nt))
+		_exit(2);
 	for (i = 0; i < nt; i++) {
 		a[i] = (struct targ){ .w = w, .calls = opt.calls,
 			.pseudo_pm = w->kind == E_MAPS ? 400 : 30 };
