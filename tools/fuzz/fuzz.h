@@ -96,7 +96,9 @@ struct res {
 	unsigned long long val;	/* id, address or fd */
 	unsigned long long len;
 	int dev;
-	unsigned int aux;	/* owning pool, team size, ... */
+	unsigned int aux;	/* owning pool, a team's members (bits), ... */
+	unsigned short team;	/* R_MC made here: its number of devices */
+	unsigned short types;	/* and its handle types */
 	unsigned char bytes[64];
 	bool ready;
 };

@@ -148,12 +148,93 @@ static void fix_le_unbind(struct thread *t, void *arg)
 	}
 }
 
-/* The team's first GPU, and memory on it. */
+/* The R_MC entry of @handle, updated by @fn under the client's lock. */
+static void mc_update(struct thread *t, unsigned int handle,
+		      void (*fn)(struct res *r, unsigned int v), unsigned int v)
+{
+	struct client *cl = t->cl;
+	unsigned int i;
+
+	pthread_mutex_lock(&cl->lock);
+	for (i = 0; i < cl->n[R_MC]; i++)
+		if (cl->r[R_MC][i].val == handle)
+			fn(&cl->r[R_MC][i], v);
+	pthread_mutex_unlock(&cl->lock);
+}
+
+static void mc_joined(struct res *r, unsigned int dev)
+{
+	if (dev < 32)
+		r->aux |= 1U << dev;
+}
+
+/*
+ * Complete the team of @mc (made by this client, so its size is known)
+ * with the GPUs it lacks, as cuMulticastAddDevice from every process of
+ * a job would; false if it cannot be.
+ */
+static bool mc_complete(struct thread *t, struct res *mc)
+{
+	struct cufab_mc_add_device a = { .size = sizeof(a), .handle = mc->val };
+	unsigned int d;
+
+	for (d = 0; d < (unsigned int)t->cl->ngpus && d < 32; d++) {
+		if (__builtin_popcount(mc->aux) >= mc->team)
+			break;
+		if (mc->aux & (1U << d))
+			continue;
+		a.dev = d;
+		if (prep(t, CUFAB_CMD_MC_ADD_DEVICE, &a))
+			return false;
+		mc->aux |= 1U << d;
+		mc_update(t, mc->val, mc_joined, d);
+	}
+	return mc->team && __builtin_popcount(mc->aux) == mc->team;
+}
+
+/*
+ * cuMemCreate memory a bind to @mc by GPU @dev accepts: on @dev, as
+ * large as the object, exportable as the object is; 0 if none.
+ */
+static unsigned int mc_memory(struct thread *t, const struct res *mc, int dev)
+{
+	struct cufab_mem_create m = {
+		.size = sizeof(m), .location_type = CUFAB_LOC_DEVICE,
+		.location_id = dev, .handle_types = mc->types,
+		.length = mc->len,
+	};
+	struct res r = { .len = mc->len, .dev = dev };
+
+	if (prep(t, CUFAB_CMD_MEM_CREATE, &m))
+		return 0;
+	r.val = m.out_handle;
+	res_add(t->cl, R_MEM, &r);
+	return m.out_handle;
+}
+
+/*
+ * A bind that can succeed: a complete team (the call would wait for it
+ * until interrupted otherwise), one of its GPUs, memory on it as large as
+ * the object. Otherwise the team's first GPU and memory picked on it.
+ */
 static void fix_mc_bind(struct thread *t, void *arg)
 {
 	struct cufab_mc_bind *b = arg;
+	struct res mc = t->pick0;
 	unsigned int d;
 
+	if (t->pick0_kind == R_MC && mc.team && rn(t, 2) &&
+	    mc_complete(t, &mc)) {
+		d = __builtin_ctz(mc.aux);
+		b->mem_handle = mc_memory(t, &mc, d);
+		b->dev = rn(t, 2) ? (int)d : -1;
+		b->flags = 0;
+		b->offset = 0;
+		b->length = mc.len;
+		b->mem_offset = 0;
+		b->addr = 0;
+		return;
+	}
 	if (t->pick0_kind == R_MC && t->pick0.aux && rn(t, 4)) {
 		d = __builtin_ctz(t->pick0.aux);
 		b->dev = rn(t, 2) ? (int)d : -1;
@@ -230,13 +311,25 @@ static void fix_mc_add(struct thread *t, void *arg)
 static void post_mc_add(struct thread *t, const void *arg)
 {
 	const struct cufab_mc_add_device *a = arg;
+
+	mc_update(t, a->handle, mc_joined, a->dev);
+}
+
+/* A team this client made: its size, length and handle types. */
+static void post_mc_create(struct thread *t, const void *arg)
+{
+	const struct cufab_mc_create *c = arg;
 	struct client *cl = t->cl;
 	unsigned int i;
 
 	pthread_mutex_lock(&cl->lock);
-	for (i = 0; i < cl->n[R_MC]; i++)
-		if (cl->r[R_MC][i].val == a->handle && a->dev < 32)
-			cl->r[R_MC][i].aux |= 1U << a->dev;
+	for (i = 0; i < cl->n[R_MC]; i++) {
+		if (cl->r[R_MC][i].val != c->out_handle)
+			continue;
+		cl->r[R_MC][i].team = c->num_devices;
+		cl->r[R_MC][i].types = c->handle_types;
+		cl->r[R_MC][i].len = c->length;
+	}
 	pthread_mutex_unlock(&cl->lock);
 }
 
@@ -695,7 +788,7 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_mc_create, length, F_LEN),
 	    FLD(cufab_mc_create, mc_flags, F_RSVD),
 	    FLD(cufab_mc_create, out_handle, F_OUT, .prod = RB(R_MC)),
-	    FLD(cufab_mc_create, __reserved, F_RSVD)) },
+	    FLD(cufab_mc_create, __reserved, F_RSVD)), POST(post_mc_create) },
 	IOC(MC_ADD_DEVICE, cufab_mc_add_device,
 	    FLD(cufab_mc_add_device, handle, F_RES, .res = RB(R_MC)),
 	    FLD(cufab_mc_add_device, dev, F_DEV),
