@@ -218,7 +218,7 @@ soak:
 		CUFAB_SUITE_TIMEOUT=$$(($(DURATION) + 600)) \
 		tools/vm/guest-tests soak_test
 
-# selftests/fuzz_test.sh is the short seeded pass (off in make check); this runs a
+# selftests/fuzz_test.sh is the short seeded pass of make check; this runs a
 # long one, reloading the module and scanning kmemleak every ten episodes,
 # and fails if an ioctl never succeeded. The report (every ioctl's calls,
 # successes and errnos) is on the console, also in build/vm/*.log.

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The short seeded pass of the fuzzer (tools/fuzz, Documentation/testing.rst)
-# that make check runs under the debug kernel: every ioctl and netlink
-# command, threads, processes killed mid-call, fd passing and the
-# mappings' mmap/munmap/mprotect/fork, with the invariants checked after
-# each episode. Prints KTAP; a failing episode prints the line that
+# that make check runs under the debug kernel (it skips elsewhere): every
+# ioctl and netlink command, threads, processes killed mid-call, fd
+# passing and the mappings' mmap/munmap/mprotect/fork, with the
+# invariants checked after each episode. Prints KTAP; a failing episode prints the line that
 # replays it. `make fuzz DURATION=...` runs a long one.
 #
 # Environment: CUFAB_FUZZ_SEED (default 1), CUFAB_FUZZ_SECONDS (default 40).
@@ -20,11 +20,8 @@ skip()
 }
 
 [ -x "$fuzz" ] || skip "no $fuzz (make tools)"
-# Off unless asked for: a worker of the fuzzer can still die of SIGSEGV
-# in its own memory (seed 1 does within 40 s), a fault of the fuzzer and
-# not of the module, which would fail make check at random
-# (Documentation/testing.rst, "The fuzzer"). Set CUFAB_FUZZ_SECONDS, or
-# run `make fuzz`.
-[ -n "${CUFAB_FUZZ_SECONDS:-}" ] ||
-	skip "the fuzzer's workers can still fault in their own memory (testing.rst); set CUFAB_FUZZ_SECONDS to run"
+# The pass is for the kernel that finds what it provokes (KASAN, lockdep,
+# kmemleak): make check's other boots would spend its time again for less.
+[ -e /sys/kernel/debug/kmemleak ] ||
+	skip "the short pass runs under the debug kernel (no kmemleak here)"
 exec "$fuzz" -k -s "${CUFAB_FUZZ_SEED:-1}" -d "${CUFAB_FUZZ_SECONDS:-40}" -c 300 -p 3
