@@ -1584,6 +1584,7 @@ int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
 		    u64 length);
 int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
 		   u32 value, u32 elem);
+bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd);

@@ -567,6 +567,12 @@ static int cufab_op_mem_prepare(struct cufab_op *op,
 		       (cmd->op == CUFAB_OP_COPY &&
 			!cufab_range_ok(cmd->src, length))))
 		return -EINVAL;
+	if (length && cmd->op == CUFAB_OP_SET &&
+	    cufab_set_unreachable(stream->client, cmd->dst, dst_dev)) {
+		cufab_pr_info(stream->client, "cuMemsetD%uAsync: 0x%llx is pageable host memory and GPU %u has PAGEABLE_MEMORY_ACCESS 0\n",
+			      cmd->elem_size * 8, cmd->dst, dst_dev);
+		return -EINVAL;
+	}
 	op->u.mem.dst = cmd->dst;
 	op->u.mem.src = cmd->src;
 	op->u.mem.length = length;
@@ -636,6 +642,13 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 		ret = cufab_stream_access(op, op->u.mem.dst, len);
 	if (!ret && copy)
 		ret = cufab_stream_access(op, op->u.mem.src, len);
+	/*
+	 * a set checked at submission whose device memory was freed since:
+	 * the GPU faults there, whatever the process mapped there meanwhile
+	 */
+	if (!ret && !copy &&
+	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev))
+		ret = -EFAULT;
 	if (!ret && copy)
 		ret = cufab_copy_user(client, op->u.mem.dst, op->u.mem.src,
 				      len);

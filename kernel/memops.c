@@ -220,6 +220,33 @@ int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
 	return cufab_move_user(client, dst, src, length, false, 0, 0);
 }
 
+/**
+ * cufab_set_unreachable() - is @dst memory a set by @dev may not write?
+ * @client: whose reservations @dst may lie in
+ * @dst: the set's first byte (a set's range is all plain memory or all
+ *	cufab mappings: cufab_va_check_access())
+ * @dev: the GPU that sets it
+ *
+ * cuMemsetD* is done by the device, which reaches plain host memory
+ * (malloc(), not cufab's) only with PAGEABLE_MEMORY_ACCESS (HMM or ATS):
+ * without it the real driver refuses the set (CUDA_ERROR_INVALID_VALUE).
+ * A copy may have plain memory on either side: the driver stages it.
+ *
+ * Return: true when @dst is plain memory and @dev has no pageable access.
+ */
+bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev)
+{
+	struct cufab_gpu_facts f;
+	struct cufab_va *va = cufab_va_find(client, dst);
+
+	if (va) {
+		cufab_va_put(va);
+		return false;
+	}
+	return cufab_gpu_facts(dev, &f) ||
+	       !(f.features & CUFAB_DEV_F_PAGEABLE_ACCESS);
+}
+
 /* As cufab_copy_user(), filling @dst with @value in @elem-byte units. */
 int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
 		   u32 value, u32 elem)
@@ -286,6 +313,11 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 	ret = cufab_span_check(&d, length, cmd->dev, CUFAB_ACCESS_RW);
 	if (ret)
 		return ret;
+	if (d.plain && cufab_set_unreachable(ucmd->client, cmd->dst, cmd->dev)) {
+		cufab_pr_info(ucmd->client, "cuMemsetD%u: 0x%llx is pageable host memory and GPU %u has PAGEABLE_MEMORY_ACCESS 0\n",
+			      cmd->elem_size * 8, cmd->dst, cmd->dev);
+		return -EINVAL;
+	}
 	return cufab_move_spans(&d, &s, length, true, cmd->value,
 				cmd->elem_size);
 }

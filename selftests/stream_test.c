@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 
 #include "cufab_test.h"
 #include "kselftest_harness.h"
+#include "mem_helpers.h"
 #include "stream_helpers.h"
 
 /* Never issued by the library: slot far beyond its table. */
@@ -299,6 +301,87 @@ TEST(async_error)
 	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuCtxSynchronize());
 	cuStreamDestroy(s);
 	cuMemAddressFree(va, 2 << 20);
+	cuCtxDestroy(ctx);
+}
+
+/* Does GPU 0 reach pageable (malloc) memory: HMM or ATS? */
+static int pageable_access(void)
+{
+	int v = 0;
+
+	cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0);
+	return v;
+}
+
+/*
+ * cuMemsetD* is done by the GPU: without PAGEABLE_MEMORY_ACCESS it cannot
+ * reach malloc'ed memory, and the set is refused (INVALID_VALUE) with the
+ * memory untouched; a copy to or from it is staged and succeeds.
+ */
+TEST(set_of_pageable_memory)
+{
+	unsigned char *buf = malloc(4096);
+	CUresult want = pageable_access() ? CUDA_SUCCESS :
+			CUDA_ERROR_INVALID_VALUE;
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+
+	ASSERT_NE(NULL, buf);
+	CTX_OR_SKIP(ctx);
+	memset(buf, 0x11, 4096);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	EXPECT_CU(want, cuMemsetD8((uintptr_t)buf, 0x22, 4096));
+	EXPECT_CU(want, cuMemsetD32Async((uintptr_t)buf, 0x22222222, 1024, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_EQ(want ? 0x11 : 0x22, buf[0]);
+	EXPECT_EQ(want ? 0x11 : 0x22, buf[4095]);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0x33, 4096));
+	EXPECT_CU(CUDA_SUCCESS, cuMemcpyAsync((uintptr_t)buf, d, 4096, s));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_EQ(0x33, buf[4095]);
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+	free(buf);
+}
+
+/*
+ * A set queued on device memory that is unmapped and freed before its
+ * stream reaches it faults there (ILLEGAL_ADDRESS), as the GPU would. It
+ * never writes the process's own memory mapped at that address since.
+ */
+TEST(set_after_free_faults)
+{
+	struct gate g = GATE_INIT;
+	unsigned char *p;
+	CUcontext ctx;
+	struct vbuf b;
+	CUstream s;
+	int hmm;
+
+	CTX_OR_SKIP(ctx);
+	hmm = pageable_access();
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	gate_wait_entered(&g);
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(b.va, 0xab, 4096, s));
+	ASSERT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	/* the freed range becomes memory of the process's own */
+	ASSERT_EQ(0, munmap((void *)(uintptr_t)b.va, b.len));
+	p = mmap((void *)(uintptr_t)b.va, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	ASSERT_EQ((void *)(uintptr_t)b.va, p);
+	memset(p, 0x11, 4096);
+	gate_open(&g);
+	/* with HMM the GPU's address is the process's: it writes there */
+	EXPECT_CU(hmm ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_ADDRESS,
+		  cuStreamSynchronize(s));
+	EXPECT_EQ(hmm ? 0xab : 0x11, p[0]);
+	EXPECT_EQ(hmm ? 0xab : 0x11, p[4095]);
+	munmap(p, 4096);
+	cuStreamDestroy(s);
 	cuCtxDestroy(ctx);
 }
 

@@ -538,7 +538,12 @@ struct cufab_mem_copy {
 
 #define CUFAB_IOCTL_MEM_COPY	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_COPY)
 
-/* MEM_SET: cuMemsetD8/D16/D32 */
+/*
+ * MEM_SET: cuMemsetD8/D16/D32, done by GPU @dev: plain host memory (in no
+ * cufab range) is -EINVAL unless @dev has CUFAB_DEV_F_PAGEABLE_ACCESS.
+ * So is a CUFAB_OP_SET at submission; one whose cufab range is gone when
+ * it runs fails with -EFAULT.
+ */
 struct cufab_mem_set {
 	__u32 size;
 	__u32 flags;
