@@ -1374,11 +1374,14 @@ int cufab_clients_for_each(unsigned long skip,
  * @dev: kernel index of the GPU; valid for the context's lifetime because
  *	the topology cannot change while its client is open
  * @flags: CUctx_flags given at creation
+ * @legacy: MEM_ALLOC has tied an allocation to it (set under the client's
+ *	va.lock, cufab_mem_free_ctx() reads it there)
  */
 struct cufab_ctx {
 	struct cufab_object obj;
 	u32 dev;
 	u32 flags;
+	bool legacy;
 };
 
 static_assert(offsetof(struct cufab_ctx, obj) == 0);
@@ -1568,7 +1571,7 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 /* cuCtxDestroy: free what cuMemAlloc made in the context. */
-void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+void cufab_mem_free_ctx(struct cufab_ctx *ctx);
 /* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
 int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);
