@@ -420,7 +420,6 @@ static int cufab_le_size_check(struct cufab_client *client, u64 length,
 static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 {
 	bool unicast = p->type == CUFAB_LE_TYPE_UNICAST;
-	char name[CUFAB_TEAM_NAME_LEN];
 	struct cufab_le *le;
 	int ret;
 
@@ -439,9 +438,9 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 	le->align = align;
 	le->creator_pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&le->exports);
-	snprintf(name, sizeof(name), "endpoint %llu", le->number);
-	le->team = cufab_team_create(name, unicast ? 1 : p->dev_or_num,
-				     p->length, align);
+	le->team = cufab_team_create("endpoint", le->number,
+				     unicast ? 1 : p->dev_or_num, p->length,
+				     align);
 	if (IS_ERR(le->team)) {
 		ret = PTR_ERR(le->team);
 		kfree(le);

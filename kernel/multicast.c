@@ -263,7 +263,6 @@ static int cufab_mc_create_check(struct cufab_client *client,
 static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 {
 	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
-	char name[CUFAB_TEAM_NAME_LEN];
 	struct cufab_alloc *alloc;
 	struct cufab_team *team;
 	struct cufab_mc *mc;
@@ -285,9 +284,8 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 		return alloc;
 	}
 	mc->alloc = alloc;
-	snprintf(name, sizeof(name), "multicast %llu", alloc->id);
-	team = cufab_team_create(name, cmd->num_devices, cmd->length,
-				 cufab_mc_granularity(false));
+	team = cufab_team_create("multicast", alloc->id, cmd->num_devices,
+				 cmd->length, cufab_mc_granularity(false));
 	if (IS_ERR(team)) {
 		cufab_alloc_put(alloc);	/* frees mc */
 		return ERR_CAST(team);

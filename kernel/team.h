@@ -66,10 +66,11 @@ struct cufab_team {
 
 /*
  * A team of @size devices for an object of @length bytes per device whose
- * binds align to @align (a power of two). ERR_PTR(-EINVAL/-ENOMEM).
+ * binds align to @align (a power of two), named "@kind @number" (the
+ * object) in log lines. ERR_PTR(-EINVAL/-ENOMEM).
  */
-struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
-				     u64 align);
+struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
+				     u64 length, u64 align);
 /* Unbind everything (dropping allocation references) and free. */
 void cufab_team_destroy(struct cufab_team *team);
 
