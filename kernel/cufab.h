@@ -382,6 +382,7 @@ struct cufab_gpu_facts {
 
 int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts);
 struct cufab_gpu *cufab_node_gpu(u32 index);
+struct cufab_gpu *cufab_node_gpu_stable(u32 index);
 u32 cufab_node_num_gpus(void);
 bool cufab_node_gpu_exists(u32 index);
 int cufab_topo_change_begin(void);

@@ -442,6 +442,21 @@ struct cufab_gpu *cufab_node_gpu(u32 index)
 	return &cufab_node.gpus[index];
 }
 
+/**
+ * cufab_node_gpu_stable() - a GPU of the node, without cufab_topo_rwsem
+ * @index: kernel index
+ *
+ * Context: a client open (any ioctl) or an allocation live: either makes
+ * cufab_topo_change_begin() refuse, so the array stays in place.
+ * Return: the GPU, or NULL past the last one.
+ */
+struct cufab_gpu *cufab_node_gpu_stable(u32 index)
+{
+	if (index >= READ_ONCE(cufab_node.num_gpus))
+		return NULL;
+	return &READ_ONCE(cufab_node.gpus)[index];
+}
+
 /*
  * Without cufab_topo_rwsem, as the granularities (cufab.h): the count
  * changes only between cufab_topo_change_begin() and _end(), when no
