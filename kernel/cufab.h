@@ -1194,6 +1194,7 @@ struct cufab_le_space {
  * @creator_pid: tgid of the creating process
  * @exporter_pid: tgid of the first exporter, 0 while never exported
  * @exports: struct cufab_le_export records (le_share.c), under its lock
+ * @team_mem: where @team is (cufab_team_init()), cufab_team_size() bytes
  */
 struct cufab_le {
 	struct kref ref;
@@ -1210,6 +1211,7 @@ struct cufab_le {
 	pid_t creator_pid;
 	pid_t exporter_pid;
 	struct list_head exports;
+	struct cufab_team team_mem;	/* last: its members follow */
 };
 
 /**
@@ -1531,6 +1533,8 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * @hold_lock: serializes @held against the binding count
  * @held: a reference on @alloc is held because something is bound
  * @skipped: replicas multimem operations skipped (nothing bound there)
+ * @team_mem: where @team is once set (cufab_team_init()),
+ *	cufab_team_size() bytes
  */
 struct cufab_mc {
 	struct cufab_alloc *alloc;
@@ -1539,6 +1543,7 @@ struct cufab_mc {
 	struct mutex hold_lock;		/* see above */
 	bool held;
 	atomic64_t skipped;
+	struct cufab_team team_mem;	/* last: its members follow */
 };
 
 /* Module parameter mc_team_timeout_ms: how long binds and maps wait. */

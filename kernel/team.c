@@ -53,20 +53,23 @@ static void cufab_team_set_name(struct cufab_team *team, const char *kind,
 	strscpy(team->name + n, p, sizeof(team->name) - n);
 }
 
-struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
-				     u64 length, u64 align)
+size_t cufab_team_size(u32 size)
 {
-	struct cufab_team *team;
+	/* a size init refuses must not ask for a huge allocation first */
+	return struct_size((struct cufab_team *)NULL, members,
+			   min_t(u32, size, CUFAB_MAX_GPUS));
+}
+
+int cufab_team_init(struct cufab_team *team, const char *kind, u64 number,
+		    u32 size, u64 length, u64 align)
+{
 	u32 i;
 
 	if (!size || size > CUFAB_MAX_GPUS || !length ||
 	    !is_power_of_2(align))
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (cufab_should_fail(CUFAB_FAULT_BIND))
-		return ERR_PTR(-ENOMEM);
-	team = kzalloc(struct_size(team, members, size), GFP_KERNEL_ACCOUNT);
-	if (!team)
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	mutex_init(&team->lock);
 	init_waitqueue_head(&team->wq);
 	cufab_team_set_name(team, kind, number);
@@ -77,16 +80,31 @@ struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
 	for (i = 0; i < size; i++)
 		cufab_bindmap_init(&team->members[i].map);
 	cufab_live_objects_inc();
+	return 0;
+}
+
+struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
+				     u64 length, u64 align)
+{
+	struct cufab_team *team;
+	int ret;
+
+	team = kzalloc(cufab_team_size(size), GFP_KERNEL_ACCOUNT);
+	if (!team)
+		return ERR_PTR(-ENOMEM);
+	ret = cufab_team_init(team, kind, number, size, length, align);
+	if (ret) {
+		kfree(team);
+		return ERR_PTR(ret);
+	}
 	return team;
 }
 
-void cufab_team_destroy(struct cufab_team *team)
+void cufab_team_fini(struct cufab_team *team)
 {
 	LIST_HEAD(freed);
 	u32 i;
 
-	if (!team)
-		return;
 	/* callers hold a reference on the owning object: none is waiting */
 	WARN_ON_ONCE(team->waiters);
 	mutex_lock(&team->lock);
@@ -95,8 +113,15 @@ void cufab_team_destroy(struct cufab_team *team)
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	mutex_destroy(&team->lock);
-	kfree(team);
 	cufab_live_objects_dec();
+}
+
+void cufab_team_destroy(struct cufab_team *team)
+{
+	if (!team)
+		return;
+	cufab_team_fini(team);
+	kfree(team);
 }
 
 /* Context: team->lock held. */

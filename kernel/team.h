@@ -75,6 +75,19 @@ struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
 void cufab_team_destroy(struct cufab_team *team);
 
 /*
+ * The same for a team kept at the end of its object's own allocation, so
+ * that creating the object is one allocation less: the object reserves
+ * cufab_team_size(@size) bytes for it, zeroed, and cufab_team_init()
+ * fills them (0, -EINVAL or the injected -ENOMEM of cufab_team_create());
+ * cufab_team_fini() unbinds everything and leaves the memory to the
+ * object.
+ */
+size_t cufab_team_size(u32 size);
+int cufab_team_init(struct cufab_team *team, const char *kind, u64 number,
+		    u32 size, u64 length, u64 align);
+void cufab_team_fini(struct cufab_team *team);
+
+/*
  * Add GPU @gpu for good. Errors, each with one log line naming the team,
  * the GPU and the rule:
  *   -ENODEV  no such GPU, or its clique differs from the team's
