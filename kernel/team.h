@@ -44,9 +44,9 @@ struct cufab_team_member {
  * @size: devices wanted (numDevices), >= 1
  * @joined: devices added so far; members[0 .. joined - 1] are valid
  * @devs: bitmask of the joined GPUs
- * @clique: clique of the first device, -1 while the team is empty
  * @length: bytes bindable per device (the object's size)
  * @align: every bind offset, size and memory offset is a multiple of it
+ * @clique: clique of the first device, -1 while the team is empty
  * @waiters: callers sleeping in cufab_team_wait()
  * @members: @size entries
  */
@@ -57,9 +57,10 @@ struct cufab_team {
 	u32 size;
 	u32 joined;
 	u64 devs;
-	s32 clique;
 	u64 length;
 	u64 align;
+	/* two 32-bit fields together: an endpoint with its team fits 256 bytes */
+	s32 clique;
 	u32 waiters;
 	struct cufab_team_member members[];
 };
