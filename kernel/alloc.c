@@ -223,10 +223,18 @@ static void cufab_alloc_release(struct kref *ref)
 	if (alloc->ops->release)
 		alloc->ops->release(alloc);
 
-	xa_for_each(&alloc->pages, index, page)
-		__free_page(page);
-	xa_destroy(&alloc->pages);
-	xa_destroy(&alloc->huge);
+	/*
+	 * Most allocations are released untouched (and a multicast object
+	 * has no pages): an empty array needs neither the walk nor the
+	 * destroy, which takes its lock.
+	 */
+	if (!xa_empty(&alloc->pages)) {
+		xa_for_each(&alloc->pages, index, page)
+			__free_page(page);
+		xa_destroy(&alloc->pages);
+	}
+	if (!xa_empty(&alloc->huge))
+		xa_destroy(&alloc->huge);
 	if (alloc->gpu >= 0)
 		cufab_alloc_uncharge(alloc);
 	atomic64_dec(&cufab_allocs_nr);
