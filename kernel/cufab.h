@@ -29,6 +29,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
@@ -115,17 +116,21 @@ struct cufab_object_ops {
 	void (*destroy)(struct cufab_object *obj);
 };
 
-struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
-					 size_t size,
-					 enum cufab_object_type type);
+struct cufab_object *_cufab_object_add(struct cufab_client *client,
+				       struct cufab_object *obj,
+				       enum cufab_object_type type);
 
 /*
  * Reserve an id and allocate the object that embeds struct cufab_object as
  * its first member (static_assert that next to the type). The id is not
- * visible to lookups until cufab_object_finalize().
+ * visible to lookups until cufab_object_finalize(). The allocation is
+ * made at the caller, where its size is a constant: kzalloc() then picks
+ * its cache at compile time instead of on every create.
  */
 #define cufab_object_alloc(client, ptr, type)				\
-	((typeof(ptr))_cufab_object_alloc(client, sizeof(*(ptr)), type))
+	((typeof(ptr))_cufab_object_add(client,				\
+		cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC) ? NULL :	\
+		kzalloc(sizeof(*(ptr)), GFP_KERNEL_ACCOUNT), type))
 
 void cufab_object_finalize(struct cufab_object *obj);
 void cufab_object_abort(struct cufab_object *obj);

@@ -2,7 +2,7 @@
 /*
  * The per-client object table.
  *
- * Creation is two-phase: _cufab_object_alloc() stores the object under a
+ * Creation is two-phase: cufab_object_alloc() stores the object under a
  * new id with users at 0, which every lookup treats as absent (it takes a
  * reference only from a count above zero); the creator builds the object
  * and then publishes it with cufab_object_finalize(), which sets users to
@@ -56,33 +56,31 @@ u64 cufab_live_objects(void)
 }
 
 /**
- * _cufab_object_alloc() - allocate an object and reserve its id
+ * _cufab_object_add() - reserve an id for a new object
  * @client: owner
- * @size: size of the containing structure
+ * @obj: the containing structure, zeroed, from cufab_object_alloc(); NULL
+ *	when that allocation failed
  * @type: a real object type
  *
  * Use cufab_object_alloc(). The object is invisible to lookups until
- * cufab_object_finalize().
+ * cufab_object_finalize(). On error @obj is freed.
  *
  * Return: the object header (users = 0 until published), or
  * ERR_PTR(-ENOMEM) / -ENOSPC.
  */
-struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
-					 size_t size,
-					 enum cufab_object_type type)
+struct cufab_object *_cufab_object_add(struct cufab_client *client,
+				       struct cufab_object *obj,
+				       enum cufab_object_type type)
 {
-	struct cufab_object *obj;
 	int ret;
 
-	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
-		    !cufab_object_ops[type]))
-		return ERR_PTR(-EINVAL);
-	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
-		return ERR_PTR(-ENOMEM);
-
-	obj = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
+	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
+		    !cufab_object_ops[type])) {
+		kfree(obj);
+		return ERR_PTR(-EINVAL);
+	}
 	obj->type = type;
 	obj->client = client;
 	/* kzalloc: users is 0, unpublished */
