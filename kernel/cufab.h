@@ -369,9 +369,12 @@ void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
 			  s32 attrs[CUFAB_NUM_DEVICE_ATTRS]);
 
 /*
- * The node's topology. Readers hold cufab_topo_rwsem for read. Writers hold
- * it for write inside cufab_topo_change_begin()/end(), which also keeps
- * clients from opening meanwhile and fails with -EBUSY while one is open.
+ * The node's topology. Readers hold cufab_topo_rwsem for read, or hold a
+ * client open (an ioctl) or a live allocation, which keep writers out
+ * (cufab_node_gpu_stable()). Writers hold it for write inside
+ * cufab_topo_change_begin()/end(), which also keeps clients from opening
+ * meanwhile and fails with -EBUSY while one is open or an allocation
+ * lives.
  */
 extern struct cufab_topo cufab_node;
 extern struct rw_semaphore cufab_topo_rwsem;

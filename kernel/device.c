@@ -405,26 +405,25 @@ void cufab_node_exit(void)
  * @index: kernel GPU index
  * @facts: out: effective features, clique, NUMA node
  *
- * The one locked read of a GPU for the endpoint, multicast and team code:
- * it takes cufab_topo_rwsem itself, so the caller holds none of our locks.
+ * The read of a GPU for the endpoint, multicast and team code, all of it
+ * in ioctls: with a client open the topology cannot change, so it takes
+ * no lock (cufab_node_gpu_stable()), and may be called under any of
+ * ours. Two control calls in three asked, each taking and dropping
+ * cufab_topo_rwsem.
  *
+ * Context: a client open.
  * Return: 0, or -ENODEV when the node has no GPU @index.
  */
 int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts)
 {
-	struct cufab_gpu *gpu;
-	int ret = -ENODEV;
+	const struct cufab_gpu *gpu = cufab_node_gpu_stable(index);
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(index);
-	if (gpu) {
-		facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
-		facts->clique = gpu->clique;
-		facts->numa_node = gpu->numa_node;
-		ret = 0;
-	}
-	up_read(&cufab_topo_rwsem);
-	return ret;
+	if (!gpu)
+		return -ENODEV;
+	facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
+	facts->clique = gpu->clique;
+	facts->numa_node = gpu->numa_node;
+	return 0;
 }
 
 /**

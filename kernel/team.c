@@ -5,8 +5,8 @@
  *
  * Locking: team->lock covers membership and the maps. It is innermost:
  * no user copy, no allocation, no mmap_lock and no topology lock under it
- * (the GPU facts a call needs are read under cufab_topo_rwsem, and a
- * binding is allocated, before team->lock is taken), and bindings removed
+ * (the GPU facts a call needs are read, and a binding is allocated,
+ * before team->lock is taken), and bindings removed
  * from a map are freed only after it is dropped, since freeing one may
  * drop the last reference of an allocation.
  *
