@@ -84,39 +84,35 @@ void cufab_gpu_uncharge(atomic64_t *used, u64 bytes)
 	WARN_ON_ONCE(atomic64_sub_return(bytes, used) < 0);
 }
 
-/* Charge a DEVICE allocation and pick the node its pages live on. */
+/*
+ * Charge a DEVICE allocation and pick the node its pages live on. No
+ * topology lock, here or at the uncharge: the client creating it is open,
+ * and the allocation itself is counted live until after its uncharge,
+ * and either makes a topology change wait (cufab_topo_change_begin()).
+ */
 static int cufab_alloc_charge(struct cufab_alloc *alloc)
 {
-	struct cufab_gpu *gpu;
-	int ret = 0;
+	struct cufab_gpu *gpu = cufab_node_gpu_stable(alloc->gpu);
+	int ret;
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(alloc->gpu);
-	if (!gpu) {
-		ret = -ENODEV;
-	} else {
-		alloc->nid = gpu->numa_node;
-		ret = cufab_gpu_charge(&gpu->mem_used, gpu->mem_total,
-				       alloc->length);
-		if (ret)
-			pr_warn_ratelimited("gpu %d: cuMemCreate of %llu bytes exceeds capacity (used %lld of %llu)\n",
-					    alloc->gpu, alloc->length,
-					    (s64)atomic64_read(&gpu->mem_used),
-					    gpu->mem_total);
-	}
-	up_read(&cufab_topo_rwsem);
+	if (!gpu)
+		return -ENODEV;
+	alloc->nid = gpu->numa_node;
+	ret = cufab_gpu_charge(&gpu->mem_used, gpu->mem_total, alloc->length);
+	if (ret)
+		pr_warn_ratelimited("gpu %d: cuMemCreate of %llu bytes exceeds capacity (used %lld of %llu)\n",
+				    alloc->gpu, alloc->length,
+				    (s64)atomic64_read(&gpu->mem_used),
+				    gpu->mem_total);
 	return ret;
 }
 
 static void cufab_alloc_uncharge(struct cufab_alloc *alloc)
 {
-	struct cufab_gpu *gpu;
+	struct cufab_gpu *gpu = cufab_node_gpu_stable(alloc->gpu);
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(alloc->gpu);
 	if (!WARN_ON_ONCE(!gpu))
 		cufab_gpu_uncharge(&gpu->mem_used, alloc->length);
-	up_read(&cufab_topo_rwsem);
 }
 
 /* Where do the pages go, and is the location valid? */
@@ -227,10 +223,18 @@ static void cufab_alloc_release(struct kref *ref)
 	if (alloc->ops->release)
 		alloc->ops->release(alloc);
 
-	xa_for_each(&alloc->pages, index, page)
-		__free_page(page);
-	xa_destroy(&alloc->pages);
-	xa_destroy(&alloc->huge);
+	/*
+	 * Most allocations are released untouched (and a multicast object
+	 * has no pages): an empty array needs neither the walk nor the
+	 * destroy, which takes its lock.
+	 */
+	if (!xa_empty(&alloc->pages)) {
+		xa_for_each(&alloc->pages, index, page)
+			__free_page(page);
+		xa_destroy(&alloc->pages);
+	}
+	if (!xa_empty(&alloc->huge))
+		xa_destroy(&alloc->huge);
 	if (alloc->gpu >= 0)
 		cufab_alloc_uncharge(alloc);
 	atomic64_dec(&cufab_allocs_nr);

@@ -37,19 +37,22 @@ static u64 cufab_all_gpus_mask(void)
 }
 
 /*
- * Tie the new legacy reservation at @addr to context @ctx_id. The caller
- * holds the context, so its destroy (cufab_mem_free_ctx()) cannot be
- * walking the reservations meanwhile.
+ * Tie the new legacy reservation at @addr to context @ctx (NULL: none).
+ * The caller holds the context, so its destroy (cufab_mem_free_ctx())
+ * cannot be walking the reservations meanwhile; the context is marked as
+ * having had one, under the lock that walk reads the mark under.
  */
 static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
-			      u32 ctx_id)
+			      struct cufab_ctx *ctx)
 {
 	struct cufab_va *va;
 
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
 	if (va && !xa_is_value(va))
-		WRITE_ONCE(va->legacy_ctx, ctx_id);
+		WRITE_ONCE(va->legacy_ctx, ctx ? ctx->obj.id : 0);
+	if (ctx)
+		ctx->legacy = true;
 	mutex_unlock(&client->va.lock);
 }
 
@@ -60,7 +63,7 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
  */
 static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 				  bool host, u32 attach, u64 length,
-				  u32 ctx_id, u64 *out)
+				  struct cufab_ctx *ctx, u64 *out)
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
@@ -87,7 +90,7 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
 	if (ret)
 		goto out;
-	cufab_mem_set_ctx(client, addr, ctx_id);
+	cufab_mem_set_ctx(client, addr, ctx);
 	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
 	if (ret)
 		goto err_unreserve;
@@ -173,7 +176,9 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 
 	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev, host || managed,
 				     managed ? cmd->attach : 0, length,
-				     cmd->ctx_id, &addr);
+				     ctx ? container_of(ctx, struct cufab_ctx,
+							obj) : NULL,
+				     &addr);
 	if (ret)
 		goto out;
 	cmd->out_addr = addr;
@@ -188,8 +193,7 @@ out:
 
 /**
  * cufab_mem_free_ctx() - free the legacy allocations of a context
- * @client: owner
- * @ctx_id: the context being destroyed
+ * @ctx: the context being destroyed
  *
  * cuCtxDestroy frees what cuMemAlloc and cuMemAllocHost made in the
  * context. Unmapping acts on current->mm, so only the owning process does
@@ -197,10 +201,16 @@ out:
  * reservation is already gone (each VMA holds the file until the process
  * unmaps it or its mm dies), so there is nothing to free and nothing is
  * tried from a process that may not own the mm.
+ *
+ * The walk visits every reservation of the process, so a context that
+ * never had a legacy allocation (cufab_mem_set_ctx() marks one that had)
+ * skips it.
  */
-void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
+void cufab_mem_free_ctx(struct cufab_ctx *ctx)
 {
+	struct cufab_client *client = ctx->obj.client;
 	struct cufab_va_space *space = &client->va;
+	u32 ctx_id = ctx->obj.id;
 	unsigned long index = 0;
 	struct cufab_va *va;
 	u64 addr;
@@ -210,6 +220,10 @@ void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id)
 		return;
 	do {
 		mutex_lock(&space->lock);
+		if (!ctx->legacy) {
+			mutex_unlock(&space->lock);
+			return;
+		}
 		va = mt_find(&space->ranges, &index, ULONG_MAX);
 		/* a value is the mark of a kept arena range (va_arena.c) */
 		addr = va && !xa_is_value(va) && va->legacy &&

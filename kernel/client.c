@@ -193,8 +193,9 @@ static unsigned int cufab_client_nr_objects(struct cufab_client *client)
 	unsigned long index;
 	unsigned int n = 0;
 
+	/* one being built (users 0, object.c) is not counted yet */
 	xa_for_each(&client->objects, index, obj)
-		n++;
+		n += !!refcount_read(&obj->users);
 	return n;
 }
 

@@ -16,11 +16,12 @@
  */
 static void cufab_ctx_destroy(struct cufab_object *obj)
 {
-	trace_cufab_ctx_destroy(obj->id,
-				container_of(obj, struct cufab_ctx, obj)->dev);
+	struct cufab_ctx *ctx = container_of(obj, struct cufab_ctx, obj);
+
+	trace_cufab_ctx_destroy(obj->id, ctx->dev);
 	cufab_streams_ctx_destroy(obj->client, obj->id);
 	cufab_peer_ctx_destroy(obj->client, obj->id);
-	cufab_mem_free_ctx(obj->client, obj->id);
+	cufab_mem_free_ctx(ctx);
 }
 
 const struct cufab_object_ops cufab_ctx_ops = {

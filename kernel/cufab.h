@@ -29,6 +29,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
@@ -115,17 +116,21 @@ struct cufab_object_ops {
 	void (*destroy)(struct cufab_object *obj);
 };
 
-struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
-					 size_t size,
-					 enum cufab_object_type type);
+struct cufab_object *_cufab_object_add(struct cufab_client *client,
+				       struct cufab_object *obj,
+				       enum cufab_object_type type);
 
 /*
  * Reserve an id and allocate the object that embeds struct cufab_object as
  * its first member (static_assert that next to the type). The id is not
- * visible to lookups until cufab_object_finalize().
+ * visible to lookups until cufab_object_finalize(). The allocation is
+ * made at the caller, where its size is a constant: kzalloc() then picks
+ * its cache at compile time instead of on every create.
  */
 #define cufab_object_alloc(client, ptr, type)				\
-	((typeof(ptr))_cufab_object_alloc(client, sizeof(*(ptr)), type))
+	((typeof(ptr))_cufab_object_add(client,				\
+		cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC) ? NULL :	\
+		kzalloc(sizeof(*(ptr)), GFP_KERNEL_ACCOUNT), type))
 
 void cufab_object_finalize(struct cufab_object *obj);
 void cufab_object_abort(struct cufab_object *obj);
@@ -364,9 +369,12 @@ void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
 			  s32 attrs[CUFAB_NUM_DEVICE_ATTRS]);
 
 /*
- * The node's topology. Readers hold cufab_topo_rwsem for read. Writers hold
- * it for write inside cufab_topo_change_begin()/end(), which also keeps
- * clients from opening meanwhile and fails with -EBUSY while one is open.
+ * The node's topology. Readers hold cufab_topo_rwsem for read, or hold a
+ * client open (an ioctl) or a live allocation, which keep writers out
+ * (cufab_node_gpu_stable()). Writers hold it for write inside
+ * cufab_topo_change_begin()/end(), which also keeps clients from opening
+ * meanwhile and fails with -EBUSY while one is open or an allocation
+ * lives.
  */
 extern struct cufab_topo cufab_node;
 extern struct rw_semaphore cufab_topo_rwsem;
@@ -382,6 +390,7 @@ struct cufab_gpu_facts {
 
 int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts);
 struct cufab_gpu *cufab_node_gpu(u32 index);
+struct cufab_gpu *cufab_node_gpu_stable(u32 index);
 u32 cufab_node_num_gpus(void);
 bool cufab_node_gpu_exists(u32 index);
 int cufab_topo_change_begin(void);
@@ -1193,6 +1202,7 @@ struct cufab_le_space {
  * @creator_pid: tgid of the creating process
  * @exporter_pid: tgid of the first exporter, 0 while never exported
  * @exports: struct cufab_le_export records (le_share.c), under its lock
+ * @team_mem: where @team is (cufab_team_init()), cufab_team_size() bytes
  */
 struct cufab_le {
 	struct kref ref;
@@ -1209,6 +1219,7 @@ struct cufab_le {
 	pid_t creator_pid;
 	pid_t exporter_pid;
 	struct list_head exports;
+	struct cufab_team team_mem;	/* last: its members follow */
 };
 
 /**
@@ -1374,11 +1385,14 @@ int cufab_clients_for_each(unsigned long skip,
  * @dev: kernel index of the GPU; valid for the context's lifetime because
  *	the topology cannot change while its client is open
  * @flags: CUctx_flags given at creation
+ * @legacy: MEM_ALLOC has tied an allocation to it (set under the client's
+ *	va.lock, cufab_mem_free_ctx() reads it there)
  */
 struct cufab_ctx {
 	struct cufab_object obj;
 	u32 dev;
 	u32 flags;
+	bool legacy;
 };
 
 static_assert(offsetof(struct cufab_ctx, obj) == 0);
@@ -1527,6 +1541,8 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * @hold_lock: serializes @held against the binding count
  * @held: a reference on @alloc is held because something is bound
  * @skipped: replicas multimem operations skipped (nothing bound there)
+ * @team_mem: where @team is once set (cufab_team_init()),
+ *	cufab_team_size() bytes
  */
 struct cufab_mc {
 	struct cufab_alloc *alloc;
@@ -1535,6 +1551,7 @@ struct cufab_mc {
 	struct mutex hold_lock;		/* see above */
 	bool held;
 	atomic64_t skipped;
+	struct cufab_team team_mem;	/* last: its members follow */
 };
 
 /* Module parameter mc_team_timeout_ms: how long binds and maps wait. */
@@ -1568,7 +1585,7 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
 /* cuCtxDestroy: free what cuMemAlloc made in the context. */
-void cufab_mem_free_ctx(struct cufab_client *client, u32 ctx_id);
+void cufab_mem_free_ctx(struct cufab_ctx *ctx);
 /* cuMemAdvise, cuMemPrefetchAsync, cuMemRangeGetAttribute(s) */
 int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd);

@@ -301,17 +301,17 @@ int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus)
 		gpus[i].peers &= keep;
 	}
 	kfree(topo->gpus);
-	topo->gpus = gpus;
-	topo->num_gpus = num_gpus;
+	WRITE_ONCE(topo->gpus, gpus);
+	WRITE_ONCE(topo->num_gpus, num_gpus);
 	cufab_topo_update_peers(topo);
 	return 0;
 }
 
 void cufab_topo_free(struct cufab_topo *topo)
 {
+	WRITE_ONCE(topo->num_gpus, 0);
 	kfree(topo->gpus);
-	topo->gpus = NULL;
-	topo->num_gpus = 0;
+	WRITE_ONCE(topo->gpus, NULL);
 }
 
 /**
@@ -405,26 +405,25 @@ void cufab_node_exit(void)
  * @index: kernel GPU index
  * @facts: out: effective features, clique, NUMA node
  *
- * The one locked read of a GPU for the endpoint, multicast and team code:
- * it takes cufab_topo_rwsem itself, so the caller holds none of our locks.
+ * The read of a GPU for the endpoint, multicast and team code, all of it
+ * in ioctls: with a client open the topology cannot change, so it takes
+ * no lock (cufab_node_gpu_stable()), and may be called under any of
+ * ours. Two control calls in three asked, each taking and dropping
+ * cufab_topo_rwsem.
  *
+ * Context: a client open.
  * Return: 0, or -ENODEV when the node has no GPU @index.
  */
 int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts)
 {
-	struct cufab_gpu *gpu;
-	int ret = -ENODEV;
+	const struct cufab_gpu *gpu = cufab_node_gpu_stable(index);
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(index);
-	if (gpu) {
-		facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
-		facts->clique = gpu->clique;
-		facts->numa_node = gpu->numa_node;
-		ret = 0;
-	}
-	up_read(&cufab_topo_rwsem);
-	return ret;
+	if (!gpu)
+		return -ENODEV;
+	facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
+	facts->clique = gpu->clique;
+	facts->numa_node = gpu->numa_node;
+	return 0;
 }
 
 /**
@@ -442,14 +441,32 @@ struct cufab_gpu *cufab_node_gpu(u32 index)
 	return &cufab_node.gpus[index];
 }
 
+/**
+ * cufab_node_gpu_stable() - a GPU of the node, without cufab_topo_rwsem
+ * @index: kernel index
+ *
+ * Context: a client open (any ioctl) or an allocation live: either makes
+ * cufab_topo_change_begin() refuse, so the array stays in place.
+ * Return: the GPU, or NULL past the last one.
+ */
+struct cufab_gpu *cufab_node_gpu_stable(u32 index)
+{
+	if (index >= READ_ONCE(cufab_node.num_gpus))
+		return NULL;
+	return &READ_ONCE(cufab_node.gpus)[index];
+}
+
+/*
+ * Without cufab_topo_rwsem, as the granularities (cufab.h): the count
+ * changes only between cufab_topo_change_begin() and _end(), when no
+ * client is open, so every ioctl reads the same value; any other caller
+ * gets what it would have got under the lock, which it dropped before
+ * using the count. Every control call asks, so the lock's two atomic
+ * operations are not worth it.
+ */
 u32 cufab_node_num_gpus(void)
 {
-	u32 n;
-
-	down_read(&cufab_topo_rwsem);
-	n = cufab_node.num_gpus;
-	up_read(&cufab_topo_rwsem);
-	return n;
+	return READ_ONCE(cufab_node.num_gpus);
 }
 
 bool cufab_node_gpu_exists(u32 index)

@@ -73,7 +73,7 @@ static void cufab_le_release(struct kref *ref)
 
 	trace_cufab_le_destroy(le);
 	cufab_le_exports_drop(le);
-	cufab_team_destroy(le->team);
+	cufab_team_fini(le->team);
 	kfree(le);
 	atomic64_dec(&cufab_le_live);
 	cufab_live_objects_dec();
@@ -420,13 +420,15 @@ static int cufab_le_size_check(struct cufab_client *client, u64 length,
 static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 {
 	bool unicast = p->type == CUFAB_LE_TYPE_UNICAST;
-	char name[CUFAB_TEAM_NAME_LEN];
+	u32 devices = unicast ? 1 : p->dev_or_num;
 	struct cufab_le *le;
 	int ret;
 
 	if (cufab_should_fail(CUFAB_FAULT_LE))
 		return ERR_PTR(-ENOMEM);
-	le = kzalloc(sizeof(*le), GFP_KERNEL_ACCOUNT);
+	/* the team in the same allocation: one allocation less per create */
+	le = kzalloc(offsetof(struct cufab_le, team_mem) +
+		     cufab_team_size(devices), GFP_KERNEL_ACCOUNT);
 	if (!le)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&le->ref);
@@ -439,18 +441,17 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 	le->align = align;
 	le->creator_pid = task_tgid_nr(current);
 	INIT_LIST_HEAD(&le->exports);
-	snprintf(name, sizeof(name), "endpoint %llu", le->number);
-	le->team = cufab_team_create(name, unicast ? 1 : p->dev_or_num,
-				     p->length, align);
-	if (IS_ERR(le->team)) {
-		ret = PTR_ERR(le->team);
+	ret = cufab_team_init(&le->team_mem, "endpoint", le->number, devices,
+			      p->length, align);
+	if (ret) {
 		kfree(le);
 		return ERR_PTR(ret);
 	}
+	le->team = &le->team_mem;
 	if (unicast) {
 		ret = cufab_team_add_device(le->team, p->dev_or_num);
 		if (ret) {
-			cufab_team_destroy(le->team);
+			cufab_team_fini(le->team);
 			kfree(le);
 			return ERR_PTR(ret);
 		}

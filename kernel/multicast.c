@@ -75,7 +75,7 @@ static void cufab_mc_release(struct cufab_alloc *alloc)
 		list_del_init(&mc->node);
 	mutex_unlock(&cufab_mcs_lock);
 	if (mc->team)
-		cufab_team_destroy(mc->team);
+		cufab_team_fini(mc->team);
 	mutex_destroy(&mc->hold_lock);
 	kfree(mc);
 }
@@ -263,14 +263,15 @@ static int cufab_mc_create_check(struct cufab_client *client,
 static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 {
 	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
-	char name[CUFAB_TEAM_NAME_LEN];
 	struct cufab_alloc *alloc;
-	struct cufab_team *team;
 	struct cufab_mc *mc;
+	int ret;
 
 	if (cufab_should_fail(CUFAB_FAULT_MC))
 		return ERR_PTR(-ENOMEM);
-	mc = kzalloc(sizeof(*mc), GFP_KERNEL_ACCOUNT);
+	/* the team in the same allocation: one allocation less per create */
+	mc = kzalloc(offsetof(struct cufab_mc, team_mem) +
+		     cufab_team_size(cmd->num_devices), GFP_KERNEL_ACCOUNT);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&mc->node);
@@ -285,14 +286,14 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 		return alloc;
 	}
 	mc->alloc = alloc;
-	snprintf(name, sizeof(name), "multicast %llu", alloc->id);
-	team = cufab_team_create(name, cmd->num_devices, cmd->length,
-				 cufab_mc_granularity(false));
-	if (IS_ERR(team)) {
+	ret = cufab_team_init(&mc->team_mem, "multicast", alloc->id,
+			      cmd->num_devices, cmd->length,
+			      cufab_mc_granularity(false));
+	if (ret) {
 		cufab_alloc_put(alloc);	/* frees mc */
-		return ERR_CAST(team);
+		return ERR_PTR(ret);
 	}
-	mc->team = team;
+	mc->team = &mc->team_mem;
 	mutex_lock(&cufab_mcs_lock);
 	list_add_tail(&mc->node, &cufab_mcs);
 	mutex_unlock(&cufab_mcs_lock);

@@ -2,13 +2,15 @@
 /*
  * The per-client object table.
  *
- * Creation is two-phase: _cufab_object_alloc() reserves an id with an
- * XA_ZERO_ENTRY placeholder, which lookups treat as absent; the creator
- * builds the object and then publishes it with cufab_object_finalize() or
- * gives the id back with cufab_object_abort(). No other thread can ever
- * find a half-built object.
+ * Creation is two-phase: cufab_object_alloc() stores the object under a
+ * new id with users at 0, which every lookup treats as absent (it takes a
+ * reference only from a count above zero); the creator builds the object
+ * and then publishes it with cufab_object_finalize(), which sets users to
+ * 1 under the table's lock, or gives the id back with
+ * cufab_object_abort(). No other thread can ever find a half-built
+ * object, and publishing walks the table no second time.
  *
- * Lifetime: users starts at 1 (the table's reference). Lookups and
+ * Lifetime: users is 1 once published (the table's reference). Lookups and
  * dependent objects take more. Destroy succeeds only when the table holds
  * the last reference, so an object something depends on is -EBUSY.
  *
@@ -54,38 +56,37 @@ u64 cufab_live_objects(void)
 }
 
 /**
- * _cufab_object_alloc() - allocate an object and reserve its id
+ * _cufab_object_add() - reserve an id for a new object
  * @client: owner
- * @size: size of the containing structure
+ * @obj: the containing structure, zeroed, from cufab_object_alloc(); NULL
+ *	when that allocation failed
  * @type: a real object type
  *
  * Use cufab_object_alloc(). The object is invisible to lookups until
- * cufab_object_finalize().
+ * cufab_object_finalize(). On error @obj is freed.
  *
- * Return: the object header (users = 1), or ERR_PTR(-ENOMEM) / -ENOSPC.
+ * Return: the object header (users = 0 until published), or
+ * ERR_PTR(-ENOMEM) / -ENOSPC.
  */
-struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
-					 size_t size,
-					 enum cufab_object_type type)
+struct cufab_object *_cufab_object_add(struct cufab_client *client,
+				       struct cufab_object *obj,
+				       enum cufab_object_type type)
 {
-	struct cufab_object *obj;
 	int ret;
 
-	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
-		    !cufab_object_ops[type]))
-		return ERR_PTR(-EINVAL);
-	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
-		return ERR_PTR(-ENOMEM);
-
-	obj = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
+	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
+		    !cufab_object_ops[type])) {
+		kfree(obj);
+		return ERR_PTR(-EINVAL);
+	}
 	obj->type = type;
 	obj->client = client;
-	refcount_set(&obj->users, 1);
+	/* kzalloc: users is 0, unpublished */
 
 	/* ids fit a signed int so that userspace may store them in one */
-	ret = xa_alloc(&client->objects, &obj->id, XA_ZERO_ENTRY, xa_limit_31b,
+	ret = xa_alloc(&client->objects, &obj->id, obj, xa_limit_31b,
 		       GFP_KERNEL_ACCOUNT);
 	if (ret) {
 		kfree(obj);
@@ -99,14 +100,21 @@ struct cufab_object *_cufab_object_alloc(struct cufab_client *client,
  * cufab_object_finalize() - publish a fully built object
  * @obj: from cufab_object_alloc()
  *
- * Cannot fail: the slot was reserved, so no memory is needed.
+ * Cannot fail: the object is in the table already. Under the table's
+ * lock, so that a lookup that sees the count sees the built object.
  */
 void cufab_object_finalize(struct cufab_object *obj)
 {
-	void *old;
+	xa_lock(&obj->client->objects);
+	WARN_ON(refcount_read(&obj->users));
+	refcount_set(&obj->users, 1);
+	xa_unlock(&obj->client->objects);
+}
 
-	old = xa_store(&obj->client->objects, obj->id, obj, GFP_KERNEL);
-	WARN_ON(old);
+/* Published: found by lookups. Context: the table's lock held. */
+static bool cufab_object_published(const struct cufab_object *obj)
+{
+	return obj && refcount_read(&obj->users);
 }
 
 static void cufab_object_free(struct cufab_object *obj)
@@ -124,7 +132,7 @@ void cufab_object_abort(struct cufab_object *obj)
 	void *old;
 
 	old = xa_erase(&obj->client->objects, obj->id);
-	WARN_ON(old);
+	WARN_ON(old != obj);
 	cufab_object_free(obj);
 }
 
@@ -194,7 +202,7 @@ int cufab_object_destroy_user(struct cufab_client *client, u32 id)
 
 	xa_lock(&client->objects);
 	obj = xa_load(&client->objects, id);
-	if (!obj) {
+	if (!cufab_object_published(obj)) {
 		xa_unlock(&client->objects);
 		return -ENOENT;
 	}
@@ -233,7 +241,7 @@ int cufab_object_release_user(struct cufab_client *client, u32 id,
 
 	xa_lock(&client->objects);
 	obj = xa_load(&client->objects, id);
-	if (!obj || obj->type != type) {
+	if (!cufab_object_published(obj) || obj->type != type) {
 		xa_unlock(&client->objects);
 		return -ENOENT;
 	}

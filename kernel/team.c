@@ -5,8 +5,8 @@
  *
  * Locking: team->lock covers membership and the maps. It is innermost:
  * no user copy, no allocation, no mmap_lock and no topology lock under it
- * (the GPU facts a call needs are read under cufab_topo_rwsem, and a
- * binding is allocated, before team->lock is taken), and bindings removed
+ * (the GPU facts a call needs are read, and a binding is allocated,
+ * before team->lock is taken), and bindings removed
  * from a map are freed only after it is dropped, since freeing one may
  * drop the last reference of an allocation.
  *
@@ -30,23 +30,49 @@
 #include "cufab.h"
 #include "trace.h"
 
-struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
-				     u64 align)
+/*
+ * "@kind @number", cut to fit as snprintf() would cut it, without
+ * snprintf()'s format parser: that was a quarter of cuMulticastCreate in
+ * a guest profile, for a name only log lines and tracepoints read.
+ */
+static void cufab_team_set_name(struct cufab_team *team, const char *kind,
+				u64 number)
 {
-	struct cufab_team *team;
+	char digits[21], *p = digits + sizeof(digits) - 1;
+	ssize_t n;
+
+	*p = '\0';
+	do {
+		*--p = '0' + number % 10;
+		number /= 10;
+	} while (number);
+	n = strscpy(team->name, kind, sizeof(team->name));
+	if (n < 0 || n + 1 >= sizeof(team->name))
+		return;
+	team->name[n++] = ' ';
+	strscpy(team->name + n, p, sizeof(team->name) - n);
+}
+
+size_t cufab_team_size(u32 size)
+{
+	/* a size init refuses must not ask for a huge allocation first */
+	return struct_size((struct cufab_team *)NULL, members,
+			   min_t(u32, size, CUFAB_MAX_GPUS));
+}
+
+int cufab_team_init(struct cufab_team *team, const char *kind, u64 number,
+		    u32 size, u64 length, u64 align)
+{
 	u32 i;
 
 	if (!size || size > CUFAB_MAX_GPUS || !length ||
 	    !is_power_of_2(align))
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (cufab_should_fail(CUFAB_FAULT_BIND))
-		return ERR_PTR(-ENOMEM);
-	team = kzalloc(struct_size(team, members, size), GFP_KERNEL_ACCOUNT);
-	if (!team)
-		return ERR_PTR(-ENOMEM);
+		return -ENOMEM;
 	mutex_init(&team->lock);
 	init_waitqueue_head(&team->wq);
-	strscpy(team->name, name, sizeof(team->name));
+	cufab_team_set_name(team, kind, number);
 	team->size = size;
 	team->clique = -1;
 	team->length = length;
@@ -54,16 +80,31 @@ struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
 	for (i = 0; i < size; i++)
 		cufab_bindmap_init(&team->members[i].map);
 	cufab_live_objects_inc();
+	return 0;
+}
+
+struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
+				     u64 length, u64 align)
+{
+	struct cufab_team *team;
+	int ret;
+
+	team = kzalloc(cufab_team_size(size), GFP_KERNEL_ACCOUNT);
+	if (!team)
+		return ERR_PTR(-ENOMEM);
+	ret = cufab_team_init(team, kind, number, size, length, align);
+	if (ret) {
+		kfree(team);
+		return ERR_PTR(ret);
+	}
 	return team;
 }
 
-void cufab_team_destroy(struct cufab_team *team)
+void cufab_team_fini(struct cufab_team *team)
 {
 	LIST_HEAD(freed);
 	u32 i;
 
-	if (!team)
-		return;
 	/* callers hold a reference on the owning object: none is waiting */
 	WARN_ON_ONCE(team->waiters);
 	mutex_lock(&team->lock);
@@ -72,8 +113,15 @@ void cufab_team_destroy(struct cufab_team *team)
 	mutex_unlock(&team->lock);
 	cufab_bindings_free(&freed);
 	mutex_destroy(&team->lock);
-	kfree(team);
 	cufab_live_objects_dec();
+}
+
+void cufab_team_destroy(struct cufab_team *team)
+{
+	if (!team)
+		return;
+	cufab_team_fini(team);
+	kfree(team);
 }
 
 /* Context: team->lock held. */
@@ -146,7 +194,13 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		ret = 0;
 	}
 	mutex_unlock(&team->lock);
-	if (complete)
+	/*
+	 * Most teams complete with nobody waiting (a unicast endpoint at
+	 * create): no wait queue lock then. The barrier of wq_has_sleeper()
+	 * pairs with the one a waiter sets its state with before it tests
+	 * cufab_team_done().
+	 */
+	if (complete && wq_has_sleeper(&team->wq))
 		wake_up_all(&team->wq);
 	return ret;
 }

@@ -44,9 +44,9 @@ struct cufab_team_member {
  * @size: devices wanted (numDevices), >= 1
  * @joined: devices added so far; members[0 .. joined - 1] are valid
  * @devs: bitmask of the joined GPUs
- * @clique: clique of the first device, -1 while the team is empty
  * @length: bytes bindable per device (the object's size)
  * @align: every bind offset, size and memory offset is a multiple of it
+ * @clique: clique of the first device, -1 while the team is empty
  * @waiters: callers sleeping in cufab_team_wait()
  * @members: @size entries
  */
@@ -57,21 +57,36 @@ struct cufab_team {
 	u32 size;
 	u32 joined;
 	u64 devs;
-	s32 clique;
 	u64 length;
 	u64 align;
+	/* two 32-bit fields together: an endpoint with its team fits 256 bytes */
+	s32 clique;
 	u32 waiters;
 	struct cufab_team_member members[];
 };
 
 /*
  * A team of @size devices for an object of @length bytes per device whose
- * binds align to @align (a power of two). ERR_PTR(-EINVAL/-ENOMEM).
+ * binds align to @align (a power of two), named "@kind @number" (the
+ * object) in log lines. ERR_PTR(-EINVAL/-ENOMEM).
  */
-struct cufab_team *cufab_team_create(const char *name, u32 size, u64 length,
-				     u64 align);
+struct cufab_team *cufab_team_create(const char *kind, u64 number, u32 size,
+				     u64 length, u64 align);
 /* Unbind everything (dropping allocation references) and free. */
 void cufab_team_destroy(struct cufab_team *team);
+
+/*
+ * The same for a team kept at the end of its object's own allocation, so
+ * that creating the object is one allocation less: the object reserves
+ * cufab_team_size(@size) bytes for it, zeroed, and cufab_team_init()
+ * fills them (0, -EINVAL or the injected -ENOMEM of cufab_team_create());
+ * cufab_team_fini() unbinds everything and leaves the memory to the
+ * object.
+ */
+size_t cufab_team_size(u32 size);
+int cufab_team_init(struct cufab_team *team, const char *kind, u64 number,
+		    u32 size, u64 length, u64 align);
+void cufab_team_fini(struct cufab_team *team);
 
 /*
  * Add GPU @gpu for good. Errors, each with one log line naming the team,

@@ -478,25 +478,30 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 			      CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS);
 }
 
+/* As cufab_streams_forget_ctx(): a batch at a time, no allocation. */
 void cufab_events_forget_ctx(__u32 ctx_kid)
 {
-	__u32 i, *kids, nk = 0;
+	__u32 i = 0, kids[CUFAB_FORGET_BATCH], nk, k;
+	int done;
 
-	kids = malloc(CUFAB_LIB_MAX_EVENTS * sizeof(*kids));
 	pthread_mutex_lock(&cufab_stream_lock);
-	for (i = 0; i < events_used; i++) {
-		struct cufab_levent *e = &events[i];
+	for (;;) {
+		for (nk = 0; i < events_used && nk < CUFAB_FORGET_BATCH; i++) {
+			struct cufab_levent *e = &events[i];
 
-		if (!e->live || e->ctx_kid != ctx_kid)
-			continue;
-		if (kids)
+			if (!e->live || e->ctx_kid != ctx_kid)
+				continue;
 			kids[nk++] = e->kid;
-		event_free_locked(e);
+			event_free_locked(e);
+		}
+		done = i >= events_used;
+		pthread_mutex_unlock(&cufab_stream_lock);
+		for (k = 0; k < nk; k++)
+			event_kernel_destroy(kids[k]);
+		if (done)
+			break;
+		pthread_mutex_lock(&cufab_stream_lock);
 	}
-	pthread_mutex_unlock(&cufab_stream_lock);
-	for (i = 0; i < nk; i++)
-		event_kernel_destroy(kids[i]);
-	free(kids);
 }
 
 void cufab_events_reset_locked(void)

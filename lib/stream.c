@@ -624,35 +624,41 @@ CUresult cufab_streams_ctx_sync(__u32 ctx_kid)
  * @ctx_kid: its id, which the kernel may hand out again
  *
  * Its streams are gone: their handles become invalid, their kernel
- * objects are destroyed.
+ * objects are destroyed, CUFAB_FORGET_BATCH at a time outside the lock:
+ * no allocation on every cuCtxDestroy for the usual context with no
+ * stream at all.
  */
 void cufab_streams_forget_ctx(__u32 ctx_kid)
 {
-	__u32 i, *kids, nk = 0;
+	__u32 i = 0, kids[CUFAB_FORGET_BATCH], nk, k;
+	int done;
 	size_t j;
 
-	kids = malloc(CUFAB_LIB_MAX_STREAMS * sizeof(*kids));
 	pthread_mutex_lock(&cufab_stream_lock);
-	for (i = 0; i < streams_used; i++) {
-		struct cufab_lstream *s = &streams[i];
-
-		if (!s->live || s->ctx_kid != ctx_kid)
-			continue;
-		if (kids)
-			kids[nk++] = s->kid;
-		stream_free_locked(s);
-	}
 	for (j = 0; j < legacy_n; j++) {
 		if (legacy_map[j].ctx_kid != ctx_kid)
 			continue;
 		legacy_map[j] = legacy_map[--legacy_n];
 		break;
 	}
-	__atomic_add_fetch(&streams_gen, 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&cufab_stream_lock);
-	for (i = 0; i < nk; i++)
-		stream_kernel_destroy(kids[i]);
-	free(kids);
+	for (;;) {
+		for (nk = 0; i < streams_used && nk < CUFAB_FORGET_BATCH; i++) {
+			struct cufab_lstream *s = &streams[i];
+
+			if (!s->live || s->ctx_kid != ctx_kid)
+				continue;
+			kids[nk++] = s->kid;
+			stream_free_locked(s);
+		}
+		done = i >= streams_used;
+		__atomic_add_fetch(&streams_gen, 1, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&cufab_stream_lock);
+		for (k = 0; k < nk; k++)
+			stream_kernel_destroy(kids[k]);
+		if (done)
+			break;
+		pthread_mutex_lock(&cufab_stream_lock);
+	}
 	cufab_events_forget_ctx(ctx_kid);
 }
 

@@ -15,6 +15,8 @@
 /* Streams and events together cannot exceed the kernel's slots. */
 #define CUFAB_LIB_MAX_STREAMS	CUFAB_SEQ_SLOTS
 #define CUFAB_LIB_MAX_EVENTS	CUFAB_SEQ_SLOTS
+/* kernel objects of a destroyed context freed per pass (*_forget_ctx) */
+#define CUFAB_FORGET_BATCH	32
 
 struct cufab_lstream {
 	__u32 gen;		/* bumped whenever a handle stops being valid */

@@ -119,7 +119,7 @@ static struct cufab_team *team_new(struct kunit *test, u32 size, u64 length,
 {
 	struct cufab_team *team;
 
-	team = cufab_team_create("team test", size, length, align);
+	team = cufab_team_create("team test", 1, size, length, align);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, team);
 	return team;
 }
@@ -173,27 +173,38 @@ static void create_rejects_bad_args(struct kunit *test)
 	struct cufab_team *team;
 
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR(cufab_team_create("t", 0, G, G)));
+			PTR_ERR(cufab_team_create("t", 0, 0, G, G)));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR(cufab_team_create("t", CUFAB_MAX_GPUS + 1, G,
-						  G)));
+			PTR_ERR(cufab_team_create("t", 0, CUFAB_MAX_GPUS + 1,
+						  G, G)));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR(cufab_team_create("t", 1, 0, G)));
+			PTR_ERR(cufab_team_create("t", 0, 1, 0, G)));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR(cufab_team_create("t", 1, G, 3 * SZ_1M)));
+			PTR_ERR(cufab_team_create("t", 0, 1, G, 3 * SZ_1M)));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			PTR_ERR(cufab_team_create("t", 1, G, 0)));
+			PTR_ERR(cufab_team_create("t", 0, 1, G, 0)));
 	team = team_new(test, CUFAB_MAX_GPUS, G, G);
 	KUNIT_EXPECT_EQ(test, -1, team->clique);
 	KUNIT_EXPECT_EQ(test, 0u, team->joined);
 	KUNIT_EXPECT_FALSE(test, cufab_team_complete(team));
+	KUNIT_EXPECT_STREQ(test, "team test 1", team->name);
 	/* the name is cut to fit, never overflows */
 	cufab_team_destroy(team);
 	team = cufab_team_create("a team name much longer than thirty-two bytes",
-				 1, G, G);
+				 7, 1, G, G);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, team);
 	KUNIT_EXPECT_EQ(test, (size_t)CUFAB_TEAM_NAME_LEN - 1,
 			strlen(team->name));
+	cufab_team_destroy(team);
+	/* the number too, as snprintf() cuts it */
+	team = cufab_team_create("a kind of twenty-eight bytes", 123456, 1, G,
+				 G);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, team);
+	KUNIT_EXPECT_STREQ(test, "a kind of twenty-eight bytes 12", team->name);
+	cufab_team_destroy(team);
+	team = cufab_team_create("multicast", U64_MAX, 1, G, G);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, team);
+	KUNIT_EXPECT_STREQ(test, "multicast 18446744073709551615", team->name);
 	cufab_team_destroy(team);
 }
 
@@ -554,7 +565,7 @@ static void nomem_changes_nothing(struct kunit *test)
 
 	if (!cufab_test_fail_next(CUFAB_FAULT_BIND, &saved))
 		kunit_skip(test, "no CONFIG_FAULT_INJECTION");
-	team = cufab_team_create("t", 1, G, G);
+	team = cufab_team_create("t", 0, 1, G, G);
 	cufab_test_fail_restore(CUFAB_FAULT_BIND, &saved);
 	KUNIT_EXPECT_EQ(test, -ENOMEM, PTR_ERR(team));
 

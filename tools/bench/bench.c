@@ -15,7 +15,10 @@
  * what matter.
  *
  * A row is one line in rows[] and a step function; later API groups add
- * theirs the same way.
+ * theirs the same way. A step may make more than one API call (a create
+ * and its destroy): the row says how many, and the JSON gives the ratio
+ * per call next to the row's. Rows of one call each time the calls of
+ * such pairs alone (ctl_bench.c, le_bench.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +38,7 @@
 
 #include "bench.h"
 #include "le_bench.h"
+#include "ctl_bench.h"
 #include "copy_bench.h"
 #include "stream_bench.h"
 #include "managed_bench.h"
@@ -58,11 +62,17 @@ struct stats {
 /* One call of the measured operation; non-zero stops the benchmark. */
 typedef int (*bench_step)(struct bench *b);
 
+/* Untimed work around each burst of @burst steps; non-zero stops. */
+typedef int (*bench_burst)(struct bench *b, long burst);
+
 struct row {
 	const char *name;
 	bench_step step;
 	int divisor;		/* slow rows run n / divisor calls */
 	int mc;			/* needs multicast (skipped without) */
+	int calls;		/* API calls per step; 0 means 1 */
+	bench_burst prep;	/* before each burst, or NULL */
+	bench_burst undo;	/* after each burst, or NULL */
 };
 
 static int step_noop(struct bench *b)
@@ -284,13 +294,24 @@ static void mem_teardown(struct bench *b)
 static const struct row rows[] = {
 	{ "cuDeviceGetAttribute", step_attribute, 1 },
 	{ "cuCtxGetCurrent", step_get_current, 1 },
-	{ "cuCtxPushCurrent+cuCtxPopCurrent", step_push_pop, 1 },
-	{ "cuCtxCreate+cuCtxDestroy", step_create_destroy, 10 },
-	{ "cuMemCreate+cuMemRelease 2MiB", step_mem_create_release, 10 },
-	{ "cuMemAddressReserve+cuMemAddressFree 2MiB", step_va_reserve_free, 10 },
+	{ "cuCtxPushCurrent+cuCtxPopCurrent", step_push_pop, 1, 0, 2 },
+	{ "cuCtxCreate+cuCtxDestroy", step_create_destroy, 10, 0, 2 },
+	/* one call per step (ctl_bench.c) */
+	{ "cuCtxCreate", ctl_step_ctx_create, 10, 0, 1, NULL,
+	  ctl_undo_ctx_create },
+	{ "cuCtxDestroy", ctl_step_ctx_destroy, 10, 0, 1,
+	  ctl_prep_ctx_destroy },
+	{ "cuMemCreate+cuMemRelease 2MiB", step_mem_create_release, 10, 0, 2 },
+	{ "cuMemCreate 2MiB", ctl_step_mem_create, 10, 0, 1, NULL,
+	  ctl_undo_release },
+	{ "cuMemRelease 2MiB", ctl_step_release, 10, 0, 1,
+	  ctl_prep_mem_release },
+	{ "cuMemAddressReserve+cuMemAddressFree 2MiB", step_va_reserve_free, 10,
+	  0, 2 },
 	{ "cuMemAddressReserve+cuMemAddressFree 2MiB fixed address outside the arena",
-	  step_va_reserve_free_fixed, 10 },
-	{ "cuMemMap+cuMemSetAccess+cuMemUnmap 2MiB", step_map_access_unmap, 10 },
+	  step_va_reserve_free_fixed, 10, 0, 2 },
+	{ "cuMemMap+cuMemSetAccess+cuMemUnmap 2MiB", step_map_access_unmap, 10,
+	  0, 3 },
 	/* each logical endpoint row undoes the one before (le_bench.c) */
 	{ "cuLogicalEndpointIdReserve 1", le_step_reserve, 10 },
 	{ "cuLogicalEndpointIdRelease 1", le_step_release, 10 },
@@ -299,27 +320,39 @@ static const struct row rows[] = {
 	{ "cuLogicalEndpointQuery 1", le_step_query, 1 },
 	{ "cuLogicalEndpointBindMem 2MiB", le_step_bind, 10 },
 	{ "cuLogicalEndpointUnbind 2MiB", le_step_unbind, 10 },
-	{ "cuMulticastCreate+cuMemRelease 2MiB", step_mc_create_release, 10, 1 },
+	{ "cuMulticastCreate+cuMemRelease 2MiB", step_mc_create_release, 10, 1,
+	  2 },
 	{ "cuMulticastCreate+cuMulticastAddDevice+cuMemRelease",
-	  step_mc_create_add_release, 10, 1 },
-	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10, 1 },
+	  step_mc_create_add_release, 10, 1, 3 },
+	{ "cuMulticastBindMem+cuMulticastUnbind 2MiB", step_mc_bind_unbind, 10,
+	  1, 2 },
+	{ "cuMulticastCreate 2MiB", ctl_step_mc_create, 10, 1, 1, NULL,
+	  ctl_undo_release },
+	{ "cuMemRelease multicast 2MiB", ctl_step_release, 10, 1, 1,
+	  ctl_prep_mc_release },
+	{ "cuMulticastAddDevice", ctl_step_mc_add, 10, 1, 1,
+	  ctl_prep_mc_release, ctl_undo_release },
+	{ "cuMulticastBindMem 2MiB", ctl_step_mc_bind, 10, 1, 1, NULL,
+	  ctl_undo_mc_bind },
+	{ "cuMulticastUnbind 2MiB", ctl_step_mc_unbind, 10, 1, 1,
+	  ctl_prep_mc_unbind },
 	/* no syscall: finished work, read from the mapped completion slots */
 	{ "cuStreamQuery done", sb_step_stream_query, 1 },
 	{ "cuEventQuery done", sb_step_event_query, 1 },
 	{ "cuStreamSynchronize idle", sb_step_stream_sync_idle, 1 },
-	{ "cuStreamCreate+cuStreamDestroy", sb_step_create_destroy, 10 },
-	{ "cuEventRecord+cuEventSynchronize", sb_step_record_sync, 10 },
-	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB warm", step_async_4k, 1 },
+	{ "cuStreamCreate+cuStreamDestroy", sb_step_create_destroy, 10, 0, 2 },
+	{ "cuEventRecord+cuEventSynchronize", sb_step_record_sync, 10, 0, 2 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB warm", step_async_4k, 1, 0, 2 },
 	{ "malloc+free 4KiB (glibc)", step_malloc_4k, 1 },
-	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 1MiB warm", step_async_1m, 1, 0, 2 },
 	{ "malloc+free 1MiB (glibc)", step_malloc_1m, 1 },
-	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10 },
+	{ "cuMemPoolCreate+cuMemPoolDestroy", step_pool_create_destroy, 10, 0, 2 },
 	/* page to page in the kernel, no bounce buffer (copy_bench.c) */
 	{ "cuMemcpyDtoD 4KiB", cb_step_dtod_4k, 1 },
 	{ "cuMemcpyHtoD 4KiB", cb_step_htod_4k, 1 },
 	{ "cuMemsetD8 4KiB", cb_step_memset_4k, 1 },
 	{ "cuStreamAttachMemAsync SINGLE idle stream", mb_step_attach, 10 },
-	{ "cuStreamAttachMemAsync SINGLE+cuStreamSynchronize", mb_step_attach_sync, 10 },
+	{ "cuStreamAttachMemAsync SINGLE+cuStreamSynchronize", mb_step_attach_sync, 10, 0, 2 },
 };
 
 double now_ns(void)
@@ -467,9 +500,6 @@ static double timed_calls(struct bench *b, const struct row *r, long calls)
 	return now_ns() - t;
 }
 
-/* Calls in one burst of a row; the no-op's burst alternates with it. */
-#define BURST	8
-
 static void fill_stats(double *v, long nv, struct stats *s)
 {
 	qsort(v, nv, sizeof(*v), cmp_double);
@@ -509,10 +539,14 @@ static int measure(struct bench *b, const struct row *r, long n, int reps,
 					goto out;
 				vn[nb] = t / burst;
 			}
+			if (r->prep && r->prep(b, burst))
+				goto fail;
 			t = timed_calls(b, r, burst);
 			if (t < 0)
 				goto out;
 			v[nb] = t / burst;
+			if (r->undo && r->undo(b, burst))
+				goto fail;
 		}
 	}
 	fill_stats(v, nb, s);
@@ -522,6 +556,10 @@ static int measure(struct bench *b, const struct row *r, long n, int reps,
 out:
 	free(v);
 	return ret;
+fail:
+	fprintf(stderr, "cufab-bench: %s: setup or cleanup of a burst failed\n",
+		r->name);
+	goto out;
 }
 
 static void print_stats(FILE *f, const struct stats *s)
@@ -767,7 +805,7 @@ int main(int argc, char **argv)
 	struct stats base, s, near;
 	double touch[4];
 	long n = 20000;
-	int reps = 11, opt, first = 1;
+	int reps = 11, opt, first = 1, calls;
 	FILE *out = stdout;
 	size_t i;
 
@@ -835,6 +873,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: managed memory rows setup failed\n");
 		return 1;
 	}
+	if (ctl_bench_setup(b.mc_ok)) {
+		fprintf(stderr, "cufab-bench: control call rows setup failed\n");
+		return 1;
+	}
 	if (le_bench_setup((n / 10 ?: 1) * reps)) {
 		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
 		return 1;
@@ -854,8 +896,10 @@ int main(int argc, char **argv)
 			rows[i].name);
 		first = 0;
 		print_stats(out, &s);
-		fprintf(out, ", \"noop_median_ns\": %.1f, \"ratio_to_noop\": %.3f }",
-			near.median, s.median / near.median);
+		calls = rows[i].calls ?: 1;
+		fprintf(out, ", \"noop_median_ns\": %.1f, \"ratio_to_noop\": %.3f, \"calls_per_step\": %d, \"ratio_per_call\": %.3f }",
+			near.median, s.median / near.median, calls,
+			s.median / near.median / calls);
 	}
 	fprintf(out, "\n  ]");
 	if (nfilters) {
@@ -881,6 +925,7 @@ int main(int argc, char **argv)
 teardown:
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
+	ctl_bench_teardown();
 	stream_bench_teardown();
 	managed_bench_teardown();
 	copy_bench_teardown();

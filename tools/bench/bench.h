@@ -5,6 +5,9 @@
 #ifndef CUFAB_BENCH_H
 #define CUFAB_BENCH_H
 
+/* Calls in one burst of a row; the no-op's burst alternates with it. */
+#define BURST	8
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 double now_ns(void);
 
