@@ -138,7 +138,7 @@ static void cufab_va_space_destroy(struct cufab_client *client)
 {
 	struct cufab_va_space *space = &client->va;
 
-	/* drops the kept ranges' marks from @ranges too */
+	/* frees the reservations it kept, in @ranges too */
 	cufab_va_arena_forget(client);
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
@@ -220,10 +220,13 @@ bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 	return ok;
 }
 
-/* The reservation in @entry of a client's tree, or NULL for a mark. */
-static struct cufab_va *cufab_va_entry(void *entry)
+/*
+ * The reservation in @entry of a client's tree, or NULL for one it freed
+ * and keeps (va_arena.c). Context: space->lock held.
+ */
+static struct cufab_va *cufab_va_entry(struct cufab_va *va)
 {
-	return xa_is_value(entry) ? NULL : entry;
+	return va && !va->kept ? va : NULL;
 }
 
 /* The reservation containing @addr, with a reference, or NULL. */
@@ -250,44 +253,41 @@ static struct cufab_va *cufab_va_next(struct cufab_client *client,
 				      unsigned long *index, unsigned long last)
 {
 	struct cufab_va_space *space = &client->va;
-	void *entry;
+	struct cufab_va *entry, *va;
 
 	mutex_lock(&space->lock);
 	do {
 		entry = mt_find(&space->ranges, index, last);
-	} while (xa_is_value(entry));
-	if (entry)
-		kref_get(&((struct cufab_va *)entry)->ref);
+		va = cufab_va_entry(entry);
+	} while (entry && !va);
+	if (va)
+		kref_get(&va->ref);
 	mutex_unlock(&space->lock);
-	return entry;
+	return va;
 }
 
 /*
  * The VMA is gone, or the reservation left the arena: forget it and drop
- * every mapping. The PTEs are already zapped. With @keep (an arena range
- * the client keeps, va_arena.c: @va is dead and maps nothing already) a
- * mark takes its place in the client's tree. Runs under mmap_lock
+ * every mapping. The PTEs are already zapped. Runs under mmap_lock
  * (vm_ops->close), or (arena) under none.
  */
-void cufab_va_teardown(struct cufab_va *va, bool keep)
+void cufab_va_teardown(struct cufab_va *va)
 {
 	struct cufab_va_space *space = &va->client->va;
 	bool in_tree;
 
 	mutex_lock(&space->lock);
 	in_tree = cufab_mt_swap(&space->ranges, va->start, va->length, va,
-				keep ? CUFAB_VA_KEPT_MARK : NULL);
+				NULL);
 	if (in_tree && va->legacy)
 		atomic_dec(&space->nr_legacy);
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
-	if (!keep) {
-		down_write(&va->lock);
-		va->dead = true;
-		up_write(&va->lock);
-		cufab_va_maps_free(va, true);
-	}
+	down_write(&va->lock);
+	va->dead = true;
+	up_write(&va->lock);
+	cufab_va_maps_free(va, true);
 	if (in_tree)
 		cufab_va_put(va);
 }
@@ -305,7 +305,7 @@ static void cufab_va_vm_close(struct vm_area_struct *vma)
 	struct cufab_va *va = vma->vm_private_data;
 
 	if (atomic_dec_and_test(&va->vmas))
-		cufab_va_teardown(va, false);
+		cufab_va_teardown(va);
 	cufab_va_put(va);
 }
 
@@ -615,10 +615,6 @@ static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 	long addr, ret = -ENOMEM;
 	int tries;
 
-	if (!hint || !IS_ALIGNED(hint, align) ||
-	    !cufab_range_ok(hint, va->length) ||
-	    hint + va->length > TASK_SIZE)
-		hint = 0;
 	if (hint && (va->legacy ||
 		     !cufab_va_arena_covers(client, hint, va->length))) {
 		ret = cufab_va_mmap_at(client, va, hint);
@@ -668,11 +664,24 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	long addr;
 	int ret;
 
-	va = cufab_va_new(client, length, legacy, legacy_dev);
-	if (!va)
-		return -ENOMEM;
-
+	/* a hint that cannot be honoured is no hint */
+	if (!hint || !IS_ALIGNED(hint, alignment) ||
+	    !cufab_range_ok(hint, length) || hint + length > TASK_SIZE)
+		hint = 0;
 	mutex_lock(&space->reserve_lock);
+	/* one the client freed and kept: no allocation, no tree write */
+	va = legacy ? NULL :
+	     cufab_va_arena_revive(client, hint, length, alignment);
+	if (va) {
+		*out = va->start;
+		mutex_unlock(&space->reserve_lock);
+		return 0;
+	}
+	va = cufab_va_new(client, length, legacy, legacy_dev);
+	if (!va) {
+		mutex_unlock(&space->reserve_lock);
+		return -ENOMEM;
+	}
 	addr = cufab_va_place(client, va, hint, alignment);
 	if (IS_ERR_VALUE(addr)) {
 		ret = addr;
@@ -681,9 +690,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	mutex_lock(&space->lock);
 	/* a concurrent munmap() may already have closed the new VMA */
 	ret = va->dead ? -ENOMEM : 0;
-	/* a kept arena range it reuses has its mark there: swap it */
-	if (!ret && !cufab_mt_swap(&space->ranges, va->start, length,
-				   CUFAB_VA_KEPT_MARK, va))
+	if (!ret)
 		ret = mtree_insert_range(&space->ranges, va->start,
 					 va->start + length - 1, va,
 					 GFP_KERNEL);

@@ -748,6 +748,89 @@ TEST(arena_per_process)
 }
 
 /*
+ * A freed reservation is kept as it was and revived by the next of its
+ * size: the revived one maps and is touched like a new one, a fork in
+ * between changes nothing, and a client closed or killed with kept
+ * reservations frees them all.
+ */
+TEST(arena_kept_fork_close_kill)
+{
+	CUmemAccessDesc rw = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	struct cufab_va_reserve res = { .size = sizeof(res) };
+	struct cufab_va_free fr = { .size = sizeof(fr) };
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp p;
+	CUdeviceptr va, again;
+	int fd, i, status;
+	long long before;
+	pid_t pid;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	p = dev_prop(0, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(cpu_faults((unsigned char *)va, 0) ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&again, g, 0, 0, 0));
+	EXPECT_EQ(va, again);
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(again, g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(again, g, &rw, 1));
+	*(volatile unsigned char *)again = 7;
+	EXPECT_EQ(7, *(volatile unsigned char *)again);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(again, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(again, g));
+	/* a kept reservation is no reservation: freed once only */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(again, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+
+	before = live_objects();
+	/* closed with CUFAB_VA_KEPT and more kept */
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 1; i <= 6; i++) {
+		res.length = i * g;
+		res.addr = 0;
+		ASSERT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_RESERVE, &res));
+		fr.addr = res.addr;
+		fr.length = res.length;
+		EXPECT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_FREE, &fr));
+	}
+	EXPECT_EQ(0, close(fd));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+	/* killed with one kept */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		res.length = g;
+		res.addr = 0;
+		if (fd < 0 || ioctl(fd, CUFAB_IOCTL_VA_RESERVE, &res))
+			_exit(1);
+		fr.addr = res.addr;
+		fr.length = res.length;
+		if (ioctl(fd, CUFAB_IOCTL_VA_FREE, &fr))
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+}
+
+/*
  * mprotect() of the whole arena, no split involved, makes it the
  * program's as mprotect() of a piece does: no reservation is carved where
  * the CPU view could not write, and a new one still reads and writes.
