@@ -1179,19 +1179,20 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 }
 
 /*
- * cufab_va_get_pages() inside @va, from the page at @cur on.
+ * cufab_va_get_pages() inside @map, from the page at @cur on.
  * Context: va->lock held.
  */
-static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
-			       bool write, struct page **pages,
-			       unsigned int max)
+static int cufab_va_map_pages(const struct cufab_va_map *map,
+			      unsigned long cur, bool write,
+			      struct page **pages, unsigned int max)
 {
-	struct cufab_va_map *map = cufab_va_map_cpu(va, cur, write);
+	u32 access = cufab_map_cpu_access(map);
 	struct page *page;
 	int nr = 0;
 
-	for (; map && nr < max && cur < map->start + map->length;
-	     cur += PAGE_SIZE) {
+	if (access == CUFAB_ACCESS_NONE || (write && access != CUFAB_ACCESS_RW))
+		return -EFAULT;
+	for (; nr < max && cur < map->start + map->length; cur += PAGE_SIZE) {
 		page = cufab_va_map_page(map, cur);
 		if (IS_ERR(page)) {
 			if (!nr)
@@ -1202,6 +1203,16 @@ static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
 		pages[nr++] = page;
 	}
 	return nr ?: -EFAULT;
+}
+
+/* cufab_va_map_pages() of the mapping at @cur. Context: va->lock held. */
+static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
+			       bool write, struct page **pages,
+			       unsigned int max)
+{
+	struct cufab_va_map *map = cufab_va_map_at(va, cur);
+
+	return map ? cufab_va_map_pages(map, cur, write, pages, max) : -EFAULT;
 }
 
 /**
@@ -1259,14 +1270,14 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 }
 
 /*
- * The pages at @addr for @first; none when the CPU view has none there
- * (the copy meets the error itself). Context: va->lock held.
+ * The pages of @map at @addr for @first; none when the CPU view has none
+ * there (the copy meets the error itself). Context: va->lock held.
  */
-static void cufab_va_first_take(struct cufab_va *va, u64 addr,
+static void cufab_va_first_take(const struct cufab_va_map *map, u64 addr,
 				struct cufab_va_first *first)
 {
-	int nr = cufab_va_take_pages(va, addr & PAGE_MASK, first->write,
-				     first->pages, first->max);
+	int nr = cufab_va_map_pages(map, addr & PAGE_MASK, first->write,
+				    first->pages, first->max);
 
 	first->nr = max(nr, 0);
 }
@@ -1308,8 +1319,12 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 		first->nr = 0;
 
 	while (cur < end && !ret) {
-		va = cufab_va_find(client, cur);
-		if (!va) {
+		unsigned long index = cur;
+
+		/* one lookup: the reservation at @cur, or the next one */
+		va = cufab_va_next(client, &index,
+				   min_t(u64, end - 1, ULONG_MAX));
+		if (!va || va->start > cur) {
 			/*
 			 * A range is either all plain host memory or all
 			 * cufab mappings: running off the end of a mapping
@@ -1317,15 +1332,10 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 			 * reservation, would let a copy sized for device
 			 * memory smash whatever lies next to it.
 			 */
-			unsigned long index = cur;
-
-			if (cur != addr)
+			if (va || cur != addr) {
+				if (va)
+					cufab_va_put(va);
 				goto fault;
-			va = cufab_va_next(client, &index,
-					   min_t(u64, end - 1, ULONG_MAX));
-			if (va) {
-				cufab_va_put(va);
-				return -EFAULT;
 			}
 			if (first)
 				first->nr = -ENOENT;
@@ -1345,7 +1355,7 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 			ret = -EACCES;
 		} else {
 			if (first && cur == addr)
-				cufab_va_first_take(va, addr, first);
+				cufab_va_first_take(map, addr, first);
 			cur = map->start + map->length;
 		}
 		up_read(&va->lock);
