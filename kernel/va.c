@@ -970,29 +970,15 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 }
 
 /*
- * Has the CPU touched a mapping in [addr, addr + length) since its last
- * zap? Context: va->lock held.
- */
-static bool cufab_va_range_touched(struct cufab_va *va, u64 addr,
-				   u64 length)
-{
-	unsigned long index = addr;
-	struct cufab_va_map *map;
-
-	mt_for_each(&va->maps, map, index, addr + length - 1)
-		if (map->cpu_mapped)
-			return true;
-	return false;
-}
-
-/*
  * cufab_va_locked() for an @fn that zaps only mappings the CPU touched
- * (cufab_va_zap_maps()). When none in the range was touched there is no
+ * (cufab_va_zap_whole()). When none in the range was touched there is no
  * PTE to zap, and none can appear while va->lock is held for writing (the
- * fault handler sets cpu_mapped under it before it inserts one): @fn then
- * runs with va->lock alone and no VMA, sparing mmap_lock and the VMA
- * lookup. Only for a live reservation of current's arena: one of another
- * mm is refused by the VMA lookup, as before.
+ * fault handler sets cpu_mapped under it before it inserts one): @fn
+ * first runs with va->lock alone and no VMA, sparing mmap_lock and the
+ * VMA lookup, and returns -EAGAIN, having changed nothing, when it finds
+ * a touched mapping; it then runs again as cufab_va_locked() would. Only
+ * for a live reservation of current's arena: one of another mm is
+ * refused by the VMA lookup, as before.
  */
 static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 			       u64 length,
@@ -1003,19 +989,15 @@ static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 {
 	struct cufab_va *va = cufab_va_find_range(client, addr, length);
 	struct mm_struct *mm = current->mm;
-	bool done = false;
-	int ret = -EINVAL;
+	int ret = -EAGAIN;
 
 	if (!va)
 		return -EINVAL;
 	down_write(&va->lock);
-	if (!va->dead && cufab_va_arena_in_mm(va, mm) &&
-	    !cufab_va_range_touched(va, addr, length)) {
+	if (!va->dead && cufab_va_arena_in_mm(va, mm))
 		ret = fn(va, NULL, addr, length, arg);
-		done = true;
-	}
 	up_write(&va->lock);
-	if (!done)
+	if (ret == -EAGAIN)
 		ret = cufab_va_mm_locked_vma(mm, va, addr, length, fn, arg);
 	cufab_va_put(va);
 	return ret;
@@ -1049,42 +1031,47 @@ void cufab_va_walk_locked(struct cufab_client *client,
 }
 
 /*
- * Zap the PTEs of [addr, addr + length), a run of whole mappings, when the
- * CPU touched any of them. Context: va->lock held for write; @vma may be
- * NULL when none was touched (cufab_va_locked_zap()).
- */
-static void cufab_va_zap_maps(struct cufab_va *va, struct vm_area_struct *vma,
-			      u64 addr, u64 length)
-{
-	struct cufab_va_map *map;
-	bool mapped = false;
-	u64 cur;
-
-	for (cur = addr; cur < addr + length; cur += map->length) {
-		map = mtree_load(&va->maps, cur);
-		mapped |= map->cpu_mapped;
-		map->cpu_mapped = false;
-	}
-	if (mapped)
-		zap_vma_ptes(vma, addr, length);
-}
-
-/*
  * Is [addr, addr + length) exactly a run of adjacent whole mappings?
  * cuMemUnmap and (here) cuMemSetAccess act on whole mapped ranges.
+ * *@touched: the CPU touched one of them since its last zap.
  */
-static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length)
+static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length,
+				bool *touched)
 {
 	u64 cur = addr, end = addr + length;
 	struct cufab_va_map *map;
 
+	*touched = false;
 	while (cur < end) {
 		map = mtree_load(&va->maps, cur);
 		if (!map || map->start != cur || map->length > end - cur)
 			return false;
+		*touched |= map->cpu_mapped;
 		cur += map->length;
 	}
 	return true;
+}
+
+/*
+ * Before an unmap or access change of [addr, addr + length): check that
+ * it is a run of whole mappings and zap its PTEs when the CPU touched
+ * any; the caller then clears their cpu_mapped. Context: va->lock held
+ * for write.
+ * Return: 0; -EINVAL; -EAGAIN, nothing done, for a touched run and no
+ * @vma (cufab_va_locked_zap()).
+ */
+static int cufab_va_zap_whole(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length)
+{
+	bool touched;
+
+	if (!cufab_va_whole_maps(va, addr, length, &touched))
+		return -EINVAL;
+	if (touched && !vma)
+		return -EAGAIN;
+	if (touched)
+		zap_vma_ptes(vma, addr, length);
+	return 0;
 }
 
 static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
@@ -1093,10 +1080,13 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	struct list_head *freed = arg;
 	struct cufab_va_map *map;
 	u64 cur = addr;
+	int ret;
 
-	if (va->legacy || va->pool || !cufab_va_whole_maps(va, addr, length))
+	if (va->legacy || va->pool)
 		return -EINVAL;
-	cufab_va_zap_maps(va, vma, addr, length);
+	ret = cufab_va_zap_whole(va, vma, addr, length);
+	if (ret)
+		return ret;
 	while (cur < addr + length) {
 		map = mtree_erase(&va->maps, cur);
 		trace_cufab_mem_unmap(map);
@@ -1136,13 +1126,15 @@ static int cufab_va_do_set_access(struct cufab_va *va,
 	struct cufab_access_set *set = arg;
 	struct cufab_va_map *map;
 	u64 cur = addr;
+	int ret;
 
-	if (!cufab_va_whole_maps(va, addr, length))
-		return -EINVAL;
 	/* revoked or downgraded PTEs must fault again */
-	cufab_va_zap_maps(va, vma, addr, length);
+	ret = cufab_va_zap_whole(va, vma, addr, length);
+	if (ret)
+		return ret;
 	while (cur < addr + length) {
 		map = mtree_load(&va->maps, cur);
+		map->cpu_mapped = false;
 		if (set->host != U32_MAX)
 			map->host = set->host;
 		map->gpu_read = (map->gpu_read & ~set->gpu_mask) |
