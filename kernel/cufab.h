@@ -959,7 +959,10 @@ struct cufab_va_space {
  * @lock: protects @maps, the mappings' access and @dead; taken by the
  *	fault handler under mmap_lock
  * @dead: the VMA is gone; nothing may be mapped any more
- * @maps: struct cufab_va_map by address range
+ * @maps: struct cufab_va_map by address range, CUFAB_VA_HOLE over ranges
+ *	unmapped since: the next map of such a range stores over it in place,
+ *	with no tree node to allocate (nor one freed by the unmap)
+ * @nr_maps: mappings in @maps, under @lock
  * @arena: the VA arena it was carved from, or NULL: a VMA of its own
  * @freeing: VA_FREE or the close of its piece is dropping it from
  *	@arena, or dropped it (under the arena's lock)
@@ -984,6 +987,7 @@ struct cufab_va {
 	struct rw_semaphore lock;
 	bool dead;
 	struct maple_tree maps;
+	unsigned int nr_maps;
 	struct cufab_va_arena *arena;
 	bool freeing;
 	struct list_head arena_node;
@@ -1024,6 +1028,9 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);
 vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf);
 void cufab_va_teardown(struct cufab_va *va);
+/* Stands in @maps of a reservation for a range unmapped (va.c). */
+#define CUFAB_VA_HOLE	xa_mk_value(0)
+struct cufab_va_map *cufab_va_map_load(struct cufab_va *va, unsigned long addr);
 bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 		   void *old, void *entry);
 

@@ -170,10 +170,13 @@ static void cufab_va_maps_free(struct cufab_va *va, bool trace)
 	if (mtree_empty(&va->maps))
 		return;
 	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		if (xa_is_value(map))
+			continue;
 		if (trace)
 			trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
 	}
+	va->nr_maps = 0;
 	mtree_destroy(&va->maps);
 }
 
@@ -331,7 +334,15 @@ static struct cufab_va_map *cufab_va_map_at(struct cufab_va *va,
 {
 	if (va->dead)
 		return NULL;
-	return mtree_load(&va->maps, addr);
+	return cufab_va_map_load(va, addr);
+}
+
+/* The mapping at @addr, dead or not, or NULL. Context: va->lock held. */
+struct cufab_va_map *cufab_va_map_load(struct cufab_va *va, unsigned long addr)
+{
+	struct cufab_va_map *map = mtree_load(&va->maps, addr);
+
+	return xa_is_value(map) ? NULL : map;
 }
 
 /*
@@ -746,7 +757,7 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		busy = ret == -EBUSY;
 	} else if (!legacy) {
 		down_read(&va->lock);
-		busy = !mtree_empty(&va->maps);
+		busy = va->nr_maps;
 		up_read(&va->lock);
 	}
 	if (busy) {
@@ -821,6 +832,34 @@ int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
 
 /* ---- mappings ---- */
 
+/*
+ * Put @map in @va->maps over nothing mapped: free space or holes, which
+ * it overwrites (in place when it covers one hole exactly).
+ * Context: va->lock held for write.
+ * Return: 0, -EEXIST when a mapping overlaps, -ENOMEM.
+ */
+static int cufab_va_maps_insert(struct cufab_va *va, struct cufab_va_map *map)
+{
+	MA_STATE(mas, &va->maps, map->start, map->start);
+	unsigned long last = map->start + map->length - 1;
+	void *entry;
+	int ret = 0;
+
+	mas_lock(&mas);
+	mas_for_each(&mas, entry, last) {
+		if (!xa_is_value(entry)) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (!ret) {
+		mas_set_range(&mas, map->start, last);
+		ret = mas_store_gfp(&mas, map, GFP_KERNEL);
+	}
+	mas_unlock(&mas);
+	return ret;
+}
+
 /**
  * cufab_va_map_alloc() - map part of an allocation into a reservation
  * @client: owner
@@ -868,11 +907,11 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	cufab_live_objects_inc();
 
 	down_write(&va->lock);
-	ret = va->dead ? -EINVAL :
-	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
-				 GFP_KERNEL);
-	if (!ret)
+	ret = va->dead ? -EINVAL : cufab_va_maps_insert(va, map);
+	if (!ret) {
+		va->nr_maps++;
 		trace_cufab_mem_map(map);
+	}
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -1043,7 +1082,7 @@ static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length,
 
 	*touched = false;
 	while (cur < end) {
-		map = mtree_load(&va->maps, cur);
+		map = cufab_va_map_load(va, cur);
 		if (!map || map->start != cur || map->length > end - cur)
 			return false;
 		*touched |= map->cpu_mapped;
@@ -1088,7 +1127,10 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	if (ret)
 		return ret;
 	while (cur < addr + length) {
-		map = mtree_erase(&va->maps, cur);
+		map = mtree_load(&va->maps, cur);
+		/* a hole, not an erase: the tree keeps its node */
+		cufab_mt_swap(&va->maps, cur, map->length, map, CUFAB_VA_HOLE);
+		va->nr_maps--;
 		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);

@@ -793,7 +793,7 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 	 * call, or the close of its piece) would set this too.
 	 */
 	down_write(&va->lock);
-	mapped = !mtree_empty(&va->maps);
+	mapped = va->nr_maps;
 	if (mapped && unmapped_only) {
 		up_write(&va->lock);
 		return -EBUSY;
