@@ -955,6 +955,50 @@ TEST(zap_after_touch)
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
 }
 
+/*
+ * An unmapped range is free space again, whole or in parts: mappings
+ * over it, smaller or shifted, work, an overlap is still refused, and the
+ * reservation is busy exactly while something is mapped.
+ */
+TEST(remap_unmapped_range)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+	volatile unsigned char *pv;
+	CUdeviceptr v;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&v, 3 * g, 0, 0, 0));
+	pv = (volatile unsigned char *)v;
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(v, 2 * g, 0));
+	pv[g] = 0x5a;
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(v, 3 * g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&v, 3 * g, 0, v, 0));
+	pv = (volatile unsigned char *)v;
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, 2 * g, 0, h, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, 2 * g));
+	/* half of the old range, then the other half from the next offset */
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v + g, g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, g, g, h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(v, 2 * g, 0, h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(v + g, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(v, 2 * g, 0));
+	EXPECT_EQ(0x5a, pv[0]);
+	EXPECT_EQ(1, cpu_faults((unsigned char *)v + 2 * g, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v + g, g));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, g));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)v, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
 /* Data written through one mapping is read through the other. */
 TEST(two_mappings)
 {
