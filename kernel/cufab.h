@@ -918,18 +918,8 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 #define CUFAB_ACCESS_READ	1
 #define CUFAB_ACCESS_RW		3
 
-/* Freed arena ranges a client keeps for its next reservations (va_arena.c). */
+/* Freed arena reservations a client keeps for its next ones (va_arena.c). */
 #define CUFAB_VA_KEPT	4
-
-/**
- * struct cufab_va_kept - an arena range freed and kept by its client
- * @start: first address
- * @length: bytes
- */
-struct cufab_va_kept {
-	unsigned long start;
-	u64 length;
-};
 
 /**
  * struct cufab_va_space - a client's reservations
@@ -944,9 +934,9 @@ struct cufab_va_kept {
  * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
  *	destroy has none to look for
  * @nr_kept: entries of @kept, oldest first
- * @kept: arena ranges this client freed and keeps for its next
- *	reservation of the same size (va_arena.c); @ranges holds
- *	CUFAB_VA_KEPT_MARK over each. Under @reserve_lock.
+ * @kept: arena reservations this client freed and keeps, in @ranges and
+ *	in the arena's tree, for its next reservation of the same size
+ *	(va_arena.c). Under @reserve_lock.
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -958,7 +948,7 @@ struct cufab_va_space {
 	bool no_arena;
 	atomic_t nr_legacy;
 	unsigned int nr_kept;
-	struct cufab_va_kept kept[CUFAB_VA_KEPT];
+	struct cufab_va *kept[CUFAB_VA_KEPT];
 };
 
 /**
@@ -978,10 +968,20 @@ struct cufab_va_space {
  * @lock: protects @maps, the mappings' access and @dead; taken by the
  *	fault handler under mmap_lock
  * @dead: the VMA is gone; nothing may be mapped any more
- * @maps: struct cufab_va_map by address range
+ * @maps: struct cufab_va_map by address range, CUFAB_VA_HOLE over ranges
+ *	unmapped since: the next map of such a range stores over it in place,
+ *	with no tree node to allocate (nor one freed by the unmap)
+ * @nr_maps: mappings in @maps, under @lock
  * @arena: the VA arena it was carved from, or NULL: a VMA of its own
- * @freeing: VA_FREE is dropping it from @arena (under the arena's lock)
+ * @freeing: VA_FREE or the close of its piece is dropping it from
+ *	@arena, or dropped it (under the arena's lock)
  * @arena_node: on a local list while the arena's close drops it
+ * @kept: freed and kept by its client (va_arena.c): still in @ranges of
+ *	the client, where no lookup finds it; dead, holding no file. Written
+ *	under the space's reserve_lock and lock.
+ * @parked: @kept as the arena's tree sees it: no lookup there finds it,
+ *	and the close of its piece takes it out (@freeing) without a
+ *	teardown. Under the arena's lock.
  */
 struct cufab_va {
 	struct kref ref;
@@ -996,9 +996,12 @@ struct cufab_va {
 	struct rw_semaphore lock;
 	bool dead;
 	struct maple_tree maps;
+	unsigned int nr_maps;
 	struct cufab_va_arena *arena;
 	bool freeing;
 	struct list_head arena_node;
+	bool kept;
+	bool parked;
 };
 
 /**
@@ -1033,9 +1036,10 @@ int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
 /* va.c, for the arena's VMA (va_arena.c) */
 vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);
 vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf);
-void cufab_va_teardown(struct cufab_va *va, bool keep);
-/* Stands for a range kept freed (va_arena.c) in the client's tree. */
-#define CUFAB_VA_KEPT_MARK	xa_mk_value(1)
+void cufab_va_teardown(struct cufab_va *va);
+/* Stands in @maps of a reservation for a range unmapped (va.c). */
+#define CUFAB_VA_HOLE	xa_mk_value(0)
+struct cufab_va_map *cufab_va_map_load(struct cufab_va *va, unsigned long addr);
 bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 		   void *old, void *entry);
 
@@ -1044,6 +1048,8 @@ bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);
 int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 			 u64 hint, u64 align);
 int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only);
+struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
+				       u64 length, u64 align);
 bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 			const struct cufab_va *va);
 void cufab_va_arena_forget(struct cufab_client *client);

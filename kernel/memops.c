@@ -382,7 +382,7 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 		cmd->out_va_base = va->start;
 		cmd->out_va_length = va->length;
 		down_read(&va->lock);
-		map = va->dead ? NULL : mtree_load(&va->maps, addr);
+		map = va->dead ? NULL : cufab_va_map_load(va, addr);
 		if (map)
 			cufab_pointer_info_fill(cmd, va, map);
 		up_read(&va->lock);

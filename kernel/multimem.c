@@ -127,7 +127,7 @@ static struct cufab_alloc *cufab_mm_resolve(struct cufab_client *client,
 	if (!va)
 		return alloc;
 	down_read(&va->lock);
-	map = va->dead ? NULL : mtree_load(&va->maps, addr);
+	map = va->dead ? NULL : cufab_va_map_load(va, addr);
 	if (!map || !cufab_alloc_mc(map->alloc) ||
 	    !cufab_range_inside(addr, bytes, map->start, map->length)) {
 		pr_info_ratelimited("pid %d (%s): multimem at 0x%llx size %llu: not inside one multicast mapping\n",

@@ -138,7 +138,7 @@ static void cufab_va_space_destroy(struct cufab_client *client)
 {
 	struct cufab_va_space *space = &client->va;
 
-	/* drops the kept ranges' marks from @ranges too */
+	/* frees the reservations it kept, in @ranges too */
 	cufab_va_arena_forget(client);
 	WARN_ON(!mtree_empty(&space->ranges));
 	mtree_destroy(&space->ranges);
@@ -170,10 +170,13 @@ static void cufab_va_maps_free(struct cufab_va *va, bool trace)
 	if (mtree_empty(&va->maps))
 		return;
 	mt_for_each(&va->maps, map, index, ULONG_MAX) {
+		if (xa_is_value(map))
+			continue;
 		if (trace)
 			trace_cufab_mem_unmap(map);
 		cufab_va_map_free(map);
 	}
+	va->nr_maps = 0;
 	mtree_destroy(&va->maps);
 }
 
@@ -220,10 +223,13 @@ bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 	return ok;
 }
 
-/* The reservation in @entry of a client's tree, or NULL for a mark. */
-static struct cufab_va *cufab_va_entry(void *entry)
+/*
+ * The reservation in @entry of a client's tree, or NULL for one it freed
+ * and keeps (va_arena.c). Context: space->lock held.
+ */
+static struct cufab_va *cufab_va_entry(struct cufab_va *va)
 {
-	return xa_is_value(entry) ? NULL : entry;
+	return va && !va->kept ? va : NULL;
 }
 
 /* The reservation containing @addr, with a reference, or NULL. */
@@ -250,44 +256,41 @@ static struct cufab_va *cufab_va_next(struct cufab_client *client,
 				      unsigned long *index, unsigned long last)
 {
 	struct cufab_va_space *space = &client->va;
-	void *entry;
+	struct cufab_va *entry, *va;
 
 	mutex_lock(&space->lock);
 	do {
 		entry = mt_find(&space->ranges, index, last);
-	} while (xa_is_value(entry));
-	if (entry)
-		kref_get(&((struct cufab_va *)entry)->ref);
+		va = cufab_va_entry(entry);
+	} while (entry && !va);
+	if (va)
+		kref_get(&va->ref);
 	mutex_unlock(&space->lock);
-	return entry;
+	return va;
 }
 
 /*
  * The VMA is gone, or the reservation left the arena: forget it and drop
- * every mapping. The PTEs are already zapped. With @keep (an arena range
- * the client keeps, va_arena.c: @va is dead and maps nothing already) a
- * mark takes its place in the client's tree. Runs under mmap_lock
+ * every mapping. The PTEs are already zapped. Runs under mmap_lock
  * (vm_ops->close), or (arena) under none.
  */
-void cufab_va_teardown(struct cufab_va *va, bool keep)
+void cufab_va_teardown(struct cufab_va *va)
 {
 	struct cufab_va_space *space = &va->client->va;
 	bool in_tree;
 
 	mutex_lock(&space->lock);
 	in_tree = cufab_mt_swap(&space->ranges, va->start, va->length, va,
-				keep ? CUFAB_VA_KEPT_MARK : NULL);
+				NULL);
 	if (in_tree && va->legacy)
 		atomic_dec(&space->nr_legacy);
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
-	if (!keep) {
-		down_write(&va->lock);
-		va->dead = true;
-		up_write(&va->lock);
-		cufab_va_maps_free(va, true);
-	}
+	down_write(&va->lock);
+	va->dead = true;
+	up_write(&va->lock);
+	cufab_va_maps_free(va, true);
 	if (in_tree)
 		cufab_va_put(va);
 }
@@ -305,7 +308,7 @@ static void cufab_va_vm_close(struct vm_area_struct *vma)
 	struct cufab_va *va = vma->vm_private_data;
 
 	if (atomic_dec_and_test(&va->vmas))
-		cufab_va_teardown(va, false);
+		cufab_va_teardown(va);
 	cufab_va_put(va);
 }
 
@@ -331,7 +334,15 @@ static struct cufab_va_map *cufab_va_map_at(struct cufab_va *va,
 {
 	if (va->dead)
 		return NULL;
-	return mtree_load(&va->maps, addr);
+	return cufab_va_map_load(va, addr);
+}
+
+/* The mapping at @addr, dead or not, or NULL. Context: va->lock held. */
+struct cufab_va_map *cufab_va_map_load(struct cufab_va *va, unsigned long addr)
+{
+	struct cufab_va_map *map = mtree_load(&va->maps, addr);
+
+	return xa_is_value(map) ? NULL : map;
 }
 
 /*
@@ -615,10 +626,6 @@ static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 	long addr, ret = -ENOMEM;
 	int tries;
 
-	if (!hint || !IS_ALIGNED(hint, align) ||
-	    !cufab_range_ok(hint, va->length) ||
-	    hint + va->length > TASK_SIZE)
-		hint = 0;
 	if (hint && (va->legacy ||
 		     !cufab_va_arena_covers(client, hint, va->length))) {
 		ret = cufab_va_mmap_at(client, va, hint);
@@ -668,11 +675,24 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	long addr;
 	int ret;
 
-	va = cufab_va_new(client, length, legacy, legacy_dev);
-	if (!va)
-		return -ENOMEM;
-
+	/* a hint that cannot be honoured is no hint */
+	if (!hint || !IS_ALIGNED(hint, alignment) ||
+	    !cufab_range_ok(hint, length) || hint + length > TASK_SIZE)
+		hint = 0;
 	mutex_lock(&space->reserve_lock);
+	/* one the client freed and kept: no allocation, no tree write */
+	va = legacy ? NULL :
+	     cufab_va_arena_revive(client, hint, length, alignment);
+	if (va) {
+		*out = va->start;
+		mutex_unlock(&space->reserve_lock);
+		return 0;
+	}
+	va = cufab_va_new(client, length, legacy, legacy_dev);
+	if (!va) {
+		mutex_unlock(&space->reserve_lock);
+		return -ENOMEM;
+	}
 	addr = cufab_va_place(client, va, hint, alignment);
 	if (IS_ERR_VALUE(addr)) {
 		ret = addr;
@@ -681,9 +701,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	mutex_lock(&space->lock);
 	/* a concurrent munmap() may already have closed the new VMA */
 	ret = va->dead ? -ENOMEM : 0;
-	/* a kept arena range it reuses has its mark there: swap it */
-	if (!ret && !cufab_mt_swap(&space->ranges, va->start, length,
-				   CUFAB_VA_KEPT_MARK, va))
+	if (!ret)
 		ret = mtree_insert_range(&space->ranges, va->start,
 					 va->start + length - 1, va,
 					 GFP_KERNEL);
@@ -739,7 +757,7 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		busy = ret == -EBUSY;
 	} else if (!legacy) {
 		down_read(&va->lock);
-		busy = !mtree_empty(&va->maps);
+		busy = va->nr_maps;
 		up_read(&va->lock);
 	}
 	if (busy) {
@@ -814,6 +832,34 @@ int cufab_va_pool_munmap(struct cufab_client *client, u64 addr)
 
 /* ---- mappings ---- */
 
+/*
+ * Put @map in @va->maps over nothing mapped: free space or holes, which
+ * it overwrites (in place when it covers one hole exactly).
+ * Context: va->lock held for write.
+ * Return: 0, -EEXIST when a mapping overlaps, -ENOMEM.
+ */
+static int cufab_va_maps_insert(struct cufab_va *va, struct cufab_va_map *map)
+{
+	MA_STATE(mas, &va->maps, map->start, map->start);
+	unsigned long last = map->start + map->length - 1;
+	void *entry;
+	int ret = 0;
+
+	mas_lock(&mas);
+	mas_for_each(&mas, entry, last) {
+		if (!xa_is_value(entry)) {
+			ret = -EEXIST;
+			break;
+		}
+	}
+	if (!ret) {
+		mas_set_range(&mas, map->start, last);
+		ret = mas_store_gfp(&mas, map, GFP_KERNEL);
+	}
+	mas_unlock(&mas);
+	return ret;
+}
+
 /**
  * cufab_va_map_alloc() - map part of an allocation into a reservation
  * @client: owner
@@ -861,11 +907,11 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	cufab_live_objects_inc();
 
 	down_write(&va->lock);
-	ret = va->dead ? -EINVAL :
-	      mtree_insert_range(&va->maps, addr, addr + length - 1, map,
-				 GFP_KERNEL);
-	if (!ret)
+	ret = va->dead ? -EINVAL : cufab_va_maps_insert(va, map);
+	if (!ret) {
+		va->nr_maps++;
 		trace_cufab_mem_map(map);
+	}
 	up_write(&va->lock);
 	if (ret) {
 		cufab_va_map_free(map);
@@ -963,29 +1009,15 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 }
 
 /*
- * Has the CPU touched a mapping in [addr, addr + length) since its last
- * zap? Context: va->lock held.
- */
-static bool cufab_va_range_touched(struct cufab_va *va, u64 addr,
-				   u64 length)
-{
-	unsigned long index = addr;
-	struct cufab_va_map *map;
-
-	mt_for_each(&va->maps, map, index, addr + length - 1)
-		if (map->cpu_mapped)
-			return true;
-	return false;
-}
-
-/*
  * cufab_va_locked() for an @fn that zaps only mappings the CPU touched
- * (cufab_va_zap_maps()). When none in the range was touched there is no
+ * (cufab_va_zap_whole()). When none in the range was touched there is no
  * PTE to zap, and none can appear while va->lock is held for writing (the
- * fault handler sets cpu_mapped under it before it inserts one): @fn then
- * runs with va->lock alone and no VMA, sparing mmap_lock and the VMA
- * lookup. Only for a live reservation of current's arena: one of another
- * mm is refused by the VMA lookup, as before.
+ * fault handler sets cpu_mapped under it before it inserts one): @fn
+ * first runs with va->lock alone and no VMA, sparing mmap_lock and the
+ * VMA lookup, and returns -EAGAIN, having changed nothing, when it finds
+ * a touched mapping; it then runs again as cufab_va_locked() would. Only
+ * for a live reservation of current's arena: one of another mm is
+ * refused by the VMA lookup, as before.
  */
 static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 			       u64 length,
@@ -996,19 +1028,15 @@ static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 {
 	struct cufab_va *va = cufab_va_find_range(client, addr, length);
 	struct mm_struct *mm = current->mm;
-	bool done = false;
-	int ret = -EINVAL;
+	int ret = -EAGAIN;
 
 	if (!va)
 		return -EINVAL;
 	down_write(&va->lock);
-	if (!va->dead && cufab_va_arena_in_mm(va, mm) &&
-	    !cufab_va_range_touched(va, addr, length)) {
+	if (!va->dead && cufab_va_arena_in_mm(va, mm))
 		ret = fn(va, NULL, addr, length, arg);
-		done = true;
-	}
 	up_write(&va->lock);
-	if (!done)
+	if (ret == -EAGAIN)
 		ret = cufab_va_mm_locked_vma(mm, va, addr, length, fn, arg);
 	cufab_va_put(va);
 	return ret;
@@ -1042,42 +1070,47 @@ void cufab_va_walk_locked(struct cufab_client *client,
 }
 
 /*
- * Zap the PTEs of [addr, addr + length), a run of whole mappings, when the
- * CPU touched any of them. Context: va->lock held for write; @vma may be
- * NULL when none was touched (cufab_va_locked_zap()).
- */
-static void cufab_va_zap_maps(struct cufab_va *va, struct vm_area_struct *vma,
-			      u64 addr, u64 length)
-{
-	struct cufab_va_map *map;
-	bool mapped = false;
-	u64 cur;
-
-	for (cur = addr; cur < addr + length; cur += map->length) {
-		map = mtree_load(&va->maps, cur);
-		mapped |= map->cpu_mapped;
-		map->cpu_mapped = false;
-	}
-	if (mapped)
-		zap_vma_ptes(vma, addr, length);
-}
-
-/*
  * Is [addr, addr + length) exactly a run of adjacent whole mappings?
  * cuMemUnmap and (here) cuMemSetAccess act on whole mapped ranges.
+ * *@touched: the CPU touched one of them since its last zap.
  */
-static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length)
+static bool cufab_va_whole_maps(struct cufab_va *va, u64 addr, u64 length,
+				bool *touched)
 {
 	u64 cur = addr, end = addr + length;
 	struct cufab_va_map *map;
 
+	*touched = false;
 	while (cur < end) {
-		map = mtree_load(&va->maps, cur);
+		map = cufab_va_map_load(va, cur);
 		if (!map || map->start != cur || map->length > end - cur)
 			return false;
+		*touched |= map->cpu_mapped;
 		cur += map->length;
 	}
 	return true;
+}
+
+/*
+ * Before an unmap or access change of [addr, addr + length): check that
+ * it is a run of whole mappings and zap its PTEs when the CPU touched
+ * any; the caller then clears their cpu_mapped. Context: va->lock held
+ * for write.
+ * Return: 0; -EINVAL; -EAGAIN, nothing done, for a touched run and no
+ * @vma (cufab_va_locked_zap()).
+ */
+static int cufab_va_zap_whole(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length)
+{
+	bool touched;
+
+	if (!cufab_va_whole_maps(va, addr, length, &touched))
+		return -EINVAL;
+	if (touched && !vma)
+		return -EAGAIN;
+	if (touched)
+		zap_vma_ptes(vma, addr, length);
+	return 0;
 }
 
 static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
@@ -1086,12 +1119,18 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	struct list_head *freed = arg;
 	struct cufab_va_map *map;
 	u64 cur = addr;
+	int ret;
 
-	if (va->legacy || va->pool || !cufab_va_whole_maps(va, addr, length))
+	if (va->legacy || va->pool)
 		return -EINVAL;
-	cufab_va_zap_maps(va, vma, addr, length);
+	ret = cufab_va_zap_whole(va, vma, addr, length);
+	if (ret)
+		return ret;
 	while (cur < addr + length) {
-		map = mtree_erase(&va->maps, cur);
+		map = mtree_load(&va->maps, cur);
+		/* a hole, not an erase: the tree keeps its node */
+		cufab_mt_swap(&va->maps, cur, map->length, map, CUFAB_VA_HOLE);
+		va->nr_maps--;
 		trace_cufab_mem_unmap(map);
 		cur += map->length;
 		list_add(&map->free_node, freed);
@@ -1129,13 +1168,15 @@ static int cufab_va_do_set_access(struct cufab_va *va,
 	struct cufab_access_set *set = arg;
 	struct cufab_va_map *map;
 	u64 cur = addr;
+	int ret;
 
-	if (!cufab_va_whole_maps(va, addr, length))
-		return -EINVAL;
 	/* revoked or downgraded PTEs must fault again */
-	cufab_va_zap_maps(va, vma, addr, length);
+	ret = cufab_va_zap_whole(va, vma, addr, length);
+	if (ret)
+		return ret;
 	while (cur < addr + length) {
 		map = mtree_load(&va->maps, cur);
+		map->cpu_mapped = false;
 		if (set->host != U32_MAX)
 			map->host = set->host;
 		map->gpu_read = (map->gpu_read & ~set->gpu_mask) |
@@ -1172,19 +1213,20 @@ int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 }
 
 /*
- * cufab_va_get_pages() inside @va, from the page at @cur on.
+ * cufab_va_get_pages() inside @map, from the page at @cur on.
  * Context: va->lock held.
  */
-static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
-			       bool write, struct page **pages,
-			       unsigned int max)
+static int cufab_va_map_pages(const struct cufab_va_map *map,
+			      unsigned long cur, bool write,
+			      struct page **pages, unsigned int max)
 {
-	struct cufab_va_map *map = cufab_va_map_cpu(va, cur, write);
+	u32 access = cufab_map_cpu_access(map);
 	struct page *page;
 	int nr = 0;
 
-	for (; map && nr < max && cur < map->start + map->length;
-	     cur += PAGE_SIZE) {
+	if (access == CUFAB_ACCESS_NONE || (write && access != CUFAB_ACCESS_RW))
+		return -EFAULT;
+	for (; nr < max && cur < map->start + map->length; cur += PAGE_SIZE) {
 		page = cufab_va_map_page(map, cur);
 		if (IS_ERR(page)) {
 			if (!nr)
@@ -1195,6 +1237,16 @@ static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
 		pages[nr++] = page;
 	}
 	return nr ?: -EFAULT;
+}
+
+/* cufab_va_map_pages() of the mapping at @cur. Context: va->lock held. */
+static int cufab_va_take_pages(struct cufab_va *va, unsigned long cur,
+			       bool write, struct page **pages,
+			       unsigned int max)
+{
+	struct cufab_va_map *map = cufab_va_map_at(va, cur);
+
+	return map ? cufab_va_map_pages(map, cur, write, pages, max) : -EFAULT;
 }
 
 /**
@@ -1252,14 +1304,14 @@ int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
 }
 
 /*
- * The pages at @addr for @first; none when the CPU view has none there
- * (the copy meets the error itself). Context: va->lock held.
+ * The pages of @map at @addr for @first; none when the CPU view has none
+ * there (the copy meets the error itself). Context: va->lock held.
  */
-static void cufab_va_first_take(struct cufab_va *va, u64 addr,
+static void cufab_va_first_take(const struct cufab_va_map *map, u64 addr,
 				struct cufab_va_first *first)
 {
-	int nr = cufab_va_take_pages(va, addr & PAGE_MASK, first->write,
-				     first->pages, first->max);
+	int nr = cufab_va_map_pages(map, addr & PAGE_MASK, first->write,
+				    first->pages, first->max);
 
 	first->nr = max(nr, 0);
 }
@@ -1301,8 +1353,12 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 		first->nr = 0;
 
 	while (cur < end && !ret) {
-		va = cufab_va_find(client, cur);
-		if (!va) {
+		unsigned long index = cur;
+
+		/* one lookup: the reservation at @cur, or the next one */
+		va = cufab_va_next(client, &index,
+				   min_t(u64, end - 1, ULONG_MAX));
+		if (!va || va->start > cur) {
 			/*
 			 * A range is either all plain host memory or all
 			 * cufab mappings: running off the end of a mapping
@@ -1310,15 +1366,10 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 			 * reservation, would let a copy sized for device
 			 * memory smash whatever lies next to it.
 			 */
-			unsigned long index = cur;
-
-			if (cur != addr)
+			if (va || cur != addr) {
+				if (va)
+					cufab_va_put(va);
 				goto fault;
-			va = cufab_va_next(client, &index,
-					   min_t(u64, end - 1, ULONG_MAX));
-			if (va) {
-				cufab_va_put(va);
-				return -EFAULT;
 			}
 			if (first)
 				first->nr = -ENOENT;
@@ -1338,7 +1389,7 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 			ret = -EACCES;
 		} else {
 			if (first && cur == addr)
-				cufab_va_first_take(va, addr, first);
+				cufab_va_first_take(map, addr, first);
 			cur = map->start + map->length;
 		}
 		up_read(&va->lock);

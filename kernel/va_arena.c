@@ -50,8 +50,6 @@
 #define CUFAB_ARENA_TRIES	4
 /* Stored over the range of a closed piece of the arena. */
 #define CUFAB_ARENA_GONE	xa_mk_value(0)
-/* Stored over a range a client freed and keeps (struct cufab_va_kept). */
-#define CUFAB_ARENA_KEPT	xa_mk_value(1)
 
 /**
  * struct cufab_va_arena - one process's arena
@@ -60,7 +58,8 @@
  * @start: first address of the arena as first mapped
  * @end: one past its last
  * @lock: protects @ranges, @vmas, @attached and @dead
- * @ranges: struct cufab_va by address, CUFAB_ARENA_GONE over closed parts
+ * @ranges: struct cufab_va by address (kept ones @parked), CUFAB_ARENA_GONE
+ *	over closed parts
  * @vmas: pieces of the VMA still mapped
  * @attached: the one mmap of the file happened
  * @whole: the arena is still the one VMA it was mapped as, with its first
@@ -110,7 +109,7 @@ static struct cufab_va *cufab_arena_va_at(struct cufab_va_arena *arena,
 
 	mutex_lock(&arena->lock);
 	va = mtree_load(&arena->ranges, addr);
-	if (xa_is_value(va))
+	if (xa_is_value(va) || (va && va->parked))
 		va = NULL;
 	if (va)
 		kref_get(&va->ref);
@@ -139,14 +138,13 @@ bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 
 /*
  * The reservation is out of the arena's tree (its reference is ours):
- * drop its mappings and the client's file it held. @keep: its client
- * keeps the range.
+ * drop its mappings and the client's file it held.
  */
-static void cufab_arena_va_gone(struct cufab_va *va, bool keep)
+static void cufab_arena_va_gone(struct cufab_va *va)
 {
 	struct file *file = va->client->file;
 
-	cufab_va_teardown(va, keep);
+	cufab_va_teardown(va);
 	cufab_va_put(va);
 	fput(file);
 }
@@ -180,7 +178,8 @@ static void cufab_arena_kill(struct cufab_va_arena *arena)
 /*
  * A piece of the arena is unmapped (munmap, exit, or a failed split with
  * an empty range): its reservations go, and its range is never carved
- * again. A reservation being freed right now is left to its VA_FREE.
+ * again. A reservation being freed right now is left to its VA_FREE; one
+ * a client keeps only leaves the tree (its client frees it).
  * Context: mmap_lock held for write.
  */
 static void cufab_arena_vm_close(struct vm_area_struct *vma)
@@ -197,7 +196,12 @@ static void cufab_arena_vm_close(struct vm_area_struct *vma)
 			if (xa_is_value(va) || va->freeing)
 				continue;
 			mtree_erase(&arena->ranges, va->start);
-			list_add(&va->arena_node, &gone);
+			va->freeing = true;
+			/* never the last reference: its client's tree has one */
+			if (va->parked)
+				cufab_va_put(va);
+			else
+				list_add(&va->arena_node, &gone);
 		}
 		/* best effort: carving checks the VMA anyway */
 		mtree_store_range(&arena->ranges, vma->vm_start,
@@ -209,7 +213,7 @@ static void cufab_arena_vm_close(struct vm_area_struct *vma)
 	mutex_unlock(&arena->lock);
 
 	list_for_each_entry_safe(va, tmp, &gone, arena_node)
-		cufab_arena_va_gone(va, false);
+		cufab_arena_va_gone(va);
 	if (last)
 		cufab_arena_kill(arena);
 }
@@ -394,49 +398,63 @@ static struct cufab_va_arena *cufab_arena_lookup(void)
 }
 
 /*
- * Kept ranges. VA_FREE of an arena reservation with nothing mapped leaves
- * a mark over its range in the arena's tree and in the client's, and the
- * client's next VA_RESERVE of the same length and a compatible alignment
- * swaps its reservation in: one store over an existing range in each tree,
- * no search, no insert, no erase. A client keeps CUFAB_VA_KEPT ranges, the
- * oldest goes first; a hint over a kept range, a full arena, an arena no
- * longer whole (a piece may have another protection by now), a change of
- * arena and the client's close give them back. A closed piece overwrites
- * the marks in it with CUFAB_ARENA_GONE: the range is not carved again.
+ * Kept reservations. VA_FREE of an arena reservation with nothing mapped
+ * leaves it where it is, in the arena's tree and in the client's, marked
+ * kept (the client's view, under space->lock) and parked (the arena's,
+ * under arena->lock): no lookup finds it, it is dead and holds no file.
+ * The client's next VA_RESERVE of the same length and a compatible
+ * alignment revives it: no allocation, no tree write on either side. A
+ * client keeps CUFAB_VA_KEPT of them, the oldest goes first; a hint over
+ * a kept range, a full arena, an arena no longer whole (a piece may have
+ * another protection by now), a change of arena and the client's close
+ * free them. The close of a piece takes those in it out of the arena's
+ * tree (CUFAB_ARENA_GONE: never carved again); their client frees them.
+ *
+ * A kept reservation is revived only when the two trees' references are
+ * all there are: a lookup that found it before its free (and sees it
+ * dead) never finds a new reservation in its place.
  */
 
-/* Give back the kept range @i of @client. Context: as cufab_arena_get(). */
+/* Free the kept reservation @i of @client. Context: as cufab_arena_get(). */
 static void cufab_arena_unkeep_one(struct cufab_client *client,
 				   unsigned int i)
 {
 	struct cufab_va_space *space = &client->va;
-	struct cufab_va_arena *arena = space->arena;
-	struct cufab_va_kept k = space->kept[i];
+	struct cufab_va *va = space->kept[i];
+	struct cufab_va_arena *arena = va->arena;
+	bool in_arena;
 
 	space->nr_kept--;
 	memmove(&space->kept[i], &space->kept[i + 1],
-		(space->nr_kept - i) * sizeof(k));
+		(space->nr_kept - i) * sizeof(va));
+	/* its release counts it out again */
+	cufab_live_objects_inc();
 	mutex_lock(&arena->lock);
-	cufab_mt_swap(&arena->ranges, k.start, k.length, CUFAB_ARENA_KEPT,
-		      NULL);
+	in_arena = !va->freeing;
+	if (in_arena)
+		mtree_erase(&arena->ranges, va->start);
+	va->freeing = true;
+	va->parked = false;
 	mutex_unlock(&arena->lock);
+	if (in_arena)
+		cufab_va_put(va);
 	mutex_lock(&space->lock);
-	cufab_mt_swap(&space->ranges, k.start, k.length, CUFAB_VA_KEPT_MARK,
-		      NULL);
+	if (cufab_mt_swap(&space->ranges, va->start, va->length, va, NULL))
+		cufab_va_put(va);
 	mutex_unlock(&space->lock);
 }
 
-/* Give back the kept ranges overlapping [addr, addr + length). */
+/* Free the kept reservations overlapping [addr, addr + length). */
 static void cufab_arena_unkeep(struct cufab_client *client, u64 addr,
 			       u64 length)
 {
 	struct cufab_va_space *space = &client->va;
-	struct cufab_va_kept *k;
+	struct cufab_va *va;
 	unsigned int i = 0;
 
 	while (i < space->nr_kept) {
-		k = &space->kept[i];
-		if (k->start - addr < length || addr - k->start < k->length)
+		va = space->kept[i];
+		if (va->start - addr < length || addr - va->start < va->length)
 			cufab_arena_unkeep_one(client, i);
 		else
 			i++;
@@ -444,71 +462,35 @@ static void cufab_arena_unkeep(struct cufab_client *client, u64 addr,
 }
 
 /*
- * Keep the range of @va, which maps nothing, for the client's next
- * reservation of its size. Context: space->reserve_lock held.
- * Return: true when kept: @va is out of the arena's tree.
+ * Keep @va, dead and mapping nothing, for the client's next reservation of
+ * its size. Context: space->reserve_lock held.
+ * Return: true when kept: the file it held is dropped.
  */
 static bool cufab_arena_keep(struct cufab_va *va)
 {
-	struct cufab_va_space *space = &va->client->va;
+	struct cufab_client *client = va->client;
+	struct cufab_va_space *space = &client->va;
 	struct cufab_va_arena *arena = va->arena;
 	bool kept;
 
 	if (arena != space->arena)
 		return false;
 	if (space->nr_kept == CUFAB_VA_KEPT)
-		cufab_arena_unkeep_one(va->client, 0);
+		cufab_arena_unkeep_one(client, 0);
 	mutex_lock(&arena->lock);
-	kept = arena->whole && !arena->dead && !va->freeing &&
-	       cufab_mt_swap(&arena->ranges, va->start, va->length, va,
-			     CUFAB_ARENA_KEPT);
+	kept = arena->whole && !arena->dead && !va->freeing;
 	if (kept)
-		va->freeing = true;
+		va->parked = true;
 	mutex_unlock(&arena->lock);
-	if (kept) {
-		space->kept[space->nr_kept].start = va->start;
-		space->kept[space->nr_kept].length = va->length;
-		space->nr_kept++;
-	}
-	return kept;
-}
-
-/*
- * Place @va on a range its client keeps: the newest of its length that
- * is aligned, and is @hint when there is one. The client's mark stays for
- * cufab_va_reserve() to swap. Context: space->reserve_lock held.
- * Return: true when placed.
- */
-static bool cufab_arena_reuse(struct cufab_client *client,
-			      struct cufab_va_arena *arena,
-			      struct cufab_va *va, u64 hint, u64 align)
-{
-	struct cufab_va_space *space = &client->va;
-	struct cufab_va_kept *k = NULL;
-	int i;
-	bool ok;
-
-	for (i = space->nr_kept - 1; i >= 0; i--) {
-		k = &space->kept[i];
-		if (k->length == va->length && IS_ALIGNED(k->start, align) &&
-		    (!hint || hint == k->start))
-			break;
-	}
-	if (i < 0)
+	if (!kept)
 		return false;
-	mutex_lock(&arena->lock);
-	ok = arena->whole && !arena->dead &&
-	     cufab_mt_swap(&arena->ranges, k->start, k->length,
-			   CUFAB_ARENA_KEPT, va);
-	mutex_unlock(&arena->lock);
-	if (!ok) {
-		cufab_arena_unkeep_one(client, i);
-		return false;
-	}
-	va->start = k->start;
-	space->nr_kept--;
-	memmove(&space->kept[i], &space->kept[i + 1],
-		(space->nr_kept - i) * sizeof(*k));
+	mutex_lock(&space->lock);
+	va->kept = true;
+	mutex_unlock(&space->lock);
+	space->kept[space->nr_kept++] = va;
+	/* a kept reservation is no object of the program's */
+	cufab_live_objects_dec();
+	fput(client->file);
 	return true;
 }
 
@@ -537,6 +519,63 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
 	space->no_arena = !arena;
 	space->arena = arena;
 	return arena;
+}
+
+/**
+ * cufab_va_arena_revive() - a kept reservation as a new one
+ * @client: owner
+ * @hint: 0, or an address the reservation must start at
+ * @length: its length
+ * @align: alignment of its start
+ *
+ * The newest reservation @client keeps of @length bytes, aligned, at
+ * @hint if there is one, live again with the client's file held.
+ *
+ * Context: space->reserve_lock held.
+ * Return: the reservation (the trees' references are its), or NULL: carve
+ * a new one.
+ */
+struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
+				       u64 length, u64 align)
+{
+	struct cufab_va_space *space = &client->va;
+	struct cufab_va *va = NULL;
+	bool ok;
+	int i;
+
+	if (!space->nr_kept || !cufab_arena_get(client))
+		return NULL;
+	for (i = space->nr_kept - 1; i >= 0; i--) {
+		va = space->kept[i];
+		if (va->length == length && IS_ALIGNED(va->start, align) &&
+		    (!hint || hint == va->start))
+			break;
+	}
+	if (i < 0)
+		return NULL;
+	mutex_lock(&va->arena->lock);
+	ok = va->arena->whole && !va->arena->dead && !va->freeing &&
+	     kref_read(&va->ref) == 2;
+	if (ok) {
+		/* nothing but the trees holds it, no lookup finds it yet */
+		va->dead = false;
+		va->pool = false;
+		va->parked = false;
+	}
+	mutex_unlock(&va->arena->lock);
+	if (!ok) {
+		cufab_arena_unkeep_one(client, i);
+		return NULL;
+	}
+	space->nr_kept--;
+	memmove(&space->kept[i], &space->kept[i + 1],
+		(space->nr_kept - i) * sizeof(va));
+	get_file(client->file);
+	cufab_live_objects_inc();
+	mutex_lock(&space->lock);
+	va->kept = false;
+	mutex_unlock(&space->lock);
+	return va;
 }
 
 /* Drop the client's cached arena (the arena itself lives on). */
@@ -692,17 +731,13 @@ int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 
 	if (!arena)
 		return -ENOSPC;
-	if (cufab_arena_reuse(client, arena, va, hint, align)) {
-		ret = 0;
-	} else {
-		/* a hint over a kept range is a hint over free space */
-		if (hint)
-			cufab_arena_unkeep(client, hint, va->length);
+	/* a hint over a kept range is a hint over free space */
+	if (hint)
+		cufab_arena_unkeep(client, hint, va->length);
+	ret = cufab_arena_carve_locked(arena, va, hint, align);
+	if (ret == -ENOSPC && client->va.nr_kept) {
+		cufab_arena_unkeep(client, 0, U64_MAX);
 		ret = cufab_arena_carve_locked(arena, va, hint, align);
-		if (ret == -ENOSPC && client->va.nr_kept) {
-			cufab_arena_unkeep(client, 0, U64_MAX);
-			ret = cufab_arena_carve_locked(arena, va, hint, align);
-		}
 	}
 	if (!ret) {
 		va->arena = arena;
@@ -758,7 +793,7 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 	 * call, or the close of its piece) would set this too.
 	 */
 	down_write(&va->lock);
-	mapped = !mtree_empty(&va->maps);
+	mapped = va->nr_maps;
 	if (mapped && unmapped_only) {
 		up_write(&va->lock);
 		return -EBUSY;
@@ -766,10 +801,8 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 	va->dead = true;
 	up_write(&va->lock);
 
-	if (!mapped && cufab_arena_keep(va)) {
-		cufab_arena_va_gone(va, true);
+	if (!mapped && cufab_arena_keep(va))
 		return 0;
-	}
 	mutex_lock(&arena->lock);
 	if (mtree_load(&arena->ranges, va->start) != va || va->freeing) {
 		mutex_unlock(&arena->lock);
@@ -788,6 +821,6 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 			mtree_erase(&arena->ranges, va->start);
 		mutex_unlock(&arena->lock);
 	}
-	cufab_arena_va_gone(va, false);
+	cufab_arena_va_gone(va);
 	return 0;
 }

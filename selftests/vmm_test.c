@@ -748,6 +748,89 @@ TEST(arena_per_process)
 }
 
 /*
+ * A freed reservation is kept as it was and revived by the next of its
+ * size: the revived one maps and is touched like a new one, a fork in
+ * between changes nothing, and a client closed or killed with kept
+ * reservations frees them all.
+ */
+TEST(arena_kept_fork_close_kill)
+{
+	CUmemAccessDesc rw = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+	};
+	struct cufab_va_reserve res = { .size = sizeof(res) };
+	struct cufab_va_free fr = { .size = sizeof(fr) };
+	CUmemGenericAllocationHandle h;
+	CUmemAllocationProp p;
+	CUdeviceptr va, again;
+	int fd, i, status;
+	long long before;
+	pid_t pid;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	p = dev_prop(0, 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0)
+		_exit(cpu_faults((unsigned char *)va, 0) ? 0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&again, g, 0, 0, 0));
+	EXPECT_EQ(va, again);
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(again, g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemSetAccess(again, g, &rw, 1));
+	*(volatile unsigned char *)again = 7;
+	EXPECT_EQ(7, *(volatile unsigned char *)again);
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(again, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(again, g));
+	/* a kept reservation is no reservation: freed once only */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(again, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+
+	before = live_objects();
+	/* closed with CUFAB_VA_KEPT and more kept */
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 1; i <= 6; i++) {
+		res.length = i * g;
+		res.addr = 0;
+		ASSERT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_RESERVE, &res));
+		fr.addr = res.addr;
+		fr.length = res.length;
+		EXPECT_EQ(0, ioctl(fd, CUFAB_IOCTL_VA_FREE, &fr));
+	}
+	EXPECT_EQ(0, close(fd));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+	/* killed with one kept */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		res.length = g;
+		res.addr = 0;
+		if (fd < 0 || ioctl(fd, CUFAB_IOCTL_VA_RESERVE, &res))
+			_exit(1);
+		fr.addr = res.addr;
+		fr.length = res.length;
+		if (ioctl(fd, CUFAB_IOCTL_VA_FREE, &fr))
+			_exit(2);
+		raise(SIGKILL);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+}
+
+/*
  * mprotect() of the whole arena, no split involved, makes it the
  * program's as mprotect() of a piece does: no reservation is carved where
  * the CPU view could not write, and a new one still reads and writes.
@@ -870,6 +953,50 @@ TEST(zap_after_touch)
 	EXPECT_EQ(0x11, p[1]);
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&a));
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+}
+
+/*
+ * An unmapped range is free space again, whole or in parts: mappings
+ * over it, smaller or shifted, work, an overlap is still refused, and the
+ * reservation is busy exactly while something is mapped.
+ */
+TEST(remap_unmapped_range)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+	volatile unsigned char *pv;
+	CUdeviceptr v;
+	size_t g;
+
+	INIT_OR_SKIP();
+	g = gran(0);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, 2 * g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&v, 3 * g, 0, 0, 0));
+	pv = (volatile unsigned char *)v;
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(v, 2 * g, 0));
+	pv[g] = 0x5a;
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, 2 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(v, 3 * g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&v, 3 * g, 0, v, 0));
+	pv = (volatile unsigned char *)v;
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, 2 * g, 0, h, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, 2 * g));
+	/* half of the old range, then the other half from the next offset */
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v + g, g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(v, g, g, h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(v, 2 * g, 0, h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemMap(v + g, 2 * g, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, grant(v, 2 * g, 0));
+	EXPECT_EQ(0x5a, pv[0]);
+	EXPECT_EQ(1, cpu_faults((unsigned char *)v + 2 * g, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v + g, g));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(v, g));
+	EXPECT_EQ(1, cpu_faults((unsigned char *)v, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(v, 3 * g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
 }
 
 /* Data written through one mapping is read through the other. */
