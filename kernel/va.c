@@ -713,7 +713,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	mutex_unlock(&space->lock);
 	if (ret) {
 		if (va->arena)
-			cufab_va_arena_drop(va, false);
+			cufab_va_arena_undo(va);
 		else if (!va->dead)
 			vm_munmap(addr, length);
 		goto out;
