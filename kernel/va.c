@@ -686,6 +686,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	if (va) {
 		*out = va->start;
 		mutex_unlock(&space->reserve_lock);
+		cufab_va_put(va);
 		return 0;
 	}
 	va = cufab_va_new(client, length, legacy, legacy_dev);

@@ -532,8 +532,8 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
  * @hint if there is one, live again with the client's file held.
  *
  * Context: space->reserve_lock held.
- * Return: the reservation (the trees' references are its), or NULL: carve
- * a new one.
+ * Return: the reservation, with a reference for the caller, or NULL:
+ * carve a new one.
  */
 struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 				       u64 length, u64 align)
@@ -553,6 +553,12 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 	}
 	if (i < 0)
 		return NULL;
+	/*
+	 * Live once out of the lock: the close of its piece may take it
+	 * from then on, dropping the file it holds and the trees' references.
+	 * So the file is held first, and the caller gets a reference.
+	 */
+	get_file(client->file);
 	mutex_lock(&va->arena->lock);
 	ok = va->arena->whole && !va->arena->dead && !va->freeing &&
 	     kref_read(&va->ref) == 2;
@@ -561,16 +567,17 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 		va->dead = false;
 		va->pool = false;
 		va->parked = false;
+		kref_get(&va->ref);
 	}
 	mutex_unlock(&va->arena->lock);
 	if (!ok) {
+		fput(client->file);
 		cufab_arena_unkeep_one(client, i);
 		return NULL;
 	}
 	space->nr_kept--;
 	memmove(&space->kept[i], &space->kept[i + 1],
 		(space->nr_kept - i) * sizeof(va));
-	get_file(client->file);
 	cufab_live_objects_inc();
 	mutex_lock(&space->lock);
 	va->kept = false;
