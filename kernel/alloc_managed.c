@@ -715,7 +715,7 @@ static int cufab_managed_do_prefetch(struct cufab_va *va,
 				     u64 length, void *arg)
 {
 	struct cufab_prefetch_move *mv = arg;
-	struct cufab_va_map *map = mtree_load(&va->maps, addr);
+	struct cufab_va_map *map = cufab_va_map_load(va, addr);
 	u64 i, n = length >> PAGE_SHIFT;
 
 	if (!map || map->alloc != mv->alloc)

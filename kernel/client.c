@@ -193,9 +193,15 @@ static unsigned int cufab_client_nr_objects(struct cufab_client *client)
 	unsigned long index;
 	unsigned int n = 0;
 
-	/* one being built (users 0, object.c) is not counted yet */
+	/*
+	 * One being built (users 0, object.c) is not counted yet. Under the
+	 * table's lock: a destroy erases an object under it before freeing
+	 * it, and xa_for_each() alone lets go of the entry it returns.
+	 */
+	xa_lock(&client->objects);
 	xa_for_each(&client->objects, index, obj)
 		n += !!refcount_read(&obj->users);
+	xa_unlock(&client->objects);
 	return n;
 }
 

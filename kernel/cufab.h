@@ -1048,6 +1048,7 @@ bool cufab_va_arena_covers(struct cufab_client *client, u64 addr, u64 length);
 int cufab_va_arena_place(struct cufab_client *client, struct cufab_va *va,
 			 u64 hint, u64 align);
 int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only);
+void cufab_va_arena_undo(struct cufab_va *va);
 struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 				       u64 length, u64 align);
 bool cufab_va_arena_vma(const struct vm_area_struct *vma,

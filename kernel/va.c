@@ -686,6 +686,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	if (va) {
 		*out = va->start;
 		mutex_unlock(&space->reserve_lock);
+		cufab_va_put(va);
 		return 0;
 	}
 	va = cufab_va_new(client, length, legacy, legacy_dev);
@@ -713,7 +714,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	mutex_unlock(&space->lock);
 	if (ret) {
 		if (va->arena)
-			cufab_va_arena_drop(va, false);
+			cufab_va_arena_undo(va);
 		else if (!va->dead)
 			vm_munmap(addr, length);
 		goto out;

@@ -532,8 +532,8 @@ static struct cufab_va_arena *cufab_arena_get(struct cufab_client *client)
  * @hint if there is one, live again with the client's file held.
  *
  * Context: space->reserve_lock held.
- * Return: the reservation (the trees' references are its), or NULL: carve
- * a new one.
+ * Return: the reservation, with a reference for the caller, or NULL:
+ * carve a new one.
  */
 struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 				       u64 length, u64 align)
@@ -553,6 +553,12 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 	}
 	if (i < 0)
 		return NULL;
+	/*
+	 * Live once out of the lock: the close of its piece may take it
+	 * from then on, dropping the file it holds and the trees' references.
+	 * So the file is held first, and the caller gets a reference.
+	 */
+	get_file(client->file);
 	mutex_lock(&va->arena->lock);
 	ok = va->arena->whole && !va->arena->dead && !va->freeing &&
 	     kref_read(&va->ref) == 2;
@@ -561,16 +567,17 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 		va->dead = false;
 		va->pool = false;
 		va->parked = false;
+		kref_get(&va->ref);
 	}
 	mutex_unlock(&va->arena->lock);
 	if (!ok) {
+		fput(client->file);
 		cufab_arena_unkeep_one(client, i);
 		return NULL;
 	}
 	space->nr_kept--;
 	memmove(&space->kept[i], &space->kept[i + 1],
 		(space->nr_kept - i) * sizeof(va));
-	get_file(client->file);
 	cufab_live_objects_inc();
 	mutex_lock(&space->lock);
 	va->kept = false;
@@ -772,18 +779,13 @@ static void cufab_arena_zap(struct cufab_va *va)
 	mmput(mm);
 }
 
-/**
- * cufab_va_arena_drop() - free a reservation of the arena
- * @va: the reservation (the caller's reference)
- * @unmapped_only: refuse (-EBUSY) a reservation that maps something
- *
- * Its mappings are dropped and its PTEs zapped before the range can be
- * carved again, so a new reservation there never sees the old pages.
- *
- * Return: 0; -EBUSY; -EINVAL when the close of its piece of the arena (a
- * munmap() by the process) or another free is dropping it already.
+/*
+ * Free @va, which @keep may keep for its client's next reservation: only
+ * one in the client's tree, which a kept one stays in and leaves when its
+ * client frees it.
  */
-int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
+static int cufab_arena_drop(struct cufab_va *va, bool unmapped_only,
+			    bool keep)
 {
 	struct cufab_va_arena *arena = va->arena;
 	bool mapped;
@@ -801,7 +803,7 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 	va->dead = true;
 	up_write(&va->lock);
 
-	if (!mapped && cufab_arena_keep(va))
+	if (!mapped && keep && cufab_arena_keep(va))
 		return 0;
 	mutex_lock(&arena->lock);
 	if (mtree_load(&arena->ranges, va->start) != va || va->freeing) {
@@ -823,4 +825,34 @@ int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
 	}
 	cufab_arena_va_gone(va);
 	return 0;
+}
+
+/**
+ * cufab_va_arena_drop() - free a reservation of the arena
+ * @va: the reservation (the caller's reference), in its client's tree
+ * @unmapped_only: refuse (-EBUSY) a reservation that maps something
+ *
+ * Its mappings are dropped and its PTEs zapped before the range can be
+ * carved again, so a new reservation there never sees the old pages. One
+ * that maps nothing may be kept for the client's next reservation.
+ *
+ * Return: 0; -EBUSY; -EINVAL when the close of its piece of the arena (a
+ * munmap() by the process) or another free is dropping it already.
+ */
+int cufab_va_arena_drop(struct cufab_va *va, bool unmapped_only)
+{
+	return cufab_arena_drop(va, unmapped_only, true);
+}
+
+/**
+ * cufab_va_arena_undo() - free a reservation its client's tree never had
+ * @va: placed by cufab_va_arena_place() (the caller's reference)
+ *
+ * As cufab_va_arena_drop(), but never kept: a kept reservation is freed
+ * through its client's tree, and one that is not there would be freed
+ * with the arena's reference only, then looked at again.
+ */
+void cufab_va_arena_undo(struct cufab_va *va)
+{
+	cufab_arena_drop(va, false, false);
 }

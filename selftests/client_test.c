@@ -369,6 +369,44 @@ TEST_F(client, threads_share_client)
 		EXPECT_EQ(self->live_before, live_objects());
 }
 
+/*
+ * Reading the clients file counts a client's objects while its threads
+ * create and destroy them: the count must not look at an object being
+ * freed (KASAN in the debug boot).
+ */
+TEST_F(client, debugfs_count_races_destroy)
+{
+	enum { NTHREAD = 2 };
+	struct thread_arg args[NTHREAD];
+	pthread_t threads[NTHREAD];
+	char line[256];
+	int i, reads = 0;
+	FILE *f;
+
+	if (skipped(_metadata))
+		return;
+	if (access(CLIENTS, R_OK))
+		SKIP(return, "%s absent (no debugfs)", CLIENTS);
+	for (i = 0; i < NTHREAD; i++) {
+		args[i] = (struct thread_arg){ self->fd, self->num_gpus, 0 };
+		ASSERT_EQ(0, pthread_create(&threads[i], NULL,
+					    thread_create_destroy, &args[i]));
+	}
+	for (i = 0; i < NTHREAD; i++) {
+		while (pthread_tryjoin_np(threads[i], NULL) == EBUSY) {
+			f = fopen(CLIENTS, "r");
+			ASSERT_NE(NULL, f);
+			while (fgets(line, sizeof(line), f))
+				;
+			fclose(f);
+			reads++;
+		}
+		EXPECT_EQ(0, args[i].err) TH_LOG("thread %d: %s", i,
+						 strerror(args[i].err));
+	}
+	TH_LOG("%d reads of %s", reads, CLIENTS);
+}
+
 TEST_F(client, debugfs_lists_client)
 {
 	char comm[32] = "", line[256], want[64];

@@ -333,16 +333,18 @@ static inline void fault_restore(void)
 
 /*
  * Make the next @times passes of @attr's injection point fail, for this
- * task only (task-filter + make-it-fail), quietly; @times 0 disarms it.
- * 0, or -1 when the kernel has no such knob (no fault injection).
+ * task only (task-filter + make-it-fail), quietly, once passes asking for
+ * @space bytes in all went through; @times 0 disarms it. 0, or -1 when
+ * the kernel has no such knob (no fault injection).
  */
-static inline int fault_arm(const char *attr, unsigned int times)
+static inline int fault_arm_after(const char *attr, unsigned int times,
+				  unsigned long space)
 {
 	static const char *const files[][2] = {
-		{ "verbose", "0" }, { "interval", "1" }, { "space", "0" },
+		{ "verbose", "0" }, { "interval", "1" },
 		{ "task-filter", "Y" },
 	};
-	char val[16];
+	char val[24];
 	unsigned int i;
 
 	if (!times)
@@ -350,12 +352,21 @@ static inline int fault_arm(const char *attr, unsigned int times)
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (fault_knob(attr, files[i][0], files[i][1]))
 			return -1;
+	snprintf(val, sizeof(val), "%lu", space);
+	if (fault_knob(attr, "space", val))
+		return -1;
 	snprintf(val, sizeof(val), "%u", times);
 	if (fault_knob(attr, "times", val) ||
 	    fault_knob("/proc/self/make-it-fail", NULL, "1"))
 		return -1;
 	/* last: arms the point */
 	return fault_knob(attr, "probability", "100");
+}
+
+/* fault_arm_after() from the next pass on. */
+static inline int fault_arm(const char *attr, unsigned int times)
+{
+	return fault_arm_after(attr, times, 0);
 }
 
 /*

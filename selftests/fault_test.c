@@ -334,6 +334,92 @@ TEST_FAIL_NTH(fault, fail_nth_retain)
 }
 
 /*
+ * cuMemAddressReserve and cuMemAddressFree of one size, twice: the free
+ * keeps an arena reservation and the second reserve revives it
+ * (va_arena.c). A reserve failing after its carve, and the close, must
+ * free what the arena kept. 0 or the first errno.
+ */
+static int va_keep_scenario(void)
+{
+	struct cufab_va_reserve res = { .size = sizeof(res), .length = ALLOC_LEN };
+	struct cufab_va_free vfree = { .size = sizeof(vfree),
+				       .length = ALLOC_LEN };
+	int fd, err = 0, i;
+
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	for (i = 0; i < 2 && !err; i++) {
+		res.addr = 0;
+		err = cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &res);
+		if (err)
+			break;
+		vfree.addr = res.addr;
+		err = cufab_ioc(fd, CUFAB_IOCTL_VA_FREE, &vfree);
+		/* the reservation holds the file: it must go before close */
+		if (err)
+			munmap((void *)(uintptr_t)res.addr, ALLOC_LEN);
+	}
+	close(fd);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_va_keep)
+{
+	/* the reservation, its place in the arena and in the client's tree */
+	nth->min_injected = 2;
+	nth->min_failed = 2;
+	return va_keep_scenario();
+}
+
+/*
+ * Two allocations in a row failing in cuMemAddressReserve, which is how a
+ * maple tree insertion fails (it retries one failed node allocation, so
+ * fail-nth never makes it fail), swept over where the pair falls
+ * (failslab's space: the bytes allocated before it). A reservation carved
+ * from the arena that the client's tree then refuses must go, not be
+ * kept for the next reserve: the close looked at it after freeing it
+ * (KASAN in the debug boot).
+ */
+TEST_F(fault, va_reserve_fails_twice)
+{
+	struct cufab_va_reserve res = { .size = sizeof(res), .length = ALLOC_LEN };
+	struct cufab_va_free vfree = { .size = sizeof(vfree),
+				       .length = ALLOC_LEN };
+	__s64 live_before = live_objects();
+	unsigned long space;
+	int fd, err, failed = 0;
+
+	SETUP_SKIPPED();
+	if (access(KERNEL_DEBUGFS "/failslab", F_OK))
+		SKIP(return, "no failslab in this kernel");
+	fault_quiet();
+	/* the process's arena, made once */
+	ASSERT_EQ(0, va_keep_scenario());
+	for (space = 0; space <= 4096; space += 32) {
+		fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		res.addr = 0;
+		ASSERT_EQ(0, fault_arm_after("failslab", 2, space));
+		err = cufab_ioc(fd, CUFAB_IOCTL_VA_RESERVE, &res);
+		/* each open of a knob that fails takes one of the two */
+		while (fault_arm("failslab", 0))
+			;
+		if (!err) {
+			vfree.addr = res.addr;
+			EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_VA_FREE, &vfree));
+		} else {
+			EXPECT_EQ(ENOMEM, err);
+			failed++;
+		}
+		close(fd);
+	}
+	fault_restore();
+	EXPECT_LT(0, failed);
+	EXPECT_EQ(live_before, live_objects_wait(live_before));
+}
+
+/*
  * Interprocess events: one client exports, another imports and records
  * the event in a stream of its own and waits for it; the exporter closes
  * first, so the importer's record lands in the slots of a closed client.

@@ -385,6 +385,60 @@ TEST(set_after_free_faults)
 	cuCtxDestroy(ctx);
 }
 
+/*
+ * A prefetch queued on managed memory that is freed before its stream
+ * reaches it, while the range has become a cuMemAddressReserve range with
+ * a mapping made and unmapped again at the prefetched address: nothing to
+ * move, as for any freed range (the unmapped part is no mapping).
+ */
+TEST(prefetch_after_free_meets_unmapped_range)
+{
+	CUmemAllocationProp prop = dev_prop(0, 0);
+	CUmemLocation host = { .type = CU_MEM_LOCATION_TYPE_HOST };
+	CUmemGenericAllocationHandle h;
+	struct gate g = GATE_INIT;
+	CUdeviceptr m, a, va;
+	CUcontext ctx;
+	CUstream s;
+	size_t len;
+	CUresult r;
+
+	CTX_OR_SKIP(ctx);
+	len = gran(0);
+	/* a range of it aligned as a reservation there must be */
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuMemAllocManaged(&m, 2 * len, CU_MEM_ATTACH_GLOBAL));
+	a = (m + len - 1) & ~(CUdeviceptr)(len - 1);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	gate_wait_entered(&g);
+	r = cuMemPrefetchAsync(a, 4096, host, 0, s);
+	if (r != CUDA_SUCCESS) {
+		gate_open(&g);
+		cuStreamSynchronize(s);
+		cuMemFree(m);
+		SKIP(return, "cuMemPrefetchAsync: %d", r);
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuMemFree(m));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&va, len, 0, a, 0));
+	if (va != a) {
+		gate_open(&g);
+		cuStreamSynchronize(s);
+		cuMemAddressFree(va, len);
+		SKIP(return, "the hint 0x%llx was not honoured",
+		     (unsigned long long)a);
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h, len, &prop, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(va, len, 0, h, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemUnmap(va, len));
+	gate_open(&g);
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, len));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	cuStreamDestroy(s);
+	cuCtxDestroy(ctx);
+}
+
 /* A host function blocks its stream; it runs on another thread. */
 TEST(host_function_blocks)
 {
