@@ -1768,6 +1768,7 @@ struct cufab_stream_space {
 	struct xarray host_tokens;
 	wait_queue_head_t host_wq;
 	wait_queue_head_t done_wq;
+	atomic_t nr_streams;		/* made and not yet freed */
 	bool dead;
 };
 

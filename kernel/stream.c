@@ -26,6 +26,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
 
 #include "cufab.h"
 #include "trace.h"
@@ -148,6 +149,20 @@ void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
 	cufab_live_objects_dec();
 }
 
+/*
+ * The end of a stream, released or never listed: its last use of the
+ * space, which the client's teardown waits for (cufab_streams_client_free()).
+ */
+static void cufab_stream_free(struct cufab_stream *stream)
+{
+	struct cufab_stream_space *space = stream->space;
+
+	cufab_slotted_free(space, stream->slot, stream->last, stream);
+	/* wakes no one but a teardown, which may free the space at once */
+	if (atomic_dec_and_test(&space->nr_streams))
+		wake_up_var(&space->nr_streams);
+}
+
 static void cufab_stream_release(struct kref *ref)
 {
 	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
@@ -160,7 +175,7 @@ static void cufab_stream_release(struct kref *ref)
 	mutex_lock(&space->lock);
 	list_del(&stream->node);
 	mutex_unlock(&space->lock);
-	cufab_slotted_free(space, stream->slot, stream->last, stream);
+	cufab_stream_free(stream);
 }
 
 /* Process context only: the last put takes space->lock. */
@@ -237,6 +252,7 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	stream = cufab_slotted_alloc(space, sizeof(*stream), &slot);
 	if (IS_ERR(stream))
 		return stream;
+	atomic_inc(&space->nr_streams);
 	kref_init(&stream->ref);
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->ops);
@@ -319,7 +335,7 @@ err_obj:
 	cufab_object_abort(&so->obj);
 err_stream:
 	/* not on the list: undo cufab_stream_new() by hand */
-	cufab_slotted_free(space, stream->slot, NULL, stream);
+	cufab_stream_free(stream);
 out_ctx:
 	cufab_object_put(ctx);
 	return ret;
@@ -732,8 +748,9 @@ void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id)
 
 /*
  * The client closes: stop all its streams. After this no operation of the
- * client runs or will run, so neither the client nor its mm is touched any
- * more; objects may go.
+ * client runs or will run, so its objects may go. A stream the engine is
+ * releasing is not found here (no reference to take) and still uses the
+ * client and the space until cufab_streams_client_free() has waited for it.
  */
 static void cufab_streams_client_gone(struct cufab_client *client)
 {
@@ -775,6 +792,11 @@ void cufab_stream_space_put(struct cufab_stream_space *space)
 /*
  * Every stream and event object of the client is gone. Its events that
  * other processes imported keep the slots until they go too.
+ *
+ * The engine may still be releasing a stream: one whose last reference
+ * its work dropped (completing the operation, then the work's own) after
+ * the process saw the completion and destroyed the stream, but before the
+ * stream work part looked. Wait for it, as it uses the space and the client.
  */
 static void cufab_streams_client_free(struct cufab_client *client)
 {
@@ -782,6 +804,7 @@ static void cufab_streams_client_free(struct cufab_client *client)
 
 	if (!space)
 		return;
+	wait_var_event(&space->nr_streams, !atomic_read(&space->nr_streams));
 	client->streams = NULL;
 	cufab_stream_space_put(space);
 }

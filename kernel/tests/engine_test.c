@@ -10,6 +10,7 @@
  * and the real host type to hold a stream at its head.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/slab.h>
 
@@ -330,6 +331,64 @@ static void inline_when_idle(struct kunit *test)
 	engine_env_fini(&env);
 }
 
+/* A test operation that runs until the test lets it go. */
+struct engine_hold {
+	struct completion started;
+	struct completion go;
+};
+
+static struct engine_hold *engine_hold;
+
+static int hold_execute(struct cufab_op *op)
+{
+	complete(&engine_hold->started);
+	wait_for_completion(&engine_hold->go);
+	return 0;
+}
+
+static const struct cufab_op_type test_hold_type = {
+	.name = "test hold",
+	.execute = hold_execute,
+};
+
+/*
+ * The engine's work drops the last reference of a stream the process has
+ * destroyed, and is still releasing it when the client goes: the teardown
+ * finds no reference to take, yet must not free the space or the client
+ * under the release. space->lock holds the release until the teardown is
+ * about to look; whichever then takes the lock first, the stream is freed
+ * when the teardown returns.
+ */
+static void teardown_waits_for_release(struct kunit *test)
+{
+	u64 live = cufab_live_objects();
+	struct engine_hold hold;
+	struct engine_env env;
+	struct cufab_stream *s;
+	bool started;
+	int i;
+
+	engine_env_init(test, &env);
+	init_completion(&hold.started);
+	init_completion(&hold.go);
+	engine_hold = &hold;
+	s = env_stream(test, &env);
+	env_queue(test, s, &test_hold_type, NULL, NULL);
+	started = wait_for_completion_timeout(&hold.started, 10 * HZ);
+	/* what cuStreamDestroy drops: the work holds the rest */
+	cufab_stream_put(s);
+	mutex_lock(&env.space->lock);
+	complete(&hold.go);
+	/* s is not freed before its release has taken the lock */
+	for (i = 0; i < 1000 && kref_read(&s->ref); i++)
+		usleep_range(5000, 6000);
+	KUNIT_EXPECT_EQ(test, 0U, kref_read(&s->ref));
+	mutex_unlock(&env.space->lock);
+	engine_env_fini(&env);
+	KUNIT_EXPECT_TRUE(test, started);
+	KUNIT_EXPECT_EQ(test, live, cufab_live_objects());
+}
+
 static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(inline_when_idle),
 	KUNIT_CASE(runs_in_order),
@@ -337,6 +396,7 @@ static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(error_is_sticky),
 	KUNIT_CASE(cancel_completes_all),
 	KUNIT_CASE(slot_is_monotonic),
+	KUNIT_CASE(teardown_waits_for_release),
 	{}
 };
 
