@@ -1375,6 +1375,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp);
 int cufab_clients_block(void);
 void cufab_clients_unblock(void);
 unsigned int cufab_clients_count(void);
+void cufab_clients_sync(void);
 void cufab_clients_show(struct seq_file *m);
 int cufab_clients_for_each(unsigned long skip,
 			   int (*fn)(struct cufab_client *client, void *arg),

@@ -805,7 +805,9 @@ static void cufab_streams_client_free(struct cufab_client *client)
 	if (!space)
 		return;
 	wait_var_event(&space->nr_streams, !atomic_read(&space->nr_streams));
-	client->streams = NULL;
+	WRITE_ONCE(client->streams, NULL);
+	/* a STREAM_GET dump or the debugfs file may still walk the space */
+	cufab_clients_sync();
 	cufab_stream_space_put(space);
 }
 
