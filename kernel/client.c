@@ -234,6 +234,21 @@ int cufab_clients_for_each(unsigned long skip,
 	return ret;
 }
 
+/**
+ * cufab_clients_sync() - wait for every walk of the client list in progress
+ *
+ * A part whose state a walk reads through a pointer of the client (a dump,
+ * a debugfs file) clears the pointer, calls this, then frees the state:
+ * a walker holds cufab_clients_lock from reading the pointer until it is
+ * done with what it points to, so after this no walker still uses it.
+ * The same as synchronize_rcu(), with the walkers' mutex as the grace period.
+ */
+void cufab_clients_sync(void)
+{
+	mutex_lock(&cufab_clients_lock);
+	mutex_unlock(&cufab_clients_lock);
+}
+
 /* debugfs "clients": "pid comm objects", one line per open client. */
 void cufab_clients_show(struct seq_file *m)
 {

@@ -29,6 +29,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
@@ -1375,6 +1376,7 @@ int cufab_fops_release(struct inode *inode, struct file *filp);
 int cufab_clients_block(void);
 void cufab_clients_unblock(void);
 unsigned int cufab_clients_count(void);
+void cufab_clients_sync(void);
 void cufab_clients_show(struct seq_file *m);
 int cufab_clients_for_each(unsigned long skip,
 			   int (*fn)(struct cufab_client *client, void *arg),
@@ -1603,11 +1605,21 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd);
  * (memops.c).
  */
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd);
-/* Also run by stream operations, in a kernel thread using the mm. */
-int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
-		    u64 length);
-int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
-		   u32 value, u32 elem);
+/*
+ * A stream's copy or set (@fill: @value in @elem-byte units at @dst) and
+ * its progress, run by the engine a piece at a time in a kernel thread
+ * using the mm.
+ */
+struct cufab_move {
+	u64 dst, src, length, done;
+	u32 value, elem;
+	bool fill;
+};
+
+/* Bytes an engine worker moves before another stream may have it. */
+#define CUFAB_ENGINE_PIECE	SZ_2M
+
+int cufab_move_user_step(struct cufab_client *client, struct cufab_move *mv);
 bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd);
@@ -1862,6 +1874,7 @@ enum cufab_op_state {
 	CUFAB_OP_RUNNING,	/* the engine runs it */
 	CUFAB_OP_HOSTQ,		/* on the space's host queue */
 	CUFAB_OP_HOSTRUN,	/* handed to the host thread */
+	CUFAB_OP_PAUSED,	/* head, ran in part: the engine comes back */
 };
 
 /**
@@ -1908,6 +1921,8 @@ struct cufab_op_type {
  * @aux: set by @type->queued for the submitter (a record's number)
  * @host_node: entry in the host queue (HOSTQ)
  * @token: the host token (HOSTRUN)
+ * @resume_us: a PAUSED op runs again this much later
+ * @stalled_since: jiffies since its faults would sleep (mem ops), or 0
  * @u: per-type arguments
  */
 struct cufab_op {
@@ -1927,12 +1942,15 @@ struct cufab_op {
 	u64 aux;
 	struct list_head host_node;
 	u32 token;
+	unsigned int resume_us;
+	unsigned long stalled_since;
 	union {
 		struct {
 			struct mm_struct *mm;
 			u64 dst, src, length;
 			u32 src_dev, dst_dev;
 			u32 value, elem_size;
+			u64 done;
 		} mem;
 		struct {
 			u64 fn, data;

@@ -53,6 +53,20 @@ MODULE_PARM_DESC(race_seed,
 		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
 
 /*
+ * A copy or set whose user page cannot be faulted in without sleeping
+ * (userfaultfd, a FUSE or NFS file) gives its worker back and retries,
+ * backing off up to CUFAB_STALL_MAX_US between tries; after this long it
+ * fails with -EFAULT (CUDA_ERROR_ILLEGAL_ADDRESS on its stream), as a GPU
+ * faulting on a page nobody provides would.
+ */
+static unsigned int cufab_fault_timeout_ms = 30000;
+module_param_named(fault_timeout_ms, cufab_fault_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fault_timeout_ms,
+		 "A stream copy or set waiting this long for a user page that cannot be faulted in fails with an illegal address (default 30000)");
+
+#define CUFAB_STALL_MAX_US	(64 * USEC_PER_MSEC)
+
+/*
  * Each GPU's engine is two queues of CUFAB_COPY_ENGINES workers: one for
  * streams of the default priority, one for streams of greater priority
  * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
@@ -346,6 +360,12 @@ static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
 	op = list_first_entry_or_null(&stream->ops, struct cufab_op, node);
 	if (stream->dead || !op)
 		goto none;
+	if (op->state == CUFAB_OP_PAUSED) {
+		/* its dependencies and the race knob had their say */
+		op->state = CUFAB_OP_RUNNING;
+		spin_unlock(&stream->lock);
+		return op;
+	}
 	if (op->state == CUFAB_OP_WAITING && READ_ONCE(op->dep_fired)) {
 		op->next_dep++;
 		op->state = CUFAB_OP_QUEUED;
@@ -398,9 +418,36 @@ static void cufab_stream_work(struct work_struct *work)
 	cufab_stream_put(stream);
 }
 
+/*
+ * @op ran in part (-EAGAIN from its execute): the worker goes to other
+ * streams, and the stream's work comes back to it after op->resume_us.
+ * A stream cancelled meanwhile takes PAUSED ops with its queued ones; one
+ * cancelled while it ran completes here.
+ */
+static void cufab_op_pause(struct cufab_op *op)
+{
+	struct cufab_stream *stream = op->stream;
+	bool dead;
+
+	spin_lock(&stream->lock);
+	dead = stream->dead;
+	if (!dead)
+		op->state = CUFAB_OP_PAUSED;
+	spin_unlock(&stream->lock);
+	if (dead) {
+		cufab_op_complete(op, -ECANCELED);
+		return;
+	}
+	kref_get(&stream->ref);
+	if (!queue_delayed_work(stream->wq, &stream->work,
+				usecs_to_jiffies(op->resume_us)))
+		cufab_stream_put(stream);
+}
+
 /**
  * cufab_op_run() - run a RUNNING operation and complete it
  * @op: the head of its stream, on the engine or claimed by its submitter
+ *	(only operations that cost nothing, which never pause)
  */
 void cufab_op_run(struct cufab_op *op)
 {
@@ -412,7 +459,9 @@ void cufab_op_run(struct cufab_op *op)
 		ret = -ENOMEM;
 	else
 		ret = op->type->execute(op);
-	if (ret != -EINPROGRESS)
+	if (ret == -EAGAIN)
+		cufab_op_pause(op);
+	else if (ret != -EINPROGRESS)
 		cufab_op_complete(op, ret);
 }
 
@@ -449,7 +498,8 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	}
 	list_del(&op->node);
 	stream->depth--;
-	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN)
+	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN ||
+	    op->state == CUFAB_OP_PAUSED)
 		stream->running = NULL;
 	cufab_slot_publish(space, stream->slot, op->seq, ktime_get_ns(),
 			   stream->error);
@@ -516,7 +566,8 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err)
 			dma_fence_remove_callback(op->deps[op->next_dep],
 						  &op->dep_cb);
 		if (op->state == CUFAB_OP_QUEUED ||
-		    op->state == CUFAB_OP_WAITING)
+		    op->state == CUFAB_OP_WAITING ||
+		    op->state == CUFAB_OP_PAUSED)
 			list_add_tail(&op->host_node, &cancelled);
 	}
 	spin_unlock(&stream->lock);
@@ -612,8 +663,55 @@ void cufab_charge_end(struct cufab_charge *c)
 }
 
 /*
- * Check access when the operation runs, as a GPU would fault then, and
- * move the bytes in the process's address space. A process whose address
+ * A piece of a copy or set stopped at a page whose fault would sleep:
+ * give the worker back and try again later, backing off, until
+ * cufab_fault_timeout_ms have passed with no byte moved.
+ */
+static int cufab_op_mem_stalled(struct cufab_op *op)
+{
+	unsigned long timeout =
+		msecs_to_jiffies(READ_ONCE(cufab_fault_timeout_ms));
+
+	if (!op->stalled_since) {
+		op->stalled_since = jiffies;
+		op->resume_us = 0;
+	}
+	if (time_after(jiffies, op->stalled_since + timeout)) {
+		cufab_pr_info(op->stream->client,
+			      "stream %llu: %s (seq %llu) at 0x%llx: a user page could not be faulted in for %u ms (fault_timeout_ms): illegal address\n",
+			      op->stream->uid, op->type->name, op->seq,
+			      op->u.mem.dst + op->u.mem.done,
+			      cufab_fault_timeout_ms);
+		return -EFAULT;
+	}
+	op->resume_us = clamp_t(unsigned int, op->resume_us * 2,
+				USEC_PER_MSEC, CUFAB_STALL_MAX_US);
+	return -EAGAIN;
+}
+
+/* The next piece of a copy or set, in the process's address space. */
+static int cufab_op_mem_step(struct cufab_op *op)
+{
+	struct cufab_move mv = {
+		.dst = op->u.mem.dst, .src = op->u.mem.src,
+		.length = op->u.mem.length, .done = op->u.mem.done,
+		.value = op->u.mem.value, .elem = op->u.mem.elem_size,
+		.fill = op->type != cufab_op_types[CUFAB_OP_COPY],
+	};
+	int ret = cufab_move_user_step(op->stream->client, &mv);
+
+	op->u.mem.done = mv.done;
+	if (ret == -EBUSY)
+		return cufab_op_mem_stalled(op);
+	op->stalled_since = 0;
+	op->resume_us = 0;
+	return ret;
+}
+
+/*
+ * Check access when the operation starts, as a GPU would fault then, and
+ * move the bytes in the process's address space a piece at a time
+ * (-EAGAIN: the engine comes back for the rest). A process whose address
  * space is already gone fails the operation (-ESRCH): nobody is left to
  * see it.
  */
@@ -632,6 +730,11 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 		return -ESRCH;
 	kthread_use_mm(mm);
 	cufab_charge_begin(&charge, mm);
+	/* started: the checks were made when it began */
+	if (op->u.mem.done || op->stalled_since) {
+		ret = cufab_op_mem_step(op);
+		goto out;
+	}
 	ret = cufab_va_check_access(client, op->u.mem.dst, len,
 				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
 	if (!ret && copy)
@@ -649,13 +752,9 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	if (!ret && !copy &&
 	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev))
 		ret = -EFAULT;
-	if (!ret && copy)
-		ret = cufab_copy_user(client, op->u.mem.dst, op->u.mem.src,
-				      len);
-	else if (!ret)
-		ret = cufab_set_user(client, op->u.mem.dst, len,
-				     op->u.mem.value,
-				     op->u.mem.elem_size);
+	if (!ret)
+		ret = cufab_op_mem_step(op);
+out:
 	cufab_charge_end(&charge);
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */

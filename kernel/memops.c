@@ -38,6 +38,7 @@ struct cufab_span {
 	struct cufab_client *client;
 	u64 addr;
 	bool write;
+	bool nowait;	/* the engine's: never sleep in a fault */
 	bool pinned;
 	bool plain;	/* known to be plain memory: no lookup */
 	unsigned int nr;
@@ -65,6 +66,25 @@ static unsigned int cufab_span_want(const struct cufab_span *sp, u64 left)
 		     DIV_ROUND_UP(offset_in_page(sp->addr) + left, PAGE_SIZE));
 }
 
+/*
+ * Pin @nr pages of current->mm from @start without sleeping in a fault: a
+ * page whose fault would wait (userfaultfd, a FUSE or NFS file, a page
+ * under I/O) ends the pin there. -EBUSY when that is the first page.
+ */
+static int cufab_pin_nowait(unsigned long start, unsigned int nr, bool write,
+			    struct page **pages)
+{
+	struct mm_struct *mm = current->mm;
+	long ret;
+
+	mmap_read_lock(mm);
+	ret = pin_user_pages_remote(mm, start, nr,
+				    FOLL_NOWAIT | (write ? FOLL_WRITE : 0),
+				    pages, NULL, NULL);
+	mmap_read_unlock(mm);
+	return ret ?: -EBUSY;
+}
+
 /* Take the pages of the next @left bytes, at most a batch of them. */
 static int cufab_span_fill(struct cufab_span *sp, u64 left)
 {
@@ -76,7 +96,10 @@ static int cufab_span_fill(struct cufab_span *sp, u64 left)
 	      cufab_va_get_pages(sp->client, sp->addr, sp->write, sp->pages,
 				 want);
 	sp->pinned = ret == -ENOENT;
-	if (sp->pinned)
+	if (sp->pinned && sp->nowait)
+		ret = cufab_pin_nowait(sp->addr & PAGE_MASK, want, sp->write,
+				       sp->pages);
+	else if (sp->pinned)
 		ret = pin_user_pages_fast(sp->addr & PAGE_MASK, want,
 					  sp->write ? FOLL_WRITE : 0,
 					  sp->pages);
@@ -149,9 +172,11 @@ static int cufab_span_check(struct cufab_span *sp, u64 length, s32 dev,
  * bounce buffer. A set's pieces stay element-aligned: @d is, and pages
  * are multiples of every element size. No lock is held while bytes move.
  * The spans may hold their first pages already; they are released.
+ * *@moved (when not NULL): the bytes moved, also when it fails.
  */
 static int cufab_move_spans(struct cufab_span *dst, struct cufab_span *src,
-			    u64 length, bool fill, u32 value, u32 elem)
+			    u64 length, bool fill, u32 value, u32 elem,
+			    u64 *moved)
 {
 	void *dp, *sp = NULL;
 	u64 done = 0;
@@ -191,33 +216,48 @@ static int cufab_move_spans(struct cufab_span *dst, struct cufab_span *src,
 	}
 	cufab_span_release(dst);
 	cufab_span_release(src);
+	if (moved)
+		*moved = done;
 	return ret;
 }
 
-/* cufab_move_spans() between two ranges of @client, unchecked. */
-static int cufab_move_user(struct cufab_client *client, u64 dst, u64 src,
-			   u64 length, bool fill, u32 value, u32 elem)
-{
-	struct cufab_span d = { .client = client, .addr = dst, .write = true };
-	struct cufab_span s = { .client = client, .addr = src };
-
-	return cufab_move_spans(&d, &s, length, fill, value, elem);
-}
-
 /**
- * cufab_copy_user() - copy between two ranges of the current mm
+ * cufab_move_user_step() - the engine's copy or set, one piece at a time
  * @client: whose cufab mappings the ranges may lie in
- * @dst: destination, checked by cufab_va_check_access()
- * @src: source, checked likewise
- * @length: bytes
+ * @mv: the ranges, checked by cufab_va_check_access(), and the progress:
+ *	@mv->done bytes are moved already and more are added
  *
- * Context: the caller's mm is current's (kthread_use_mm() in the engine).
- * Return: 0, -EFAULT, -ENOMEM, or -EINTR for a fatal signal.
+ * Moves at most CUFAB_ENGINE_PIECE bytes, so that the engine's workers
+ * take turns between streams and a cancel waits for one piece at most.
+ * Plain memory is faulted in without sleeping: a page whose fault would
+ * wait ends the piece instead of holding the worker, which other
+ * processes' streams share.
+ *
+ * Context: the caller's mm is current's (kthread_use_mm()).
+ * Return: 0 when everything is moved, -EAGAIN when more remains, -EBUSY
+ * when a fault would have slept before any byte of this piece moved,
+ * else -EFAULT or -ENOMEM.
  */
-int cufab_copy_user(struct cufab_client *client, u64 dst, u64 src,
-		    u64 length)
+int cufab_move_user_step(struct cufab_client *client, struct cufab_move *mv)
 {
-	return cufab_move_user(client, dst, src, length, false, 0, 0);
+	struct cufab_span d = { .client = client, .addr = mv->dst + mv->done,
+				.write = true, .nowait = true };
+	struct cufab_span s = { .client = client, .addr = mv->src + mv->done,
+				.nowait = true };
+	u64 piece = min_t(u64, mv->length - mv->done, CUFAB_ENGINE_PIECE);
+	u64 moved = 0;
+	int ret;
+
+	if (mv->fill)
+		s.addr = 0;
+	ret = cufab_move_spans(&d, &s, piece, mv->fill, mv->value, mv->elem,
+			       &moved);
+	mv->done += moved;
+	if (ret == -EBUSY && moved)
+		ret = 0;	/* it moved: come back at once */
+	if (ret)
+		return ret;
+	return mv->done < mv->length ? -EAGAIN : 0;
 }
 
 /**
@@ -247,13 +287,6 @@ bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev)
 	       !(f.features & CUFAB_DEV_F_PAGEABLE_ACCESS);
 }
 
-/* As cufab_copy_user(), filling @dst with @value in @elem-byte units. */
-int cufab_set_user(struct cufab_client *client, u64 dst, u64 length,
-		   u32 value, u32 elem)
-{
-	return cufab_move_user(client, dst, 0, length, true, value, elem);
-}
-
 int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_copy *cmd = ucmd->cmd;
@@ -281,7 +314,7 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 		cufab_span_release(&s);
 		return ret;
 	}
-	return cufab_move_spans(&d, &s, cmd->length, false, 0, 0);
+	return cufab_move_spans(&d, &s, cmd->length, false, 0, 0, NULL);
 }
 
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
@@ -319,7 +352,7 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	return cufab_move_spans(&d, &s, length, true, cmd->value,
-				cmd->elem_size);
+				cmd->elem_size, NULL);
 }
 
 /* Fill the answer from the mapping at the address. */

@@ -706,8 +706,13 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 	return alloc;
 }
 
+/*
+ * A new chunk of @cmd->length mapped for @ph's client in *@out, not yet on
+ * @ph's list: cufab_pool_range_respond() publishes it.
+ */
 static int cufab_pool_grow(struct cufab_pool_handle *ph,
-			   struct cufab_pool_grow *cmd)
+			   struct cufab_pool_grow *cmd,
+			   struct cufab_pool_range **out)
 {
 	struct cufab_client *client = ph->obj.client;
 	struct cufab_pool_range *r;
@@ -726,26 +731,47 @@ static int cufab_pool_grow(struct cufab_pool_handle *ph,
 		kfree(r);
 		return PTR_ERR(alloc);
 	}
+	INIT_LIST_HEAD(&r->node);
 	mutex_lock(&ph->lock);
 	ret = cufab_va_pool_map(client, alloc, 0, length,
 				cufab_mem_granularity(), ph->gpu_read,
 				ph->gpu_write, &r->addr);
-	if (!ret) {
-		r->length = length;
-		r->user_addr = r->addr;
-		r->alloc = alloc;
-		list_add_tail(&r->node, &ph->ranges);
-		cufab_live_objects_inc();
-		cmd->out_addr = r->addr;
-		cmd->out_length = length;
-		cmd->out_alloc_id = alloc->id;
-		trace_cufab_pool_grow(ph->pool->id, alloc->id, length, r->addr);
-	}
 	mutex_unlock(&ph->lock);
 	if (ret) {
 		cufab_alloc_put(alloc);
 		kfree(r);
+		return ret;
 	}
+	r->length = length;
+	r->user_addr = r->addr;
+	r->alloc = alloc;
+	cufab_live_objects_inc();
+	cmd->out_addr = r->addr;
+	cmd->out_length = length;
+	cmd->out_alloc_id = alloc->id;
+	trace_cufab_pool_grow(ph->pool->id, alloc->id, length, r->addr);
+	*out = r;
+	return 0;
+}
+
+/*
+ * Reply, then publish @r on @ph's list, or free it when the reply cannot
+ * be written. Until it is published no other thread can name the range
+ * (shrink and release look it up on the list), so the reply's failure
+ * frees exactly what this call made, and nothing another thread freed.
+ */
+static int cufab_pool_range_respond(struct cufab_ucmd *ucmd,
+				    struct cufab_pool_handle *ph,
+				    struct cufab_pool_range *r, size_t len)
+{
+	int ret = cufab_ucmd_respond(ucmd, len);
+
+	mutex_lock(&ph->lock);
+	if (ret)
+		cufab_pool_range_free(ph, r, true);
+	else
+		list_add_tail(&r->node, &ph->ranges);
+	mutex_unlock(&ph->lock);
 	return ret;
 }
 
@@ -765,6 +791,7 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
 {
 	struct cufab_pool_grow *cmd = ucmd->cmd;
 	struct cufab_pool_handle *ph;
+	struct cufab_pool_range *r;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved || !cmd->length)
@@ -777,17 +804,10 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
 			      ph->pool->id);
 		ret = -EPERM;
 	} else {
-		ret = cufab_pool_grow(ph, cmd);
+		ret = cufab_pool_grow(ph, cmd, &r);
 	}
-	if (!ret) {
-		ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-		if (ret) {
-			mutex_lock(&ph->lock);
-			cufab_pool_range_free(ph, cufab_pool_range_at(ph, cmd->out_addr),
-					      true);
-			mutex_unlock(&ph->lock);
-		}
-	}
+	if (!ret)
+		ret = cufab_pool_range_respond(ucmd, ph, r, sizeof(*cmd));
 	cufab_pool_handle_put(ph);
 	return ret;
 }
@@ -1202,11 +1222,15 @@ static struct cufab_pool_range *cufab_pool_chunk_of(struct cufab_pool_handle *ph
 	return NULL;
 }
 
-/* The record of [offset, offset + length) of @chunk, or a new one. */
+/*
+ * The record of [offset, offset + length) of @chunk, or a new one that is
+ * not exported yet (*@created): no import can use it and no other export
+ * finds it until cufab_pool_ptr_publish().
+ */
 static struct cufab_pool_ptr *cufab_pool_ptr_get(struct cufab_pool *pool,
 						 struct cufab_alloc *chunk,
 						 u64 offset, u64 length,
-						 u64 addr)
+						 u64 addr, bool *created)
 {
 	struct cufab_pool_ptr *ptr;
 	unsigned long index;
@@ -1233,9 +1257,27 @@ static struct cufab_pool_ptr *cufab_pool_ptr_get(struct cufab_pool *pool,
 	ptr->offset = offset;
 	ptr->length = length;
 	ptr->addr = addr;
-	ptr->exported = true;
 	cufab_live_objects_inc();
+	*created = true;
 	return ptr;
+}
+
+/*
+ * A new record becomes exported once the reply carrying its data reached
+ * the caller; when the reply could not be written nobody can name it, and
+ * it goes.
+ */
+static void cufab_pool_ptr_publish(struct cufab_pool *pool,
+				   struct cufab_pool_ptr *ptr, bool replied)
+{
+	mutex_lock(&pool->lock);
+	if (replied)
+		ptr->exported = true;
+	else
+		xa_erase(&pool->ptrs, ptr->id);
+	mutex_unlock(&pool->lock);
+	if (!replied)
+		cufab_pool_ptr_free(ptr);
 }
 
 static void cufab_pool_ptr_encode(const struct cufab_pool *pool,
@@ -1257,6 +1299,7 @@ int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
 	struct cufab_pool_handle *ph;
 	struct cufab_pool_range *r;
 	struct cufab_pool_ptr *ptr = ERR_PTR(-EINVAL);
+	bool created = false;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved ||
@@ -1272,7 +1315,7 @@ int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
 		mutex_lock(&ph->pool->lock);
 		ptr = cufab_pool_ptr_get(ph->pool, r->alloc,
 					 cmd->addr - r->addr, cmd->length,
-					 cmd->addr);
+					 cmd->addr, &created);
 		if (!IS_ERR(ptr)) {
 			cufab_pool_ptr_encode(ph->pool, ptr, cmd->out_data);
 			trace_cufab_pool_ptr_export(ph->pool->id, ptr->id,
@@ -1285,11 +1328,14 @@ int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
 			      cmd->addr, cmd->length, ph->pool->id);
 	}
 	mutex_unlock(&ph->lock);
-	cufab_pool_handle_put(ph);
-	if (IS_ERR(ptr))
+	if (IS_ERR(ptr)) {
+		cufab_pool_handle_put(ph);
 		return PTR_ERR(ptr);
+	}
 	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	/* a record the caller never saw stays until the exporter's pool goes */
+	if (created)
+		cufab_pool_ptr_publish(ph->pool, ptr, !ret);
+	cufab_pool_handle_put(ph);
 	return ret;
 }
 
@@ -1315,8 +1361,10 @@ static struct cufab_pool_ptr *cufab_pool_ptr_use(struct cufab_pool *pool,
 	return ptr;
 }
 
+/* @ptr mapped for @ph's client in *@out, unpublished as by grow. */
 static int cufab_pool_ptr_map(struct cufab_pool_handle *ph,
-			      struct cufab_pool_ptr *ptr, u64 *out_addr)
+			      struct cufab_pool_ptr *ptr,
+			      struct cufab_pool_range **out)
 {
 	u64 start = round_down(ptr->offset, PAGE_SIZE);
 	u64 end = round_up(ptr->offset + ptr->length, PAGE_SIZE);
@@ -1334,12 +1382,12 @@ static int cufab_pool_ptr_map(struct cufab_pool_handle *ph,
 		kfree(r);
 		return ret;
 	}
+	INIT_LIST_HEAD(&r->node);
 	r->length = end - start;
 	r->user_addr = r->addr + ptr->offset - start;
 	r->ptr = ptr;
-	list_add_tail(&r->node, &ph->ranges);
 	cufab_live_objects_inc();
-	*out_addr = r->user_addr;
+	*out = r;
 	return 0;
 }
 
@@ -1347,6 +1395,7 @@ int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
 {
 	struct cufab_pool_ptr_import *cmd = ucmd->cmd;
 	struct cufab_pool_handle *ph;
+	struct cufab_pool_range *r;
 	struct cufab_pool_ptr *ptr;
 	int ret;
 
@@ -1365,22 +1414,18 @@ int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
 		goto out;
 	}
 	mutex_lock(&ph->lock);
-	ret = cufab_pool_ptr_map(ph, ptr, &cmd->out_addr);
+	ret = cufab_pool_ptr_map(ph, ptr, &r);
 	mutex_unlock(&ph->lock);
 	if (ret) {
 		cufab_pool_ptr_unuse(ph->pool, ptr, true);
 		goto out;
 	}
+	/* the range's import keeps @ptr until the range is freed */
+	cmd->out_addr = r->user_addr;
 	cmd->out_length = ptr->length;
 	trace_cufab_pool_ptr_import(ph->pool->id, ptr->id, ptr->chunk->id,
 				    ptr->offset, ptr->length);
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		mutex_lock(&ph->lock);
-		cufab_pool_range_free(ph, cufab_pool_range_at(ph, cmd->out_addr),
-				      true);
-		mutex_unlock(&ph->lock);
-	}
+	ret = cufab_pool_range_respond(ucmd, ph, r, sizeof(*cmd));
 out:
 	cufab_pool_handle_put(ph);
 	return ret;

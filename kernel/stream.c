@@ -681,6 +681,27 @@ out:
 	return ret;
 }
 
+/*
+ * The reply naming host operation @token could not be written: the host
+ * thread never learns of it, so give it back to the head of the queue for
+ * the next call, unless a cancel or a guessed DONE has taken it already.
+ */
+static void cufab_hostfn_untake(struct cufab_stream_space *space, u32 token)
+{
+	struct cufab_op *op;
+
+	xa_lock(&space->host_tokens);
+	op = __xa_erase(&space->host_tokens, token);
+	if (op) {
+		op->token = 0;
+		op->state = CUFAB_OP_HOSTQ;
+		list_add(&op->host_node, &space->host_queue);
+	}
+	xa_unlock(&space->host_tokens);
+	if (op)
+		wake_up(&space->host_wq);
+}
+
 int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd)
 {
 	struct cufab_hostfn *cmd = ucmd->cmd;
@@ -712,7 +733,10 @@ int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd)
 	 */
 	if (ret && !(done && ret == -ERESTARTSYS))
 		return ret;
-	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret && cmd->out_token)
+		cufab_hostfn_untake(space, cmd->out_token);
+	return ret;
 }
 
 /* Cancel every stream on @streams (gone_node) and drop the references. */
@@ -805,7 +829,9 @@ static void cufab_streams_client_free(struct cufab_client *client)
 	if (!space)
 		return;
 	wait_var_event(&space->nr_streams, !atomic_read(&space->nr_streams));
-	client->streams = NULL;
+	WRITE_ONCE(client->streams, NULL);
+	/* a STREAM_GET dump or the debugfs file may still walk the space */
+	cufab_clients_sync();
 	cufab_stream_space_put(space);
 }
 

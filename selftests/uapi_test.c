@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -1141,6 +1143,60 @@ TEST_F(cufab_size, bad_pointer_is_efault)
 				    (void *)(uintptr_t)8));
 }
 
+/* live_objects() once it is at most @max, or after 2 s. */
+static long long live_objects_down_to(long long max)
+{
+	long long v = live_objects();
+	int i;
+
+	for (i = 0; i < 200 && v > max; i++) {
+		usleep(10000);
+		v = live_objects();
+	}
+	return v;
+}
+
+/* A page whose first bytes are a valid struct, the page then read-only. */
+static __u64 *ro_cmd(struct __test_metadata *_metadata, int fd,
+		     void (*prepare)(struct __test_metadata *, int, void *),
+		     __u32 size)
+{
+	__u64 *page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (page == MAP_FAILED)
+		return NULL;
+	sized_cmd(_metadata, fd, page, prepare, size);
+	if (mprotect(page, getpagesize(), PROT_READ)) {
+		munmap(page, getpagesize());
+		return NULL;
+	}
+	return page;
+}
+
+/*
+ * The reply cannot be written back (the struct sits in a read-only page):
+ * EFAULT, or the command's own result when it answers nothing, and what
+ * the command made for the reply it could not give is gone again.
+ */
+TEST_F(cufab_size, reply_fault_leaks_nothing)
+{
+	long long before;
+	__u64 *page;
+	int ret;
+
+	if (skipped(_metadata))
+		return;
+	page = ro_cmd(_metadata, self->fd, variant->prepare, variant->size);
+	ASSERT_NE(NULL, page);
+	before = live_objects();
+	ret = cufab_ioc(self->fd, variant->cmd, page);
+	EXPECT_TRUE(ret == 0 || ret == EFAULT) TH_LOG("errno %d", ret);
+	if (ret == EFAULT && before >= 0)
+		EXPECT_GE(before, live_objects_down_to(before));
+	munmap(page, getpagesize());
+}
+
 /* No struct grows past a page: a larger size is refused unread. */
 TEST_F(cufab_size, size_over_a_page_is_e2big)
 {
@@ -1537,6 +1593,151 @@ TEST_F(cufab, many_contexts)
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, destroy(self->fd, ids[(i * 7) % N]));
 	EXPECT_EQ(ENOENT, destroy(self->fd, ids[0]));
+}
+
+/* ---- replies that cannot be written, racing the destroy of what they made ---- */
+
+struct addr_race {
+	int fd;
+	unsigned long call;	/* POOL_GROW or POOL_PTR_IMPORT, faulting */
+	unsigned long cmd;	/* POOL_SHRINK or POOL_PTR_RELEASE */
+	__u32 pool;
+	__u64 addr;
+	volatile int stop;
+	unsigned int hits;
+};
+
+/* Gives back the range at the address the next call will get, forever. */
+static void *addr_release_loop(void *arg)
+{
+	struct addr_race *r = arg;
+	struct cufab_pool_shrink cmd = {
+		.size = sizeof(cmd), .pool = r->pool, .addr = r->addr,
+	};
+
+	/* POOL_SHRINK and POOL_PTR_RELEASE share this layout */
+	while (!r->stop)
+		if (!cufab_ioc(r->fd, r->cmd, &cmd))
+			r->hits++;
+	return NULL;
+}
+
+#define REPLY_RACE_ROUNDS	300
+
+/*
+ * @page holds a POOL_GROW or POOL_PTR_IMPORT whose reply faults, each
+ * round; a second thread releases, by address, the range each round
+ * makes. A range the caller never learnt is the call's own to free: the
+ * release must never find it (on the old module, it did, and the grow's
+ * cleanup then freed NULL under the pool's lock).
+ */
+static void reply_fault_race(struct __test_metadata *_metadata,
+			     struct addr_race *r, const void *page)
+{
+	long long before = live_objects();
+	pthread_t t;
+	int i;
+
+	ASSERT_EQ(0, pthread_create(&t, NULL, addr_release_loop, r));
+	for (i = 0; i < REPLY_RACE_ROUNDS; i++)
+		ASSERT_EQ(EFAULT, cufab_ioc(r->fd, r->call, (void *)page));
+	r->stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0U, r->hits) TH_LOG("a release found a range no reply named");
+	if (before >= 0)
+		EXPECT_GE(before, live_objects_down_to(before));
+}
+
+TEST_F(cufab, pool_grow_reply_fault_races_shrink)
+{
+	struct addr_race r = { .fd = self->fd, .call = CUFAB_IOCTL_POOL_GROW,
+			       .cmd = CUFAB_IOCTL_POOL_SHRINK };
+	struct cufab_pool_shrink sh = { .size = sizeof(sh) };
+	struct cufab_pool_grow *g;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, pool_new(self->fd, 0, &r.pool));
+	/* the address a chunk gets, given back: the next one gets it too */
+	ASSERT_EQ(0, pool_chunk(self->fd, r.pool, &r.addr));
+	sh.pool = r.pool;
+	sh.addr = r.addr;
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_SHRINK, &sh));
+	g = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, g);
+	*g = (struct cufab_pool_grow){ .size = sizeof(*g), .pool = r.pool,
+				       .length = 1 };
+	ASSERT_EQ(0, mprotect(g, getpagesize(), PROT_READ));
+	reply_fault_race(_metadata, &r, g);
+	/* the pool still works */
+	EXPECT_EQ(0, pool_chunk(self->fd, r.pool, &sh.addr));
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_SHRINK, &sh));
+	munmap(g, getpagesize());
+}
+
+TEST_F(cufab, pool_ptr_import_reply_fault_races_release)
+{
+	struct addr_race r = { .fd = self->fd,
+			       .call = CUFAB_IOCTL_POOL_PTR_IMPORT,
+			       .cmd = CUFAB_IOCTL_POOL_PTR_RELEASE };
+	struct cufab_pool_ptr_import imp = { .size = sizeof(imp) };
+	struct cufab_pool_ptr_release rel = { .size = sizeof(rel) };
+	struct cufab_pool_ptr_import *page;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, pool_import_ptr(self->fd, &imp.pool, imp.data));
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_IMPORT, &imp));
+	rel.pool = r.pool = imp.pool;
+	rel.addr = r.addr = imp.out_addr;
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_RELEASE, &rel));
+	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	*page = imp;
+	page->out_addr = 0;
+	page->out_length = 0;
+	ASSERT_EQ(0, mprotect(page, getpagesize(), PROT_READ));
+	reply_fault_race(_metadata, &r, page);
+	/* the pointer can still be imported, and released */
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_IMPORT, &imp));
+	rel.addr = imp.out_addr;
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_RELEASE, &rel));
+	munmap(page, getpagesize());
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/*
+ * A host operation handed out in a reply that faults goes back to the
+ * queue: the next HOSTFN call gets it. On the old module its token was
+ * lost and the stream stuck until the context went.
+ */
+TEST_F(cufab, hostfn_reply_fault_keeps_the_operation)
+{
+	struct sigaction sa = { .sa_handler = on_alarm }, old;
+	struct cufab_hostfn h = { .size = sizeof(h) };
+	__u64 *page;
+	int ret;
+
+	if (skipped(_metadata))
+		return;
+	page = ro_cmd(_metadata, self->fd, prepare_hostfn, sizeof(h));
+	ASSERT_NE(NULL, page);
+	ASSERT_EQ(EFAULT, cufab_ioc(self->fd, CUFAB_IOCTL_HOSTFN, page));
+	/* no SA_RESTART: a HOSTFN that finds nothing ends with EINTR */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, &old));
+	alarm(10);
+	ret = cufab_ioc(self->fd, CUFAB_IOCTL_HOSTFN, &h);
+	alarm(0);
+	sigaction(SIGALRM, &old, NULL);
+	ASSERT_EQ(0, ret) TH_LOG("the host operation was lost");
+	EXPECT_NE(0ULL, h.out_token);
+	EXPECT_EQ(1ULL, h.out_fn);
+	munmap(page, getpagesize());
 }
 
 TEST_HARNESS_MAIN

@@ -122,6 +122,8 @@ struct stats {
 	unsigned long long nl_calls[16], nl_ok[16], nl_err[16][MAX_ERRNO];
 	unsigned long long pseudo[16];
 	unsigned long long kills;
+	unsigned long long reply_faults;	/* calls whose struct was read-only */
+	unsigned long long dump_rounds;		/* every dump and debugfs file, once */
 };
 
 extern struct stats *stats;	/* this process's counts */
@@ -219,6 +221,7 @@ int nl_open(void);
 void nl_reset(void);
 int nl_fuzz_one(struct thread *t, int sock);
 int nl_check_empty(int sock, char *why, size_t len);
+void nl_dump_all(int sock);
 long long nl_topo_u64(int sock, int attr);
 void nl_snapshot(int sock);
 void nl_restore(int sock);

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -521,11 +522,44 @@ static void harvest(struct thread *t, const struct ioctl_desc *d,
 		d->post(t, buf);
 }
 
+/*
+ * Reply-fault mode: the struct is passed in pages made read-only for the
+ * call, so the kernel reads it and cannot write the reply back. What the
+ * call made for that reply must go again (EFAULT, nothing leaked: the
+ * invariants after the episode check it), while the other threads of the
+ * process use and destroy whatever they find.
+ */
+static __thread unsigned char *ro_buf;
+
+static void *ro_arg(const void *buf)
+{
+	if (!ro_buf) {
+		ro_buf = mmap(NULL, BUF_MAX, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ro_buf == MAP_FAILED) {
+			ro_buf = NULL;
+			return NULL;
+		}
+	}
+	memcpy(ro_buf, buf, BUF_MAX);
+	if (mprotect(ro_buf, BUF_MAX, PROT_READ))
+		return NULL;
+	__atomic_add_fetch(&stats->reply_faults, 1, __ATOMIC_RELAXED);
+	return ro_buf;
+}
+
+static void ro_done(void)
+{
+	if (mprotect(ro_buf, BUF_MAX, PROT_READ | PROT_WRITE))
+		_exit(3);
+}
+
 int fuzz_one(struct thread *t, const struct ioctl_desc *d, bool mutate)
 {
 	static __thread unsigned char buf[BUF_MAX] __attribute__((aligned(64)));
 	unsigned long long in[32];
 	unsigned int i, size = d->size, n;
+	void *arg = buf, *ro = NULL;
 	int ret, err;
 
 	if (!thread_timer_ok)
@@ -553,15 +587,21 @@ int fuzz_one(struct thread *t, const struct ioctl_desc *d, bool mutate)
 		mutate_field(t, buf, &d->fields[rn(t, d->nfields)], &size, d);
 	for (i = 0; i < d->nfields && i < ARRAY_SIZE(in); i++)
 		in[i] = get(buf, &d->fields[i]);
+	if (!rn(t, 32))
+		ro = ro_arg(buf);
+	if (ro)
+		arg = ro;
 	if (thread_timer_ok)
 		arm(&thread_timer, true);
-	ret = ioctl(t->cl->fd, _IO(CUFAB_TYPE, d->nr), buf);
+	ret = ioctl(t->cl->fd, _IO(CUFAB_TYPE, d->nr), arg);
 	err = ret < 0 ? errno : 0;
 	if (thread_timer_ok)
 		arm(&thread_timer, false);
 	count_call(d->nr - CUFAB_CMD_BASE, err);
 	if (!err)
-		harvest(t, d, buf, in);
+		harvest(t, d, arg, in);
+	if (ro)
+		ro_done();
 	return err;
 }
 

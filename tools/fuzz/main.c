@@ -13,13 +13,17 @@
  *   1 procs     -p processes of two threads each, passing fds, fabric
  *               handles and their /dev/cufab fds around a ring of unix
  *               sockets; the parent SIGKILLs them at random moments (in
- *               the middle of calls) and starts others
+ *               the middle of calls) and starts others, while a monitor
+ *               process runs every netlink dump and reads every debugfs
+ *               file in a loop
  *   2 netlink   every netlink command, with one ioctl process running
  *               (the node's SETs refused, EBUSY), then with none
  *   3 mappings  one process whose threads mostly mmap, munmap, mprotect,
  *               touch and fork the mappings the calls made
  *
- * Each worker thread makes -c calls; -m of 1000 calls are mutated. After
+ * Each worker thread makes -c calls; -m of 1000 calls are mutated, and
+ * one in 32 passes its struct in read-only pages, so that its reply
+ * faults (EFAULT) and what it made for the reply must go again. After
  * every episode the invariants are checked: the kernel's live-object
  * counter is back to its start, no client is left, every netlink dump is
  * empty, the module's refcount is 0 and the kernel log has no splat; every
@@ -134,6 +138,28 @@ static int reap(pid_t pid, char *why, size_t len)
 	return -1;
 }
 
+/*
+ * A monitor dumping everything in a loop while the episode's processes
+ * come and go: every walk of the kernel's client list meets clients at
+ * every point of their teardown. Killed at the end of the episode.
+ */
+static pid_t spawn_dumper(void)
+{
+	pid_t pid = fork();
+	int sock, n = 0;
+
+	if (pid)
+		return pid;
+	stats_fork_child();
+	sock = nl_open();
+	while (sock >= 0) {
+		nl_dump_all(sock);
+		if (++n % 8 == 0)
+			stats_flush();
+	}
+	_exit(0);
+}
+
 static int run_procs(unsigned long long seed, char *why, size_t len)
 {
 	struct worker w[MAX_PROCS];
@@ -141,11 +167,13 @@ static int run_procs(unsigned long long seed, char *why, size_t len)
 	pid_t pid[MAX_PROCS];
 	unsigned int np = opt.procs, i, alive;
 	struct thread t = { .rng = seed };
+	pid_t dumper;
 	int ret = 0;
 
 	for (i = 0; i < np; i++)
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock[i]))
 			return snprintf(why, len, "socketpair: %m"), -1;
+	dumper = spawn_dumper();
 	for (i = 0; i < np; i++) {
 		w[i] = (struct worker){ .ring_out = sock[i][0],
 			.ring_in = sock[(i + np - 1) % np][1],
@@ -191,6 +219,11 @@ poll:
 			pid[i] = 0;
 			alive--;
 		}
+	}
+	/* a dumper still inside the kernel here would hang in reap() */
+	if (dumper > 0) {
+		kill(dumper, SIGKILL);
+		ret |= reap(dumper, why, len);
 	}
 	for (i = 0; i < np; i++) {
 		close(sock[i][0]);
@@ -322,9 +355,9 @@ static unsigned int report(double secs, unsigned int episodes)
 		nl += t->nl_calls[i];
 	for (i = 0; i < ARRAY_SIZE(t->pseudo); i++)
 		ps += t->pseudo[i];
-	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills\n",
+	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills, %llu replies into read-only pages, %llu dump rounds racing exits\n",
 	       opt.seed, episodes, n, secs, secs > 0 ? n / secs : 0, nl, ps,
-	       t->kills);
+	       t->kills, t->reply_faults, t->dump_rounds);
 	for (i = 0; i < fuzz_nioctls; i++) {
 		printf("# ioctl %-17s calls %8llu ok %8llu", fuzz_ioctls[i].name,
 		       t->calls[i], t->ok[i]);

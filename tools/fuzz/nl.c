@@ -11,6 +11,7 @@
  * episode, so a run leaves the node as it found it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -393,6 +394,41 @@ int nl_fuzz_one(struct thread *t, int sock)
 		err = nl_recv(sock, NULL, NULL, NULL);
 	count_nl(i, -err);
 	return err;
+}
+
+/*
+ * Every dump once, then every debugfs file read through: what a monitor
+ * does while the processes of an episode open, work, exit and are killed.
+ */
+void nl_dump_all(int sock)
+{
+	static const char *const files[] = {
+		"clients", "gpus", "mem", "fabric_exports", "streams", "pools",
+	};
+	char path[64], buf[512];
+	unsigned int i;
+	int err, fd;
+
+	for (i = 0; i < ARRAY_SIZE(nl_cmds); i++) {
+		if (!nl_cmds[i].dump)
+			continue;
+		err = nl_send(sock, nl_cmds[i].cmd, NLM_F_DUMP, NULL, 0);
+		if (!err)
+			err = nl_recv(sock, NULL, NULL, NULL);
+		count_nl(i, -err);
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/cufab/%s",
+			 files[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* short reads: the seq_file walks again for each */
+		while (read(fd, buf, sizeof(buf)) > 0)
+			;
+		close(fd);
+	}
+	__atomic_add_fetch(&stats->dump_rounds, 1, __ATOMIC_RELAXED);
 }
 
 /* What an idle node's dumps must say: nothing. */
