@@ -98,7 +98,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -112,13 +112,52 @@ $(LIBCUDA_DROPIN): $(LIB_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufab.so.$(SOVERSION) $@
 
-# The runtime API subset (rt/): calls libcufab's cu* entry points.
-$(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
-	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
-		-Wl,-soname,libcufabrt.so.$(SOVERSION) \
+# The runtime API (rt/), a drop-in libcudart.so.13: compiled against
+# NVIDIA's cuda_runtime_api.h, whose types, layouts and prototypes are its
+# ABI, and built only where that header is installed. The files listed in
+# RT_PTDS_SRCS take streams and are compiled a second time with
+# CUDA_API_PER_THREAD_DEFAULT_STREAM, which renames both the runtime
+# entry points (cudaX_ptsz/_ptds) and the driver calls they make.
+CUDA_INC_DIR	?= /usr/local/cuda/include
+RT_HAVE_HDRS	:= $(wildcard $(CUDA_INC_DIR)/cuda_runtime_api.h)
+RT_SRCS		:= $(wildcard rt/*.c)
+RT_PTDS_SRCS	:= rt/copy.c rt/event.c rt/launch.c rt/managed.c rt/pool.c \
+		   rt/procaddr.c rt/stream.c
+RT_OBJS		:= $(patsubst rt/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) \
+		   $(patsubst rt/%.c,$(BUILD)/rt/%.ptds.o,$(filter $(RT_SRCS),$(RT_PTDS_SRCS)))
+RT_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -isystem $(CUDA_INC_DIR) -fPIC \
+		  -fvisibility=hidden
+RT_DROPIN	:= $(BUILD)/lib/cuda/libcudart.so.13
+RT_LIBS		:= $(if $(RT_HAVE_HDRS),$(RT_SO) $(RT_DROPIN))
+
+lib: $(RT_LIBS)
+ifeq ($(RT_HAVE_HDRS),)
+lib: rt-missing
+.PHONY: rt-missing
+rt-missing:
+	@echo "cufab: $(CUDA_INC_DIR)/cuda_runtime_api.h not found: libcufabrt not built"
+endif
+
+$(BUILD)/rt/%.o: rt/%.c rt/internal.h include/cufab/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+$(BUILD)/rt/%.ptds.o: rt/%.c rt/internal.h include/cufab/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -c -o $@ $<
+
+$(RT_SO): $(RT_OBJS) rt/libcufabrt.map $(LIB_SO)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libcufabrt.so.$(SOVERSION) \
 		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
-		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+		-o $@ $(RT_OBJS) -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
+
+# Programs linked against NVIDIA's libcudart.so.13 (nvcc -cudart shared)
+# load this one from LD_LIBRARY_PATH=build/lib/cuda; its symbols carry
+# NVIDIA's version node, libcudart.so.13.
+$(RT_DROPIN): $(RT_SO)
+	@mkdir -p $(dir $@)
+	ln -sf ../libcufabrt.so.$(SOVERSION) $@
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
@@ -300,15 +339,18 @@ ifeq ($(LIVE_INSTALL),1)
 	depmod -a $(KRELEASE)
 endif
 
-install-lib: $(LIB_SO) $(RT_SO)
+install-lib: $(LIB_SO) $(RT_LIBS)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
 	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
+	install -d $(DESTDIR)$(DROPINDIR)
+	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+ifneq ($(RT_HAVE_HDRS),)
 	install -m 0755 $(RT_SO) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
 	ln -sf libcufabrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION)
 	ln -sf libcufabrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so
-	install -d $(DESTDIR)$(DROPINDIR)
-	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	ln -sf ../libcufabrt.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcudart.so.13
+endif
 	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
 	install -m 0644 include/cufab/*.h $(DESTDIR)$(INCLUDEDIR)/cufab/
 	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
@@ -342,7 +384,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	rm -f $(DESTDIR)$(LIBDIR)/libcufabrt.so $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
-	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1 $(DESTDIR)$(DROPINDIR)/libcudart.so.13
 	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab
