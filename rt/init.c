@@ -140,22 +140,30 @@ CUresult rt_device_check(int device)
 	return CUDA_SUCCESS;
 }
 
-/* Make @dev's primary context current on this thread, retaining it once. */
-static CUresult rt_activate(int dev)
+CUresult rt_primary(int dev, CUcontext *ctx, unsigned int *gen)
 {
-	CUresult res = CUDA_SUCCESS;
-	unsigned int gen;
-	CUcontext ctx;
+	CUresult res = rt_device_check(dev);
 
-	res = rt_device_check(dev);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&rt_lock);
 	if (!rt_devices[dev].ctx)
 		res = cuDevicePrimaryCtxRetain(&rt_devices[dev].ctx, dev);
-	ctx = rt_devices[dev].ctx;
-	gen = rt_devices[dev].gen;
+	*ctx = rt_devices[dev].ctx;
+	if (gen)
+		*gen = rt_devices[dev].gen;
 	pthread_mutex_unlock(&rt_lock);
+	return res;
+}
+
+/* Make @dev's primary context current on this thread. */
+static CUresult rt_activate(int dev)
+{
+	unsigned int gen;
+	CUcontext ctx;
+	CUresult res;
+
+	res = rt_primary(dev, &ctx, &gen);
 	if (res == CUDA_SUCCESS)
 		res = cuCtxSetCurrent(ctx);
 	if (res != CUDA_SUCCESS)
@@ -264,13 +272,7 @@ RT_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags,
 	if (res != CUDA_SUCCESS)
 		return rt_result(res);
 	/* initialise the primary context without making it current */
-	pthread_mutex_lock(&rt_lock);
-	if (!rt_devices[device].ctx)
-		res = cuDevicePrimaryCtxRetain(&ctx, device);
-	if (res == CUDA_SUCCESS && !rt_devices[device].ctx)
-		rt_devices[device].ctx = ctx;
-	pthread_mutex_unlock(&rt_lock);
-	return rt_result(res);
+	return rt_result(rt_primary(device, &ctx, NULL));
 }
 
 RT_EXPORT cudaError_t cudaGetDevice(int *device)

@@ -53,6 +53,11 @@ CUresult rt_driver_init(void);
 CUresult rt_init(void);
 /* INVALID_DEVICE unless 0 <= @device < cuDeviceGetCount. */
 CUresult rt_device_check(int device);
+/*
+ * @dev's primary context, retained by the runtime once for the process
+ * (until cudaDeviceReset); @gen, if set, receives its generation.
+ */
+CUresult rt_primary(int dev, CUcontext *ctx, unsigned int *gen);
 /* The calling thread's current device (rt_init has run). */
 int rt_current_device(void);
 /* cudaDeviceReset: a new generation of @device's primary context. */
