@@ -203,6 +203,36 @@ $(BUILD)/selftests/%: selftests/%.c $(KSFT_HDRS) $(LIB_SO) $(wildcard selftests/
 	@mkdir -p $(dir $@)
 	$(CC) $(ST_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 
+# The runtime suites (selftests/rt_*_test.c) are written against NVIDIA's
+# cuda_runtime_api.h (and cuda.h where they compare with the driver), as a
+# user's program is, and link libcufabrt; without that header each is a
+# script that reports one skip. rt_errors.h lists every cudaError_t of
+# driver_types.h for rt_error_test.
+RT_ERRORS_H	:= $(BUILD)/rt/rt_errors.h
+
+$(RT_ERRORS_H): $(CUDA_INC_DIR)/driver_types.h
+	@mkdir -p $(dir $@)
+	awk '/^enum __device_builtin__ cudaError$$/,/^};/' $< | \
+		sed -n 's/^ *\(cuda[A-Za-z0-9]*\) *= *[0-9]*.*/\t{ \1, "\1" },/p' > $@.tmp
+	mv $@.tmp $@
+
+ifneq ($(RT_HAVE_HDRS),)
+$(BUILD)/selftests/rt_%_test: selftests/rt_%_test.c $(KSFT_HDRS) $(RT_SO) $(RT_ERRORS_H) \
+			      $(wildcard selftests/rt_*.h) selftests/cufab_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-sign-compare -Wno-misleading-indentation -Wno-deprecated-declarations \
+		-isystem $(CUDA_INC_DIR) -I$(KSFT_DIR) -I$(BUILD)/rt -Iinclude/uapi \
+		-o $@ $< -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufabrt -lcufab -lpthread
+else
+$(BUILD)/selftests/rt_%_test: selftests/rt_%_test.c
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\n# NVIDIA cuda_runtime_api.h was absent when this was built.\n' > $@
+	@printf 'echo "TAP version 13"\necho "1..1"\n' >> $@
+	@printf 'echo "ok 1 # SKIP %s needs %s at build time"\n' $(notdir $@) $(CUDA_INC_DIR)/cuda_runtime_api.h >> $@
+	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
+	@chmod +x $@
+endif
+
 $(BUILD)/selftests/%.sh: selftests/%.sh
 	@mkdir -p $(dir $@)
 	cp $< $@

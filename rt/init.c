@@ -263,11 +263,11 @@ RT_EXPORT cudaError_t cudaInitDevice(int device, unsigned int deviceFlags,
 	CUresult res = rt_driver_init();
 	CUcontext ctx;
 
-	if (res == CUDA_SUCCESS && flags)
+	if (res == CUDA_SUCCESS && (flags & ~(unsigned int)cudaInitDeviceFlagsAreValid))
 		res = CUDA_ERROR_INVALID_VALUE;
 	if (res == CUDA_SUCCESS)
 		res = rt_device_check(device);
-	if (res == CUDA_SUCCESS && deviceFlags)
+	if (res == CUDA_SUCCESS && (flags & cudaInitDeviceFlagsAreValid))
 		res = cuDevicePrimaryCtxSetFlags(device, deviceFlags);
 	if (res != CUDA_SUCCESS)
 		return rt_result(res);
