@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -117,8 +118,29 @@ RT_EXPORT cudaError_t cudaPeekAtLastError(void)
 	return rt_self.last_error;
 }
 
+/*
+ * A forked child starts over, as libcufab's own state does: it initialises
+ * the driver again on its first call and holds no primary context yet.
+ */
+static void rt_atfork_child(void)
+{
+	pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+	rt_once = once;
+	rt_lock = lock;
+	memset(rt_devices, 0, sizeof(rt_devices));
+	rt_self.active = 0;
+}
+
 static void rt_driver_once(void)
 {
+	static int registered;
+
+	if (!registered) {
+		registered = 1;
+		pthread_atfork(NULL, NULL, rt_atfork_child);
+	}
 	rt_init_result = cuInit(0);
 	if (rt_init_result != CUDA_SUCCESS)
 		rt_log("cuInit failed with %d: no runtime call can succeed",

@@ -133,13 +133,12 @@ RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
 		CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
 		CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
 		CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-		CU_POINTER_ATTRIBUTE_HOST_POINTER,
 		CU_POINTER_ATTRIBUTE_IS_MANAGED,
 	};
 	unsigned int type = 0;
 	int ordinal = -2, managed = 0;
 	void *dptr = NULL, *hptr = NULL;
-	void *data[] = { &type, &ordinal, &dptr, &hptr, &managed };
+	void *data[] = { &type, &ordinal, &dptr, &managed };
 	CUresult res;
 
 	if (!attributes)
@@ -148,6 +147,10 @@ RT_EXPORT cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *att
 	if (res == CUDA_SUCCESS)
 		res = cuPointerGetAttributes(RT_ARRAY_SIZE(which), which, data,
 					     rt_dptr(ptr));
+	/* only host and managed memory have a host pointer */
+	if (res == CUDA_SUCCESS && (managed || type == CU_MEMORYTYPE_HOST))
+		res = cuPointerGetAttribute(&hptr, CU_POINTER_ATTRIBUTE_HOST_POINTER,
+					    rt_dptr(ptr));
 	if (res != CUDA_SUCCESS)
 		return rt_result(res);
 	memset(attributes, 0, sizeof(*attributes));

@@ -231,7 +231,7 @@ TEST(init_device)
 	ASSERT_CU(CUDA_SUCCESS, cuDevicePrimaryCtxGetState(1, &flags, &active));
 	EXPECT_EQ(1, active);
 	EXPECT_EQ(cudaDeviceScheduleYield, flags & cudaDeviceScheduleMask);
-	EXPECT_RT(cudaErrorInvalidValue, cudaGetLastError());
+	EXPECT_RT(cudaErrorInvalidDevice, cudaGetLastError());
 }
 
 TEST_HARNESS_MAIN
