@@ -149,12 +149,14 @@ $(BUILD)/rt/%.ptds.o: rt/%.c rt/internal.h include/cufab/cuda.h
 $(RT_SO): $(RT_OBJS) rt/libcufabrt.map $(LIB_SO)
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libcufabrt.so.$(SOVERSION) \
 		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
-		-o $@ $(RT_OBJS) -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+		-o $@ $(RT_OBJS) -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' \
+		-lcufab -lpthread
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # Programs linked against NVIDIA's libcudart.so.13 (nvcc -cudart shared)
 # load this one from LD_LIBRARY_PATH=build/lib/cuda; its symbols carry
-# NVIDIA's version node, libcudart.so.13.
+# NVIDIA's version node, libcudart.so.13. Loaded through this link, its
+# $$ORIGIN is the drop-in directory: libcufab.so.1 is found one up.
 $(RT_DROPIN): $(RT_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufabrt.so.$(SOVERSION) $@
@@ -231,6 +233,21 @@ $(BUILD)/selftests/rt_%_test: selftests/rt_%_test.c
 	@printf 'echo "ok 1 # SKIP %s needs %s at build time"\n' $(notdir $@) $(CUDA_INC_DIR)/cuda_runtime_api.h >> $@
 	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
 	@chmod +x $@
+endif
+
+# Programs built by NVIDIA's nvcc -cudart shared from selftests/rt_nvcc/*.cu,
+# run through the drop-in libcudart.so.13 by selftests/rt_nvcc_test.sh
+# (which skips where they were not built: no nvcc).
+NVCC		?= $(firstword $(wildcard $(CUDA_INC_DIR)/../bin/nvcc))
+RT_NVCC_BINS	:= $(patsubst selftests/rt_nvcc/%.cu,$(BUILD)/rt/nvcc/%,\
+		   $(wildcard selftests/rt_nvcc/*.cu))
+
+ifneq ($(NVCC)$(RT_HAVE_HDRS),$(NVCC))
+selftests: $(RT_NVCC_BINS)
+
+$(BUILD)/rt/nvcc/%: selftests/rt_nvcc/%.cu $(RT_DROPIN)
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $<
 endif
 
 $(BUILD)/selftests/%.sh: selftests/%.sh

@@ -190,7 +190,7 @@ TEST(ipc_event)
 
 	RT_SKIP();
 	ASSERT_RT(cudaSuccess, cudaEventCreateWithFlags(&plain, 0));
-	EXPECT_RT(cudaErrorInvalidResourceHandle, cudaIpcGetEventHandle(&h, plain));
+	EXPECT_RT(cudaErrorInvalidValue, cudaIpcGetEventHandle(&h, plain));
 	EXPECT_RT(cudaErrorInvalidValue, cudaIpcGetEventHandle(NULL, plain));
 	cudaGetLastError();
 	ASSERT_RT(cudaSuccess, cudaEventCreateWithFlags(&e, cudaEventInterprocess |
