@@ -128,6 +128,11 @@ RT_OBJS		:= $(patsubst rt/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) \
 RT_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -isystem $(CUDA_INC_DIR) -fPIC \
 		  -fvisibility=hidden
 RT_DROPIN	:= $(BUILD)/lib/cuda/libcudart.so.13
+# NVIDIA's libcudart.so.13, where installed: every symbol libcufabrt
+# exports must be one it exports too (a misspelt entry point would never
+# be called), checked when libcufabrt is linked.
+RT_NV_LIB	?= $(firstword $(wildcard $(CUDA_INC_DIR)/../lib64/libcudart.so.13 \
+		   $(CUDA_INC_DIR)/../targets/x86_64-linux/lib/libcudart.so.13))
 RT_LIBS		:= $(if $(RT_HAVE_HDRS),$(RT_SO) $(RT_DROPIN))
 
 lib: $(RT_LIBS)
@@ -151,6 +156,15 @@ $(RT_SO): $(RT_OBJS) rt/libcufabrt.map $(LIB_SO)
 		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
 		-o $@ $(RT_OBJS) -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' \
 		-lcufab -lpthread
+ifneq ($(RT_NV_LIB),)
+	nm -D --defined-only $@ | sed -n 's/^[0-9a-f]* T \([^@]*\)@.*/\1/p' | sort > $(BUILD)/rt/exports
+	nm -D --defined-only $(RT_NV_LIB) | sed -n 's/^[0-9a-f]* T \([^@]*\)@.*/\1/p' | sort > $(BUILD)/rt/exports.nvidia
+	@extra=$$(comm -23 $(BUILD)/rt/exports $(BUILD)/rt/exports.nvidia); \
+	if [ -n "$$extra" ]; then \
+		echo "cufab: libcufabrt exports what $(RT_NV_LIB) does not: $$extra" >&2; \
+		rm -f $@; exit 1; \
+	fi
+endif
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
 
 # Programs linked against NVIDIA's libcudart.so.13 (nvcc -cudart shared)

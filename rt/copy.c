@@ -52,14 +52,14 @@ static CUresult rt_copy_async(void *dst, const void *src, size_t count,
 RT_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
 				 enum cudaMemcpyKind kind)
 {
-	RT_CALL(rt_copy(dst, src, count, kind));
+	return RT_CALL(rt_copy(dst, src, count, kind));
 }
 
 RT_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src,
 				      size_t count, enum cudaMemcpyKind kind,
 				      cudaStream_t stream)
 {
-	RT_CALL(rt_copy_async(dst, src, count, kind, stream));
+	return RT_CALL(rt_copy_async(dst, src, count, kind, stream));
 }
 
 /* The pitch rules of the 2D calls: no row wider than its pitch. */
@@ -108,8 +108,8 @@ RT_EXPORT cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
 				   size_t spitch, size_t width, size_t height,
 				   enum cudaMemcpyKind kind)
 {
-	RT_CALL(rt_copy_2d(dst, dpitch, src, spitch, width, height, kind,
-			   NULL, 0));
+	return RT_CALL(rt_copy_2d(dst, dpitch, src, spitch, width, height, kind,
+				  NULL, 0));
 }
 
 RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch,
@@ -118,20 +118,20 @@ RT_EXPORT cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch,
 					enum cudaMemcpyKind kind,
 					cudaStream_t stream)
 {
-	RT_CALL(rt_copy_2d(dst, dpitch, src, spitch, width, height, kind,
-			   stream, 1));
+	return RT_CALL(rt_copy_2d(dst, dpitch, src, spitch, width, height, kind,
+				  stream, 1));
 }
 
 RT_EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-	RT_CALL(cuMemsetD8(rt_dptr(devPtr), (unsigned char)value, count));
+	return RT_CALL(cuMemsetD8(rt_dptr(devPtr), (unsigned char)value, count));
 }
 
 RT_EXPORT cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
 				      cudaStream_t stream)
 {
-	RT_CALL(cuMemsetD8Async(rt_dptr(devPtr), (unsigned char)value, count,
-				stream));
+	return RT_CALL(cuMemsetD8Async(rt_dptr(devPtr), (unsigned char)value, count,
+				       stream));
 }
 
 static CUresult rt_memset_2d(void *devPtr, size_t pitch, int value,
@@ -153,15 +153,15 @@ static CUresult rt_memset_2d(void *devPtr, size_t pitch, int value,
 RT_EXPORT cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value,
 				   size_t width, size_t height)
 {
-	RT_CALL(rt_memset_2d(devPtr, pitch, value, width, height, NULL) ?:
-		cuStreamSynchronize(NULL));
+	return RT_CALL(rt_memset_2d(devPtr, pitch, value, width, height, NULL) ?:
+		       cuStreamSynchronize(NULL));
 }
 
 RT_EXPORT cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
 					size_t width, size_t height,
 					cudaStream_t stream)
 {
-	RT_CALL(rt_memset_2d(devPtr, pitch, value, width, height, stream));
+	return RT_CALL(rt_memset_2d(devPtr, pitch, value, width, height, stream));
 }
 
 #ifdef RT_ONCE

@@ -45,6 +45,7 @@ struct rt_prop_field {
 	int attr;
 };
 
+/* @field is named twice, to offsetof and sizeof: nothing is evaluated. */
 #define F(field, attr)							\
 	{ offsetof(struct cudaDeviceProp, field),			\
 	  sizeof(((struct cudaDeviceProp *)0)->field), cudaDevAttr##attr }
@@ -300,7 +301,7 @@ RT_EXPORT cudaError_t cudaDeviceGetPCIBusId(char *pciBusId, int len,
 
 RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
-	RT_CALL(cuCtxSynchronize());
+	return RT_CALL(cuCtxSynchronize());
 }
 
 /*
@@ -342,7 +343,7 @@ RT_EXPORT cudaError_t cudaMemGetInfo(size_t *free, size_t *total)
 {
 	if (!free || !total)
 		return rt_error(cudaErrorInvalidValue);
-	RT_CALL(cuMemGetInfo(free, total));
+	return RT_CALL(cuMemGetInfo(free, total));
 }
 
 RT_EXPORT cudaError_t cudaDriverGetVersion(int *driverVersion)

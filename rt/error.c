@@ -51,7 +51,7 @@ static const struct rt_error_desc rt_errors[] = {
 	E(cudaErrorDuplicateTextureName, "duplicate texture name"),
 	E(cudaErrorDuplicateSurfaceName, "duplicate surface name"),
 	E(cudaErrorDevicesUnavailable, "device busy or unavailable"),
-	E(cudaErrorIncompatibleDriverContext, "context made by the driver API is incompatible with the runtime"),
+	E(cudaErrorIncompatibleDriverContext, "driver API context incompatible with the runtime"),
 	E(cudaErrorMissingConfiguration, "launch has no configuration"),
 	E(cudaErrorPriorLaunchFailure, "a prior launch failed"),
 	E(cudaErrorLaunchMaxDepthExceeded, "launch nesting depth exceeded"),

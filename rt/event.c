@@ -10,31 +10,31 @@
 
 RT_EXPORT cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream)
 {
-	RT_CALL(cuEventRecord(event, stream));
+	return RT_CALL(cuEventRecord(event, stream));
 }
 
 RT_EXPORT cudaError_t cudaEventRecordWithFlags(cudaEvent_t event,
 					       cudaStream_t stream,
 					       unsigned int flags)
 {
-	RT_CALL(cuEventRecordWithFlags(event, stream, flags));
+	return RT_CALL(cuEventRecordWithFlags(event, stream, flags));
 }
 
 #ifdef RT_ONCE
 RT_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event,
 					       unsigned int flags)
 {
-	RT_CALL(cuEventCreate(event, flags));
+	return RT_CALL(cuEventCreate(event, flags));
 }
 
 RT_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *event)
 {
-	RT_CALL(cuEventCreate(event, CU_EVENT_DEFAULT));
+	return RT_CALL(cuEventCreate(event, CU_EVENT_DEFAULT));
 }
 
 RT_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
-	RT_CALL(cuEventDestroy(event));
+	return RT_CALL(cuEventDestroy(event));
 }
 
 RT_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
@@ -49,13 +49,13 @@ RT_EXPORT cudaError_t cudaEventQuery(cudaEvent_t event)
 
 RT_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-	RT_CALL(cuEventSynchronize(event));
+	return RT_CALL(cuEventSynchronize(event));
 }
 
 RT_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
 					   cudaEvent_t end)
 {
-	RT_CALL(cuEventElapsedTime(ms, start, end));
+	return RT_CALL(cuEventElapsedTime(ms, start, end));
 }
 
 /* cudaIpcEventHandle_t and CUipcEventHandle are the same 64 bytes. */
@@ -81,6 +81,6 @@ RT_EXPORT cudaError_t cudaIpcOpenEventHandle(cudaEvent_t *event,
 	CUipcEventHandle h;
 
 	memcpy(&h, &handle, sizeof(h));
-	RT_CALL(cuIpcOpenEventHandle(event, h));
+	return RT_CALL(cuIpcOpenEventHandle(event, h));
 }
 #endif

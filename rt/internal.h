@@ -63,15 +63,11 @@ int rt_current_device(void);
 /* cudaDeviceReset: a new generation of @device's primary context. */
 CUresult rt_device_reset(int device);
 
-/* The runtime's body: initialise, evaluate the driver call, record. */
-#define RT_CALL(expr)							\
-	do {								\
-		CUresult __res = rt_init();				\
-									\
-		if (__res == CUDA_SUCCESS)				\
-			__res = (expr);					\
-		return rt_result(__res);				\
-	} while (0)
+/*
+ * The runtime's body: initialise, then evaluate the driver call @expr
+ * (only if that succeeded), and record the result: return RT_CALL(cuX()).
+ */
+#define RT_CALL(expr)	rt_result(rt_init() ?: (expr))
 
 static inline CUdeviceptr rt_dptr(const void *p)
 {

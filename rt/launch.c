@@ -54,13 +54,13 @@ RT_EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 	struct rt_module *m = calloc(1, sizeof(*m));
 
 	if (!m) {
-		rt_log("__cudaRegisterFatBinary: out of memory");
+		rt_log("%s: out of memory", __func__);
 		abort();	/* the generated code has no error path */
 	}
 	m->fatbin = fatCubin;
 	if (!w || w->magic != RT_FATBIN_MAGIC)
-		rt_log("__cudaRegisterFatBinary: %p is not a fat binary wrapper (magic %#x)",
-		       fatCubin, w ? (unsigned int)w->magic : 0);
+		rt_log("%s: %p is not a fat binary wrapper (magic %#x)",
+		       __func__, fatCubin, w ? (unsigned int)w->magic : 0);
 	pthread_mutex_lock(&rt_reg_lock);
 	m->next = rt_modules;
 	rt_modules = m;
@@ -105,7 +105,7 @@ RT_EXPORT void __cudaRegisterFunction(void **fatCubinHandle,
 	struct rt_kernel *k = calloc(1, sizeof(*k));
 
 	if (!k) {
-		rt_log("__cudaRegisterFunction: out of memory");
+		rt_log("%s: out of memory", __func__);
 		abort();
 	}
 	k->host_fun = hostFun;

@@ -17,7 +17,7 @@ RT_EXPORT cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream,
 					       void *devPtr, size_t length,
 					       unsigned int flags)
 {
-	RT_CALL(cuStreamAttachMemAsync(stream, rt_dptr(devPtr), length, flags));
+	return RT_CALL(cuStreamAttachMemAsync(stream, rt_dptr(devPtr), length, flags));
 }
 
 static CUmemLocation rt_location(struct cudaMemLocation l)
@@ -35,32 +35,32 @@ RT_EXPORT cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
 					   unsigned int flags,
 					   cudaStream_t stream)
 {
-	RT_CALL(cuMemPrefetchAsync(rt_dptr(devPtr), count, rt_location(location),
-				   flags, stream));
+	return RT_CALL(cuMemPrefetchAsync(rt_dptr(devPtr), count, rt_location(location),
+					  flags, stream));
 }
 
 #ifdef RT_ONCE
 RT_EXPORT cudaError_t cudaMallocManaged(void **devPtr, size_t size,
 					unsigned int flags)
 {
-	RT_CALL(cuMemAllocManaged((CUdeviceptr *)devPtr, size, flags));
+	return RT_CALL(cuMemAllocManaged((CUdeviceptr *)devPtr, size, flags));
 }
 
 RT_EXPORT cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
 				    enum cudaMemoryAdvise advice,
 				    struct cudaMemLocation location)
 {
-	RT_CALL(cuMemAdvise(rt_dptr(devPtr), count, (CUmem_advise)advice,
-			    rt_location(location)));
+	return RT_CALL(cuMemAdvise(rt_dptr(devPtr), count, (CUmem_advise)advice,
+				   rt_location(location)));
 }
 
 RT_EXPORT cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize,
 					       enum cudaMemRangeAttribute attribute,
 					       const void *devPtr, size_t count)
 {
-	RT_CALL(cuMemRangeGetAttribute(data, dataSize,
-				       (CUmem_range_attribute)attribute,
-				       rt_dptr(devPtr), count));
+	return RT_CALL(cuMemRangeGetAttribute(data, dataSize,
+					      (CUmem_range_attribute)attribute,
+					      rt_dptr(devPtr), count));
 }
 
 RT_EXPORT cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
@@ -68,8 +68,8 @@ RT_EXPORT cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
 						size_t numAttributes,
 						const void *devPtr, size_t count)
 {
-	RT_CALL(cuMemRangeGetAttributes(data, dataSizes,
-					(CUmem_range_attribute *)attributes,
-					numAttributes, rt_dptr(devPtr), count));
+	return RT_CALL(cuMemRangeGetAttributes(data, dataSizes,
+					       (CUmem_range_attribute *)attributes,
+					       numAttributes, rt_dptr(devPtr), count));
 }
 #endif

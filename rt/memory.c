@@ -30,7 +30,7 @@ RT_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 /* cudaFree(NULL) only initialises: the usual way to create the context. */
 RT_EXPORT cudaError_t cudaFree(void *devPtr)
 {
-	RT_CALL(devPtr ? cuMemFree(rt_dptr(devPtr)) : CUDA_SUCCESS);
+	return RT_CALL(devPtr ? cuMemFree(rt_dptr(devPtr)) : CUDA_SUCCESS);
 }
 
 RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
@@ -56,8 +56,8 @@ RT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size,
 {
 	if (flags & ~(unsigned int)(cudaHostAllocPortable | cudaHostAllocMapped |
 				    cudaHostAllocWriteCombined)) {
-		rt_log("cudaHostAlloc: flags %#x: only Portable, Mapped and WriteCombined exist",
-		       flags);
+		rt_log("%s: flags %#x: only Portable, Mapped and WriteCombined exist",
+		       __func__, flags);
 		return rt_error(cudaErrorInvalidValue);
 	}
 	return cudaMallocHost(pHost, size);
@@ -65,7 +65,7 @@ RT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size,
 
 RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
-	RT_CALL(ptr ? cuMemFreeHost(ptr) : CUDA_SUCCESS);
+	return RT_CALL(ptr ? cuMemFreeHost(ptr) : CUDA_SUCCESS);
 }
 
 /* The device address of pinned host memory: the same address (UVA). */

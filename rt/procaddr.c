@@ -34,7 +34,7 @@ static cudaError_t rt_entry_point(const char *symbol, void **funcPtr,
 	if (res == CUDA_SUCCESS && status)
 		*status = (enum cudaDriverEntryPointQueryResult)st;
 	if (res != CUDA_SUCCESS)
-		rt_log("cudaGetDriverEntryPoint(\"%s\", version %u, flags %#llx): %d",
+		rt_log("driver entry point \"%s\", version %u, flags %#llx: %d",
 		       symbol, cudaVersion, flags, res);
 	return rt_result(res);
 }
@@ -47,11 +47,10 @@ RT_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol,
 	return rt_entry_point(symbol, funcPtr, RT_VERSION, flags, driverStatus);
 }
 
-RT_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol,
-						       void **funcPtr,
-						       unsigned int cudaVersion,
-						       unsigned long long flags,
-						       enum cudaDriverEntryPointQueryResult *driverStatus)
+RT_EXPORT cudaError_t
+cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+				 unsigned int cudaVersion, unsigned long long flags,
+				 enum cudaDriverEntryPointQueryResult *driverStatus)
 {
 	return rt_entry_point(symbol, funcPtr, cudaVersion, flags, driverStatus);
 }

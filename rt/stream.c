@@ -14,35 +14,35 @@ RT_EXPORT cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 						   unsigned int flags,
 						   int priority)
 {
-	RT_CALL(cuStreamCreateWithPriority(pStream, flags, priority));
+	return RT_CALL(cuStreamCreateWithPriority(pStream, flags, priority));
 }
 
 RT_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
 						unsigned int flags)
 {
-	RT_CALL(cuStreamCreate(pStream, flags));
+	return RT_CALL(cuStreamCreate(pStream, flags));
 }
 
 RT_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-	RT_CALL(cuStreamCreate(pStream, CU_STREAM_DEFAULT));
+	return RT_CALL(cuStreamCreate(pStream, CU_STREAM_DEFAULT));
 }
 
 RT_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
-	RT_CALL(cuStreamDestroy(stream));
+	return RT_CALL(cuStreamDestroy(stream));
 }
 
 RT_EXPORT cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
 						       int *greatestPriority)
 {
-	RT_CALL(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
+	return RT_CALL(cuCtxGetStreamPriorityRange(leastPriority, greatestPriority));
 }
 #endif
 
 RT_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-	RT_CALL(cuStreamSynchronize(stream));
+	return RT_CALL(cuStreamSynchronize(stream));
 }
 
 RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
@@ -58,31 +58,31 @@ RT_EXPORT cudaError_t cudaStreamQuery(cudaStream_t stream)
 RT_EXPORT cudaError_t cudaStreamGetFlags(cudaStream_t hStream,
 					 unsigned int *flags)
 {
-	RT_CALL(cuStreamGetFlags(hStream, flags));
+	return RT_CALL(cuStreamGetFlags(hStream, flags));
 }
 
 RT_EXPORT cudaError_t cudaStreamGetPriority(cudaStream_t hStream,
 					    int *priority)
 {
-	RT_CALL(cuStreamGetPriority(hStream, priority));
+	return RT_CALL(cuStreamGetPriority(hStream, priority));
 }
 
 RT_EXPORT cudaError_t cudaStreamGetId(cudaStream_t hStream,
 				      unsigned long long *streamId)
 {
-	RT_CALL(cuStreamGetId(hStream, streamId));
+	return RT_CALL(cuStreamGetId(hStream, streamId));
 }
 
 RT_EXPORT cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device)
 {
-	RT_CALL(cuStreamGetDevice(hStream, device));
+	return RT_CALL(cuStreamGetDevice(hStream, device));
 }
 
 RT_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t stream,
 					  cudaEvent_t event,
 					  unsigned int flags)
 {
-	RT_CALL(cuStreamWaitEvent(stream, event, flags));
+	return RT_CALL(cuStreamWaitEvent(stream, event, flags));
 }
 
 /*
@@ -93,12 +93,12 @@ RT_EXPORT cudaError_t cudaStreamAddCallback(cudaStream_t stream,
 					    cudaStreamCallback_t callback,
 					    void *userData, unsigned int flags)
 {
-	RT_CALL(cuStreamAddCallback(stream, (CUstreamCallback)callback,
-				    userData, flags));
+	return RT_CALL(cuStreamAddCallback(stream, (CUstreamCallback)callback,
+					   userData, flags));
 }
 
 RT_EXPORT cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn,
 					 void *userData)
 {
-	RT_CALL(cuLaunchHostFunc(stream, fn, userData));
+	return RT_CALL(cuLaunchHostFunc(stream, fn, userData));
 }
