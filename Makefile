@@ -256,7 +256,7 @@ NVCC		?= $(firstword $(wildcard $(CUDA_INC_DIR)/../bin/nvcc))
 RT_NVCC_BINS	:= $(patsubst selftests/rt_nvcc/%.cu,$(BUILD)/rt/nvcc/%,\
 		   $(wildcard selftests/rt_nvcc/*.cu))
 
-ifneq ($(NVCC)$(RT_HAVE_HDRS),$(NVCC))
+ifneq ($(and $(NVCC),$(RT_HAVE_HDRS)),)
 selftests: $(RT_NVCC_BINS)
 
 $(BUILD)/rt/nvcc/%: selftests/rt_nvcc/%.cu $(RT_DROPIN)
