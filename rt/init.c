@@ -214,14 +214,11 @@ static int rt_adopt(void)
 	return 1;
 }
 
+/* Read without the lock: cudaDeviceReset bumps it after its work is done. */
 static int rt_current_gen(int dev)
 {
-	unsigned int gen;
-
-	pthread_mutex_lock(&rt_lock);
-	gen = rt_devices[dev].gen;
-	pthread_mutex_unlock(&rt_lock);
-	return gen == rt_self.gen;
+	return __atomic_load_n(&rt_devices[dev].gen, __ATOMIC_ACQUIRE) ==
+	       rt_self.gen;
 }
 
 CUresult rt_init(void)
@@ -256,7 +253,8 @@ CUresult rt_device_reset(int dev)
 		rt_devices[dev].ctx = NULL;
 	}
 	if (res == CUDA_SUCCESS)
-		rt_devices[dev].gen++;
+		__atomic_store_n(&rt_devices[dev].gen, rt_devices[dev].gen + 1,
+				 __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&rt_lock);
 	if (res == CUDA_SUCCESS) {
 		rt_self.active = 0;

@@ -8,6 +8,7 @@
  * runs, which a shared legacy stream would not.
  */
 #define CUDA_API_PER_THREAD_DEFAULT_STREAM
+#include <dlfcn.h>
 #include <pthread.h>
 
 #include "rt_helpers.h"
@@ -91,6 +92,23 @@ TEST(async_calls_on_per_thread_stream)
 	EXPECT_EQ(pt, id);
 	EXPECT_RT(cudaSuccess, cudaEventDestroy(e));
 	EXPECT_RT(cudaSuccess, cudaStreamSynchronize(0));
+}
+
+/* cudaGetDriverEntryPoint_ptsz: the default is the per-thread symbol. */
+TEST(driver_entry_point_default)
+{
+	void *lib = dlopen("libcufab.so.1", RTLD_NOW | RTLD_NOLOAD);
+	void *fn = NULL;
+
+	RT_SKIP();
+	ASSERT_NE(NULL, lib);
+	ASSERT_RT(cudaSuccess, cudaGetDriverEntryPoint("cuStreamQuery", &fn,
+						       cudaEnableDefault, NULL));
+	EXPECT_EQ(dlsym(lib, "cuStreamQuery_ptsz"), fn);
+	ASSERT_RT(cudaSuccess, cudaGetDriverEntryPoint("cuStreamQuery", &fn,
+						       cudaEnableLegacyStream, NULL));
+	EXPECT_EQ(dlsym(lib, "cuStreamQuery"), fn);
+	dlclose(lib);
 }
 
 TEST_HARNESS_MAIN
