@@ -488,10 +488,10 @@ ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
 		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
 endif
-# A runtime-API program: CUDA's cuda_runtime_api.h (CUDA_RT_H, abi.mk) and
-# nothing of cufab's but pkg-config's answer for cufabrt.
-ifneq ($(wildcard $(CUDA_RT_H)),)
-	$(PC_ENV) sh -c '$(CC) -I$(dir $(CUDA_RT_H)) -o $(INSTALL_BIN)/rt_count \
+# A runtime-API program: CUDA's cuda_runtime_api.h and nothing of cufab's
+# but pkg-config's answer for cufabrt.
+ifneq ($(RT_HAVE_HDRS),)
+	$(PC_ENV) sh -c '$(CC) -I$(CUDA_INC_DIR) -o $(INSTALL_BIN)/rt_count \
 		selftests/install/rt_count.c $$(pkg-config --cflags --libs cufabrt)'
 endif
 
