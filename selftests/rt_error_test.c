@@ -8,6 +8,7 @@
  * through the driver API is adopted, and cudaDeviceReset starts over.
  */
 #include <pthread.h>
+#include <sys/wait.h>
 
 #include "rt_helpers.h"
 #include "kselftest_harness.h"
@@ -232,6 +233,43 @@ TEST(init_device)
 	EXPECT_EQ(1, active);
 	EXPECT_EQ(cudaDeviceScheduleYield, flags & cudaDeviceScheduleMask);
 	EXPECT_RT(cudaErrorInvalidDevice, cudaGetLastError());
+}
+
+/*
+ * No visible GPU: every call that needs the device reports
+ * cudaErrorNoDevice, recorded as the last error. A forked child starts
+ * the runtime over, so it sees its own CUDA_VISIBLE_DEVICES.
+ */
+TEST(no_device)
+{
+	int status = -1;
+	pid_t pid;
+
+	RT_SKIP();
+	ASSERT_RT(cudaSuccess, cudaFree(0));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int n = 7, rc = 0;
+		void *p;
+
+		setenv("CUDA_VISIBLE_DEVICES", "", 1);
+		if (cudaGetDeviceCount(&n) != cudaErrorNoDevice)
+			rc |= 1;
+		if (cudaMalloc(&p, 16) != cudaErrorNoDevice)
+			rc |= 2;
+		if (cudaSetDevice(0) != cudaErrorNoDevice)
+			rc |= 4;
+		if (cudaGetLastError() != cudaErrorNoDevice)
+			rc |= 8;
+		/* needs no device */
+		if (cudaGetErrorName(cudaErrorNoDevice)[0] != 'c')
+			rc |= 16;
+		_exit(rc);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN
