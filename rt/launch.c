@@ -286,6 +286,60 @@ RT_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim,
 	return rt_launch(kernel, gridDim, blockDim, "<<<>>>");
 }
 
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func,
+						  dim3 gridDim, dim3 blockDim,
+						  void **args, size_t sharedMem,
+						  cudaStream_t stream)
+{
+	return rt_launch(func, gridDim, blockDim, __func__);
+}
+
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func,
+						       dim3 gridDim,
+						       dim3 blockDim,
+						       void **args,
+						       size_t sharedMem,
+						       cudaStream_t stream);
+RT_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func,
+						       dim3 gridDim,
+						       dim3 blockDim,
+						       void **args,
+						       size_t sharedMem,
+						       cudaStream_t stream)
+{
+	return rt_launch(func, gridDim, blockDim, "cudaLaunchCooperativeKernel");
+}
+
+static cudaError_t rt_launch_ex(const cudaLaunchConfig_t *config,
+				const void *func)
+{
+	if (!config)
+		return rt_error(cudaErrorInvalidValue);
+	return rt_launch(func, config->gridDim, config->blockDim,
+			 "cudaLaunchKernelExC");
+}
+
+RT_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config,
+					  const void *func, void **args)
+{
+	return rt_launch_ex(config, func);
+}
+
+RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
+					       const void *func, void **args);
+RT_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config,
+					       const void *func, void **args)
+{
+	return rt_launch_ex(config, func);
+}
+
+/* The handle of a registered kernel, as __cudaGetKernel gives nvcc's code. */
+RT_EXPORT cudaError_t cudaGetKernel(cudaKernel_t *kernelPtr,
+				    const void *entryFuncAddr)
+{
+	return __cudaGetKernel(kernelPtr, entryFuncAddr);
+}
+
 /* The name nvcc registered: the kernel's mangled device name. */
 RT_EXPORT cudaError_t cudaFuncGetName(const char **name, const void *func)
 {

@@ -64,8 +64,10 @@ static void **module(void)
 TEST(launch_has_no_image)
 {
 	dim3 grid = { 4, 1, 1 }, block = { 128, 1, 1 };
+	cudaLaunchConfig_t config = { 0 };
 	struct cudaFuncAttributes attr;
 	const char *name = NULL;
+	cudaKernel_t k = NULL;
 	float *p = NULL;
 	int n = 16;
 	void *args[] = { &p, &n };
@@ -82,6 +84,19 @@ TEST(launch_has_no_image)
 	EXPECT_STREQ(kernel_name, name);
 	EXPECT_RT(cudaErrorNoKernelImageForDevice,
 		  cudaFuncGetAttributes(&attr, (const void *)scale_stub));
+	EXPECT_RT(cudaErrorNoKernelImageForDevice,
+		  cudaLaunchCooperativeKernel((const void *)scale_stub, grid, block,
+					      args, 0, 0));
+	config.gridDim = grid;
+	config.blockDim = block;
+	EXPECT_RT(cudaErrorNoKernelImageForDevice,
+		  cudaLaunchKernelExC(&config, (const void *)scale_stub, args));
+	EXPECT_RT(cudaErrorInvalidValue,
+		  cudaLaunchKernelExC(NULL, (const void *)scale_stub, args));
+	/* the handle of cudaGetKernel launches as the stub does */
+	ASSERT_RT(cudaSuccess, cudaGetKernel(&k, (const void *)scale_stub));
+	EXPECT_RT(cudaErrorNoKernelImageForDevice,
+		  cudaLaunchKernel((const void *)k, grid, block, args, 0, 0));
 	/* not a kernel */
 	EXPECT_RT(cudaErrorInvalidDeviceFunction,
 		  cudaLaunchKernel((const void *)module, grid, block, args, 0, 0));
