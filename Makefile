@@ -98,7 +98,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -112,13 +112,68 @@ $(LIBCUDA_DROPIN): $(LIB_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufab.so.$(SOVERSION) $@
 
-# The runtime API subset (rt/): calls libcufab's cu* entry points.
-$(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
-	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
-		-Wl,-soname,libcufabrt.so.$(SOVERSION) \
+# The runtime API (rt/), a drop-in libcudart.so.13: compiled against
+# NVIDIA's cuda_runtime_api.h, whose types, layouts and prototypes are its
+# ABI, and built only where that header is installed. The files listed in
+# RT_PTDS_SRCS take streams and are compiled a second time with
+# CUDA_API_PER_THREAD_DEFAULT_STREAM, which renames both the runtime
+# entry points (cudaX_ptsz/_ptds) and the driver calls they make.
+CUDA_INC_DIR	?= /usr/local/cuda/include
+RT_HAVE_HDRS	:= $(wildcard $(CUDA_INC_DIR)/cuda_runtime_api.h)
+RT_SRCS		:= $(wildcard rt/*.c)
+RT_PTDS_SRCS	:= rt/copy.c rt/event.c rt/managed.c rt/pool.c \
+		   rt/procaddr.c rt/stream.c
+RT_OBJS		:= $(patsubst rt/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) \
+		   $(patsubst rt/%.c,$(BUILD)/rt/%.ptds.o,$(filter $(RT_SRCS),$(RT_PTDS_SRCS)))
+RT_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -isystem $(CUDA_INC_DIR) -fPIC \
+		  -fvisibility=hidden
+RT_DROPIN	:= $(BUILD)/lib/cuda/libcudart.so.13
+# NVIDIA's libcudart.so.13, where installed: every symbol libcufabrt
+# exports must be one it exports too (a misspelt entry point would never
+# be called), checked when libcufabrt is linked.
+RT_NV_LIB	?= $(firstword $(wildcard $(CUDA_INC_DIR)/../lib64/libcudart.so.13 \
+		   $(CUDA_INC_DIR)/../targets/x86_64-linux/lib/libcudart.so.13))
+RT_LIBS		:= $(if $(RT_HAVE_HDRS),$(RT_SO) $(RT_DROPIN))
+
+lib: $(RT_LIBS)
+ifeq ($(RT_HAVE_HDRS),)
+lib: rt-missing
+.PHONY: rt-missing
+rt-missing:
+	@echo "cufab: $(CUDA_INC_DIR)/cuda_runtime_api.h not found: libcufabrt not built"
+endif
+
+$(BUILD)/rt/%.o: rt/%.c rt/internal.h include/cufab/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -c -o $@ $<
+
+$(BUILD)/rt/%.ptds.o: rt/%.c rt/internal.h include/cufab/cuda.h
+	@mkdir -p $(dir $@)
+	$(CC) $(RT_CFLAGS) -DCUDA_API_PER_THREAD_DEFAULT_STREAM -c -o $@ $<
+
+$(RT_SO): $(RT_OBJS) rt/libcufabrt.map $(LIB_SO)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libcufabrt.so.$(SOVERSION) \
 		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
-		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
+		-o $@ $(RT_OBJS) -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN:$$ORIGIN/..' \
+		-lcufab -lpthread
+ifneq ($(RT_NV_LIB),)
+	nm -D --defined-only $@ | sed -n 's/^[0-9a-f]* T \([^@]*\)@.*/\1/p' | sort > $(BUILD)/rt/exports
+	nm -D --defined-only $(RT_NV_LIB) | sed -n 's/^[0-9a-f]* T \([^@]*\)@.*/\1/p' | sort > $(BUILD)/rt/exports.nvidia
+	@extra=$$(comm -23 $(BUILD)/rt/exports $(BUILD)/rt/exports.nvidia); \
+	if [ -n "$$extra" ]; then \
+		echo "cufab: libcufabrt exports what $(RT_NV_LIB) does not: $$extra" >&2; \
+		rm -f $@; exit 1; \
+	fi
+endif
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
+
+# Programs linked against NVIDIA's libcudart.so.13 (nvcc -cudart shared)
+# load this one from LD_LIBRARY_PATH=build/lib/cuda; its symbols carry
+# NVIDIA's version node, libcudart.so.13. Loaded through this link, its
+# $$ORIGIN is the drop-in directory: libcufab.so.1 is found one up.
+$(RT_DROPIN): $(RT_SO)
+	@mkdir -p $(dir $@)
+	ln -sf ../libcufabrt.so.$(SOVERSION) $@
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
@@ -163,6 +218,51 @@ ST_CFLAGS	= $(APP_CFLAGS) -Wno-sign-compare -Wno-misleading-indentation
 $(BUILD)/selftests/%: selftests/%.c $(KSFT_HDRS) $(LIB_SO) $(wildcard selftests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ST_CFLAGS) -o $@ $< $(APP_LDFLAGS)
+
+# The runtime suites (selftests/rt_*_test.c) are written against NVIDIA's
+# cuda_runtime_api.h (and cuda.h where they compare with the driver), as a
+# user's program is, and link libcufabrt; without that header each is a
+# script that reports one skip. rt_errors.h lists every cudaError_t of
+# driver_types.h for rt_error_test.
+RT_ERRORS_H	:= $(BUILD)/rt/rt_errors.h
+
+$(RT_ERRORS_H): $(CUDA_INC_DIR)/driver_types.h
+	@mkdir -p $(dir $@)
+	awk '/^enum __device_builtin__ cudaError$$/,/^};/' $< | \
+		sed -n 's/^ *\(cuda[A-Za-z0-9]*\) *= *[0-9]*.*/\t{ \1, "\1" },/p' > $@.tmp
+	mv $@.tmp $@
+
+ifneq ($(RT_HAVE_HDRS),)
+$(BUILD)/selftests/rt_%_test: selftests/rt_%_test.c $(KSFT_HDRS) $(RT_SO) $(RT_ERRORS_H) \
+			      $(wildcard selftests/rt_*.h) selftests/cufab_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-sign-compare -Wno-misleading-indentation -Wno-deprecated-declarations \
+		-isystem $(CUDA_INC_DIR) -I$(KSFT_DIR) -I$(BUILD)/rt -Iinclude/uapi \
+		-o $@ $< -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufabrt -lcufab -lpthread
+else
+$(BUILD)/selftests/rt_%_test: selftests/rt_%_test.c
+	@mkdir -p $(dir $@)
+	@printf '#!/bin/sh\n# NVIDIA cuda_runtime_api.h was absent when this was built.\n' > $@
+	@printf 'echo "TAP version 13"\necho "1..1"\n' >> $@
+	@printf 'echo "ok 1 # SKIP %s needs %s at build time"\n' $(notdir $@) $(CUDA_INC_DIR)/cuda_runtime_api.h >> $@
+	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
+	@chmod +x $@
+endif
+
+# Programs built by NVIDIA's nvcc -cudart shared from selftests/rt_nvcc/*.cu,
+# run through the drop-in libcudart.so.13 by selftests/rt_nvcc_test.sh
+# (which skips where they were not built: no nvcc).
+NVCC		?= $(firstword $(wildcard $(CUDA_INC_DIR)/../bin/nvcc))
+RT_NVCC_BINS	:= $(patsubst selftests/rt_nvcc/%.cu,$(BUILD)/rt/nvcc/%,\
+		   $(wildcard selftests/rt_nvcc/*.cu))
+
+ifneq ($(and $(NVCC),$(RT_HAVE_HDRS)),)
+selftests: $(RT_NVCC_BINS)
+
+$(BUILD)/rt/nvcc/%: selftests/rt_nvcc/%.cu $(RT_DROPIN)
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $<
+endif
 
 $(BUILD)/selftests/%.sh: selftests/%.sh
 	@mkdir -p $(dir $@)
@@ -300,15 +400,18 @@ ifeq ($(LIVE_INSTALL),1)
 	depmod -a $(KRELEASE)
 endif
 
-install-lib: $(LIB_SO) $(RT_SO)
+install-lib: $(LIB_SO) $(RT_LIBS)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
 	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
+	install -d $(DESTDIR)$(DROPINDIR)
+	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+ifneq ($(RT_HAVE_HDRS),)
 	install -m 0755 $(RT_SO) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
 	ln -sf libcufabrt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION)
 	ln -sf libcufabrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so
-	install -d $(DESTDIR)$(DROPINDIR)
-	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	ln -sf ../libcufabrt.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcudart.so.13
+endif
 	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
 	install -m 0644 include/cufab/*.h $(DESTDIR)$(INCLUDEDIR)/cufab/
 	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
@@ -342,7 +445,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	rm -f $(DESTDIR)$(LIBDIR)/libcufabrt.so $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
-	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1 $(DESTDIR)$(DROPINDIR)/libcudart.so.13
 	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab
@@ -385,10 +488,10 @@ ifneq ($(and $(wildcard $(CUDA_H)),$(wildcard $(CUDA_STUBS)/libcuda.so)),)
 	$(CC) -I$(dir $(CUDA_H)) -DCALL_UNCOVERED -o $(INSTALL_BIN)/dropin_uncovered \
 		selftests/install/dropin.c -L$(CUDA_STUBS) -lcuda -Wl,-z,lazy
 endif
-# A runtime-API program: CUDA's cuda_runtime_api.h (CUDA_RT_H, abi.mk) and
-# nothing of cufab's but pkg-config's answer for cufabrt.
-ifneq ($(wildcard $(CUDA_RT_H)),)
-	$(PC_ENV) sh -c '$(CC) -I$(dir $(CUDA_RT_H)) -o $(INSTALL_BIN)/rt_count \
+# A runtime-API program: CUDA's cuda_runtime_api.h and nothing of cufab's
+# but pkg-config's answer for cufabrt.
+ifneq ($(RT_HAVE_HDRS),)
+	$(PC_ENV) sh -c '$(CC) -I$(CUDA_INC_DIR) -o $(INSTALL_BIN)/rt_count \
 		selftests/install/rt_count.c $$(pkg-config --cflags --libs cufabrt)'
 endif
 

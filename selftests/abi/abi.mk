@@ -125,25 +125,3 @@ $(BUILD)/selftests/libcuda_dropin_test:
 	@chmod +x $@
 
 endif
-
-# A runtime-API program built against NVIDIA's cuda_runtime_api.h runs on
-# libcufabrt (a script reporting one skip without that header).
-CUDA_RT_H	?= $(dir $(CUDA_H))cuda_runtime_api.h
-RT_TEST		:= $(BUILD)/selftests/rt_test
-abi-tests: $(RT_TEST)
-
-ifneq ($(wildcard $(CUDA_RT_H)),)
-$(RT_TEST): selftests/abi/rt_test.c $(KSFT_HDRS) $(RT_SO) selftests/cufab_test.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-sign-compare -I$(dir $(CUDA_RT_H)) -I$(KSFT_DIR) \
-		-Iinclude/uapi -o $@ $< -L$(BUILD)/lib \
-		-Wl,-rpath,'$$ORIGIN/../lib' -lcufabrt -lcufab -lpthread
-else
-$(RT_TEST):
-	@mkdir -p $(dir $@)
-	@printf '#!/bin/sh\n# NVIDIA cuda_runtime_api.h was absent when this was built.\n' > $@
-	@printf 'echo "TAP version 13"\necho "1..1"\n' >> $@
-	@printf 'echo "ok 1 # SKIP rt_test needs %s at build time"\n' $(CUDA_RT_H) >> $@
-	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
-	@chmod +x $@
-endif

@@ -1,24 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A CUDA runtime API program, built against NVIDIA's cuda_runtime_api.h
- * (not a cufab header), linked with libcufabrt: implicit initialization
- * (cudaFree(0)), devices, the last-error slot, cudaMalloc/cudaFree, streams
- * and the stream-ordered allocator of the seed page cudaMemPoolCreate with
- * the calls around it.
+ * The runtime's stream-ordered allocator, as a program written against
+ * NVIDIA's cuda_runtime_api.h uses it: the seed page cudaMemPoolCreate and
+ * the cudaMemPool* family around it, cudaMallocAsync, cudaMallocFromPoolAsync
+ * and cudaFreeAsync on the legacy, per-thread and created streams.
  */
-#include <stdint.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <cuda_runtime_api.h>
-
-#include "../cufab_test.h"
+#include "rt_helpers.h"
 #include "kselftest_harness.h"
-
-#define RT_SKIP() do {							\
-	if (access(CUFAB_DEV, F_OK))					\
-		SKIP(return, CUFAB_DEV " absent (cufab.ko not loaded)");	\
-} while (0)
 
 static struct cudaMemPoolProps props(enum cudaMemLocationType type, int id,
 				     enum cudaMemAllocationHandleType handles)
