@@ -1877,6 +1877,13 @@ enum cufab_op_state {
 	CUFAB_OP_PAUSED,	/* head, ran in part: the engine comes back */
 };
 
+/*
+ * What an operation type's execute returns to be run again after
+ * op->resume_us (PAUSED): not an errno, so that no error of a lower layer
+ * can be mistaken for it.
+ */
+#define CUFAB_OP_AGAIN		1
+
 /**
  * struct cufab_op_type - what one kind of operation does
  * @name: for messages and stream show

@@ -419,8 +419,9 @@ static void cufab_stream_work(struct work_struct *work)
 }
 
 /*
- * @op ran in part (-EAGAIN from its execute): the worker goes to other
- * streams, and the stream's work comes back to it after op->resume_us.
+ * @op ran in part (CUFAB_OP_AGAIN from its execute): the worker goes to
+ * other streams, and the stream's work comes back to it after
+ * op->resume_us.
  * A stream cancelled meanwhile takes PAUSED ops with its queued ones; one
  * cancelled while it ran completes here.
  */
@@ -459,7 +460,7 @@ void cufab_op_run(struct cufab_op *op)
 		ret = -ENOMEM;
 	else
 		ret = op->type->execute(op);
-	if (ret == -EAGAIN)
+	if (ret == CUFAB_OP_AGAIN)
 		cufab_op_pause(op);
 	else if (ret != -EINPROGRESS)
 		cufab_op_complete(op, ret);
@@ -686,7 +687,7 @@ static int cufab_op_mem_stalled(struct cufab_op *op)
 	}
 	op->resume_us = clamp_t(unsigned int, op->resume_us * 2,
 				USEC_PER_MSEC, CUFAB_STALL_MAX_US);
-	return -EAGAIN;
+	return CUFAB_OP_AGAIN;
 }
 
 /* The next piece of a copy or set, in the process's address space. */
@@ -705,15 +706,15 @@ static int cufab_op_mem_step(struct cufab_op *op)
 		return cufab_op_mem_stalled(op);
 	op->stalled_since = 0;
 	op->resume_us = 0;
-	return ret;
+	return ret == -EAGAIN ? CUFAB_OP_AGAIN : ret;
 }
 
 /*
  * Check access when the operation starts, as a GPU would fault then, and
  * move the bytes in the process's address space a piece at a time
- * (-EAGAIN: the engine comes back for the rest). A process whose address
- * space is already gone fails the operation (-ESRCH): nobody is left to
- * see it.
+ * (CUFAB_OP_AGAIN: the engine comes back for the rest). A process whose
+ * address space is already gone fails the operation (-ESRCH): nobody is
+ * left to see it.
  */
 static int cufab_op_mem_execute(struct cufab_op *op)
 {
