@@ -1756,6 +1756,7 @@ struct cufab_fence {
  *	lock also guards @host_queue and @dead
  * @host_wq: the host thread sleeps here
  * @done_wq: STREAM_WAIT callers sleep here until a slot advances
+ * @slot_lock: serialises the writers of @slots (cufab_slot_publish())
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
@@ -1768,6 +1769,7 @@ struct cufab_stream_space {
 	struct xarray host_tokens;
 	wait_queue_head_t host_wq;
 	wait_queue_head_t done_wq;
+	spinlock_t slot_lock;		/* writers of slots */
 	atomic_t nr_streams;		/* made and not yet freed */
 	bool dead;
 };

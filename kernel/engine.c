@@ -20,7 +20,8 @@
  * event and synchronizing with it costs one syscall and no wakeup.
  *
  * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
- * the lock of space->host_tokens. Fence callbacks take no lock of ours.
+ * the lock of space->host_tokens, space->slot_lock. Fence callbacks take
+ * no lock of ours.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -136,12 +137,22 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 {
 	struct cufab_seq_slot *s = &space->slots[slot];
 
-	if (seq <= READ_ONCE(s->seq))
+	/*
+	 * Two records of one event on two streams complete at once: the
+	 * check and the stores are one step, or the older could pass the
+	 * check, then store after the newer (seq going back, the newer's
+	 * success read as the older's -ECANCELED).
+	 */
+	spin_lock(&space->slot_lock);
+	if (seq <= s->seq) {
+		spin_unlock(&space->slot_lock);
 		return;
+	}
 	WRITE_ONCE(s->time_ns, time_ns);
 	WRITE_ONCE(s->error, err);
 	/* pairs with the acquire of seq by the library and the waiters */
 	smp_store_release(&s->seq, seq);
+	spin_unlock(&space->slot_lock);
 	wake_up_all(&space->done_wq);
 }
 
@@ -309,12 +320,38 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 	return cufab_stream_queue_claim(stream, op, seq, aux, NULL);
 }
 
+/*
+ * A dependency of a WAITING head signalled. Context: the signaller's,
+ * under the dependency's fence lock, interrupts off.
+ *
+ * Once dep_fired is set the engine may run the operation, and the last
+ * put of the stream takes a mutex: so the stream is read and referenced
+ * first, and the engine waits out this callback (cufab_op_dep_settle())
+ * before it runs the operation, whose reference then outlives ours.
+ */
 static void cufab_op_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct cufab_op *op = container_of(cb, struct cufab_op, dep_cb);
+	struct cufab_stream *stream = op->stream;
 
+	kref_get(&stream->ref);
 	WRITE_ONCE(op->dep_fired, true);
-	cufab_stream_kick(op->stream);
+	/* the queued work holds the reference; never the last one here */
+	if (!queue_delayed_work(stream->wq, &stream->work, 0))
+		cufab_stream_put(stream);
+}
+
+/*
+ * @op's dependency callback has fired: wait until it has returned (it
+ * runs under the fence's lock), so that it never meets @op freed.
+ */
+static void cufab_op_dep_settle(struct cufab_op *op)
+{
+	struct dma_fence *dep = op->deps[op->next_dep];
+	unsigned long flags;
+
+	spin_lock_irqsave(dep->lock, flags);
+	spin_unlock_irqrestore(dep->lock, flags);
 }
 
 /* Delay of the race-exposure knob for this operation, in microseconds. */
@@ -347,6 +384,7 @@ static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
 	if (stream->dead || !op)
 		goto none;
 	if (op->state == CUFAB_OP_WAITING && READ_ONCE(op->dep_fired)) {
+		cufab_op_dep_settle(op);
 		op->next_dep++;
 		op->state = CUFAB_OP_QUEUED;
 	}

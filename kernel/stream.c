@@ -75,6 +75,7 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1);
 	init_waitqueue_head(&space->host_wq);
 	init_waitqueue_head(&space->done_wq);
+	spin_lock_init(&space->slot_lock);
 	/* pairs with READ_ONCE() (address dependency) of lock-free users */
 	smp_store_release(&client->streams, space);
 out:
