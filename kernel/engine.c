@@ -25,6 +25,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/kthread.h>
@@ -54,15 +55,80 @@ MODULE_PARM_DESC(race_seed,
 		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
 
 /*
- * Each GPU's engine is two queues of CUFAB_COPY_ENGINES workers: one for
- * streams of the default priority, one for streams of greater priority
- * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
- * never waits behind queued work of default-priority streams, and its
- * workers are scheduled first (WQ_HIGHPRI): what a stream priority means
- * when work contends for the engines. The finer levels below 0 share the
- * one class, as levels are hints in CUDA.
+ * A client's stream operations queued and not yet freed, at most. A
+ * submission beyond it waits for one to complete, as cuLaunch* waits for
+ * room in a full push buffer: the memory of one process's backlog stays
+ * bounded whatever its memory cgroup allows.
  */
-static struct workqueue_struct *cufab_engines[2][CUFAB_MAX_GPUS];
+unsigned int cufab_stream_queue_max = 65536;
+module_param_named(stream_queue_max, cufab_stream_queue_max, uint, 0644);
+MODULE_PARM_DESC(stream_queue_max,
+		 "Stream operations one client may have queued; a submission beyond waits (default 65536, at least 1)");
+
+/* Take a place in @space's queue bound if one is free. */
+static bool cufab_queue_take(struct cufab_stream_space *space)
+{
+	unsigned int limit = max(READ_ONCE(cufab_stream_queue_max), 1U);
+	int old = atomic_read(&space->queued);
+
+	do {
+		if ((unsigned int)old >= limit)
+			return false;
+	} while (!atomic_try_cmpxchg(&space->queued, &old, old + 1));
+	return true;
+}
+
+/**
+ * cufab_stream_queue_reserve() - a place for one more operation
+ * @space: the submitting client's
+ *
+ * Waits while the client has stream_queue_max operations queued.
+ *
+ * Return: 0 with a place held (cufab_op.reserved, or
+ * cufab_stream_queue_unreserve()), or -ERESTARTSYS on a signal.
+ */
+int cufab_stream_queue_reserve(struct cufab_stream_space *space)
+{
+	return wait_event_interruptible(space->depth_wq,
+					cufab_queue_take(space));
+}
+
+void cufab_stream_queue_unreserve(struct cufab_stream_space *space)
+{
+	atomic_dec(&space->queued);
+	/* pairs with the barrier of the waiter's prepare_to_wait() */
+	if (wq_has_sleeper(&space->depth_wq))
+		wake_up(&space->depth_wq);
+}
+
+/*
+ * Each GPU's engine is three queues of CUFAB_COPY_ENGINES workers: one for
+ * streams of the default priority, two for streams of greater priority
+ * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
+ * never waits behind queued work of default-priority streams: what a
+ * stream priority means when work contends for the engines. The finer
+ * levels below 0 share one class, as levels are hints in CUDA.
+ *
+ * Workers of the queue of a process with CAP_SYS_NICE are also scheduled
+ * first (WQ_HIGHPRI, nice -20); everybody else's greater-priority work
+ * runs at nice 0, as their own threads could: a stream priority must not
+ * be a way around setpriority()'s rule.
+ */
+enum cufab_engine_class {
+	CUFAB_ENGINE_DEFAULT,
+	CUFAB_ENGINE_PRIO,	/* greater priority, nice 0 */
+	CUFAB_ENGINE_HIGHPRI,	/* greater priority, CAP_SYS_NICE: nice -20 */
+	CUFAB_ENGINE_CLASSES,
+};
+
+static const char *const cufab_engine_names[CUFAB_ENGINE_CLASSES] = {
+	[CUFAB_ENGINE_DEFAULT] = "cufab-ce%u",
+	[CUFAB_ENGINE_PRIO] = "cufab-ce%u-pri",
+	[CUFAB_ENGINE_HIGHPRI] = "cufab-ce%u-hi",
+};
+
+static struct workqueue_struct *
+cufab_engines[CUFAB_ENGINE_CLASSES][CUFAB_MAX_GPUS];
 static DEFINE_MUTEX(cufab_engines_lock);
 
 /**
@@ -70,26 +136,31 @@ static DEFINE_MUTEX(cufab_engines_lock);
  * @dev: kernel GPU index
  * @priority: the stream's, CUFAB_STREAM_PRIO_GREATEST..0
  *
+ * Context: the process creating the stream (its CAP_SYS_NICE decides).
  * Return: its workqueue for that priority, or ERR_PTR(-ENOMEM).
  */
 struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority)
 {
-	bool high = priority < 0;
+	enum cufab_engine_class c = CUFAB_ENGINE_DEFAULT;
 	struct workqueue_struct *wq;
 
 	if (WARN_ON(dev >= CUFAB_MAX_GPUS))
 		return ERR_PTR(-EINVAL);
-	wq = READ_ONCE(cufab_engines[high][dev]);
+	if (priority < 0)
+		c = capable(CAP_SYS_NICE) ? CUFAB_ENGINE_HIGHPRI :
+		    CUFAB_ENGINE_PRIO;
+	wq = READ_ONCE(cufab_engines[c][dev]);
 	if (wq)
 		return wq;
 	mutex_lock(&cufab_engines_lock);
-	wq = cufab_engines[high][dev];
+	wq = cufab_engines[c][dev];
 	if (!wq) {
-		wq = alloc_workqueue(high ? "cufab-ce%u-hi" : "cufab-ce%u",
-				     WQ_UNBOUND | (high ? WQ_HIGHPRI : 0),
+		wq = alloc_workqueue(cufab_engine_names[c], WQ_UNBOUND |
+				     (c == CUFAB_ENGINE_HIGHPRI ?
+				      WQ_HIGHPRI : 0),
 				     CUFAB_COPY_ENGINES, dev);
 		if (wq)
-			WRITE_ONCE(cufab_engines[high][dev], wq);
+			WRITE_ONCE(cufab_engines[c][dev], wq);
 	}
 	mutex_unlock(&cufab_engines_lock);
 	return wq ?: ERR_PTR(-ENOMEM);
@@ -98,12 +169,12 @@ struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority)
 /* Module exit: every client is gone, so no stream has work queued. */
 void cufab_engine_exit(void)
 {
-	unsigned int i, high;
+	unsigned int i, c;
 
-	for (high = 0; high < 2; high++)
+	for (c = 0; c < CUFAB_ENGINE_CLASSES; c++)
 		for (i = 0; i < CUFAB_MAX_GPUS; i++)
-			if (cufab_engines[high][i])
-				destroy_workqueue(cufab_engines[high][i]);
+			if (cufab_engines[c][i])
+				destroy_workqueue(cufab_engines[c][i]);
 }
 
 static const char *cufab_fence_driver_name(struct dma_fence *fence)
@@ -169,6 +240,8 @@ void cufab_op_free(struct cufab_op *op)
 		dma_fence_put(&op->fence->base);
 	else
 		kfree(op->fence);	/* never initialised */
+	if (op->stream && op->reserved)
+		cufab_stream_queue_unreserve(op->stream->space);
 	if (op->stream)
 		cufab_stream_put(op->stream);
 	kfree(op);

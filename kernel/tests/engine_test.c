@@ -492,7 +492,7 @@ static int publish_older(void *arg)
 		atomic_set(&r->done, k);
 	}
 	while (!kthread_should_stop())
-		msleep(1);
+		usleep_range(1000, 2000);
 	return 0;
 }
 
