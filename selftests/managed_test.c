@@ -1509,6 +1509,84 @@ TEST(prefetch_moves_pages)
 	close(fd);
 }
 
+#define RACE_LEN	(32UL << 20)
+
+/* The first page of @p whose last byte is not @v yet, or @n. */
+static __u64 copy_frontier(const volatile unsigned char *p, __u64 from,
+			   __u64 n, unsigned char v)
+{
+	while (from < n && p[(from + 1) * PG - 1] == v)
+		from++;
+	return from;
+}
+
+/*
+ * A prefetch moves pages a stream's copy is writing: what the copy writes
+ * must land in the page that stays, never in one the move let go. The
+ * test finds where the copy is (the first page not written yet, read from
+ * the CPU) and prefetches that page and the next 15 (the copy takes its
+ * pages 16 at a time) to the other node, again and again while the copy
+ * runs. Afterwards every byte holds the copy's value.
+ */
+TEST(prefetch_keeps_a_copys_writes)
+{
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .op = CUFAB_OP_COPY, .length = RACE_LEN,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+	};
+	struct cufab_stream_wait w = {
+		.size = sizeof(w), .what = CUFAB_WAIT_STREAM,
+		.flags = CUFAB_WAIT_POLL,
+	};
+	__u64 d, uid, i, at, lost, n = RACE_LEN / PG, moves = 0;
+	unsigned char *src, *dst, v;
+	int fd, round, node = 0;
+	__u32 ctx, st;
+
+	OPEN_OR_SKIP(fd);
+	if (!node_online(1)) {
+		close(fd);
+		SKIP(return, "one NUMA node (tools/vm/run --numa 2)");
+	}
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &ctx));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &st, &uid));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, RACE_LEN, &d));
+	src = mmap(NULL, RACE_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, src);
+	dst = (unsigned char *)(uintptr_t)d;
+	c.stream_id = st;
+	c.dst = d;
+	c.src = (uintptr_t)src;
+	w.id = st;
+	for (round = 1; round <= 3; round++) {
+		v = (unsigned char)(0x10 * round);
+		memset(src, v, RACE_LEN);
+		memset(dst, 0, RACE_LEN);
+		ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c));
+		at = 0;
+		while (cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w) == EAGAIN) {
+			at = copy_frontier(dst, at, n, v);
+			if (at >= n)
+				continue;
+			node ^= 1;
+			ASSERT_EQ(0, m_prefetch(fd, d + at * PG,
+						(n - at < 16 ? n - at : 16) * PG,
+						CUFAB_LOC_HOST_NUMA, node));
+			moves++;
+		}
+		EXPECT_EQ(0, w.out_error);
+		for (i = 0, lost = 0; i < RACE_LEN; i++)
+			lost += dst[i] != v;
+		EXPECT_EQ(0ULL, lost) TH_LOG("round %d: %llu bytes of the copy lost",
+					     round, (unsigned long long)lost);
+	}
+	TH_LOG("%llu prefetches met the copy", (unsigned long long)moves);
+	munmap(src, RACE_LEN);
+	EXPECT_EQ(0, m_free(fd, d));
+	close(fd);
+}
+
 /*
  * Every allocation of managed memory, advice, prefetch, attribute query
  * and stream attach failed in turn: each step fails cleanly or succeeds,
