@@ -865,7 +865,7 @@ int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma)
 		return PTR_ERR(space);
 	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	/* remap_vmalloc_range() wants VM_USERMAP, which only it can set */
+	/* remap_vmalloc_range() wants VM_USERMAP: vmalloc_user()'s alone */
 	for (off = 0; off < PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE); off += PAGE_SIZE) {
 		ret = vm_insert_page(vma, vma->vm_start + off,
 				     vmalloc_to_page((void *)space->slots +
