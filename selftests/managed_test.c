@@ -7,6 +7,8 @@
  * (where pages live, fail-nth).
  */
 #include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -1509,7 +1511,7 @@ TEST(prefetch_moves_pages)
 	close(fd);
 }
 
-#define RACE_LEN	(32UL << 20)
+#define RACE_LEN	(16UL << 20)
 
 /* The first page of @p whose last byte is not @v yet, or @n. */
 static __u64 copy_frontier(const volatile unsigned char *p, __u64 from,
@@ -1520,13 +1522,27 @@ static __u64 copy_frontier(const volatile unsigned char *p, __u64 from,
 	return from;
 }
 
+static volatile int hogs_stop;
+
+/* Compete with the engine's worker for the CPUs. */
+static void *hog(void *unused)
+{
+	while (!hogs_stop)
+		;
+	return NULL;
+}
+
 /*
  * A prefetch moves pages a stream's copy is writing: what the copy writes
- * must land in the page that stays, never in one the move let go. The
- * test finds where the copy is (the first page not written yet, read from
- * the CPU) and prefetches that page and the next 15 (the copy takes its
- * pages 16 at a time) to the other node, again and again while the copy
- * runs. Afterwards every byte holds the copy's value.
+ * must land in the page that stays, never in one the move let go.
+ *
+ * The copy takes its destination pages 16 at a time and writes them one
+ * by one, yielding the CPU between pages. Two busy threads make the
+ * engine's worker lose the CPU often, in the middle of such a batch;
+ * meanwhile the test, at real-time priority, finds where the copy is (the
+ * first page not written yet, read from the CPU) and prefetches that page
+ * and the next 15 to the other node, again and again until the copy is
+ * done. Afterwards every byte holds the copy's value.
  */
 TEST(prefetch_keeps_a_copys_writes)
 {
@@ -1539,8 +1555,11 @@ TEST(prefetch_keeps_a_copys_writes)
 		.flags = CUFAB_WAIT_POLL,
 	};
 	__u64 d, uid, i, at, lost, n = RACE_LEN / PG, moves = 0;
+	struct sched_param fifo = { .sched_priority = 1 };
+	struct sched_param other = { .sched_priority = 0 };
 	unsigned char *src, *dst, v;
 	int fd, round, node = 0;
+	pthread_t hogs[2];
 	__u32 ctx, st;
 
 	OPEN_OR_SKIP(fd);
@@ -1559,6 +1578,11 @@ TEST(prefetch_keeps_a_copys_writes)
 	c.dst = d;
 	c.src = (uintptr_t)src;
 	w.id = st;
+	hogs_stop = 0;
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_create(&hogs[i], NULL, hog, NULL));
+	/* without the privilege the race is met less often, still checked */
+	sched_setscheduler(0, SCHED_FIFO, &fifo);
 	for (round = 1; round <= 3; round++) {
 		v = (unsigned char)(0x10 * round);
 		memset(src, v, RACE_LEN);
@@ -1581,6 +1605,10 @@ TEST(prefetch_keeps_a_copys_writes)
 		EXPECT_EQ(0ULL, lost) TH_LOG("round %d: %llu bytes of the copy lost",
 					     round, (unsigned long long)lost);
 	}
+	sched_setscheduler(0, SCHED_OTHER, &other);
+	hogs_stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(hogs[i], NULL);
 	TH_LOG("%llu prefetches met the copy", (unsigned long long)moves);
 	munmap(src, RACE_LEN);
 	EXPECT_EQ(0, m_free(fd, d));

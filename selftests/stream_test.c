@@ -1072,9 +1072,8 @@ TEST(queue_depth_bound_blocks)
 	int i, held;
 	CUstream s;
 
-	if (saved < 0)
-		SKIP(return, "no stream_queue_max parameter");
 	CTX_OR_SKIP(ctx);
+	ASSERT_LE(0, saved) TH_LOG("no stream_queue_max parameter");
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
 	ASSERT_EQ(0, param_set("stream_queue_max", 16));
