@@ -1095,6 +1095,60 @@ TEST(queue_depth_bound_blocks)
 	cuCtxDestroy(ctx);
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Raw: a submission held by the queue bound returns EINTR when a signal
+ * without SA_RESTART arrives, and nothing was queued.
+ */
+TEST(queue_depth_bound_eintr)
+{
+	struct cufab_stream_create c = {
+		.size = sizeof(c), .flags = CUFAB_STREAM_NON_BLOCKING,
+	};
+	struct cufab_stream_submit host = {
+		.size = sizeof(host), .op = CUFAB_OP_HOST, .host_fn = 1,
+	};
+	struct cufab_stream_submit wait = {
+		.size = sizeof(wait), .op = CUFAB_OP_STREAM_WAIT,
+	};
+	long saved = cufab_param("stream_queue_max");
+	struct cufab_stream_wait poll = {
+		.size = sizeof(poll), .what = CUFAB_WAIT_STREAM, .seq = 3,
+		.flags = CUFAB_WAIT_POLL,
+	};
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct cufab_stream_create c2;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_LE(0, saved) TH_LOG("no stream_queue_max parameter");
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &c.ctx_id));
+	c2 = c;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c2));
+	ASSERT_EQ(0, param_set("stream_queue_max", 2));
+	/* nobody serves host operations here: the first holds the stream */
+	host.stream_id = c.out_stream_id;
+	wait.stream_id = c.out_stream_id;
+	wait.event_id = c2.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &host));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &host));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	alarm(1);
+	EXPECT_EQ(EINTR, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &wait));
+	alarm(0);
+	/* nothing was queued: sequence 3 was never submitted */
+	poll.id = c.out_stream_id;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &poll));
+	param_set("stream_queue_max", (unsigned int)saved);
+	/* closing cancels the held host operations */
+	close(fd);
+}
+
 /* memory.stat "vmalloc" of the cgroup @dir, or -1. */
 static long long cg_vmalloc(const char *dir)
 {
