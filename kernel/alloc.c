@@ -146,8 +146,9 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 static void cufab_alloc_publish(struct cufab_alloc *alloc)
 {
 	kref_init(&alloc->ref);
-	xa_init(&alloc->pages);
-	xa_init(&alloc->huge);
+	/* nodes charged to whoever populates, as the pages are */
+	xa_init_flags(&alloc->pages, XA_FLAGS_ACCOUNT);
+	xa_init_flags(&alloc->huge, XA_FLAGS_ACCOUNT);
 	alloc->owner_pid = task_tgid_nr(current);
 	/*
 	 * Its own name needs no task_lock(): comm always ends in a NUL, and
@@ -297,6 +298,7 @@ static struct page *cufab_alloc_new_page(struct cufab_alloc *alloc,
 		__free_page(page);
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 	}
+	atomic_long_inc(&alloc->resident);
 	return page;
 }
 
@@ -331,6 +333,7 @@ static void cufab_alloc_huge_fill(struct cufab_alloc *alloc, pgoff_t index)
 			__free_page(page);
 			return;
 		}
+		atomic_long_inc(&alloc->resident);
 	}
 	xa_store(&alloc->huge, first / CUFAB_HUGE_PAGES, xa_mk_value(1),
 		 CUFAB_XA_GFP);
@@ -415,6 +418,15 @@ int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 	old = xa_load(&alloc->pages, index);
 	if (old && page_to_nid(old) == nid)
 		return 0;
+	/*
+	 * Beyond the allocation's own reference, a copy of the engine or of
+	 * cuMemcpy (cufab_va_get_pages()) is writing the page, or a PTE
+	 * outside the caller's range still maps it: a move would lose what
+	 * they write after the copy below. The caller holds off new
+	 * references (va->lock), so the count cannot rise meanwhile.
+	 */
+	if (old && page_ref_count(old) != 1)
+		return -EBUSY;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
 		return -ENOMEM;
 	page = alloc_pages_node(nid, old ? gfp : gfp | __GFP_ZERO, 0);
@@ -429,6 +441,8 @@ int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 	}
 	if (old)
 		__free_page(old);
+	else
+		atomic_long_inc(&alloc->resident);
 	return 0;
 }
 
@@ -652,16 +666,15 @@ int cufab_allocs_for_each(u64 from_id,
 	return ret;
 }
 
-/* Bytes of @alloc populated so far. */
+/*
+ * Bytes of @alloc populated so far: a counter, as ALLOC_GET (any user)
+ * asks it of every allocation of the node under cufab_allocs_lock, and a
+ * walk of the pages would hold that lock for as long as the node's
+ * memory is large.
+ */
 u64 cufab_alloc_resident(struct cufab_alloc *alloc)
 {
-	struct page *page;
-	unsigned long index;
-	u64 pages = 0;
-
-	xa_for_each(&alloc->pages, index, page)
-		pages++;
-	return pages << PAGE_SHIFT;
+	return (u64)atomic_long_read(&alloc->resident) << PAGE_SHIFT;
 }
 
 struct cufab_allocs_show_ctx {

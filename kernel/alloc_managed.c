@@ -92,7 +92,7 @@ struct cufab_managed_seg {
  *	operation a stream reached set
  * @stream: with CUFAB_ATTACH_SINGLE, that stream (see below)
  * @stream_uid: its node-wide uid, for reports
- * @single_node: on cufab_managed_single while @stream is set
+ * @single_node: on @stream's managed_single while @stream is set
  * @nr: segments in use
  * @cap: segments allocated
  * @segs: sorted, contiguous, covering every page of the allocation
@@ -110,13 +110,14 @@ struct cufab_managed {
 };
 
 /*
- * Managed memory attached SINGLE to a stream, so that the end of the
- * stream can put it back (struct cufab_managed.single_node). The stream
- * pointer is not a reference: the stream's release clears it under this
- * lock before the stream is freed. Lock order: this -> managed->lock.
+ * Guards every stream's list of managed memory attached SINGLE to it
+ * (struct cufab_stream.managed_single, struct cufab_managed.single_node),
+ * so that the end of the stream can put it back. The stream pointer is
+ * not a reference: the stream's release clears it under this lock before
+ * the stream is freed. A hold walks one stream's list at most, never the
+ * node's. Lock order: this -> managed->lock.
  */
 static DEFINE_MUTEX(cufab_managed_single_lock);
-static LIST_HEAD(cufab_managed_single);
 
 static struct cufab_managed *cufab_managed(struct cufab_alloc *alloc)
 {
@@ -420,8 +421,13 @@ static const char *cufab_attach_name(u32 attach)
 	return "?";
 }
 
+/*
+ * The events group reaches every user of the node (6.1 cannot restrict a
+ * multicast group): the event names the allocation and the offset in it,
+ * never the process's virtual address, which only its own log line has.
+ */
 static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
-				   u64 addr, const struct cufab_alloc *alloc,
+				   u64 offset, const struct cufab_alloc *alloc,
 				   const struct cufab_fence_info *f,
 				   u64 by_stream)
 {
@@ -435,7 +441,7 @@ static void cufab_managed_nl_event(u32 kind, struct cufab_client *client,
 	if (nla_put_u32(msg, CUFAB_NL_A_MANAGED_KIND, kind) ||
 	    nla_put_u32(msg, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
 	    nla_put_string(msg, CUFAB_NL_A_COMM, client->comm) ||
-	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_ADDR, addr,
+	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_OFFSET, offset,
 			      CUFAB_NL_A_PAD) ||
 	    nla_put_u64_64bit(msg, CUFAB_NL_A_MANAGED_ALLOC_ID, alloc->id,
 			      CUFAB_NL_A_PAD) ||
@@ -478,8 +484,9 @@ static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
 		pr_info("pid %d (%s): CPU access to managed memory at 0x%lx (allocation %llu, attached %s) while stream %llu of gpu %u has work and the GPU has CONCURRENT_MANAGED_ACCESS 0: SIGSEGV\n",
 			pid_nr(client->tgid), client->comm, addr, alloc->id,
 			cufab_attach_name(f.attach), f.stream_uid, f.dev);
-		cufab_managed_nl_event(CUFAB_MANAGED_EV_CPU_FAULT, client, addr,
-				       alloc, &f, 0);
+		/* a legacy allocation: mapped whole at va->start */
+		cufab_managed_nl_event(CUFAB_MANAGED_EV_CPU_FAULT, client,
+				       addr - va->start, alloc, &f, 0);
 	}
 	return VM_FAULT_SIGSEGV;
 }
@@ -733,7 +740,8 @@ static int cufab_managed_do_prefetch(struct cufab_va *va,
 		/*
 		 * A prefetch is a hint: the first page the host (or the
 		 * process's memory cgroup) cannot give ends it, rather than
-		 * a full reclaim for every page left.
+		 * a full reclaim for every page left. A page a copy is
+		 * writing (-EBUSY) stays where it is.
 		 */
 		if (ret == -ENOMEM)
 			break;
@@ -1071,9 +1079,10 @@ static void cufab_attach_apply(struct cufab_op *op)
 	m->stream = single ? op->stream : NULL;
 	m->stream_uid = single ? op->stream->uid : 0;
 	mutex_unlock(&m->lock);
-	if (single && list_empty(&m->single_node))
-		list_add(&m->single_node, &cufab_managed_single);
-	else if (!single)
+	/* from another stream's list, if it was attached there */
+	if (single)
+		list_move(&m->single_node, &op->stream->managed_single);
+	else
 		list_del_init(&m->single_node);
 	mutex_unlock(&cufab_managed_single_lock);
 }
@@ -1161,9 +1170,7 @@ void cufab_managed_stream_gone(struct cufab_stream *stream)
 	bool reverted = false;
 
 	mutex_lock(&cufab_managed_single_lock);
-	list_for_each_entry_safe(m, tmp, &cufab_managed_single, single_node) {
-		if (m->stream != stream)
-			continue;
+	list_for_each_entry_safe(m, tmp, &stream->managed_single, single_node) {
 		mutex_lock(&m->lock);
 		m->attach_now = m->attach;
 		m->stream = NULL;
@@ -1208,7 +1215,7 @@ MODULE_PARM_DESC(managed_check,
 
 static int cufab_managed_check_one(struct cufab_op *op,
 				   struct cufab_alloc *alloc, u64 addr,
-				   unsigned int mode)
+				   u64 offset, unsigned int mode)
 {
 	struct cufab_stream *stream = op->stream;
 	struct cufab_managed *m = alloc->priv;
@@ -1235,7 +1242,7 @@ static int cufab_managed_check_one(struct cufab_op *op,
 			      addr, alloc->id, cufab_attach_name(f.attach),
 			      f.stream_uid,
 			      mode > 1 ? "; the stream fails" : "");
-		cufab_managed_nl_event(kind, stream->client, addr, alloc, &f,
+		cufab_managed_nl_event(kind, stream->client, offset, alloc, &f,
 				       stream->uid);
 	}
 	return mode > 1 ? -EFAULT : 0;
@@ -1258,7 +1265,8 @@ static int cufab_managed_access(struct cufab_op *op, u64 addr, u64 length)
 		stop = min(end, va->start + va->length);
 		alloc = va->legacy ? cufab_managed_at(va) : NULL;
 		if (alloc) {
-			ret = cufab_managed_check_one(op, alloc, cur, mode);
+			ret = cufab_managed_check_one(op, alloc, cur,
+						      cur - va->start, mode);
 			cufab_alloc_put(alloc);
 		}
 		cur = stop;

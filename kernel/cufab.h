@@ -705,6 +705,8 @@ struct cufab_alloc_ops {
  * @owner_pid: tgid of the creating process, for debugfs
  * @owner_comm: its name
  * @pages: struct page * by page index, filled on first touch
+ * @resident: pages in @pages, so that a dump of every allocation under
+ *	cufab_allocs_lock counts none (cufab_alloc_resident())
  * @huge: the 2 MiB blocks (by block index) whose pages came as one
  *	naturally aligned block (cufab_alloc_huge_block()), which the CPU
  *	view maps with one PMD entry
@@ -727,6 +729,7 @@ struct cufab_alloc {
 	pid_t owner_pid;
 	char owner_comm[TASK_COMM_LEN];
 	struct xarray pages;
+	atomic_long_t resident;
 	struct xarray huge;
 	struct list_head node;
 	void *priv;
@@ -815,7 +818,8 @@ struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
  * Make the page at @index live on node @nid: populate it there, or move
  * its contents there. The caller guarantees that nothing maps or touches
  * the page meanwhile (managed memory: PTEs zapped, faults held off).
- * Return: 0, -ENOMEM (the page stays where it was), -EINVAL.
+ * Return: 0, -ENOMEM or -EBUSY (a copy holds the page: it stays where it
+ * was, with what the copy writes), -EINVAL.
  */
 int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
@@ -1759,8 +1763,8 @@ struct cufab_fence {
  *	process keeps its exporter's slots)
  * @lock: @streams, @slot_ida
  * @streams: every stream of the client (struct cufab_stream.node)
- * @slots: CUFAB_SEQ_SLOTS completion slots (vmalloc_user), mapped by the
- *	process read-only
+ * @slots: CUFAB_SEQ_SLOTS completion slots (vmalloc, charged to the
+ *	process's memory cgroup), mapped by the process read-only
  * @slot_ida: slot allocator
  * @host_queue: host operations ready to run, oldest first; under the
  *	lock of @host_tokens
@@ -1768,6 +1772,10 @@ struct cufab_fence {
  *	lock also guards @host_queue and @dead
  * @host_wq: the host thread sleeps here
  * @done_wq: STREAM_WAIT callers sleep here until a slot advances
+ * @slot_lock: serialises the writers of @slots (cufab_slot_publish())
+ * @queued: operations of the client's streams not yet freed, at most
+ *	stream_queue_max (cufab_stream_queue_reserve())
+ * @depth_wq: submitters wait here for @queued to fall
  * @dead: the client is closing; nothing new runs
  */
 struct cufab_stream_space {
@@ -1780,6 +1788,9 @@ struct cufab_stream_space {
 	struct xarray host_tokens;
 	wait_queue_head_t host_wq;
 	wait_queue_head_t done_wq;
+	spinlock_t slot_lock;		/* writers of slots */
+	atomic_t queued;		/* operations reserved */
+	wait_queue_head_t depth_wq;	/* submitters wait for room */
 	atomic_t nr_streams;		/* made and not yet freed */
 	bool dead;
 };
@@ -1812,6 +1823,8 @@ struct cufab_stream_space {
  *	(the engine's busy and idle transitions, struct cufab_stream_watch)
  * @fence_node: on its client's fence.busy while it keeps managed memory
  *	from the CPU (alloc_managed.c)
+ * @managed_single: the managed memory attached SINGLE to it, which its end
+ *	puts back (alloc_managed.c)
  */
 struct cufab_stream {
 	struct kref ref;
@@ -1838,6 +1851,7 @@ struct cufab_stream {
 	struct list_head gone_node;
 	atomic_t busy;
 	struct list_head fence_node;
+	struct list_head managed_single;
 };
 
 /**
@@ -1925,6 +1939,8 @@ struct cufab_op_type {
  * @delayed: the race knob has had its say
  * @state: enum cufab_op_state
  * @status: the stream's error when the op was reached (HOST ops)
+ * @reserved: holds a place in the client's queue bound, given back when
+ *	it is freed
  * @aux: set by @type->queued for the submitter (a record's number)
  * @host_node: entry in the host queue (HOSTQ)
  * @token: the host token (HOSTRUN)
@@ -1946,6 +1962,7 @@ struct cufab_op {
 	bool delayed;
 	enum cufab_op_state state;
 	int status;
+	bool reserved;
 	u64 aux;
 	struct list_head host_node;
 	u32 token;
@@ -2028,6 +2045,9 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);
 void cufab_op_complete(struct cufab_op *op, int err);
 void cufab_op_free(struct cufab_op *op);
+int cufab_stream_queue_reserve(struct cufab_stream_space *space);
+void cufab_stream_queue_unreserve(struct cufab_stream_space *space);
+extern unsigned int cufab_stream_queue_max;
 void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 			u64 time_ns, int err);
 extern unsigned int cufab_race_delay_us;

@@ -20,10 +20,12 @@
  * event and synchronizing with it costs one syscall and no wakeup.
  *
  * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
- * the lock of space->host_tokens. Fence callbacks take no lock of ours.
+ * the lock of space->host_tokens, space->slot_lock. Fence callbacks take
+ * no lock of ours.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/kthread.h>
@@ -67,15 +69,80 @@ MODULE_PARM_DESC(fault_timeout_ms,
 #define CUFAB_STALL_MAX_US	(64 * USEC_PER_MSEC)
 
 /*
- * Each GPU's engine is two queues of CUFAB_COPY_ENGINES workers: one for
- * streams of the default priority, one for streams of greater priority
- * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
- * never waits behind queued work of default-priority streams, and its
- * workers are scheduled first (WQ_HIGHPRI): what a stream priority means
- * when work contends for the engines. The finer levels below 0 share the
- * one class, as levels are hints in CUDA.
+ * A client's stream operations queued and not yet freed, at most. A
+ * submission beyond it waits for one to complete, as cuLaunch* waits for
+ * room in a full push buffer: the memory of one process's backlog stays
+ * bounded whatever its memory cgroup allows.
  */
-static struct workqueue_struct *cufab_engines[2][CUFAB_MAX_GPUS];
+unsigned int cufab_stream_queue_max = 65536;
+module_param_named(stream_queue_max, cufab_stream_queue_max, uint, 0644);
+MODULE_PARM_DESC(stream_queue_max,
+		 "Stream operations one client may have queued; a submission beyond waits (default 65536, at least 1)");
+
+/* Take a place in @space's queue bound if one is free. */
+static bool cufab_queue_take(struct cufab_stream_space *space)
+{
+	unsigned int limit = max(READ_ONCE(cufab_stream_queue_max), 1U);
+	int old = atomic_read(&space->queued);
+
+	do {
+		if ((unsigned int)old >= limit)
+			return false;
+	} while (!atomic_try_cmpxchg(&space->queued, &old, old + 1));
+	return true;
+}
+
+/**
+ * cufab_stream_queue_reserve() - a place for one more operation
+ * @space: the submitting client's
+ *
+ * Waits while the client has stream_queue_max operations queued.
+ *
+ * Return: 0 with a place held (cufab_op.reserved, or
+ * cufab_stream_queue_unreserve()), or -ERESTARTSYS on a signal.
+ */
+int cufab_stream_queue_reserve(struct cufab_stream_space *space)
+{
+	return wait_event_interruptible(space->depth_wq,
+					cufab_queue_take(space));
+}
+
+void cufab_stream_queue_unreserve(struct cufab_stream_space *space)
+{
+	atomic_dec(&space->queued);
+	/* pairs with the barrier of the waiter's prepare_to_wait() */
+	if (wq_has_sleeper(&space->depth_wq))
+		wake_up(&space->depth_wq);
+}
+
+/*
+ * Each GPU's engine is three queues of CUFAB_COPY_ENGINES workers: one for
+ * streams of the default priority, two for streams of greater priority
+ * (cuStreamCreateWithPriority below 0). Work of a greater-priority stream
+ * never waits behind queued work of default-priority streams: what a
+ * stream priority means when work contends for the engines. The finer
+ * levels below 0 share one class, as levels are hints in CUDA.
+ *
+ * Workers of the queue of a process with CAP_SYS_NICE are also scheduled
+ * first (WQ_HIGHPRI, nice -20); everybody else's greater-priority work
+ * runs at nice 0, as their own threads could: a stream priority must not
+ * be a way around setpriority()'s rule.
+ */
+enum cufab_engine_class {
+	CUFAB_ENGINE_DEFAULT,
+	CUFAB_ENGINE_PRIO,	/* greater priority, nice 0 */
+	CUFAB_ENGINE_HIGHPRI,	/* greater priority, CAP_SYS_NICE: nice -20 */
+	CUFAB_ENGINE_CLASSES,
+};
+
+static const char *const cufab_engine_names[CUFAB_ENGINE_CLASSES] = {
+	[CUFAB_ENGINE_DEFAULT] = "cufab-ce%u",
+	[CUFAB_ENGINE_PRIO] = "cufab-ce%u-pri",
+	[CUFAB_ENGINE_HIGHPRI] = "cufab-ce%u-hi",
+};
+
+static struct workqueue_struct *
+cufab_engines[CUFAB_ENGINE_CLASSES][CUFAB_MAX_GPUS];
 static DEFINE_MUTEX(cufab_engines_lock);
 
 /**
@@ -83,26 +150,31 @@ static DEFINE_MUTEX(cufab_engines_lock);
  * @dev: kernel GPU index
  * @priority: the stream's, CUFAB_STREAM_PRIO_GREATEST..0
  *
+ * Context: the process creating the stream (its CAP_SYS_NICE decides).
  * Return: its workqueue for that priority, or ERR_PTR(-ENOMEM).
  */
 struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority)
 {
-	bool high = priority < 0;
+	enum cufab_engine_class c = CUFAB_ENGINE_DEFAULT;
 	struct workqueue_struct *wq;
 
 	if (WARN_ON(dev >= CUFAB_MAX_GPUS))
 		return ERR_PTR(-EINVAL);
-	wq = READ_ONCE(cufab_engines[high][dev]);
+	if (priority < 0)
+		c = capable(CAP_SYS_NICE) ? CUFAB_ENGINE_HIGHPRI :
+		    CUFAB_ENGINE_PRIO;
+	wq = READ_ONCE(cufab_engines[c][dev]);
 	if (wq)
 		return wq;
 	mutex_lock(&cufab_engines_lock);
-	wq = cufab_engines[high][dev];
+	wq = cufab_engines[c][dev];
 	if (!wq) {
-		wq = alloc_workqueue(high ? "cufab-ce%u-hi" : "cufab-ce%u",
-				     WQ_UNBOUND | (high ? WQ_HIGHPRI : 0),
+		wq = alloc_workqueue(cufab_engine_names[c], WQ_UNBOUND |
+				     (c == CUFAB_ENGINE_HIGHPRI ?
+				      WQ_HIGHPRI : 0),
 				     CUFAB_COPY_ENGINES, dev);
 		if (wq)
-			WRITE_ONCE(cufab_engines[high][dev], wq);
+			WRITE_ONCE(cufab_engines[c][dev], wq);
 	}
 	mutex_unlock(&cufab_engines_lock);
 	return wq ?: ERR_PTR(-ENOMEM);
@@ -111,12 +183,12 @@ struct workqueue_struct *cufab_engine_get(u32 dev, s32 priority)
 /* Module exit: every client is gone, so no stream has work queued. */
 void cufab_engine_exit(void)
 {
-	unsigned int i, high;
+	unsigned int i, c;
 
-	for (high = 0; high < 2; high++)
+	for (c = 0; c < CUFAB_ENGINE_CLASSES; c++)
 		for (i = 0; i < CUFAB_MAX_GPUS; i++)
-			if (cufab_engines[high][i])
-				destroy_workqueue(cufab_engines[high][i]);
+			if (cufab_engines[c][i])
+				destroy_workqueue(cufab_engines[c][i]);
 }
 
 static const char *cufab_fence_driver_name(struct dma_fence *fence)
@@ -150,12 +222,22 @@ void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 {
 	struct cufab_seq_slot *s = &space->slots[slot];
 
-	if (seq <= READ_ONCE(s->seq))
+	/*
+	 * Two records of one event on two streams complete at once: the
+	 * check and the stores are one step, or the older could pass the
+	 * check, then store after the newer (seq going back, the newer's
+	 * success read as the older's -ECANCELED).
+	 */
+	spin_lock(&space->slot_lock);
+	if (seq <= s->seq) {
+		spin_unlock(&space->slot_lock);
 		return;
+	}
 	WRITE_ONCE(s->time_ns, time_ns);
 	WRITE_ONCE(s->error, err);
 	/* pairs with the acquire of seq by the library and the waiters */
 	smp_store_release(&s->seq, seq);
+	spin_unlock(&space->slot_lock);
 	wake_up_all(&space->done_wq);
 }
 
@@ -172,6 +254,8 @@ void cufab_op_free(struct cufab_op *op)
 		dma_fence_put(&op->fence->base);
 	else
 		kfree(op->fence);	/* never initialised */
+	if (op->stream && op->reserved)
+		cufab_stream_queue_unreserve(op->stream->space);
 	if (op->stream)
 		cufab_stream_put(op->stream);
 	kfree(op);
@@ -323,12 +407,38 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 	return cufab_stream_queue_claim(stream, op, seq, aux, NULL);
 }
 
+/*
+ * A dependency of a WAITING head signalled. Context: the signaller's,
+ * under the dependency's fence lock, interrupts off.
+ *
+ * Once dep_fired is set the engine may run the operation, and the last
+ * put of the stream takes a mutex: so the stream is read and referenced
+ * first, and the engine waits out this callback (cufab_op_dep_settle())
+ * before it runs the operation, whose reference then outlives ours.
+ */
 static void cufab_op_dep_cb(struct dma_fence *fence, struct dma_fence_cb *cb)
 {
 	struct cufab_op *op = container_of(cb, struct cufab_op, dep_cb);
+	struct cufab_stream *stream = op->stream;
 
+	kref_get(&stream->ref);
 	WRITE_ONCE(op->dep_fired, true);
-	cufab_stream_kick(op->stream);
+	/* the queued work holds the reference; never the last one here */
+	if (!queue_delayed_work(stream->wq, &stream->work, 0))
+		cufab_stream_put(stream);
+}
+
+/*
+ * @op's dependency callback has fired: wait until it has returned (it
+ * runs under the fence's lock), so that it never meets @op freed.
+ */
+static void cufab_op_dep_settle(struct cufab_op *op)
+{
+	struct dma_fence *dep = op->deps[op->next_dep];
+	unsigned long flags;
+
+	spin_lock_irqsave(dep->lock, flags);
+	spin_unlock_irqrestore(dep->lock, flags);
 }
 
 /* Delay of the race-exposure knob for this operation, in microseconds. */
@@ -367,6 +477,7 @@ static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
 		return op;
 	}
 	if (op->state == CUFAB_OP_WAITING && READ_ONCE(op->dep_fired)) {
+		cufab_op_dep_settle(op);
 		op->next_dep++;
 		op->state = CUFAB_OP_QUEUED;
 	}

@@ -316,7 +316,7 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	kref_init(&pool->ref);
 	mutex_init(&pool->lock);
 	spin_lock_init(&pool->stat_lock);
-	xa_init_flags(&pool->ptrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&pool->ptrs, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	pool->location_type = cmd->location_type;
 	pool->location_id = cmd->location_type == CUFAB_LOC_HOST ?
 			    -1 : cmd->location_id;
@@ -336,7 +336,7 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	 */
 	mutex_lock(&cufab_pools_lock);
 	ret = xa_alloc(&cufab_pools, &pool->id, pool, xa_limit_31b,
-		       GFP_KERNEL);
+		       GFP_KERNEL_ACCOUNT);
 	mutex_unlock(&cufab_pools_lock);
 	if (ret < 0) {
 		mutex_destroy(&pool->lock);
@@ -612,10 +612,16 @@ int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd)
 	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
 	if (IS_ERR(ph))
 		return PTR_ERR(ph);
-	if (cmd->flags & CUFAB_POOL_ATTR_SET)
+	/* the attributes are the exporter's: its reuse, its threshold */
+	if ((cmd->flags & CUFAB_POOL_ATTR_SET) && ph->imported) {
+		cufab_pr_info(ucmd->client, "cuMemPoolSetAttribute: memory pool %u was imported: attribute %u is its exporter's to set\n",
+			      cmd->pool, cmd->attr);
+		ret = -EPERM;
+	} else if (cmd->flags & CUFAB_POOL_ATTR_SET) {
 		ret = cufab_pool_attr_set(ph->pool, cmd->attr, cmd->value);
-	else
+	} else {
 		ret = cufab_pool_attr_get(ph->pool, cmd->attr, &cmd->value);
+	}
 	cufab_pool_handle_put(ph);
 	if (ret)
 		return ret;

@@ -3,7 +3,7 @@
  * Streams (CUFAB_IOCTL_STREAM_CREATE, _SUBMIT, _WAIT, _HOSTFN) and the
  * client's completion slots.
  *
- * The slots are one vmalloc_user() array per client that the process maps
+ * The slots are one vmalloc()ed array per client that the process maps
  * read-only, like amdkfd's event page: the library answers "is it done"
  * from it without a syscall and only sleeps here (STREAM_WAIT) when it is
  * not. A stream's object is a handle on a refcounted struct cufab_stream,
@@ -62,7 +62,13 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 	space = kzalloc(sizeof(*space), GFP_KERNEL_ACCOUNT);
 	if (!space)
 		goto err;
-	space->slots = vmalloc_user(PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE));
+	/*
+	 * 128 KiB for every client that uses a stream: charged to the
+	 * process's memory cgroup (vmalloc_user() charges nobody), mapped
+	 * page by page by cufab_streams_mmap().
+	 */
+	space->slots = __vmalloc(PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE),
+				 GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!space->slots) {
 		kfree(space);
 		goto err;
@@ -72,9 +78,11 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 	INIT_LIST_HEAD(&space->streams);
 	ida_init(&space->slot_ida);
 	INIT_LIST_HEAD(&space->host_queue);
-	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1);
+	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&space->host_wq);
 	init_waitqueue_head(&space->done_wq);
+	spin_lock_init(&space->slot_lock);
+	init_waitqueue_head(&space->depth_wq);
 	/* pairs with READ_ONCE() (address dependency) of lock-free users */
 	smp_store_release(&client->streams, space);
 out:
@@ -259,6 +267,7 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	INIT_LIST_HEAD(&stream->node);
 	INIT_LIST_HEAD(&stream->gone_node);
 	INIT_LIST_HEAD(&stream->fence_node);
+	INIT_LIST_HEAD(&stream->managed_single);
 	cufab_stream_init_work(stream);
 	stream->space = space;
 	stream->client = client;
@@ -477,12 +486,20 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);
 	space = stream->space;
+	/* a full queue holds the caller, as a GPU's full push buffer does */
+	ret = cufab_stream_queue_reserve(space);
+	if (ret) {
+		cufab_stream_put(stream);
+		return ret;
+	}
 	op = cufab_op_new(stream, cmd);
 	if (IS_ERR(op)) {
+		cufab_stream_queue_unreserve(space);
 		cufab_stream_put(stream);
 		return PTR_ERR(op);
 	}
-	/* from here the op owns the stream reference */
+	/* from here the op owns the stream reference and the place */
+	op->reserved = true;
 	implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
 	if (implicit) {
 		mutex_lock(&space->lock);
@@ -858,6 +875,8 @@ int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct cufab_client *client = filp->private_data;
 	struct cufab_stream_space *space;
+	unsigned long off;
+	int ret;
 
 	if (!cufab_client_is_owner(client) ||
 	    vma->vm_end - vma->vm_start != PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE) ||
@@ -872,7 +891,15 @@ int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma)
 		return PTR_ERR(space);
 	vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	return remap_vmalloc_range(vma, space->slots, 0);
+	/* remap_vmalloc_range() wants VM_USERMAP: vmalloc_user()'s alone */
+	for (off = 0; off < PAGE_ALIGN(CUFAB_SEQ_MMAP_SIZE); off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page((void *)space->slots +
+						     off));
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static int cufab_client_streams_show(struct cufab_client *client, void *arg)

@@ -218,7 +218,7 @@ bool cufab_mt_swap(struct maple_tree *mt, unsigned long start, u64 length,
 	ok = mas_walk(&mas) == old && mas.index == start &&
 	     mas.last == start + length - 1;
 	if (ok)
-		mas_store_gfp(&mas, entry, GFP_KERNEL);
+		mas_store_gfp(&mas, entry, GFP_KERNEL_ACCOUNT);
 	mtree_unlock(mt);
 	return ok;
 }
@@ -705,7 +705,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 	if (!ret)
 		ret = mtree_insert_range(&space->ranges, va->start,
 					 va->start + length - 1, va,
-					 GFP_KERNEL);
+					 GFP_KERNEL_ACCOUNT);
 	if (!ret) {
 		kref_get(&va->ref);	/* the tree's */
 		if (legacy)
@@ -855,7 +855,7 @@ static int cufab_va_maps_insert(struct cufab_va *va, struct cufab_va_map *map)
 	}
 	if (!ret) {
 		mas_set_range(&mas, map->start, last);
-		ret = mas_store_gfp(&mas, map, GFP_KERNEL);
+		ret = mas_store_gfp(&mas, map, GFP_KERNEL_ACCOUNT);
 	}
 	mas_unlock(&mas);
 	return ret;

@@ -206,7 +206,7 @@ static void cufab_arena_vm_close(struct vm_area_struct *vma)
 		/* best effort: carving checks the VMA anyway */
 		mtree_store_range(&arena->ranges, vma->vm_start,
 				  vma->vm_end - 1, CUFAB_ARENA_GONE,
-				  GFP_KERNEL);
+				  GFP_KERNEL_ACCOUNT);
 	}
 	last = !--arena->vmas;
 	arena->whole = false;
@@ -667,7 +667,7 @@ static int cufab_arena_carve(struct cufab_va_arena *arena,
 		return -ENOSPC;
 	va->start = addr;
 	return mtree_insert_range(&arena->ranges, addr, addr + va->length - 1,
-				  va, GFP_KERNEL);
+				  va, GFP_KERNEL_ACCOUNT);
 }
 
 /* cufab_arena_carve() with the locks it needs. */

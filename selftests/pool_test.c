@@ -1416,9 +1416,10 @@ static int exporter_start(CUmemAllocationHandleType type, int sock,
 static int importer_start(CUmemAllocationHandleType type, int sock,
 			  CUmemoryPool *pool, CUdeviceptr *a)
 {
+	cuuint64_t threshold = 1 << 20;
 	struct pool_msg msg;
 	CUdeviceptr other;
-	int fd = -1;
+	int fd = -1, off = 0;
 	void *h;
 
 	if (child_init())
@@ -1439,6 +1440,14 @@ static int importer_start(CUmemAllocationHandleType type, int sock,
 	if (cuMemAllocFromPoolAsync(&other, 16, *pool, NULL) !=
 	    CUDA_ERROR_INVALID_VALUE)
 		return 25;
+	/* nor change the exporter's attributes; reading them is fine */
+	if (cuMemPoolSetAttribute(*pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+				  &threshold) != CUDA_ERROR_NOT_PERMITTED ||
+	    cuMemPoolSetAttribute(*pool, CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC,
+				  &off) != CUDA_ERROR_NOT_PERMITTED ||
+	    cuMemPoolGetAttribute(*pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+				  &threshold) || threshold)
+		return 39;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
  * legacy-stream rules, asynchronous errors, cuCtxSynchronize and
  * cuCtxDestroy with work queued, and a process killed with work queued.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 #include "mem_helpers.h"
+#include "cufab_uapi.h"
 #include "stream_helpers.h"
 
 /* Never issued by the library: slot far beyond its table. */
@@ -931,6 +933,282 @@ TEST(race_knob_exposes_missing_sync)
 	EXPECT_LT(0, exposed);
 	EXPECT_EQ(0, wrong);
 	cuCtxDestroy(ctx);
+}
+
+/*
+ * The nice value of a kernel worker running work of a cufab engine now
+ * ("+cufab-ce" in its comm), its comm in @comm; 100 when none is seen.
+ */
+static int engine_worker_nice(char *comm, size_t len)
+{
+	char path[300], buf[512], *p, *end;
+	struct dirent *e;
+	int nice = 100, i;
+	DIR *d;
+	FILE *f;
+
+	d = opendir("/proc");
+	if (!d)
+		return 100;
+	while (nice == 100 && (e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = fgets(buf, sizeof(buf), f) ? strstr(buf, "+cufab-ce") : NULL;
+		fclose(f);
+		if (!p)
+			continue;
+		end = strchr(p, ')');
+		snprintf(comm, len, "%.*s", end ? (int)(end - p) : 0, p);
+		p = strrchr(buf, ')');
+		/* after "comm)": state is field 3, nice field 19 */
+		for (i = 3; p && i <= 19; i++)
+			p = strchr(p + 1, ' ');
+		if (p)
+			nice = atoi(p + 1);
+	}
+	closedir(d);
+	return nice;
+}
+
+/* Copies on a greatest-priority stream until killed; ready on @fd. */
+static int busy_priority_stream(int fd, int nobody)
+{
+	const size_t len = 32 << 20;
+	CUdeviceptr a, b;
+	CUcontext ctx;
+	int greatest, least;
+	CUstream s;
+
+	if (nobody)
+		become_nobody();
+	if (cuInit(0) || !(ctx = ctx_on(0)) ||
+	    cuCtxGetStreamPriorityRange(&least, &greatest) ||
+	    cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, greatest) ||
+	    cuMemAlloc(&a, len) || cuMemAlloc(&b, len) ||
+	    cuMemsetD8(a, 1, len))
+		return 1;
+	if (write(fd, "r", 1) != 1)
+		return 2;
+	for (;;)
+		if (cuMemcpyAsync(b, a, len, s) || cuStreamSynchronize(s))
+			return 3;
+}
+
+/* The nice of the worker seen running @nobody's greatest-priority copies. */
+static int priority_worker_nice(int nobody, char *comm, size_t len)
+{
+	int ready[2], nice = 100, i;
+	char c;
+	pid_t pid;
+
+	if (pipe(ready))
+		return 101;
+	pid = fork();
+	if (pid < 0)
+		return 102;
+	if (!pid)
+		_exit(busy_priority_stream(ready[1], nobody));
+	close(ready[1]);
+	if (read(ready[0], &c, 1) == 1)
+		for (i = 0; i < 2000 && nice == 100; i++) {
+			nice = engine_worker_nice(comm, len);
+			if (nice == 100)
+				usleep(1000);
+		}
+	close(ready[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return nice;
+}
+
+/*
+ * A greatest-priority stream's work runs in a nice -20 worker only for a
+ * process with CAP_SYS_NICE (root here); anybody else's runs at nice 0,
+ * still on its own queue ahead of default-priority work.
+ */
+TEST(priority_worker_needs_cap_sys_nice)
+{
+	char comm[64] = "";
+	int nice;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "no module");
+	nice = priority_worker_nice(1, comm, sizeof(comm));
+	ASSERT_NE(100, nice) TH_LOG("no worker seen running the copies");
+	EXPECT_EQ(0, nice) TH_LOG("nobody's priority work ran in %s at nice %d",
+				  comm, nice);
+	nice = priority_worker_nice(0, comm, sizeof(comm));
+	ASSERT_NE(100, nice) TH_LOG("no worker seen running the copies");
+	EXPECT_EQ(-20, nice) TH_LOG("root's priority work ran in %s at nice %d",
+				    comm, nice);
+}
+
+/* Open the gate 300 ms later, while the submitter is held. */
+static void *gate_open_300ms(void *p)
+{
+	usleep(300000);
+	gate_open(p);
+	return NULL;
+}
+
+/*
+ * stream_queue_max bounds the operations a process has queued: with a
+ * host function holding the stream and the bound at 16, the 64 sets
+ * behind it do not all go in; the submitter waits until the gate opens
+ * and the queue drains, then every set runs.
+ */
+TEST(queue_depth_bound_blocks)
+{
+	static struct gate g = GATE_INIT;
+	long saved = cufab_param("stream_queue_max");
+	unsigned char last = 0;
+	CUdeviceptr d;
+	pthread_t opener;
+	CUcontext ctx;
+	int i, held;
+	CUstream s;
+
+	CTX_OR_SKIP(ctx);
+	ASSERT_LE(0, saved) TH_LOG("no stream_queue_max parameter");
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_EQ(0, param_set("stream_queue_max", 16));
+	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
+	ASSERT_EQ(0, pthread_create(&opener, NULL, gate_open_300ms, &g));
+	for (i = 0; i < 64; i++)
+		ASSERT_CU(CUDA_SUCCESS, cuMemsetD8Async(d, i, 4096, s));
+	pthread_mutex_lock(&g.lock);
+	held = g.open;
+	pthread_mutex_unlock(&g.lock);
+	EXPECT_EQ(1, held) TH_LOG("64 submissions went in past a bound of 16");
+	pthread_join(opener, NULL);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&last, d + 4095, 1));
+	EXPECT_EQ(63, last);
+	param_set("stream_queue_max", (unsigned int)saved);
+	cuStreamDestroy(s);
+	cuMemFree(d);
+	cuCtxDestroy(ctx);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Raw: a submission held by the queue bound returns EINTR when a signal
+ * without SA_RESTART arrives, and nothing was queued.
+ */
+TEST(queue_depth_bound_eintr)
+{
+	struct cufab_stream_create c = {
+		.size = sizeof(c), .flags = CUFAB_STREAM_NON_BLOCKING,
+	};
+	struct cufab_stream_submit host = {
+		.size = sizeof(host), .op = CUFAB_OP_HOST, .host_fn = 1,
+	};
+	struct cufab_stream_submit wait = {
+		.size = sizeof(wait), .op = CUFAB_OP_STREAM_WAIT,
+	};
+	long saved = cufab_param("stream_queue_max");
+	struct cufab_stream_wait poll = {
+		.size = sizeof(poll), .what = CUFAB_WAIT_STREAM, .seq = 3,
+		.flags = CUFAB_WAIT_POLL,
+	};
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct cufab_stream_create c2;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_LE(0, saved) TH_LOG("no stream_queue_max parameter");
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &c.ctx_id));
+	c2 = c;
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c));
+	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c2));
+	ASSERT_EQ(0, param_set("stream_queue_max", 2));
+	/* nobody serves host operations here: the first holds the stream */
+	host.stream_id = c.out_stream_id;
+	wait.stream_id = c.out_stream_id;
+	wait.event_id = c2.out_stream_id;
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &host));
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &host));
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	alarm(1);
+	EXPECT_EQ(EINTR, cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &wait));
+	alarm(0);
+	/* nothing was queued: sequence 3 was never submitted */
+	poll.id = c.out_stream_id;
+	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &poll));
+	param_set("stream_queue_max", (unsigned int)saved);
+	/* closing cancels the held host operations */
+	close(fd);
+}
+
+/* memory.stat "vmalloc" of the cgroup @dir, or -1. */
+static long long cg_vmalloc(const char *dir)
+{
+	long long vmalloc = -1;
+	char path[256], key[64];
+	unsigned long long v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %llu", key, &v) == 2)
+		if (!strcmp(key, "vmalloc"))
+			vmalloc = v;
+	fclose(f);
+	return vmalloc;
+}
+
+/* In the cgroup @dir: a client's first stream; 0 if its slots are charged. */
+static int slots_child(const char *dir)
+{
+	struct cufab_stream_create c = { .size = sizeof(c) };
+	long long before, after;
+	int fd;
+
+	if (cg_join(dir))
+		return 10;
+	before = cg_vmalloc(dir);
+	fd = cufab_open();
+	if (before < 0 || fd < 0 || ctx_create(fd, 0, 0, &c.ctx_id) ||
+	    cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c))
+		return 11;
+	after = cg_vmalloc(dir);
+	fprintf(stderr, "# vmalloc charged to the cgroup: %lld bytes\n",
+		after - before);
+	/* the client's 128 KiB of completion slots */
+	return after - before >= 128 << 10 ? 0 : 14;
+}
+
+/*
+ * The 128 KiB of completion slots a client gets with its first stream
+ * count against the process's memory cgroup (memory.stat "vmalloc"):
+ * opening many clients cannot put memory outside every limit.
+ */
+TEST(slots_charged_to_memcg)
+{
+	char dir[128];
+	pid_t pid;
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "no module");
+	if (cg_make(dir, sizeof(dir), "cufab_slots"))
+		SKIP(return, "no cgroup v2 memory controller");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(slots_child(dir));
+	EXPECT_EQ(0, wait_child(pid)) TH_LOG("14: the slots were not charged");
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN

@@ -12,6 +12,7 @@
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/kthread.h>
 #include <linux/slab.h>
 
 #include "cufab.h"
@@ -389,6 +390,164 @@ static void teardown_waits_for_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, live, cufab_live_objects());
 }
 
+static const char *test_fence_name(struct dma_fence *fence)
+{
+	return "cufab-kunit";
+}
+
+static const struct dma_fence_ops test_fence_ops = {
+	.get_driver_name = test_fence_name,
+	.get_timeline_name = test_fence_name,
+};
+
+/* Has the head of @s taken a callback on its dependency? */
+static bool head_waiting(struct cufab_stream *s)
+{
+	struct cufab_op *op;
+	bool waiting;
+
+	spin_lock(&s->lock);
+	op = list_first_entry_or_null(&s->ops, struct cufab_op, node);
+	waiting = op && op->state == CUFAB_OP_WAITING;
+	spin_unlock(&s->lock);
+	return waiting;
+}
+
+/*
+ * The dependency callback of a waiting head runs in the signaller, under
+ * the fence's lock, and reads the operation's stream. The engine must
+ * not run (and free) the operation until the callback has returned: the
+ * test signals the fence holding its lock, as dma_fence_signal() does
+ * around the callbacks, and the operation must not run meanwhile.
+ */
+static void dep_callback_done_before_run(struct kunit *test)
+{
+	struct dma_fence *last;
+	struct engine_env env;
+	struct cufab_stream *s;
+	struct cufab_fence *dep;
+	unsigned int ran = 0;
+	unsigned long flags;
+	int i;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs a second CPU for the engine");
+	engine_env_init(test, &env);
+	/* freed by its last put, as any fence */
+	dep = kzalloc(sizeof(*dep), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dep);
+	spin_lock_init(&dep->lock);
+	dma_fence_init(&dep->base, &test_fence_ops, &dep->lock,
+		       dma_fence_context_alloc(1), 1);
+	s = env_stream(test, &env);
+	env_queue(test, s, &test_op_type, &dep->base, &last);
+	for (i = 0; i < 1000 && !head_waiting(s); i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, head_waiting(s));
+
+	spin_lock_irqsave(&dep->lock, flags);
+	dma_fence_signal_locked(&dep->base);
+	/* the callback has kicked the engine: give it 100 ms to misbehave */
+	for (i = 0; i < 100 && !ran; i++) {
+		mdelay(1);
+		ran = READ_ONCE(engine_log->n);
+	}
+	spin_unlock_irqrestore(&dep->lock, flags);
+
+	KUNIT_EXPECT_EQ_MSG(test, 0U, ran,
+			    "the operation ran under its dependency's callback");
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(last, false, 10 * HZ),
+			0L);
+	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
+	dma_fence_put(last);
+	cufab_stream_put(s);
+	engine_env_fini(&env);
+	dma_fence_put(&dep->base);
+}
+
+/* Two publishers of one slot, an older record racing a newer one. */
+struct publish_race {
+	struct cufab_stream_space *space;
+	int slot;
+	atomic_t go;		/* round the older publisher may run */
+	atomic_t done;		/* rounds it has finished */
+	unsigned int rounds;
+};
+
+/* The older record of each round, cancelled: it must change nothing. */
+static int publish_older(void *arg)
+{
+	struct publish_race *r = arg;
+	unsigned int k;
+
+	for (k = 1; k <= r->rounds; k++) {
+		/* a yield, should the test thread share this CPU */
+		while (atomic_read(&r->go) < k && !kthread_should_stop())
+			cond_resched();
+		if (kthread_should_stop())
+			break;
+		ndelay((k * 7) % 5 * 20);
+		cufab_slot_publish(r->space, r->slot, 2 * k - 1, 0,
+				   -ECANCELED);
+		atomic_set(&r->done, k);
+	}
+	while (!kthread_should_stop())
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+/*
+ * Records of one event on two streams complete at once, the newer one
+ * successful: whatever the interleaving, the slot ends at the newer
+ * number, with its time and no error.
+ */
+static void slot_publish_concurrent(struct kunit *test)
+{
+	struct publish_race r = { .rounds = 20000 };
+	unsigned long end = jiffies + 3 * HZ;
+	unsigned int k, bad = 0, cpu;
+	struct task_struct *t;
+	struct engine_env env;
+	struct cufab_seq_slot *s;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	engine_env_init(test, &env);
+	r.space = env.space;
+	r.slot = cufab_slot_alloc(env.space);
+	KUNIT_ASSERT_GE(test, r.slot, 0);
+	s = &env.space->slots[r.slot];
+	atomic_set(&r.go, 0);
+	atomic_set(&r.done, 0);
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	t = kthread_create(publish_older, &r, "cufab-kunit-pub");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	wake_up_process(t);
+	for (k = 1; k <= r.rounds && time_before(jiffies, end); k++) {
+		atomic_set(&r.go, k);
+		ndelay((k * 3) % 5 * 20);
+		cufab_slot_publish(env.space, r.slot, 2 * k, 2 * k, 0);
+		while (atomic_read(&r.done) < k)
+			cond_resched();
+		if (READ_ONCE(s->seq) != 2 * k || READ_ONCE(s->error) ||
+		    READ_ONCE(s->time_ns) != 2 * k)
+			bad++;
+		/* the next round starts where this one must have ended */
+		WRITE_ONCE(s->error, 0);
+		WRITE_ONCE(s->time_ns, 2 * k);
+		WRITE_ONCE(s->seq, 2 * k);
+	}
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
+			    "%u of %u rounds left the slot at the older record",
+			    bad, k - 1);
+	cufab_slot_free(env.space, r.slot);
+	engine_env_fini(&env);
+}
+
 static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(inline_when_idle),
 	KUNIT_CASE(runs_in_order),
@@ -397,6 +556,8 @@ static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(cancel_completes_all),
 	KUNIT_CASE(slot_is_monotonic),
 	KUNIT_CASE(teardown_waits_for_release),
+	KUNIT_CASE(dep_callback_done_before_run),
+	KUNIT_CASE(slot_publish_concurrent),
 	{}
 };
 

@@ -279,12 +279,12 @@ void managed_print_event(struct nlattr **tb)
 		     "unknown");
 	print_uint(PRINT_ANY, "pid", " pid %u", attr_u32(tb[CUFAB_NL_A_PID]));
 	print_string(PRINT_ANY, "comm", " (%s):", comm);
-	print_u64(PRINT_JSON, "addr", NULL,
-		  attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
-	print_fp(" 0x%llx", (unsigned long long)
-		 attr_u64(tb[CUFAB_NL_A_MANAGED_ADDR]));
 	print_u64(PRINT_ANY, "alloc_id", " allocation %llu",
 		  attr_u64(tb[CUFAB_NL_A_MANAGED_ALLOC_ID]));
+	print_u64(PRINT_JSON, "offset", NULL,
+		  attr_u64(tb[CUFAB_NL_A_MANAGED_OFFSET]));
+	print_fp(" + 0x%llx", (unsigned long long)
+		 attr_u64(tb[CUFAB_NL_A_MANAGED_OFFSET]));
 	print_string(PRINT_ANY, "attach", " (attached %s)",
 		     attach_name(attr_u32(tb[CUFAB_NL_A_MANAGED_ATTACH])));
 	if (tb[CUFAB_NL_A_MANAGED_BY_STREAM]) {

@@ -1812,7 +1812,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_TOPO_RACE_DELAY_US,	/* u32, race exposure: delay (race_delay_us) */
 	CUFAB_NL_A_TOPO_RACE_SEED,	/* u32, race exposure: seed (race_seed) */
 	CUFAB_NL_A_MANAGED_KIND,	/* u32, enum cufab_managed_event */
-	CUFAB_NL_A_MANAGED_ADDR,	/* u64, the address accessed */
+	CUFAB_NL_A_MANAGED_ADDR,	/* u64, no longer sent (see OFFSET) */
 	CUFAB_NL_A_MANAGED_ALLOC_ID,	/* u64, the allocation (ALLOC_GET's id) */
 	CUFAB_NL_A_MANAGED_ATTACH,	/* u32, its CUFAB_ATTACH_* now */
 	CUFAB_NL_A_MANAGED_STREAM,	/* u64, uid of the busy or attached stream */
@@ -1820,6 +1820,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
 	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
 	CUFAB_NL_A_POOL_REUSE,		/* u32, BIT(CUFAB_POOL_ATTR_REUSE_*) on (1.7) */
+	CUFAB_NL_A_MANAGED_OFFSET,	/* u64, where in the allocation the access was */
 	__CUFAB_NL_A_MAX,
 };
 
