@@ -2034,6 +2034,10 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
 int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+struct cufab_op *cufab_op_alloc(struct cufab_stream *stream);
+struct cufab_stream *cufab_stream_lookup(struct cufab_client *client, u32 id);
+int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
+			   u64 *seq, u64 *aux);
 
 /* stream_netlink.c */
 int cufab_nl_stream_get_dumpit(struct sk_buff *skb,
