@@ -1862,6 +1862,7 @@ enum cufab_op_state {
 	CUFAB_OP_RUNNING,	/* the engine runs it */
 	CUFAB_OP_HOSTQ,		/* on the space's host queue */
 	CUFAB_OP_HOSTRUN,	/* handed to the host thread */
+	CUFAB_OP_PARKED,	/* head, ran, runs again after cufab_op_wake() */
 };
 
 /**
@@ -1876,7 +1877,12 @@ enum cufab_op_state {
  * @queued: called under the stream's lock once the operation has its
  *	sequence number and fence, before it can run; may be NULL
  * @execute: run it on the engine. Return 0 when done, -EINPROGRESS when
- *	someone else completes it later (cufab_op_complete()), or -errno
+ *	someone else completes it later (cufab_op_complete()), CUFAB_OP_PARK
+ *	when it cannot go on yet: the stream holds it at its head and runs
+ *	@execute again after cufab_op_wake(), or -errno
+ * @unpark: a parked operation is being cancelled: no cufab_op_wake() of it
+ *	may start after this returns. Called under the stream's lock; may be
+ *	NULL for a type that never parks
  * @cleanup: release what @prepare took; called once, also for an
  *	operation cancelled before it ran; may be NULL
  */
@@ -1888,7 +1894,11 @@ struct cufab_op_type {
 	void (*queued)(struct cufab_op *op);
 	int (*execute)(struct cufab_op *op);
 	void (*cleanup)(struct cufab_op *op);
+	void (*unpark)(struct cufab_op *op);
 };
+
+/* struct cufab_op_type.execute: hold the operation until it is woken */
+#define CUFAB_OP_PARK	1
 
 /**
  * struct cufab_op - one queued operation
@@ -1902,6 +1912,7 @@ struct cufab_op_type {
  * @next_dep: first entry not known to be signalled
  * @dep_cb: callback on @deps[@next_dep] while WAITING
  * @dep_fired: @dep_cb has run
+ * @woken: cufab_op_wake() since the operation last started running
  * @delayed: the race knob has had its say
  * @state: enum cufab_op_state
  * @status: the stream's error when the op was reached (HOST ops)
@@ -1921,6 +1932,7 @@ struct cufab_op {
 	unsigned int next_dep;
 	struct dma_fence_cb dep_cb;
 	bool dep_fired;
+	bool woken;
 	bool delayed;
 	enum cufab_op_state state;
 	int status;
@@ -1998,6 +2010,7 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 			     u64 *seq, u64 *aux, bool *claimed);
 void cufab_op_run(struct cufab_op *op);
+void cufab_op_wake(struct cufab_op *op);
 void cufab_stream_kick(struct cufab_stream *stream);
 void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);

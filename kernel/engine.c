@@ -12,7 +12,9 @@
  * dependencies are met runs on the engine: copies and sets move the bytes
  * in the owning process's address space (kthread_use_mm()), host
  * operations go to the process's host thread and complete when it says
- * so, event records stamp the event's slot. Completing an operation
+ * so, event records stamp the event's slot. A head that cannot go on yet
+ * (a stream memory wait) parks: it keeps the stream but not the engine,
+ * and runs again when its type wakes it. Completing an operation
  * publishes its sequence number in the stream's slot, signals its fence
  * and queues the work again for the next head. An operation that costs
  * nothing (event records and waits) submitted to an idle stream with
@@ -350,6 +352,10 @@ static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
 		op->next_dep++;
 		op->state = CUFAB_OP_QUEUED;
 	}
+	if (op->state == CUFAB_OP_PARKED && READ_ONCE(op->woken)) {
+		WRITE_ONCE(op->woken, false);
+		op->state = CUFAB_OP_QUEUED;
+	}
 	if (op->state != CUFAB_OP_QUEUED)
 		goto none;
 	while (op->next_dep < op->nr_deps) {
@@ -399,6 +405,43 @@ static void cufab_stream_work(struct work_struct *work)
 }
 
 /**
+ * cufab_op_wake() - let a parked operation run again
+ * @op: an operation whose type may park it, not yet freed (its type
+ *	guarantees that until its @unpark or @cleanup)
+ *
+ * Context: any, hard interrupts included; takes no lock of ours.
+ */
+void cufab_op_wake(struct cufab_op *op)
+{
+	WRITE_ONCE(op->woken, true);
+	cufab_stream_kick(op->stream);
+}
+
+/*
+ * @op's type says it cannot go on yet: hold it until woken. A stream
+ * cancelled while it ran has passed its PARKED operations already: this
+ * one completes cancelled now, before cufab_stream_cancel() returns.
+ */
+static void cufab_op_park(struct cufab_op *op)
+{
+	struct cufab_stream *stream = op->stream;
+	bool dead, woken;
+
+	spin_lock(&stream->lock);
+	dead = stream->dead;
+	if (!dead)
+		op->state = CUFAB_OP_PARKED;
+	/* PARKED, @op is the canceller's once the lock is dropped */
+	woken = READ_ONCE(op->woken);
+	spin_unlock(&stream->lock);
+	if (dead)
+		cufab_op_complete(op, -ECANCELED);
+	/* a wake while it ran found it RUNNING: the kick found nothing to do */
+	else if (woken)
+		cufab_stream_kick(stream);
+}
+
+/**
  * cufab_op_run() - run a RUNNING operation and complete it
  * @op: the head of its stream, on the engine or claimed by its submitter
  */
@@ -412,7 +455,9 @@ void cufab_op_run(struct cufab_op *op)
 		ret = -ENOMEM;
 	else
 		ret = op->type->execute(op);
-	if (ret != -EINPROGRESS)
+	if (ret == CUFAB_OP_PARK)
+		cufab_op_park(op);
+	else if (ret != -EINPROGRESS)
 		cufab_op_complete(op, ret);
 }
 
@@ -449,7 +494,8 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	}
 	list_del(&op->node);
 	stream->depth--;
-	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN)
+	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN ||
+	    op->state == CUFAB_OP_PARKED)
 		stream->running = NULL;
 	cufab_slot_publish(space, stream->slot, op->seq, ktime_get_ns(),
 			   stream->error);
@@ -515,8 +561,11 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err)
 		if (op->state == CUFAB_OP_WAITING)
 			dma_fence_remove_callback(op->deps[op->next_dep],
 						  &op->dep_cb);
+		if (op->state == CUFAB_OP_PARKED)
+			op->type->unpark(op);
 		if (op->state == CUFAB_OP_QUEUED ||
-		    op->state == CUFAB_OP_WAITING)
+		    op->state == CUFAB_OP_WAITING ||
+		    op->state == CUFAB_OP_PARKED)
 			list_add_tail(&op->host_node, &cancelled);
 	}
 	spin_unlock(&stream->lock);
