@@ -53,6 +53,7 @@ struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
 struct cufab_op;
+struct cufab_memop_job;
 struct cufab_stream;
 struct cufab_stream_space;
 struct cufab_team;
@@ -603,7 +604,7 @@ enum {
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
 	CUFAB_HAS_HOST_REGISTER = 0,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
-	CUFAB_HAS_STREAM_MEM_OPS = 0,
+	CUFAB_HAS_STREAM_MEM_OPS = 1,
 	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
 	CUFAB_HAS_IPC_EVENTS = 1,
 };
@@ -1962,6 +1963,9 @@ struct cufab_op {
 		struct {
 			void *job;	/* alloc_managed.c's */
 		} prefetch;
+		struct {
+			struct cufab_memop_job *job;	/* streammem.c's */
+		} memop;
 	} u;
 };
 
@@ -2051,6 +2055,9 @@ struct cufab_op *cufab_op_alloc(struct cufab_stream *stream);
 struct cufab_stream *cufab_stream_lookup(struct cufab_client *client, u32 id);
 int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
 			   u64 *seq, u64 *aux);
+
+/* streammem.c */
+int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd);
 
 /* stream_netlink.c */
 int cufab_nl_stream_get_dumpit(struct sk_buff *skb,

@@ -51,6 +51,24 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
 					    CUmemLocation location,
 					    unsigned int flags,
 					    CUstream hStream);
+CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint32_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint64_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint32_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint64_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
+					    unsigned int count,
+					    CUstreamBatchMemOpParams *paramArray,
+					    unsigned int flags);
 CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
 					     CUdeviceptr dptr, size_t length,
 					     unsigned int flags);

@@ -114,6 +114,18 @@ CUFAB_ENTRY(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000)
 CUFAB_ENTRY(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000)
 CUFAB_ENTRY(cuStreamAttachMemAsync_ptsz, cuStreamAttachMemAsync_ptsz, 7000)
 
+/* streammem.c */
+CUFAB_ENTRY(cuStreamWaitValue32_v2, cuStreamWaitValue32, 11070)
+CUFAB_ENTRY(cuStreamWaitValue32_v2_ptsz, cuStreamWaitValue32_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWaitValue64_v2, cuStreamWaitValue64, 11070)
+CUFAB_ENTRY(cuStreamWaitValue64_v2_ptsz, cuStreamWaitValue64_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWriteValue32_v2, cuStreamWriteValue32, 11070)
+CUFAB_ENTRY(cuStreamWriteValue32_v2_ptsz, cuStreamWriteValue32_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWriteValue64_v2, cuStreamWriteValue64, 11070)
+CUFAB_ENTRY(cuStreamWriteValue64_v2_ptsz, cuStreamWriteValue64_ptsz, 11070)
+CUFAB_ENTRY(cuStreamBatchMemOp_v2, cuStreamBatchMemOp, 11070)
+CUFAB_ENTRY(cuStreamBatchMemOp_v2_ptsz, cuStreamBatchMemOp_ptsz, 11070)
+
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)
