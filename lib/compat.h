@@ -21,6 +21,7 @@
 #undef cuEventElapsedTime
 #undef cuMemAdvise
 #undef cuMemPrefetchAsync
+#undef cuStreamGetCaptureInfo
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -69,6 +70,33 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
 					    unsigned int count,
 					    CUstreamBatchMemOpParams *paramArray,
 					    unsigned int flags);
+/* CUDA 10.0, 10.1 and 11.3 capture queries, before the 12.3 one. */
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
+					  CUstreamCaptureStatus *captureStatus);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
+					CUstreamCaptureStatus *captureStatus_out,
+					cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+					     CUstreamCaptureStatus *captureStatus_out,
+					     cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+					   CUstreamCaptureStatus *captureStatus_out,
+					   cuuint64_t *id_out, CUgraph *graph_out,
+					   const CUgraphNode **dependencies_out,
+					   size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+						CUstreamCaptureStatus *captureStatus_out,
+						cuuint64_t *id_out,
+						CUgraph *graph_out,
+						const CUgraphNode **dependencies_out,
+						size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+						CUstreamCaptureStatus *captureStatus_out,
+						cuuint64_t *id_out,
+						CUgraph *graph_out,
+						const CUgraphNode **dependencies_out,
+						const CUgraphEdgeData **edgeData_out,
+						size_t *numDependencies_out);
 CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
 					     CUdeviceptr dptr, size_t length,
 					     unsigned int flags);

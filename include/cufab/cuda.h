@@ -71,6 +71,7 @@ typedef uint64_t cuuint64_t;
 #define cuStreamWriteValue64		__CUDA_API_PTSZ(cuStreamWriteValue64_v2)
 #define cuStreamWaitValue64		__CUDA_API_PTSZ(cuStreamWaitValue64_v2)
 #define cuStreamBatchMemOp		__CUDA_API_PTSZ(cuStreamBatchMemOp_v2)
+#define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
 #define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
 #define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
 #define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
@@ -108,6 +109,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
+#define cuStreamIsCapturing		__CUDA_API_PTSZ(cuStreamIsCapturing)
 #endif
 
 /* The driver API version this header describes: CUDA 13.3. */
@@ -146,6 +148,8 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
 
 /* Implicit streams: the legacy NULL stream and the per-thread stream. */
 #define CU_STREAM_LEGACY     ((CUstream)0x1)
@@ -1078,6 +1082,29 @@ CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr,
 CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
 				    CUstreamBatchMemOpParams *paramArray,
 				    unsigned int flags);
+
+/* Stream capture state (cufab captures nothing: always NONE). */
+typedef enum CUstreamCaptureStatus_enum {
+	CU_STREAM_CAPTURE_STATUS_NONE = 0,
+	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+} CUstreamCaptureStatus;
+
+typedef struct CUgraphEdgeData_st {
+	unsigned char from_port;
+	unsigned char to_port;
+	unsigned char type;
+	unsigned char reserved[5];
+} CUgraphEdgeData;
+
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
+				     CUstreamCaptureStatus *captureStatus);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
+					CUstreamCaptureStatus *captureStatus_out,
+					cuuint64_t *id_out, CUgraph *graph_out,
+					const CUgraphNode **dependencies_out,
+					const CUgraphEdgeData **edgeData_out,
+					size_t *numDependencies_out);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
