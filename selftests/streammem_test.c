@@ -4,7 +4,8 @@
  * and cuStreamBatchMemOp through libcufab (their _v2 and _ptsz symbols),
  * and CUFAB_IOCTL_STREAM_MEMOP below it.
  *
- * Order through the engine, every condition, every documented error; a
+ * Order through the engine, every condition, every documented error and
+ * the asynchronous one of an access the GPU may not make; a
  * wait parks its stream and not the engine (more parked streams than the
  * GPU has engines while another stream runs); a write of another stream,
  * a CPU store of the process and a CPU store of another process through
@@ -339,6 +340,38 @@ TEST_F(mo, managed_and_host_memory)
 	EXPECT_EQ(23, *u64p(m + 8));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(h));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(m));
+}
+
+/*
+ * The GPU checks access when the entry runs: VMM memory only GPU 0 may
+ * access, written or waited on by a stream of GPU 1, fails that stream
+ * (ILLEGAL_ADDRESS at the synchronization), as the GPU faults.
+ */
+TEST(access_checked_when_run)
+{
+	struct vbuf b;
+	CUcontext c0, c1;
+	CUstream s;
+
+	INIT_OR_SKIP();
+	if (num_devices() < 2)
+		SKIP(return, "one GPU");
+	c0 = ctx_on(0);
+	ASSERT_NE(NULL, c0);
+	ASSERT_CU(CUDA_SUCCESS, vbuf_make(&b, 0, gran(0), 0));
+	c1 = ctx_on(1);
+	ASSERT_NE(NULL, c1);
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWriteValue32(s, b.va, 1, 0));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(s));
+	EXPECT_EQ(0, *u32p(b.va));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitValue32(s, b.va, 0, 0));
+	EXPECT_CU(CUDA_ERROR_ILLEGAL_ADDRESS, cuStreamSynchronize(s));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(c1));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxSetCurrent(c0));
+	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&b));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(c0));
 }
 
 /*
