@@ -54,6 +54,7 @@ struct cufab_binding;
 struct cufab_client;
 struct cufab_mc;
 struct cufab_op;
+struct cufab_memop_job;
 struct cufab_stream;
 struct cufab_stream_space;
 struct cufab_team;
@@ -604,7 +605,7 @@ enum {
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
 	CUFAB_HAS_HOST_REGISTER = 0,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
-	CUFAB_HAS_STREAM_MEM_OPS = 0,
+	CUFAB_HAS_STREAM_MEM_OPS = 1,
 	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
 	CUFAB_HAS_IPC_EVENTS = 1,
 };
@@ -1888,15 +1889,8 @@ enum cufab_op_state {
 	CUFAB_OP_RUNNING,	/* the engine runs it */
 	CUFAB_OP_HOSTQ,		/* on the space's host queue */
 	CUFAB_OP_HOSTRUN,	/* handed to the host thread */
-	CUFAB_OP_PAUSED,	/* head, ran in part: the engine comes back */
+	CUFAB_OP_PARKED,	/* head, ran, runs again after cufab_op_wake() */
 };
-
-/*
- * What an operation type's execute returns to be run again after
- * op->resume_us (PAUSED): not an errno, so that no error of a lower layer
- * can be mistaken for it.
- */
-#define CUFAB_OP_AGAIN		1
 
 /**
  * struct cufab_op_type - what one kind of operation does
@@ -1910,7 +1904,13 @@ enum cufab_op_state {
  * @queued: called under the stream's lock once the operation has its
  *	sequence number and fence, before it can run; may be NULL
  * @execute: run it on the engine. Return 0 when done, -EINPROGRESS when
- *	someone else completes it later (cufab_op_complete()), or -errno
+ *	someone else completes it later (cufab_op_complete()), CUFAB_OP_PARK
+ *	when it cannot go on yet: the stream holds it at its head and runs
+ *	@execute again after cufab_op_wake() (or, for cufab_op_yield(), by
+ *	itself), or -errno
+ * @unpark: a parked operation is being cancelled: no cufab_op_wake() of it
+ *	may start after this returns. Called under the stream's lock; may be
+ *	NULL for a type that never parks
  * @cleanup: release what @prepare took; called once, also for an
  *	operation cancelled before it ran; may be NULL
  */
@@ -1922,7 +1922,11 @@ struct cufab_op_type {
 	void (*queued)(struct cufab_op *op);
 	int (*execute)(struct cufab_op *op);
 	void (*cleanup)(struct cufab_op *op);
+	void (*unpark)(struct cufab_op *op);
 };
+
+/* struct cufab_op_type.execute: hold the operation until it is woken */
+#define CUFAB_OP_PARK	1
 
 /**
  * struct cufab_op - one queued operation
@@ -1936,6 +1940,7 @@ struct cufab_op_type {
  * @next_dep: first entry not known to be signalled
  * @dep_cb: callback on @deps[@next_dep] while WAITING
  * @dep_fired: @dep_cb has run
+ * @woken: cufab_op_wake() since the operation last started running
  * @delayed: the race knob has had its say
  * @state: enum cufab_op_state
  * @status: the stream's error when the op was reached (HOST ops)
@@ -1944,7 +1949,7 @@ struct cufab_op_type {
  * @aux: set by @type->queued for the submitter (a record's number)
  * @host_node: entry in the host queue (HOSTQ)
  * @token: the host token (HOSTRUN)
- * @resume_us: a PAUSED op runs again this much later
+ * @resume_us: a PARKED op that yielded runs again this much later
  * @stalled_since: jiffies since its faults would sleep (mem ops), or 0
  * @u: per-type arguments
  */
@@ -1959,6 +1964,7 @@ struct cufab_op {
 	unsigned int next_dep;
 	struct dma_fence_cb dep_cb;
 	bool dep_fired;
+	bool woken;
 	bool delayed;
 	enum cufab_op_state state;
 	int status;
@@ -1992,6 +1998,9 @@ struct cufab_op {
 		struct {
 			void *job;	/* alloc_managed.c's */
 		} prefetch;
+		struct {
+			struct cufab_memop_job *job;	/* streammem.c's */
+		} memop;
 	} u;
 };
 
@@ -2040,6 +2049,8 @@ int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 			     u64 *seq, u64 *aux, bool *claimed);
 void cufab_op_run(struct cufab_op *op);
+void cufab_op_wake(struct cufab_op *op);
+int cufab_op_yield(struct cufab_op *op, unsigned int us);
 void cufab_stream_kick(struct cufab_stream *stream);
 void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);
@@ -2079,6 +2090,13 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd);
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd);
 int cufab_ioctl_hostfn(struct cufab_ucmd *ucmd);
+struct cufab_op *cufab_op_alloc(struct cufab_stream *stream);
+struct cufab_stream *cufab_stream_lookup(struct cufab_client *client, u32 id);
+int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
+			   u64 *seq, u64 *aux);
+
+/* streammem.c */
+int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd);
 
 /* stream_netlink.c */
 int cufab_nl_stream_get_dumpit(struct sk_buff *skb,

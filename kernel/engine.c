@@ -12,7 +12,9 @@
  * dependencies are met runs on the engine: copies and sets move the bytes
  * in the owning process's address space (kthread_use_mm()), host
  * operations go to the process's host thread and complete when it says
- * so, event records stamp the event's slot. Completing an operation
+ * so, event records stamp the event's slot. A head that cannot go on yet
+ * (a stream memory wait) parks: it keeps the stream but not the engine,
+ * and runs again when its type wakes it. Completing an operation
  * publishes its sequence number in the stream's slot, signals its fence
  * and queues the work again for the next head. An operation that costs
  * nothing (event records and waits) submitted to an idle stream with
@@ -470,15 +472,13 @@ static struct cufab_op *cufab_stream_next(struct cufab_stream *stream,
 	op = list_first_entry_or_null(&stream->ops, struct cufab_op, node);
 	if (stream->dead || !op)
 		goto none;
-	if (op->state == CUFAB_OP_PAUSED) {
-		/* its dependencies and the race knob had their say */
-		op->state = CUFAB_OP_RUNNING;
-		spin_unlock(&stream->lock);
-		return op;
-	}
 	if (op->state == CUFAB_OP_WAITING && READ_ONCE(op->dep_fired)) {
 		cufab_op_dep_settle(op);
 		op->next_dep++;
+		op->state = CUFAB_OP_QUEUED;
+	}
+	if (op->state == CUFAB_OP_PARKED && READ_ONCE(op->woken)) {
+		WRITE_ONCE(op->woken, false);
 		op->state = CUFAB_OP_QUEUED;
 	}
 	if (op->state != CUFAB_OP_QUEUED)
@@ -529,37 +529,78 @@ static void cufab_stream_work(struct work_struct *work)
 	cufab_stream_put(stream);
 }
 
-/*
- * @op ran in part (CUFAB_OP_AGAIN from its execute): the worker goes to
- * other streams, and the stream's work comes back to it after
- * op->resume_us.
- * A stream cancelled meanwhile takes PAUSED ops with its queued ones; one
- * cancelled while it ran completes here.
+/**
+ * cufab_op_wake() - let a parked operation run again
+ * @op: an operation whose type may park it, not yet freed (its type
+ *	guarantees that until its @unpark or @cleanup)
+ *
+ * Context: any, hard interrupts included; takes no lock of ours.
  */
-static void cufab_op_pause(struct cufab_op *op)
+void cufab_op_wake(struct cufab_op *op)
+{
+	WRITE_ONCE(op->woken, true);
+	cufab_stream_kick(op->stream);
+}
+
+/**
+ * cufab_op_yield() - park @op, woken by the engine itself @us later
+ * @op: running; its execute returns what this returns
+ * @us: 0 to run again once the other streams' queued work had its turn
+ *
+ * For an operation that can go on but should not keep the worker: a long
+ * copy between two pieces, or one backing off from a fault.
+ *
+ * Return: CUFAB_OP_PARK.
+ */
+int cufab_op_yield(struct cufab_op *op, unsigned int us)
+{
+	op->resume_us = us;
+	WRITE_ONCE(op->woken, true);
+	return CUFAB_OP_PARK;
+}
+
+/* Run @stream's work again @us from now, as cufab_stream_kick() does. */
+static void cufab_stream_kick_later(struct cufab_stream *stream,
+				    unsigned int us)
+{
+	kref_get(&stream->ref);
+	if (!queue_delayed_work(stream->wq, &stream->work,
+				usecs_to_jiffies(us)))
+		cufab_stream_put(stream);
+}
+
+/*
+ * @op's type says it cannot go on yet: hold it until woken. A stream
+ * cancelled while it ran has passed its PARKED operations already: this
+ * one completes cancelled now, before cufab_stream_cancel() returns.
+ */
+static void cufab_op_park(struct cufab_op *op)
 {
 	struct cufab_stream *stream = op->stream;
-	bool dead;
+	unsigned int us = op->resume_us;
+	bool dead, woken;
 
 	spin_lock(&stream->lock);
 	dead = stream->dead;
 	if (!dead)
-		op->state = CUFAB_OP_PAUSED;
+		op->state = CUFAB_OP_PARKED;
+	/* PARKED, @op is the canceller's once the lock is dropped */
+	woken = READ_ONCE(op->woken);
 	spin_unlock(&stream->lock);
-	if (dead) {
+	if (dead)
 		cufab_op_complete(op, -ECANCELED);
-		return;
-	}
-	kref_get(&stream->ref);
-	if (!queue_delayed_work(stream->wq, &stream->work,
-				usecs_to_jiffies(op->resume_us)))
-		cufab_stream_put(stream);
+	/*
+	 * a wake while it ran found it RUNNING: the kick found nothing to
+	 * do; a yield is its own wake, @us later
+	 */
+	else if (woken)
+		cufab_stream_kick_later(stream, us);
 }
 
 /**
  * cufab_op_run() - run a RUNNING operation and complete it
  * @op: the head of its stream, on the engine or claimed by its submitter
- *	(only operations that cost nothing, which never pause)
+ *	(only operations that cost nothing, which never park)
  */
 void cufab_op_run(struct cufab_op *op)
 {
@@ -571,8 +612,8 @@ void cufab_op_run(struct cufab_op *op)
 		ret = -ENOMEM;
 	else
 		ret = op->type->execute(op);
-	if (ret == CUFAB_OP_AGAIN)
-		cufab_op_pause(op);
+	if (ret == CUFAB_OP_PARK)
+		cufab_op_park(op);
 	else if (ret != -EINPROGRESS)
 		cufab_op_complete(op, ret);
 }
@@ -611,7 +652,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 	list_del(&op->node);
 	stream->depth--;
 	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN ||
-	    op->state == CUFAB_OP_PAUSED)
+	    op->state == CUFAB_OP_PARKED)
 		stream->running = NULL;
 	cufab_slot_publish(space, stream->slot, op->seq, ktime_get_ns(),
 			   stream->error);
@@ -677,9 +718,11 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err)
 		if (op->state == CUFAB_OP_WAITING)
 			dma_fence_remove_callback(op->deps[op->next_dep],
 						  &op->dep_cb);
+		if (op->state == CUFAB_OP_PARKED && op->type->unpark)
+			op->type->unpark(op);
 		if (op->state == CUFAB_OP_QUEUED ||
 		    op->state == CUFAB_OP_WAITING ||
-		    op->state == CUFAB_OP_PAUSED)
+		    op->state == CUFAB_OP_PARKED)
 			list_add_tail(&op->host_node, &cancelled);
 	}
 	spin_unlock(&stream->lock);
@@ -796,9 +839,8 @@ static int cufab_op_mem_stalled(struct cufab_op *op)
 			      cufab_fault_timeout_ms);
 		return -EFAULT;
 	}
-	op->resume_us = clamp_t(unsigned int, op->resume_us * 2,
-				USEC_PER_MSEC, CUFAB_STALL_MAX_US);
-	return CUFAB_OP_AGAIN;
+	return cufab_op_yield(op, clamp_t(unsigned int, op->resume_us * 2,
+					  USEC_PER_MSEC, CUFAB_STALL_MAX_US));
 }
 
 /* The next piece of a copy or set, in the process's address space. */
@@ -816,14 +858,13 @@ static int cufab_op_mem_step(struct cufab_op *op)
 	if (ret == -EBUSY)
 		return cufab_op_mem_stalled(op);
 	op->stalled_since = 0;
-	op->resume_us = 0;
-	return ret == -EAGAIN ? CUFAB_OP_AGAIN : ret;
+	return ret == -EAGAIN ? cufab_op_yield(op, 0) : ret;
 }
 
 /*
  * Check access when the operation starts, as a GPU would fault then, and
  * move the bytes in the process's address space a piece at a time
- * (CUFAB_OP_AGAIN: the engine comes back for the rest). A process whose
+ * (cufab_op_yield(): the engine comes back for the rest). A process whose
  * address space is already gone fails the operation (-ESRCH): nobody is
  * left to see it.
  */

@@ -111,6 +111,7 @@ union cufab_ucmd_buffer {
 	struct cufab_mem_advise mem_advise;
 	struct cufab_mem_prefetch mem_prefetch;
 	struct cufab_mem_range_attrs mem_range_attrs;
+	struct cufab_stream_memop stream_memop;
 };
 
 struct cufab_ioctl_op {
@@ -260,6 +261,8 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_event_export, out_handle),
 	CUFAB_IOCTL_OP(EVENT_IMPORT, cufab_ioctl_event_import,
 		       struct cufab_event_import, handle),
+	CUFAB_IOCTL_OP(STREAM_MEMOP, cufab_ioctl_stream_memop,
+		       struct cufab_stream_memop, out_seq),
 };
 
 /*

@@ -207,8 +207,7 @@ const struct cufab_object_ops cufab_stream_ops = {
 };
 
 /* A reference to stream @id of @client, or ERR_PTR(-ENOENT). */
-static struct cufab_stream *cufab_stream_lookup(struct cufab_client *client,
-						u32 id)
+struct cufab_stream *cufab_stream_lookup(struct cufab_client *client, u32 id)
 {
 	struct cufab_stream *stream;
 	struct cufab_object *obj;
@@ -436,12 +435,17 @@ static int cufab_op_stream_dep(struct cufab_op *op, u32 other_id)
 	return cufab_op_one_dep(op, f);
 }
 
-static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
-				     const struct cufab_stream_submit *cmd)
+/**
+ * cufab_op_alloc() - a new operation of @stream, with its fence
+ * @stream: the stream; the operation takes over the caller's reference
+ *	only once it is queued (cufab_stream_submit_op())
+ *
+ * Return: the operation, with no type yet, or ERR_PTR(-ENOMEM). Undo with
+ * cufab_op_free() after clearing op->stream.
+ */
+struct cufab_op *cufab_op_alloc(struct cufab_stream *stream)
 {
-	const struct cufab_op_type *type = cufab_op_types[cmd->op];
 	struct cufab_op *op;
-	int ret;
 
 	if (cufab_should_fail(CUFAB_FAULT_STREAM))
 		return ERR_PTR(-ENOMEM);
@@ -452,7 +456,25 @@ static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 	INIT_LIST_HEAD(&op->host_node);
 	op->stream = stream;
 	op->fence = kzalloc(sizeof(*op->fence), GFP_KERNEL_ACCOUNT);
-	ret = op->fence ? type->prepare(op, cmd) : -ENOMEM;
+	if (!op->fence) {
+		kfree(op);
+		return ERR_PTR(-ENOMEM);
+	}
+	spin_lock_init(&op->fence->lock);
+	return op;
+}
+
+static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
+				     const struct cufab_stream_submit *cmd)
+{
+	const struct cufab_op_type *type = cufab_op_types[cmd->op];
+	struct cufab_op *op;
+	int ret;
+
+	op = cufab_op_alloc(stream);
+	if (IS_ERR(op))
+		return op;
+	ret = type->prepare(op, cmd);
 	if (ret)
 		goto err;
 	op->type = type;
@@ -462,7 +484,6 @@ static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 		ret = cufab_op_stream_dep(op, cmd->event_id);
 	if (ret)
 		goto err;
-	spin_lock_init(&op->fence->lock);
 	return op;
 err:
 	op->stream = NULL;	/* the caller's reference */
@@ -470,35 +491,29 @@ err:
 	return ERR_PTR(ret);
 }
 
-int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
+/**
+ * cufab_stream_submit_op() - queue a prepared operation with the legacy
+ *	stream rules and run it here when it may (cufab_stream_queue_claim())
+ * @stream: the stream, whose reference @op owns from now on
+ * @op: typed and prepared
+ * @seq: set to its sequence number
+ * @aux: set to what its type's @queued left
+ *
+ * Return: 0, or -errno with @op freed.
+ */
+int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
+			   u64 *seq, u64 *aux)
 {
-	struct cufab_stream_submit *cmd = ucmd->cmd;
-	struct cufab_stream_space *space;
-	struct cufab_stream *stream;
+	struct cufab_stream_space *space = stream->space;
 	bool implicit, claimed;
-	struct cufab_op *op;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved || !cmd->op ||
-	    cmd->op >= CUFAB_OP_MAX)
-		return -EINVAL;
-	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
-	if (IS_ERR(stream))
-		return PTR_ERR(stream);
-	space = stream->space;
 	/* a full queue holds the caller, as a GPU's full push buffer does */
 	ret = cufab_stream_queue_reserve(space);
 	if (ret) {
-		cufab_stream_put(stream);
+		cufab_op_free(op);
 		return ret;
 	}
-	op = cufab_op_new(stream, cmd);
-	if (IS_ERR(op)) {
-		cufab_stream_queue_unreserve(space);
-		cufab_stream_put(stream);
-		return PTR_ERR(op);
-	}
-	/* from here the op owns the stream reference and the place */
 	op->reserved = true;
 	implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
 	if (implicit) {
@@ -508,8 +523,7 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 		ret = 0;
 	}
 	if (!ret)
-		ret = cufab_stream_queue_claim(stream, op, &cmd->out_seq,
-					       &cmd->out_event_seq, &claimed);
+		ret = cufab_stream_queue_claim(stream, op, seq, aux, &claimed);
 	if (implicit)
 		mutex_unlock(&space->lock);
 	if (ret) {
@@ -519,7 +533,31 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	/* after space->lock: completing may drop the last stream reference */
 	if (claimed)
 		cufab_op_run(op);
-	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	return 0;
+}
+
+int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_submit *cmd = ucmd->cmd;
+	struct cufab_stream *stream;
+	struct cufab_op *op;
+	int ret;
+
+	if (cmd->flags || cmd->__reserved || !cmd->op ||
+	    cmd->op >= CUFAB_OP_MAX)
+		return -EINVAL;
+	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
+	if (IS_ERR(stream))
+		return PTR_ERR(stream);
+	op = cufab_op_new(stream, cmd);
+	if (IS_ERR(op)) {
+		cufab_stream_put(stream);
+		return PTR_ERR(op);
+	}
+	/* from here the op owns the stream reference */
+	ret = cufab_stream_submit_op(stream, op, &cmd->out_seq,
+				     &cmd->out_event_seq);
+	return ret ?: cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /*

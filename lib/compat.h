@@ -21,6 +21,7 @@
 #undef cuEventElapsedTime
 #undef cuMemAdvise
 #undef cuMemPrefetchAsync
+#undef cuStreamGetCaptureInfo
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -51,6 +52,51 @@ CUresult CUDAAPI cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count,
 					    CUmemLocation location,
 					    unsigned int flags,
 					    CUstream hStream);
+CUresult CUDAAPI cuStreamWaitValue32_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint32_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64_v2_ptsz(CUstream stream, CUdeviceptr addr,
+					     cuuint64_t value,
+					     unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint32_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64_v2_ptsz(CUstream stream,
+					      CUdeviceptr addr,
+					      cuuint64_t value,
+					      unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
+					    unsigned int count,
+					    CUstreamBatchMemOpParams *paramArray,
+					    unsigned int flags);
+/* CUDA 10.0, 10.1 and 11.3 capture queries, before the 12.3 one. */
+CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
+					  CUstreamCaptureStatus *captureStatus);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
+					CUstreamCaptureStatus *captureStatus_out,
+					cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_ptsz(CUstream hStream,
+					     CUstreamCaptureStatus *captureStatus_out,
+					     cuuint64_t *id_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2(CUstream hStream,
+					   CUstreamCaptureStatus *captureStatus_out,
+					   cuuint64_t *id_out, CUgraph *graph_out,
+					   const CUgraphNode **dependencies_out,
+					   size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream,
+						CUstreamCaptureStatus *captureStatus_out,
+						cuuint64_t *id_out,
+						CUgraph *graph_out,
+						const CUgraphNode **dependencies_out,
+						size_t *numDependencies_out);
+CUresult CUDAAPI cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream,
+						CUstreamCaptureStatus *captureStatus_out,
+						cuuint64_t *id_out,
+						CUgraph *graph_out,
+						const CUgraphNode **dependencies_out,
+						const CUgraphEdgeData **edgeData_out,
+						size_t *numDependencies_out);
 CUresult CUDAAPI cuStreamAttachMemAsync_ptsz(CUstream hStream,
 					     CUdeviceptr dptr, size_t length,
 					     unsigned int flags);

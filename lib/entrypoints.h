@@ -114,6 +114,28 @@ CUFAB_ENTRY(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000)
 CUFAB_ENTRY(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000)
 CUFAB_ENTRY(cuStreamAttachMemAsync_ptsz, cuStreamAttachMemAsync_ptsz, 7000)
 
+/* capture.c */
+CUFAB_ENTRY(cuStreamIsCapturing, cuStreamIsCapturing, 10000)
+CUFAB_ENTRY(cuStreamIsCapturing_ptsz, cuStreamIsCapturing_ptsz, 10000)
+CUFAB_ENTRY(cuStreamGetCaptureInfo, cuStreamGetCaptureInfo, 10010)
+CUFAB_ENTRY(cuStreamGetCaptureInfo_ptsz, cuStreamGetCaptureInfo_ptsz, 10010)
+CUFAB_ENTRY(cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo, 11030)
+CUFAB_ENTRY(cuStreamGetCaptureInfo_v2_ptsz, cuStreamGetCaptureInfo_ptsz, 11030)
+CUFAB_ENTRY(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo, 12030)
+CUFAB_ENTRY(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_ptsz, 12030)
+
+/* streammem.c */
+CUFAB_ENTRY(cuStreamWaitValue32_v2, cuStreamWaitValue32, 11070)
+CUFAB_ENTRY(cuStreamWaitValue32_v2_ptsz, cuStreamWaitValue32_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWaitValue64_v2, cuStreamWaitValue64, 11070)
+CUFAB_ENTRY(cuStreamWaitValue64_v2_ptsz, cuStreamWaitValue64_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWriteValue32_v2, cuStreamWriteValue32, 11070)
+CUFAB_ENTRY(cuStreamWriteValue32_v2_ptsz, cuStreamWriteValue32_ptsz, 11070)
+CUFAB_ENTRY(cuStreamWriteValue64_v2, cuStreamWriteValue64, 11070)
+CUFAB_ENTRY(cuStreamWriteValue64_v2_ptsz, cuStreamWriteValue64_ptsz, 11070)
+CUFAB_ENTRY(cuStreamBatchMemOp_v2, cuStreamBatchMemOp, 11070)
+CUFAB_ENTRY(cuStreamBatchMemOp_v2_ptsz, cuStreamBatchMemOp_ptsz, 11070)
+
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)

@@ -267,7 +267,7 @@ static const struct feature_attr {
 	{ CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, 0, REGISTER_CALLS },
 	{ CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 0, REGISTER_CALLS },
 #define MEMOP_CALLS	{ "cuStreamWaitValue32", "cuStreamWaitValue64", \
-			  "cuStreamWriteValue64" }
+			  "cuStreamWriteValue64", "cuStreamBatchMemOp" }
 	{ CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 0, MEMOP_CALLS },
 	{ CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 0, MEMOP_CALLS },
 	{ CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 0,
@@ -286,11 +286,19 @@ static const struct feature_attr {
 	  { "cuLogicalEndpointCreate", "cuLogicalEndpointBindMem" } },
 };
 
-/* Does the library have @name, by symbol and by cuGetProcAddress alike? */
+/*
+ * Does the library have @name, by symbol (its own, or the _v2 one cuda.h
+ * maps it to) and by cuGetProcAddress alike?
+ */
 static int have_call(struct __test_metadata *_metadata, const char *name)
 {
 	CUdriverProcAddressQueryResult st;
 	void *sym = dlsym(RTLD_DEFAULT, name), *pfn = NULL;
+	char v2[128];
+
+	snprintf(v2, sizeof(v2), "%s_v2", name);
+	if (!sym)
+		sym = dlsym(RTLD_DEFAULT, v2);
 
 	EXPECT_CU(CUDA_SUCCESS, cuGetProcAddress(name, &pfn, CUDA_VERSION, 0, &st));
 	EXPECT_EQ(!!sym, st == CU_GET_PROC_ADDRESS_SUCCESS) {

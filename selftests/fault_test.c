@@ -121,6 +121,19 @@ static int stream_scenario(void)
 	struct cufab_stream_wait w = {
 		.size = sizeof(w), .what = CUFAB_WAIT_CTX,
 	};
+	struct cufab_stream_create sm = {
+		.size = sizeof(sm), .flags = CUFAB_STREAM_NON_BLOCKING,
+	};
+	struct cufab_mem_alloc page = { .size = sizeof(page), .length = 4096 };
+	/* a write, a wait it satisfies, and a wait left parked for close() */
+	static struct cufab_memop mo[3] = {
+		{ .op = CUFAB_MEMOP_WRITE32, .value = 1 },
+		{ .op = CUFAB_MEMOP_WAIT32, .value = 1 },
+		{ .op = CUFAB_MEMOP_WAIT64, .value = 1 },
+	};
+	struct cufab_stream_memop memop = {
+		.size = sizeof(memop), .count = 3, .ops_ptr = (uintptr_t)mo,
+	};
 	int fd, err;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -155,6 +168,16 @@ static int stream_scenario(void)
 	op.event_id = sa.out_stream_id;
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
+	page.ctx_id = sm.ctx_id = sa.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &page);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &sm);
+	mo[0].addr = mo[1].addr = page.out_addr;
+	mo[2].addr = page.out_addr + 8;
+	memop.stream_id = sm.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_MEMOP, &memop);
 	/* the legacy stream waits for sa, which a host operation holds */
 	sb.flags = CUFAB_STREAM_LEGACY;
 	if (!err)
@@ -172,8 +195,8 @@ static int stream_scenario(void)
 
 TEST_FAIL_NTH(fault, fail_nth_streams)
 {
-	/* streams, event, three operations at least */
-	nth->min_injected = 6;
+	/* streams, event, page, four operations at least */
+	nth->min_injected = 8;
 	nth->min_failed = 1;
 	return stream_scenario();
 }

@@ -618,6 +618,22 @@ static void prepare_mem_set(struct __test_metadata *_metadata, int fd,
 	cmd->count = 64;
 }
 
+/* A one-entry batch: a write to a page of cuMemAlloc memory. */
+static struct cufab_memop memop_entry;
+
+static void prepare_stream_memop(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_stream_memop *cmd = buf;
+
+	memop_entry.op = CUFAB_MEMOP_WRITE32;
+	memop_entry.addr = legacy_page(_metadata, fd);
+	memop_entry.value = 1;
+	cmd->stream_id = new_stream(_metadata, fd);
+	cmd->count = 1;
+	cmd->ops_ptr = (uintptr_t)&memop_entry;
+}
+
 static void prepare_pointer_info(struct __test_metadata *_metadata, int fd,
 				 void *buf)
 {
@@ -1024,6 +1040,8 @@ SIZE_ROW(pool_ptr_release, POOL_PTR_RELEASE, cufab_pool_ptr_release, addr,
 SIZE_ROW(mem_advise, MEM_ADVISE, cufab_mem_advise, location_id, 0);
 SIZE_ROW(mem_prefetch, MEM_PREFETCH, cufab_mem_prefetch, __reserved,
 	 OFF(cufab_mem_prefetch, flags), OFF(cufab_mem_prefetch, __reserved));
+SIZE_ROW(stream_memop, STREAM_MEMOP, cufab_stream_memop, out_seq,
+	 OFF(cufab_stream_memop, flags));
 SIZE_ROW(mem_range_attrs, MEM_RANGE_ATTRS, cufab_mem_range_attrs,
 	 out_resident_on_node, OFF(cufab_mem_range_attrs, flags),
 	 OFF(cufab_mem_range_attrs, __reserved),

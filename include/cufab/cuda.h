@@ -66,6 +66,12 @@ typedef uint64_t cuuint64_t;
 #endif
 
 #define cuMemcpyHtoD			__CUDA_API_PTDS(cuMemcpyHtoD_v2)
+#define cuStreamWriteValue32		__CUDA_API_PTSZ(cuStreamWriteValue32_v2)
+#define cuStreamWaitValue32		__CUDA_API_PTSZ(cuStreamWaitValue32_v2)
+#define cuStreamWriteValue64		__CUDA_API_PTSZ(cuStreamWriteValue64_v2)
+#define cuStreamWaitValue64		__CUDA_API_PTSZ(cuStreamWaitValue64_v2)
+#define cuStreamBatchMemOp		__CUDA_API_PTSZ(cuStreamBatchMemOp_v2)
+#define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
 #define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
 #define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
 #define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
@@ -103,6 +109,7 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocAsync			__CUDA_API_PTSZ(cuMemAllocAsync)
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
+#define cuStreamIsCapturing		__CUDA_API_PTSZ(cuStreamIsCapturing)
 #endif
 
 /* The driver API version this header describes: CUDA 13.3. */
@@ -141,6 +148,8 @@ typedef struct CUctx_st *CUcontext;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
 
 /* Implicit streams: the legacy NULL stream and the per-thread stream. */
 #define CU_STREAM_LEGACY     ((CUstream)0x1)
@@ -999,6 +1008,103 @@ CUresult CUDAAPI cuMemRangeGetAttributes(void **data, size_t *dataSizes,
 					 size_t count);
 CUresult CUDAAPI cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr,
 					size_t length, unsigned int flags);
+
+/* Stream memory operations. */
+typedef enum CUstreamWaitValue_flags_enum {
+	CU_STREAM_WAIT_VALUE_GEQ = 0x0,
+	CU_STREAM_WAIT_VALUE_EQ = 0x1,
+	CU_STREAM_WAIT_VALUE_AND = 0x2,
+	CU_STREAM_WAIT_VALUE_NOR = 0x3,
+	CU_STREAM_WAIT_VALUE_FLUSH = 1 << 30,
+} CUstreamWaitValue_flags;
+
+typedef enum CUstreamWriteValue_flags_enum {
+	CU_STREAM_WRITE_VALUE_DEFAULT = 0x0,
+	CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER = 0x1,
+} CUstreamWriteValue_flags;
+
+typedef enum CUstreamBatchMemOpType_enum {
+	CU_STREAM_MEM_OP_WAIT_VALUE_32 = 1,
+	CU_STREAM_MEM_OP_WRITE_VALUE_32 = 2,
+	CU_STREAM_MEM_OP_WAIT_VALUE_64 = 4,
+	CU_STREAM_MEM_OP_WRITE_VALUE_64 = 5,
+	CU_STREAM_MEM_OP_BARRIER = 6,
+	CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES = 3,
+} CUstreamBatchMemOpType;
+
+typedef enum CUstreamMemoryBarrier_flags_enum {
+	CU_STREAM_MEMORY_BARRIER_TYPE_SYS = 0x0,
+	CU_STREAM_MEMORY_BARRIER_TYPE_GPU = 0x1,
+} CUstreamMemoryBarrier_flags;
+
+typedef union CUstreamBatchMemOpParams_union {
+	CUstreamBatchMemOpType operation;
+	struct CUstreamMemOpWaitValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;
+	} waitValue;
+	struct CUstreamMemOpWriteValueParams_st {
+		CUstreamBatchMemOpType operation;
+		CUdeviceptr address;
+		union {
+			cuuint32_t value;
+			cuuint64_t value64;
+		};
+		unsigned int flags;
+		CUdeviceptr alias;
+	} writeValue;
+	struct CUstreamMemOpFlushRemoteWritesParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;
+	} flushRemoteWrites;
+	struct CUstreamMemOpMemoryBarrierParams_st {
+		CUstreamBatchMemOpType operation;
+		unsigned int flags;
+	} memoryBarrier;
+	cuuint64_t pad[6];
+} CUstreamBatchMemOpParams_v1;
+typedef CUstreamBatchMemOpParams_v1 CUstreamBatchMemOpParams;
+
+CUresult CUDAAPI cuStreamWaitValue32(CUstream stream, CUdeviceptr addr,
+				     cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWaitValue64(CUstream stream, CUdeviceptr addr,
+				     cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue32(CUstream stream, CUdeviceptr addr,
+				      cuuint32_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamWriteValue64(CUstream stream, CUdeviceptr addr,
+				      cuuint64_t value, unsigned int flags);
+CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
+				    CUstreamBatchMemOpParams *paramArray,
+				    unsigned int flags);
+
+/* Stream capture state (cufab captures nothing: always NONE). */
+typedef enum CUstreamCaptureStatus_enum {
+	CU_STREAM_CAPTURE_STATUS_NONE = 0,
+	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+	CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
+} CUstreamCaptureStatus;
+
+typedef struct CUgraphEdgeData_st {
+	unsigned char from_port;
+	unsigned char to_port;
+	unsigned char type;
+	unsigned char reserved[5];
+} CUgraphEdgeData;
+
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream,
+				     CUstreamCaptureStatus *captureStatus);
+CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
+					CUstreamCaptureStatus *captureStatus_out,
+					cuuint64_t *id_out, CUgraph *graph_out,
+					const CUgraphNode **dependencies_out,
+					const CUgraphEdgeData **edgeData_out,
+					size_t *numDependencies_out);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,

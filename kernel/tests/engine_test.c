@@ -4,7 +4,8 @@
  * in order and publish their sequence numbers; a dependency on another
  * stream's fence holds an operation until it signals; an error is sticky
  * and skips later copies; cancelling a stream completes everything
- * queued, the host operation at the head included, with -ECANCELED.
+ * queued, the host operation at the head included, with -ECANCELED; a
+ * parked operation holds its stream, not the engine, until woken.
  *
  * The operations here are a test type that records the order it ran in,
  * and the real host type to hold a stream at its head.
@@ -548,6 +549,127 @@ static void slot_publish_concurrent(struct kunit *test)
 	engine_env_fini(&env);
 }
 
+/* A test operation that parks until engine_park->ready, counting. */
+struct engine_park {
+	atomic_t runs;
+	atomic_t unparks;
+	bool ready;
+};
+
+static struct engine_park *engine_park;
+
+static int park_execute(struct cufab_op *op)
+{
+	atomic_inc(&engine_park->runs);
+	return READ_ONCE(engine_park->ready) ? 0 : CUFAB_OP_PARK;
+}
+
+static void park_unpark(struct cufab_op *op)
+{
+	atomic_inc(&engine_park->unparks);
+}
+
+static const struct cufab_op_type test_park_type = {
+	.name = "test park",
+	.execute = park_execute,
+	.unpark = park_unpark,
+};
+
+/* Wait until the head of @s is parked; false after 10 s. */
+static bool head_parked(struct cufab_stream *s)
+{
+	struct cufab_op *op;
+	bool parked = false;
+	int i;
+
+	for (i = 0; i < 10000 && !parked; i++) {
+		spin_lock(&s->lock);
+		op = list_first_entry_or_null(&s->ops, struct cufab_op, node);
+		parked = op && op->state == CUFAB_OP_PARKED;
+		spin_unlock(&s->lock);
+		if (!parked)
+			usleep_range(1000, 2000);
+	}
+	return parked;
+}
+
+/*
+ * A parked operation holds its stream's later work but not the engine
+ * (another stream runs meanwhile), runs again only when woken, and then
+ * lets the stream go on in order.
+ */
+static void parked_holds_stream_until_woken(struct kunit *test)
+{
+	struct cufab_stream *s, *other;
+	struct dma_fence *last, *f;
+	struct engine_park park = {};
+	struct engine_env env;
+	struct cufab_op *op;
+	u64 seq, aux;
+	int i;
+
+	engine_env_init(test, &env);
+	engine_park = &park;
+	s = env_stream(test, &env);
+	other = env_stream(test, &env);
+	op = env_op(test, s, &test_park_type, NULL);
+	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue(s, op, &seq, &aux));
+	env_queue(test, s, &test_op_type, NULL, &last);
+	env_queue(test, other, &test_op_type, NULL, &f);
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(f, false, 10 * HZ), 0L);
+	KUNIT_ASSERT_TRUE(test, head_parked(s));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(s));
+	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
+	/* a wake with the condition still unmet: one more run, parked again */
+	cufab_op_wake(op);
+	for (i = 0; i < 1000 && atomic_read(&park.runs) < 2; i++)
+		usleep_range(1000, 2000);
+	KUNIT_ASSERT_TRUE(test, head_parked(s));
+	KUNIT_EXPECT_EQ(test, 2, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(s));
+	WRITE_ONCE(park.ready, true);
+	cufab_op_wake(op);
+	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(last, false, 10 * HZ),
+			0L);
+	KUNIT_EXPECT_EQ(test, 0, last->error);
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 2ULL, slot_seq(s));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&park.unparks));
+	dma_fence_put(last);
+	dma_fence_put(f);
+	cufab_stream_put(s);
+	cufab_stream_put(other);
+	engine_env_fini(&env);
+}
+
+/* Cancelling a stream takes its parked head back through unpark. */
+static void cancel_takes_parked(struct kunit *test)
+{
+	struct engine_park park = {};
+	struct engine_env env;
+	struct cufab_stream *s;
+	struct dma_fence *f, *last;
+
+	engine_env_init(test, &env);
+	engine_park = &park;
+	s = env_stream(test, &env);
+	env_queue(test, s, &test_park_type, NULL, &f);
+	env_queue(test, s, &test_op_type, NULL, &last);
+	KUNIT_ASSERT_TRUE(test, head_parked(s));
+	cufab_stream_cancel(s, -ECANCELED);
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park.unparks));
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(f));
+	KUNIT_EXPECT_EQ(test, -ECANCELED, f->error);
+	KUNIT_EXPECT_EQ(test, -ECANCELED, last->error);
+	KUNIT_EXPECT_EQ(test, 2ULL, slot_seq(s));
+	KUNIT_EXPECT_EQ(test, 0U, engine_log->n);
+	dma_fence_put(f);
+	dma_fence_put(last);
+	cufab_stream_put(s);
+	engine_env_fini(&env);
+}
+
 static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(inline_when_idle),
 	KUNIT_CASE(runs_in_order),
@@ -558,6 +680,8 @@ static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(teardown_waits_for_release),
 	KUNIT_CASE(dep_callback_done_before_run),
 	KUNIT_CASE(slot_publish_concurrent),
+	KUNIT_CASE(parked_holds_stream_until_woken),
+	KUNIT_CASE(cancel_takes_parked),
 	{}
 };
 

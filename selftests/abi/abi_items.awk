@@ -97,7 +97,7 @@ function enum_line(line, is_ours,    name, e)
 # collected then prefixed when their name is known.
 function struct_line(line,    name, n, i, m, parts, prefix)
 {
-	if (line ~ /(struct|union)[ \t]*{/) {
+	if (line ~ /(struct|union)[ \t]*([A-Za-z_][A-Za-z0-9_]*[ \t]*)?{/) {
 		stack[++depth] = ""
 		return
 	}

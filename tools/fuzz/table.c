@@ -412,6 +412,43 @@ static void fix_hostfn(struct thread *t, void *arg)
 		h->done_token = 0;
 }
 
+/*
+ * A batch of stream memory operations on one picked address: writes of
+ * small values and waits that hold for them (GEQ 0, AND, NOR of a high
+ * bit), so that streams go on; now and then an entry is broken or a wait
+ * is one that parks until a later write.
+ */
+static void fix_stream_memop(struct thread *t, void *arg)
+{
+	struct cufab_stream_memop *m = arg;
+	struct cufab_memop *e = (void *)t->scratch;
+	unsigned long long addr = 0x10000;
+	struct res r;
+	unsigned int i;
+
+	if (pick(t, R_LEGACY, &r) || pick(t, R_MAP, &r))
+		addr = r.val;
+	for (i = 0; i < m->count; i++) {
+		e[i] = (struct cufab_memop){
+			.op = 1 + rn(t, CUFAB_MEMOP_MAX - 1),
+			.addr = addr + 8 * rn(t, 4),
+			.value = rn(t, 4),
+		};
+		if (e[i].op == CUFAB_MEMOP_WAIT32 ||
+		    e[i].op == CUFAB_MEMOP_WAIT64) {
+			e[i].flags = rn(t, 4) ? CUFAB_MEMOP_GEQ :
+				     CUFAB_MEMOP_NOR;
+			e[i].value = e[i].flags == CUFAB_MEMOP_NOR ?
+				     1ULL << 31 : 0;
+		}
+	}
+	if (!rn(t, 8))
+		e[rn(t, m->count)].flags = rn(t, 6);
+	if (!rn(t, 16))
+		e[rn(t, m->count)].value = 1 + rn(t, 4);
+	m->ops_ptr = (unsigned long)t->scratch;
+}
+
 /* Each operation takes its own fields; the others must be 0. */
 enum {
 	K_DST = 1, K_SRC = 2, K_LEN = 4, K_VAL = 8, K_ELEM = 16, K_HOST = 32,
@@ -963,6 +1000,11 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_event_import, ctx_id, F_RES, .res = RB(R_CTX)),
 	    FLD(cufab_event_import, handle, F_BYTES, .res = RB(R_EV_HANDLE)),
 	    FLD(cufab_event_import, out_event_id, F_OUT, .prod = RB(R_EVENT))) },
+	IOC(STREAM_MEMOP, cufab_stream_memop,
+	    FLD(cufab_stream_memop, flags, F_FLAGS),
+	    FLD(cufab_stream_memop, stream_id, F_RES, .res = RB(R_STREAM)),
+	    FLD(cufab_stream_memop, count, F_COUNT, .arg = 4),
+	    FLD(cufab_stream_memop, ops_ptr, F_PTR)), FIX(fix_stream_memop) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		7
+#define CUFAB_VERSION_MINOR		8
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -110,6 +110,7 @@ enum {
 	CUFAB_CMD_MEM_RANGE_ATTRS,
 	CUFAB_CMD_EVENT_EXPORT,
 	CUFAB_CMD_EVENT_IMPORT,
+	CUFAB_CMD_STREAM_MEMOP,
 	CUFAB_CMD_LAST,
 };
 
@@ -1670,6 +1671,77 @@ struct cufab_hostfn {
 };
 
 #define CUFAB_IOCTL_HOSTFN		_IO(CUFAB_TYPE, CUFAB_CMD_HOSTFN)
+
+/* ---- stream memory operations (uapi 1.8) ---- */
+
+/* cufab_memop.op */
+enum cufab_memop_kind {
+	CUFAB_MEMOP_NONE,
+	CUFAB_MEMOP_WAIT32,	/* until the u32 at @addr meets @flags, @value */
+	CUFAB_MEMOP_WRITE32,	/* store @value as a u32 at @addr */
+	CUFAB_MEMOP_WAIT64,	/* as WAIT32 on a u64 */
+	CUFAB_MEMOP_WRITE64,	/* as WRITE32 of a u64 */
+	CUFAB_MEMOP_MAX,
+};
+
+/* cufab_memop.flags of a wait: its condition, on the value v at @addr */
+enum cufab_memop_cond {
+	CUFAB_MEMOP_GEQ,	/* (s32 or s64)(v - @value) >= 0 (cyclic) */
+	CUFAB_MEMOP_EQ,		/* v == @value */
+	CUFAB_MEMOP_AND,	/* (v & @value) != 0 */
+	CUFAB_MEMOP_NOR,	/* ~(v | @value) != 0 */
+	CUFAB_MEMOP_COND_MAX,
+};
+
+/**
+ * struct cufab_memop - one entry of a STREAM_MEMOP batch
+ * @op: enum cufab_memop_kind
+ * @flags: a wait: enum cufab_memop_cond; a write: 0
+ * @addr: aligned to the value's size; device, managed or pinned host
+ *	memory of the process, or any memory of it when the stream's GPU
+ *	has CUFAB_DEV_F_PAGEABLE_ACCESS (-EINVAL otherwise)
+ * @value: the operand; a 32-bit operation's fits in 32 bits
+ */
+struct cufab_memop {
+	__u32 op;
+	__u32 flags;
+	__u64 addr;
+	__u64 value;
+};
+
+/* Entries of one batch: cuStreamBatchMemOp's "less than 256". */
+#define CUFAB_MEMOP_MAX_BATCH		255
+
+/**
+ * struct cufab_stream_memop - CUFAB_IOCTL_STREAM_MEMOP
+ * @size: sizeof(struct cufab_stream_memop)
+ * @flags: must be 0
+ * @stream_id: the stream (-ENOENT for none, -ESHUTDOWN once its context
+ *	is gone)
+ * @count: entries at @ops_ptr, 1..CUFAB_MEMOP_MAX_BATCH
+ * @ops_ptr: user pointer to @count struct cufab_memop (-EFAULT)
+ * @out_seq: the batch's sequence number in the stream
+ *
+ * The batch is one operation of the stream: when the stream reaches it,
+ * the engine runs the entries in order. A write stores its value after a
+ * full memory barrier; a wait whose condition does not hold parks the
+ * stream (not the engine) until it does: every write of a STREAM_MEMOP
+ * of any process re-checks the parked waits at once, and a write by a CPU
+ * is seen at the next re-check, on a timer from 10 us backing off to 1 ms.
+ * Arguments are checked here (-EINVAL); access to the memory when an
+ * entry runs, as for CUFAB_OP_SET, and a failure there lands in the
+ * stream's slot.
+ */
+struct cufab_stream_memop {
+	__u32 size;
+	__u32 flags;
+	__u32 stream_id;
+	__u32 count;
+	__u64 ops_ptr;
+	__u64 out_seq;
+};
+
+#define CUFAB_IOCTL_STREAM_MEMOP	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_MEMOP)
 
 /*
  * Generic netlink: family "cufab", administration and observation.
