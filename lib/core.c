@@ -12,7 +12,9 @@
  * compares getpid() with the opener's pid, for children created without
  * running atfork handlers (raw clone()).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,24 +33,80 @@ int cufab_initialized;
 unsigned long cufab_epoch;
 pthread_mutex_t cufab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int cufab_debug;
 static int cufab_open_warned;
+
+/* An exported driver call: "cu" and a capital (cuMemMap, not cufab_x). */
+static int cufab_is_api(const char *name)
+{
+	return name && name[0] == 'c' && name[1] == 'u' &&
+	       name[2] >= 'A' && name[2] <= 'Z';
+}
+
+/*
+ * The driver call the application made, for a debug line: the outermost
+ * frame of this library whose symbol is an exported cu* entry point (a
+ * call made through libcufabrt or by another entry point still names the
+ * one the application called into us with). The stack is unwound only
+ * when a line is printed, so the entry points carry no bookkeeping; the
+ * library is built without sibling calls so that an entry point ending in
+ * "return helper(...)" keeps its frame.
+ */
+static const char *cufab_api_name(void)
+{
+	void *frames[48];
+	const char *name = NULL;
+	Dl_info self, info;
+	int n, i;
+
+	if (!dladdr((void *)cufab_api_name, &self))
+		return NULL;
+	n = backtrace(frames, 48);
+	for (i = 0; i < n; i++) {
+		if (dladdr(frames[i], &info) &&
+		    info.dli_fbase == self.dli_fbase &&
+		    cufab_is_api(info.dli_sname))
+			name = info.dli_sname;
+	}
+	return name;
+}
+
+/* "cufab: " or "cufab[pid]: ", then the driver call when there is one. */
+static void cufab_prefix(int with_pid)
+{
+	const char *api = cufab_api_name();
+
+	if (with_pid)
+		fprintf(stderr, "cufab[%d]: ", (int)getpid());
+	else
+		fputs("cufab: ", stderr);
+	if (api)
+		fprintf(stderr, "%s: ", api);
+}
+
+/*
+ * CUFAB_DEBUG, read at each message, so that a program may turn it on
+ * after loading us (messages are rare: failures and cuInit).
+ */
+static int cufab_debug_on(void)
+{
+	const char *dbg = getenv("CUFAB_DEBUG");
+
+	return dbg && *dbg;
+}
 
 /*
  * Advice for whoever runs the program (why a call failed). NVIDIA's
  * library writes nothing to stderr and the libraries calling it print
- * their own advice, so this is silent unless CUFAB_DEBUG is set; read at
- * each message, so that a program may turn it on after loading us.
+ * their own advice, so this is silent unless CUFAB_DEBUG is set.
  */
 void cufab_log(const char *fmt, ...)
 {
-	const char *dbg = getenv("CUFAB_DEBUG");
 	va_list ap;
 
-	if (!dbg || !*dbg)
+	if (!cufab_debug_on())
 		return;
 	va_start(ap, fmt);
-	fputs("cufab: ", stderr);
+	cufab_prefix(0);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -58,10 +116,10 @@ void cufab_dbg(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!cufab_debug)
+	if (!cufab_debug_on())
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "cufab[%d]: ", (int)getpid());
+	cufab_prefix(1);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -77,7 +135,9 @@ int cufab_ioctl(unsigned long request, void *arg)
 	} while (ret < 0 && errno == EINTR);
 	if (ret < 0) {
 		ret = -errno;
-		cufab_dbg("ioctl 0x%lx: %s", request, strerror(-ret));
+		/* the kernel's own line names the value and the rule */
+		cufab_dbg("refused: %s (ioctl nr %u; the reason is in dmesg)",
+			  strerror(-ret), (unsigned int)_IOC_NR(request));
 	}
 	return ret;
 }
@@ -220,9 +280,6 @@ static void cufab_atfork_child(void)
 __attribute__((constructor))
 static void cufab_core_init(void)
 {
-	const char *dbg = getenv("CUFAB_DEBUG");
-
-	cufab_debug = dbg && *dbg;
 	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
 		       cufab_atfork_child);
 }
