@@ -125,6 +125,14 @@ void cufab_dbg(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The debug line of a refused ioctl; the kernel's own names the rule. */
+static int cufab_ioctl_refused(unsigned long request, int err)
+{
+	cufab_dbg("refused: %s (ioctl nr %u; the reason is in dmesg)",
+		  strerror(err), (unsigned int)_IOC_NR(request));
+	return -err;
+}
+
 /* Returns 0 or -errno; a signal never makes a call fail. */
 int cufab_ioctl(unsigned long request, void *arg)
 {
@@ -133,13 +141,15 @@ int cufab_ioctl(unsigned long request, void *arg)
 	do {
 		ret = ioctl(cufab.fd, request, arg);
 	} while (ret < 0 && errno == EINTR);
-	if (ret < 0) {
-		ret = -errno;
-		/* the kernel's own line names the value and the rule */
-		cufab_dbg("refused: %s (ioctl nr %u; the reason is in dmesg)",
-			  strerror(-ret), (unsigned int)_IOC_NR(request));
-	}
-	return ret;
+	return ret < 0 ? cufab_ioctl_refused(request, errno) : 0;
+}
+
+/* One try: a signal ends the call with -EINTR (multicast.c's waits). */
+int cufab_ioctl_once(unsigned long request, void *arg)
+{
+	if (ioctl(cufab.fd, request, arg) == 0)
+		return 0;
+	return errno == EINTR ? -EINTR : cufab_ioctl_refused(request, errno);
 }
 
 /*
