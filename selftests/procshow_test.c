@@ -13,7 +13,7 @@
 #include "kselftest_harness.h"
 
 #define CHURNERS	2
-#define DUMPS		16
+#define DUMPS		10
 
 static const char *cufabctl_missing(void)
 {
