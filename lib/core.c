@@ -300,19 +300,32 @@ CUresult cufab_call(struct cufab_call *c)
 	CUdevice dev;
 	CUresult res;
 
-	if (!cufab_ready())
+	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
+	if (!cufab_ready()) {
+		cufab_dbg("refused: cuInit has not succeeded in this process");
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!c->args_ok)
+	}
+	if (!c->args_ok) {
+		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (c->need & CUFAB_NEED_DEV) {
 		c->d = cufab_device(c->dev);
-		if (!c->d)
+		if (!c->d) {
+			cufab_dbg("refused: device %d: no such device (%d visible)",
+				  c->dev, cufab.num_dev);
 			return c->bad_dev;
+		}
 	}
 	if (c->need & CUFAB_NEED_CTX) {
 		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
-		if (res != CUDA_SUCCESS)
+		if (res != CUDA_SUCCESS) {
+			cufab_dbg("refused: %s (the calling thread's current context)",
+				  res == CUDA_ERROR_INVALID_CONTEXT ?
+				  "no current context" :
+				  "the current context was destroyed");
 			return res;
+		}
 		if (!(c->need & CUFAB_NEED_DEV))
 			c->d = cufab_device(dev);
 	}

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Every refusal says why (README, "When a call fails"): one table row per
+ * Every refusal says why (README, CUFAB_DEBUG): one table row per
  * refusal path of the multicast calls. Each row makes the refused call
- * and asserts
+ * and asserts (for the few the library refuses itself, only its
+ * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
  *   - one kernel log line "cufab: pid <pid> (<comm>): <cuXxx>: ..." holding
  *     the row's rule (the object, the value and the rule broken);
@@ -40,6 +41,7 @@ struct refusal {
 	const char *call;	/* the cu* call the lines must name */
 	const char *rule;	/* in the kernel's line, after the call */
 	CUresult (*fn)(struct world *w);
+	const char *lib_rule;	/* refused by the library: its line instead */
 };
 
 static CUresult bind_mc_offset(struct world *w)
@@ -124,6 +126,16 @@ static CUresult add_memory_handle(struct world *w)
 	return cuMulticastAddDevice(w->mem, 0);
 }
 
+static CUresult add_no_device(struct world *w)
+{
+	return cuMulticastAddDevice(w->half, 99);
+}
+
+static CUresult unbind_no_device(struct world *w)
+{
+	return cuMulticastUnbind(w->team2, 99, 0, w->g);
+}
+
 static CUresult create_size(struct world *w)
 {
 	CUmulticastObjectProp p = mc_prop(1, 1000, 0);
@@ -184,6 +196,12 @@ static const struct refusal refusals[] = {
 	  create_size },
 	{ "create: numDevices", IV, "cuMulticastCreate",
 	  "numDevices 65: must be 1 ..", create_devices },
+	{ "add: no such device", CUDA_ERROR_INVALID_DEVICE,
+	  "cuMulticastAddDevice", NULL, add_no_device,
+	  "refused: device 99: no such device" },
+	{ "unbind: no such device", CUDA_ERROR_INVALID_DEVICE,
+	  "cuMulticastUnbind", NULL, unbind_no_device,
+	  "refused: device 99: no such device" },
 };
 
 /* Does a kernel log record after @fd's position hold @n needles in order? */
@@ -247,6 +265,14 @@ static void check_refusal(struct __test_metadata *_metadata,
 	const char *needles[] = { who, call, r->rule };
 	int try, kmsg, seen = 0;
 
+	if (r->lib_rule) {
+		EXPECT_CU(r->want, call_captured(r, w, dbg, sizeof(dbg)))
+			TH_LOG("%s", r->name);
+		snprintf(call, sizeof(call), ": %s: %s", r->call, r->lib_rule);
+		EXPECT_NE(NULL, strstr(dbg, call))
+			TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
+		return;
+	}
 	snprintf(who, sizeof(who), "cufab: pid %d (", (int)getpid());
 	snprintf(call, sizeof(call), "): %s: ", r->call);
 	for (try = 0; try < 2 && !seen; try++) {
