@@ -103,6 +103,7 @@ lib: $(LIB_SO) $(LIBCUDA_DROPIN)
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -fPIC -fvisibility=hidden -shared \
+		-fno-optimize-sibling-calls \
 		-Wl,-soname,libcufab.so.$(SOVERSION) \
 		-Wl,--version-script=lib/libcufab.map -Wl,-z,defs \
 		-o $@ $(LIB_SRCS) -lpthread -ldl

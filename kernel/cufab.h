@@ -1386,6 +1386,8 @@ void cufab_clients_show(struct seq_file *m);
 int cufab_clients_for_each(unsigned long skip,
 			   int (*fn)(struct cufab_client *client, void *arg),
 			   void *arg);
+/* PROC_GET: the processes with /dev/cufab open (client_netlink.c) */
+int cufab_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /*
  * Contexts: the kernel half of a CUcontext. The library keeps the thread's

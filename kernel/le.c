@@ -449,7 +449,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 	}
 	le->team = &le->team_mem;
 	if (unicast) {
-		ret = cufab_team_add_device(le->team, p->dev_or_num);
+		ret = cufab_team_add_device(le->team, p->dev_or_num, NULL);
 		if (ret) {
 			cufab_team_fini(le->team);
 			kfree(le);

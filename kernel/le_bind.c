@@ -21,12 +21,13 @@
 
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {
+	struct cufab_team_who who = { client, "cuLogicalEndpointAddDevice" };
 	struct cufab_le_alias *alias;
 	struct cufab_gpu_facts f;
 	struct cufab_le *le;
 	int ret;
 
-	alias = cufab_le_alias_find(client, id, "cuLogicalEndpointAddDevice");
+	alias = cufab_le_alias_find(client, id, who.call);
 	if (!alias)
 		return -EINVAL;
 	le = alias->le;
@@ -46,7 +47,7 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 	 * Construction restarts with every device that joins, and only
 	 * then: a refused add leaves a complete endpoint ready.
 	 */
-	ret = cufab_team_add_device_stamp(le->team, dev, &le->ready_at,
+	ret = cufab_team_add_device_stamp(le->team, dev, &who, &le->ready_at,
 					  cufab_le_deadline());
 	/* the team logged why; a full team or a repeat is a bad value */
 	if (ret == -EEXIST || ret == -ENOSPC)
@@ -146,10 +147,14 @@ static int cufab_le_bind_allowed(struct cufab_client *client,
 static int cufab_le_bind_locked(struct cufab_client *client,
 				struct cufab_le_bind *cmd)
 {
+	struct cufab_team_who who = {
+		client, cmd->flags & CUFAB_BIND_ADDR ?
+			"cuLogicalEndpointBindAddr" : "cuLogicalEndpointBindMem"
+	};
 	struct cufab_le_alias *alias;
 	struct cufab_bind_req req = {
 		.gpu = cmd->dev, .offset = cmd->offset, .size = cmd->length,
-		.owner = client,
+		.owner = client, .who = &who,
 	};
 	struct cufab_alloc *alloc;
 	struct cufab_le *le;
@@ -200,16 +205,17 @@ int cufab_ioctl_le_unbind(struct cufab_ucmd *ucmd)
 {
 	struct cufab_le_unbind *cmd = ucmd->cmd;
 	struct cufab_client *client = ucmd->client;
+	struct cufab_team_who who = { client, "cuLogicalEndpointUnbind" };
 	struct cufab_le_alias *alias;
 	int ret = -EINVAL;
 
 	if (cmd->flags)
 		return -EINVAL;
 	mutex_lock(&client->le.lock);
-	alias = cufab_le_alias_ready(client, cmd->id, "cuLogicalEndpointUnbind");
+	alias = cufab_le_alias_ready(client, cmd->id, who.call);
 	if (alias)
 		ret = cufab_team_unbind(alias->le->team, cmd->dev, cmd->offset,
-					cmd->length, client);
+					cmd->length, client, &who);
 	mutex_unlock(&client->le.lock);
 	return ret;
 }

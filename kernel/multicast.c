@@ -242,8 +242,12 @@ static int cufab_mc_create_check(struct cufab_client *client,
 			      cmd->num_devices, num_gpus);
 		return -EINVAL;
 	}
-	if (cmd->handle_types & ~CUFAB_HANDLE_VALID)
+	if (cmd->handle_types & ~CUFAB_HANDLE_VALID) {
+		cufab_pr_info(client, "cuMulticastCreate: handleTypes 0x%x: unknown handle type bits 0x%x\n",
+			      cmd->handle_types,
+			      cmd->handle_types & ~CUFAB_HANDLE_VALID);
 		return -EINVAL;
+	}
 	if (!cmd->length || !IS_ALIGNED(cmd->length, gran)) {
 		cufab_pr_info(client, "cuMulticastCreate: size %llu: must be a non-zero multiple of the multicast granularity %llu\n",
 			      cmd->length, gran);
@@ -323,8 +327,11 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 	struct cufab_alloc *alloc;
 
 	alloc = cufab_mem_handle_lookup(client, handle);
-	if (IS_ERR(alloc))
+	if (IS_ERR(alloc)) {
+		cufab_pr_info(client, "%s: handle %u: no such handle in this process (released, or never created)\n",
+			      what, handle);
 		return alloc;
+	}
 	if (!cufab_alloc_mc(alloc)) {
 		cufab_pr_info(client, "%s: handle %u names memory (allocation %llu), not a multicast object\n",
 			      what, handle, alloc->id);
@@ -340,24 +347,31 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mc_add_device *cmd = ucmd->cmd;
 	struct cufab_client *client = ucmd->client;
+	struct cufab_team_who who = { client, "cuMulticastAddDevice" };
 	struct cufab_alloc *alloc;
 	int ret;
 
-	if (cmd->__reserved)
+	if (cmd->__reserved) {
+		cufab_pr_info(client, "cuMulticastAddDevice: reserved field 0x%x: must be 0\n",
+			      cmd->__reserved);
 		return -EINVAL;
+	}
 	alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastAddDevice");
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	if (!cufab_node_gpu_exists(cmd->dev)) {
+		cufab_pr_info(client, "cuMulticastAddDevice: multicast %llu: gpu %u: no such device (node has %u GPUs)\n",
+			      alloc->id, cmd->dev, cufab_node_num_gpus());
 		ret = -ENODEV;
 	} else if (!cufab_mc_gpu_capable(cmd->dev)) {
-		cufab_pr_info(client, "multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
+		cufab_pr_info(client, "cuMulticastAddDevice: multicast %llu: gpu %u does not support multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0)\n",
 			      alloc->id, cmd->dev);
 		ret = -EOPNOTSUPP;
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
 		ret = -ENOMEM;
 	} else {
-		ret = cufab_team_add_device(cufab_alloc_mc(alloc)->team, cmd->dev);
+		ret = cufab_team_add_device(cufab_alloc_mc(alloc)->team,
+					    cmd->dev, &who);
 		/* a duplicate or one device too many: an invalid value */
 		if (ret == -EEXIST || ret == -ENOSPC)
 			ret = -EINVAL;
@@ -367,6 +381,12 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 }
 
 /* ---- bind / unbind ---- */
+
+static const char *cufab_mc_bind_call(const struct cufab_mc_bind *cmd)
+{
+	return cmd->flags & CUFAB_BIND_ADDR ? "cuMulticastBindAddr" :
+					      "cuMulticastBindMem";
+}
 
 /* The memory of a bind, referenced, and the offset into it. */
 static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
@@ -389,13 +409,17 @@ static struct cufab_alloc *cufab_mc_bind_memory(struct cufab_client *client,
 			return ERR_PTR(ret);
 	} else {
 		mem = cufab_mem_handle_lookup(client, cmd->mem_handle);
-		if (IS_ERR(mem))
+		if (IS_ERR(mem)) {
+			cufab_pr_info(client, "cuMulticastBindMem: memory handle %u: no such handle in this process (released, or never created)\n",
+				      cmd->mem_handle);
 			return mem;
+		}
 		*mem_offset = cmd->mem_offset;
 	}
 	if (!cufab_alloc_has(mem, CUFAB_ALLOC_BINDABLE)) {
-		cufab_pr_info(client, "cuMulticastBind: allocation %llu is %s memory: only cuMemCreate memory binds\n",
-			      mem->id, mem->ops->name);
+		cufab_pr_info(client, "%s: allocation %llu is %s memory: only cuMemCreate memory binds\n",
+			      cufab_mc_bind_call(cmd), mem->id,
+			      mem->ops->name);
 		cufab_alloc_put(mem);
 		return ERR_PTR(-EINVAL);
 	}
@@ -435,20 +459,23 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 			    const struct cufab_mc_bind *cmd)
 {
 	struct cufab_mc *mc = cufab_alloc_mc(mc_alloc);
+	struct cufab_team_who who = { client, cufab_mc_bind_call(cmd) };
 	struct cufab_bind_req req = {
 		.offset = cmd->offset,
 		.size = cmd->length,
 		.alloc = mem,
 		.mem_offset = mem_offset,
 		.owner = client,
+		.who = &who,
 	};
 	s32 gpu;
 	int ret;
 
 	/* exportable (or imported, hence exportable) objects */
 	if (mc_alloc->handle_types && !mem->handle_types) {
-		cufab_pr_info(client, "multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
-			      mc_alloc->id, mc_alloc->handle_types, mem->id);
+		cufab_pr_info(client, "%s: multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
+			      who.call, mc_alloc->id, mc_alloc->handle_types,
+			      mem->id);
 		return -EINVAL;
 	}
 	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
@@ -456,8 +483,9 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		return ret;
 	gpu = cufab_mc_bind_gpu(mc->team, mem, cmd->dev);
 	if (gpu < 0) {
-		cufab_pr_info(client, "multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
-			      mc_alloc->id, mem->id, mem->location_id);
+		cufab_pr_info(client, "%s: multicast %llu: allocation %llu (NUMA node %d) is near no device of the team\n",
+			      who.call, mc_alloc->id, mem->id,
+			      mem->location_id);
 		return -EINVAL;
 	}
 	if (cufab_should_fail(CUFAB_FAULT_MC))
@@ -477,14 +505,18 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
 	u64 mem_offset;
 	int ret;
 
-	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved)
-		return -EINVAL;
-	if (cmd->bind_flags) {
-		cufab_pr_info(client, "cuMulticastBind: flags 0x%llx: must be 0\n",
-			      cmd->bind_flags);
+	if ((cmd->flags & ~CUFAB_BIND_ADDR) || cmd->__reserved) {
+		cufab_pr_info(client, "%s: ioctl flags 0x%x, reserved 0x%x: unknown bits must be 0\n",
+			      cufab_mc_bind_call(cmd), cmd->flags,
+			      cmd->__reserved);
 		return -EINVAL;
 	}
-	mc_alloc = cufab_mc_lookup(client, cmd->handle, "cuMulticastBind");
+	if (cmd->bind_flags) {
+		cufab_pr_info(client, "%s: flags 0x%llx: must be 0\n",
+			      cufab_mc_bind_call(cmd), cmd->bind_flags);
+		return -EINVAL;
+	}
+	mc_alloc = cufab_mc_lookup(client, cmd->handle, cufab_mc_bind_call(cmd));
 	if (IS_ERR(mc_alloc))
 		return PTR_ERR(mc_alloc);
 	mem = cufab_mc_bind_memory(client, cmd, &mem_offset);
@@ -501,21 +533,27 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd)
 int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mc_unbind *cmd = ucmd->cmd;
+	struct cufab_client *client = ucmd->client;
+	struct cufab_team_who who = { client, "cuMulticastUnbind" };
 	struct cufab_alloc *mc_alloc;
 	int ret;
 
-	if (cmd->flags)
+	if (cmd->flags) {
+		cufab_pr_info(client, "cuMulticastUnbind: ioctl flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
-	mc_alloc = cufab_mc_lookup(ucmd->client, cmd->handle,
-				   "cuMulticastUnbind");
+	}
+	mc_alloc = cufab_mc_lookup(client, cmd->handle, who.call);
 	if (IS_ERR(mc_alloc))
 		return PTR_ERR(mc_alloc);
 	if (!cufab_node_gpu_exists(cmd->dev)) {
+		cufab_pr_info(client, "cuMulticastUnbind: multicast %llu: gpu %u: no such device (node has %u GPUs)\n",
+			      mc_alloc->id, cmd->dev, cufab_node_num_gpus());
 		ret = -ENODEV;
 	} else {
 		ret = cufab_team_unbind(cufab_alloc_mc(mc_alloc)->team,
 					cmd->dev, cmd->offset, cmd->length,
-					ucmd->client);
+					client, &who);
 		if (!ret)
 			cufab_mc_hold_sync(cufab_alloc_mc(mc_alloc));
 	}

@@ -630,6 +630,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 		.cmd = CUFAB_NL_CMD_STREAM_GET,
 		.dumpit = cufab_nl_stream_get_dumpit,
 	},
+	{
+		.cmd = CUFAB_NL_CMD_PROC_GET,
+		.dumpit = cufab_nl_proc_get_dumpit,
+	},
 };
 
 static struct genl_family cufab_nl_family __ro_after_init = {

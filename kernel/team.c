@@ -22,6 +22,9 @@
 #include <linux/log2.h>
 #include <linux/numa.h>
 #include <linux/overflow.h>
+#include <linux/pid.h>
+#include <linux/printk.h>
+#include <linux/ratelimit.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -29,6 +32,41 @@
 
 #include "cufab.h"
 #include "trace.h"
+
+/*
+ * A refusal's line, "pid N (comm): call: team: ..." (struct cufab_team_who),
+ * or "team: ..." for the module's own calls; rate limited by the caller's
+ * state, one per call site as pr_info_ratelimited() would.
+ */
+static __printf(4, 5) void cufab_team_log(struct ratelimit_state *rs,
+					  const struct cufab_team_who *who,
+					  const struct cufab_team *team,
+					  const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	if (!__ratelimit(rs))
+		return;
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	if (who)
+		pr_info("pid %d (%s): %s: %s: %pV", pid_nr(who->client->tgid),
+			who->client->comm, who->call, team->name, &vaf);
+	else
+		pr_info("%s: %pV", team->name, &vaf);
+	va_end(args);
+}
+
+#define cufab_team_info(who, team, fmt, ...)				\
+	do {								\
+		static DEFINE_RATELIMIT_STATE(__rs,			\
+					      DEFAULT_RATELIMIT_INTERVAL, \
+					      DEFAULT_RATELIMIT_BURST);	\
+									\
+		cufab_team_log(&__rs, who, team, fmt, ##__VA_ARGS__);	\
+	} while (0)
 
 /*
  * "@kind @number", cut to fit as snprintf() would cut it, without
@@ -146,12 +184,14 @@ struct cufab_bindmap *cufab_team_map(struct cufab_team *team, u32 gpu)
 	return m ? &m->map : NULL;
 }
 
-int cufab_team_add_device(struct cufab_team *team, u32 gpu)
+int cufab_team_add_device(struct cufab_team *team, u32 gpu,
+			  const struct cufab_team_who *who)
 {
-	return cufab_team_add_device_stamp(team, gpu, NULL, 0);
+	return cufab_team_add_device_stamp(team, gpu, who, NULL, 0);
 }
 
 int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
+				const struct cufab_team_who *who,
 				unsigned long *stamp, unsigned long when)
 {
 	struct cufab_gpu_facts f;
@@ -159,8 +199,8 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 	int ret;
 
 	if (cufab_gpu_facts(gpu, &f)) {
-		pr_info_ratelimited("%s: gpu %u: no such device (node has %u GPUs)\n",
-				    team->name, gpu, cufab_node_num_gpus());
+		cufab_team_info(who, team, "gpu %u: no such device (node has %u GPUs)\n",
+				gpu, cufab_node_num_gpus());
 		return -ENODEV;
 	}
 	ret = cufab_fabric_check(team->name, "adding a device");
@@ -168,16 +208,16 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		return ret;
 	mutex_lock(&team->lock);
 	if (team->devs & BIT_ULL(gpu)) {
-		pr_info_ratelimited("%s: gpu %u: already a device of the team\n",
-				    team->name, gpu);
+		cufab_team_info(who, team, "gpu %u: already a device of the team\n",
+				gpu);
 		ret = -EEXIST;
 	} else if (team->joined == team->size) {
-		pr_info_ratelimited("%s: gpu %u: the team is complete (%u of %u devices)\n",
-				    team->name, gpu, team->joined, team->size);
+		cufab_team_info(who, team, "gpu %u: the team is complete (%u of %u devices)\n",
+				gpu, team->joined, team->size);
 		ret = -ENOSPC;
 	} else if (team->clique >= 0 && f.clique != team->clique) {
-		pr_info_ratelimited("%s: gpu %u: clique %u differs from the team's clique %d\n",
-				    team->name, gpu, f.clique, team->clique);
+		cufab_team_info(who, team, "gpu %u: clique %u differs from the team's clique %d\n",
+				gpu, f.clique, team->clique);
 		ret = -ENODEV;
 	} else {
 		if (team->clique < 0)
@@ -377,32 +417,33 @@ static bool cufab_team_fits(u64 off, u64 size, u64 limit)
  * Membership is checked first, so a refusal names the rule that matters:
  * it is permanent, so a member found here is still one under the lock.
  */
-static int cufab_team_check_member(struct cufab_team *team, u32 gpu)
+static int cufab_team_check_member(struct cufab_team *team, u32 gpu,
+				   const struct cufab_team_who *who)
 {
 	if (cufab_team_has(team, gpu))
 		return 0;
-	pr_info_ratelimited("%s: gpu %u: not a device of the team\n",
-			    team->name, gpu);
+	cufab_team_info(who, team, "gpu %u: not a device of the team\n",
+			gpu);
 	return -EINVAL;
 }
 
 /* Arguments that need no lock: the team's size and alignment are fixed. */
 static int cufab_team_check_span(struct cufab_team *team, u32 gpu, u64 offset,
-				 u64 size)
+				 u64 size, const struct cufab_team_who *who)
 {
 	if (!size) {
-		pr_info_ratelimited("%s: gpu %u: size 0 at offset 0x%llx: a bind must have a size\n",
-				    team->name, gpu, offset);
+		cufab_team_info(who, team, "gpu %u: size 0 at offset 0x%llx: a bind must have a size\n",
+				gpu, offset);
 		return -EINVAL;
 	}
 	if (!IS_ALIGNED(offset, team->align) || !IS_ALIGNED(size, team->align)) {
-		pr_info_ratelimited("%s: gpu %u: offset 0x%llx or size 0x%llx is not a multiple of the alignment 0x%llx\n",
-				    team->name, gpu, offset, size, team->align);
+		cufab_team_info(who, team, "gpu %u: offset 0x%llx or size 0x%llx is not a multiple of the alignment 0x%llx\n",
+				gpu, offset, size, team->align);
 		return -EINVAL;
 	}
 	if (!cufab_team_fits(offset, size, team->length)) {
-		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) runs past the object's size 0x%llx\n",
-				    team->name, gpu, offset, size, team->length);
+		cufab_team_info(who, team, "gpu %u: [0x%llx, +0x%llx) runs past the object's size 0x%llx\n",
+				gpu, offset, size, team->length);
 		return -EINVAL;
 	}
 	return 0;
@@ -418,23 +459,22 @@ static int cufab_team_check_location(struct cufab_team *team,
 	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE) ||
 	    (alloc->location_type != CUFAB_LOC_DEVICE &&
 			      alloc->location_type != CUFAB_LOC_HOST_NUMA)) {
-		pr_info_ratelimited("%s: gpu %u: allocation %llu: memory must come from cuMemCreate (device or host NUMA)\n",
-				    team->name, req->gpu, alloc->id);
+		cufab_team_info(req->who, team, "gpu %u: allocation %llu: memory must come from cuMemCreate (device or host NUMA)\n",
+				req->gpu, alloc->id);
 		return -EINVAL;
 	}
 	if (alloc->location_type == CUFAB_LOC_DEVICE) {
 		if (alloc->location_id == req->gpu)
 			return 0;
-		pr_info_ratelimited("%s: gpu %u: allocation %llu is device memory of gpu %d, not of the bound device\n",
-				    team->name, req->gpu, alloc->id,
-				    alloc->location_id);
+		cufab_team_info(req->who, team, "gpu %u: allocation %llu is device memory of gpu %d, not of the bound device\n",
+				req->gpu, alloc->id, alloc->location_id);
 		return -EINVAL;
 	}
 	if (cufab_gpu_facts(req->gpu, &f) ||
 	    alloc->location_id != f.numa_node) {
-		pr_info_ratelimited("%s: gpu %u: allocation %llu is on host NUMA node %d, not the device's node %d\n",
-				    team->name, req->gpu, alloc->id,
-				    alloc->location_id, f.numa_node);
+		cufab_team_info(req->who, team, "gpu %u: allocation %llu is on host NUMA node %d, not the device's node %d\n",
+				req->gpu, alloc->id, alloc->location_id,
+				f.numa_node);
 		return -EINVAL;
 	}
 	return 0;
@@ -445,23 +485,22 @@ static int cufab_team_check_bind(struct cufab_team *team,
 {
 	int ret;
 
-	ret = cufab_team_check_member(team, req->gpu);
+	ret = cufab_team_check_member(team, req->gpu, req->who);
 	if (ret)
 		return ret;
-	ret = cufab_team_check_span(team, req->gpu, req->offset, req->size);
+	ret = cufab_team_check_span(team, req->gpu, req->offset, req->size,
+				    req->who);
 	if (ret)
 		return ret;
 	if (!IS_ALIGNED(req->mem_offset, team->align)) {
-		pr_info_ratelimited("%s: gpu %u: memory offset 0x%llx is not a multiple of the alignment 0x%llx\n",
-				    team->name, req->gpu, req->mem_offset,
-				    team->align);
+		cufab_team_info(req->who, team, "gpu %u: memory offset 0x%llx is not a multiple of the alignment 0x%llx\n",
+				req->gpu, req->mem_offset, team->align);
 		return -EINVAL;
 	}
 	if (!cufab_team_fits(req->mem_offset, req->size, req->alloc->length)) {
-		pr_info_ratelimited("%s: gpu %u: memory [0x%llx, +0x%llx) runs past allocation %llu of 0x%llx bytes\n",
-				    team->name, req->gpu, req->mem_offset,
-				    req->size, req->alloc->id,
-				    req->alloc->length);
+		cufab_team_info(req->who, team, "gpu %u: memory [0x%llx, +0x%llx) runs past allocation %llu of 0x%llx bytes\n",
+				req->gpu, req->mem_offset, req->size,
+				req->alloc->id, req->alloc->length);
 		return -EINVAL;
 	}
 	return cufab_team_check_location(team, req);
@@ -490,9 +529,9 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	if (!ret)
 		trace_cufab_bind(team, req);
 	if (ret == -EEXIST) {
-		pr_info_ratelimited("%s: gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
-				    team->name, req->gpu, req->offset,
-				    req->size, clash->offset, clash->size);
+		cufab_team_info(req->who, team, "gpu %u: [0x%llx, +0x%llx) overlaps the binding [0x%llx, +0x%llx)\n",
+				req->gpu, req->offset, req->size, clash->offset,
+				clash->size);
 		ret = -EINVAL;
 	}
 	mutex_unlock(&team->lock);
@@ -514,17 +553,17 @@ static const char *cufab_unbind_rule(int err)
 }
 
 int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
-		      const void *owner)
+		      const void *owner, const struct cufab_team_who *who)
 {
 	struct cufab_team_member *m;
 	LIST_HEAD(freed);
 	u64 bad = offset;
 	int ret;
 
-	ret = cufab_team_check_member(team, gpu);
+	ret = cufab_team_check_member(team, gpu, who);
 	if (ret)
 		return ret;
-	ret = cufab_team_check_span(team, gpu, offset, size);
+	ret = cufab_team_check_span(team, gpu, offset, size, who);
 	if (ret)
 		return ret;
 	mutex_lock(&team->lock);
@@ -532,9 +571,8 @@ int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
 	ret = cufab_bindmap_remove_range(&m->map, offset, size, owner, &freed,
 					 &bad);
 	if (ret)
-		pr_info_ratelimited("%s: gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
-				    team->name, gpu, offset, size, bad,
-				    cufab_unbind_rule(ret));
+		cufab_team_info(who, team, "gpu %u: unbind [0x%llx, +0x%llx): at 0x%llx %s\n",
+				gpu, offset, size, bad, cufab_unbind_rule(ret));
 	else
 		trace_cufab_unbind(team, gpu, offset, size, 1);
 	mutex_unlock(&team->lock);

@@ -88,6 +88,20 @@ int cufab_team_init(struct cufab_team *team, const char *kind, u64 number,
 		    u32 size, u64 length, u64 align);
 void cufab_team_fini(struct cufab_team *team);
 
+/**
+ * struct cufab_team_who - who asks a team, for its refusal lines
+ * @client: the calling process
+ * @call: the driver call it made ("cuMulticastBindMem")
+ *
+ * A refusal then reads "pid N (comm): @call: <team>: <value>: <rule>", as
+ * the callers' own refusals do (cufab_pr_info()); a NULL who (the module
+ * acting for itself) logs "<team>: ...".
+ */
+struct cufab_team_who {
+	const struct cufab_client *client;
+	const char *call;
+};
+
 /*
  * Add GPU @gpu for good. Errors, each with one log line naming the team,
  * the GPU and the rule:
@@ -98,12 +112,14 @@ void cufab_team_fini(struct cufab_team *team);
  *   -EHOSTDOWN, -ENOTRECOVERABLE  the fabric is down (fabric_health.c)
  * Wakes cufab_team_wait() sleepers when this completes the team.
  */
-int cufab_team_add_device(struct cufab_team *team, u32 gpu);
+int cufab_team_add_device(struct cufab_team *team, u32 gpu,
+			  const struct cufab_team_who *who);
 /*
  * The same, and when (only when) the GPU joins, store @when in *@stamp
  * under the team lock before the GPU counts: a refused add changes nothing.
  */
 int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
+				const struct cufab_team_who *who,
 				unsigned long *stamp, unsigned long when);
 bool cufab_team_complete(struct cufab_team *team);
 bool cufab_team_has(struct cufab_team *team, u32 gpu);
@@ -135,6 +151,7 @@ int cufab_team_describe(struct cufab_team *team, char *buf, size_t len);
  * @mem_offset: into @alloc
  * @owner: the binding client
  * @tag: endpoint alias or NULL (see struct cufab_binding)
+ * @who: the call asking, for the refusal lines (NULL: the module)
  */
 struct cufab_bind_req {
 	u32 gpu;
@@ -144,6 +161,7 @@ struct cufab_bind_req {
 	u64 mem_offset;
 	const void *owner;
 	const void *tag;
+	const struct cufab_team_who *who;
 };
 
 /*
@@ -165,7 +183,7 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req);
  * (-ENOENT, -EPERM from the map are turned into -EINVAL after logging).
  */
 int cufab_team_unbind(struct cufab_team *team, u32 gpu, u64 offset, u64 size,
-		      const void *owner);
+		      const void *owner, const struct cufab_team_who *who);
 
 /* Unbind every binding of @owner (matching @tag too when non-NULL). */
 u64 cufab_team_unbind_owner(struct cufab_team *team, const void *owner,

@@ -12,7 +12,9 @@
  * compares getpid() with the opener's pid, for children created without
  * running atfork handlers (raw clone()).
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,24 +33,80 @@ int cufab_initialized;
 unsigned long cufab_epoch;
 pthread_mutex_t cufab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int cufab_debug;
 static int cufab_open_warned;
+
+/* An exported driver call: "cu" and a capital (cuMemMap, not cufab_x). */
+static int cufab_is_api(const char *name)
+{
+	return name && name[0] == 'c' && name[1] == 'u' &&
+	       name[2] >= 'A' && name[2] <= 'Z';
+}
+
+/*
+ * The driver call the application made, for a debug line: the outermost
+ * frame of this library whose symbol is an exported cu* entry point (a
+ * call made through libcufabrt or by another entry point still names the
+ * one the application called into us with). The stack is unwound only
+ * when a line is printed, so the entry points carry no bookkeeping; the
+ * library is built without sibling calls so that an entry point ending in
+ * "return helper(...)" keeps its frame.
+ */
+static const char *cufab_api_name(void)
+{
+	void *frames[48];
+	const char *name = NULL;
+	Dl_info self, info;
+	int n, i;
+
+	if (!dladdr((void *)cufab_api_name, &self))
+		return NULL;
+	n = backtrace(frames, 48);
+	for (i = 0; i < n; i++) {
+		if (dladdr(frames[i], &info) &&
+		    info.dli_fbase == self.dli_fbase &&
+		    cufab_is_api(info.dli_sname))
+			name = info.dli_sname;
+	}
+	return name;
+}
+
+/* "cufab: " or "cufab[pid]: ", then the driver call when there is one. */
+static void cufab_prefix(int with_pid)
+{
+	const char *api = cufab_api_name();
+
+	if (with_pid)
+		fprintf(stderr, "cufab[%d]: ", (int)getpid());
+	else
+		fputs("cufab: ", stderr);
+	if (api)
+		fprintf(stderr, "%s: ", api);
+}
+
+/*
+ * CUFAB_DEBUG, read at each message, so that a program may turn it on
+ * after loading us (messages are rare: failures and cuInit).
+ */
+static int cufab_debug_on(void)
+{
+	const char *dbg = getenv("CUFAB_DEBUG");
+
+	return dbg && *dbg;
+}
 
 /*
  * Advice for whoever runs the program (why a call failed). NVIDIA's
  * library writes nothing to stderr and the libraries calling it print
- * their own advice, so this is silent unless CUFAB_DEBUG is set; read at
- * each message, so that a program may turn it on after loading us.
+ * their own advice, so this is silent unless CUFAB_DEBUG is set.
  */
 void cufab_log(const char *fmt, ...)
 {
-	const char *dbg = getenv("CUFAB_DEBUG");
 	va_list ap;
 
-	if (!dbg || !*dbg)
+	if (!cufab_debug_on())
 		return;
 	va_start(ap, fmt);
-	fputs("cufab: ", stderr);
+	cufab_prefix(0);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -58,13 +116,21 @@ void cufab_dbg(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!cufab_debug)
+	if (!cufab_debug_on())
 		return;
 	va_start(ap, fmt);
-	fprintf(stderr, "cufab[%d]: ", (int)getpid());
+	cufab_prefix(1);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
+}
+
+/* The debug line of a refused ioctl; the kernel's own names the rule. */
+static int cufab_ioctl_refused(unsigned long request, int err)
+{
+	cufab_dbg("refused: %s (ioctl nr %u; the reason is in dmesg)",
+		  strerror(err), (unsigned int)_IOC_NR(request));
+	return -err;
 }
 
 /* Returns 0 or -errno; a signal never makes a call fail. */
@@ -75,11 +141,15 @@ int cufab_ioctl(unsigned long request, void *arg)
 	do {
 		ret = ioctl(cufab.fd, request, arg);
 	} while (ret < 0 && errno == EINTR);
-	if (ret < 0) {
-		ret = -errno;
-		cufab_dbg("ioctl 0x%lx: %s", request, strerror(-ret));
-	}
-	return ret;
+	return ret < 0 ? cufab_ioctl_refused(request, errno) : 0;
+}
+
+/* One try: a signal ends the call with -EINTR (multicast.c's waits). */
+int cufab_ioctl_once(unsigned long request, void *arg)
+{
+	if (ioctl(cufab.fd, request, arg) == 0)
+		return 0;
+	return errno == EINTR ? -EINTR : cufab_ioctl_refused(request, errno);
 }
 
 /*
@@ -220,9 +290,6 @@ static void cufab_atfork_child(void)
 __attribute__((constructor))
 static void cufab_core_init(void)
 {
-	const char *dbg = getenv("CUFAB_DEBUG");
-
-	cufab_debug = dbg && *dbg;
 	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
 		       cufab_atfork_child);
 }
@@ -233,19 +300,32 @@ CUresult cufab_call(struct cufab_call *c)
 	CUdevice dev;
 	CUresult res;
 
-	if (!cufab_ready())
+	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
+	if (!cufab_ready()) {
+		cufab_dbg("refused: cuInit has not succeeded in this process");
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!c->args_ok)
+	}
+	if (!c->args_ok) {
+		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (c->need & CUFAB_NEED_DEV) {
 		c->d = cufab_device(c->dev);
-		if (!c->d)
+		if (!c->d) {
+			cufab_dbg("refused: device %d: no such device (%d visible)",
+				  c->dev, cufab.num_dev);
 			return c->bad_dev;
+		}
 	}
 	if (c->need & CUFAB_NEED_CTX) {
 		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
-		if (res != CUDA_SUCCESS)
+		if (res != CUDA_SUCCESS) {
+			cufab_dbg("refused: %s (the calling thread's current context)",
+				  res == CUDA_ERROR_INVALID_CONTEXT ?
+				  "no current context" :
+				  "the current context was destroyed");
 			return res;
+		}
 		if (!(c->need & CUFAB_NEED_DEV))
 			c->d = cufab_device(dev);
 	}

@@ -111,7 +111,7 @@ static void imex_setup(void)
 
 	fd = open_channel(getenv(IMEX_ENV), what, sizeof(what), &err);
 	if (fd < 0) {
-		cufab_log("no IMEX channel (%s: %s): FABRIC needs a node %s/channelN this process can open, the same in exporter and importer",
+		cufab_log("no IMEX channel (%s: %s): FABRIC needs a node %s/channelN this process can open, the same in exporter and importer; load cufab with create_imex_channel0=1 or make one with cufab-imex-channels (Documentation/admin-guide.rst, \"IMEX channels\")",
 			  what, strerror(err), IMEX_DIR);
 		return;
 	}

@@ -78,6 +78,7 @@ extern pthread_mutex_t cufab_lock;
 void cufab_log(const char *fmt, ...) __printf(1, 2);
 void cufab_dbg(const char *fmt, ...) __printf(1, 2);
 int cufab_ioctl(unsigned long request, void *arg);
+int cufab_ioctl_once(unsigned long request, void *arg);
 CUresult cufab_errno_result(int err);
 CUresult cufab_open(__u32 *num_gpus);
 void cufab_close(void);

@@ -12,7 +12,6 @@
  * nothing bound, so a program can give up on a team that never forms.
  */
 #include <errno.h>
-#include <sys/ioctl.h>
 
 #include "mem.h"
 
@@ -44,12 +43,6 @@ static CUresult mc_ready(void)
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	return mc_supported() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
-}
-
-/* One ioctl without the EINTR retry of cufab_ioctl(): see the top. */
-static int mc_ioctl_once(unsigned long request, void *arg)
-{
-	return ioctl(cufab.fd, request, arg) < 0 ? -errno : 0;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
@@ -128,7 +121,7 @@ static CUresult mc_bind(struct cufab_mc_bind *arg,
 	arg->offset = mcOffset;
 	arg->length = size;
 	arg->bind_flags = flags;
-	return mc_result(-mc_ioctl_once(CUFAB_IOCTL_MC_BIND, arg));
+	return mc_result(-cufab_ioctl_once(CUFAB_IOCTL_MC_BIND, arg));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mcHandle,

@@ -176,7 +176,7 @@ TEST(init_without_module)
 	unsetenv("CUFAB_DEBUG");
 	EXPECT_CU(CUDA_ERROR_NO_DEVICE, res[0]);
 	EXPECT_CU(CUDA_ERROR_NO_DEVICE, res[1]);
-	EXPECT_NE(NULL, strstr(msg, "cufab: cannot open /dev/cufab"));
+	EXPECT_NE(NULL, strstr(msg, "cufab: cuInit: cannot open /dev/cufab"));
 	EXPECT_NE(NULL, strstr(msg, "is cufab.ko loaded?"));
 	/* Once per process. */
 	EXPECT_EQ(NULL, strstr(strstr(msg, "cannot open") + 1, "cannot open"));

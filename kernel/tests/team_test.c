@@ -130,8 +130,8 @@ static struct cufab_team *team_pair(struct kunit *test, u64 length, u64 align)
 	struct team_test_ctx *ctx = team_test_pair(test);
 	struct cufab_team *team = team_new(test, 2, length, align);
 
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a));
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
 	return team;
 }
 
@@ -215,25 +215,25 @@ static void add_device_rules(struct kunit *test)
 	struct cufab_team *team;
 
 	team = team_new(test, 2, G, G);
-	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, n));
-	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, U32_MAX));
+	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, n, NULL));
+	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, U32_MAX, NULL));
 	KUNIT_EXPECT_EQ(test, 0u, team->joined);
 	KUNIT_EXPECT_EQ(test, -1, team->clique);
 
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	KUNIT_EXPECT_TRUE(test, cufab_team_has(team, ctx->gpu_a));
 	KUNIT_EXPECT_FALSE(test, cufab_team_has(team, ctx->gpu_b));
 	KUNIT_EXPECT_FALSE(test, cufab_team_has(team, U32_MAX));
 	KUNIT_EXPECT_FALSE(test, cufab_team_complete(team));
-	KUNIT_EXPECT_EQ(test, -EEXIST, cufab_team_add_device(team, ctx->gpu_a));
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b));
+	KUNIT_EXPECT_EQ(test, -EEXIST, cufab_team_add_device(team, ctx->gpu_a, NULL));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
 	KUNIT_EXPECT_TRUE(test, cufab_team_complete(team));
 	KUNIT_EXPECT_EQ(test, 2u, team->joined);
 	/* full: a member is still "already there", anyone else "no room" */
-	KUNIT_EXPECT_EQ(test, -EEXIST, cufab_team_add_device(team, ctx->gpu_b));
+	KUNIT_EXPECT_EQ(test, -EEXIST, cufab_team_add_device(team, ctx->gpu_b, NULL));
 	if (ctx->gpu_other >= 0)
 		KUNIT_EXPECT_EQ(test, -ENOSPC,
-				cufab_team_add_device(team, ctx->gpu_other));
+				cufab_team_add_device(team, ctx->gpu_other, NULL));
 	KUNIT_EXPECT_EQ(test, 2u, team->joined);
 	KUNIT_EXPECT_EQ(test, BIT_ULL(ctx->gpu_a) | BIT_ULL(ctx->gpu_b),
 			team->devs);
@@ -241,9 +241,9 @@ static void add_device_rules(struct kunit *test)
 
 	/* a unicast endpoint: a team of one */
 	team = team_new(test, 1, G, G);
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
 	KUNIT_EXPECT_TRUE(test, cufab_team_complete(team));
-	KUNIT_EXPECT_EQ(test, -ENOSPC, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, -ENOSPC, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	cufab_team_destroy(team);
 }
 
@@ -256,10 +256,10 @@ static void add_device_other_clique(struct kunit *test)
 	if (ctx->gpu_other < 0)
 		kunit_skip(test, "needs GPUs in two cliques");
 	team = team_new(test, 2, G, G);
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_other));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_other, NULL));
 	clique = team->clique;
 	KUNIT_EXPECT_GE(test, clique, 0);
-	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	KUNIT_EXPECT_EQ(test, 1u, team->joined);
 	KUNIT_EXPECT_EQ(test, clique, team->clique);
 	KUNIT_EXPECT_FALSE(test, cufab_team_has(team, ctx->gpu_a));
@@ -274,8 +274,8 @@ static void describe_names_members(struct kunit *test)
 
 	cufab_team_describe(team, buf, sizeof(buf));
 	KUNIT_EXPECT_STREQ(test, "0 of 4 devices ()", buf);
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b));
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	snprintf(want, sizeof(want), "2 of 4 devices (gpu%d,gpu%d)",
 		 ctx->gpu_a, ctx->gpu_b);
 	KUNIT_EXPECT_EQ(test, (int)strlen(want),
@@ -293,10 +293,10 @@ static void wait_times_out_incomplete(struct kunit *test)
 	struct cufab_team *team = team_new(test, 2, G, G);
 
 	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, cufab_team_wait(team, 1, "test"));
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	KUNIT_EXPECT_EQ(test, -ETIMEDOUT, cufab_team_wait(team, 1, "test"));
 	KUNIT_EXPECT_EQ(test, 0u, team->waiters);
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
 	/* complete: no sleep, with or without a limit */
 	KUNIT_EXPECT_EQ(test, 0, cufab_team_wait(team, 1, "test"));
 	KUNIT_EXPECT_EQ(test, 0, cufab_team_wait(team, 0, "test"));
@@ -316,7 +316,7 @@ static void team_test_join(struct work_struct *work)
 						  struct team_test_joiner,
 						  work);
 
-	j->ret = cufab_team_add_device(j->team, j->gpu);
+	j->ret = cufab_team_add_device(j->team, j->gpu, NULL);
 }
 
 /* The last device joining wakes a sleeper with no time limit. */
@@ -327,7 +327,7 @@ static void wait_woken_by_last_join(struct kunit *test)
 	struct team_test_joiner j = { .team = team, .gpu = ctx->gpu_b,
 				      .ret = -1 };
 
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
 	INIT_DELAYED_WORK(&j.work, team_test_join);
 	schedule_delayed_work(&j.work, msecs_to_jiffies(20));
 	KUNIT_EXPECT_EQ(test, 0, cufab_team_wait(team, 0, "test"));
@@ -455,34 +455,34 @@ static void unbind_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 4u, kref_read(&mem->ref));
 
 	/* argument rules */
-	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_team_unbind(team, a, 0, 0, A));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_team_unbind(team, a, 0, 0, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, SZ_4K, G, A));
+			cufab_team_unbind(team, a, SZ_4K, G, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, 0, G + SZ_4K, A));
+			cufab_team_unbind(team, a, 0, G + SZ_4K, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, 7 * G, 2 * G, A));
+			cufab_team_unbind(team, a, 7 * G, 2 * G, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, CUFAB_MAX_GPUS, 0, G, A));
+			cufab_team_unbind(team, CUFAB_MAX_GPUS, 0, G, A, NULL));
 	if (ctx->gpu_other >= 0)
 		KUNIT_EXPECT_EQ(test, -EINVAL,
 				cufab_team_unbind(team, ctx->gpu_other, 0, G,
-						  A));
+						  A, NULL));
 	/* map rules, all reported as -EINVAL */
-	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_team_unbind(team, b, 0, G, A));
+	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_team_unbind(team, b, 0, G, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, 2 * G, G, A));
+			cufab_team_unbind(team, a, 2 * G, G, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, 0, 3 * G, A));
+			cufab_team_unbind(team, a, 0, 3 * G, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			cufab_team_unbind(team, a, 4 * G, G, A));
+			cufab_team_unbind(team, a, 4 * G, G, A, NULL));
 	KUNIT_EXPECT_EQ(test, 3ull, cufab_team_bindings(team));
 	KUNIT_EXPECT_EQ(test, 4u, kref_read(&mem->ref));
 
 	/* two adjacent binds at once, then someone else's */
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_unbind(team, a, 0, 2 * G, A));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_unbind(team, a, 0, 2 * G, A, NULL));
 	KUNIT_EXPECT_EQ(test, 2u, kref_read(&mem->ref));
-	KUNIT_EXPECT_EQ(test, 0, cufab_team_unbind(team, a, 4 * G, G, B));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_unbind(team, a, 4 * G, G, B, NULL));
 	KUNIT_EXPECT_EQ(test, 0ull, cufab_team_bindings(team));
 	KUNIT_EXPECT_EQ(test, 1u, kref_read(&mem->ref));
 	cufab_team_destroy(team);
@@ -712,7 +712,8 @@ static void random_against_model(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, want,
 					cufab_team_unbind(team, gpu[d],
 							  off * SZ_4K,
-							  len * SZ_4K, owner));
+							  len * SZ_4K, owner,
+							  NULL));
 			while (!want && len) {
 				u32 l = m->len[d][off];
 

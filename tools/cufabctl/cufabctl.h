@@ -208,6 +208,11 @@ void mc_print_event(struct nlattr **tb);
 void peer_help(FILE *f);
 int do_peer(struct ctl *ctl, int argc, char **argv);
 
+/* ---- proc.c ---------------------------------------------------------- */
+
+void proc_help(FILE *f);
+int do_proc(struct ctl *ctl, int argc, char **argv);
+
 /* ---- pool.c ---------------------------------------------------------- */
 
 void pool_help(FILE *f);

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | stream | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | stream | proc | imex | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -39,6 +39,8 @@ static void usage(FILE *f)
 	pool_help(f);
 	fputc('\n', f);
 	stream_help(f);
+	fputc('\n', f);
+	proc_help(f);
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
@@ -61,6 +63,7 @@ static void usage(FILE *f)
 	      "  cufabctl -j peer show\n"
 	      "  cufabctl pool show\n"
 	      "  cufabctl stream show pid 1234\n"
+	      "  cufabctl proc show\n"
 	      "  cufabctl topo set race-delay-us 500 race-seed 7\n"
 	      "  cufabctl imex status\n"
 	      "  cufabctl -j monitor\n"
@@ -77,6 +80,7 @@ static const struct cmd objects[] = {
 	{ "peer",	do_peer },
 	{ "pool",	do_pool },
 	{ "stream",	do_stream },
+	{ "proc",	do_proc },
 	{ "imex",	do_imex },
 	{ "monitor",	do_monitor },
 	{ NULL,		NULL },

@@ -132,6 +132,12 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= "topo-managed-check",
 	[CUFAB_NL_A_POOL_REUSE]		= "pool-reuse",
+	[CUFAB_NL_A_PROC_CONTEXTS]	= "proc-contexts",
+	[CUFAB_NL_A_PROC_MEM_HANDLES]	= "proc-mem-handles",
+	[CUFAB_NL_A_PROC_STREAMS]	= "proc-streams",
+	[CUFAB_NL_A_PROC_EVENTS]	= "proc-events",
+	[CUFAB_NL_A_PROC_POOLS]		= "proc-pools",
+	[CUFAB_NL_A_PROC_MEM_BYTES]	= "proc-mem-bytes",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -148,6 +154,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_STREAM_GET]	= "stream-get",
 	[CUFAB_NL_CMD_STREAM_EVENT]	= "stream-event",
 	[CUFAB_NL_CMD_MANAGED_EVENT]	= "managed-event",
+	[CUFAB_NL_CMD_PROC_GET]		= "proc-get",
 };
 
 /*
@@ -262,6 +269,12 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_POOL_REUSE]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_CONTEXTS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_MEM_HANDLES]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_STREAMS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_EVENTS]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_POOLS]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_PROC_MEM_BYTES]	= { .type = NLA_U64 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

@@ -66,6 +66,7 @@ static const struct nl_cmd_desc nl_cmds[] = {
 	NLCMD(PEER_GET, true, false, false, A(PEER_CTX, A_U32)),
 	NLCMD(POOL_GET, true, false, false, A(POOL_ID, A_U32)),
 	NLCMD(STREAM_GET, true, false, false, A(STREAM_UID, A_U64)),
+	NLCMD(PROC_GET, true, false, false, A(PID, A_U32)),
 };
 
 /*
@@ -78,7 +79,7 @@ _Static_assert(ARRAY_SIZE(nl_cmds) == CUFAB_NL_CMD_MAX - 3,
 const unsigned int fuzz_nl_ncmds = ARRAY_SIZE(nl_cmds);
 const char *const fuzz_nl_names[] = {
 	"DEV_GET", "DEV_SET", "TOPO_GET", "TOPO_SET", "ALLOC_GET", "LE_GET",
-	"MC_GET", "PEER_GET", "POOL_GET", "STREAM_GET",
+	"MC_GET", "PEER_GET", "POOL_GET", "STREAM_GET", "PROC_GET",
 };
 
 static int family;

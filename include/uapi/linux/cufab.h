@@ -1767,6 +1767,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_STREAM_GET,	/* dump: one message per stream */
 	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
 	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: managed memory access refused/reported */
+	CUFAB_NL_CMD_PROC_GET,	/* dump: one message per process with /dev/cufab open */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -1893,6 +1894,12 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
 	CUFAB_NL_A_POOL_REUSE,		/* u32, BIT(CUFAB_POOL_ATTR_REUSE_*) on (1.7) */
 	CUFAB_NL_A_MANAGED_OFFSET,	/* u64, where in the allocation the access was */
+	CUFAB_NL_A_PROC_CONTEXTS,	/* u32, contexts (PROC_GET) */
+	CUFAB_NL_A_PROC_MEM_HANDLES,	/* u32, memory and multicast handles */
+	CUFAB_NL_A_PROC_STREAMS,	/* u32, streams */
+	CUFAB_NL_A_PROC_EVENTS,		/* u32, events */
+	CUFAB_NL_A_PROC_POOLS,		/* u32, memory pools */
+	CUFAB_NL_A_PROC_MEM_BYTES,	/* u64, bytes behind its memory handles */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Processes seen through cufabctl: "proc show" (netlink PROC_GET) lists
+ * this process with the objects it holds by kind and the bytes behind its
+ * memory handles, and keeps giving valid JSON while processes open
+ * /dev/cufab, create objects and exit under the dump.
+ */
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "ctl_helpers.h"
+#include "mem_helpers.h"
+#include "kselftest_harness.h"
+
+#define CHURNERS	2
+#define DUMPS		10
+
+static const char *cufabctl_missing(void)
+{
+	char path[PATH_MAX];
+
+	if (access(CUFAB_DEV, F_OK))
+		return CUFAB_DEV " absent (cufab.ko not loaded)";
+	if (!tool_path("cufabctl", path, sizeof(path)) ||
+	    !tool_path("jsoncheck", path, sizeof(path)))
+		return "no cufabctl or jsoncheck next to this test";
+	return NULL;
+}
+
+#define CTL_OR_SKIP() do {						\
+	const char *__why = cufabctl_missing();				\
+	if (__why)							\
+		SKIP(return, "%s", __why);				\
+} while (0)
+
+FIXTURE(proc) {};
+FIXTURE_SETUP(proc) {}
+FIXTURE_TEARDOWN(proc) {}
+
+/* Its own line: one context, two handles of 2 granules, one stream. */
+TEST_F_TIMEOUT(proc, own_process, 300)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h[2];
+	static char out[65536];
+	char args[64], want[128];
+	CUcontext ctx;
+	CUstream s;
+	size_t g;
+
+	CTL_OR_SKIP();
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	g = gran(0);
+	ASSERT_LT(0, g);
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h[0], g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h[1], g, &p, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+
+	snprintf(args, sizeof(args), "-j proc show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want),
+		 "{\"pid\":%d,\"comm\":\"procshow_test\",\"contexts\":1,\"mem_handles\":2,\"streams\":1,\"events\":0,\"pools\":0,\"mem_bytes\":%zu}",
+		 getpid(), 2 * g);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("want %s in %s", want, out);
+
+	snprintf(args, sizeof(args), "proc show pid %d", getpid());
+	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
+	snprintf(want, sizeof(want), "pid %d (procshow_test) contexts 1 mem 2 streams 1",
+		 getpid());
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+
+	ASSERT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h[0]));
+	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(h[1]));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	/* an empty list: "[]" in JSON, "none" in text */
+	ASSERT_EQ(0, ctl_run("-j proc show pid 2147483647", NULL, out,
+			     sizeof(out)));
+	EXPECT_STREQ("[]\n", out);
+	ASSERT_EQ(0, ctl_run("proc show pid 2147483647", NULL, out,
+			     sizeof(out)));
+	EXPECT_STREQ("none\n", out);
+}
+
+/* A child opening /dev/cufab, making objects and exiting, over and over. */
+static void churn(void)
+{
+	CUmemAllocationProp p = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+	CUcontext ctx;
+	CUstream s;
+	pid_t pid;
+
+	for (;;) {
+		pid = fork();
+		if (pid == 0) {
+			if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
+			    cuMemCreate(&h, gran(0), &p, 0) ||
+			    cuStreamCreate(&s, CU_STREAM_NON_BLOCKING))
+				_exit(1);
+			/* exit with everything held: the teardown frees it */
+			_exit(0);
+		}
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			_exit(1);
+	}
+}
+
+/* Dumps in a loop while processes come and go: each one valid JSON. */
+TEST_F_TIMEOUT(proc, dump_races_exit, 600)
+{
+	static char out[65536];
+	pid_t kids[CHURNERS];
+	int i, rc, bad = 0;
+
+	CTL_OR_SKIP();
+	INIT_OR_SKIP();
+	for (i = 0; i < CHURNERS; i++) {
+		kids[i] = fork();
+		ASSERT_LE(0, kids[i]);
+		if (kids[i] == 0)
+			churn();
+	}
+	for (i = 0; i < DUMPS; i++) {
+		rc = ctl_run("-j proc show", "2>&1", out, sizeof(out));
+		if (rc) {
+			bad++;
+			TH_LOG("dump %d: status %d: %s", i, rc, out);
+		}
+	}
+	for (i = 0; i < CHURNERS; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	EXPECT_EQ(0, bad);
+}
+
+TEST_HARNESS_MAIN
