@@ -160,13 +160,9 @@ extern const struct cufab_object_ops cufab_test_object_ops;
  * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
  * fabric_state lets an administrator or a test put the node in either
  * state, so callers can prove they retry or report instead of hanging.
+ * The states are enum cufab_fabric_state of the uapi, which TOPO_GET
+ * reports.
  */
-
-enum cufab_fabric_state {
-	CUFAB_FABRIC_OK,
-	CUFAB_FABRIC_NOT_READY,		/* -EHOSTDOWN: SYSTEM_NOT_READY */
-	CUFAB_FABRIC_ILLEGAL,		/* -ENOTRECOVERABLE: ILLEGAL_STATE */
-};
 
 /*
  * 0 when the fabric is usable; otherwise -EHOSTDOWN or -ENOTRECOVERABLE
@@ -174,6 +170,8 @@ enum cufab_fabric_state {
  * and the state.
  */
 int cufab_fabric_check(const char *obj, const char *what);
+/* The state now (enum cufab_fabric_state), for TOPO_GET. */
+u32 cufab_fabric_state_now(void);
 
 /*
  * cufab virtual GPUs and the fabric topology that connects them.
@@ -185,6 +183,9 @@ int cufab_fabric_check(const char *obj, const char *what);
  */
 
 #define CUFAB_GPU_NAME		"cufab Virtual GPU"
+/* Compute capability of every virtual GPU (Hopper, device_attr.c). */
+#define CUFAB_CC_MAJOR		9
+#define CUFAB_CC_MINOR		0
 /* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
 #define CUFAB_PCI_DOMAIN	0
 #define CUFAB_PCI_BUS_BASE	0x41

@@ -67,3 +67,8 @@ int cufab_fabric_check(const char *obj, const char *what)
 		return 0;
 	}
 }
+
+u32 cufab_fabric_state_now(void)
+{
+	return READ_ONCE(cufab_fabric_state);
+}

@@ -105,7 +105,8 @@ static size_t cufab_nl_dev_size(void)
 	       nla_total_size(sizeof(u32)) +		/* FEATURES */
 	       nla_total_size_64bit(sizeof(u64)) +	/* PEERS */
 	       4 * nla_total_size_64bit(sizeof(u64)) +	/* MEM/MC_GRAN[_REC] */
-	       nla_total_size(sizeof(u32));		/* PEER_COUNT */
+	       nla_total_size(sizeof(u32)) +		/* PEER_COUNT */
+	       2 * nla_total_size(sizeof(u32));		/* CC_MAJOR, CC_MINOR */
 }
 
 static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
@@ -137,7 +138,9 @@ static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN_REC,
 			      gpu->mc_gran_rec, CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_PEER_COUNT,
-			cufab_peer_gpu_count(gpu->index)))
+			cufab_peer_gpu_count(gpu->index)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MAJOR, CUFAB_CC_MAJOR) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MINOR, CUFAB_CC_MINOR))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -152,6 +155,7 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
 	       2 * nla_total_size(sizeof(u32)) +	/* TOPO_RACE_* */
 	       nla_total_size(sizeof(u32)) +		/* TOPO_MANAGED_CHECK */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_FABRIC_STATE */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
@@ -173,7 +177,9 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_SEED,
 			READ_ONCE(cufab_race_seed)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
-			READ_ONCE(cufab_managed_check)))
+			READ_ONCE(cufab_managed_check)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_FABRIC_STATE,
+			cufab_fabric_state_now()))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);

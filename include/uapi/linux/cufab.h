@@ -1716,6 +1716,17 @@ enum cufab_managed_event {
 	CUFAB_MANAGED_EV_CHECK_HOST,
 };
 
+/*
+ * CUFAB_NL_A_TOPO_FABRIC_STATE (module parameter fabric_state): whether
+ * the fabric software is usable; binds and multicast joins fail with
+ * CUDA_ERROR_SYSTEM_NOT_READY or CUDA_ERROR_ILLEGAL_STATE otherwise.
+ */
+enum cufab_fabric_state {
+	CUFAB_FABRIC_OK,
+	CUFAB_FABRIC_NOT_READY,
+	CUFAB_FABRIC_ILLEGAL,
+};
+
 enum cufab_genl_attr {
 	CUFAB_NL_A_UNSPEC,
 	CUFAB_NL_A_DEV,			/* nest: one GPU (TOPO_GET replies) */
@@ -1820,6 +1831,9 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_MANAGED_BY_STREAM,	/* u64, uid of the accessing stream (checks) */
 	CUFAB_NL_A_TOPO_MANAGED_CHECK,	/* u32, 0 off, 1 report, 2 strict (managed_check) */
 	CUFAB_NL_A_POOL_REUSE,		/* u32, BIT(CUFAB_POOL_ATTR_REUSE_*) on (1.7) */
+	CUFAB_NL_A_DEV_CC_MAJOR,	/* u32, compute capability (attribute 75) */
+	CUFAB_NL_A_DEV_CC_MINOR,	/* u32, (attribute 76) */
+	CUFAB_NL_A_TOPO_FABRIC_STATE,	/* u32, enum cufab_fabric_state (read only) */
 	__CUFAB_NL_A_MAX,
 };
 
