@@ -186,6 +186,9 @@ u32 cufab_fabric_state_now(void);
 /* Compute capability of every virtual GPU (Hopper, device_attr.c). */
 #define CUFAB_CC_MAJOR		9
 #define CUFAB_CC_MINOR		0
+/* PCI device and subsystem ids, each << 16 | the NVIDIA vendor id: H100 SXM5 80GB */
+#define CUFAB_PCI_DEVICE_ID	(0x2330 << 16 | 0x10de)
+#define CUFAB_PCI_SUBSYSTEM_ID	(0x16c1 << 16 | 0x10de)
 /* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
 #define CUFAB_PCI_DOMAIN	0
 #define CUFAB_PCI_BUS_BASE	0x41

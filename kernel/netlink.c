@@ -106,7 +106,8 @@ static size_t cufab_nl_dev_size(void)
 	       nla_total_size_64bit(sizeof(u64)) +	/* PEERS */
 	       4 * nla_total_size_64bit(sizeof(u64)) +	/* MEM/MC_GRAN[_REC] */
 	       nla_total_size(sizeof(u32)) +		/* PEER_COUNT */
-	       2 * nla_total_size(sizeof(u32));		/* CC_MAJOR, CC_MINOR */
+	       2 * nla_total_size(sizeof(u32)) +	/* CC_MAJOR, CC_MINOR */
+	       2 * nla_total_size(sizeof(u32));		/* PCI_DEVICE_ID, _SUBSYS */
 }
 
 static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
@@ -140,7 +141,10 @@ static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_PEER_COUNT,
 			cufab_peer_gpu_count(gpu->index)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MAJOR, CUFAB_CC_MAJOR) ||
-	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MINOR, CUFAB_CC_MINOR))
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MINOR, CUFAB_CC_MINOR) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_PCI_DEVICE_ID, CUFAB_PCI_DEVICE_ID) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_PCI_SUBSYS_ID,
+			CUFAB_PCI_SUBSYSTEM_ID))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -1834,6 +1834,8 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_DEV_CC_MAJOR,	/* u32, compute capability (attribute 75) */
 	CUFAB_NL_A_DEV_CC_MINOR,	/* u32, (attribute 76) */
 	CUFAB_NL_A_TOPO_FABRIC_STATE,	/* u32, enum cufab_fabric_state (read only) */
+	CUFAB_NL_A_DEV_PCI_DEVICE_ID,	/* u32, device << 16 | vendor (attribute 139) */
+	CUFAB_NL_A_DEV_PCI_SUBSYS_ID,	/* u32, subsystem << 16 | vendor (140) */
 	__CUFAB_NL_A_MAX,
 };
 
