@@ -55,6 +55,10 @@ RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
 # libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
 # cufab unchanged.
 LIBCUDA_DROPIN	:= $(BUILD)/lib/cuda/libcuda.so.1
+# cufab's NVML (nvml/): a library of its own, only under NVIDIA's name and
+# only in the drop-in directory, next to libcuda.so.1.
+NVML_SRCS	:= $(wildcard nvml/*.c)
+NVML_SO		:= $(BUILD)/lib/cuda/libnvidia-ml.so.1
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
@@ -98,7 +102,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(RT_SO) $(NVML_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -119,6 +123,18 @@ $(RT_SO): rt/runtime.c rt/libcufabrt.map $(LIB_SO) include/cufab/cuda.h
 		-Wl,--version-script=rt/libcufabrt.map -Wl,-z,defs \
 		-o $@ rt/runtime.c -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN' -lcufab -lpthread
 	ln -sf libcufabrt.so.$(SOVERSION) $(BUILD)/lib/libcufabrt.so
+
+# NVML answers from the netlink family alone (nvml/nl.c): no libcufab, no
+# libnl. RUNPATH $ORIGIN: nvmlSystemGetCudaDriverVersion dlopens the
+# libcuda.so.1 beside it.
+$(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
+		include/cufab/nvml.h include/uapi/linux/cufab.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -DCUFAB_NVML_VERSION='"$(VERSION)"' \
+		-fPIC -fvisibility=hidden -shared -Wl,-soname,libnvidia-ml.so.1 \
+		-Wl,--version-script=nvml/libnvidia-ml.map -Wl,-z,defs \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' \
+		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
