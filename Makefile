@@ -180,6 +180,11 @@ $(BUILD)/selftests/%: selftests/%.c $(KSFT_HDRS) $(LIB_SO) $(wildcard selftests/
 	@mkdir -p $(dir $@)
 	$(CC) $(ST_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 
+# nvml_test calls NVML as programs do: linked against libnvidia-ml.so.1.
+$(BUILD)/selftests/nvml_test: $(NVML_SO)
+$(BUILD)/selftests/nvml_test: APP_LDFLAGS += -L$(BUILD)/lib/cuda \
+	-Wl,-rpath,'$$ORIGIN/../lib/cuda' -l:libnvidia-ml.so.1
+
 $(BUILD)/selftests/%.sh: selftests/%.sh
 	@mkdir -p $(dir $@)
 	cp $< $@

@@ -8,6 +8,7 @@
  * a static table, one slot per GPU index, so it stays valid (and equal)
  * across init cycles. Everything else is read from the kernel when asked.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -400,26 +401,46 @@ struct pci_key {
 };
 
 /*
+ * One hexadecimal field of a bus id ending at @end: digits only (no sign,
+ * space or 0x, which sscanf would take). Returns the character after it.
+ */
+static const char *hex_field(const char *s, char end, unsigned int *v)
+{
+	unsigned long long x = 0;
+	const char *p = s;
+
+	while (isxdigit((unsigned char)*p) && p - s < 8) {
+		x = x * 16 + (isdigit((unsigned char)*p) ? *p - '0' :
+			      tolower((unsigned char)*p) - 'a' + 10);
+		p++;
+	}
+	if (p == s || *p != end)
+		return NULL;
+	*v = x;
+	return end ? p + 1 : p;
+}
+
+/*
  * "domain:bus:device.function", "domain:bus:device" or
  * "bus:device.function", hexadecimal, as NVML accepts them.
  */
 static int parse_bus_id(const char *s, struct pci_key *k)
 {
-	int n = 0;
+	const char *p;
 
 	k->function = 0;
-	if (sscanf(s, "%x:%x:%x.%x%n", &k->domain, &k->bus, &k->device,
-		   &k->function, &n) == 4 && !s[n])
-		return 0;
-	n = 0;
-	k->function = 0;
-	if (sscanf(s, "%x:%x:%x%n", &k->domain, &k->bus, &k->device, &n) == 3 &&
-	    !s[n])
-		return 0;
-	n = 0;
+	/* three fields before a dot or the end: domain:bus:device */
+	p = hex_field(s, ':', &k->domain);
+	if (p && (p = hex_field(p, ':', &k->bus))) {
+		if (hex_field(p, '\0', &k->device))
+			return 0;
+		p = hex_field(p, '.', &k->device);
+		return p && hex_field(p, '\0', &k->function) ? 0 : -1;
+	}
 	k->domain = 0;
-	if (sscanf(s, "%x:%x.%x%n", &k->bus, &k->device, &k->function, &n) == 3 &&
-	    !s[n])
+	p = hex_field(s, ':', &k->bus);
+	if (p && (p = hex_field(p, '.', &k->device)) &&
+	    hex_field(p, '\0', &k->function))
 		return 0;
 	return -1;
 }

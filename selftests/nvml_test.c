@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cufab's libnvidia-ml.so.1 (nvml/): every answer against libcufab's for
+ * the same GPU (name, UUID, PCI location, compute capability, memory, NUMA
+ * node, fabric cluster and clique), the fabric state against the
+ * fabric_state knob, and every documented error code: UNINITIALIZED before
+ * nvmlInit and after the last nvmlShutdown, INVALID_ARGUMENT for NULL
+ * pointers, foreign handles and bad indices, INSUFFICIENT_SIZE for short
+ * buffers, ARGUMENT_VERSION_MISMATCH for a wrong struct version, NOT_FOUND
+ * for unknown UUIDs and bus ids, DRIVER_NOT_LOADED where the netlink
+ * family is not visible.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cufab/cuda.h>
+#include <cufab/nvml.h>
+#include <linux/cufab.h>
+#include "cufab_test.h"
+#include "kselftest_harness.h"
+
+#define EXPECT_NV(expected, call)	EXPECT_EQ((int)(expected), (int)(call))
+#define ASSERT_NV(expected, call)	ASSERT_EQ((int)(expected), (int)(call))
+
+/* cuDeviceGetUuid's bytes as NVML prints them. */
+static void uuid_string(const CUuuid *u, char *out, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)u->bytes;
+
+	snprintf(out, len,
+		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9],
+		 b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static int cu_attr(CUdevice_attribute a, int dev)
+{
+	int v = -12345;
+
+	cuDeviceGetAttribute(&v, a, dev);
+	return v;
+}
+
+FIXTURE(nvml) {
+	int count;
+};
+
+FIXTURE_SETUP(nvml)
+{
+	INIT_OR_SKIP();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&self->count));
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+}
+
+FIXTURE_TEARDOWN(nvml)
+{
+	while (nvmlShutdown() == NVML_SUCCESS)
+		;
+}
+
+/* Reference counted: the library works until the last nvmlShutdown. */
+TEST(init_refcount)
+{
+	unsigned int n;
+
+	INIT_OR_SKIP();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetCount_v2(&n));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlShutdown());
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+	ASSERT_NV(NVML_SUCCESS, nvmlInitWithFlags(NVML_INIT_FLAG_NO_GPUS |
+						   NVML_INIT_FLAG_NO_ATTACH));
+	EXPECT_NV(NVML_SUCCESS, nvmlShutdown());
+	EXPECT_NV(NVML_SUCCESS, nvmlDeviceGetCount_v2(&n));
+	EXPECT_NV(NVML_SUCCESS, nvmlShutdown());
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetCount_v2(&n));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlShutdown());
+	/* and again from zero */
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+	EXPECT_NV(NVML_SUCCESS, nvmlDeviceGetCount_v2(&n));
+	EXPECT_NV(NVML_SUCCESS, nvmlShutdown());
+}
+
+/*
+ * The family exists in the initial network namespace only: a process in
+ * another one finds no driver, as NVML does without nvidia.ko.
+ */
+TEST(driver_not_loaded)
+{
+	pid_t pid;
+	int rc;
+
+	INIT_OR_SKIP();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNET))
+			_exit(errno == EPERM ? 4 : 3);
+		_exit(nvmlInit_v2() == NVML_ERROR_DRIVER_NOT_LOADED ? 0 : 1);
+	}
+	rc = wait_child(pid);
+	if (rc == 4)
+		SKIP(return, "unshare(CLONE_NEWNET) needs CAP_SYS_ADMIN");
+	EXPECT_EQ(0, rc) TH_LOG("nvmlInit_v2 in a new network namespace: not DRIVER_NOT_LOADED");
+}
+
+/* Every code of nvml.h has its own string; others are "Unknown Error". */
+TEST(error_strings)
+{
+	static const nvmlReturn_t codes[] = {
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17,
+		18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+	};
+	size_t i, j;
+
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		const char *s = nvmlErrorString(codes[i]);
+
+		ASSERT_NE(NULL, s);
+		EXPECT_STRNE("Unknown Error", s) TH_LOG("code %d", codes[i]);
+		for (j = 0; j < i; j++)
+			EXPECT_STRNE(nvmlErrorString(codes[j]), s);
+	}
+	EXPECT_STREQ("Success", nvmlErrorString(NVML_SUCCESS));
+	EXPECT_STREQ("Uninitialized", nvmlErrorString(NVML_ERROR_UNINITIALIZED));
+	EXPECT_STREQ("Unknown Error", nvmlErrorString(NVML_ERROR_UNKNOWN));
+	EXPECT_STREQ("Unknown Error", nvmlErrorString(31));
+	EXPECT_STREQ("Unknown Error", nvmlErrorString((nvmlReturn_t)-1));
+}
+
+/* The driver is cufab.ko, whose version sysfs shows. */
+TEST_F(nvml, driver_version)
+{
+	char v[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE], want[64] = "";
+	FILE *f = fopen("/sys/module/cufab/version", "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_NE(NULL, fgets(want, sizeof(want), f));
+	fclose(f);
+	want[strcspn(want, "\n")] = '\0';
+	ASSERT_NV(NVML_SUCCESS, nvmlSystemGetDriverVersion(v, sizeof(v)));
+	EXPECT_STREQ(want, v);
+	EXPECT_NV(NVML_ERROR_INSUFFICIENT_SIZE,
+		  nvmlSystemGetDriverVersion(v, strlen(want)));
+	EXPECT_NV(NVML_SUCCESS, nvmlSystemGetDriverVersion(v, strlen(want) + 1));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlSystemGetDriverVersion(NULL, sizeof(v)));
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED,
+		  nvmlSystemGetDriverVersion(v, sizeof(v)));
+}
+
+/* The NVML version needs no nvmlInit; it starts with the API version. */
+TEST(nvml_version)
+{
+	char v[NVML_SYSTEM_NVML_VERSION_BUFFER_SIZE];
+
+	ASSERT_NV(NVML_SUCCESS, nvmlSystemGetNVMLVersion(v, sizeof(v)));
+	EXPECT_EQ(0, strncmp(v, NVML_API_VERSION_STR ".",
+			     strlen(NVML_API_VERSION_STR) + 1)) TH_LOG("%s", v);
+	EXPECT_NV(NVML_ERROR_INSUFFICIENT_SIZE,
+		  nvmlSystemGetNVMLVersion(v, strlen(v)));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlSystemGetNVMLVersion(NULL, sizeof(v)));
+}
+
+/* cuDriverGetVersion of the libcuda.so.1 beside the library: libcufab. */
+TEST(cuda_driver_version)
+{
+	int want, v = 0;
+
+	ASSERT_CU(CUDA_SUCCESS, cuDriverGetVersion(&want));
+	EXPECT_NV(NVML_SUCCESS, nvmlSystemGetCudaDriverVersion(&v));
+	EXPECT_EQ(want, v);
+	v = 0;
+	EXPECT_NV(NVML_SUCCESS, nvmlSystemGetCudaDriverVersion_v2(&v));
+	EXPECT_EQ(want, v);
+	EXPECT_EQ(13, NVML_CUDA_DRIVER_VERSION_MAJOR(v));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlSystemGetCudaDriverVersion(NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlSystemGetCudaDriverVersion_v2(NULL));
+}
+
+TEST_F(nvml, count_and_handles)
+{
+	nvmlDevice_t h, h2;
+	unsigned int n, i;
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetCount_v2(&n));
+	EXPECT_EQ(self->count, (int)n);
+	for (i = 0; i < n; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &h));
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &h2));
+		EXPECT_EQ(h, h2);
+		EXPECT_NV(NVML_SUCCESS, nvmlDeviceGetIndex(h, &i));
+	}
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetHandleByIndex_v2(n, &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetHandleByIndex_v2(0, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetCount_v2(NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetIndex(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetIndex(NULL, &i));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetIndex((nvmlDevice_t)&n, &i));
+	/* the handle outlives a shutdown/init cycle */
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h));
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetHandleByIndex_v2(0, &h2));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetIndex(h, &i));
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h2));
+	EXPECT_EQ(h, h2);
+}
+
+/* Name, UUID, PCI, minor, compute capability and NUMA node of each GPU. */
+TEST_F(nvml, identity_matches_libcufab)
+{
+	char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE], cu_name[256];
+	char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE], cu_uuid[64];
+	char cu_bus[32], upper[64];
+	unsigned int dom, bus, devno, minor, node;
+	nvmlDevice_t h, h2;
+	nvmlPciInfo_t pci;
+	int i, major, min;
+	size_t k;
+	CUuuid u;
+
+	for (i = 0; i < self->count; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &h));
+
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetName(cu_name, sizeof(cu_name), i));
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetName(h, name, sizeof(name)));
+		EXPECT_STREQ(cu_name, name);
+
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetUuid(&u, i));
+		uuid_string(&u, cu_uuid, sizeof(cu_uuid));
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetUUID(h, uuid, sizeof(uuid)));
+		EXPECT_STREQ(cu_uuid, uuid);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByUUID(uuid, &h2));
+		EXPECT_EQ(h, h2);
+		for (k = 0; k <= strlen(uuid); k++)
+			upper[k] = toupper((unsigned char)uuid[k]);
+		upper[0] = 'G';
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByUUID(upper, &h2));
+		EXPECT_EQ(h, h2);
+
+		ASSERT_CU(CUDA_SUCCESS, cuDeviceGetPCIBusId(cu_bus, sizeof(cu_bus), i));
+		ASSERT_EQ(3, sscanf(cu_bus, "%x:%x:%x", &dom, &bus, &devno));
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetPciInfo_v3(h, &pci));
+		EXPECT_EQ(dom, pci.domain);
+		EXPECT_EQ(bus, pci.bus);
+		EXPECT_EQ(devno, pci.device);
+		EXPECT_EQ(0, strcasecmp(cu_bus, pci.busIdLegacy))
+			TH_LOG("%s vs %s", cu_bus, pci.busIdLegacy);
+		snprintf(upper, sizeof(upper), "%08X:%02X:%02X.0", dom, bus, devno);
+		EXPECT_STREQ(upper, pci.busId);
+		EXPECT_EQ((unsigned int)cu_attr(CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID, i),
+			  pci.pciDeviceId);
+		EXPECT_EQ((unsigned int)cu_attr(CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID, i),
+			  pci.pciSubSystemId);
+		EXPECT_EQ(0x10de, pci.pciDeviceId & 0xffff);
+		/* every accepted spelling finds the GPU */
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByPciBusId_v2(pci.busId, &h2));
+		EXPECT_EQ(h, h2);
+		ASSERT_NV(NVML_SUCCESS,
+			  nvmlDeviceGetHandleByPciBusId_v2(pci.busIdLegacy, &h2));
+		EXPECT_EQ(h, h2);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByPciBusId_v2(cu_bus, &h2));
+		EXPECT_EQ(h, h2);
+		snprintf(upper, sizeof(upper), "%x:%x:%x", dom, bus, devno);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByPciBusId_v2(upper, &h2));
+		EXPECT_EQ(h, h2);
+		snprintf(upper, sizeof(upper), "%02x:%02x.0", bus, devno);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByPciBusId_v2(upper, &h2));
+		EXPECT_EQ(h, h2);
+		snprintf(upper, sizeof(upper), "%04x:%02x:%02x.1", dom, bus, devno);
+		EXPECT_NV(NVML_ERROR_NOT_FOUND,
+			  nvmlDeviceGetHandleByPciBusId_v2(upper, &h2));
+
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetMinorNumber(h, &minor));
+		EXPECT_EQ((unsigned int)i, minor);
+
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetCudaComputeCapability(h, &major, &min));
+		EXPECT_EQ(cu_attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, i), major);
+		EXPECT_EQ(cu_attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, i), min);
+
+		if (cu_attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, i) < 0) {
+			EXPECT_NV(NVML_ERROR_NOT_SUPPORTED,
+				  nvmlDeviceGetNumaNodeId(h, &node));
+		} else {
+			ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNumaNodeId(h, &node));
+			EXPECT_EQ(cu_attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, i),
+				  (int)node);
+		}
+	}
+}
+
+TEST_F(nvml, not_found)
+{
+	nvmlDevice_t h;
+
+	EXPECT_NV(NVML_ERROR_NOT_FOUND,
+		  nvmlDeviceGetHandleByUUID("GPU-00000000-0000-0000-0000-000000000000", &h));
+	EXPECT_NV(NVML_ERROR_NOT_FOUND, nvmlDeviceGetHandleByUUID("not a uuid", &h));
+	EXPECT_NV(NVML_ERROR_NOT_FOUND,
+		  nvmlDeviceGetHandleByPciBusId_v2("0000:ff:1f.0", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("bus forty-one", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("0000:41:00.0x", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("0000:41:0x0.0", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2(" 0000:41:00.0", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("41:00", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("", &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetHandleByUUID(NULL, &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2(NULL, &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByPciBusId_v2("0000:41:00.0", NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetHandleByUUID("GPU-", NULL));
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetHandleByUUID("GPU-", &h));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED,
+		  nvmlDeviceGetHandleByPciBusId_v2("0000:41:00.0", &h));
+}
+
+/* A buffer one byte short of the string and its NUL. */
+TEST_F(nvml, short_buffers)
+{
+	char buf[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	nvmlDevice_t h;
+	size_t len;
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetName(h, buf, sizeof(buf)));
+	len = strlen(buf);
+	EXPECT_NV(NVML_ERROR_INSUFFICIENT_SIZE, nvmlDeviceGetName(h, buf, len));
+	EXPECT_NV(NVML_ERROR_INSUFFICIENT_SIZE, nvmlDeviceGetName(h, buf, 0));
+	EXPECT_NV(NVML_SUCCESS, nvmlDeviceGetName(h, buf, len + 1));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetUUID(h, buf, sizeof(buf)));
+	len = strlen(buf);
+	EXPECT_EQ(40, len);
+	EXPECT_NV(NVML_ERROR_INSUFFICIENT_SIZE, nvmlDeviceGetUUID(h, buf, len));
+	EXPECT_NV(NVML_SUCCESS, nvmlDeviceGetUUID(h, buf, len + 1));
+}
+
+/*
+ * Every device query: NULL output or a foreign handle is
+ * INVALID_ARGUMENT, and after the last shutdown UNINITIALIZED.
+ */
+TEST_F(nvml, device_query_errors)
+{
+	nvmlDevice_t h, bad[] = { NULL, (nvmlDevice_t)&self->count };
+	nvmlGpuFabricInfoV_t fv = { .version = nvmlGpuFabricInfo_v3 };
+	nvmlMemory_v2_t m2 = { .version = nvmlMemory_v2 };
+	nvmlGpuFabricInfo_t f;
+	unsigned int u, pass;
+	char s[NVML_DEVICE_UUID_V2_BUFFER_SIZE];
+	nvmlPciInfo_t pci;
+	nvmlMemory_t m;
+	size_t i;
+	int a, b;
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetName(h, NULL, 64));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetUUID(h, NULL, 96));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetPciInfo_v3(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetMinorNumber(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetCudaComputeCapability(h, NULL, &b));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetCudaComputeCapability(h, &a, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetMemoryInfo(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetMemoryInfo_v2(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetNumaNodeId(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetGpuFabricInfo(h, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetGpuFabricInfoV(h, NULL));
+
+	for (pass = 0; pass < 2; pass++) {
+		nvmlReturn_t want = pass ? NVML_ERROR_UNINITIALIZED :
+					   NVML_ERROR_INVALID_ARGUMENT;
+
+		for (i = 0; i < (pass ? 1 : sizeof(bad) / sizeof(bad[0])); i++) {
+			nvmlDevice_t d = pass ? h : bad[i];
+
+			EXPECT_NV(want, nvmlDeviceGetIndex(d, &u));
+			EXPECT_NV(want, nvmlDeviceGetName(d, s, sizeof(s)));
+			EXPECT_NV(want, nvmlDeviceGetUUID(d, s, sizeof(s)));
+			EXPECT_NV(want, nvmlDeviceGetPciInfo_v3(d, &pci));
+			EXPECT_NV(want, nvmlDeviceGetMinorNumber(d, &u));
+			EXPECT_NV(want, nvmlDeviceGetCudaComputeCapability(d, &a, &b));
+			EXPECT_NV(want, nvmlDeviceGetMemoryInfo(d, &m));
+			EXPECT_NV(want, nvmlDeviceGetMemoryInfo_v2(d, &m2));
+			EXPECT_NV(want, nvmlDeviceGetNumaNodeId(d, &u));
+			EXPECT_NV(want, nvmlDeviceGetGpuFabricInfo(d, &f));
+			EXPECT_NV(want, nvmlDeviceGetGpuFabricInfoV(d, &fv));
+		}
+		nvmlShutdown();
+	}
+}
+
+/* Total, free and used as libcufab's cuMemGetInfo sees them, live. */
+TEST_F(nvml, memory_matches_libcufab)
+{
+	nvmlMemory_v2_t m2 = { .version = nvmlMemory_v2 };
+	size_t cu_free, cu_total, total;
+	CUdeviceptr p;
+	nvmlMemory_t m;
+	CUcontext ctx;
+	nvmlDevice_t h;
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceTotalMem(&total, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&cu_free, &cu_total));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetMemoryInfo(h, &m));
+	EXPECT_EQ(total, m.total);
+	EXPECT_EQ(cu_total, m.total);
+	EXPECT_EQ(cu_free, m.free);
+	EXPECT_EQ(m.total, m.free + m.used);
+
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&p, 64 << 20));
+	ASSERT_CU(CUDA_SUCCESS, cuMemGetInfo(&cu_free, &cu_total));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetMemoryInfo_v2(h, &m2));
+	EXPECT_EQ(nvmlMemory_v2, m2.version);
+	EXPECT_EQ(total, m2.total);
+	EXPECT_EQ(cu_free, m2.free);
+	EXPECT_EQ(0, m2.reserved);
+	EXPECT_EQ(m2.total, m2.free + m2.used + m2.reserved);
+	EXPECT_LE(m.used + (64 << 20), m2.used);
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(p));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+
+	m2.version = NVML_STRUCT_VERSION(Memory, 2) + 1;
+	EXPECT_NV(NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+		  nvmlDeviceGetMemoryInfo_v2(h, &m2));
+	m2.version = 2 << 24 | 8;
+	EXPECT_NV(NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+		  nvmlDeviceGetMemoryInfo_v2(h, &m2));
+}
+
+/* The cluster and clique libcufab reports, for GPUs on the fabric. */
+static void expect_fabric_matches(struct __test_metadata *_metadata, int i,
+				  nvmlDevice_t h)
+{
+	nvmlGpuFabricInfoV_t v3 = { .version = nvmlGpuFabricInfo_v3 };
+	nvmlGpuFabricInfo_v2_t v2 = { .version = nvmlGpuFabricInfo_v2 };
+	static const unsigned char zero[16];
+	nvmlGpuFabricInfo_t v1;
+	CUcliqueInfo cl[4];
+	size_t n = 4;
+	CUuuid cu;
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfo(h, &v1));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v3));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, (nvmlGpuFabricInfoV_t *)&v2));
+	if (cuDeviceGetFabricClusterUuid(&cu, i) == CUDA_ERROR_NOT_SUPPORTED) {
+		EXPECT_EQ(NVML_GPU_FABRIC_STATE_NOT_SUPPORTED, v1.state);
+		EXPECT_EQ(NVML_GPU_FABRIC_STATE_NOT_SUPPORTED, v3.state);
+		EXPECT_EQ(0, memcmp(v3.clusterUuid, zero, 16));
+		return;
+	}
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCliqueInfo(cl, &n, i));
+	ASSERT_LE(1, n);
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v1.state);
+	EXPECT_NV(NVML_SUCCESS, v1.status);
+	EXPECT_EQ(0, memcmp(v1.clusterUuid, cu.bytes, 16));
+	EXPECT_NE(0, memcmp(v1.clusterUuid, zero, 16));
+	EXPECT_EQ(cl[0].id, v1.cliqueId);
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v3.state);
+	EXPECT_NV(NVML_SUCCESS, v3.status);
+	EXPECT_EQ(0, memcmp(v3.clusterUuid, cu.bytes, 16));
+	EXPECT_EQ(cl[0].id, v3.cliqueId);
+	EXPECT_EQ(NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY, v3.healthSummary);
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v3.healthMask, _DEGRADED_BW, _FALSE));
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v3.healthMask, _ROUTE_UNHEALTHY, _FALSE));
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v3.healthMask,
+						_INCORRECT_CONFIGURATION, _NONE));
+	EXPECT_EQ(nvmlGpuFabricInfo_v2, v2.version);
+	EXPECT_EQ(v3.healthMask, v2.healthMask);
+	EXPECT_EQ(v3.cliqueId, v2.cliqueId);
+	EXPECT_EQ(0, memcmp(v2.clusterUuid, cu.bytes, 16));
+}
+
+TEST_F(nvml, fabric_matches_libcufab)
+{
+	nvmlGpuFabricInfoV_t v = { .version = nvmlGpuFabricInfo_v3 };
+	nvmlDevice_t h;
+	int i;
+
+	for (i = 0; i < self->count; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &h));
+		expect_fabric_matches(_metadata, i, h);
+	}
+	v.version = NVML_STRUCT_VERSION(GpuFabricInfo, 3) + 4;
+	EXPECT_NV(NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+		  nvmlDeviceGetGpuFabricInfoV(h, &v));
+	v.version = 0;
+	EXPECT_NV(NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+		  nvmlDeviceGetGpuFabricInfoV(h, &v));
+	v.version = 1 << 24 | sizeof(nvmlGpuFabricInfo_t);
+	EXPECT_NV(NVML_ERROR_ARGUMENT_VERSION_MISMATCH,
+		  nvmlDeviceGetGpuFabricInfoV(h, &v));
+}
+
+/*
+ * The fabric_state knob moves the state NVML reports while NVML stays
+ * initialised: a library's fallback path sees not-ready and broken fabrics.
+ */
+TEST_F(nvml, fabric_follows_knob)
+{
+	nvmlGpuFabricInfoV_t v = { .version = nvmlGpuFabricInfo_v3 };
+	static const unsigned char zero[16];
+	nvmlDevice_t h;
+	CUuuid cu;
+
+	if (cuDeviceGetFabricClusterUuid(&cu, 0) != CUDA_SUCCESS)
+		SKIP(return, "GPU 0 is not on the fabric");
+	if (cufab_param_set("fabric_state", "not-ready"))
+		SKIP(return, "cannot write %sfabric_state", CUFAB_PARAMS);
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_IN_PROGRESS, v.state);
+	EXPECT_EQ(0, memcmp(v.clusterUuid, zero, 16));
+
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "illegal-state"));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v.state);
+	EXPECT_NV(NVML_ERROR_INVALID_STATE, v.status);
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v.healthMask, _ROUTE_UNHEALTHY, _TRUE));
+	EXPECT_EQ(NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY, v.healthSummary);
+
+	ASSERT_EQ(0, cufab_param_set("fabric_state", "ok"));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v.state);
+	EXPECT_NV(NVML_SUCCESS, v.status);
+	EXPECT_EQ(0, memcmp(v.clusterUuid, cu.bytes, 16));
+}
+
+TEST_HARNESS_MAIN
