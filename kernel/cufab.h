@@ -189,6 +189,13 @@ u32 cufab_fabric_state_now(void);
 /* PCI device and subsystem ids, each << 16 | the NVIDIA vendor id: H100 SXM5 80GB */
 #define CUFAB_PCI_DEVICE_ID	(0x2330 << 16 | 0x10de)
 #define CUFAB_PCI_SUBSYSTEM_ID	(0x16c1 << 16 | 0x10de)
+/*
+ * The virtual NVSwitch as a PCI function, the far end of every NVLink of a
+ * GPU behind it (NVML's link queries): an HGX H100 NVSwitch, on a bus
+ * below the GPUs'.
+ */
+#define CUFAB_NVSWITCH_BUS	0x05
+#define CUFAB_NVSWITCH_PCI_ID	(0x22a3 << 16 | 0x10de)
 /* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
 #define CUFAB_PCI_DOMAIN	0
 #define CUFAB_PCI_BUS_BASE	0x41

@@ -160,15 +160,20 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       2 * nla_total_size(sizeof(u32)) +	/* TOPO_RACE_* */
 	       nla_total_size(sizeof(u32)) +		/* TOPO_MANAGED_CHECK */
 	       nla_total_size(sizeof(u32)) +		/* TOPO_FABRIC_STATE */
+	       nla_total_size(CUFAB_BUS_ID_LEN) +	/* TOPO_NVSWITCH_BUS_ID */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_NVSWITCH_PCI_ID */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
 static int cufab_nl_put_topo(struct sk_buff *skb)
 {
+	char nvswitch_bus[CUFAB_BUS_ID_LEN];
 	struct nlattr *nest;
 	u32 i;
 
 	lockdep_assert_held(&cufab_topo_rwsem);
+	snprintf(nvswitch_bus, sizeof(nvswitch_bus), "%04x:%02x:00.0",
+		 CUFAB_PCI_DOMAIN, CUFAB_NVSWITCH_BUS);
 	if (nla_put_u32(skb, CUFAB_NL_A_TOPO_NUM_GPUS, cufab_node.num_gpus) ||
 	    nla_put_u8(skb, CUFAB_NL_A_TOPO_NVSWITCH, cufab_node.nvswitch) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_CLIENTS, cufab_clients_count()) ||
@@ -183,7 +188,10 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
 			READ_ONCE(cufab_managed_check)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_FABRIC_STATE,
-			cufab_fabric_state_now()))
+			cufab_fabric_state_now()) ||
+	    nla_put_string(skb, CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID, nvswitch_bus) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,
+			CUFAB_NVSWITCH_PCI_ID))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);

@@ -1836,6 +1836,8 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_TOPO_FABRIC_STATE,	/* u32, enum cufab_fabric_state (read only) */
 	CUFAB_NL_A_DEV_PCI_DEVICE_ID,	/* u32, device << 16 | vendor (attribute 139) */
 	CUFAB_NL_A_DEV_PCI_SUBSYS_ID,	/* u32, subsystem << 16 | vendor (140) */
+	CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID,	/* string, the virtual NVSwitch's PCI id */
+	CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,	/* u32, its device << 16 | vendor */
 	__CUFAB_NL_A_MAX,
 };
 
