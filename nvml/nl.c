@@ -250,6 +250,12 @@ static int parse_topo(char *buf, int len, struct nvml_topo *t)
 			t->fabric_state = nla_u32(a);
 			t->have_fabric_state = 1;
 			break;
+		case CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID:
+			nla_str(a, t->nvswitch_bus_id, sizeof(t->nvswitch_bus_id));
+			break;
+		case CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID:
+			t->nvswitch_pci_id = nla_u32(a);
+			break;
 		case CUFAB_NL_A_DEV:
 			parse_dev(a, t);
 			break;
@@ -257,7 +263,8 @@ static int parse_topo(char *buf, int len, struct nvml_topo *t)
 	}
 	/* A module without the attributes this library reads is too old. */
 	if (!t->num_gpus || t->num_read != t->num_gpus ||
-	    !t->have_fabric_state || !t->gpus[0].cc_major)
+	    !t->have_fabric_state || !t->gpus[0].cc_major ||
+	    !t->nvswitch_bus_id[0])
 		return -EPROTO;
 	return 0;
 }

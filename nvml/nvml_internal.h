@@ -36,6 +36,8 @@ struct nvml_topo {
 	__u8 cluster_uuid[CUFAB_UUID_LEN];
 	__u32 fabric_state;		/* enum cufab_fabric_state */
 	int have_fabric_state;
+	char nvswitch_bus_id[16];	/* "0000:05:00.0" */
+	__u32 nvswitch_pci_id;
 	struct nvml_gpu gpus[CUFAB_MAX_GPUS];
 };
 

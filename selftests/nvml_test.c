@@ -8,7 +8,10 @@
  * pointers, foreign handles and bad indices, INSUFFICIENT_SIZE for short
  * buffers, ARGUMENT_VERSION_MISMATCH for a wrong struct version, NOT_FOUND
  * for unknown UUIDs and bus ids, DRIVER_NOT_LOADED where the netlink
- * family is not visible.
+ * family is not visible. P2P status, common ancestors and NVLinks follow
+ * the peer matrix, behind the virtual NVSwitch and without it; the test
+ * without it changes the node with cufabctl, so it opens no client itself
+ * and asks libcufab in a child.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <cufab/cuda.h>
 #include <cufab/nvml.h>
 #include <linux/cufab.h>
+#include "topo_helpers.h"
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 
@@ -544,6 +548,229 @@ TEST_F(nvml, fabric_follows_knob)
 	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v.state);
 	EXPECT_NV(NVML_SUCCESS, v.status);
 	EXPECT_EQ(0, memcmp(v.clusterUuid, cu.bytes, 16));
+}
+
+/* P2P status of every pair and index, as cuDeviceCanAccessPeer says. */
+TEST_F(nvml, p2p_matches_libcufab)
+{
+	nvmlGpuP2PStatus_t st;
+	nvmlDevice_t a, b;
+	int i, j, idx, can;
+
+	for (i = 0; i < self->count; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &a));
+		for (j = 0; j < self->count; j++) {
+			ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(j, &b));
+			ASSERT_CU(CUDA_SUCCESS, cuDeviceCanAccessPeer(&can, i, j));
+			for (idx = 0; idx < NVML_P2P_CAPS_INDEX_UNKNOWN; idx++) {
+				ASSERT_NV(NVML_SUCCESS,
+					  nvmlDeviceGetP2PStatus(a, b, idx, &st));
+				EXPECT_EQ(can && idx != NVML_P2P_CAPS_INDEX_PCI ?
+					  NVML_P2P_STATUS_OK :
+					  NVML_P2P_STATUS_NOT_SUPPORTED, st)
+					TH_LOG("gpu%d-gpu%d index %d", i, j, idx);
+			}
+		}
+	}
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &a));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetP2PStatus(a, a, NVML_P2P_CAPS_INDEX_UNKNOWN, &st));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetP2PStatus(a, a, 99, &st));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetP2PStatus(a, a, 0, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetP2PStatus(a, NULL, 0, &st));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetP2PStatus(NULL, a, 0, &st));
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetP2PStatus(a, a, 0, &st));
+}
+
+/* Same GPU: INTERNAL; same host NUMA node: NODE; else SYSTEM. */
+TEST_F(nvml, common_ancestor)
+{
+	nvmlGpuTopologyLevel_t lvl, want;
+	nvmlDevice_t a, b;
+	int i, j;
+
+	for (i = 0; i < self->count; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &a));
+		for (j = 0; j < self->count; j++) {
+			ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(j, &b));
+			ASSERT_NV(NVML_SUCCESS,
+				  nvmlDeviceGetTopologyCommonAncestor(a, b, &lvl));
+			if (i == j)
+				want = NVML_TOPOLOGY_INTERNAL;
+			else if (cu_attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, i) ==
+				 cu_attr(CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, j))
+				want = NVML_TOPOLOGY_NODE;
+			else
+				want = NVML_TOPOLOGY_SYSTEM;
+			EXPECT_EQ(want, lvl) TH_LOG("gpu%d-gpu%d", i, j);
+		}
+	}
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetTopologyCommonAncestor(a, b, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetTopologyCommonAncestor(a, (nvmlDevice_t)&lvl, &lvl));
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED,
+		  nvmlDeviceGetTopologyCommonAncestor(a, b, &lvl));
+}
+
+/* The link calls' argument errors, on @h. */
+static void expect_link_errors(struct __test_metadata *_metadata, nvmlDevice_t h)
+{
+	nvmlEnableState_t on;
+	nvmlPciInfo_t pci;
+	unsigned int cap;
+
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkState(h, NVML_NVLINK_MAX_LINKS, &on));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkCapability(h, NVML_NVLINK_MAX_LINKS,
+						NVML_NVLINK_CAP_VALID, &cap));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkRemotePciInfo_v2(h, NVML_NVLINK_MAX_LINKS, &pci));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkCapability(h, 0, NVML_NVLINK_CAP_COUNT, &cap));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetNvLinkState(h, 0, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkCapability(h, 0, NVML_NVLINK_CAP_VALID, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT,
+		  nvmlDeviceGetNvLinkRemotePciInfo_v2(h, 0, NULL));
+	EXPECT_NV(NVML_ERROR_INVALID_ARGUMENT, nvmlDeviceGetNvLinkState(NULL, 0, &on));
+}
+
+/* Behind the virtual NVSwitch: all 18 links up, each to the switch. */
+TEST_F(nvml, nvlinks_to_nvswitch)
+{
+	nvmlEnableState_t on;
+	nvmlPciInfo_t pci;
+	unsigned int link, cap;
+	nvmlDevice_t h;
+	int i;
+
+	if (cufab_param("nvswitch") != 1)
+		SKIP(return, "the node has no virtual NVSwitch");
+	for (i = 0; i < self->count; i++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(i, &h));
+		for (link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+			ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkState(h, link, &on));
+			EXPECT_EQ(NVML_FEATURE_ENABLED, on);
+			for (cap = 0; cap < NVML_NVLINK_CAP_COUNT; cap++) {
+				unsigned int v = 9;
+
+				ASSERT_NV(NVML_SUCCESS,
+					  nvmlDeviceGetNvLinkCapability(h, link, cap, &v));
+				EXPECT_EQ(cap == NVML_NVLINK_CAP_P2P_SUPPORTED ||
+					  cap == NVML_NVLINK_CAP_P2P_ATOMICS ||
+					  cap == NVML_NVLINK_CAP_VALID, v);
+			}
+			ASSERT_NV(NVML_SUCCESS,
+				  nvmlDeviceGetNvLinkRemotePciInfo_v2(h, link, &pci));
+			EXPECT_STREQ("00000000:05:00.0", pci.busId);
+			EXPECT_EQ(0x22a310de, pci.pciDeviceId);
+		}
+	}
+	expect_link_errors(_metadata, h);
+	nvmlShutdown();
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED, nvmlDeviceGetNvLinkState(h, 0, &on));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED,
+		  nvmlDeviceGetNvLinkCapability(h, 0, NVML_NVLINK_CAP_VALID, &cap));
+	EXPECT_NV(NVML_ERROR_UNINITIALIZED,
+		  nvmlDeviceGetNvLinkRemotePciInfo_v2(h, 0, &pci));
+}
+
+/* libcufab in a child (a client): gpu0 reaches exactly gpu2 and gpu3. */
+static int child_gpu0_peers_2_3(void)
+{
+	int j, can;
+
+	if (cuInit(0))
+		return 1;
+	for (j = 1; j < 4; j++)
+		if (cuDeviceCanAccessPeer(&can, 0, j) || can != (j >= 2))
+			return 2;
+	return 0;
+}
+
+FIXTURE(direct) {
+	long nvswitch;
+	bool changed;
+};
+
+FIXTURE_SETUP(direct)
+{
+	self->changed = false;
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "cufab.ko not loaded");
+	if (gpu_count() < 4)
+		SKIP(return, "needs 4 GPUs");
+	self->nvswitch = cufab_param("nvswitch");
+	if (ctl("topo set nvswitch off"))
+		SKIP(return, "cufabctl cannot change the topology");
+	self->changed = true;
+	ASSERT_EQ(0, ctl("dev set gpu0 peers 2-3"));
+}
+
+FIXTURE_TEARDOWN(direct)
+{
+	while (nvmlShutdown() == NVML_SUCCESS)
+		;
+	if (!self->changed)
+		return;
+	EXPECT_EQ(0, ctl("dev set gpu0 peers none"));
+	if (self->nvswitch)
+		EXPECT_EQ(0, ctl("topo set nvswitch on"));
+}
+
+/*
+ * Without the NVSwitch (peers= pairs): gpu0's link 0 goes to gpu2, link 1
+ * to gpu3, the others are down; P2P follows the same pairs.
+ */
+TEST_F(direct, nvlinks_to_peers)
+{
+	nvmlDevice_t h0, h1, h2, h3;
+	nvmlGpuP2PStatus_t st;
+	nvmlPciInfo_t pci, want;
+	nvmlEnableState_t on;
+	unsigned int link, cap;
+
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, in_child(child_gpu0_peers_2_3));
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(0, &h0));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(1, &h1));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(2, &h2));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetHandleByIndex_v2(3, &h3));
+	for (link = 0; link < NVML_NVLINK_MAX_LINKS; link++) {
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkState(h0, link, &on));
+		EXPECT_EQ(link < 2 ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED, on);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkCapability(h0, link,
+				NVML_NVLINK_CAP_P2P_SUPPORTED, &cap));
+		EXPECT_EQ(link < 2, cap);
+		ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkCapability(h0, link,
+				NVML_NVLINK_CAP_VALID, &cap));
+		EXPECT_EQ(1, cap);
+		if (link >= 2) {
+			EXPECT_NV(NVML_ERROR_NOT_SUPPORTED,
+				  nvmlDeviceGetNvLinkRemotePciInfo_v2(h0, link, &pci));
+		}
+	}
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkRemotePciInfo_v2(h0, 0, &pci));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetPciInfo_v3(h2, &want));
+	EXPECT_STREQ(want.busId, pci.busId);
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkRemotePciInfo(h0, 1, &pci));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetPciInfo_v3(h3, &want));
+	EXPECT_STREQ(want.busId, pci.busId);
+	/* the pairs are symmetric: gpu2's only link goes back to gpu0 */
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetNvLinkRemotePciInfo_v2(h2, 0, &pci));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetPciInfo_v3(h0, &want));
+	EXPECT_STREQ(want.busId, pci.busId);
+
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetP2PStatus(h0, h2, NVML_P2P_CAPS_INDEX_NVLINK, &st));
+	EXPECT_EQ(NVML_P2P_STATUS_OK, st);
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetP2PStatus(h0, h1, NVML_P2P_CAPS_INDEX_READ, &st));
+	EXPECT_EQ(NVML_P2P_STATUS_NOT_SUPPORTED, st);
+	expect_link_errors(_metadata, h0);
 }
 
 TEST_HARNESS_MAIN

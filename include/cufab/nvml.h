@@ -23,6 +23,7 @@ extern "C" {
 #define nvmlDeviceGetCount			nvmlDeviceGetCount_v2
 #define nvmlDeviceGetHandleByIndex		nvmlDeviceGetHandleByIndex_v2
 #define nvmlDeviceGetHandleByPciBusId		nvmlDeviceGetHandleByPciBusId_v2
+#define nvmlDeviceGetNvLinkRemotePciInfo	nvmlDeviceGetNvLinkRemotePciInfo_v2
 #endif
 
 /* A versioned struct's version word: its size, and the version << 24. */
@@ -206,6 +207,52 @@ typedef nvmlGpuFabricInfo_v3_t nvmlGpuFabricInfoV_t;
 
 #define nvmlGpuFabricInfo_v3 NVML_STRUCT_VERSION(GpuFabricInfo, 3)
 
+/* ---- topology and NVLink -------------------------------------------- */
+
+#define NVML_NVLINK_MAX_LINKS	18
+
+typedef enum nvmlNvLinkCapability_enum {
+	NVML_NVLINK_CAP_P2P_SUPPORTED = 0,
+	NVML_NVLINK_CAP_SYSMEM_ACCESS = 1,
+	NVML_NVLINK_CAP_P2P_ATOMICS = 2,
+	NVML_NVLINK_CAP_SYSMEM_ATOMICS = 3,
+	NVML_NVLINK_CAP_SLI_BRIDGE = 4,
+	NVML_NVLINK_CAP_VALID = 5,
+	NVML_NVLINK_CAP_COUNT
+} nvmlNvLinkCapability_t;
+
+typedef enum nvmlGpuLevel_enum {
+	NVML_TOPOLOGY_INTERNAL = 0,
+	NVML_TOPOLOGY_SINGLE = 10,
+	NVML_TOPOLOGY_MULTIPLE = 20,
+	NVML_TOPOLOGY_HOSTBRIDGE = 30,
+	NVML_TOPOLOGY_NODE = 40,
+	NVML_TOPOLOGY_SYSTEM = 50
+} nvmlGpuTopologyLevel_t;
+
+#define NVML_TOPOLOGY_CPU NVML_TOPOLOGY_NODE
+
+typedef enum nvmlGpuP2PStatus_enum {
+	NVML_P2P_STATUS_OK = 0,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED,
+	NVML_P2P_STATUS_CHIPSET_NOT_SUPPORTED = NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED,
+	NVML_P2P_STATUS_GPU_NOT_SUPPORTED,
+	NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED,
+	NVML_P2P_STATUS_DISABLED_BY_REGKEY,
+	NVML_P2P_STATUS_NOT_SUPPORTED,
+	NVML_P2P_STATUS_UNKNOWN
+} nvmlGpuP2PStatus_t;
+
+typedef enum nvmlGpuP2PCapsIndex_enum {
+	NVML_P2P_CAPS_INDEX_READ = 0,
+	NVML_P2P_CAPS_INDEX_WRITE = 1,
+	NVML_P2P_CAPS_INDEX_NVLINK = 2,
+	NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+	NVML_P2P_CAPS_INDEX_PCI = 4,
+	NVML_P2P_CAPS_INDEX_PROP = NVML_P2P_CAPS_INDEX_PCI,
+	NVML_P2P_CAPS_INDEX_UNKNOWN = 5,
+} nvmlGpuP2PCapsIndex_t;
+
 /* ---- entry points ---------------------------------------------------- */
 
 nvmlReturn_t nvmlInit_v2(void);
@@ -243,6 +290,22 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
 					nvmlGpuFabricInfo_t *gpuFabricInfo);
 nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
 					 nvmlGpuFabricInfoV_t *gpuFabricInfo);
+
+nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t device2,
+				    nvmlGpuP2PCapsIndex_t p2pIndex,
+				    nvmlGpuP2PStatus_t *p2pStatus);
+nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device1,
+						 nvmlDevice_t device2,
+						 nvmlGpuTopologyLevel_t *pathInfo);
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
+				      nvmlEnableState_t *isActive);
+nvmlReturn_t nvmlDeviceGetNvLinkCapability(nvmlDevice_t device,
+					   unsigned int link,
+					   nvmlNvLinkCapability_t capability,
+					   unsigned int *capResult);
+nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device,
+						 unsigned int link,
+						 nvmlPciInfo_t *pci);
 
 #ifdef __cplusplus
 }
