@@ -321,7 +321,7 @@ ifeq ($(LIVE_INSTALL),1)
 	depmod -a $(KRELEASE)
 endif
 
-install-lib: $(LIB_SO) $(RT_SO)
+install-lib: $(LIB_SO) $(RT_SO) $(NVML_SO)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
 	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
@@ -330,6 +330,7 @@ install-lib: $(LIB_SO) $(RT_SO)
 	ln -sf libcufabrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so
 	install -d $(DESTDIR)$(DROPINDIR)
 	ln -sf ../libcufab.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	install -m 0755 $(NVML_SO) $(DESTDIR)$(DROPINDIR)/libnvidia-ml.so.1
 	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
 	install -m 0644 include/cufab/*.h $(DESTDIR)$(INCLUDEDIR)/cufab/
 	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
@@ -363,7 +364,7 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	rm -f $(DESTDIR)$(LIBDIR)/libcufabrt.so $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
-	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1
+	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1 $(DESTDIR)$(DROPINDIR)/libnvidia-ml.so.1
 	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab

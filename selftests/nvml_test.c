@@ -26,6 +26,7 @@
 #include <cufab/nvml.h>
 #include <linux/cufab.h>
 #include "topo_helpers.h"
+#include "cufab_uapi.h"
 #include "cufab_test.h"
 #include "kselftest_harness.h"
 
@@ -771,6 +772,123 @@ TEST_F(direct, nvlinks_to_peers)
 	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetP2PStatus(h0, h1, NVML_P2P_CAPS_INDEX_READ, &st));
 	EXPECT_EQ(NVML_P2P_STATUS_NOT_SUPPORTED, st);
 	expect_link_errors(_metadata, h0);
+}
+
+/*
+ * NCCL's multi-node NVLink decision, as its detection does it per rank
+ * (one rank per GPU here): the GPU supports FABRIC handles, NVML reports
+ * its fabric probe COMPLETED with status SUCCESS and a non-zero cluster
+ * UUID, and a FABRIC handle can really be exported; ranks are grouped by
+ * (cluster UUID, clique). mnnvl_rank() is 1 when the rank qualifies, its
+ * cluster and clique in *r.
+ */
+struct mnnvl_rank {
+	unsigned char uuid[NVML_GPU_FABRIC_UUID_LEN];
+	unsigned int clique;
+};
+
+static int mnnvl_probe_fabric_handle(int dev)
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev },
+	};
+	CUmemFabricHandle fh;
+	CUmemGenericAllocationHandle h;
+	size_t gran;
+	int ok;
+
+	if (cuMemGetAllocationGranularity(&gran, &prop,
+					  CU_MEM_ALLOC_GRANULARITY_MINIMUM) ||
+	    cuMemCreate(&h, gran, &prop, 0))
+		return 0;
+	ok = cuMemExportToShareableHandle(&fh, h, CU_MEM_HANDLE_TYPE_FABRIC, 0) ==
+	     CUDA_SUCCESS;
+	cuMemRelease(h);
+	return ok;
+}
+
+static int mnnvl_rank(int dev, struct mnnvl_rank *r)
+{
+	nvmlGpuFabricInfoV_t fi = { .version = nvmlGpuFabricInfo_v3 };
+	static const unsigned char zero[NVML_GPU_FABRIC_UUID_LEN];
+	nvmlDevice_t h;
+	CUcontext ctx;
+	int fabric = 0, ok;
+
+	if (cuDeviceGetAttribute(&fabric, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED,
+				 dev) || !fabric)
+		return 0;
+	if (nvmlDeviceGetHandleByIndex_v2(dev, &h) ||
+	    nvmlDeviceGetGpuFabricInfoV(h, &fi) ||
+	    fi.state != NVML_GPU_FABRIC_STATE_COMPLETED || fi.status != NVML_SUCCESS ||
+	    !memcmp(fi.clusterUuid, zero, sizeof(zero)))
+		return 0;
+	if (cuCtxCreate(&ctx, NULL, 0, dev))
+		return 0;
+	ok = mnnvl_probe_fabric_handle(dev);
+	cuCtxDestroy(ctx);
+	memcpy(r->uuid, fi.clusterUuid, sizeof(r->uuid));
+	r->clique = fi.cliqueId;
+	return ok;
+}
+
+FIXTURE(mnnvl) {
+	int count;
+};
+
+FIXTURE_SETUP(mnnvl)
+{
+	char path[64];
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "cufab.ko not loaded");
+	if (!imex_major())
+		SKIP(return, "no %s region", IMEX_REGION);
+	/* an administrator's IMEX channel, before cuInit looks for one */
+	ASSERT_EQ(0, imex_node(0, path, sizeof(path)));
+	ASSERT_CU(CUDA_SUCCESS, cuInit(0));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetCount(&self->count));
+	ASSERT_NV(NVML_SUCCESS, nvmlInit_v2());
+}
+
+FIXTURE_TEARDOWN(mnnvl)
+{
+	cufab_param_set("fabric_state", "ok");
+	while (nvmlShutdown() == NVML_SUCCESS)
+		;
+}
+
+/* One node, one clique: every rank decides MNNVL, in the same group. */
+TEST_F(mnnvl, nccl_decides_mnnvl)
+{
+	struct mnnvl_rank first, r;
+	int i;
+
+	SETUP_SKIPPED();
+	if (cufab_param("nvswitch") != 1)
+		SKIP(return, "the node has no virtual NVSwitch");
+	for (i = 0; i < self->count; i++) {
+		ASSERT_EQ(1, mnnvl_rank(i, &r)) TH_LOG("rank %d", i);
+		if (i == 0)
+			first = r;
+		EXPECT_EQ(0, memcmp(first.uuid, r.uuid, sizeof(r.uuid)));
+		EXPECT_EQ(first.clique, r.clique) TH_LOG("rank %d", i);
+	}
+}
+
+/* The fabric not ready: no rank qualifies, NCCL falls back. */
+TEST_F(mnnvl, nccl_falls_back)
+{
+	struct mnnvl_rank r;
+	int i;
+
+	SETUP_SKIPPED();
+	if (cufab_param_set("fabric_state", "not-ready"))
+		SKIP(return, "cannot write %sfabric_state", CUFAB_PARAMS);
+	for (i = 0; i < self->count; i++)
+		EXPECT_EQ(0, mnnvl_rank(i, &r)) TH_LOG("rank %d", i);
 }
 
 TEST_HARNESS_MAIN

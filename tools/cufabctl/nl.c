@@ -131,6 +131,13 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= "managed-by-stream",
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= "topo-managed-check",
 	[CUFAB_NL_A_POOL_REUSE]		= "pool-reuse",
+	[CUFAB_NL_A_DEV_CC_MAJOR]	= "dev-cc-major",
+	[CUFAB_NL_A_DEV_CC_MINOR]	= "dev-cc-minor",
+	[CUFAB_NL_A_TOPO_FABRIC_STATE]	= "topo-fabric-state",
+	[CUFAB_NL_A_DEV_PCI_DEVICE_ID]	= "dev-pci-device-id",
+	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= "dev-pci-subsys-id",
+	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = "topo-nvswitch-bus-id",
+	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = "topo-nvswitch-pci-id",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -260,6 +267,13 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_MANAGED_BY_STREAM]	= { .type = NLA_U64 },
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_POOL_REUSE]		= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_CC_MAJOR]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_CC_MINOR]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_FABRIC_STATE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_PCI_DEVICE_ID]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = { .type = NLA_STRING },
+	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {
