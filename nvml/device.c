@@ -15,8 +15,12 @@ void nvml_pci_info(const struct nvml_gpu *g, nvmlPciInfo_t *pci)
 	unsigned int domain = 0, bus = 0, device = 0;
 
 	memset(pci, 0, sizeof(*pci));
-	/* The kernel's "0000:41:00.0", cuDeviceGetPCIBusId's string. */
-	sscanf(g->bus_id, "%x:%x:%x", &domain, &bus, &device);
+	/*
+	 * The kernel's "0000:41:00.0", cuDeviceGetPCIBusId's string (nl.c
+	 * refused a node whose GPUs' ids do not parse).
+	 */
+	if (sscanf(g->bus_id, "%x:%x:%x", &domain, &bus, &device) != 3)
+		return;
 	pci->domain = domain;
 	pci->bus = bus;
 	pci->device = device;
@@ -47,7 +51,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, name != NULL, &t, &g);
+	res = nvml_device(device, !!name, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	res = nvml_copy_string(name, length, g->name);
@@ -63,7 +67,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, uuid != NULL, &t, &g);
+	res = nvml_device(device, !!uuid, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	nvml_uuid_format(g->uuid, s);
@@ -78,7 +82,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, pci != NULL, &t, &g);
+	res = nvml_device(device, !!pci, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	nvml_pci_info(g, pci);
@@ -98,7 +102,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, minorNumber != NULL, &t, &g);
+	res = nvml_device(device, !!minorNumber, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	*minorNumber = g->index;
@@ -139,7 +143,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, memory != NULL, &t, &g);
+	res = nvml_device(device, !!memory, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	memory_of(g, &memory->total, &memory->free, &memory->used);
@@ -154,7 +158,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, memory != NULL, &t, &g);
+	res = nvml_device(device, !!memory, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	if (memory->version != nvmlMemory_v2) {
@@ -180,7 +184,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, node != NULL, &t, &g);
+	res = nvml_device(device, !!node, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	if (g->numa_node < 0)

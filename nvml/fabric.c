@@ -83,7 +83,7 @@ static nvmlReturn_t fabric_get(nvmlDevice_t device, const void *out,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, out != NULL, &t, &g);
+	res = nvml_device(device, !!out, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	fabric_of(t, g, f);

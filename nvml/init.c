@@ -218,7 +218,7 @@ static const char *const nvml_errors[] = {
 /* Never NULL: a code NVML does not define is an unknown error. */
 NVML_EXPORT const char *nvmlErrorString(nvmlReturn_t result)
 {
-	if ((unsigned int)result < sizeof(nvml_errors) / sizeof(nvml_errors[0]) &&
+	if ((unsigned int)result < ARRAY_SIZE(nvml_errors) &&
 	    nvml_errors[result])
 		return nvml_errors[result];
 	return "Unknown Error";
@@ -242,7 +242,7 @@ NVML_EXPORT nvmlReturn_t nvmlSystemGetDriverVersion(char *version,
 	f = fopen("/sys/module/cufab/version", "re");
 	if (!f)
 		return NVML_ERROR_GPU_IS_LOST;
-	ok = fgets(buf, sizeof(buf), f) != NULL;
+	ok = !!fgets(buf, sizeof(buf), f);
 	fclose(f);
 	if (!ok)
 		return NVML_ERROR_UNKNOWN;
@@ -428,21 +428,23 @@ static int parse_bus_id(const char *s, struct pci_key *k)
 {
 	const char *p;
 
+	const char *bus;
+
 	k->function = 0;
-	/* three fields before a dot or the end: domain:bus:device */
-	p = hex_field(s, ':', &k->domain);
-	if (p && (p = hex_field(p, ':', &k->bus))) {
+	/* domain:bus:device, then the end or .function */
+	bus = hex_field(s, ':', &k->domain);
+	p = bus ? hex_field(bus, ':', &k->bus) : NULL;
+	if (p) {
 		if (hex_field(p, '\0', &k->device))
 			return 0;
 		p = hex_field(p, '.', &k->device);
 		return p && hex_field(p, '\0', &k->function) ? 0 : -1;
 	}
+	/* bus:device.function */
 	k->domain = 0;
 	p = hex_field(s, ':', &k->bus);
-	if (p && (p = hex_field(p, '.', &k->device)) &&
-	    hex_field(p, '\0', &k->function))
-		return 0;
-	return -1;
+	p = p ? hex_field(p, '.', &k->device) : NULL;
+	return p && hex_field(p, '\0', &k->function) ? 0 : -1;
 }
 
 static int pci_match(const struct nvml_gpu *g, const void *key)

@@ -9,6 +9,7 @@
  * every answer is read again from the kernel when it is asked for.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -230,6 +231,7 @@ static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
 static int parse_topo(char *buf, int len, struct nvml_topo *t)
 {
 	int rem = len - NLMSG_LENGTH(GENL_HDRLEN);
+	unsigned int i, dom, bus, dev;
 	struct nlattr *a;
 
 	for (a = nla_first(buf + NLMSG_LENGTH(GENL_HDRLEN)); nla_ok(a, rem);
@@ -266,6 +268,9 @@ static int parse_topo(char *buf, int len, struct nvml_topo *t)
 	    !t->have_fabric_state || !t->gpus[0].cc_major ||
 	    !t->nvswitch_bus_id[0])
 		return -EPROTO;
+	for (i = 0; i < t->num_gpus; i++)
+		if (sscanf(t->gpus[i].bus_id, "%x:%x:%x", &dom, &bus, &dev) != 3)
+			return -EPROTO;
 	return 0;
 }
 

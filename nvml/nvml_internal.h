@@ -11,6 +11,7 @@
 #include "cufab/nvml.h"
 
 #define NVML_EXPORT __attribute__((visibility("default")))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One GPU as TOPO_GET reports it. */
 struct nvml_gpu {

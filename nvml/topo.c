@@ -80,7 +80,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t device
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = pair_get(device1, device2, pathInfo != NULL, &t, &g1, &g2);
+	res = pair_get(device1, device2, !!pathInfo, &t, &g1, &g2);
 	if (res != NVML_SUCCESS)
 		return res;
 	if (g1 == g2)
@@ -132,7 +132,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device,
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = link_get(device, link, isActive != NULL, &t, &g);
+	res = link_get(device, link, !!isActive, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	*isActive = link_end(t, g, link, &peer) ? NVML_FEATURE_ENABLED :
@@ -187,7 +187,7 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device
 	struct nvml_topo *t;
 	nvmlReturn_t res;
 
-	res = link_get(device, link, pci != NULL, &t, &g);
+	res = link_get(device, link, !!pci, &t, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	if (!link_end(t, g, link, &peer)) {
