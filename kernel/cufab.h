@@ -172,6 +172,8 @@ extern const struct cufab_object_ops cufab_test_object_ops;
 int cufab_fabric_check(const char *obj, const char *what);
 /* The state now (enum cufab_fabric_state), for TOPO_GET. */
 u32 cufab_fabric_state_now(void);
+/* TOPO_SET and the parameter: @state is a valid enum cufab_fabric_state. */
+void cufab_fabric_state_set_now(u32 state);
 
 /*
  * cufab virtual GPUs and the fabric topology that connects them.

@@ -87,6 +87,8 @@ static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
 								&cufab_nl_race_range),
 	[CUFAB_NL_A_TOPO_RACE_SEED] = { .type = NLA_U32 },
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK] = NLA_POLICY_MAX(NLA_U32, 2),
+	[CUFAB_NL_A_TOPO_FABRIC_STATE] = NLA_POLICY_MAX(NLA_U32,
+							CUFAB_FABRIC_DEGRADED),
 };
 
 static struct genl_family cufab_nl_family;
@@ -560,6 +562,28 @@ static bool cufab_nl_set_race(struct nlattr **tb)
 	return any;
 }
 
+/*
+ * The managed memory check and the fabric state are run-time knobs too:
+ * what the next operation checks, whether the fabric is usable.
+ */
+static bool cufab_nl_set_knobs(struct nlattr **tb)
+{
+	bool any = cufab_nl_set_race(tb);
+
+	if (tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]) {
+		WRITE_ONCE(cufab_managed_check,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
+		any = true;
+	}
+	if (tb[CUFAB_NL_A_TOPO_FABRIC_STATE]) {
+		u32 state = nla_get_u32(tb[CUFAB_NL_A_TOPO_FABRIC_STATE]);
+
+		cufab_fabric_state_set_now(state);
+		any = true;
+	}
+	return any;
+}
+
 static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
@@ -567,13 +591,8 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (!tb[CUFAB_NL_A_TOPO_NUM_GPUS] && !tb[CUFAB_NL_A_TOPO_NVSWITCH]) {
 		/* the run-time knobs change while programs run */
-		if (!cufab_nl_set_race(tb) &&
-		    !tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-			return 0;
-		if (tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-			WRITE_ONCE(cufab_managed_check,
-				   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
-		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
+		if (cufab_nl_set_knobs(tb))
+			cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
 		return 0;
 	}
 	ret = cufab_nl_change_begin(info);
@@ -588,10 +607,7 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cufab_topo_update_peers(&cufab_node);
 	}
 	if (!ret)
-		cufab_nl_set_race(tb);
-	if (!ret && tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-		WRITE_ONCE(cufab_managed_check,
-			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
+		cufab_nl_set_knobs(tb);
 	cufab_topo_change_end();
 	if (!ret)
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);

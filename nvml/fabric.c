@@ -18,6 +18,8 @@
  *   illegal-state  COMPLETED with status INVALID_STATE (the probe ended
  *                  in error; CUDA says CUDA_ERROR_ILLEGAL_STATE), route
  *                  unhealthy, summary UNHEALTHY
+ *   degraded       as ok, but degraded bandwidth, summary LIMITED_CAPACITY
+ *                  (the fabric works with fewer links)
  */
 #include <string.h>
 
@@ -72,6 +74,12 @@ static void fabric_of(const struct nvml_topo *t, const struct nvml_gpu *g,
 		f->health_mask = HEALTH_GOOD;
 		f->health_summary = NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY;
 		break;
+	}
+	if (t->fabric_state == CUFAB_FABRIC_DEGRADED) {
+		f->health_mask &= ~(NVML_GPU_FABRIC_HEALTH_MASK_WIDTH_DEGRADED_BW <<
+				    NVML_GPU_FABRIC_HEALTH_MASK_SHIFT_DEGRADED_BW);
+		f->health_mask |= HEALTH(DEGRADED_BW, TRUE);
+		f->health_summary = NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY;
 	}
 }
 

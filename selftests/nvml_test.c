@@ -65,6 +65,7 @@ FIXTURE_SETUP(nvml)
 
 FIXTURE_TEARDOWN(nvml)
 {
+	cufab_param_set("fabric_state", "ok");
 	while (nvmlShutdown() == NVML_SUCCESS)
 		;
 }
@@ -517,9 +518,36 @@ TEST_F(nvml, fabric_matches_libcufab)
 		  nvmlDeviceGetGpuFabricInfoV(h, &v));
 }
 
+/* The module parameter as enum cufab_fabric_state, or -1. */
+static int cufab_fabric_param(void)
+{
+	static const char *const names[] = {
+		[CUFAB_FABRIC_OK] = "ok",
+		[CUFAB_FABRIC_NOT_READY] = "not-ready",
+		[CUFAB_FABRIC_ILLEGAL] = "illegal-state",
+		[CUFAB_FABRIC_DEGRADED] = "degraded",
+	};
+	char buf[32] = "";
+	FILE *f = fopen(CUFAB_PARAMS "fabric_state", "r");
+	size_t i;
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(buf, names[i]))
+			return i;
+	return -1;
+}
+
 /*
- * The fabric_state knob moves the state NVML reports while NVML stays
- * initialised: a library's fallback path sees not-ready and broken fabrics.
+ * The fabric_state knob (the parameter, or cufabctl's topo set
+ * fabric-state while programs run) moves the state NVML reports while NVML
+ * stays initialised: a library's fallback path sees not-ready, broken and
+ * degraded fabrics.
  */
 TEST_F(nvml, fabric_follows_knob)
 {
@@ -544,11 +572,28 @@ TEST_F(nvml, fabric_follows_knob)
 	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v.healthMask, _ROUTE_UNHEALTHY, _TRUE));
 	EXPECT_EQ(NVML_GPU_FABRIC_HEALTH_SUMMARY_UNHEALTHY, v.healthSummary);
 
+	/* degraded: usable, with the bandwidth bit set; through cufabctl */
+	ASSERT_EQ(0, ctl("topo set fabric-state degraded"));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v.state);
+	EXPECT_NV(NVML_SUCCESS, v.status);
+	EXPECT_EQ(0, memcmp(v.clusterUuid, cu.bytes, 16));
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v.healthMask, _DEGRADED_BW, _TRUE));
+	EXPECT_TRUE(NVML_GPU_FABRIC_HEALTH_TEST(v.healthMask, _ROUTE_UNHEALTHY, _FALSE));
+	EXPECT_EQ(NVML_GPU_FABRIC_HEALTH_SUMMARY_LIMITED_CAPACITY, v.healthSummary);
+	EXPECT_EQ(CUFAB_FABRIC_DEGRADED, cufab_fabric_param());
+
+	ASSERT_EQ(0, ctl("topo set fabric-state not-ready"));
+	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
+	EXPECT_EQ(NVML_GPU_FABRIC_STATE_IN_PROGRESS, v.state);
+	EXPECT_NE(0, ctl("topo set fabric-state broken"));
+
 	ASSERT_EQ(0, cufab_param_set("fabric_state", "ok"));
 	ASSERT_NV(NVML_SUCCESS, nvmlDeviceGetGpuFabricInfoV(h, &v));
 	EXPECT_EQ(NVML_GPU_FABRIC_STATE_COMPLETED, v.state);
 	EXPECT_NV(NVML_SUCCESS, v.status);
 	EXPECT_EQ(0, memcmp(v.clusterUuid, cu.bytes, 16));
+	EXPECT_EQ(NVML_GPU_FABRIC_HEALTH_SUMMARY_HEALTHY, v.healthSummary);
 }
 
 /* P2P status of every pair and index, as cuDeviceCanAccessPeer says. */
