@@ -903,6 +903,8 @@ FIXTURE_TEARDOWN(mnnvl)
 	cufab_param_set("fabric_state", "ok");
 	while (nvmlShutdown() == NVML_SUCCESS)
 		;
+	/* the channel node this test made, if it did */
+	imex_cleanup();
 }
 
 /* One node, one clique: every rank decides MNNVL, in the same group. */
