@@ -55,6 +55,10 @@ RT_SO		:= $(BUILD)/lib/libcufabrt.so.$(SOVERSION)
 # libcuda (-lcuda) look for: LD_LIBRARY_PATH=build/lib/cuda runs them on
 # cufab unchanged.
 LIBCUDA_DROPIN	:= $(BUILD)/lib/cuda/libcuda.so.1
+# cufab's NVML (nvml/): a library of its own, only under NVIDIA's name and
+# only in the drop-in directory, next to libcuda.so.1.
+NVML_SRCS	:= $(wildcard nvml/*.c)
+NVML_SO		:= $(BUILD)/lib/cuda/libnvidia-ml.so.1
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
@@ -98,7 +102,7 @@ print-kmod-path:
 	@echo $(KMOD_DIR)/cufab.ko
 
 # ---- library -------------------------------------------------------------
-lib: $(LIB_SO) $(LIBCUDA_DROPIN)
+lib: $(LIB_SO) $(LIBCUDA_DROPIN) $(NVML_SO)
 
 $(LIB_SO): $(LIB_SRCS) $(LIB_HDRS) lib/libcufab.map
 	@mkdir -p $(dir $@)
@@ -175,6 +179,18 @@ endif
 $(RT_DROPIN): $(RT_SO)
 	@mkdir -p $(dir $@)
 	ln -sf ../libcufabrt.so.$(SOVERSION) $@
+
+# NVML answers from the netlink family alone (nvml/nl.c): no libcufab, no
+# libnl. RUNPATH $ORIGIN: nvmlSystemGetCudaDriverVersion dlopens the
+# libcuda.so.1 beside it.
+$(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
+		include/cufab/nvml.h include/uapi/linux/cufab.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -DCUFAB_NVML_VERSION='"$(VERSION)"' \
+		-fPIC -fvisibility=hidden -shared -Wl,-soname,libnvidia-ml.so.1 \
+		-Wl,--version-script=nvml/libnvidia-ml.map -Wl,-z,defs \
+		-Wl,--enable-new-dtags,-rpath,'$$ORIGIN' \
+		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
 tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
@@ -264,6 +280,11 @@ $(BUILD)/rt/nvcc/%: selftests/rt_nvcc/%.cu $(RT_DROPIN)
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -o $@ $<
 endif
+
+# nvml_test calls NVML as programs do: linked against libnvidia-ml.so.1.
+$(BUILD)/selftests/nvml_test: $(NVML_SO)
+$(BUILD)/selftests/nvml_test: APP_LDFLAGS += -L$(BUILD)/lib/cuda \
+	-Wl,-rpath,'$$ORIGIN/../lib/cuda' -l:libnvidia-ml.so.1
 
 $(BUILD)/selftests/%.sh: selftests/%.sh
 	@mkdir -p $(dir $@)
@@ -401,7 +422,7 @@ ifeq ($(LIVE_INSTALL),1)
 	depmod -a $(KRELEASE)
 endif
 
-install-lib: $(LIB_SO) $(RT_LIBS)
+install-lib: $(LIB_SO) $(RT_LIBS) $(NVML_SO)
 	install -D -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	ln -sf libcufab.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libcufab.so.$(SOVERSION)
 	ln -sf libcufab.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufab.so
@@ -413,6 +434,7 @@ ifneq ($(RT_HAVE_HDRS),)
 	ln -sf libcufabrt.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libcufabrt.so
 	ln -sf ../libcufabrt.so.$(VERSION) $(DESTDIR)$(DROPINDIR)/libcudart.so.13
 endif
+	install -m 0755 $(NVML_SO) $(DESTDIR)$(DROPINDIR)/libnvidia-ml.so.1
 	install -d $(DESTDIR)$(INCLUDEDIR)/cufab $(DESTDIR)$(INCLUDEDIR)/linux
 	install -m 0644 include/cufab/*.h $(DESTDIR)$(INCLUDEDIR)/cufab/
 	install -m 0644 include/uapi/linux/cufab.h $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h
@@ -446,7 +468,8 @@ uninstall:
 		$(DESTDIR)$(LIBDIR)/libcufab.so.$(VERSION)
 	rm -f $(DESTDIR)$(LIBDIR)/libcufabrt.so $(DESTDIR)$(LIBDIR)/libcufabrt.so.$(SOVERSION) \
 		$(DESTDIR)$(LIBDIR)/libcufabrt.so.$(VERSION)
-	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1 $(DESTDIR)$(DROPINDIR)/libcudart.so.13
+	rm -f $(DESTDIR)$(DROPINDIR)/libcuda.so.1 $(DESTDIR)$(DROPINDIR)/libcudart.so.13 \
+		$(DESTDIR)$(DROPINDIR)/libnvidia-ml.so.1
 	[ ! -d $(DESTDIR)$(DROPINDIR) ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(DROPINDIR)
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/cufab/,$(notdir $(wildcard include/cufab/*.h)))
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab

@@ -162,13 +162,9 @@ extern const struct cufab_object_ops cufab_test_object_ops;
  * with CUDA_ERROR_ILLEGAL_STATE after fabric trouble; the module parameter
  * fabric_state lets an administrator or a test put the node in either
  * state, so callers can prove they retry or report instead of hanging.
+ * The states are enum cufab_fabric_state of the uapi, which TOPO_GET
+ * reports.
  */
-
-enum cufab_fabric_state {
-	CUFAB_FABRIC_OK,
-	CUFAB_FABRIC_NOT_READY,		/* -EHOSTDOWN: SYSTEM_NOT_READY */
-	CUFAB_FABRIC_ILLEGAL,		/* -ENOTRECOVERABLE: ILLEGAL_STATE */
-};
 
 /*
  * 0 when the fabric is usable; otherwise -EHOSTDOWN or -ENOTRECOVERABLE
@@ -176,6 +172,10 @@ enum cufab_fabric_state {
  * and the state.
  */
 int cufab_fabric_check(const char *obj, const char *what);
+/* The state now (enum cufab_fabric_state), for TOPO_GET. */
+u32 cufab_fabric_state_now(void);
+/* TOPO_SET and the parameter: @state is a valid enum cufab_fabric_state. */
+void cufab_fabric_state_set_now(u32 state);
 
 /*
  * cufab virtual GPUs and the fabric topology that connects them.
@@ -187,6 +187,19 @@ int cufab_fabric_check(const char *obj, const char *what);
  */
 
 #define CUFAB_GPU_NAME		"cufab Virtual GPU"
+/* Compute capability of every virtual GPU (Hopper, device_attr.c). */
+#define CUFAB_CC_MAJOR		9
+#define CUFAB_CC_MINOR		0
+/* PCI device and subsystem ids, each << 16 | the NVIDIA vendor id: H100 SXM5 80GB */
+#define CUFAB_PCI_DEVICE_ID	(0x2330 << 16 | 0x10de)
+#define CUFAB_PCI_SUBSYSTEM_ID	(0x16c1 << 16 | 0x10de)
+/*
+ * The virtual NVSwitch as a PCI function, the far end of every NVLink of a
+ * GPU behind it (NVML's link queries): an HGX H100 NVSwitch, on a bus
+ * below the GPUs'.
+ */
+#define CUFAB_NVSWITCH_BUS	0x05
+#define CUFAB_NVSWITCH_PCI_ID	(0x22a3 << 16 | 0x10de)
 /* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
 #define CUFAB_PCI_DOMAIN	0
 #define CUFAB_PCI_BUS_BASE	0x41

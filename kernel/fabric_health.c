@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fabric_state (fabric_health.c): "ok", "not-ready" or "illegal-state", readable
- * and writable at runtime through /sys/module/cufab/parameters/fabric_state
- * (root only), so it works on kernels without debugfs or fault injection.
+ * fabric_state (fabric_health.c): "ok", "not-ready", "illegal-state" or
+ * "degraded", readable and writable at runtime through
+ * /sys/module/cufab/parameters/fabric_state (root only), so it works on
+ * kernels without debugfs or fault injection, and through netlink TOPO_SET.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,9 +19,16 @@ static const char *const cufab_fabric_names[] = {
 	[CUFAB_FABRIC_OK] = "ok",
 	[CUFAB_FABRIC_NOT_READY] = "not-ready",
 	[CUFAB_FABRIC_ILLEGAL] = "illegal-state",
+	[CUFAB_FABRIC_DEGRADED] = "degraded",
 };
 
 static int cufab_fabric_state = CUFAB_FABRIC_OK;
+
+void cufab_fabric_state_set_now(u32 state)
+{
+	WRITE_ONCE(cufab_fabric_state, state);
+	pr_info("fabric state is now %s\n", cufab_fabric_names[state]);
+}
 
 static int cufab_fabric_state_set(const char *val,
 				  const struct kernel_param *kp)
@@ -28,12 +36,11 @@ static int cufab_fabric_state_set(const char *val,
 	int state = sysfs_match_string(cufab_fabric_names, val);
 
 	if (state < 0) {
-		pr_err("fabric_state=%s: must be ok, not-ready or illegal-state\n",
+		pr_err("fabric_state=%s: must be ok, not-ready, illegal-state or degraded\n",
 		       val);
 		return -EINVAL;
 	}
-	WRITE_ONCE(cufab_fabric_state, state);
-	pr_info("fabric state is now %s\n", cufab_fabric_names[state]);
+	cufab_fabric_state_set_now(state);
 	return 0;
 }
 
@@ -50,7 +57,7 @@ static const struct kernel_param_ops cufab_fabric_state_ops = {
 
 module_param_cb(fabric_state, &cufab_fabric_state_ops, NULL, 0644);
 MODULE_PARM_DESC(fabric_state,
-		 "Emulated fabric software health: ok, not-ready (binds and AddDevice fail with CUDA_ERROR_SYSTEM_NOT_READY) or illegal-state (CUDA_ERROR_ILLEGAL_STATE)");
+		 "Emulated fabric software health: ok, not-ready (binds and AddDevice fail with CUDA_ERROR_SYSTEM_NOT_READY), illegal-state (CUDA_ERROR_ILLEGAL_STATE) or degraded (usable; NVML reports degraded bandwidth)");
 
 int cufab_fabric_check(const char *obj, const char *what)
 {
@@ -66,4 +73,9 @@ int cufab_fabric_check(const char *obj, const char *what)
 	default:
 		return 0;
 	}
+}
+
+u32 cufab_fabric_state_now(void)
+{
+	return READ_ONCE(cufab_fabric_state);
 }

@@ -87,6 +87,8 @@ static const struct nla_policy cufab_nl_topo_set_policy[CUFAB_NL_A_MAX + 1] = {
 								&cufab_nl_race_range),
 	[CUFAB_NL_A_TOPO_RACE_SEED] = { .type = NLA_U32 },
 	[CUFAB_NL_A_TOPO_MANAGED_CHECK] = NLA_POLICY_MAX(NLA_U32, 2),
+	[CUFAB_NL_A_TOPO_FABRIC_STATE] = NLA_POLICY_MAX(NLA_U32,
+							CUFAB_FABRIC_DEGRADED),
 };
 
 static struct genl_family cufab_nl_family;
@@ -105,7 +107,9 @@ static size_t cufab_nl_dev_size(void)
 	       nla_total_size(sizeof(u32)) +		/* FEATURES */
 	       nla_total_size_64bit(sizeof(u64)) +	/* PEERS */
 	       4 * nla_total_size_64bit(sizeof(u64)) +	/* MEM/MC_GRAN[_REC] */
-	       nla_total_size(sizeof(u32));		/* PEER_COUNT */
+	       nla_total_size(sizeof(u32)) +		/* PEER_COUNT */
+	       2 * nla_total_size(sizeof(u32)) +	/* CC_MAJOR, CC_MINOR */
+	       2 * nla_total_size(sizeof(u32));		/* PCI_DEVICE_ID, _SUBSYS */
 }
 
 static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
@@ -137,7 +141,12 @@ static int cufab_nl_put_dev(struct sk_buff *skb, const struct cufab_gpu *gpu)
 	    nla_put_u64_64bit(skb, CUFAB_NL_A_DEV_MC_GRAN_REC,
 			      gpu->mc_gran_rec, CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_DEV_PEER_COUNT,
-			cufab_peer_gpu_count(gpu->index)))
+			cufab_peer_gpu_count(gpu->index)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MAJOR, CUFAB_CC_MAJOR) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_CC_MINOR, CUFAB_CC_MINOR) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_PCI_DEVICE_ID, CUFAB_PCI_DEVICE_ID) ||
+	    nla_put_u32(skb, CUFAB_NL_A_DEV_PCI_SUBSYS_ID,
+			CUFAB_PCI_SUBSYSTEM_ID))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -152,15 +161,21 @@ static size_t cufab_nl_topo_size(u32 num_gpus)
 	       nla_total_size(CUFAB_UUID_LEN) +		/* TOPO_CLUSTER_UUID */
 	       2 * nla_total_size(sizeof(u32)) +	/* TOPO_RACE_* */
 	       nla_total_size(sizeof(u32)) +		/* TOPO_MANAGED_CHECK */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_FABRIC_STATE */
+	       nla_total_size(CUFAB_BUS_ID_LEN) +	/* TOPO_NVSWITCH_BUS_ID */
+	       nla_total_size(sizeof(u32)) +		/* TOPO_NVSWITCH_PCI_ID */
 	       num_gpus * nla_total_size(cufab_nl_dev_size());
 }
 
 static int cufab_nl_put_topo(struct sk_buff *skb)
 {
+	char nvswitch_bus[CUFAB_BUS_ID_LEN];
 	struct nlattr *nest;
 	u32 i;
 
 	lockdep_assert_held(&cufab_topo_rwsem);
+	snprintf(nvswitch_bus, sizeof(nvswitch_bus), "%04x:%02x:00.0",
+		 CUFAB_PCI_DOMAIN, CUFAB_NVSWITCH_BUS);
 	if (nla_put_u32(skb, CUFAB_NL_A_TOPO_NUM_GPUS, cufab_node.num_gpus) ||
 	    nla_put_u8(skb, CUFAB_NL_A_TOPO_NVSWITCH, cufab_node.nvswitch) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_CLIENTS, cufab_clients_count()) ||
@@ -173,7 +188,12 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_RACE_SEED,
 			READ_ONCE(cufab_race_seed)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
-			READ_ONCE(cufab_managed_check)))
+			READ_ONCE(cufab_managed_check)) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_FABRIC_STATE,
+			cufab_fabric_state_now()) ||
+	    nla_put_string(skb, CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID, nvswitch_bus) ||
+	    nla_put_u32(skb, CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,
+			CUFAB_NVSWITCH_PCI_ID))
 		return -EMSGSIZE;
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		nest = nla_nest_start(skb, CUFAB_NL_A_DEV);
@@ -542,6 +562,28 @@ static bool cufab_nl_set_race(struct nlattr **tb)
 	return any;
 }
 
+/*
+ * The managed memory check and the fabric state are run-time knobs too:
+ * what the next operation checks, whether the fabric is usable.
+ */
+static bool cufab_nl_set_knobs(struct nlattr **tb)
+{
+	bool any = cufab_nl_set_race(tb);
+
+	if (tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]) {
+		WRITE_ONCE(cufab_managed_check,
+			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
+		any = true;
+	}
+	if (tb[CUFAB_NL_A_TOPO_FABRIC_STATE]) {
+		u32 state = nla_get_u32(tb[CUFAB_NL_A_TOPO_FABRIC_STATE]);
+
+		cufab_fabric_state_set_now(state);
+		any = true;
+	}
+	return any;
+}
+
 static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
@@ -549,13 +591,8 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (!tb[CUFAB_NL_A_TOPO_NUM_GPUS] && !tb[CUFAB_NL_A_TOPO_NVSWITCH]) {
 		/* the run-time knobs change while programs run */
-		if (!cufab_nl_set_race(tb) &&
-		    !tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-			return 0;
-		if (tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-			WRITE_ONCE(cufab_managed_check,
-				   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
-		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
+		if (cufab_nl_set_knobs(tb))
+			cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);
 		return 0;
 	}
 	ret = cufab_nl_change_begin(info);
@@ -570,10 +607,7 @@ static int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info)
 		cufab_topo_update_peers(&cufab_node);
 	}
 	if (!ret)
-		cufab_nl_set_race(tb);
-	if (!ret && tb[CUFAB_NL_A_TOPO_MANAGED_CHECK])
-		WRITE_ONCE(cufab_managed_check,
-			   nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]));
+		cufab_nl_set_knobs(tb);
 	cufab_topo_change_end();
 	if (!ret)
 		cufab_nl_notify(CUFAB_NL_CMD_TOPO_SET, 0);

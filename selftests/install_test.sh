@@ -53,6 +53,7 @@ test_tree() {
 	[ -d "$root" ] || skip "no $root (run make install-root on the host)" ||
 		return
 	for f in usr/lib/libcufab.so.1 usr/lib/libcufab.so usr/lib/cufab/libcuda.so.1 \
+		 usr/lib/cufab/libnvidia-ml.so.1 usr/include/cufab/nvml.h \
 		 usr/include/cufab/cuda.h usr/include/linux/cufab.h \
 		 usr/lib/pkgconfig/cufab.pc usr/lib/pkgconfig/cufabrt.pc \
 		 usr/lib/libcufabrt.so.1 usr/bin/cufabctl usr/sbin/cufab-imex-channels \

@@ -125,3 +125,42 @@ $(BUILD)/selftests/libcuda_dropin_test:
 	@chmod +x $@
 
 endif
+
+# cufab's NVML (include/cufab/nvml.h, nvml/) against NVIDIA's nvml.h, which
+# no toolkit package installs: the reference copy beside the repository
+# (../shared/reference/nvidia, see its README), or NVML_H=. Without it, a
+# script reporting one skip.
+NVML_H		?= $(abspath $(CURDIR)/../shared/reference/nvidia/nvml.h)
+NVML_ABI_TEST	:= $(BUILD)/selftests/nvml_abi_test
+abi-tests: $(NVML_ABI_TEST)
+
+ifneq ($(wildcard $(NVML_H)),)
+$(ABI_GEN)/nvml_abi_ours.o: $(ABI_SRC)/nvml_abi_ours.c $(ABI_SRC)/nvml_abi.h \
+			    $(ABI_SRC)/nvml_abi_items.h include/cufab/nvml.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(CURDIR)/include -I$(ABI_SRC) -c -o $@ $<
+
+# Only NVIDIA's header on the include path of this one.
+$(ABI_GEN)/nvml_abi_official.o: $(ABI_SRC)/nvml_abi_official.c $(ABI_SRC)/nvml_abi.h \
+				$(ABI_SRC)/nvml_abi_items.h $(NVML_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(dir $(NVML_H)) -I$(ABI_SRC) -c -o $@ $<
+
+$(NVML_ABI_TEST): $(ABI_SRC)/nvml_abi_test.c $(ABI_GEN)/nvml_abi_ours.o \
+		  $(ABI_GEN)/nvml_abi_official.o $(KSFT_HDRS) $(NVML_SO) \
+		  nvml/libnvidia-ml.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(KSFT_DIR) -I$(ABI_SRC) \
+		-DNVML_HDR_PATH='"$(CURDIR)/include/cufab/nvml.h"' \
+		-DNVML_MAP_PATH='"$(CURDIR)/nvml/libnvidia-ml.map"' -o $@ $< \
+		$(ABI_GEN)/nvml_abi_ours.o $(ABI_GEN)/nvml_abi_official.o -ldl
+else
+$(NVML_ABI_TEST):
+	@mkdir -p $(dir $@)
+	@echo "cufab: $(NVML_H) not found: $(notdir $@) will report SKIP"
+	@printf '#!/bin/sh\n# NVIDIA nvml.h was absent when this was built.\n' > $@
+	@printf 'echo "TAP version 13"\necho "1..1"\n' >> $@
+	@printf 'echo "ok 1 # SKIP nvml_abi_test needs %s at build time"\n' $(NVML_H) >> $@
+	@printf 'echo "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:1 error:0"\n' >> $@
+	@chmod +x $@
+endif

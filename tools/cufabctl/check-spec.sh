@@ -304,11 +304,11 @@ except (SpecError, KeyError, TypeError, AttributeError, OSError) as e:
     sys.exit(1)
 EOF
 
-# The header side. Names: members of the four enums of the family and
+# The header side. Names: members of the five enums of the family and
 # the #defines the spec mentions. Attribute types come from the comment
 # after each attribute ("u32", "string", ...; none for UNSPEC and PAD).
 awk '
-/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature|cufab_managed_event) *\{/ {
+/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature|cufab_managed_event|cufab_fabric_state) *\{/ {
 	inenum = $2; next
 }
 inenum && /^\};/ { inenum = ""; next }

@@ -176,6 +176,8 @@ struct topo_info {
 	bool has_cluster_uuid, has_race;
 	uint32_t managed_check;
 	bool has_managed_check;
+	uint32_t fabric_state;
+	bool has_fabric_state;
 	unsigned int ndevs;
 	struct dev_info devs[CUFAB_MAX_GPUS];
 };

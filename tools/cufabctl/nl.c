@@ -138,6 +138,13 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_PROC_EVENTS]	= "proc-events",
 	[CUFAB_NL_A_PROC_POOLS]		= "proc-pools",
 	[CUFAB_NL_A_PROC_MEM_BYTES]	= "proc-mem-bytes",
+	[CUFAB_NL_A_DEV_CC_MAJOR]	= "dev-cc-major",
+	[CUFAB_NL_A_DEV_CC_MINOR]	= "dev-cc-minor",
+	[CUFAB_NL_A_TOPO_FABRIC_STATE]	= "topo-fabric-state",
+	[CUFAB_NL_A_DEV_PCI_DEVICE_ID]	= "dev-pci-device-id",
+	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= "dev-pci-subsys-id",
+	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = "topo-nvswitch-bus-id",
+	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = "topo-nvswitch-pci-id",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -275,6 +282,13 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_PROC_EVENTS]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_PROC_POOLS]		= { .type = NLA_U32 },
 	[CUFAB_NL_A_PROC_MEM_BYTES]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DEV_CC_MAJOR]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_CC_MINOR]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_FABRIC_STATE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_PCI_DEVICE_ID]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = { .type = NLA_STRING },
+	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

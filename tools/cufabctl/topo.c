@@ -31,7 +31,11 @@ void topo_help(FILE *f)
 		"cufabctl topo set managed-check { off | report | strict }\n"
 		"  managed-check   report (and with strict, fail the stream of) a\n"
 		"                  stream operation touching managed memory attached\n"
-		"                  to another stream or to the host\n",
+		"                  to another stream or to the host\n"
+		"cufabctl topo set fabric-state { ok | not-ready | illegal-state | degraded }\n"
+		"  fabric-state    the fabric software's health: binds refused while\n"
+		"                  not-ready or illegal-state; degraded shows in NVML's\n"
+		"                  fabric health only; settable while programs run\n",
 		CUFAB_MAX_GPUS);
 }
 
@@ -78,6 +82,9 @@ int topo_from_msg(struct nlattr **tb, struct nlmsghdr *nlh,
 	t->has_managed_check = tb[CUFAB_NL_A_TOPO_MANAGED_CHECK];
 	if (t->has_managed_check)
 		t->managed_check = nla_get_u32(tb[CUFAB_NL_A_TOPO_MANAGED_CHECK]);
+	t->has_fabric_state = tb[CUFAB_NL_A_TOPO_FABRIC_STATE];
+	if (t->has_fabric_state)
+		t->fabric_state = nla_get_u32(tb[CUFAB_NL_A_TOPO_FABRIC_STATE]);
 	t->has_cluster_uuid = tb[CUFAB_NL_A_TOPO_CLUSTER_UUID];
 	if (t->has_cluster_uuid)
 		nla_memcpy(t->cluster_uuid, tb[CUFAB_NL_A_TOPO_CLUSTER_UUID],
@@ -109,6 +116,13 @@ static void print_cluster_uuid(const uint8_t *u)
 }
 
 static const char *const managed_checks[] = { "off", "report", "strict" };
+/* enum cufab_fabric_state, as the module parameter fabric_state spells it */
+static const char *const fabric_states[] = {
+	[CUFAB_FABRIC_OK] = "ok",
+	[CUFAB_FABRIC_NOT_READY] = "not-ready",
+	[CUFAB_FABRIC_ILLEGAL] = "illegal-state",
+	[CUFAB_FABRIC_DEGRADED] = "degraded",
+};
 
 /* node: 4 GPUs  nvswitch on  clients 0  live objects 0 */
 void topo_print_summary(const struct topo_info *t)
@@ -135,6 +149,12 @@ void topo_print_summary(const struct topo_info *t)
 		print_string(PRINT_ANY, "managed_check", "managed check: %s",
 			     t->managed_check < 3 ?
 			     managed_checks[t->managed_check] : "?");
+		print_nl();
+	}
+	if (t->has_fabric_state) {
+		print_string(PRINT_ANY, "fabric_state", "fabric state: %s",
+			     t->fabric_state < ARRAY_SIZE(fabric_states) ?
+			     fabric_states[t->fabric_state] : "?");
 		print_nl();
 	}
 }
@@ -296,6 +316,8 @@ struct topo_change {
 	bool has_num_gpus, has_nvswitch, has_race_delay, has_race_seed;
 	uint32_t managed_check;
 	bool has_managed_check;
+	uint32_t fabric_state;
+	bool has_fabric_state;
 };
 
 static int parse_managed_check(const char *val, uint32_t *mode)
@@ -309,6 +331,21 @@ static int parse_managed_check(const char *val, uint32_t *mode)
 		}
 	}
 	usage_error("topo set: managed-check is off, report or strict, not \"%s\"",
+		    val);
+	return -1;
+}
+
+static int parse_fabric_state(const char *val, uint32_t *state)
+{
+	uint32_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fabric_states); i++) {
+		if (!strcmp(val, fabric_states[i])) {
+			*state = i;
+			return 0;
+		}
+	}
+	usage_error("topo set: fabric-state is ok, not-ready, illegal-state or degraded, not \"%s\"",
 		    val);
 	return -1;
 }
@@ -328,6 +365,8 @@ static int parse_topo_change(const char *key, const char *val,
 		seen = &c->has_race_seed;
 	} else if (!strcmp(key, "managed-check")) {
 		seen = &c->has_managed_check;
+	} else if (!strcmp(key, "fabric-state")) {
+		seen = &c->has_fabric_state;
 	} else {
 		usage_error("topo set: unknown keyword \"%s\" (try \"cufabctl topo help\")",
 			    key);
@@ -353,6 +392,8 @@ static int parse_topo_change(const char *key, const char *val,
 				 &c->race_seed);
 	if (seen == &c->has_managed_check)
 		return parse_managed_check(val, &c->managed_check);
+	if (seen == &c->has_fabric_state)
+		return parse_fabric_state(val, &c->fabric_state);
 	return parse_on_off("topo set", key, val, &c->nvswitch);
 }
 
@@ -368,8 +409,8 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 				      &c))
 			return EXIT_FAIL;
 	if (!c.has_num_gpus && !c.has_nvswitch && !c.has_race_delay &&
-	    !c.has_race_seed && !c.has_managed_check) {
-		usage_error("topo set: nothing to change (give gpus, nvswitch, race-delay-us, race-seed or managed-check)");
+	    !c.has_race_seed && !c.has_managed_check && !c.has_fabric_state) {
+		usage_error("topo set: nothing to change (give gpus, nvswitch, race-delay-us, race-seed, managed-check or fabric-state)");
 		return EXIT_FAIL;
 	}
 	ret = cnl_start(ctl, CUFAB_NL_CMD_TOPO_SET, false, &msg);
@@ -387,6 +428,9 @@ static int topo_set(struct ctl *ctl, int argc, char **argv)
 	if (!err && c.has_managed_check)
 		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_MANAGED_CHECK,
 				  c.managed_check);
+	if (!err && c.has_fabric_state)
+		err = nla_put_u32(msg, CUFAB_NL_A_TOPO_FABRIC_STATE,
+				  c.fabric_state);
 	if (err < 0) {
 		nlmsg_free(msg);
 		return EXIT_FAIL;

@@ -1789,6 +1789,20 @@ enum cufab_managed_event {
 	CUFAB_MANAGED_EV_CHECK_HOST,
 };
 
+/*
+ * CUFAB_NL_A_TOPO_FABRIC_STATE (module parameter fabric_state): whether
+ * the fabric software is usable; binds and multicast joins fail with
+ * CUDA_ERROR_SYSTEM_NOT_READY or CUDA_ERROR_ILLEGAL_STATE otherwise.
+ * DEGRADED is usable, with fewer links than the topology's: only its
+ * health reports (NVML) say so.
+ */
+enum cufab_fabric_state {
+	CUFAB_FABRIC_OK,
+	CUFAB_FABRIC_NOT_READY,
+	CUFAB_FABRIC_ILLEGAL,
+	CUFAB_FABRIC_DEGRADED,
+};
+
 enum cufab_genl_attr {
 	CUFAB_NL_A_UNSPEC,
 	CUFAB_NL_A_DEV,			/* nest: one GPU (TOPO_GET replies) */
@@ -1900,6 +1914,13 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_PROC_EVENTS,		/* u32, events */
 	CUFAB_NL_A_PROC_POOLS,		/* u32, memory pools */
 	CUFAB_NL_A_PROC_MEM_BYTES,	/* u64, bytes behind its memory handles */
+	CUFAB_NL_A_DEV_CC_MAJOR,	/* u32, compute capability (attribute 75) */
+	CUFAB_NL_A_DEV_CC_MINOR,	/* u32, (attribute 76) */
+	CUFAB_NL_A_TOPO_FABRIC_STATE,	/* u32, enum cufab_fabric_state */
+	CUFAB_NL_A_DEV_PCI_DEVICE_ID,	/* u32, device << 16 | vendor (attribute 139) */
+	CUFAB_NL_A_DEV_PCI_SUBSYS_ID,	/* u32, subsystem << 16 | vendor (140) */
+	CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID,	/* string, the virtual NVSwitch's PCI id */
+	CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,	/* u32, its device << 16 | vendor */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * The NVML library's only way to the kernel: one TOPO_GET of the "cufab"
+ * generic netlink family (the node and every GPU, as cufabctl sees them),
+ * over a plain netlink socket so that the library needs nothing but libc.
+ *
+ * NVML never opens /dev/cufab: it is not a CUDA client, so holding NVML
+ * initialised does not stop an administrator's DEV_SET or TOPO_SET, and
+ * every answer is read again from the kernel when it is asked for.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "nvml_internal.h"
+
+/* A TOPO_GET reply for CUFAB_MAX_GPUS GPUs is about 16 KiB. */
+#define NL_BUF_SIZE	(64 * 1024)
+
+struct nl_req {
+	struct nlmsghdr n;
+	struct genlmsghdr g;
+	char attrs[64];
+};
+
+static struct nlattr *nla_first(void *start)
+{
+	return start;
+}
+
+static int nla_ok(const struct nlattr *a, int rem)
+{
+	return rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
+	       a->nla_len <= rem;
+}
+
+static struct nlattr *nla_next(const struct nlattr *a, int *rem)
+{
+	int len = NLA_ALIGN(a->nla_len);
+
+	*rem -= len;
+	return (struct nlattr *)((char *)a + len);
+}
+
+/* The kernel marks nests with NLA_F_NESTED. */
+static int nla_type(const struct nlattr *a)
+{
+	return a->nla_type & NLA_TYPE_MASK;
+}
+
+static void *nla_data(const struct nlattr *a)
+{
+	return (char *)a + NLA_HDRLEN;
+}
+
+static int nla_len(const struct nlattr *a)
+{
+	return a->nla_len - NLA_HDRLEN;
+}
+
+static __u32 nla_u32(const struct nlattr *a)
+{
+	__u32 v = 0;
+
+	if (nla_len(a) >= (int)sizeof(v))
+		memcpy(&v, nla_data(a), sizeof(v));
+	return v;
+}
+
+static __u64 nla_u64(const struct nlattr *a)
+{
+	__u64 v = 0;
+
+	if (nla_len(a) >= (int)sizeof(v))
+		memcpy(&v, nla_data(a), sizeof(v));
+	return v;
+}
+
+/* Copies a string attribute into @dst of @size bytes, NUL-terminated. */
+static void nla_str(const struct nlattr *a, char *dst, size_t size)
+{
+	size_t n = nla_len(a) > 0 ? (size_t)nla_len(a) : 0;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, nla_data(a), n);
+	dst[n] = '\0';
+}
+
+/*
+ * One request and its single reply message: the reply is left in @buf.
+ * Returns the reply's length, or -errno (the kernel's, for an error
+ * message).
+ */
+static int nl_exchange(int fd, struct nl_req *req, char *buf)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct nlmsghdr *h;
+	ssize_t len;
+
+	if (sendto(fd, req, req->n.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		len = recv(fd, buf, NL_BUF_SIZE, MSG_TRUNC);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (len > NL_BUF_SIZE)
+			return -EMSGSIZE;
+		h = (struct nlmsghdr *)buf;
+		if (!NLMSG_OK(h, (size_t)len))
+			return -EBADMSG;
+		if (h->nlmsg_seq != req->n.nlmsg_seq)
+			continue;
+		if (h->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			return e->error ? e->error : -ENOMSG;
+		}
+		return (int)h->nlmsg_len;
+	}
+}
+
+static void nl_req_init(struct nl_req *req, __u16 family, __u8 cmd, __u32 seq)
+{
+	memset(req, 0, sizeof(*req));
+	req->n.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req->n.nlmsg_type = family;
+	req->n.nlmsg_flags = NLM_F_REQUEST;
+	req->n.nlmsg_seq = seq;
+	req->g.cmd = cmd;
+	req->g.version = 1;
+}
+
+/* The family's id, or -ENOENT when the module is not loaded. */
+static int nl_family(int fd, char *buf)
+{
+	struct nl_req req;
+	struct nlattr *a;
+	int len, rem;
+
+	nl_req_init(&req, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
+	a = (struct nlattr *)req.attrs;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof(CUFAB_GENL_NAME);
+	memcpy(nla_data(a), CUFAB_GENL_NAME, sizeof(CUFAB_GENL_NAME));
+	req.n.nlmsg_len += NLA_ALIGN(a->nla_len);
+
+	len = nl_exchange(fd, &req, buf);
+	if (len < 0)
+		return len;
+	rem = len - NLMSG_LENGTH(GENL_HDRLEN);
+	for (a = nla_first(buf + NLMSG_LENGTH(GENL_HDRLEN)); nla_ok(a, rem);
+	     a = nla_next(a, &rem))
+		if (nla_type(a) == CTRL_ATTR_FAMILY_ID &&
+		    nla_len(a) >= (int)sizeof(__u16))
+			return *(__u16 *)nla_data(a);
+	return -EBADMSG;
+}
+
+static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
+{
+	struct nvml_gpu g = { .numa_node = -1 };
+	int rem = nla_len(nest);
+	struct nlattr *a;
+	int have_index = 0;
+
+	for (a = nla_first(nla_data(nest)); nla_ok(a, rem);
+	     a = nla_next(a, &rem)) {
+		switch (nla_type(a)) {
+		case CUFAB_NL_A_DEV_INDEX:
+			g.index = nla_u32(a);
+			have_index = 1;
+			break;
+		case CUFAB_NL_A_DEV_NAME:
+			nla_str(a, g.name, sizeof(g.name));
+			break;
+		case CUFAB_NL_A_DEV_UUID:
+			if (nla_len(a) == CUFAB_UUID_LEN)
+				memcpy(g.uuid, nla_data(a), CUFAB_UUID_LEN);
+			break;
+		case CUFAB_NL_A_DEV_BUS_ID:
+			nla_str(a, g.bus_id, sizeof(g.bus_id));
+			break;
+		case CUFAB_NL_A_DEV_MEM_TOTAL:
+			g.mem_total = nla_u64(a);
+			break;
+		case CUFAB_NL_A_DEV_MEM_USED:
+			g.mem_used = nla_u64(a);
+			break;
+		case CUFAB_NL_A_DEV_NUMA_NODE:
+			g.numa_node = (__s32)nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_CLIQUE:
+			g.clique = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_FEATURES:
+			g.features = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_PEERS:
+			g.peers = nla_u64(a);
+			break;
+		case CUFAB_NL_A_DEV_CC_MAJOR:
+			g.cc_major = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_CC_MINOR:
+			g.cc_minor = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_PCI_DEVICE_ID:
+			g.pci_device_id = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV_PCI_SUBSYS_ID:
+			g.pci_subsys_id = nla_u32(a);
+			break;
+		}
+	}
+	if (have_index && g.index < CUFAB_MAX_GPUS && g.index == t->num_read) {
+		t->gpus[g.index] = g;
+		t->num_read++;
+	}
+}
+
+static int parse_topo(char *buf, int len, struct nvml_topo *t)
+{
+	int rem = len - NLMSG_LENGTH(GENL_HDRLEN);
+	unsigned int i, dom, bus, dev;
+	struct nlattr *a;
+
+	for (a = nla_first(buf + NLMSG_LENGTH(GENL_HDRLEN)); nla_ok(a, rem);
+	     a = nla_next(a, &rem)) {
+		switch (nla_type(a)) {
+		case CUFAB_NL_A_TOPO_NUM_GPUS:
+			t->num_gpus = nla_u32(a);
+			break;
+		case CUFAB_NL_A_TOPO_NVSWITCH:
+			t->nvswitch = nla_len(a) >= 1 && *(__u8 *)nla_data(a);
+			break;
+		case CUFAB_NL_A_TOPO_CLUSTER_UUID:
+			if (nla_len(a) == CUFAB_UUID_LEN)
+				memcpy(t->cluster_uuid, nla_data(a),
+				       CUFAB_UUID_LEN);
+			break;
+		case CUFAB_NL_A_TOPO_FABRIC_STATE:
+			t->fabric_state = nla_u32(a);
+			t->have_fabric_state = 1;
+			break;
+		case CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID:
+			nla_str(a, t->nvswitch_bus_id, sizeof(t->nvswitch_bus_id));
+			break;
+		case CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID:
+			t->nvswitch_pci_id = nla_u32(a);
+			break;
+		case CUFAB_NL_A_DEV:
+			parse_dev(a, t);
+			break;
+		}
+	}
+	/* A module without the attributes this library reads is too old. */
+	if (!t->num_gpus || t->num_read != t->num_gpus ||
+	    !t->have_fabric_state || !t->gpus[0].cc_major ||
+	    !t->nvswitch_bus_id[0])
+		return -EPROTO;
+	for (i = 0; i < t->num_gpus; i++)
+		if (sscanf(t->gpus[i].bus_id, "%x:%x:%x", &dom, &bus, &dev) != 3)
+			return -EPROTO;
+	return 0;
+}
+
+int nvml_topo_read(struct nvml_topo *t)
+{
+	struct sockaddr_nl self = { .nl_family = AF_NETLINK };
+	struct nl_req req;
+	char *buf;
+	int fd, family, len, ret;
+
+	memset(t, 0, sizeof(*t));
+	buf = malloc(NL_BUF_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0) {
+		ret = -errno;
+		goto out_free;
+	}
+	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	family = nl_family(fd, buf);
+	if (family < 0) {
+		ret = family;
+		goto out_close;
+	}
+	nl_req_init(&req, family, CUFAB_NL_CMD_TOPO_GET, 2);
+	len = nl_exchange(fd, &req, buf);
+	ret = len < 0 ? len : parse_topo(buf, len, t);
+out_close:
+	close(fd);
+out_free:
+	free(buf);
+	return ret;
+}
