@@ -16,6 +16,7 @@
  */
 
 #include "mem.h"
+#include "pool.h"
 
 /* The calls of this file: in the current context, on its device. */
 static CUresult current_call(int args_ok, struct cufab_call *c)
@@ -78,7 +79,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
-	return mem_free(dptr, 0);
+	struct cufab_mem_free arg = { .size = sizeof(arg), .addr = dptr };
+	struct cufab_call c;
+	CUresult res = current_call(1, &c);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* as driver 580: a pointer cuMemPoolImportPointer gave is freed too */
+	if (cufab_pool_free_imported(dptr))
+		return CUDA_SUCCESS;
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_FREE, &arg));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)

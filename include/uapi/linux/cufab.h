@@ -1489,7 +1489,8 @@ struct cufab_event_export {
  * @out_event_id: the imported event's object id (CUFAB_IOCTL_DESTROY)
  * @handle: from EVENT_EXPORT; -EINVAL if it is not an event handle of
  *	this module version, -ESRCH if it names no exported event (never
- *	exported, ended, or a wrong secret)
+ *	exported, ended, or a wrong secret), -ELOOP if it names an event the
+ *	caller created (opened in the exporting process)
  *
  * The imported event has no completion slot in the importer's space: its
  * state is read with CUFAB_IOCTL_STREAM_WAIT (CUFAB_WAIT_POLL to query).
@@ -1533,8 +1534,8 @@ enum cufab_op_kind {
  * @dst is the base of a managed allocation of the client and @length 0 or
  * its whole (page-rounded) size; an interior address, a partial length,
  * cuMemAlloc/cuMemAllocHost/VMM memory and 0 are -EINVAL. Any other
- * address is pageable host memory: -EOPNOTSUPP unless the stream's GPU
- * has CUFAB_DEV_F_PAGEABLE_ACCESS, and then @length must be non-zero and
+ * address is pageable host memory: -EINVAL unless the stream's GPU has
+ * CUFAB_DEV_F_PAGEABLE_ACCESS (driver 580's answer), and then @length must be non-zero and
  * the range mapped in the process (-EINVAL). The association changes when
  * the stream reaches the operation; when a stream the memory is attached
  * SINGLE to is destroyed and its work has drained, the allocation goes
