@@ -200,6 +200,36 @@ typedef enum CUevent_wait_flags_enum {
 	CU_EVENT_WAIT_EXTERNAL = 0x1	/* stream capture only */
 } CUevent_wait_flags;
 
+/* Context limits (cuCtxGetLimit, cuCtxSetLimit). */
+typedef enum CUlimit_enum {
+	CU_LIMIT_STACK_SIZE = 0x00,
+	CU_LIMIT_PRINTF_FIFO_SIZE = 0x01,
+	CU_LIMIT_MALLOC_HEAP_SIZE = 0x02,
+	CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 0x03,
+	CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 0x04,
+	CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 0x05,
+	CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06,
+	CU_LIMIT_SHMEM_SIZE = 0x07,
+	CU_LIMIT_CIG_ENABLED = 0x08,
+	CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 0x09,
+	CU_LIMIT_MAX
+} CUlimit;
+
+/* A context's cache preference (cuCtxGetCacheConfig, cuCtxSetCacheConfig). */
+typedef enum CUfunc_cache_enum {
+	CU_FUNC_CACHE_PREFER_NONE = 0x00,
+	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
+	CU_FUNC_CACHE_PREFER_L1 = 0x02,
+	CU_FUNC_CACHE_PREFER_EQUAL = 0x03
+} CUfunc_cache;
+
+/* Shared memory bank width (cuCtxGetSharedMemConfig, cuCtxSetSharedMemConfig). */
+typedef enum CUsharedconfig_enum {
+	CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE = 0x00,
+	CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE = 0x01,
+	CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE = 0x02
+} CUsharedconfig;
+
 /* Stream attachment of managed memory (cuMemAllocManaged, cuStreamAttachMemAsync). */
 typedef enum CUmemAttach_flags_enum {
 	CU_MEM_ATTACH_GLOBAL = 0x1,
@@ -854,6 +884,15 @@ CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxId);
 CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx);
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
+
+/* Limits and configuration of the current context (ctx_config.c). */
+CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
+CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig);
+CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config);
+CUresult CUDAAPI cuCtxResetPersistingL2Cache(void);
 
 /* Peer context memory access: one way, per pair of contexts. */
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
