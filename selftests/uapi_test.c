@@ -260,12 +260,19 @@ static void prepare_event_export(struct __test_metadata *_metadata, int fd,
 	cmd->event_id = new_ipc_event(_metadata, fd, NULL);
 }
 
+/*
+ * The event is another client's: a client importing its own is -ELOOP.
+ * The exporter stays open (its export ends with it) until the test's
+ * process exits.
+ */
 static void prepare_event_import(struct __test_metadata *_metadata, int fd,
 				 void *buf)
 {
 	struct cufab_event_import *cmd = buf;
+	int exporter = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
-	new_ipc_event(_metadata, fd, cmd->handle);
+	ASSERT_LE(0, exporter);
+	new_ipc_event(_metadata, exporter, cmd->handle);
 	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
 }
 
