@@ -233,6 +233,7 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	if (!ret) {
 		cufab_streams_forget_ctx(kid);
 		cufab_ctx_config_forget(kid);
+		cufab_ipc_mem_forget_ctx(kid);
 	}
 	return cufab_errno_result(-ret);
 }

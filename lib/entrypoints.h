@@ -62,6 +62,12 @@ CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
 CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
 CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 
+/* ipc_mem.c, compat.c */
+CUFAB_ENTRY(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010)
+CUFAB_ENTRY(cuIpcOpenMemHandle, cuIpcOpenMemHandle, 4010)
+CUFAB_ENTRY(cuIpcOpenMemHandle_v2, cuIpcOpenMemHandle, 11000)
+CUFAB_ENTRY(cuIpcCloseMemHandle, cuIpcCloseMemHandle, 4010)
+
 /* ctx_config.c */
 CUFAB_ENTRY(cuCtxGetLimit, cuCtxGetLimit, 3010)
 CUFAB_ENTRY(cuCtxSetLimit, cuCtxSetLimit, 3010)

@@ -162,6 +162,16 @@ typedef struct CUmemFabricHandle_st {
 } CUmemFabricHandle_v1;
 typedef CUmemFabricHandle_v1 CUmemFabricHandle;
 
+/* A cuMemAlloc allocation shared with another process (cuIpcGetMemHandle). */
+typedef struct CUipcMemHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle_v1;
+typedef CUipcMemHandle_v1 CUipcMemHandle;
+
+typedef enum CUipcMem_flags_enum {
+	CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
+} CUipcMem_flags;
+
 /* An event shared with another process (cuIpcGetEventHandle). */
 typedef struct CUipcEventHandle_st {
 	char reserved[CU_IPC_HANDLE_SIZE];
@@ -1019,6 +1029,11 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 				      CUipcEventHandle handle);
+/* Interprocess cuMemAlloc memory (ipc_mem.c). */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
+				    unsigned int Flags);
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
 /* Managed memory: in the current context; freed with cuMemFree. */
 #define CU_DEVICE_CPU			((CUdevice)-1)
 #define CU_DEVICE_INVALID		((CUdevice)-2)

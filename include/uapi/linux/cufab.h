@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		7
+#define CUFAB_VERSION_MINOR		8
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -110,6 +110,8 @@ enum {
 	CUFAB_CMD_MEM_RANGE_ATTRS,
 	CUFAB_CMD_EVENT_EXPORT,
 	CUFAB_CMD_EVENT_IMPORT,
+	CUFAB_CMD_IPC_MEM_EXPORT,
+	CUFAB_CMD_IPC_MEM_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -516,6 +518,12 @@ struct cufab_mem_free {
 	__u32 flags;		/* CUFAB_MEM_ALLOC_HOST for cuMemFreeHost */
 	__aligned_u64 addr;
 };
+
+/*
+ * MEM_FREE of an IPC_MEM_IMPORT mapping (cuIpcCloseMemHandle): only such
+ * a mapping, and cuMemFree (0) never frees one.
+ */
+#define CUFAB_MEM_FREE_IPC		0x2
 
 #define CUFAB_IOCTL_MEM_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_FREE)
 
@@ -1504,6 +1512,57 @@ struct cufab_event_import {
 };
 
 #define CUFAB_IOCTL_EVENT_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_IMPORT)
+
+#define CUFAB_IPC_MEM_HANDLE_LEN	64
+
+/**
+ * struct cufab_ipc_mem_export - CUFAB_IOCTL_IPC_MEM_EXPORT
+ * @size: sizeof(struct cufab_ipc_mem_export)
+ * @flags: must be 0
+ * @addr: an address of a cuMemAlloc allocation of the caller (device
+ *	memory; -EINVAL for cuMemAllocHost, managed, VMM and pool memory,
+ *	or no allocation)
+ * @out_handle: the allocation's handle (cuIpcGetMemHandle): the same for
+ *	every export of the allocation, valid while it lives
+ */
+struct cufab_ipc_mem_export {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__u8 out_handle[CUFAB_IPC_MEM_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_IPC_MEM_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_IPC_MEM_EXPORT)
+
+/**
+ * struct cufab_ipc_mem_import - CUFAB_IOCTL_IPC_MEM_IMPORT
+ * @size: sizeof(struct cufab_ipc_mem_import)
+ * @flags: must be 0
+ * @ctx_id: the importer's context (-ENOENT for none); its destroy unmaps
+ * @peer_dev: a GPU that gets access besides the allocation's own
+ *	(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS from the context's GPU), or
+ *	CUFAB_DEV_STREAM for none; it must be a peer of that GPU (-EINVAL)
+ * @handle: from IPC_MEM_EXPORT; -EINVAL if it is not such a handle of this
+ *	module version, -ESRCH if it names no live export, -ELOOP if the
+ *	caller's process made the allocation (driver 580's rule)
+ * @out_addr: where the whole allocation is mapped, read-write for its GPU;
+ *	MEM_FREE with CUFAB_MEM_FREE_IPC unmaps it
+ * @out_length: its length
+ * @out_dev: its GPU
+ */
+struct cufab_ipc_mem_import {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 peer_dev;
+	__u8 handle[CUFAB_IPC_MEM_HANDLE_LEN];
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+	__u32 out_dev;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_IPC_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_IPC_MEM_IMPORT)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
