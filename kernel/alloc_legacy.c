@@ -256,7 +256,7 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 	va = cufab_va_find(ucmd->client, cmd->addr);
 	if (!va)
 		return -EINVAL;
-	if (va->legacy && va->ipc == ipc && va->start == cmd->addr) {
+	if (va->legacy && READ_ONCE(va->ipc) == ipc && va->start == cmd->addr) {
 		down_read(&va->lock);
 		map = mtree_load(&va->maps, va->start);
 		/* cuMemFree frees device and managed memory */

@@ -55,7 +55,7 @@ static struct cufab_alloc *cufab_ipc_alloc_at(struct cufab_client *client,
 	}
 	down_read(&va->lock);
 	map = va->dead ? NULL : mtree_load(&va->maps, va->start);
-	if (va->legacy && !va->ipc && map &&
+	if (va->legacy && !READ_ONCE(va->ipc) && map &&
 	    map->alloc->ops == &cufab_legacy_alloc_ops &&
 	    map->alloc->location_type == CUFAB_LOC_DEVICE) {
 		alloc = map->alloc;
@@ -146,7 +146,7 @@ static void cufab_ipc_set_va(struct cufab_client *client, u64 addr,
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
 	if (va && !xa_is_value(va)) {
-		va->ipc = true;
+		WRITE_ONCE(va->ipc, true);
 		WRITE_ONCE(va->legacy_ctx, ctx->obj.id);
 	}
 	ctx->legacy = true;

@@ -155,9 +155,11 @@ TEST(open_errors)
  */
 static int importer(int rd, int wr)
 {
-	CUdeviceptr p, p2;
+	CUdeviceptr p, p2, base;
+	CUcontext ctx, owner;
+	unsigned int type;
 	CUipcMemHandle h;
-	CUcontext ctx;
+	size_t size;
 	int n;
 
 	if (read(rd, &h, sizeof(h)) != sizeof(h))
@@ -172,6 +174,16 @@ static int importer(int rd, int wr)
 		return 4;
 	if (!filled(p, LEN, 0x5a))
 		return 5;
+	/* the whole allocation, device memory of the opening context */
+	if (cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+				  p + 4097) || base != p ||
+	    cuPointerGetAttribute(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, p) ||
+	    size != (LEN + 4095) / 4096 * 4096 ||
+	    cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) ||
+	    type != CU_MEMORYTYPE_DEVICE ||
+	    cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p) ||
+	    owner != ctx)
+		return 13;
 	if (cuMemsetD8(p + 4096, 0xa5, 4096))
 		return 6;
 	if (cuMemFree(p) != CUDA_ERROR_INVALID_VALUE)
