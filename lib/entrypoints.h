@@ -62,6 +62,9 @@ CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
 CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
 CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 
+/* legacy_mem.c */
+CUFAB_ENTRY(cuMemHostGetDevicePointer_v2, cuMemHostGetDevicePointer, 3020)
+
 /* ipc_mem.c, compat.c */
 CUFAB_ENTRY(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010)
 CUFAB_ENTRY(cuIpcOpenMemHandle, cuIpcOpenMemHandle, 4010)

@@ -110,6 +110,34 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 	return mem_free((uintptr_t)p, CUFAB_MEM_ALLOC_HOST);
 }
 
+/*
+ * The device address of page-locked host memory: with unified addressing
+ * the host address itself, for memory cuMemAllocHost made (any address
+ * inside it); Flags must be 0. Anything else is INVALID_VALUE.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
+							   void *p,
+							   unsigned int Flags)
+{
+	struct cufab_pointer_info info = {
+		.size = sizeof(info), .addr = (uintptr_t)p,
+	};
+	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED |
+			   CUFAB_PTR_F_LEGACY;
+	struct cufab_call c;
+	CUresult res;
+
+	res = current_call(pdptr && p && !Flags, &c);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &info) ||
+	    (info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
+	    info.out_memory_type != CU_MEMORYTYPE_HOST)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pdptr = (uintptr_t)p;
+	return CUDA_SUCCESS;
+}
+
 /* Copies: with unified addressing every direction is the same copy. */
 static CUresult mem_copy(CUdeviceptr dst, CUdeviceptr src, size_t count)
 {
