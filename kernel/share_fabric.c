@@ -332,10 +332,14 @@ void cufab_fabric_show(struct seq_file *m)
 	unsigned long index;
 
 	mutex_lock(&cufab_fabric_lock);
-	xa_for_each(&cufab_fabric_exports, index, rec)
+	xa_for_each(&cufab_fabric_exports, index, rec) {
+		/* legacy IPC records are on no channel */
+		if (rec->magic != CUFAB_FABRIC_MAGIC)
+			continue;
 		seq_printf(m, "%u %d %llu %llu %d %s\n", rec->id, rec->channel,
 			   rec->alloc->id, rec->alloc->length,
 			   rec->alloc->owner_pid, rec->alloc->owner_comm);
+	}
 	mutex_unlock(&cufab_fabric_lock);
 }
 
