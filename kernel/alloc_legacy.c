@@ -236,21 +236,27 @@ void cufab_mem_free_ctx(struct cufab_ctx *ctx)
 	} while (va);
 }
 
-/* cuMemFree / cuMemFreeHost: the exact base of a legacy allocation. */
+/*
+ * cuMemFree / cuMemFreeHost: the exact base of a legacy allocation;
+ * cuIpcCloseMemHandle (CUFAB_MEM_FREE_IPC): the exact base of an IPC view
+ * (share_ipc.c), which the other two never free.
+ */
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_free *cmd = ucmd->cmd;
 	bool host = cmd->flags & CUFAB_MEM_ALLOC_HOST;
+	bool ipc = cmd->flags & CUFAB_MEM_FREE_IPC;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
 	bool match = false;
 
-	if (cmd->flags & ~CUFAB_MEM_ALLOC_HOST)
+	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_FREE_IPC)) ||
+	    (host && ipc))
 		return -EINVAL;
 	va = cufab_va_find(ucmd->client, cmd->addr);
 	if (!va)
 		return -EINVAL;
-	if (va->legacy && va->start == cmd->addr) {
+	if (va->legacy && READ_ONCE(va->ipc) == ipc && va->start == cmd->addr) {
 		down_read(&va->lock);
 		map = mtree_load(&va->maps, va->start);
 		/* cuMemFree frees device and managed memory */

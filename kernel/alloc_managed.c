@@ -1007,7 +1007,11 @@ static bool cufab_user_range_mapped(u64 addr, u64 length)
 	return ok;
 }
 
-/* Pageable host memory: only where the stream's GPU can access it. */
+/*
+ * Pageable host memory: only where the stream's GPU can access it. Where it
+ * cannot, driver 580 answers INVALID_VALUE (not NOT_SUPPORTED) whatever the
+ * flags, length and alignment: so does cufab.
+ */
 static int cufab_attach_pageable(struct cufab_op *op,
 				 const struct cufab_stream_submit *cmd)
 {
@@ -1027,7 +1031,7 @@ static int cufab_attach_pageable(struct cufab_op *op,
 	if (!pageable) {
 		cufab_attach_refused(cmd,
 				     "pageable memory, and the stream's GPU has PAGEABLE_MEMORY_ACCESS 0");
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	}
 	if (!cmd->length || !cufab_range_ok(cmd->dst, cmd->length) ||
 	    !cufab_user_range_mapped(cmd->dst, cmd->length)) {

@@ -1009,6 +1009,7 @@ struct cufab_va {
 	u64 length;
 	bool legacy;
 	bool pool;
+	bool ipc;		/* a legacy view of another process's cuMemAlloc */
 	s32 legacy_dev;
 	u32 legacy_ctx;
 	atomic_t vmas;
@@ -1507,6 +1508,7 @@ unsigned int cufab_imex_channel_count(void);
 #define CUFAB_FABRIC_MAGIC		0x42414643	/* "CFAB" */
 #define CUFAB_FABRIC_LE_MAGIC		0x454c4643	/* "CFLE": endpoints */
 #define CUFAB_FABRIC_EVENT_MAGIC	0x56454643	/* "CFEV": events */
+#define CUFAB_IPC_MEM_MAGIC		0x4d494643	/* "CFIM": cuIpcGetMemHandle */
 #define CUFAB_FABRIC_VERSION		1
 #define CUFAB_FABRIC_SECRET_LEN		48
 
@@ -1531,6 +1533,11 @@ void cufab_fabric_encode(u32 export_id,
 			 u8 out[CUFAB_FABRIC_HANDLE_LEN]);
 int cufab_fabric_decode(const u8 in[CUFAB_FABRIC_HANDLE_LEN], u32 *export_id,
 			const u8 **secret);
+int cufab_fabric_export_as(struct cufab_alloc *alloc, u32 magic, int channel,
+			   u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+struct cufab_alloc *cufab_fabric_import_as(u32 magic,
+					   const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+					   int *channel, int gone);
 int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 			u8 out[CUFAB_FABRIC_HANDLE_LEN]);
 /* From the final put of an allocation with ->fabric set. */
@@ -2126,6 +2133,9 @@ void cufab_event_put(struct cufab_event *event);
 int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
+/* share_ipc.c */
+int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd);
+int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
 int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 		     int *out_error);
 

@@ -344,6 +344,13 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 			      "never exported, its event destroyed, or a wrong secret");
 		return PTR_ERR(event);
 	}
+	/* driver 580: INVALID_CONTEXT; the event's space is its creator's */
+	if (event->space == READ_ONCE(client->streams)) {
+		cufab_pr_info(client,
+			      "cuIpcOpenEventHandle: the handle names an event of this process: open it in another one\n");
+		cufab_event_put(event);
+		return -ELOOP;
+	}
 	eo = cufab_event_obj_new(client, event);
 	if (IS_ERR(eo))
 		return PTR_ERR(eo);

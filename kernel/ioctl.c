@@ -263,6 +263,10 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_event_import, handle),
 	CUFAB_IOCTL_OP(STREAM_MEMOP, cufab_ioctl_stream_memop,
 		       struct cufab_stream_memop, out_seq),
+	CUFAB_IOCTL_OP(IPC_MEM_EXPORT, cufab_ioctl_ipc_mem_export,
+		       struct cufab_ipc_mem_export, out_handle),
+	CUFAB_IOCTL_OP(IPC_MEM_IMPORT, cufab_ioctl_ipc_mem_import,
+		       struct cufab_ipc_mem_import, __reserved),
 };
 
 /*

@@ -42,6 +42,7 @@ static_assert(sizeof(struct cufab_fabric_handle) == CUFAB_FABRIC_HANDLE_LEN);
 /**
  * struct cufab_fabric_export - one FABRIC export of an allocation
  * @id: index in cufab_fabric_exports
+ * @magic: the kind of handle (CUFAB_FABRIC_MAGIC, CUFAB_IPC_MEM_MAGIC)
  * @channel: IMEX channel of the exporter; importers must present it
  * @secret: random bytes the handle must carry
  * @alloc: weak; valid while the record is in the table
@@ -49,6 +50,7 @@ static_assert(sizeof(struct cufab_fabric_handle) == CUFAB_FABRIC_HANDLE_LEN);
  */
 struct cufab_fabric_export {
 	u32 id;
+	u32 magic;
 	int channel;
 	u8 secret[CUFAB_FABRIC_SECRET_LEN];
 	struct cufab_alloc *alloc;
@@ -186,17 +188,18 @@ cufab_fabric_exports_get(struct cufab_alloc *alloc)
 
 static struct cufab_fabric_export *
 cufab_fabric_record(struct cufab_alloc *alloc, struct cufab_fabric_exports *ext,
-		    int channel)
+		    u32 magic, int channel)
 {
 	struct cufab_fabric_export *rec;
 	int ret;
 
 	list_for_each_entry(rec, &ext->exports, node)
-		if (rec->channel == channel)
+		if (rec->magic == magic && rec->channel == channel)
 			return rec;
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL_ACCOUNT);
 	if (!rec)
 		return ERR_PTR(-ENOMEM);
+	rec->magic = magic;
 	rec->channel = channel;
 	rec->alloc = alloc;
 	get_random_bytes(rec->secret, sizeof(rec->secret));
@@ -212,15 +215,16 @@ cufab_fabric_record(struct cufab_alloc *alloc, struct cufab_fabric_exports *ext,
 }
 
 /**
- * cufab_fabric_export() - the FABRIC handle of an allocation
+ * cufab_fabric_export_as() - the handle of an allocation, of one kind
  * @alloc: the caller holds a reference
+ * @magic: the kind: FABRIC, or a legacy IPC handle (share_ipc.c)
  * @channel: the exporter's IMEX channel (checked by the caller)
  * @out: the 64-byte handle
  *
  * Return: 0 or -ENOMEM.
  */
-int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
-			u8 out[CUFAB_FABRIC_HANDLE_LEN])
+int cufab_fabric_export_as(struct cufab_alloc *alloc, u32 magic, int channel,
+			   u8 out[CUFAB_FABRIC_HANDLE_LEN])
 {
 	struct cufab_fabric_export *rec;
 	struct cufab_fabric_exports *ext;
@@ -232,7 +236,7 @@ int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 		ret = PTR_ERR(ext);
 		goto out;
 	}
-	rec = cufab_fabric_record(alloc, ext, channel);
+	rec = cufab_fabric_record(alloc, ext, magic, channel);
 	if (IS_ERR(rec)) {
 		ret = PTR_ERR(rec);
 		/* leave no empty list behind on a fresh allocation */
@@ -242,10 +246,50 @@ int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
 		}
 		goto out;
 	}
-	cufab_fabric_encode(rec->id, rec->secret, out);
+	cufab_fabric_encode_as(magic, rec->id, rec->secret, out);
 out:
 	mutex_unlock(&cufab_fabric_lock);
 	return ret;
+}
+
+int cufab_fabric_export(struct cufab_alloc *alloc, int channel,
+			u8 out[CUFAB_FABRIC_HANDLE_LEN])
+{
+	return cufab_fabric_export_as(alloc, CUFAB_FABRIC_MAGIC, channel, out);
+}
+
+/**
+ * cufab_fabric_import_as() - the allocation a handle of one kind names
+ * @magic: the kind expected
+ * @in: 64 bytes from userspace
+ * @channel: out, the exporter's IMEX channel
+ * @gone: what a well-formed handle naming no live export of that kind
+ *	(forged, or its allocation freed) returns
+ *
+ * Return: the allocation with a reference, ERR_PTR(-EINVAL) for a handle
+ * that is malformed, or ERR_PTR(@gone).
+ */
+struct cufab_alloc *cufab_fabric_import_as(u32 magic,
+					   const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+					   int *channel, int gone)
+{
+	struct cufab_alloc *alloc = ERR_PTR(gone);
+	struct cufab_fabric_export *rec;
+	const u8 *secret;
+	u32 id;
+
+	if (cufab_fabric_decode_as(magic, in, &id, &secret))
+		return ERR_PTR(-EINVAL);
+	mutex_lock(&cufab_fabric_lock);
+	rec = xa_load(&cufab_fabric_exports, id);
+	if (rec && rec->magic == magic &&
+	    cufab_fabric_secret_ok(rec->secret, secret) &&
+	    kref_get_unless_zero(&rec->alloc->ref)) {
+		alloc = rec->alloc;
+		*channel = rec->channel;
+	}
+	mutex_unlock(&cufab_fabric_lock);
+	return alloc;
 }
 
 /**
@@ -259,22 +303,7 @@ out:
 struct cufab_alloc *cufab_fabric_import(const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 					int *channel)
 {
-	struct cufab_alloc *alloc = ERR_PTR(-EINVAL);
-	struct cufab_fabric_export *rec;
-	const u8 *secret;
-	u32 id;
-
-	if (cufab_fabric_decode(in, &id, &secret))
-		return ERR_PTR(-EINVAL);
-	mutex_lock(&cufab_fabric_lock);
-	rec = xa_load(&cufab_fabric_exports, id);
-	if (rec && cufab_fabric_secret_ok(rec->secret, secret) &&
-	    kref_get_unless_zero(&rec->alloc->ref)) {
-		alloc = rec->alloc;
-		*channel = rec->channel;
-	}
-	mutex_unlock(&cufab_fabric_lock);
-	return alloc;
+	return cufab_fabric_import_as(CUFAB_FABRIC_MAGIC, in, channel, -EINVAL);
 }
 
 /* Records in the table (KUnit and module exit check it). */
@@ -303,10 +332,14 @@ void cufab_fabric_show(struct seq_file *m)
 	unsigned long index;
 
 	mutex_lock(&cufab_fabric_lock);
-	xa_for_each(&cufab_fabric_exports, index, rec)
+	xa_for_each(&cufab_fabric_exports, index, rec) {
+		/* legacy IPC records are on no channel */
+		if (rec->magic != CUFAB_FABRIC_MAGIC)
+			continue;
 		seq_printf(m, "%u %d %llu %llu %d %s\n", rec->id, rec->channel,
 			   rec->alloc->id, rec->alloc->length,
 			   rec->alloc->owner_pid, rec->alloc->owner_comm);
+	}
 	mutex_unlock(&cufab_fabric_lock);
 }
 

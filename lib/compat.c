@@ -10,6 +10,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 	return cuDeviceGetUuid_v2(uuid, dev);
 }
 
+CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr,
+						 CUipcMemHandle handle,
+						 unsigned int Flags)
+{
+	return cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
 {
 	return cuDevicePrimaryCtxRelease_v2(dev);

@@ -12,6 +12,7 @@
 #include "internal.h"
 
 #undef cuDeviceGetUuid
+#undef cuIpcOpenMemHandle
 #undef cuDevicePrimaryCtxRelease
 #undef cuDevicePrimaryCtxReset
 #undef cuDevicePrimaryCtxSetFlags
@@ -36,6 +37,9 @@ CUresult CUDAAPI cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArra
 /* CUDA 11.3: without the symbol status. */
 CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				  cuuint64_t flags);
+/* CUDA 4.1: the same call as _v2, which only renamed it. */
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
+				    unsigned int Flags);
 /* CUDA 2.0 stream and event calls, before their _v2. */
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);

@@ -230,8 +230,11 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret)
+	if (!ret) {
 		cufab_streams_forget_ctx(kid);
+		cufab_ctx_config_forget(kid);
+		cufab_ipc_mem_forget_ctx(kid);
+	}
 	return cufab_errno_result(-ret);
 }
 

@@ -261,6 +261,8 @@ void cufab_reset_locked(void)
 	cufab.num_dev = 0;
 	cufab_open_warned = 0;
 	cufab_ctx_reset_locked();
+	cufab_ctx_config_reset_locked();
+	cufab_ipc_mem_reset_locked();
 	cufab_primary_reset_locked();
 	cufab_streams_reset_locked();
 	cufab_pool_reset_locked();

@@ -62,6 +62,24 @@ CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
 CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
 CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 
+/* legacy_mem.c */
+CUFAB_ENTRY(cuMemHostGetDevicePointer_v2, cuMemHostGetDevicePointer, 3020)
+
+/* ipc_mem.c, compat.c */
+CUFAB_ENTRY(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010)
+CUFAB_ENTRY(cuIpcOpenMemHandle, cuIpcOpenMemHandle, 4010)
+CUFAB_ENTRY(cuIpcOpenMemHandle_v2, cuIpcOpenMemHandle, 11000)
+CUFAB_ENTRY(cuIpcCloseMemHandle, cuIpcCloseMemHandle, 4010)
+
+/* ctx_config.c */
+CUFAB_ENTRY(cuCtxGetLimit, cuCtxGetLimit, 3010)
+CUFAB_ENTRY(cuCtxSetLimit, cuCtxSetLimit, 3010)
+CUFAB_ENTRY(cuCtxGetCacheConfig, cuCtxGetCacheConfig, 3020)
+CUFAB_ENTRY(cuCtxSetCacheConfig, cuCtxSetCacheConfig, 3020)
+CUFAB_ENTRY(cuCtxGetSharedMemConfig, cuCtxGetSharedMemConfig, 4020)
+CUFAB_ENTRY(cuCtxSetSharedMemConfig, cuCtxSetSharedMemConfig, 4020)
+CUFAB_ENTRY(cuCtxResetPersistingL2Cache, cuCtxResetPersistingL2Cache, 11000)
+
 /* peer.c */
 CUFAB_ENTRY(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000)
 CUFAB_ENTRY(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000)

@@ -467,6 +467,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 	case ESRCH:	/* no such export (ended, forged) */
 		return CUDA_ERROR_INVALID_HANDLE;
 	case ENOENT:
+	case ELOOP:	/* the exporting process: driver 580's answer */
 		return CUDA_ERROR_INVALID_CONTEXT;
 	case ENOMEM:	/* the importer's side could not be set up */
 		return CUDA_ERROR_MAP_FAILED;

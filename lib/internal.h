@@ -109,6 +109,14 @@ CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 /* The checks every cuCtxCreate version makes first, in CUDA's order. */
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
 
+/* ctx_config.c: a context's limits go with it; a forked child has none. */
+void cufab_ctx_config_forget(__u32 ctx_kid);
+void cufab_ctx_config_reset_locked(void);
+
+/* ipc_mem.c: a context's opened IPC memory goes with it (the kernel unmaps). */
+void cufab_ipc_mem_forget_ctx(__u32 ctx_kid);
+void cufab_ipc_mem_reset_locked(void);
+
 /* primary.c */
 void cufab_primary_reset_locked(void);
 CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,

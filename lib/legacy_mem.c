@@ -16,6 +16,7 @@
  */
 
 #include "mem.h"
+#include "pool.h"
 
 /* The calls of this file: in the current context, on its device. */
 static CUresult current_call(int args_ok, struct cufab_call *c)
@@ -78,7 +79,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
-	return mem_free(dptr, 0);
+	struct cufab_mem_free arg = { .size = sizeof(arg), .addr = dptr };
+	struct cufab_call c;
+	CUresult res = current_call(1, &c);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* as driver 580: a pointer cuMemPoolImportPointer gave is freed too */
+	if (cufab_pool_free_imported(dptr))
+		return CUDA_SUCCESS;
+	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_FREE, &arg));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
@@ -98,6 +108,34 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 CUFAB_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 {
 	return mem_free((uintptr_t)p, CUFAB_MEM_ALLOC_HOST);
+}
+
+/*
+ * The device address of page-locked host memory: with unified addressing
+ * the host address itself, for memory cuMemAllocHost made (any address
+ * inside it); Flags must be 0. Anything else is INVALID_VALUE.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
+							   void *p,
+							   unsigned int Flags)
+{
+	struct cufab_pointer_info info = {
+		.size = sizeof(info), .addr = (uintptr_t)p,
+	};
+	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED |
+			   CUFAB_PTR_F_LEGACY;
+	struct cufab_call c;
+	CUresult res;
+
+	res = current_call(pdptr && p && !Flags, &c);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &info) ||
+	    (info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
+	    info.out_memory_type != CU_MEMORYTYPE_HOST)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pdptr = (uintptr_t)p;
+	return CUDA_SUCCESS;
 }
 
 /* Copies: with unified addressing every direction is the same copy. */

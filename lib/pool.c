@@ -1006,9 +1006,31 @@ static CUresult access_desc(const CUmemAccessDesc *d, struct cufab_mem_access *k
 {
 	memset(k, 0, sizeof(*k));
 	k->flags = (__u32)d->flags;
-	if (cufab_location_to_kernel(&d->location, &k->location_type,
-				     &k->location_id) != CUDA_SUCCESS)
-		return CUDA_ERROR_INVALID_VALUE;
+	/* a device that does not exist: INVALID_DEVICE, as driver 580 */
+	return cufab_location_to_kernel(&d->location, &k->location_type,
+					&k->location_id);
+}
+
+/*
+ * The answers of NVIDIA's driver 580 to a device entry of a pool's access
+ * list (measured on H100/H200; see Documentation/differences.rst):
+ * PROT_NONE for the pool's own device is INVALID_DEVICE, PROT_READ for any
+ * device NOT_SUPPORTED. Flags outside the enum stay INVALID_VALUE, for the
+ * kernel to say.
+ */
+static CUresult access_desc_driver(const struct CUmemPoolHandle_st *p,
+				   const CUmemAccessDesc *d)
+{
+	int own;
+
+	if (d->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_SUCCESS;
+	own = p->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
+	      p->location.id == d->location.id;
+	if (d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (own && d->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE)
+		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
 
@@ -1033,13 +1055,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 		return res;
 	pool_lock_take();
 	p = pool_lookup(pool);
-	if (p) {
+	/* a refused entry: nothing of the list applies */
+	for (i = 0; p && i < count && res == CUDA_SUCCESS; i++)
+		res = access_desc_driver(p, &map[i]);
+	if (p && res == CUDA_SUCCESS) {
 		arg.pool = p->kid;
 		arg.num_descs = (__u32)count;
 		arg.descs_ptr = (uintptr_t)k;
 		ret = cufab_ioctl(CUFAB_IOCTL_POOL_SET_ACCESS, &arg);
 		res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
-	} else {
+	} else if (!p) {
 		res = CUDA_ERROR_INVALID_VALUE;
 	}
 	pool_lock_drop();
@@ -1305,6 +1330,30 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 		pool_finish(p);
 	pool_lock_drop();
 	return CUDA_SUCCESS;
+}
+
+/*
+ * cuMemFree of a pointer cuMemPoolImportPointer gave: driver 580 frees it
+ * (Documentation/differences.rst). Its release is synchronous anyway.
+ */
+int cufab_pool_free_imported(CUdeviceptr dptr)
+{
+	struct CUmemPoolHandle_st *p;
+	struct pool_block *b;
+
+	pool_lock_take();
+	b = live_find(dptr);
+	if (!b || b->chunk) {
+		pool_lock_drop();
+		return 0;
+	}
+	live_take(dptr);
+	p = b->pool;
+	pool_free_import(p, b);
+	if (!--p->live && p->destroyed)
+		pool_finish(p);
+	pool_lock_drop();
+	return 1;
 }
 
 /*

@@ -27,6 +27,8 @@ void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
  */
 int cufab_pool_ptr_info(CUdeviceptr ptr, CUmemoryPool *pool, CUdeviceptr *base,
 			size_t *size);
+/* cuMemFree: free @dptr if it is an imported pool pointer; 1 if it was. */
+int cufab_pool_free_imported(CUdeviceptr dptr);
 /* A forked child starts without its parent's pools. */
 void cufab_pool_reset_locked(void);
 

@@ -507,6 +507,101 @@ TEST_FAIL_NTH(fault, fail_nth_ipc_events)
 }
 
 /*
+ * The exporter of ipc_mem_scenario: a child with a page of cuMemAlloc
+ * memory and its IPC handle, until the parent writes to @rd (or exits).
+ */
+static void ipc_mem_exporter(int rd, int wr)
+{
+	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
+	struct cufab_ipc_mem_export ex = { .size = sizeof(ex) };
+	int fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	char c;
+
+	if (fd < 0 || ctx_create(fd, 0, 0, &a.ctx_id) ||
+	    cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a))
+		_exit(1);
+	ex.addr = a.out_addr;
+	if (cufab_ioc(fd, CUFAB_IOCTL_IPC_MEM_EXPORT, &ex) ||
+	    write(wr, ex.out_handle, sizeof(ex.out_handle)) < 0)
+		_exit(2);
+	if (read(rd, &c, 1) < 0)
+		_exit(3);
+	_exit(0);
+}
+
+/*
+ * Legacy IPC memory: this process exports a page of its own, and opens
+ * and closes a child's (a process cannot open its own). The child is
+ * reaped before returning, so its objects are gone too. 0 or an errno.
+ */
+static int ipc_mem_scenario(void)
+{
+	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
+	struct cufab_ipc_mem_export ex = { .size = sizeof(ex) };
+	struct cufab_ipc_mem_import im = {
+		.size = sizeof(im), .peer_dev = 1,
+	};
+	struct cufab_mem_free f = {
+		.size = sizeof(f), .flags = CUFAB_MEM_FREE_IPC,
+	};
+	int to_child[2], to_parent[2], fd, err;
+	pid_t pid;
+
+	if (pipe(to_child))
+		return errno;
+	if (pipe(to_parent)) {
+		err = errno;
+		goto out_pipe;
+	}
+	pid = fork();
+	if (pid < 0) {
+		err = errno;
+		goto out_pipes;
+	}
+	if (!pid)
+		ipc_mem_exporter(to_child[0], to_parent[1]);
+	err = read(to_parent[0], im.handle, sizeof(im.handle)) ==
+	      sizeof(im.handle) ? 0 : EPIPE;
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0 && !err)
+		err = errno;
+	if (!err)
+		err = ctx_create(fd, 0, 0, &a.ctx_id);
+	im.ctx_id = a.ctx_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &a);
+	ex.addr = a.out_addr;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_IPC_MEM_EXPORT, &ex);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_IPC_MEM_IMPORT, &im);
+	f.addr = im.out_addr;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_FREE, &f);
+	if (fd >= 0)
+		close(fd);
+	if (write(to_child[1], "x", 1) < 0 && !err)
+		err = errno;
+	if (wait_child(pid) && !err)
+		err = ECHILD;
+out_pipes:
+	close(to_parent[0]);
+	close(to_parent[1]);
+out_pipe:
+	close(to_child[0]);
+	close(to_child[1]);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_ipc_mem)
+{
+	/* context, allocation, export, import (map), close */
+	nth->min_injected = 5;
+	nth->min_failed = 1;
+	return ipc_mem_scenario();
+}
+
+/*
  * An operation failing on the engine (fail_stream_exec, which the engine's
  * worker hits, so no task filter): its stream reports -ENOMEM from then
  * on, other streams are unaffected.

@@ -67,8 +67,38 @@ TEST(get_errors)
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
+/*
+ * The other side of open_errors: opens @h, then waits for the exporter to
+ * destroy its event. Exit status: 0, or the number of the step that failed.
+ */
+static int open_then_stale(int rd, int wr)
+{
+	CUipcEventHandle h, again;
+	CUcontext ctx;
+	CUevent e, e2;
+
+	if (read(rd, &h, sizeof(h)) != sizeof(h))
+		return 1;
+	if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0))
+		return 2;
+	if (cuIpcOpenEventHandle(&e, h) || cuEventQuery(e))
+		return 3;
+	if (step_send(wr, 'o') || step_recv(rd) != 'd')
+		return 4;
+	/* the exporter destroyed its event: the export ended with it */
+	if (cuIpcOpenEventHandle(&e2, h) != CUDA_ERROR_INVALID_HANDLE)
+		return 5;
+	/* the import outlives the export, and says so when re-exported */
+	if (cuEventSynchronize(e) ||
+	    cuIpcGetEventHandle(&again, e) != CUDA_ERROR_INVALID_HANDLE)
+		return 6;
+	return cuEventDestroy(e) || cuCtxDestroy(ctx) ? 7 : 0;
+}
+
 TEST(open_errors)
 {
+	int to_child[2], to_parent[2];
+	pid_t pid;
 	CUipcEventHandle h, bad;
 	CUcontext ctx, popped;
 	CUevent ipc, e;
@@ -92,42 +122,72 @@ TEST(open_errors)
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuIpcOpenEventHandle(&e, h));
 	ASSERT_CU(CUDA_SUCCESS, cuCtxPushCurrent(ctx));
 
-	/* opening in the exporting process works too; destroy ends the export */
-	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e, h));
-	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(e));
+	/*
+	 * Driver 580 refuses the exporting process its own handle with
+	 * INVALID_CONTEXT (Documentation/differences.rst).
+	 */
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuIpcOpenEventHandle(&e, h));
+
+	/* another process opens it; destroying the event ends the export */
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(open_then_stale(to_child[0], to_parent[1]));
+	ASSERT_EQ(sizeof(h), write(to_child[1], &h, sizeof(h)));
+	ASSERT_EQ('o', step_recv(to_parent[0]));
 	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
-	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcOpenEventHandle(&ipc, h));
-	/* the import outlives the export, and says so when re-exported */
-	EXPECT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
-	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuIpcGetEventHandle(&bad, e));
-	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
+	ASSERT_EQ(0, step_send(to_child[1], 'd'));
+	EXPECT_EQ(0, wait_child(pid));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+}
+
+/* imported_is_untimed in the importing process; 0 or the failed step. */
+static int untimed_child(int rd)
+{
+	CUipcEventHandle h;
+	CUcontext ctx;
+	CUevent e, t;
+	float ms;
+
+	if (read(rd, &h, sizeof(h)) != sizeof(h))
+		return 1;
+	if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
+	    cuEventCreate(&t, 0) || cuIpcOpenEventHandle(&e, h))
+		return 2;
+	if (cuEventRecord(e, NULL) || cuEventRecord(t, NULL) ||
+	    cuEventSynchronize(e) || cuEventSynchronize(t))
+		return 3;
+	if (cuEventElapsedTime(&ms, e, t) != CUDA_ERROR_INVALID_HANDLE ||
+	    cuEventElapsedTime(&ms, t, e) != CUDA_ERROR_INVALID_HANDLE)
+		return 4;
+	return cuEventDestroy(e) || cuEventDestroy(t) || cuCtxDestroy(ctx) ?
+	       5 : 0;
 }
 
 /* The imported event behaves like a local DISABLE_TIMING event. */
 TEST(imported_is_untimed)
 {
 	CUipcEventHandle h;
-	CUevent ipc, e, t;
 	CUcontext ctx;
-	float ms;
+	int pipefd[2];
+	CUevent ipc;
+	pid_t pid;
 
 	CTX_OR_SKIP(ctx);
 	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
-	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&t, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
-	ASSERT_CU(CUDA_SUCCESS, cuIpcOpenEventHandle(&e, h));
-	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(e, NULL));
-	ASSERT_CU(CUDA_SUCCESS, cuEventRecord(t, NULL));
-	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(e));
-	ASSERT_CU(CUDA_SUCCESS, cuEventSynchronize(t));
-	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, e, t));
-	EXPECT_CU(CUDA_ERROR_INVALID_HANDLE, cuEventElapsedTime(&ms, t, e));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(untimed_child(pipefd[0]));
+	ASSERT_EQ(sizeof(h), write(pipefd[1], &h, sizeof(h)));
+	EXPECT_EQ(0, wait_child(pid));
 	/* the record made through the import is the exporter's too */
 	EXPECT_CU(CUDA_SUCCESS, cuEventQuery(ipc));
-	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(e));
 	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
-	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(t));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
@@ -273,17 +333,57 @@ TEST(exporter_killed)
 }
 
 /*
+ * The open half of setup_failures, in the importing process: 0 when every
+ * failure was MAP_FAILED and at least one happened, else the failed step.
+ */
+static int open_failures(int rd)
+{
+	unsigned int n, got_map = 0;
+	CUipcEventHandle h;
+	CUcontext ctx;
+	int fd, done;
+	CUresult res;
+	CUevent e;
+
+	if (read(rd, &h, sizeof(h)) != sizeof(h))
+		return 1;
+	if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0))
+		return 2;
+	fd = fail_nth_open();
+	if (fd < 0)
+		return 3;
+	for (n = 1, done = 0; !done; n++) {
+		if (fail_nth_arm(fd, n))
+			return 4;
+		res = cuIpcOpenEventHandle(&e, h);
+		done = fail_nth_disarm(fd);
+		if (done < 0 || (done && res))
+			return 5;
+		if (res && res != CUDA_ERROR_MAP_FAILED)
+			return 6;
+		got_map += res == CUDA_ERROR_MAP_FAILED;
+		if (res == CUDA_SUCCESS && cuEventDestroy(e))
+			return 7;
+	}
+	close(fd);
+	if (!got_map)
+		return 8;
+	return cuCtxDestroy(ctx) ? 9 : 0;
+}
+
+/*
  * The kernel failing to set up either side (fail-nth): Get reports
  * OUT_OF_MEMORY, Open MAP_FAILED, and nothing is left behind.
  */
 TEST(setup_failures)
 {
-	unsigned int n, got_oom = 0, got_map = 0;
+	unsigned int n, got_oom = 0;
 	CUipcEventHandle h, h2;
+	int fd, done, pipefd[2];
 	CUcontext ctx;
-	CUevent ipc, e;
 	CUresult res;
-	int fd, done;
+	CUevent ipc;
+	pid_t pid;
 
 	CTX_OR_SKIP(ctx);
 	fd = fail_nth_open();
@@ -307,25 +407,18 @@ TEST(setup_failures)
 			EXPECT_EQ(0, memcmp(&h, &h2, sizeof(h)));
 		ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
 	}
-	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
-	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
-	for (n = 1, done = 0; !done; n++) {
-		ASSERT_EQ(0, fail_nth_arm(fd, n));
-		res = cuIpcOpenEventHandle(&e, h);
-		done = fail_nth_disarm(fd);
-		ASSERT_LE(0, done);
-		if (done) {
-			ASSERT_CU(CUDA_SUCCESS, res);
-		} else if (res) {
-			EXPECT_CU(CUDA_ERROR_MAP_FAILED, res);
-		}
-		got_map += res == CUDA_ERROR_MAP_FAILED;
-		if (res == CUDA_SUCCESS)
-			ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(e));
-	}
 	close(fd);
 	EXPECT_LT(0U, got_oom);
-	EXPECT_LT(0U, got_map);
+	/* the importer's side, in another process (driver 580's rule) */
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&ipc, IPC_FLAGS));
+	ASSERT_CU(CUDA_SUCCESS, cuIpcGetEventHandle(&h, ipc));
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(open_failures(pipefd[0]));
+	ASSERT_EQ(sizeof(h), write(pipefd[1], &h, sizeof(h)));
+	EXPECT_EQ(0, wait_child(pid));
 	EXPECT_CU(CUDA_SUCCESS, cuEventDestroy(ipc));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }

@@ -47,6 +47,7 @@ TEST(not_initialized)
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemsetD16(d, 0, 1));
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemsetD32(d, 0, 1));
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemGetAddressRange(&d, &s, d));
+	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemHostGetDevicePointer(&d, &d, 0));
 }
 
 /* Legacy calls need a current context (VMM calls do not). */
@@ -72,6 +73,41 @@ TEST(no_context)
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemsetD16((uintptr_t)buf, 0, 1));
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemsetD32((uintptr_t)buf, 0, 1));
 	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemGetAddressRange(&d, &s, (uintptr_t)buf));
+	EXPECT_CU(CUDA_ERROR_INVALID_CONTEXT, cuMemHostGetDevicePointer(&d, buf, 0));
+}
+
+/* The device address of cuMemAllocHost memory is its host address. */
+TEST_F(ctx, host_device_pointer)
+{
+	CUdeviceptr d, dev, m;
+	char *h, heap[64];
+	void *v;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&v, 3 * 4096));
+	h = v;
+	EXPECT_CU(CUDA_SUCCESS, cuMemHostGetDevicePointer(&d, h, 0));
+	EXPECT_EQ((uintptr_t)h, d);
+	EXPECT_CU(CUDA_SUCCESS, cuMemHostGetDevicePointer(&d, h + 5000, 0));
+	EXPECT_EQ((uintptr_t)h + 5000, d);
+	/* the device writes through it, the host reads */
+	EXPECT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0x3c, 16));
+	EXPECT_EQ(0x3c, h[5015]);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(NULL, h, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&d, NULL, 0));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&d, h, 1));
+	/* not page-locked host memory of cufab */
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&d, heap, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&dev, 4096));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemHostGetDevicePointer(&d, (void *)dev, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(dev));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&m, 4096, CU_MEM_ATTACH_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+		  cuMemHostGetDevicePointer(&d, (void *)m, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(m));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(v));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemHostGetDevicePointer(&d, h, 0));
 }
 
 TEST_F(ctx, alloc_free)

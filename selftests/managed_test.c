@@ -915,14 +915,27 @@ TEST_F(ctx, attach_rules)
 	/*
 	 * Pageable memory needs PAGEABLE_MEMORY_ACCESS (an H100 has 0; the
 	 * "cliques" boot of tools/check turns it on), then a non-zero length
-	 * of mapped memory.
+	 * of mapped memory. Without it driver 580 answers INVALID_VALUE for
+	 * any flags, length and alignment.
 	 */
 	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetAttribute(&pageable,
 			CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 0));
 	if (!pageable) {
-		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
-			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,
-						 CU_MEM_ATTACH_GLOBAL));
+		static const unsigned int fl[] = { CU_MEM_ATTACH_SINGLE,
+						   CU_MEM_ATTACH_GLOBAL };
+		static const size_t len[] = { 0, PG };
+		uintptr_t base = ((uintptr_t)heap + PG - 1) & ~(PG - 1);
+		unsigned int f, l, o;
+
+		for (f = 0; f < ARRAY_SIZE(fl); f++)
+			for (l = 0; l < ARRAY_SIZE(len); l++)
+				for (o = 0; o < 2; o++)
+					EXPECT_CU(CUDA_ERROR_INVALID_VALUE,
+						  cuStreamAttachMemAsync(s,
+							base + o * 8,
+							len[l], fl[f]))
+						TH_LOG("flags %u length %zu offset %u",
+						       fl[f], len[l], o * 8);
 	} else {
 		EXPECT_CU(CUDA_SUCCESS,
 			  cuStreamAttachMemAsync(s, (uintptr_t)heap, PG,

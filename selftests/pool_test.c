@@ -1095,15 +1095,22 @@ TEST_F(ctx, access_device_pool)
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
 	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAccess(pool, &d, 1));
-	/* the resident device keeps read-write access */
+	/*
+	 * The resident device keeps read-write access; the codes are driver
+	 * 580's (Documentation/differences.rst).
+	 */
 	d.flags = CU_MEM_ACCESS_FLAGS_PROT_NONE;
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemPoolSetAccess(pool, &d, 1));
+	d.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, cuMemPoolSetAccess(pool, &d, 1));
+	EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+	EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
 	d.location.type = CU_MEM_LOCATION_TYPE_HOST;
 	d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
 	d.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-	d.location.id = 999;
-	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
+	d.location.id = 99;
+	EXPECT_CU(CUDA_ERROR_INVALID_DEVICE, cuMemPoolSetAccess(pool, &d, 1));
 	d.location.id = 0;
 	d.flags = 7;
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolSetAccess(pool, &d, 1));
@@ -1125,13 +1132,24 @@ TEST_F(ctx, access_device_pool)
 		EXPECT_CU(CUDA_SUCCESS, cuMemGetAccess(&af, &loc, a));
 		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, af);
 		d.location = loc;
+		/* driver 580: READ for a peer is NOT_SUPPORTED, nothing changes */
 		d.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+			  cuMemPoolSetAccess(pool, &d, 1));
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_NONE, f);
+		d.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
 		EXPECT_CU(CUDA_SUCCESS, cuMemPoolSetAccess(pool, &d, 1));
 		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
-		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, f);
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
 		/* existing allocations follow */
 		EXPECT_CU(CUDA_SUCCESS, cuMemGetAccess(&af, &loc, a));
-		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READ, af);
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, af);
+		d.flags = CU_MEM_ACCESS_FLAGS_PROT_READ;
+		EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED,
+			  cuMemPoolSetAccess(pool, &d, 1));
+		EXPECT_CU(CUDA_SUCCESS, cuMemPoolGetAccess(&f, pool, &loc));
+		EXPECT_EQ(CU_MEM_ACCESS_FLAGS_PROT_READWRITE, f);
 		EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	}
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));
@@ -1283,6 +1301,12 @@ TEST_F(ctx, export_rules)
 	data.reserved[20] ^= 1;
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemPoolImportPointer(&a, imp, &data));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(out, NULL));
+	/* driver 580: cuMemFree frees an imported pointer too */
+	data.reserved[20] ^= 1;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolImportPointer(&out, imp, &data));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(out));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFree(out));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemFreeAsync(out, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeAsync(a, NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(imp));
 	EXPECT_CU(CUDA_SUCCESS, cuMemPoolDestroy(pool));

@@ -262,12 +262,19 @@ static void prepare_event_export(struct __test_metadata *_metadata, int fd,
 	cmd->event_id = new_ipc_event(_metadata, fd, NULL);
 }
 
+/*
+ * The event is another client's: a client importing its own is -ELOOP.
+ * The exporter stays open (its export ends with it) until the test's
+ * process exits.
+ */
 static void prepare_event_import(struct __test_metadata *_metadata, int fd,
 				 void *buf)
 {
 	struct cufab_event_import *cmd = buf;
+	int exporter = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 
-	new_ipc_event(_metadata, fd, cmd->handle);
+	ASSERT_LE(0, exporter);
+	new_ipc_event(_metadata, exporter, cmd->handle);
 	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
 }
 
@@ -594,6 +601,59 @@ static void prepare_mem_free(struct __test_metadata *_metadata, int fd,
 	struct cufab_mem_free *cmd = buf;
 
 	cmd->addr = legacy_page(_metadata, fd);
+}
+
+static void prepare_ipc_mem_export(struct __test_metadata *_metadata, int fd,
+				   void *buf)
+{
+	struct cufab_ipc_mem_export *cmd = buf;
+
+	cmd->addr = legacy_page(_metadata, fd);
+}
+
+/*
+ * The handle of a page another process allocated (a process cannot open
+ * its own): a child that holds it until this test's process exits and
+ * its end of the pipe closes.
+ */
+static void ipc_mem_foreign_handle(struct __test_metadata *_metadata,
+				   __u8 *handle)
+{
+	struct cufab_ipc_mem_export ex = { .size = sizeof(ex) };
+	int to_child[2], to_parent[2], cfd;
+	char c;
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_parent));
+	if (!fork()) {
+		close(to_child[1]);
+		cfd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+		ex.addr = legacy_page(_metadata, cfd);
+		if (cfd < 0 || cufab_ioc(cfd, CUFAB_IOCTL_IPC_MEM_EXPORT, &ex))
+			memset(ex.out_handle, 0, sizeof(ex.out_handle));
+		if (write(to_parent[1], ex.out_handle,
+			  sizeof(ex.out_handle)) < 0)
+			_exit(1);
+		/* until the parent exits */
+		while (read(to_child[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(to_child[0]);
+	close(to_parent[1]);
+	ASSERT_EQ(CUFAB_IPC_MEM_HANDLE_LEN,
+		  read(to_parent[0], handle, CUFAB_IPC_MEM_HANDLE_LEN));
+	close(to_parent[0]);
+}
+
+static void prepare_ipc_mem_import(struct __test_metadata *_metadata, int fd,
+				   void *buf)
+{
+	struct cufab_ipc_mem_import *cmd = buf;
+
+	ipc_mem_foreign_handle(_metadata, cmd->handle);
+	cmd->peer_dev = CUFAB_DEV_STREAM;
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
 }
 
 static unsigned char host_bytes[64];
@@ -1013,6 +1073,11 @@ SIZE_ROW(event_export, EVENT_EXPORT, cufab_event_export, out_handle,
 	 OFF(cufab_event_export, flags), OFF(cufab_event_export, __reserved));
 SIZE_ROW(event_import, EVENT_IMPORT, cufab_event_import, handle,
 	 OFF(cufab_event_import, flags));
+SIZE_ROW(ipc_mem_export, IPC_MEM_EXPORT, cufab_ipc_mem_export, out_handle,
+	 OFF(cufab_ipc_mem_export, flags));
+SIZE_ROW(ipc_mem_import, IPC_MEM_IMPORT, cufab_ipc_mem_import, __reserved,
+	 OFF(cufab_ipc_mem_import, flags),
+	 OFF(cufab_ipc_mem_import, __reserved));
 SIZE_ROW(hostfn, HOSTFN, cufab_hostfn, __reserved, OFF(cufab_hostfn, flags),
 	 OFF(cufab_hostfn, __reserved));
 SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size,

@@ -171,6 +171,16 @@ typedef struct CUmemFabricHandle_st {
 } CUmemFabricHandle_v1;
 typedef CUmemFabricHandle_v1 CUmemFabricHandle;
 
+/* A cuMemAlloc allocation shared with another process (cuIpcGetMemHandle). */
+typedef struct CUipcMemHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle_v1;
+typedef CUipcMemHandle_v1 CUipcMemHandle;
+
+typedef enum CUipcMem_flags_enum {
+	CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1
+} CUipcMem_flags;
+
 /* An event shared with another process (cuIpcGetEventHandle). */
 typedef struct CUipcEventHandle_st {
 	char reserved[CU_IPC_HANDLE_SIZE];
@@ -208,6 +218,36 @@ typedef enum CUevent_wait_flags_enum {
 	CU_EVENT_WAIT_DEFAULT = 0x0,
 	CU_EVENT_WAIT_EXTERNAL = 0x1	/* stream capture only */
 } CUevent_wait_flags;
+
+/* Context limits (cuCtxGetLimit, cuCtxSetLimit). */
+typedef enum CUlimit_enum {
+	CU_LIMIT_STACK_SIZE = 0x00,
+	CU_LIMIT_PRINTF_FIFO_SIZE = 0x01,
+	CU_LIMIT_MALLOC_HEAP_SIZE = 0x02,
+	CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH = 0x03,
+	CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT = 0x04,
+	CU_LIMIT_MAX_L2_FETCH_GRANULARITY = 0x05,
+	CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06,
+	CU_LIMIT_SHMEM_SIZE = 0x07,
+	CU_LIMIT_CIG_ENABLED = 0x08,
+	CU_LIMIT_CIG_SHMEM_FALLBACK_ENABLED = 0x09,
+	CU_LIMIT_MAX
+} CUlimit;
+
+/* A context's cache preference (cuCtxGetCacheConfig, cuCtxSetCacheConfig). */
+typedef enum CUfunc_cache_enum {
+	CU_FUNC_CACHE_PREFER_NONE = 0x00,
+	CU_FUNC_CACHE_PREFER_SHARED = 0x01,
+	CU_FUNC_CACHE_PREFER_L1 = 0x02,
+	CU_FUNC_CACHE_PREFER_EQUAL = 0x03
+} CUfunc_cache;
+
+/* Shared memory bank width (cuCtxGetSharedMemConfig, cuCtxSetSharedMemConfig). */
+typedef enum CUsharedconfig_enum {
+	CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE = 0x00,
+	CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE = 0x01,
+	CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE = 0x02
+} CUsharedconfig;
 
 /* Stream attachment of managed memory (cuMemAllocManaged, cuStreamAttachMemAsync). */
 typedef enum CUmemAttach_flags_enum {
@@ -864,6 +904,15 @@ CUresult CUDAAPI cuCtxSynchronize(void);
 CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx);
 CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *version);
 
+/* Limits and configuration of the current context (ctx_config.c). */
+CUresult CUDAAPI cuCtxGetLimit(size_t *pvalue, CUlimit limit);
+CUresult CUDAAPI cuCtxSetLimit(CUlimit limit, size_t value);
+CUresult CUDAAPI cuCtxGetCacheConfig(CUfunc_cache *pconfig);
+CUresult CUDAAPI cuCtxSetCacheConfig(CUfunc_cache config);
+CUresult CUDAAPI cuCtxGetSharedMemConfig(CUsharedconfig *pConfig);
+CUresult CUDAAPI cuCtxSetSharedMemConfig(CUsharedconfig config);
+CUresult CUDAAPI cuCtxResetPersistingL2Cache(void);
+
 /* Peer context memory access: one way, per pair of contexts. */
 CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 CUresult CUDAAPI cuCtxDisablePeerAccess(CUcontext peerContext);
@@ -910,6 +959,9 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize);
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr);
 CUresult CUDAAPI cuMemAllocHost(void **pp, size_t bytesize);
 CUresult CUDAAPI cuMemFreeHost(void *p);
+/* Host memory is the device's at the same address (unified addressing). */
+CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
+					   unsigned int Flags);
 CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize,
 				      CUdeviceptr dptr);
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
@@ -989,6 +1041,11 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart,
 CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
 CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 				      CUipcEventHandle handle);
+/* Interprocess cuMemAlloc memory (ipc_mem.c). */
+CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
+				    unsigned int Flags);
+CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr);
 /* Managed memory: in the current context; freed with cuMemFree. */
 #define CU_DEVICE_CPU			((CUdevice)-1)
 #define CU_DEVICE_INVALID		((CUdevice)-2)

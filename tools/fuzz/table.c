@@ -61,6 +61,8 @@ static void fix_mem_free(struct thread *t, void *arg)
 
 	if (t->pick0_kind == R_LEGACY && rn(t, 8))
 		m->flags = t->pick0.aux & CUFAB_MEM_ALLOC_HOST;
+	else if (t->pick0_kind == R_IPCMAP && rn(t, 8))
+		m->flags = CUFAB_MEM_FREE_IPC;
 }
 
 static void fix_import(struct thread *t, unsigned int *type, int fd)
@@ -577,6 +579,13 @@ static void post_event_export(struct thread *t, const void *arg)
 	post_fd_bytes(t, -1, e->out_handle, 0, R_EV_HANDLE);
 }
 
+static void post_ipc_mem_export(struct thread *t, const void *arg)
+{
+	const struct cufab_ipc_mem_export *e = arg;
+
+	post_fd_bytes(t, -1, e->out_handle, 0, R_IPC_MEM);
+}
+
 static void post_ptr_export(struct thread *t, const void *arg)
 {
 	const struct cufab_pool_ptr_export *e = arg;
@@ -711,9 +720,12 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_mem_alloc, ctx_id, F_RES, .res = RB(R_CTX)),
 	    FLD(cufab_mem_alloc, __reserved2, F_RSVD)), POST(post_mem_alloc), FIX(fix_mem_alloc) },
 	IOC(MEM_FREE, cufab_mem_free,
-	    FLD(cufab_mem_free, flags, F_FLAGS, .arg = CUFAB_MEM_ALLOC_HOST),
-	    FLD(cufab_mem_free, addr, F_ADDR, .res = RB(R_LEGACY) | RB(R_MANAGED),
-		.cons = RB(R_LEGACY) | RB(R_MANAGED))), FIX(fix_mem_free) },
+	    FLD(cufab_mem_free, flags, F_FLAGS,
+		.arg = CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_FREE_IPC),
+	    FLD(cufab_mem_free, addr, F_ADDR,
+		.res = RB(R_LEGACY) | RB(R_MANAGED) | RB(R_IPCMAP),
+		.cons = RB(R_LEGACY) | RB(R_MANAGED) | RB(R_IPCMAP))),
+	    FIX(fix_mem_free) },
 	IOC(MEM_COPY, cufab_mem_copy,
 	    FLD(cufab_mem_copy, flags, F_FLAGS),
 	    FLD(cufab_mem_copy, dev, F_DEV),
@@ -1005,6 +1017,17 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_stream_memop, stream_id, F_RES, .res = RB(R_STREAM)),
 	    FLD(cufab_stream_memop, count, F_COUNT, .arg = 4),
 	    FLD(cufab_stream_memop, ops_ptr, F_PTR)), FIX(fix_stream_memop) },
+	IOC(IPC_MEM_EXPORT, cufab_ipc_mem_export,
+	    FLD(cufab_ipc_mem_export, flags, F_FLAGS),
+	    FLD(cufab_ipc_mem_export, addr, F_ADDR, .res = RB(R_LEGACY))),
+	    POST(post_ipc_mem_export) },
+	IOC(IPC_MEM_IMPORT, cufab_ipc_mem_import,
+	    FLD(cufab_ipc_mem_import, flags, F_FLAGS),
+	    FLD(cufab_ipc_mem_import, ctx_id, F_RES, .res = RB(R_CTX)),
+	    FLD(cufab_ipc_mem_import, peer_dev, F_DEV),
+	    FLD(cufab_ipc_mem_import, handle, F_BYTES, .res = RB(R_IPC_MEM)),
+	    FLD(cufab_ipc_mem_import, out_addr, F_OUT, .prod = RB(R_IPCMAP)),
+	    FLD(cufab_ipc_mem_import, __reserved, F_RSVD)) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

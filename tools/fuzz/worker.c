@@ -113,7 +113,7 @@ static void send_one(struct worker *w, struct thread *t)
 {
 	static const unsigned int kinds[] = {
 		R_FD_DMABUF, R_FD_POOL, R_FAB_MEM, R_FAB_POOL, R_FAB_LE,
-		R_EV_HANDLE, R_PTR_DATA, R_NKINDS,
+		R_EV_HANDLE, R_PTR_DATA, R_IPC_MEM, R_NKINDS,
 	};
 	struct msg m = { .kind = kinds[rn(t, ARRAY_SIZE(kinds))],
 			 .pid = getpid() };

@@ -111,6 +111,8 @@ enum {
 	CUFAB_CMD_EVENT_EXPORT,
 	CUFAB_CMD_EVENT_IMPORT,
 	CUFAB_CMD_STREAM_MEMOP,
+	CUFAB_CMD_IPC_MEM_EXPORT,
+	CUFAB_CMD_IPC_MEM_IMPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -517,6 +519,12 @@ struct cufab_mem_free {
 	__u32 flags;		/* CUFAB_MEM_ALLOC_HOST for cuMemFreeHost */
 	__aligned_u64 addr;
 };
+
+/*
+ * MEM_FREE of an IPC_MEM_IMPORT mapping (cuIpcCloseMemHandle): only such
+ * a mapping, and cuMemFree (0) never frees one.
+ */
+#define CUFAB_MEM_FREE_IPC		0x2
 
 #define CUFAB_IOCTL_MEM_FREE	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_FREE)
 
@@ -1490,7 +1498,8 @@ struct cufab_event_export {
  * @out_event_id: the imported event's object id (CUFAB_IOCTL_DESTROY)
  * @handle: from EVENT_EXPORT; -EINVAL if it is not an event handle of
  *	this module version, -ESRCH if it names no exported event (never
- *	exported, ended, or a wrong secret)
+ *	exported, ended, or a wrong secret), -ELOOP if it names an event the
+ *	caller created (opened in the exporting process)
  *
  * The imported event has no completion slot in the importer's space: its
  * state is read with CUFAB_IOCTL_STREAM_WAIT (CUFAB_WAIT_POLL to query).
@@ -1504,6 +1513,57 @@ struct cufab_event_import {
 };
 
 #define CUFAB_IOCTL_EVENT_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_EVENT_IMPORT)
+
+#define CUFAB_IPC_MEM_HANDLE_LEN	64
+
+/**
+ * struct cufab_ipc_mem_export - CUFAB_IOCTL_IPC_MEM_EXPORT
+ * @size: sizeof(struct cufab_ipc_mem_export)
+ * @flags: must be 0
+ * @addr: an address of a cuMemAlloc allocation of the caller (device
+ *	memory; -EINVAL for cuMemAllocHost, managed, VMM and pool memory,
+ *	or no allocation)
+ * @out_handle: the allocation's handle (cuIpcGetMemHandle): the same for
+ *	every export of the allocation, valid while it lives
+ */
+struct cufab_ipc_mem_export {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__u8 out_handle[CUFAB_IPC_MEM_HANDLE_LEN];
+};
+
+#define CUFAB_IOCTL_IPC_MEM_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_IPC_MEM_EXPORT)
+
+/**
+ * struct cufab_ipc_mem_import - CUFAB_IOCTL_IPC_MEM_IMPORT
+ * @size: sizeof(struct cufab_ipc_mem_import)
+ * @flags: must be 0
+ * @ctx_id: the importer's context (-ENOENT for none); its destroy unmaps
+ * @peer_dev: a GPU that gets access besides the allocation's own
+ *	(CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS from the context's GPU), or
+ *	CUFAB_DEV_STREAM for none; it must be a peer of that GPU (-EINVAL)
+ * @handle: from IPC_MEM_EXPORT; -EINVAL if it is not such a handle of this
+ *	module version, -ESRCH if it names no live export, -ELOOP if the
+ *	caller's process made the allocation (driver 580's rule)
+ * @out_addr: where the whole allocation is mapped, read-write for its GPU;
+ *	MEM_FREE with CUFAB_MEM_FREE_IPC unmaps it
+ * @out_length: its length
+ * @out_dev: its GPU
+ */
+struct cufab_ipc_mem_import {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 peer_dev;
+	__u8 handle[CUFAB_IPC_MEM_HANDLE_LEN];
+	__aligned_u64 out_addr;
+	__aligned_u64 out_length;
+	__u32 out_dev;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_IPC_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_IPC_MEM_IMPORT)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
@@ -1534,8 +1594,8 @@ enum cufab_op_kind {
  * @dst is the base of a managed allocation of the client and @length 0 or
  * its whole (page-rounded) size; an interior address, a partial length,
  * cuMemAlloc/cuMemAllocHost/VMM memory and 0 are -EINVAL. Any other
- * address is pageable host memory: -EOPNOTSUPP unless the stream's GPU
- * has CUFAB_DEV_F_PAGEABLE_ACCESS, and then @length must be non-zero and
+ * address is pageable host memory: -EINVAL unless the stream's GPU has
+ * CUFAB_DEV_F_PAGEABLE_ACCESS (driver 580's answer), and then @length must be non-zero and
  * the range mapped in the process (-EINVAL). The association changes when
  * the stream reaches the operation; when a stream the memory is attached
  * SINGLE to is destroyed and its work has drained, the allocation goes
