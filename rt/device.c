@@ -305,6 +305,35 @@ RT_EXPORT cudaError_t cudaDeviceSynchronize(void)
 }
 
 /*
+ * The limits are the current device's primary context's: cudaLimit and
+ * CUlimit number them alike, and the driver's codes are the runtime's
+ * (UNSUPPORTED_LIMIT is cudaErrorUnsupportedLimit).
+ */
+_Static_assert((int)cudaLimitStackSize == CU_LIMIT_STACK_SIZE &&
+	       (int)cudaLimitPrintfFifoSize == CU_LIMIT_PRINTF_FIFO_SIZE &&
+	       (int)cudaLimitMallocHeapSize == CU_LIMIT_MALLOC_HEAP_SIZE &&
+	       (int)cudaLimitDevRuntimeSyncDepth == CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH &&
+	       (int)cudaLimitDevRuntimePendingLaunchCount ==
+	       CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT &&
+	       (int)cudaLimitMaxL2FetchGranularity ==
+	       CU_LIMIT_MAX_L2_FETCH_GRANULARITY &&
+	       (int)cudaLimitPersistingL2CacheSize ==
+	       CU_LIMIT_PERSISTING_L2_CACHE_SIZE,
+	       "cudaLimit is CUlimit");
+
+RT_EXPORT cudaError_t cudaDeviceGetLimit(size_t *pValue, enum cudaLimit limit)
+{
+	if (!pValue)
+		return rt_error(cudaErrorInvalidValue);
+	return RT_CALL(cuCtxGetLimit(pValue, (CUlimit)limit));
+}
+
+RT_EXPORT cudaError_t cudaDeviceSetLimit(enum cudaLimit limit, size_t value)
+{
+	return RT_CALL(cuCtxSetLimit((CUlimit)limit, value));
+}
+
+/*
  * cudaDeviceFlags have the values of the primary context's CU_CTX_*
  * flags; the driver checks them. cudaDeviceMapHost is always in effect
  * (unified addressing), so it is accepted and reported.
