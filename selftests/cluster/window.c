@@ -70,7 +70,7 @@ static char *find_window(void)
  * Memory decoding must be on for the BAR to answer; without a driver the
  * device is enabled through sysfs (pci_enable_device()).
  */
-static int enable(const char *dev)
+static int enable_device(const char *dev)
 {
 	char path[512];
 	int fd, ret = 0;
@@ -94,25 +94,32 @@ static uint64_t next(uint64_t *s)
 	return *s;
 }
 
-static int usage(void)
+static int print_usage(void)
 {
 	fprintf(stderr, "usage: window info | write OFF LEN SEED | check OFF LEN SEED\n");
 	return 2;
 }
 
-static int run(const char *op, volatile uint64_t *w, uint64_t words,
-	       uint64_t seed, uint64_t off)
+/*
+ * Every word is one load or store the compiler may neither merge nor
+ * drop: another VM reads and writes the same memory.
+ */
+static int run(const char *op, uint64_t *w, uint64_t words, uint64_t seed,
+	       uint64_t off)
 {
-	uint64_t s = seed ? seed : 1, i, v;
+	uint64_t s = seed ? seed : 1, i, v, got;
 
 	for (i = 0; i < words; i++) {
 		v = next(&s);
 		if (!strcmp(op, "write")) {
-			w[i] = v;
-		} else if (w[i] != v) {
+			__atomic_store_n(&w[i], v, __ATOMIC_RELAXED);
+			continue;
+		}
+		got = __atomic_load_n(&w[i], __ATOMIC_RELAXED);
+		if (got != v) {
 			fprintf(stderr, "window: offset %#" PRIx64 ": %#" PRIx64
 				" where seed %" PRIu64 " writes %#" PRIx64 "\n",
-				off + i * 8, (uint64_t)w[i], seed, v);
+				off + i * 8, got, seed, v);
 			return 1;
 		}
 	}
@@ -129,10 +136,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || (strcmp(argv[1], "info") && argc != 5) ||
 	    (!strcmp(argv[1], "info") && argc != 2))
-		return usage();
+		return print_usage();
 	if (strcmp(argv[1], "info") && strcmp(argv[1], "write") &&
 	    strcmp(argv[1], "check"))
-		return usage();
+		return print_usage();
 	dev = find_window();
 	if (!dev) {
 		fprintf(stderr, "window: no ivshmem device %04x:%04x in %s\n",
@@ -159,7 +166,7 @@ int main(int argc, char **argv)
 			"-byte window\n", off, len, size);
 		return 1;
 	}
-	if (enable(dev)) {
+	if (enable_device(dev)) {
 		fprintf(stderr, "window: cannot enable %s: %s\n", dev,
 			strerror(errno));
 		return 1;
@@ -169,8 +176,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "window: mmap %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	ret = run(argv[1], (volatile uint64_t *)((char *)map + off), len / 8,
-		  seed, off);
+	ret = run(argv[1], (uint64_t *)((char *)map + off), len / 8, seed,
+		  off);
 	munmap(map, size);
 	close(fd);
 	free(dev);

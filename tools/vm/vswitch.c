@@ -126,7 +126,8 @@ int main(int argc, char **argv)
 	ssize_t len;
 	int fd, i;
 
-	if (argc != 3 || (nr_nodes = atoi(argv[2])) < 1 || nr_nodes > MAX_NODES) {
+	nr_nodes = argc == 3 ? atoi(argv[2]) : 0;
+	if (nr_nodes < 1 || nr_nodes > MAX_NODES) {
 		fprintf(stderr, "usage: vswitch DIR NODES (1..%d)\n", MAX_NODES);
 		return 2;
 	}
