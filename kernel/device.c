@@ -534,9 +534,9 @@ void cufab_node_show(struct seq_file *m)
 	u32 i;
 
 	down_read(&cufab_topo_rwsem);
-	seq_printf(m, "num_gpus=%u nvswitch=%d cluster_uuid=%pUb\n",
+	seq_printf(m, "num_gpus=%u nvswitch=%d cluster_uuid=%pUb node_index=%u\n",
 		   cufab_node.num_gpus, cufab_node.nvswitch,
-		   &cufab_node.cluster_uuid);
+		   &cufab_node.cluster_uuid, cufab_node.node_index);
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		gpu = &cufab_node.gpus[i];
 		cufab_gpu_uuid(i, uuid);
