@@ -231,8 +231,8 @@ demo:
 	$(MAKE) all demos KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
-# Two nodes booted in parallel (about a minute of TCG each, on two CPUs):
-# not part of make check.
+# Two nodes booted in parallel, the smoke test on each: what make check's
+# "cluster smoke" runs, alone.
 cluster-check:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
