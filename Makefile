@@ -10,6 +10,8 @@
 #   make demo             boot the VM and run the examples
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #                         (BENCH_ARGS=-q for a quick smoke run)
+#   make cluster-check    boot a 2-node test cluster (tools/vm/cluster) and run
+#                         its smoke test (selftests/cluster/smoke.sh)
 #   make fuzz DURATION=S  the fuzzer (tools/fuzz) for S seconds under the
 #                         debug kernel (FUZZ_SEED, FUZZ_ARGS: more options)
 #   make soak DURATION=S  the kill -9 soak (selftests/soak_test.c) for S seconds
@@ -75,6 +77,12 @@ EX_BINS		:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c)
 # make demo: every tools/demo/*.c, one program each, printing its own story.
 DEMO_BINS	:= $(patsubst tools/demo/%.c,$(BUILD)/demo/%,$(wildcard tools/demo/*.c))
 BENCH_BIN	:= $(BUILD)/bench/cufab-bench
+# The test cluster: its private switch (host side) and the programs its
+# nodes run (build/cluster/, apart from build/selftests/, which every
+# single-node VM runs).
+VSWITCH_BIN	:= $(BUILD)/tools/vswitch
+CLUSTER_BINS	:= $(patsubst selftests/cluster/%.c,$(BUILD)/cluster/%,$(wildcard selftests/cluster/*.c)) \
+		   $(patsubst selftests/cluster/%,$(BUILD)/cluster/%,$(wildcard selftests/cluster/*.sh))
 FUZZ_BIN	:= $(BUILD)/fuzz/cufab-fuzz
 
 # Programs that link libcufab find it next to them in build/, in the VM
@@ -83,9 +91,10 @@ APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
 .PHONY: all module lib tools selftests examples demos bench check demo bench-run \
-	soak fuzz install uninstall clean print-kmod-path FORCE
+	soak fuzz install uninstall clean print-kmod-path FORCE cluster-tests \
+	cluster-check
 
-all: module lib tools selftests examples bench
+all: module lib tools selftests cluster-tests examples bench
 
 # ---- kernel module -------------------------------------------------------
 # Kbuild wants to write objects next to the sources; a tree of symlinks per
@@ -193,7 +202,11 @@ $(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
 		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
-tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN)
+tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN)
+
+$(VSWITCH_BIN): tools/vm/vswitch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
 
 $(CTL_BIN): $(CTL_SRCS) $(wildcard tools/cufabctl/*.h) include/uapi/linux/cufab.h
 	@mkdir -p $(dir $@)
@@ -291,6 +304,17 @@ $(BUILD)/selftests/%.sh: selftests/%.sh
 	cp $< $@
 	chmod +x $@
 
+cluster-tests: $(CLUSTER_BINS)
+
+$(BUILD)/cluster/%: selftests/cluster/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(BUILD)/cluster/%.sh: selftests/cluster/%.sh
+	@mkdir -p $(dir $@)
+	cp $< $@
+	chmod +x $@
+
 examples: $(EX_BINS)
 
 $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
@@ -328,6 +352,13 @@ demo:
 	tools/check --setup
 	$(MAKE) all demos KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
+
+# Two nodes booted in parallel, the smoke test on each: what make check's
+# "cluster smoke" runs, alone.
+cluster-check:
+	tools/check --setup
+	$(MAKE) all KDIR=$(VM_KDIR)
+	tools/vm/cluster --nodes 2 --gpus 2 -- build/cluster/smoke.sh
 
 # make check runs the soak for 20 s per boot; this runs a long one.
 DURATION	?= 600

@@ -200,12 +200,28 @@ void cufab_fabric_state_set_now(u32 state);
  */
 #define CUFAB_NVSWITCH_BUS	0x05
 #define CUFAB_NVSWITCH_PCI_ID	(0x22a3 << 16 | 0x10de)
-/* PCI-like location: domain 0, bus 0x41 + index, device 0, function 0. */
+/*
+ * PCI-like location: domain = the node index (0 on a node alone), bus
+ * 0x41 + GPU index, device 0, function 0.
+ */
 #define CUFAB_PCI_DOMAIN	0
 #define CUFAB_PCI_BUS_BASE	0x41
 #define CUFAB_PCI_DEVICE	0
 /* "0000:41:00.0" plus NUL */
 #define CUFAB_BUS_ID_LEN	13
+
+/*
+ * Nodes of one fabric domain (Documentation/multinode.rst). The node index
+ * is part of every GPU's UUID and PCI domain, so both fit: 16 bits of the
+ * UUID, four hex digits of the bus id. 1024 covers an NVL576 (144 trays).
+ */
+#define CUFAB_MAX_NODES		1024
+
+/* The PCI domain of the GPUs of node @node. */
+static inline u32 cufab_node_pci_domain(u32 node)
+{
+	return CUFAB_PCI_DOMAIN + node;
+}
 
 /* Capacity limits of one virtual GPU, in MiB (module parameter mem_mib). */
 #define CUFAB_MEM_MIB_MIN	1UL
@@ -291,6 +307,9 @@ struct cufab_gpu {
 /**
  * struct cufab_topo - the virtual node
  * @num_gpus: entries of @gpus
+ * @node_index: the node's index in its fabric domain (module parameter
+ *	node_index, 0 alone); part of every GPU's UUID and PCI domain, so
+ *	they are unique in the domain. Fixed at load.
  * @nvswitch: GPUs of one clique reach each other through a virtual
  *	NVSwitch: peers follow cliques and switch multicast is possible
  * @default_mem: capacity given to GPUs added by a resize, in bytes
@@ -304,6 +323,7 @@ struct cufab_gpu {
  */
 struct cufab_topo {
 	u32 num_gpus;
+	u32 node_index;
 	bool nvswitch;
 	uuid_t cluster_uuid;
 	u64 default_mem;
@@ -326,6 +346,8 @@ struct cufab_topo {
  * @mem_gran_rec_kib: RECOMMENDED, 0 for the same as @mem_gran_kib
  * @mc_gran_kib: multicast MINIMUM in KiB, 0 for the default (2 MiB)
  * @mc_gran_rec_kib: multicast RECOMMENDED, 0 for the default (512 MiB)
+ * @cluster_uuid: the fabric cluster UUID, NULL for a random one
+ * @node_index: this node's index in the fabric domain, 0 alone
  */
 struct cufab_params {
 	unsigned int num_gpus;
@@ -340,6 +362,7 @@ struct cufab_params {
 	unsigned long mc_gran_kib;
 	unsigned long mc_gran_rec_kib;
 	const uuid_t *cluster_uuid;
+	unsigned int node_index;
 };
 
 /* params.c: build a topology from module parameters */
@@ -362,6 +385,8 @@ void cufab_gpu_set_peers(struct cufab_topo *topo, struct cufab_gpu *gpu,
 			 u64 peers);
 int cufab_topo_resize(struct cufab_topo *topo, u32 num_gpus);
 void cufab_topo_free(struct cufab_topo *topo);
+void cufab_gpu_uuid_at(u32 node, u32 index, u8 uuid[CUFAB_UUID_LEN]);
+void cufab_gpu_bus_id_at(u32 node, u32 index, char buf[CUFAB_BUS_ID_LEN]);
 void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN]);
 void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN]);
 u32 cufab_gpu_effective_features(const struct cufab_topo *topo,

@@ -315,15 +315,18 @@ void cufab_topo_free(struct cufab_topo *topo)
 }
 
 /**
- * cufab_gpu_uuid() - the UUID of a GPU
+ * cufab_gpu_uuid_at() - the UUID of a GPU of a node of the fabric domain
+ * @node: node index (< CUFAB_MAX_NODES)
  * @index: kernel index
  * @uuid: out
  *
- * GPU-cfab0000-0000-4000-8000-0000000000NN (RFC 4122 version 4 and variant
- * bits set). It depends on the index only, so it survives module reloads
- * and reboots and can be written into CUDA_VISIBLE_DEVICES.
+ * GPU-cfabNNNN-0000-4000-8000-0000000000GG: NNNN the node, GG the GPU
+ * (RFC 4122 version 4 and variant bits set). It depends on the node and
+ * the index only, so it survives module reloads and reboots and can be
+ * written into CUDA_VISIBLE_DEVICES; node 0 gives the UUIDs of a node
+ * alone.
  */
-void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN])
+void cufab_gpu_uuid_at(u32 node, u32 index, u8 uuid[CUFAB_UUID_LEN])
 {
 	static const u8 base[CUFAB_UUID_LEN] = {
 		0xcf, 0xab, 0x00, 0x00, 0x00, 0x00, 0x40, 0x00,
@@ -331,20 +334,34 @@ void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN])
 	};
 
 	memcpy(uuid, base, CUFAB_UUID_LEN);
+	put_unaligned_be16(node, &uuid[2]);
 	put_unaligned_be32(index, &uuid[CUFAB_UUID_LEN - sizeof(u32)]);
 }
 
 /**
- * cufab_gpu_bus_id() - the PCI-like bus id of a GPU, "0000:41:00.0"
+ * cufab_gpu_bus_id_at() - the PCI-like bus id of a GPU, "0000:41:00.0"
+ * @node: node index, the PCI domain (< CUFAB_MAX_NODES: four hex digits)
  * @index: kernel index (< CUFAB_MAX_GPUS, so the bus fits in a byte)
  * @buf: out
  */
-void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN])
+void cufab_gpu_bus_id_at(u32 node, u32 index, char buf[CUFAB_BUS_ID_LEN])
 {
 	u8 bus = CUFAB_PCI_BUS_BASE + index;
 
-	snprintf(buf, CUFAB_BUS_ID_LEN, "%04x:%02x:%02x.0", CUFAB_PCI_DOMAIN,
-		 bus, CUFAB_PCI_DEVICE);
+	snprintf(buf, CUFAB_BUS_ID_LEN, "%04x:%02x:%02x.0",
+		 cufab_node_pci_domain(node), bus, CUFAB_PCI_DEVICE);
+}
+
+/* The UUID of GPU @index of this node. */
+void cufab_gpu_uuid(u32 index, u8 uuid[CUFAB_UUID_LEN])
+{
+	cufab_gpu_uuid_at(cufab_node.node_index, index, uuid);
+}
+
+/* The bus id of GPU @index of this node. */
+void cufab_gpu_bus_id(u32 index, char buf[CUFAB_BUS_ID_LEN])
+{
+	cufab_gpu_bus_id_at(cufab_node.node_index, index, buf);
 }
 
 /**
@@ -517,9 +534,9 @@ void cufab_node_show(struct seq_file *m)
 	u32 i;
 
 	down_read(&cufab_topo_rwsem);
-	seq_printf(m, "num_gpus=%u nvswitch=%d cluster_uuid=%pUb\n",
+	seq_printf(m, "num_gpus=%u nvswitch=%d cluster_uuid=%pUb node_index=%u\n",
 		   cufab_node.num_gpus, cufab_node.nvswitch,
-		   &cufab_node.cluster_uuid);
+		   &cufab_node.cluster_uuid, cufab_node.node_index);
 	for (i = 0; i < cufab_node.num_gpus; i++) {
 		gpu = &cufab_node.gpus[i];
 		cufab_gpu_uuid(i, uuid);
@@ -543,7 +560,7 @@ static void cufab_device_info_fill(struct cufab_device_info *info,
 	info->total_mem = gpu->mem_total;
 	info->peer_mask = gpu->peers;
 	info->clique_id = gpu->clique;
-	info->pci_domain = CUFAB_PCI_DOMAIN;
+	info->pci_domain = cufab_node_pci_domain(cufab_node.node_index);
 	info->pci_bus = CUFAB_PCI_BUS_BASE + gpu->index;
 	info->pci_device = CUFAB_PCI_DEVICE;
 	cufab_gpu_uuid(gpu->index, info->uuid);

@@ -166,7 +166,8 @@ static void cufab_attrs_fill_location(const struct cufab_gpu *gpu,
 {
 	attrs[CUFAB_ATTR_PCI_BUS_ID] = CUFAB_PCI_BUS_BASE + gpu->index;
 	attrs[CUFAB_ATTR_PCI_DEVICE_ID] = CUFAB_PCI_DEVICE;
-	attrs[CUFAB_ATTR_PCI_DOMAIN_ID] = CUFAB_PCI_DOMAIN;
+	attrs[CUFAB_ATTR_PCI_DOMAIN_ID] =
+		cufab_node_pci_domain(cufab_node.node_index);
 	/* every virtual GPU is its own board */
 	attrs[CUFAB_ATTR_MULTI_GPU_BOARD_GROUP_ID] = gpu->index;
 	attrs[CUFAB_ATTR_HOST_NUMA_ID] = gpu->numa_node;

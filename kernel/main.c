@@ -144,6 +144,17 @@ module_param_cb(cluster_uuid, &cufab_cluster_uuid_ops, NULL, 0444);
 MODULE_PARM_DESC(cluster_uuid,
 		 "Fabric cluster UUID of the node, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, not nil (default: random at load)");
 
+/*
+ * The node's index in its fabric domain (Documentation/multinode.rst):
+ * the nodes of one domain give each a different one, so that their GPUs'
+ * UUIDs and PCI domains differ. 0, a node alone, gives the identities a
+ * single node always had.
+ */
+static unsigned int node_index;
+module_param(node_index, uint, 0444);
+MODULE_PARM_DESC(node_index,
+		 "Index of this node in its fabric domain, 0..1023; part of every GPU's UUID and PCI domain (default 0)");
+
 static const struct file_operations cufab_fops = {
 	.owner = THIS_MODULE,
 	.open = cufab_fops_open,
@@ -177,6 +188,7 @@ static int __init cufab_init(void)
 		.mc_gran_kib = mc_granularity_kib,
 		.mc_gran_rec_kib = mc_granularity_rec_kib,
 		.cluster_uuid = cluster_uuid_given ? &cluster_uuid : NULL,
+		.node_index = node_index,
 	};
 	int ret;
 

@@ -292,6 +292,11 @@ static int cufab_params_check(const struct cufab_params *p)
 		       p->mem_mib, CUFAB_MEM_MIB_MIN, CUFAB_MEM_MIB_MAX);
 		return -EINVAL;
 	}
+	if (p->node_index >= CUFAB_MAX_NODES) {
+		pr_err("node_index=%u: must be 0..%u (the node's index in its fabric domain)\n",
+		       p->node_index, CUFAB_MAX_NODES - 1);
+		return -EINVAL;
+	}
 	if (p->nvswitch && p->peers && *p->peers) {
 		pr_err("peers=\"%s\": needs nvswitch=0 (with the virtual NVSwitch the GPUs of a clique are all peers)\n",
 		       p->peers);
@@ -429,6 +434,7 @@ int cufab_topo_build(struct cufab_topo *topo, const struct cufab_params *p)
 	}
 
 	topo->num_gpus = p->num_gpus;
+	topo->node_index = p->node_index;
 	topo->nvswitch = p->nvswitch;
 	topo->default_mem = mem;
 	topo->default_gran = gran;

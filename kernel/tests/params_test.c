@@ -329,6 +329,10 @@ static void topo_build_rejects(struct kunit *test)
 	p.numa_nodes = "0";
 	KUNIT_EXPECT_EQ(test, cufab_topo_build(&topo, &p), -EINVAL);
 	KUNIT_EXPECT_PTR_EQ(test, topo.gpus, NULL);
+
+	p = default_params;
+	p.node_index = CUFAB_MAX_NODES;
+	KUNIT_EXPECT_EQ(test, cufab_topo_build(&topo, &p), -EINVAL);
 }
 
 /*
@@ -565,6 +569,22 @@ static void topo_build_cluster_uuid(struct kunit *test)
 	cufab_topo_free(&a);
 }
 
+/* node_index= is kept; 0 (no parameter) and the largest index load. */
+static void topo_build_node_index(struct kunit *test)
+{
+	struct cufab_params p = default_params;
+	struct cufab_topo topo = {};
+
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&topo, &p), 0);
+	KUNIT_EXPECT_EQ(test, topo.node_index, 0U);
+	cufab_topo_free(&topo);
+
+	p.node_index = CUFAB_MAX_NODES - 1;
+	KUNIT_ASSERT_EQ(test, cufab_topo_build(&topo, &p), 0);
+	KUNIT_EXPECT_EQ(test, topo.node_index, CUFAB_MAX_NODES - 1U);
+	cufab_topo_free(&topo);
+}
+
 static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE_PARAM(parse_cliques_table, cliques_gen_params),
 	KUNIT_CASE_PARAM(parse_numa_nodes_table, numa_gen_params),
@@ -581,6 +601,7 @@ static struct kunit_case cufab_params_cases[] = {
 	KUNIT_CASE(topo_build_granularity),
 	KUNIT_CASE_PARAM(parse_cluster_uuid_table, cluster_uuid_gen_params),
 	KUNIT_CASE(topo_build_cluster_uuid),
+	KUNIT_CASE(topo_build_node_index),
 	{}
 };
 

@@ -9,6 +9,7 @@
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <asm/unaligned.h>
 
 #include "cufab.h"
 
@@ -25,6 +26,7 @@ static void build(struct kunit *test, struct cufab_topo *topo, u32 n,
 	KUNIT_ASSERT_EQ(test, cufab_topo_build(topo, &p), 0);
 }
 
+/* Node 0: the UUIDs a node alone always had. */
 static void gpu_uuid_layout(struct kunit *test)
 {
 	static const u8 want[CUFAB_UUID_LEN] = {
@@ -37,13 +39,13 @@ static void gpu_uuid_layout(struct kunit *test)
 
 	seen = kunit_kcalloc(test, CUFAB_MAX_GPUS, CUFAB_UUID_LEN, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, seen);
-	cufab_gpu_uuid(5, uuid);
+	cufab_gpu_uuid_at(0, 5, uuid);
 	KUNIT_EXPECT_EQ(test, memcmp(uuid, want, sizeof(want)), 0);
 
 	for (i = 0; i < CUFAB_MAX_GPUS; i++) {
-		cufab_gpu_uuid(i, seen[i]);
-		cufab_gpu_uuid(i, again);
-		/* stable: a function of the index only */
+		cufab_gpu_uuid_at(0, i, seen[i]);
+		cufab_gpu_uuid_at(0, i, again);
+		/* stable: a function of the node and the index only */
 		KUNIT_EXPECT_EQ(test, memcmp(seen[i], again, CUFAB_UUID_LEN),
 				0);
 		/* RFC 4122: version 4, variant 10xx */
@@ -59,10 +61,66 @@ static void gpu_bus_id_format(struct kunit *test)
 {
 	char bus[CUFAB_BUS_ID_LEN];
 
-	cufab_gpu_bus_id(0, bus);
+	cufab_gpu_bus_id_at(0, 0, bus);
 	KUNIT_EXPECT_STREQ(test, bus, "0000:41:00.0");
-	cufab_gpu_bus_id(CUFAB_MAX_GPUS - 1, bus);
+	cufab_gpu_bus_id_at(0, CUFAB_MAX_GPUS - 1, bus);
 	KUNIT_EXPECT_STREQ(test, bus, "0000:80:00.0");
+	cufab_gpu_bus_id_at(1, 0, bus);
+	KUNIT_EXPECT_STREQ(test, bus, "0001:41:00.0");
+	cufab_gpu_bus_id_at(CUFAB_MAX_NODES - 1, CUFAB_MAX_GPUS - 1, bus);
+	KUNIT_EXPECT_STREQ(test, bus, "03ff:80:00.0");
+}
+
+/* This node's GPUs answer with the identities of its node_index. */
+static void gpu_identity_of_this_node(struct kunit *test)
+{
+	u8 uuid[CUFAB_UUID_LEN], want[CUFAB_UUID_LEN];
+	char bus[CUFAB_BUS_ID_LEN], want_bus[CUFAB_BUS_ID_LEN];
+
+	cufab_gpu_uuid(3, uuid);
+	cufab_gpu_uuid_at(cufab_node.node_index, 3, want);
+	KUNIT_EXPECT_EQ(test, memcmp(uuid, want, CUFAB_UUID_LEN), 0);
+	cufab_gpu_bus_id(3, bus);
+	cufab_gpu_bus_id_at(cufab_node.node_index, 3, want_bus);
+	KUNIT_EXPECT_STREQ(test, bus, want_bus);
+}
+
+/*
+ * Every GPU of a domain has its own UUID and bus id: all GPUs of nodes 0
+ * and 1 and of the last node, pairwise. The node is bytes 2-3 of the
+ * UUID and the PCI domain; the rest is a node alone's identity.
+ */
+static void gpu_identity_unique_in_domain(struct kunit *test)
+{
+	static const u32 nodes[] = { 0, 1, CUFAB_MAX_NODES - 1 };
+	const u32 n = ARRAY_SIZE(nodes) * CUFAB_MAX_GPUS;
+	u8 (*uuid)[CUFAB_UUID_LEN], alone[CUFAB_UUID_LEN];
+	char (*bus)[CUFAB_BUS_ID_LEN];
+	u32 i, j;
+
+	uuid = kunit_kcalloc(test, n, CUFAB_UUID_LEN, GFP_KERNEL);
+	bus = kunit_kcalloc(test, n, CUFAB_BUS_ID_LEN, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, uuid);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, bus);
+	for (i = 0; i < n; i++) {
+		u32 node = nodes[i / CUFAB_MAX_GPUS], g = i % CUFAB_MAX_GPUS;
+
+		cufab_gpu_uuid_at(node, g, uuid[i]);
+		cufab_gpu_bus_id_at(node, g, bus[i]);
+		KUNIT_EXPECT_EQ(test, get_unaligned_be16(&uuid[i][2]), node);
+		cufab_gpu_uuid_at(0, g, alone);
+		alone[2] = uuid[i][2];
+		alone[3] = uuid[i][3];
+		KUNIT_EXPECT_EQ(test, memcmp(uuid[i], alone, CUFAB_UUID_LEN),
+				0);
+		for (j = 0; j < i; j++) {
+			KUNIT_EXPECT_NE(test, memcmp(uuid[i], uuid[j],
+						     CUFAB_UUID_LEN), 0);
+			KUNIT_EXPECT_STRNEQ(test, bus[i], bus[j]);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, cufab_node_pci_domain(0), 0U);
+	KUNIT_EXPECT_EQ(test, cufab_node_pci_domain(1), 1U);
 }
 
 static void numa_node_rules(struct kunit *test)
@@ -203,6 +261,8 @@ static void ctx_flags_validation(struct kunit *test)
 static struct kunit_case cufab_topo_cases[] = {
 	KUNIT_CASE(gpu_uuid_layout),
 	KUNIT_CASE(gpu_bus_id_format),
+	KUNIT_CASE(gpu_identity_of_this_node),
+	KUNIT_CASE(gpu_identity_unique_in_domain),
 	KUNIT_CASE(numa_node_rules),
 	KUNIT_CASE(peers_follow_cliques),
 	KUNIT_CASE(resize_grow_keeps_config),
