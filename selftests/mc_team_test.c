@@ -136,12 +136,13 @@ TEST(team_forms_across_processes)
 		ASSERT_EQ(0, sock_recv(sock[i][0], &rep[i], sizeof(rep[i]), NULL));
 	for (i = 0; i < n; i++) {
 		ASSERT_CU(CUDA_SUCCESS, rep[i].err) TH_LOG("member %d", i);
-		/* every bind returned after the last member joined */
+		/*
+		 * every bind returned after the last member joined: an order,
+		 * not a duration (a loaded host starts members late)
+		 */
 		EXPECT_LE(rep[n - 1].t_add, rep[i].t_bound)
 			TH_LOG("member %d bound at %.1f ms, last joined at %.1f ms",
 			       i, rep[i].t_bound, rep[n - 1].t_add);
-		if (i < n - 1)
-			EXPECT_LE(LATE_MS * 0.8, rep[i].t_bound - rep[0].t_add);
 	}
 
 	/* the parent maps the complete team and multimems it */
