@@ -34,7 +34,8 @@ FIXTURE_TEARDOWN(show)
 		cuCtxDestroy(self->ctx);
 }
 
-TEST_F(show, ranges_endpoints_bindings)
+/* seven cufabctl runs: minutes on a loaded KASAN guest, not seconds */
+TEST_F_TIMEOUT(show, ranges_endpoints_bindings, 180)
 {
 	CUlogicalEndpointProp u = uprop(0, LE_SIZE, 0);
 	CUlogicalEndpointProp m = mprop(2, LE_SIZE, 0);
