@@ -530,9 +530,42 @@ static void ipc_mem_exporter(int rd, int wr)
 }
 
 /*
+ * MEM_FREE of a legacy range (@flags 0: cuMemFree; CUFAB_MEM_FREE_IPC:
+ * cuIpcCloseMemHandle), else munmap() when an injected fault made MEM_FREE
+ * fail: the range's VMA holds the file, so what it maps would outlive
+ * close() and stay in live_objects. Its error goes to *@err if none yet.
+ */
+static void ipc_mem_unmap(int fd, __u64 addr, __u64 length, __u32 flags,
+			  int *err)
+{
+	struct cufab_mem_free f = {
+		.size = sizeof(f), .flags = flags, .addr = addr,
+	};
+	int e = cufab_ioc(fd, CUFAB_IOCTL_MEM_FREE, &f);
+
+	if (e)
+		munmap((void *)(uintptr_t)addr, length);
+	if (!*err)
+		*err = e;
+}
+
+/*
+ * pipe(), 0 or an errno: it reports any failed allocation of its inode as
+ * ENFILE (fs/pipe.c, get_pipe_inode()), which under fail-nth is the
+ * injected fault, so that is ENOMEM like every other one.
+ */
+static int ipc_mem_pipe(int fds[2])
+{
+	if (!pipe(fds))
+		return 0;
+	return errno == ENFILE ? ENOMEM : errno;
+}
+
+/*
  * Legacy IPC memory: this process exports a page of its own, and opens
- * and closes a child's (a process cannot open its own). The child is
- * reaped before returning, so its objects are gone too. 0 or an errno.
+ * and closes a child's (a process cannot open its own), then frees its
+ * page. The child is reaped before returning, so its objects are gone
+ * too. 0 or an errno.
  */
 static int ipc_mem_scenario(void)
 {
@@ -541,18 +574,15 @@ static int ipc_mem_scenario(void)
 	struct cufab_ipc_mem_import im = {
 		.size = sizeof(im), .peer_dev = 1,
 	};
-	struct cufab_mem_free f = {
-		.size = sizeof(f), .flags = CUFAB_MEM_FREE_IPC,
-	};
 	int to_child[2], to_parent[2], fd, err;
 	pid_t pid;
 
-	if (pipe(to_child))
-		return errno;
-	if (pipe(to_parent)) {
-		err = errno;
+	err = ipc_mem_pipe(to_child);
+	if (err)
+		return err;
+	err = ipc_mem_pipe(to_parent);
+	if (err)
 		goto out_pipe;
-	}
 	pid = fork();
 	if (pid < 0) {
 		err = errno;
@@ -575,9 +605,12 @@ static int ipc_mem_scenario(void)
 		err = cufab_ioc(fd, CUFAB_IOCTL_IPC_MEM_EXPORT, &ex);
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_IPC_MEM_IMPORT, &im);
-	f.addr = im.out_addr;
-	if (!err)
-		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_FREE, &f);
+	/* cuIpcCloseMemHandle, then cuMemFree of this process's own page */
+	if (im.out_addr)
+		ipc_mem_unmap(fd, im.out_addr, im.out_length, CUFAB_MEM_FREE_IPC,
+			      &err);
+	if (a.out_addr)
+		ipc_mem_unmap(fd, a.out_addr, a.length, 0, &err);
 	if (fd >= 0)
 		close(fd);
 	if (write(to_child[1], "x", 1) < 0 && !err)
@@ -595,7 +628,7 @@ out_pipe:
 
 TEST_FAIL_NTH(fault, fail_nth_ipc_mem)
 {
-	/* context, allocation, export, import (map), close */
+	/* context, allocation, export, import (map), close, free */
 	nth->min_injected = 5;
 	nth->min_failed = 1;
 	return ipc_mem_scenario();
