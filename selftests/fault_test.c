@@ -103,6 +103,17 @@ TEST_FAIL_NTH(fault, fail_nth)
 }
 
 /*
+ * munmap() a page of MEM_ALLOC memory after close(): its mapping holds the
+ * client's file. Splitting the VMA allocates, so an injected fault may
+ * fail the first munmap(); the fault is injected once, the second goes.
+ */
+static void unmap_page(__u64 addr)
+{
+	if (addr && munmap((void *)(uintptr_t)addr, 4096))
+		munmap((void *)(uintptr_t)addr, 4096);
+}
+
+/*
  * Streams: the submission paths (stream and event objects, operations,
  * their fences and dependencies, slots), then close() cancelling what is
  * still queued. Every step's errno, 0 if all went through.
@@ -190,6 +201,11 @@ static int stream_scenario(void)
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &op);
 	close(fd);
+	/*
+	 * The page's mapping holds the file: its munmap() drops the client's
+	 * last reference, whose release cancels the parked wait.
+	 */
+	unmap_page(page.out_addr);
 	return err;
 }
 
