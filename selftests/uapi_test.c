@@ -1226,19 +1226,6 @@ TEST_F(cufab_size, bad_pointer_is_efault)
 				    (void *)(uintptr_t)8));
 }
 
-/* live_objects() once it is at most @max, or after 2 s. */
-static long long live_objects_down_to(long long max)
-{
-	long long v = live_objects();
-	int i;
-
-	for (i = 0; i < 200 && v > max; i++) {
-		usleep(10000);
-		v = live_objects();
-	}
-	return v;
-}
-
 /* A page whose first bytes are a valid struct, the page then read-only. */
 static __u64 *ro_cmd(struct __test_metadata *_metadata, int fd,
 		     void (*prepare)(struct __test_metadata *, int, void *),
@@ -1276,7 +1263,7 @@ TEST_F(cufab_size, reply_fault_leaks_nothing)
 	ret = cufab_ioc(self->fd, variant->cmd, page);
 	EXPECT_TRUE(ret == 0 || ret == EFAULT) TH_LOG("errno %d", ret);
 	if (ret == EFAULT && before >= 0)
-		EXPECT_GE(before, live_objects_down_to(before));
+		EXPECT_GE(before, live_objects_wait(before));
 	munmap(page, getpagesize());
 }
 
@@ -1728,7 +1715,7 @@ static void reply_fault_race(struct __test_metadata *_metadata,
 	pthread_join(t, NULL);
 	EXPECT_EQ(0U, r->hits) TH_LOG("a release found a range no reply named");
 	if (before >= 0)
-		EXPECT_GE(before, live_objects_down_to(before));
+		EXPECT_GE(before, live_objects_wait(before));
 }
 
 TEST_F(cufab, pool_grow_reply_fault_races_shrink)
