@@ -432,6 +432,30 @@ struct page *cufab_alloc_store_page_nid(struct cufab_alloc *alloc,
 				    nid == NUMA_NO_NODE ? alloc->nid : nid);
 }
 
+/**
+ * cufab_map_args_check() - cuMemMap's argument rules
+ * @addr: where
+ * @length: bytes
+ * @offset: into the allocation
+ * @alloc_len: the allocation's size
+ * @granularity: the allocation's minimum granularity
+ *
+ * Return: 0, or -EINVAL when a value is not a multiple of the granularity,
+ * the range is empty or wraps, or offset + length passes the end.
+ */
+int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
+			 u64 granularity)
+{
+	if (!IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity) ||
+	    !IS_ALIGNED(offset, granularity))
+		return -EINVAL;
+	if (!cufab_range_ok(addr, length))
+		return -EINVAL;
+	if (offset > alloc_len || length > alloc_len - offset)
+		return -EINVAL;
+	return 0;
+}
+
 /* cuMemMap's rules for memory: the location's granularity. */
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset)
@@ -794,7 +818,7 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 			alloc->handle_types) ||
 	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
 		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
-	    cufab_managed_nl_put(skb, alloc)) {
+	    (alloc->ops->nl_put && alloc->ops->nl_put(skb, alloc))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

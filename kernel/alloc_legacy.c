@@ -262,7 +262,8 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 		/* cuMemFree frees device and managed memory */
 		match = !va->dead && map &&
 			(map->alloc->location_type == CUFAB_LOC_HOST &&
-			 !cufab_alloc_is_managed(map->alloc)) == host;
+			 !cufab_alloc_has(map->alloc, CUFAB_ALLOC_MANAGED)) ==
+			host;
 		up_read(&va->lock);
 	}
 	cufab_va_put(va);

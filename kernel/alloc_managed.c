@@ -119,6 +119,11 @@ struct cufab_managed {
  */
 static DEFINE_MUTEX(cufab_managed_single_lock);
 
+static bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
+{
+	return alloc->ops == &cufab_managed_alloc_ops;
+}
+
 static struct cufab_managed *cufab_managed(struct cufab_alloc *alloc)
 {
 	return cufab_alloc_is_managed(alloc) ? alloc->priv : NULL;
@@ -138,10 +143,11 @@ u32 cufab_managed_attach(struct cufab_alloc *alloc)
 }
 
 /*
- * Context: under cufab_allocs_lock (an allocation leaves the list before
- * its managed state is freed).
+ * ops->nl_put: the association, and the stream of a SINGLE one. Context:
+ * under cufab_allocs_lock (an allocation leaves the list before its
+ * managed state is freed).
  */
-int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc)
+static int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc)
 {
 	struct cufab_managed *m = cufab_managed(alloc);
 	u64 uid;
@@ -522,11 +528,12 @@ static int cufab_managed_fence_va(struct cufab_va *va,
  */
 const struct cufab_alloc_ops cufab_managed_alloc_ops = {
 	.name = "cuMemAllocManaged",
-	.flags = CUFAB_ALLOC_LEGACY,
+	.flags = CUFAB_ALLOC_LEGACY | CUFAB_ALLOC_MANAGED,
 	.page = cufab_managed_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_managed_release,
 	.cpu_fault = cufab_managed_cpu_fault,
+	.nl_put = cufab_managed_nl_put,
 };
 
 void *cufab_managed_new(u64 length, u32 attach)

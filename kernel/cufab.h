@@ -652,6 +652,26 @@ static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
 	      CUFAB_NUM_DEVICE_ATTRS);
 
 /*
+ * Pure range checks of user addresses, for every layer (KUnit:
+ * kernel/tests/va_test.c).
+ */
+
+/* [start, start + length) is non-empty and does not wrap. */
+static inline bool cufab_range_ok(u64 start, u64 length)
+{
+	return length && start + length > start;
+}
+
+/* [start, start + length) is non-empty and inside [outer, + outer_len). */
+static inline bool cufab_range_inside(u64 start, u64 length, u64 outer,
+				      u64 outer_len)
+{
+	return cufab_range_ok(start, length) && start >= outer &&
+	       start - outer <= outer_len &&
+	       length <= outer_len - (start - outer);
+}
+
+/*
  * Physical allocations: the generic layer (alloc.c) and its kinds.
  *
  * A struct cufab_alloc is node-wide and reference counted: client handle
@@ -746,6 +766,11 @@ extern const struct cufab_page_provider cufab_local_pages;
  * only cuMemFree (or its context's destroy) ends
  */
 #define CUFAB_ALLOC_LEGACY	BIT(1)
+/*
+ * cuMemAllocManaged memory: pointer queries report it managed, and device
+ * memory wherever its pages are; cuMemFree (not cuMemFreeHost) frees it
+ */
+#define CUFAB_ALLOC_MANAGED	BIT(2)
 
 /**
  * struct cufab_alloc_ops - what one kind of allocation does its own way
@@ -764,6 +789,9 @@ extern const struct cufab_page_provider cufab_local_pages;
  * @cpu_fault: optional: may the CPU touch the allocation at @addr of @va
  *	now? 0, or VM_FAULT_SIGSEGV. Context: the fault handler, mmap_lock
  *	and va->lock (read) held
+ * @nl_put: optional: the kind's own attributes in the allocation's
+ *	ALLOC_GET message. 0 or -EMSGSIZE. Context: under cufab_allocs_lock
+ *	(the allocation is on the list, its kind's state alive)
  */
 struct cufab_alloc_ops {
 	const char *name;
@@ -774,6 +802,7 @@ struct cufab_alloc_ops {
 	void (*release)(struct cufab_alloc *alloc);
 	vm_fault_t (*cpu_fault)(struct cufab_alloc *alloc, struct cufab_va *va,
 				unsigned long addr);
+	int (*nl_put)(struct sk_buff *skb, struct cufab_alloc *alloc);
 };
 
 /**
@@ -910,6 +939,9 @@ struct page *cufab_alloc_store_page(struct cufab_alloc *alloc, pgoff_t index);
 bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
+/* cuMemMap's argument rules (also multicast.c's, with its granularity) */
+int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
+			 u64 granularity);
 /* cufab_alloc_store_page() on node @nid (NUMA_NO_NODE: the allocation's) */
 struct page *cufab_alloc_store_page_nid(struct cufab_alloc *alloc,
 					pgoff_t index, int nid);
@@ -928,11 +960,6 @@ extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
 extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
 extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
 
-static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
-{
-	return alloc->ops == &cufab_managed_alloc_ops;
-}
-
 /*
  * alloc_managed.c: the kind's state for a new allocation with default
  * association @attach (CUFAB_ATTACH_GLOBAL or _HOST), to pass as
@@ -942,8 +969,6 @@ static inline bool cufab_alloc_is_managed(const struct cufab_alloc *alloc)
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
-/* ALLOC_GET: the association of a managed allocation (0 for others) */
-int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc);
 /* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
 extern const struct cufab_op_type cufab_op_attach;
 extern const struct cufab_op_type cufab_op_prefetch;
@@ -1163,11 +1188,7 @@ void cufab_va_arena_forget(struct cufab_client *client);
 bool cufab_va_arena_in_mm(const struct cufab_va *va,
 			  const struct mm_struct *mm);
 
-/* Pure range checks, shared with memops.c and tested by KUnit. */
-bool cufab_range_ok(u64 start, u64 length);
-bool cufab_range_inside(u64 start, u64 length, u64 outer, u64 outer_len);
-int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
-			 u64 granularity);
+/* Access through a mapping (KUnit: kernel/tests/va_test.c). */
 u32 cufab_map_cpu_access(const struct cufab_va_map *map);
 u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev);
 

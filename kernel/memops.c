@@ -363,7 +363,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	const struct cufab_alloc *alloc = map->alloc;
 
 	cmd->out_flags |= CUFAB_PTR_F_MAPPED;
-	if (cufab_alloc_is_managed(alloc))
+	if (cufab_alloc_has(alloc, CUFAB_ALLOC_MANAGED))
 		cmd->out_flags |= CUFAB_PTR_F_MANAGED;
 	/*
 	 * a range without memory of its own (multicast) is device memory;
@@ -371,7 +371,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	 */
 	cmd->out_memory_type = alloc->location_type == CUFAB_LOC_DEVICE ||
 			       !cufab_alloc_cpu_mappable(alloc) ||
-			       cufab_alloc_is_managed(alloc) ?
+			       cufab_alloc_has(alloc, CUFAB_ALLOC_MANAGED) ?
 			       2 : 1;	/* CU_MEMORYTYPE_DEVICE : _HOST */
 	cmd->out_dev = alloc->gpu >= 0 ? alloc->gpu :
 		       va->legacy ? va->legacy_dev : -1;

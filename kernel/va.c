@@ -55,42 +55,6 @@ static const struct vm_operations_struct cufab_va_vm_ops;
 
 /* ---- pure range logic (KUnit: kernel/tests/va_test.c) ---- */
 
-/* [start, start + length) is non-empty and does not wrap. */
-bool cufab_range_ok(u64 start, u64 length)
-{
-	return length && start + length > start;
-}
-
-bool cufab_range_inside(u64 start, u64 length, u64 outer, u64 outer_len)
-{
-	return cufab_range_ok(start, length) && start >= outer &&
-	       start - outer <= outer_len && length <= outer_len - (start - outer);
-}
-
-/**
- * cufab_map_args_check() - cuMemMap's argument rules
- * @addr: where
- * @length: bytes
- * @offset: into the allocation
- * @alloc_len: the allocation's size
- * @granularity: the allocation's minimum granularity
- *
- * Return: 0, or -EINVAL when a value is not a multiple of the granularity,
- * the range is empty or wraps, or offset + length passes the end.
- */
-int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
-			 u64 granularity)
-{
-	if (!IS_ALIGNED(addr, granularity) || !IS_ALIGNED(length, granularity) ||
-	    !IS_ALIGNED(offset, granularity))
-		return -EINVAL;
-	if (!cufab_range_ok(addr, length))
-		return -EINVAL;
-	if (offset > alloc_len || length > alloc_len - offset)
-		return -EINVAL;
-	return 0;
-}
-
 /* What a device may do through @map. */
 u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev)
 {
