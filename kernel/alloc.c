@@ -24,6 +24,7 @@
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -283,6 +284,27 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page)
 		return ERR_PTR(-EINVAL);
 	return alloc->ops->page(alloc, index);
+}
+
+/**
+ * cufab_charge_begin() - charge what follows to @mm's memory cgroup
+ * @c: the scope, for cufab_charge_end()
+ * @mm: the process an operation runs for
+ *
+ * The engine's kthreads charge nobody (__GFP_ACCOUNT is bypassed there):
+ * pages an operation populates for a process are the process's, charged
+ * as if it had touched them, so its cgroup's limit holds for its streams.
+ */
+void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm)
+{
+	c->memcg = get_mem_cgroup_from_mm(mm);
+	c->old = set_active_memcg(c->memcg);
+}
+
+void cufab_charge_end(struct cufab_charge *c)
+{
+	set_active_memcg(c->old);
+	mem_cgroup_put(c->memcg);
 }
 
 /* Blocks of 2 MiB: what one PMD entry maps. */

@@ -1168,14 +1168,12 @@ static void cufab_managed_refence(struct cufab_client *client)
 	mmput_async(mm);
 }
 
-/**
- * cufab_managed_stream_gone() - a stream is destroyed and drained
- * @stream: about to be freed
- *
- * Memory attached SINGLE to it goes back to its default association, as
+/*
+ * Watcher @gone: a stream is destroyed and drained. Memory attached
+ * SINGLE to it goes back to its default association, as
  * cuStreamAttachMemAsync's documentation says; the data stays.
  */
-void cufab_managed_stream_gone(struct cufab_stream *stream)
+static void cufab_managed_stream_gone(struct cufab_stream *stream)
 {
 	struct cufab_managed *m, *tmp;
 	bool reverted = false;
@@ -1323,6 +1321,7 @@ const struct cufab_stream_watch cufab_managed_stream_watch = {
 	.busy = cufab_managed_stream_busy,
 	.idle = cufab_managed_stream_idle,
 	.access = cufab_managed_access,
+	.gone = cufab_managed_stream_gone,
 };
 
 static void cufab_managed_client_init(struct cufab_client *client)

@@ -955,6 +955,20 @@ struct page *cufab_alloc_store_page_nid(struct cufab_alloc *alloc,
  */
 int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 
+/*
+ * Charge what follows to @mm's memory cgroup, as if the process touched
+ * the pages itself: for the engine's workers, which charge nobody
+ * (cufab_charge_begin() .. cufab_charge_end()).
+ */
+struct mem_cgroup;
+struct cufab_charge {
+	struct mem_cgroup *memcg;
+	struct mem_cgroup *old;
+};
+
+void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm);
+void cufab_charge_end(struct cufab_charge *c);
+
 /* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
 extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
 extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
@@ -969,10 +983,9 @@ extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
 void *cufab_managed_new(u64 length, u32 attach);
 void cufab_managed_free(void *priv);
 u32 cufab_managed_attach(struct cufab_alloc *alloc);
-/* CUFAB_OP_ATTACH, and the end of a stream managed memory is attached to */
+/* CUFAB_OP_ATTACH, CUFAB_OP_PREFETCH */
 extern const struct cufab_op_type cufab_op_attach;
 extern const struct cufab_op_type cufab_op_prefetch;
-void cufab_managed_stream_gone(struct cufab_stream *stream);
 
 /*
  * Client handles. cufab_mem_handle_create() publishes a new handle object
@@ -2030,6 +2043,8 @@ enum cufab_op_state {
  *	idle (cufab_stream_queue_claim())
  * @prepare: check and take what the operation needs at submit time
  *	(called before the operation is queued); may be NULL
+ * @deps: optional, after @prepare: the fences the operation waits for
+ *	besides the legacy stream rules', with cufab_op_add_dep()
  * @queued: called under the stream's lock once the operation has its
  *	sequence number and fence, before it can run; may be NULL
  * @execute: run it on the engine. Return 0 when done, -EINPROGRESS when
@@ -2048,6 +2063,7 @@ struct cufab_op_type {
 	bool skip_on_error;
 	bool run_inline;
 	int (*prepare)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
+	int (*deps)(struct cufab_op *op, const struct cufab_stream_submit *cmd);
 	void (*queued)(struct cufab_op *op);
 	int (*execute)(struct cufab_op *op);
 	void (*cleanup)(struct cufab_op *op);
@@ -2133,17 +2149,21 @@ struct cufab_op {
 	} u;
 };
 
+/*
+ * The operation types, by CUFAB_OP_* in cufab_op_types[] (engine.c), each
+ * defined with its concern. A new one is a struct cufab_op_type in its
+ * group's file, its CUFAB_OP_* value and one line of the table.
+ */
 extern const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX];
-
-/* engine.c: a remote memory cgroup charging scope (cufab_charge_begin()) */
-struct mem_cgroup;
-struct cufab_charge {
-	struct mem_cgroup *memcg;
-	struct mem_cgroup *old;
-};
-
-void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm);
-void cufab_charge_end(struct cufab_charge *c);
+/* memops.c: CUFAB_OP_COPY, CUFAB_OP_SET */
+extern const struct cufab_op_type cufab_op_copy;
+extern const struct cufab_op_type cufab_op_set;
+/* stream.c: CUFAB_OP_HOST, CUFAB_OP_STREAM_WAIT */
+extern const struct cufab_op_type cufab_op_host;
+extern const struct cufab_op_type cufab_op_stream_wait;
+/* event.c: CUFAB_OP_EVENT_RECORD, CUFAB_OP_EVENT_WAIT */
+extern const struct cufab_op_type cufab_op_record;
+extern const struct cufab_op_type cufab_op_wait;
 
 /**
  * struct cufab_stream_watch - a part of the module that follows streams
@@ -2153,6 +2173,10 @@ void cufab_charge_end(struct cufab_charge *c);
  * @access: an operation of @stream is about to touch [addr, addr + length)
  *	of the client's address space (with its mm in use): 0, or the error
  *	the operation fails with
+ * @failed: @op failed and set its stream's sticky error. Context:
+ *	process, no lock of the stream held
+ * @gone: @stream is destroyed and drained, about to be freed (its
+ *	release). Context: process; may sleep
  *
  * Every member is optional. The watchers are listed in
  * cufab_stream_watchers[] (engine.c).
@@ -2161,6 +2185,8 @@ struct cufab_stream_watch {
 	void (*busy)(struct cufab_stream *stream);
 	void (*idle)(struct cufab_stream *stream);
 	int (*access)(struct cufab_op *op, u64 addr, u64 length);
+	void (*failed)(struct cufab_op *op);
+	void (*gone)(struct cufab_stream *stream);
 };
 
 /* alloc_managed.c: the CPU fence of CONCURRENT_MANAGED_ACCESS 0 */
@@ -2185,6 +2211,10 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err);
 void cufab_stream_init_work(struct cufab_stream *stream);
 void cufab_op_complete(struct cufab_op *op, int err);
 void cufab_op_free(struct cufab_op *op);
+int cufab_op_add_dep(struct cufab_op *op, struct dma_fence *f);
+/* the watchers' say on an operation's range, and on a stream's end */
+int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length);
+void cufab_stream_gone(struct cufab_stream *stream);
 int cufab_stream_queue_reserve(struct cufab_stream_space *space);
 void cufab_stream_queue_unreserve(struct cufab_stream_space *space);
 extern unsigned int cufab_stream_queue_max;
@@ -2230,8 +2260,8 @@ int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd);
 /* stream_netlink.c */
 int cufab_nl_stream_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb);
-void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
-			   u64 seq);
+/* the stream failure event (struct cufab_stream_watch.failed) */
+extern const struct cufab_stream_watch cufab_stream_nl_watch;
 
 /* event.c */
 extern const struct cufab_object_ops cufab_event_ops;

@@ -9,10 +9,12 @@
  * drm_sched job, the head waits for the fences it depends on (the legacy
  * stream rules and cuStreamWaitEvent put them there) with a callback on
  * the first unsignalled one; the callback re-queues the work. A head whose
- * dependencies are met runs on the engine: copies and sets move the bytes
- * in the owning process's address space (kthread_use_mm()), host
- * operations go to the process's host thread and complete when it says
- * so, event records stamp the event's slot. A head that cannot go on yet
+ * dependencies are met runs on the engine, through its type (struct
+ * cufab_op_type, defined beside its concern and listed in cufab_op_types[]):
+ * copies and sets move the bytes in the owning process's address space
+ * (memops.c), host operations go to the process's host thread and
+ * complete when it says so (stream.c), event records stamp the event's
+ * slot (event.c). The engine knows no type. A head that cannot go on yet
  * (a stream memory wait) parks: it keeps the stream but not the engine,
  * and runs again when its type wakes it. Completing an operation
  * publishes its sequence number in the stream's slot, signals its fence
@@ -30,10 +32,7 @@
 #include <linux/capability.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
-#include <linux/kthread.h>
-#include <linux/memcontrol.h>
 #include <linux/moduleparam.h>
-#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -55,20 +54,6 @@ unsigned int cufab_race_seed;
 module_param_named(race_seed, cufab_race_seed, uint, 0644);
 MODULE_PARM_DESC(race_seed,
 		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
-
-/*
- * A copy or set whose user page cannot be faulted in without sleeping
- * (userfaultfd, a FUSE or NFS file) gives its worker back and retries,
- * backing off up to CUFAB_STALL_MAX_US between tries; after this long it
- * fails with -EFAULT (CUDA_ERROR_ILLEGAL_ADDRESS on its stream), as a GPU
- * faulting on a page nobody provides would.
- */
-static unsigned int cufab_fault_timeout_ms = 30000;
-module_param_named(fault_timeout_ms, cufab_fault_timeout_ms, uint, 0644);
-MODULE_PARM_DESC(fault_timeout_ms,
-		 "A stream copy or set waiting this long for a user page that cannot be faulted in fails with an illegal address (default 30000)");
-
-#define CUFAB_STALL_MAX_US	(64 * USEC_PER_MSEC)
 
 /*
  * A client's stream operations queued and not yet freed, at most. A
@@ -269,6 +254,7 @@ void cufab_op_free(struct cufab_op *op)
  */
 static const struct cufab_stream_watch *const cufab_stream_watchers[] = {
 	&cufab_managed_stream_watch,
+	&cufab_stream_nl_watch,
 };
 
 /* One more operation queued or being queued; the first makes it busy. */
@@ -295,7 +281,7 @@ static void cufab_stream_busy_put(struct cufab_stream *stream)
 }
 
 /* @op is about to touch [addr, addr + length): may it? */
-static int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length)
+int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length)
 {
 	unsigned int i;
 	int ret;
@@ -307,6 +293,51 @@ static int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length)
 		if (ret)
 			return ret;
 	}
+	return 0;
+}
+
+/* @op failed, and with it its stream: tell whoever follows streams. */
+static void cufab_stream_failed(struct cufab_op *op)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->failed)
+			cufab_stream_watchers[i]->failed(op);
+}
+
+/**
+ * cufab_stream_gone() - @stream is destroyed and drained
+ * @stream: about to be freed (from its release)
+ *
+ * Every watcher forgets the stream. Context: process; may sleep.
+ */
+void cufab_stream_gone(struct cufab_stream *stream)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cufab_stream_watchers); i++)
+		if (cufab_stream_watchers[i]->gone)
+			cufab_stream_watchers[i]->gone(stream);
+}
+
+/**
+ * cufab_op_add_dep() - @op waits for @f before it runs
+ * @op: not queued yet, without dependencies so far
+ * @f: a reference the operation takes over, or NULL for nothing to wait for
+ *
+ * For a type's @deps (struct cufab_op_type). Return: 0 or -ENOMEM (@f put).
+ */
+int cufab_op_add_dep(struct cufab_op *op, struct dma_fence *f)
+{
+	if (!f)
+		return 0;
+	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
+	if (!op->deps) {
+		dma_fence_put(f);
+		return -ENOMEM;
+	}
+	op->deps[op->nr_deps++] = f;
 	return 0;
 }
 
@@ -667,7 +698,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 		dma_fence_set_error(&op->fence->base, err);
 	trace_cufab_stream_complete(op, err);
 	if (failed)
-		cufab_stream_nl_event(stream, op->type->name, op->seq);
+		cufab_stream_failed(op);
 	dma_fence_signal(&op->fence->base);
 	if (kick)
 		cufab_stream_kick(stream);
@@ -736,332 +767,10 @@ void cufab_stream_cancel(struct cufab_stream *stream, int err)
 		cufab_op_complete(op, err);
 }
 
-/* ---- operation types ---------------------------------------------- */
-
-static int cufab_op_mem_prepare(struct cufab_op *op,
-				const struct cufab_stream_submit *cmd)
-{
-	struct cufab_stream *stream = op->stream;
-	u32 src_dev = cmd->src_dev, dst_dev = cmd->dst_dev;
-	u64 length = cmd->length;
-
-	if (src_dev == CUFAB_DEV_STREAM)
-		src_dev = stream->dev;
-	if (dst_dev == CUFAB_DEV_STREAM)
-		dst_dev = stream->dev;
-	if (cmd->op == CUFAB_OP_SET) {
-		if (cmd->src || cmd->src_dev != CUFAB_DEV_STREAM)
-			return -EINVAL;
-		if (cmd->elem_size != 1 && cmd->elem_size != 2 &&
-		    cmd->elem_size != 4)
-			return -EINVAL;
-		if (!IS_ALIGNED(cmd->dst, cmd->elem_size) ||
-		    (cmd->elem_size < 4 &&
-		     cmd->value >> (8 * cmd->elem_size)))
-			return -EINVAL;
-		if (check_mul_overflow(cmd->length, (u64)cmd->elem_size,
-				       &length))
-			return -EINVAL;
-	} else if (cmd->value || cmd->elem_size) {
-		return -EINVAL;
-	}
-	if (cmd->host_fn || cmd->host_data || cmd->event_id)
-		return -EINVAL;
-	if (!cufab_node_gpu_exists(src_dev) || !cufab_node_gpu_exists(dst_dev))
-		return -ENODEV;
-	if (length && (!cufab_range_ok(cmd->dst, length) ||
-		       (cmd->op == CUFAB_OP_COPY &&
-			!cufab_range_ok(cmd->src, length))))
-		return -EINVAL;
-	if (length && cmd->op == CUFAB_OP_SET &&
-	    cufab_set_unreachable(stream->client, cmd->dst, dst_dev)) {
-		cufab_pr_info(stream->client, "cuMemsetD%uAsync: 0x%llx is pageable host memory and GPU %u has PAGEABLE_MEMORY_ACCESS 0\n",
-			      cmd->elem_size * 8, cmd->dst, dst_dev);
-		return -EINVAL;
-	}
-	op->u.mem.dst = cmd->dst;
-	op->u.mem.src = cmd->src;
-	op->u.mem.length = length;
-	op->u.mem.src_dev = src_dev;
-	op->u.mem.dst_dev = dst_dev;
-	op->u.mem.value = cmd->value;
-	op->u.mem.elem_size = cmd->elem_size;
-	op->u.mem.mm = current->mm;
-	mmgrab(op->u.mem.mm);
-	return 0;
-}
-
-static void cufab_op_mem_cleanup(struct cufab_op *op)
-{
-	mmdrop(op->u.mem.mm);
-}
-
-/**
- * cufab_charge_begin() - charge what follows to @mm's memory cgroup
- * @c: the scope, for cufab_charge_end()
- * @mm: the process an operation runs for
- *
- * The engine's kthreads charge nobody (__GFP_ACCOUNT is bypassed there):
- * pages an operation populates for a process are the process's, charged
- * as if it had touched them, so its cgroup's limit holds for its streams.
- */
-void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm)
-{
-	c->memcg = get_mem_cgroup_from_mm(mm);
-	c->old = set_active_memcg(c->memcg);
-}
-
-void cufab_charge_end(struct cufab_charge *c)
-{
-	set_active_memcg(c->old);
-	mem_cgroup_put(c->memcg);
-}
-
 /*
- * A piece of a copy or set stopped at a page whose fault would sleep:
- * give the worker back and try again later, backing off, until
- * cufab_fault_timeout_ms have passed with no byte moved.
+ * The operation types by CUFAB_OP_*, each defined beside its concern: the
+ * engine runs them and knows none of them.
  */
-static int cufab_op_mem_stalled(struct cufab_op *op)
-{
-	unsigned long timeout =
-		msecs_to_jiffies(READ_ONCE(cufab_fault_timeout_ms));
-
-	if (!op->stalled_since) {
-		op->stalled_since = jiffies;
-		op->resume_us = 0;
-	}
-	if (time_after(jiffies, op->stalled_since + timeout)) {
-		cufab_pr_info(op->stream->client,
-			      "stream %llu: %s (seq %llu) at 0x%llx: a user page could not be faulted in for %u ms (fault_timeout_ms): illegal address\n",
-			      op->stream->uid, op->type->name, op->seq,
-			      op->u.mem.dst + op->u.mem.done,
-			      cufab_fault_timeout_ms);
-		return -EFAULT;
-	}
-	return cufab_op_yield(op, clamp_t(unsigned int, op->resume_us * 2,
-					  USEC_PER_MSEC, CUFAB_STALL_MAX_US));
-}
-
-/* The next piece of a copy or set, in the process's address space. */
-static int cufab_op_mem_step(struct cufab_op *op)
-{
-	struct cufab_move mv = {
-		.dst = op->u.mem.dst, .src = op->u.mem.src,
-		.length = op->u.mem.length, .done = op->u.mem.done,
-		.value = op->u.mem.value, .elem = op->u.mem.elem_size,
-		.fill = op->type != cufab_op_types[CUFAB_OP_COPY],
-	};
-	int ret = cufab_move_user_step(op->stream->client, &mv);
-
-	op->u.mem.done = mv.done;
-	if (ret == -EBUSY)
-		return cufab_op_mem_stalled(op);
-	op->stalled_since = 0;
-	return ret == -EAGAIN ? cufab_op_yield(op, 0) : ret;
-}
-
-/*
- * Check access when the operation starts, as a GPU would fault then, and
- * move the bytes in the process's address space a piece at a time
- * (cufab_op_yield(): the engine comes back for the rest). A process whose
- * address space is already gone fails the operation (-ESRCH): nobody is
- * left to see it.
- */
-static int cufab_op_mem_execute(struct cufab_op *op)
-{
-	struct cufab_client *client = op->stream->client;
-	struct mm_struct *mm = op->u.mem.mm;
-	bool copy = op->type == cufab_op_types[CUFAB_OP_COPY];
-	u64 len = op->u.mem.length;
-	struct cufab_charge charge;
-	int ret;
-
-	if (!len)
-		return 0;
-	if (!mmget_not_zero(mm))
-		return -ESRCH;
-	kthread_use_mm(mm);
-	cufab_charge_begin(&charge, mm);
-	/* started: the checks were made when it began */
-	if (op->u.mem.done || op->stalled_since) {
-		ret = cufab_op_mem_step(op);
-		goto out;
-	}
-	ret = cufab_va_check_access(client, op->u.mem.dst, len,
-				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
-	if (!ret && copy)
-		ret = cufab_va_check_access(client, op->u.mem.src, len,
-					    op->u.mem.src_dev,
-					    CUFAB_ACCESS_READ);
-	if (!ret)
-		ret = cufab_stream_access(op, op->u.mem.dst, len);
-	if (!ret && copy)
-		ret = cufab_stream_access(op, op->u.mem.src, len);
-	/*
-	 * a set checked at submission whose device memory was freed since:
-	 * the GPU faults there, whatever the process mapped there meanwhile
-	 */
-	if (!ret && !copy &&
-	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev))
-		ret = -EFAULT;
-	if (!ret)
-		ret = cufab_op_mem_step(op);
-out:
-	cufab_charge_end(&charge);
-	kthread_unuse_mm(mm);
-	/* the last user may be us: exit_mmap() does not belong here */
-	mmput_async(mm);
-	return ret;
-}
-
-static const struct cufab_op_type cufab_op_copy = {
-	.name = "copy",
-	.skip_on_error = true,
-	.prepare = cufab_op_mem_prepare,
-	.execute = cufab_op_mem_execute,
-	.cleanup = cufab_op_mem_cleanup,
-};
-
-static const struct cufab_op_type cufab_op_set = {
-	.name = "set",
-	.skip_on_error = true,
-	.prepare = cufab_op_mem_prepare,
-	.execute = cufab_op_mem_execute,
-	.cleanup = cufab_op_mem_cleanup,
-};
-
-static int cufab_op_host_prepare(struct cufab_op *op,
-				 const struct cufab_stream_submit *cmd)
-{
-	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
-	    cmd->elem_size || cmd->event_id || !cmd->host_fn)
-		return -EINVAL;
-	op->u.host.fn = cmd->host_fn;
-	op->u.host.data = cmd->host_data;
-	return 0;
-}
-
-/* Hand the operation to the host thread; CUFAB_IOCTL_HOSTFN completes it. */
-static int cufab_op_host_execute(struct cufab_op *op)
-{
-	struct cufab_stream_space *space = op->stream->space;
-
-	xa_lock(&space->host_tokens);
-	if (space->dead) {
-		xa_unlock(&space->host_tokens);
-		return -ECANCELED;
-	}
-	op->state = CUFAB_OP_HOSTQ;
-	list_add_tail(&op->host_node, &space->host_queue);
-	xa_unlock(&space->host_tokens);
-	wake_up(&space->host_wq);
-	return -EINPROGRESS;
-}
-
-static const struct cufab_op_type cufab_op_host = {
-	.name = "host",
-	.prepare = cufab_op_host_prepare,
-	.execute = cufab_op_host_execute,
-};
-
-static int cufab_op_event_prepare(struct cufab_op *op,
-				  const struct cufab_stream_submit *cmd)
-{
-	struct cufab_event *event;
-
-	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
-	    cmd->elem_size || cmd->host_fn || cmd->host_data)
-		return -EINVAL;
-	event = cufab_event_lookup(op->stream->client, cmd->event_id);
-	if (IS_ERR(event))
-		return PTR_ERR(event);
-	op->u.event.event = event;
-	return 0;
-}
-
-static void cufab_op_event_cleanup(struct cufab_op *op)
-{
-	cufab_event_put(op->u.event.event);
-}
-
-/* Under the stream lock: this op is the event's newest record. */
-static void cufab_op_record_queued(struct cufab_op *op)
-{
-	struct cufab_event *event = op->u.event.event;
-	struct dma_fence *prev;
-
-	spin_lock(&event->lock);
-	op->u.event.record = ++event->records;
-	op->aux = op->u.event.record;
-	prev = event->last;
-	event->last = dma_fence_get(&op->fence->base);
-	spin_unlock(&event->lock);
-	dma_fence_put(prev);
-}
-
-static int cufab_op_record_execute(struct cufab_op *op)
-{
-	struct cufab_event *event = op->u.event.event;
-
-	cufab_slot_publish(event->space, event->slot, op->u.event.record,
-			   event->flags & CUFAB_EVENT_DISABLE_TIMING ?
-			   0 : ktime_get_ns(), op->status);
-	return 0;
-}
-
-/*
- * A record that never ran (cancelled) still completes its number, or a
- * waiter for it would sleep forever; one that ran changes nothing here.
- */
-static void cufab_op_record_cleanup(struct cufab_op *op)
-{
-	struct cufab_event *event = op->u.event.event;
-
-	cufab_slot_publish(event->space, event->slot, op->u.event.record, 0,
-			   -ECANCELED);
-	cufab_event_put(event);
-}
-
-static const struct cufab_op_type cufab_op_record = {
-	.name = "event record",
-	.run_inline = true,
-	.prepare = cufab_op_event_prepare,
-	.queued = cufab_op_record_queued,
-	.execute = cufab_op_record_execute,
-	.cleanup = cufab_op_record_cleanup,
-};
-
-/* The dependency on the event's last record is added by the submitter. */
-static int cufab_op_wait_execute(struct cufab_op *op)
-{
-	return 0;
-}
-
-static const struct cufab_op_type cufab_op_wait = {
-	.name = "event wait",
-	.run_inline = true,
-	.prepare = cufab_op_event_prepare,
-	.execute = cufab_op_wait_execute,
-	.cleanup = cufab_op_event_cleanup,
-};
-
-static int cufab_op_stream_wait_prepare(struct cufab_op *op,
-					const struct cufab_stream_submit *cmd)
-{
-	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
-	    cmd->elem_size || cmd->host_fn || cmd->host_data)
-		return -EINVAL;
-	return 0;
-}
-
-/* The dependency on the other stream's last operation is the submitter's. */
-static const struct cufab_op_type cufab_op_stream_wait = {
-	.name = "stream wait",
-	.prepare = cufab_op_stream_wait_prepare,
-	.execute = cufab_op_wait_execute,
-};
-
 const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_COPY] = &cufab_op_copy,
 	[CUFAB_OP_SET] = &cufab_op_set,

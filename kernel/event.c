@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Events (CUFAB_IOCTL_EVENT_CREATE; records and waits are stream
- * operations, see engine.c).
+ * Events (CUFAB_IOCTL_EVENT_CREATE) and their stream operations, records
+ * and waits (CUFAB_OP_EVENT_RECORD, CUFAB_OP_EVENT_WAIT), which the engine
+ * runs (engine.c).
  *
  * An event is a completion slot and the fence of its last record. A record
  * gets the event's next record number when it is queued; when the engine
@@ -22,6 +23,7 @@
 #include <linux/err.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/xarray.h>
 
 #include "cufab.h"
@@ -359,3 +361,101 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 	trace_cufab_event_import(eo->obj.id, event);
 	return cufab_event_obj_publish(ucmd, eo, sizeof(*cmd));
 }
+
+/* ---- stream operations: record and wait ---- */
+
+static int cufab_op_event_prepare(struct cufab_op *op,
+				  const struct cufab_stream_submit *cmd)
+{
+	struct cufab_event *event;
+
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->host_fn || cmd->host_data)
+		return -EINVAL;
+	event = cufab_event_lookup(op->stream->client, cmd->event_id);
+	if (IS_ERR(event))
+		return PTR_ERR(event);
+	op->u.event.event = event;
+	return 0;
+}
+
+static void cufab_op_event_cleanup(struct cufab_op *op)
+{
+	cufab_event_put(op->u.event.event);
+}
+
+/* Under the stream lock: this op is the event's newest record. */
+static void cufab_op_record_queued(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+	struct dma_fence *prev;
+
+	spin_lock(&event->lock);
+	op->u.event.record = ++event->records;
+	op->aux = op->u.event.record;
+	prev = event->last;
+	event->last = dma_fence_get(&op->fence->base);
+	spin_unlock(&event->lock);
+	dma_fence_put(prev);
+}
+
+static int cufab_op_record_execute(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+
+	cufab_slot_publish(event->space, event->slot, op->u.event.record,
+			   event->flags & CUFAB_EVENT_DISABLE_TIMING ?
+			   0 : ktime_get_ns(), op->status);
+	return 0;
+}
+
+/*
+ * A record that never ran (cancelled) still completes its number, or a
+ * waiter for it would sleep forever; one that ran changes nothing here.
+ */
+static void cufab_op_record_cleanup(struct cufab_op *op)
+{
+	struct cufab_event *event = op->u.event.event;
+
+	cufab_slot_publish(event->space, event->slot, op->u.event.record, 0,
+			   -ECANCELED);
+	cufab_event_put(event);
+}
+
+const struct cufab_op_type cufab_op_record = {
+	.name = "event record",
+	.run_inline = true,
+	.prepare = cufab_op_event_prepare,
+	.queued = cufab_op_record_queued,
+	.execute = cufab_op_record_execute,
+	.cleanup = cufab_op_record_cleanup,
+};
+
+/* EVENT_WAIT: the event's last record, if not done yet. */
+static int cufab_op_wait_deps(struct cufab_op *op,
+			      const struct cufab_stream_submit *cmd)
+{
+	struct cufab_event *event = op->u.event.event;
+	struct dma_fence *f;
+
+	spin_lock(&event->lock);
+	f = event->last && !dma_fence_is_signaled(event->last) ?
+	    dma_fence_get(event->last) : NULL;
+	spin_unlock(&event->lock);
+	return cufab_op_add_dep(op, f);
+}
+
+/* Waiting is all it does: its dependency holds it back until then. */
+static int cufab_op_wait_execute(struct cufab_op *op)
+{
+	return 0;
+}
+
+const struct cufab_op_type cufab_op_wait = {
+	.name = "event wait",
+	.run_inline = true,
+	.prepare = cufab_op_event_prepare,
+	.deps = cufab_op_wait_deps,
+	.execute = cufab_op_wait_execute,
+	.cleanup = cufab_op_event_cleanup,
+};

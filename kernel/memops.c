@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Synchronous memory operations: cuMemcpy*, cuMemsetD*,
- * cuPointerGetAttribute(s), cuMemGetAddressRange, cuMemGetInfo.
+ * Memory operations: cuMemcpy*, cuMemsetD*, cuPointerGetAttribute(s),
+ * cuMemGetAddressRange, cuMemGetInfo, and the stream operations copy and
+ * set (CUFAB_OP_COPY, CUFAB_OP_SET: cuMemcpyAsync, cuMemsetD*Async), which
+ * the engine runs a piece at a time in the process's address space.
  *
  * Copies and sets are "performed by a device": every cufab range they touch
  * must grant that device access (read for sources, write for
@@ -17,8 +19,12 @@
 
 #include <linux/err.h>
 #include <linux/highmem.h>
+#include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -28,6 +34,20 @@
 
 /* Pages of one side of a copy taken at a time. */
 #define CUFAB_COPY_BATCH	16
+
+/*
+ * A copy or set whose user page cannot be faulted in without sleeping
+ * (userfaultfd, a FUSE or NFS file) gives its worker back and retries,
+ * backing off up to CUFAB_STALL_MAX_US between tries; after this long it
+ * fails with -EFAULT (CUDA_ERROR_ILLEGAL_ADDRESS on its stream), as a GPU
+ * faulting on a page nobody provides would.
+ */
+static unsigned int cufab_fault_timeout_ms = 30000;
+module_param_named(fault_timeout_ms, cufab_fault_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(fault_timeout_ms,
+		 "A stream copy or set waiting this long for a user page that cannot be faulted in fails with an illegal address (default 30000)");
+
+#define CUFAB_STALL_MAX_US	(64 * USEC_PER_MSEC)
 
 /*
  * One side of a copy: the user range walked page by page. Pages of cufab
@@ -443,3 +463,177 @@ int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd)
 		return -ENODEV;
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
+
+/* ---- stream operations: copy and set ---- */
+
+static int cufab_op_mem_prepare(struct cufab_op *op,
+				const struct cufab_stream_submit *cmd)
+{
+	struct cufab_stream *stream = op->stream;
+	u32 src_dev = cmd->src_dev, dst_dev = cmd->dst_dev;
+	u64 length = cmd->length;
+
+	if (src_dev == CUFAB_DEV_STREAM)
+		src_dev = stream->dev;
+	if (dst_dev == CUFAB_DEV_STREAM)
+		dst_dev = stream->dev;
+	if (cmd->op == CUFAB_OP_SET) {
+		if (cmd->src || cmd->src_dev != CUFAB_DEV_STREAM)
+			return -EINVAL;
+		if (cmd->elem_size != 1 && cmd->elem_size != 2 &&
+		    cmd->elem_size != 4)
+			return -EINVAL;
+		if (!IS_ALIGNED(cmd->dst, cmd->elem_size) ||
+		    (cmd->elem_size < 4 &&
+		     cmd->value >> (8 * cmd->elem_size)))
+			return -EINVAL;
+		if (check_mul_overflow(cmd->length, (u64)cmd->elem_size,
+				       &length))
+			return -EINVAL;
+	} else if (cmd->value || cmd->elem_size) {
+		return -EINVAL;
+	}
+	if (cmd->host_fn || cmd->host_data || cmd->event_id)
+		return -EINVAL;
+	if (!cufab_node_gpu_exists(src_dev) || !cufab_node_gpu_exists(dst_dev))
+		return -ENODEV;
+	if (length && (!cufab_range_ok(cmd->dst, length) ||
+		       (cmd->op == CUFAB_OP_COPY &&
+			!cufab_range_ok(cmd->src, length))))
+		return -EINVAL;
+	if (length && cmd->op == CUFAB_OP_SET &&
+	    cufab_set_unreachable(stream->client, cmd->dst, dst_dev)) {
+		cufab_pr_info(stream->client, "cuMemsetD%uAsync: 0x%llx is pageable host memory and GPU %u has PAGEABLE_MEMORY_ACCESS 0\n",
+			      cmd->elem_size * 8, cmd->dst, dst_dev);
+		return -EINVAL;
+	}
+	op->u.mem.dst = cmd->dst;
+	op->u.mem.src = cmd->src;
+	op->u.mem.length = length;
+	op->u.mem.src_dev = src_dev;
+	op->u.mem.dst_dev = dst_dev;
+	op->u.mem.value = cmd->value;
+	op->u.mem.elem_size = cmd->elem_size;
+	op->u.mem.mm = current->mm;
+	mmgrab(op->u.mem.mm);
+	return 0;
+}
+
+static void cufab_op_mem_cleanup(struct cufab_op *op)
+{
+	mmdrop(op->u.mem.mm);
+}
+
+/*
+ * A piece of a copy or set stopped at a page whose fault would sleep:
+ * give the worker back and try again later, backing off, until
+ * cufab_fault_timeout_ms have passed with no byte moved.
+ */
+static int cufab_op_mem_stalled(struct cufab_op *op)
+{
+	unsigned long timeout =
+		msecs_to_jiffies(READ_ONCE(cufab_fault_timeout_ms));
+
+	if (!op->stalled_since) {
+		op->stalled_since = jiffies;
+		op->resume_us = 0;
+	}
+	if (time_after(jiffies, op->stalled_since + timeout)) {
+		cufab_pr_info(op->stream->client,
+			      "stream %llu: %s (seq %llu) at 0x%llx: a user page could not be faulted in for %u ms (fault_timeout_ms): illegal address\n",
+			      op->stream->uid, op->type->name, op->seq,
+			      op->u.mem.dst + op->u.mem.done,
+			      cufab_fault_timeout_ms);
+		return -EFAULT;
+	}
+	return cufab_op_yield(op, clamp_t(unsigned int, op->resume_us * 2,
+					  USEC_PER_MSEC, CUFAB_STALL_MAX_US));
+}
+
+/* The next piece of a copy or set, in the process's address space. */
+static int cufab_op_mem_step(struct cufab_op *op)
+{
+	struct cufab_move mv = {
+		.dst = op->u.mem.dst, .src = op->u.mem.src,
+		.length = op->u.mem.length, .done = op->u.mem.done,
+		.value = op->u.mem.value, .elem = op->u.mem.elem_size,
+		.fill = op->type != &cufab_op_copy,
+	};
+	int ret = cufab_move_user_step(op->stream->client, &mv);
+
+	op->u.mem.done = mv.done;
+	if (ret == -EBUSY)
+		return cufab_op_mem_stalled(op);
+	op->stalled_since = 0;
+	return ret == -EAGAIN ? cufab_op_yield(op, 0) : ret;
+}
+
+/*
+ * Check access when the operation starts, as a GPU would fault then, and
+ * move the bytes in the process's address space a piece at a time
+ * (cufab_op_yield(): the engine comes back for the rest). A process whose
+ * address space is already gone fails the operation (-ESRCH): nobody is
+ * left to see it.
+ */
+static int cufab_op_mem_execute(struct cufab_op *op)
+{
+	struct cufab_client *client = op->stream->client;
+	struct mm_struct *mm = op->u.mem.mm;
+	bool copy = op->type == &cufab_op_copy;
+	u64 len = op->u.mem.length;
+	struct cufab_charge charge;
+	int ret;
+
+	if (!len)
+		return 0;
+	if (!mmget_not_zero(mm))
+		return -ESRCH;
+	kthread_use_mm(mm);
+	cufab_charge_begin(&charge, mm);
+	/* started: the checks were made when it began */
+	if (op->u.mem.done || op->stalled_since) {
+		ret = cufab_op_mem_step(op);
+		goto out;
+	}
+	ret = cufab_va_check_access(client, op->u.mem.dst, len,
+				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
+	if (!ret && copy)
+		ret = cufab_va_check_access(client, op->u.mem.src, len,
+					    op->u.mem.src_dev,
+					    CUFAB_ACCESS_READ);
+	if (!ret)
+		ret = cufab_stream_access(op, op->u.mem.dst, len);
+	if (!ret && copy)
+		ret = cufab_stream_access(op, op->u.mem.src, len);
+	/*
+	 * a set checked at submission whose device memory was freed since:
+	 * the GPU faults there, whatever the process mapped there meanwhile
+	 */
+	if (!ret && !copy &&
+	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev))
+		ret = -EFAULT;
+	if (!ret)
+		ret = cufab_op_mem_step(op);
+out:
+	cufab_charge_end(&charge);
+	kthread_unuse_mm(mm);
+	/* the last user may be us: exit_mmap() does not belong here */
+	mmput_async(mm);
+	return ret;
+}
+
+const struct cufab_op_type cufab_op_copy = {
+	.name = "copy",
+	.skip_on_error = true,
+	.prepare = cufab_op_mem_prepare,
+	.execute = cufab_op_mem_execute,
+	.cleanup = cufab_op_mem_cleanup,
+};
+
+const struct cufab_op_type cufab_op_set = {
+	.name = "set",
+	.skip_on_error = true,
+	.prepare = cufab_op_mem_prepare,
+	.execute = cufab_op_mem_execute,
+	.cleanup = cufab_op_mem_cleanup,
+};

@@ -178,8 +178,8 @@ static void cufab_stream_release(struct kref *ref)
 	struct cufab_stream_space *space = stream->space;
 
 	trace_cufab_stream_destroy(stream);
-	/* destroyed and drained: memory attached to it reverts */
-	cufab_managed_stream_gone(stream);
+	/* destroyed and drained: memory attached to it reverts, and so on */
+	cufab_stream_gone(stream);
 	mutex_lock(&space->lock);
 	list_del(&stream->node);
 	mutex_unlock(&space->lock);
@@ -387,40 +387,50 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 	return 0;
 }
 
-/* @op waits for @f (a reference it takes over), or for nothing if NULL. */
-static int cufab_op_one_dep(struct cufab_op *op, struct dma_fence *f)
+/* ---- operation types of the stream itself ---- */
+
+static int cufab_op_host_prepare(struct cufab_op *op,
+				 const struct cufab_stream_submit *cmd)
 {
-	if (!f)
-		return 0;
-	op->deps = kmalloc_array(1, sizeof(*op->deps), GFP_KERNEL_ACCOUNT);
-	if (!op->deps) {
-		dma_fence_put(f);
-		return -ENOMEM;
-	}
-	op->deps[op->nr_deps++] = f;
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->event_id || !cmd->host_fn)
+		return -EINVAL;
+	op->u.host.fn = cmd->host_fn;
+	op->u.host.data = cmd->host_data;
 	return 0;
 }
 
-/* EVENT_WAIT: the event's last record, if not done yet. */
-static int cufab_op_event_dep(struct cufab_op *op)
+/* Hand the operation to the host thread; CUFAB_IOCTL_HOSTFN completes it. */
+static int cufab_op_host_execute(struct cufab_op *op)
 {
-	struct cufab_event *event = op->u.event.event;
-	struct dma_fence *f;
+	struct cufab_stream_space *space = op->stream->space;
 
-	spin_lock(&event->lock);
-	f = event->last && !dma_fence_is_signaled(event->last) ?
-	    dma_fence_get(event->last) : NULL;
-	spin_unlock(&event->lock);
-	return cufab_op_one_dep(op, f);
+	xa_lock(&space->host_tokens);
+	if (space->dead) {
+		xa_unlock(&space->host_tokens);
+		return -ECANCELED;
+	}
+	op->state = CUFAB_OP_HOSTQ;
+	list_add_tail(&op->host_node, &space->host_queue);
+	xa_unlock(&space->host_tokens);
+	wake_up(&space->host_wq);
+	return -EINPROGRESS;
 }
 
+const struct cufab_op_type cufab_op_host = {
+	.name = "host",
+	.prepare = cufab_op_host_prepare,
+	.execute = cufab_op_host_execute,
+};
+
 /* STREAM_WAIT: the other stream's last operation, if not done yet. */
-static int cufab_op_stream_dep(struct cufab_op *op, u32 other_id)
+static int cufab_op_stream_deps(struct cufab_op *op,
+				const struct cufab_stream_submit *cmd)
 {
 	struct cufab_stream *other;
 	struct dma_fence *f;
 
-	other = cufab_stream_lookup(op->stream->client, other_id);
+	other = cufab_stream_lookup(op->stream->client, cmd->event_id);
 	if (IS_ERR(other))
 		return PTR_ERR(other);
 	if (other == op->stream) {
@@ -432,8 +442,30 @@ static int cufab_op_stream_dep(struct cufab_op *op, u32 other_id)
 	    dma_fence_get(other->last) : NULL;
 	spin_unlock(&other->lock);
 	cufab_stream_put(other);
-	return cufab_op_one_dep(op, f);
+	return cufab_op_add_dep(op, f);
 }
+
+static int cufab_op_stream_wait_prepare(struct cufab_op *op,
+					const struct cufab_stream_submit *cmd)
+{
+	if (cmd->dst || cmd->src || cmd->length || cmd->value ||
+	    cmd->elem_size || cmd->host_fn || cmd->host_data)
+		return -EINVAL;
+	return 0;
+}
+
+/* Waiting is all it does: its dependency holds it back until then. */
+static int cufab_op_stream_wait_execute(struct cufab_op *op)
+{
+	return 0;
+}
+
+const struct cufab_op_type cufab_op_stream_wait = {
+	.name = "stream wait",
+	.prepare = cufab_op_stream_wait_prepare,
+	.deps = cufab_op_stream_deps,
+	.execute = cufab_op_stream_wait_execute,
+};
 
 /**
  * cufab_op_alloc() - a new operation of @stream, with its fence
@@ -478,10 +510,7 @@ static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 	if (ret)
 		goto err;
 	op->type = type;
-	if (cmd->op == CUFAB_OP_EVENT_WAIT)
-		ret = cufab_op_event_dep(op);
-	else if (cmd->op == CUFAB_OP_STREAM_WAIT)
-		ret = cufab_op_stream_dep(op, cmd->event_id);
+	ret = type->deps ? type->deps(op, cmd) : 0;
 	if (ret)
 		goto err;
 	return op;

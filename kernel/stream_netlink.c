@@ -109,17 +109,14 @@ int cufab_nl_stream_get_dumpit(struct sk_buff *skb,
 	return cufab_nl_dump_ret(skb, ret);
 }
 
-/**
- * cufab_stream_nl_event() - announce that @stream failed
- * @stream: the stream, its sticky error just set
- * @op: name of the operation that failed
- * @seq: its sequence number
- *
+/*
+ * Watcher @failed: announce that the stream of @op failed, its sticky
+ * error just set, naming the operation and its sequence number.
  * Context: process, no lock of the stream held.
  */
-void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
-			   u64 seq)
+static void cufab_stream_nl_failed(struct cufab_op *op)
 {
+	struct cufab_stream *stream = op->stream;
 	struct cufab_client *client = stream->client;
 	struct sk_buff *msg;
 	void *hdr;
@@ -132,8 +129,8 @@ void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
 	spin_lock(&stream->lock);
 	ret = nla_put_u32(msg, CUFAB_NL_A_PID, pid_nr(client->tgid)) ||
 	      nla_put_string(msg, CUFAB_NL_A_COMM, client->comm) ||
-	      nla_put_string(msg, CUFAB_NL_A_STREAM_OP, op) ||
-	      nla_put_u64_64bit(msg, CUFAB_NL_A_STREAM_SEQ, seq,
+	      nla_put_string(msg, CUFAB_NL_A_STREAM_OP, op->type->name) ||
+	      nla_put_u64_64bit(msg, CUFAB_NL_A_STREAM_SEQ, op->seq,
 				CUFAB_NL_A_PAD) ||
 	      cufab_stream_nl_put_state(msg, stream);
 	spin_unlock(&stream->lock);
@@ -144,3 +141,7 @@ void cufab_stream_nl_event(struct cufab_stream *stream, const char *op,
 err:
 	nlmsg_free(msg);
 }
+
+const struct cufab_stream_watch cufab_stream_nl_watch = {
+	.failed = cufab_stream_nl_failed,
+};
