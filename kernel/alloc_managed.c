@@ -627,17 +627,14 @@ static int cufab_managed_range_get(struct cufab_client *client,
 /* A GPU that exists and has concurrent managed access: its node, or -ENODEV. */
 static int cufab_managed_gpu_nid(s32 index)
 {
-	struct cufab_gpu *gpu;
+	struct cufab_gpu_facts facts;
 	int nid = -ENODEV;
 
 	if (index < 0)
 		return -ENODEV;
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(index);
-	if (gpu && (cufab_gpu_effective_features(&cufab_node, gpu) &
-		    CUFAB_DEV_F_CONCURRENT_MANAGED))
-		nid = gpu->numa_node;
-	up_read(&cufab_topo_rwsem);
+	if (!cufab_gpu_facts(index, &facts) &&
+	    (facts.features & CUFAB_DEV_F_CONCURRENT_MANAGED))
+		nid = facts.numa_node;
 	if (nid == -ENODEV)
 		pr_info_ratelimited("pid %d (%s): gpu %d does not exist or has concurrent managed access off\n",
 				    task_tgid_nr(current), current->comm, index);
@@ -1022,20 +1019,14 @@ static bool cufab_user_range_mapped(u64 addr, u64 length)
 static int cufab_attach_pageable(struct cufab_op *op,
 				 const struct cufab_stream_submit *cmd)
 {
-	struct cufab_gpu *gpu;
-	bool pageable = false;
+	struct cufab_gpu_facts facts;
 
 	if (!cmd->dst) {
 		cufab_attach_refused(cmd, "address 0");
 		return -EINVAL;
 	}
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(op->stream->dev);
-	if (gpu)
-		pageable = cufab_gpu_effective_features(&cufab_node, gpu) &
-			   CUFAB_DEV_F_PAGEABLE_ACCESS;
-	up_read(&cufab_topo_rwsem);
-	if (!pageable) {
+	if (cufab_gpu_facts(op->stream->dev, &facts) ||
+	    !(facts.features & CUFAB_DEV_F_PAGEABLE_ACCESS)) {
 		cufab_attach_refused(cmd,
 				     "pageable memory, and the stream's GPU has PAGEABLE_MEMORY_ACCESS 0");
 		return -EINVAL;
@@ -1198,15 +1189,10 @@ static void cufab_managed_stream_gone(struct cufab_stream *stream)
 /* A stream of a GPU with CONCURRENT_MANAGED_ACCESS 0? */
 static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
 {
-	struct cufab_gpu *gpu;
-	bool fences;
+	struct cufab_gpu_facts facts;
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(stream->dev);
-	fences = gpu && !(cufab_gpu_effective_features(&cufab_node, gpu) &
-			  CUFAB_DEV_F_CONCURRENT_MANAGED);
-	up_read(&cufab_topo_rwsem);
-	return fences;
+	return !cufab_gpu_facts(stream->dev, &facts) &&
+	       !(facts.features & CUFAB_DEV_F_CONCURRENT_MANAGED);
 }
 
 /*

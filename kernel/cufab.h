@@ -412,20 +412,20 @@ void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
  * The node's topology. Readers hold cufab_topo_rwsem for read, or hold a
  * client open (an ioctl) or a live allocation, which keep writers out
  * (cufab_node_gpu_stable()). Writers hold it for write inside
- * cufab_topo_change_begin()/end(), which also keeps clients from opening
- * meanwhile and fails with -EBUSY while one is open or an allocation
- * lives.
+ * cufab_topo_change_begin()/end() (netlink.c), which also keeps clients
+ * from opening meanwhile and fails with -EBUSY while one is open or an
+ * allocation lives.
  */
 extern struct cufab_topo cufab_node;
 extern struct rw_semaphore cufab_topo_rwsem;
 
-int cufab_node_init(const struct cufab_params *p);
-void cufab_node_exit(void);
 /* A GPU's values as calls check them (cufab_gpu_facts(), device.c) */
 struct cufab_gpu_facts {
 	u32 features;		/* effective: cufab_gpu_effective_features() */
 	u32 clique;
 	int numa_node;
+	u64 mem_total;
+	u64 peers;
 };
 
 int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts);
@@ -433,10 +433,9 @@ struct cufab_gpu *cufab_node_gpu(u32 index);
 struct cufab_gpu *cufab_node_gpu_stable(u32 index);
 u32 cufab_node_num_gpus(void);
 bool cufab_node_gpu_exists(u32 index);
-int cufab_topo_change_begin(void);
-void cufab_topo_change_end(void);
 void cufab_node_show(struct seq_file *m);
 
+/* device_attr.c */
 int cufab_ioctl_device_info(struct cufab_ucmd *ucmd);
 
 /*
@@ -445,9 +444,10 @@ int cufab_ioctl_device_info(struct cufab_ucmd *ucmd);
  * the node-wide multicast value: a multicast object belongs to no GPU at
  * create, so its size must suit every GPU that may join.
  *
- * Context: they change only inside cufab_topo_change_begin()/end(), so
- * they are read without a lock; call them with a client open (any ioctl)
- * or with cufab_topo_rwsem held. A GPU that does not exist reads the
+ * Context: they change only inside a topology change (netlink.c's
+ * cufab_topo_change_begin()/end(), no client open), so they are read
+ * without a lock; call them with a client open (any ioctl) or with
+ * cufab_topo_rwsem held. A GPU that does not exist reads the
  * module parameter's value.
  */
 u64 cufab_gpu_mem_gran(u32 gpu, bool recommended);
@@ -1175,7 +1175,7 @@ struct cufab_va_map {
 	bool cpu_mapped;
 };
 
-int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma);
+int cufab_va_mmap(struct file *filp, struct vm_area_struct *vma);
 
 /* va.c, for the arena's VMA (va_arena.c) */
 vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf);

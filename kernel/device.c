@@ -4,9 +4,12 @@
  * topology.
  *
  * Lock order: cufab_clients_lock (client.c) -> cufab_topo_rwsem.
- * A topology change takes both (cufab_topo_change_begin()), so it can only
- * happen while no client is open and no client can open meanwhile. Readers
- * take cufab_topo_rwsem for read only.
+ * A topology change takes both (cufab_topo_change_begin(), netlink.c), so
+ * it can only happen while no client is open and no client can open
+ * meanwhile. Readers take cufab_topo_rwsem for read only.
+ *
+ * The base of the module: it calls nothing of cufab's but the object
+ * counter; the files above read the node through it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -407,26 +410,16 @@ bool cufab_gpu_on_fabric(const struct cufab_topo *topo,
 		CUFAB_DEV_F_FABRIC_HANDLE);
 }
 
-int cufab_node_init(const struct cufab_params *p)
-{
-	return cufab_topo_build(&cufab_node, p);
-}
-
-void cufab_node_exit(void)
-{
-	cufab_topo_free(&cufab_node);
-}
-
 /**
  * cufab_gpu_facts() - what calls check about a GPU, read together
  * @index: kernel GPU index
- * @facts: out: effective features, clique, NUMA node
+ * @facts: out: effective features, clique, NUMA node, capacity, peers
  *
- * The read of a GPU for the endpoint, multicast and team code, all of it
- * in ioctls: with a client open the topology cannot change, so it takes
- * no lock (cufab_node_gpu_stable()), and may be called under any of
- * ours. Two control calls in three asked, each taking and dropping
- * cufab_topo_rwsem.
+ * The read of a GPU for every call a client makes (endpoints, multicast,
+ * teams, pools, managed memory, peer access): with a client open the
+ * topology cannot change, so it takes no lock (cufab_node_gpu_stable()),
+ * and may be called under any of ours. Two control calls in three asked,
+ * each taking and dropping cufab_topo_rwsem.
  *
  * Context: a client open.
  * Return: 0, or -ENODEV when the node has no GPU @index.
@@ -440,6 +433,8 @@ int cufab_gpu_facts(u32 index, struct cufab_gpu_facts *facts)
 	facts->features = cufab_gpu_effective_features(&cufab_node, gpu);
 	facts->clique = gpu->clique;
 	facts->numa_node = gpu->numa_node;
+	facts->mem_total = gpu->mem_total;
+	facts->peers = gpu->peers;
 	return 0;
 }
 
@@ -491,40 +486,6 @@ bool cufab_node_gpu_exists(u32 index)
 	return index < cufab_node_num_gpus();
 }
 
-/**
- * cufab_topo_change_begin() - start changing the node's topology
- *
- * On success the caller may modify cufab_node until cufab_topo_change_end();
- * meanwhile no client can open /dev/cufab.
- *
- * Return: 0, or -EBUSY while any client has /dev/cufab open (its objects
- * and the library's view were built for the current topology) or any
- * allocation lives (it is charged to a GPU).
- */
-int cufab_topo_change_begin(void)
-{
-	int ret;
-
-	ret = cufab_clients_block();
-	if (ret)
-		return ret;
-	/* exported allocations outlive their clients and are charged to GPUs */
-	if (cufab_allocs_live()) {
-		cufab_clients_unblock();
-		pr_info("topology change refused: %llu allocations still live (exported dma-bufs? see debugfs cufab/mem)\n",
-			cufab_allocs_live());
-		return -EBUSY;
-	}
-	down_write(&cufab_topo_rwsem);
-	return 0;
-}
-
-void cufab_topo_change_end(void)
-{
-	up_write(&cufab_topo_rwsem);
-	cufab_clients_unblock();
-}
-
 /* debugfs "gpus": one line per GPU, key=value. */
 void cufab_node_show(struct seq_file *m)
 {
@@ -552,77 +513,10 @@ void cufab_node_show(struct seq_file *m)
 	up_read(&cufab_topo_rwsem);
 }
 
-static void cufab_device_info_fill(struct cufab_device_info *info,
-				   const struct cufab_gpu *gpu)
-{
-	info->flags = cufab_gpu_effective_features(&cufab_node, gpu);
-	info->host_numa_node = gpu->numa_node;
-	info->total_mem = gpu->mem_total;
-	info->peer_mask = gpu->peers;
-	info->clique_id = gpu->clique;
-	info->pci_domain = cufab_node_pci_domain(cufab_node.node_index);
-	info->pci_bus = CUFAB_PCI_BUS_BASE + gpu->index;
-	info->pci_device = CUFAB_PCI_DEVICE;
-	cufab_gpu_uuid(gpu->index, info->uuid);
-	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
-	info->mem_granularity = gpu->mem_gran;
-	info->mem_granularity_rec = gpu->mem_gran_rec;
-	info->mc_granularity = gpu->mc_gran;
-	info->mc_granularity_rec = gpu->mc_gran_rec;
-	if (cufab_gpu_on_fabric(&cufab_node, gpu))
-		memcpy(info->cluster_uuid, &cufab_node.cluster_uuid,
-		       sizeof(info->cluster_uuid));
-	else
-		memset(info->cluster_uuid, 0, sizeof(info->cluster_uuid));
-}
-
 /*
- * CUFAB_IOCTL_DEVICE_INFO. The attribute table is built in kernel memory
- * under the lock and copied out after it: a page fault on the user buffer
- * must not happen with cufab_topo_rwsem held.
- */
-int cufab_ioctl_device_info(struct cufab_ucmd *ucmd)
-{
-	struct cufab_device_info *cmd = ucmd->cmd;
-	u32 n = min_t(u32, cmd->num_attrs, CUFAB_NUM_DEVICE_ATTRS);
-	struct cufab_gpu *gpu;
-	s32 *attrs;
-	int ret;
-
-	if (cmd->__reserved)
-		return -EINVAL;
-
-	attrs = kcalloc(CUFAB_NUM_DEVICE_ATTRS, sizeof(*attrs), GFP_KERNEL);
-	if (!attrs)
-		return -ENOMEM;
-
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(cmd->index);
-	if (gpu) {
-		cufab_device_info_fill(cmd, gpu);
-		cufab_gpu_attrs_fill(&cufab_node, gpu, attrs);
-	}
-	up_read(&cufab_topo_rwsem);
-	if (!gpu) {
-		ret = -ENODEV;
-		goto out;
-	}
-
-	cmd->num_attrs = CUFAB_NUM_DEVICE_ATTRS;
-	if (n && copy_to_user(u64_to_user_ptr(cmd->attrs_ptr), attrs,
-			      n * sizeof(*attrs))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-out:
-	kfree(attrs);
-	return ret;
-}
-
-/*
- * The GPU at @index without taking cufab_topo_rwsem: see device.h for why
- * the callers' context keeps the array in place. NULL past the last GPU.
+ * The GPU at @index without taking cufab_topo_rwsem: the callers' context
+ * keeps the array in place (the granularities in cufab.h say why). NULL
+ * past the last GPU.
  */
 static const struct cufab_gpu *cufab_gran_gpu(u32 index)
 {

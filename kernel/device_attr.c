@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The CUdevice_attribute table of a virtual GPU.
+ * What a program learns about a virtual GPU: the CUdevice_attribute table
+ * and CUFAB_IOCTL_DEVICE_INFO, which returns it with the GPU's identity.
  *
  * Limits and sizes are those of a Hopper-class part (compute capability
  * 9.0, 132 SMs, H100 SXM5 figures) so that programs which size their work
@@ -15,8 +16,10 @@
  */
 #include <linux/kernel.h>
 #include <linux/numa.h>
+#include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "cufab.h"
 
@@ -247,4 +250,74 @@ void cufab_gpu_attrs_fill(const struct cufab_topo *topo,
 	cufab_attrs_fill_location(gpu, attrs);
 	cufab_attrs_fill_features(cufab_gpu_effective_features(topo, gpu),
 				  attrs);
+}
+
+/* ---- CUFAB_IOCTL_DEVICE_INFO ---- */
+
+static void cufab_device_info_fill(struct cufab_device_info *info,
+				   const struct cufab_gpu *gpu)
+{
+	info->flags = cufab_gpu_effective_features(&cufab_node, gpu);
+	info->host_numa_node = gpu->numa_node;
+	info->total_mem = gpu->mem_total;
+	info->peer_mask = gpu->peers;
+	info->clique_id = gpu->clique;
+	info->pci_domain = cufab_node_pci_domain(cufab_node.node_index);
+	info->pci_bus = CUFAB_PCI_BUS_BASE + gpu->index;
+	info->pci_device = CUFAB_PCI_DEVICE;
+	cufab_gpu_uuid(gpu->index, info->uuid);
+	strscpy_pad(info->name, CUFAB_GPU_NAME, sizeof(info->name));
+	info->mem_granularity = gpu->mem_gran;
+	info->mem_granularity_rec = gpu->mem_gran_rec;
+	info->mc_granularity = gpu->mc_gran;
+	info->mc_granularity_rec = gpu->mc_gran_rec;
+	if (cufab_gpu_on_fabric(&cufab_node, gpu))
+		memcpy(info->cluster_uuid, &cufab_node.cluster_uuid,
+		       sizeof(info->cluster_uuid));
+	else
+		memset(info->cluster_uuid, 0, sizeof(info->cluster_uuid));
+}
+
+/*
+ * CUFAB_IOCTL_DEVICE_INFO. The attribute table is built in kernel memory
+ * under the lock and copied out after it: a page fault on the user buffer
+ * must not happen with cufab_topo_rwsem held.
+ */
+int cufab_ioctl_device_info(struct cufab_ucmd *ucmd)
+{
+	struct cufab_device_info *cmd = ucmd->cmd;
+	u32 n = min_t(u32, cmd->num_attrs, CUFAB_NUM_DEVICE_ATTRS);
+	struct cufab_gpu *gpu;
+	s32 *attrs;
+	int ret;
+
+	if (cmd->__reserved)
+		return -EINVAL;
+
+	attrs = kcalloc(CUFAB_NUM_DEVICE_ATTRS, sizeof(*attrs), GFP_KERNEL);
+	if (!attrs)
+		return -ENOMEM;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(cmd->index);
+	if (gpu) {
+		cufab_device_info_fill(cmd, gpu);
+		cufab_gpu_attrs_fill(&cufab_node, gpu, attrs);
+	}
+	up_read(&cufab_topo_rwsem);
+	if (!gpu) {
+		ret = -ENODEV;
+		goto out;
+	}
+
+	cmd->num_attrs = CUFAB_NUM_DEVICE_ATTRS;
+	if (n && copy_to_user(u64_to_user_ptr(cmd->attrs_ptr), attrs,
+			      n * sizeof(*attrs))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+out:
+	kfree(attrs);
+	return ret;
 }

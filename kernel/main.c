@@ -155,6 +155,17 @@ module_param(node_index, uint, 0444);
 MODULE_PARM_DESC(node_index,
 		 "Index of this node in its fabric domain, 0..1023; part of every GPU's UUID and PCI domain (default 0)");
 
+/*
+ * mmap of /dev/cufab: the page of completion slots (stream.c) at its fixed
+ * offset, else the reservation VA_RESERVE is creating (va.c).
+ */
+static int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
+		return cufab_streams_mmap(filp, vma);
+	return cufab_va_mmap(filp, vma);
+}
+
 static const struct file_operations cufab_fops = {
 	.owner = THIS_MODULE,
 	.open = cufab_fops_open,
@@ -192,7 +203,7 @@ static int __init cufab_init(void)
 	};
 	int ret;
 
-	ret = cufab_node_init(&params);
+	ret = cufab_topo_build(&cufab_node, &params);
 	if (ret)
 		return ret;
 	cufab_debugfs_init();
@@ -224,7 +235,7 @@ err_nl:
 	cufab_nl_exit();
 err_debugfs:
 	cufab_debugfs_exit();
-	cufab_node_exit();
+	cufab_topo_free(&cufab_node);
 	return ret;
 }
 
@@ -238,7 +249,7 @@ static void __exit cufab_exit(void)
 	cufab_pools_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
-	cufab_node_exit();
+	cufab_topo_free(&cufab_node);
 }
 
 module_init(cufab_init);

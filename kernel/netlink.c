@@ -10,8 +10,9 @@
  * Every successful change is announced on the "events" group.
  *
  * This file holds the family, the node's configuration (DEV_GET/SET,
- * TOPO_GET/SET, whose rules are device.c's validated setters) and the
- * helpers every dump shares. The dumps of per-process objects sit beside
+ * TOPO_GET/SET, whose rules are device.c's validated setters, and the
+ * gate that lets a change happen only while no client is open and no
+ * allocation lives) and the helpers every dump shares. The dumps of per-process objects sit beside
  * their objects: ALLOC_GET in alloc.c, LE_GET in le.c, MC_GET in
  * multicast.c, PEER_GET in peer.c, POOL_GET in pool.c.
  *
@@ -467,6 +468,40 @@ static void cufab_nl_dev_set_apply(struct genl_info *info,
 	cufab_topo_update_peers(&cufab_node);
 	cufab_nl_gran_merge(tb, gpu, &gran);
 	cufab_gpu_set_gran(gpu, &gran);
+}
+
+/**
+ * cufab_topo_change_begin() - start changing the node's topology
+ *
+ * On success the caller may modify cufab_node until cufab_topo_change_end();
+ * meanwhile no client can open /dev/cufab.
+ *
+ * Return: 0, or -EBUSY while any client has /dev/cufab open (its objects
+ * and the library's view were built for the current topology) or any
+ * allocation lives (it is charged to a GPU).
+ */
+static int cufab_topo_change_begin(void)
+{
+	int ret;
+
+	ret = cufab_clients_block();
+	if (ret)
+		return ret;
+	/* exported allocations outlive their clients and are charged to GPUs */
+	if (cufab_allocs_live()) {
+		cufab_clients_unblock();
+		pr_info("topology change refused: %llu allocations still live (exported dma-bufs? see debugfs cufab/mem)\n",
+			cufab_allocs_live());
+		return -EBUSY;
+	}
+	down_write(&cufab_topo_rwsem);
+	return 0;
+}
+
+static void cufab_topo_change_end(void)
+{
+	up_write(&cufab_topo_rwsem);
+	cufab_clients_unblock();
 }
 
 static int cufab_nl_change_begin(struct genl_info *info)

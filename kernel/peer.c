@@ -180,14 +180,11 @@ static int cufab_peer_enable_check(struct cufab_client *client,
 				   const struct cufab_ctx *ctx,
 				   const struct cufab_ctx *peer)
 {
-	struct cufab_gpu *gpu;
+	struct cufab_gpu_facts facts;
 	u64 peers = 0;
 
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(ctx->dev);
-	if (gpu)
-		peers = gpu->peers;
-	up_read(&cufab_topo_rwsem);
+	if (!cufab_gpu_facts(ctx->dev, &facts))
+		peers = facts.peers;
 
 	if (ctx == peer) {
 		cufab_pr_info(client, "cuCtxEnablePeerAccess: context %u cannot be its own peer\n",

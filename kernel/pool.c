@@ -207,17 +207,11 @@ static void cufab_pool_put(struct cufab_pool *pool)
 /* The location's memory: the default and the upper bound of the cap. */
 static u64 cufab_pool_location_size(u32 type, s32 id)
 {
-	struct cufab_gpu *gpu;
-	u64 size = 0;
+	struct cufab_gpu_facts facts;
 
 	if (type != CUFAB_LOC_DEVICE)
 		return (u64)totalram_pages() << PAGE_SHIFT;
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(id);
-	if (gpu)
-		size = gpu->mem_total;
-	up_read(&cufab_topo_rwsem);
-	return size;
+	return id < 0 || cufab_gpu_facts(id, &facts) ? 0 : facts.mem_total;
 }
 
 /*
@@ -226,17 +220,13 @@ static u64 cufab_pool_location_size(u32 type, s32 id)
  */
 static bool cufab_gpu_pool_capable(u32 index, u32 handle_types)
 {
-	u32 need = CUFAB_DEV_F_MEMORY_POOLS, f = 0;
-	struct cufab_gpu *gpu;
+	u32 need = CUFAB_DEV_F_MEMORY_POOLS;
+	struct cufab_gpu_facts facts;
 
 	if (handle_types & CUFAB_HANDLE_FABRIC)
 		need |= CUFAB_DEV_F_FABRIC_HANDLE;
-	down_read(&cufab_topo_rwsem);
-	gpu = cufab_node_gpu(index);
-	if (gpu)
-		f = cufab_gpu_effective_features(&cufab_node, gpu);
-	up_read(&cufab_topo_rwsem);
-	return (f & need) == need;
+	return !cufab_gpu_facts(index, &facts) &&
+	       (facts.features & need) == need;
 }
 
 /* The pool's properties, as cuMemPoolCreate checks them. */

@@ -464,23 +464,21 @@ static const struct vm_operations_struct cufab_va_vm_ops = {
 };
 
 /**
- * cufab_fops_mmap() - attach the reservation VA_RESERVE is creating
+ * cufab_va_mmap() - attach the reservation VA_RESERVE is creating
  * @filp: the client's file
- * @vma: the new VMA
+ * @vma: the new VMA (any offset but the slots page's: main.c dispatches)
  *
  * Only the vm_mmap() issued by VA_RESERVE itself succeeds; an mmap() of
  * /dev/cufab by userspace is -EINVAL.
  *
  * Context: mmap_lock held for write.
  */
-int cufab_fops_mmap(struct file *filp, struct vm_area_struct *vma)
+int cufab_va_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	struct cufab_client *client = filp->private_data;
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
 
-	if (vma->vm_pgoff == CUFAB_SEQ_MMAP_OFFSET >> PAGE_SHIFT)
-		return cufab_streams_mmap(filp, vma);
 	mutex_lock(&space->lock);
 	va = space->pending;
 	if (!va || space->pending_task != current || vma->vm_pgoff ||
