@@ -163,7 +163,8 @@ extern const struct cufab_object_ops cufab_test_object_ops;
  * fabric_state lets an administrator or a test put the node in either
  * state, so callers can prove they retry or report instead of hanging.
  * The states are enum cufab_fabric_state of the uapi, which TOPO_GET
- * reports.
+ * reports. Its functions are cufab_health_*: cufab_fabric_* names the
+ * FABRIC handle export table (share_fabric.c) only.
  */
 
 /*
@@ -171,11 +172,11 @@ extern const struct cufab_object_ops cufab_test_object_ops;
  * and one log line naming @obj (e.g. "multicast 3"), the operation @what
  * and the state.
  */
-int cufab_fabric_check(const char *obj, const char *what);
+int cufab_health_check(const char *obj, const char *what);
 /* The state now (enum cufab_fabric_state), for TOPO_GET. */
-u32 cufab_fabric_state_now(void);
+u32 cufab_health_state_now(void);
 /* TOPO_SET and the parameter: @state is a valid enum cufab_fabric_state. */
-void cufab_fabric_state_set_now(u32 state);
+void cufab_health_state_set_now(u32 state);
 
 /*
  * cufab virtual GPUs and the fabric topology that connects them.

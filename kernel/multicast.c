@@ -108,7 +108,7 @@ static int cufab_mc_map_prepare(struct cufab_alloc *alloc, u64 addr,
 		return -EINVAL;
 	}
 	/* cuMemMap of a multicast handle needs the fabric too */
-	ret = cufab_fabric_check(mc->team->name, "cuMemMap");
+	ret = cufab_health_check(mc->team->name, "cuMemMap");
 	if (ret)
 		return ret;
 	return cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(),

@@ -191,7 +191,7 @@ static int cufab_nl_put_topo(struct sk_buff *skb)
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_MANAGED_CHECK,
 			READ_ONCE(cufab_managed_check)) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_FABRIC_STATE,
-			cufab_fabric_state_now()) ||
+			cufab_health_state_now()) ||
 	    nla_put_string(skb, CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID, nvswitch_bus) ||
 	    nla_put_u32(skb, CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,
 			CUFAB_NVSWITCH_PCI_ID))
@@ -613,7 +613,7 @@ static bool cufab_nl_set_knobs(struct nlattr **tb)
 	if (tb[CUFAB_NL_A_TOPO_FABRIC_STATE]) {
 		u32 state = nla_get_u32(tb[CUFAB_NL_A_TOPO_FABRIC_STATE]);
 
-		cufab_fabric_state_set_now(state);
+		cufab_health_state_set_now(state);
 		any = true;
 	}
 	return any;

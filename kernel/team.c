@@ -203,7 +203,7 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 				gpu, cufab_node_num_gpus());
 		return -ENODEV;
 	}
-	ret = cufab_fabric_check(team->name, "adding a device");
+	ret = cufab_health_check(team->name, "adding a device");
 	if (ret)
 		return ret;
 	mutex_lock(&team->lock);
@@ -512,7 +512,7 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 	struct cufab_team_member *m;
 	int ret;
 
-	ret = cufab_fabric_check(team->name, "bind");
+	ret = cufab_health_check(team->name, "bind");
 	if (ret)
 		return ret;
 	ret = cufab_team_check_bind(team, req);

@@ -203,7 +203,7 @@ static bool shows_attached(pid_t pid)
 	for (i = 0; i < 100; i++) {
 		if (ctl_run(args, NULL, out, sizeof(out)))
 			return false;
-		if (strstr(out, "\"managed\":\"stream\",\"stream\":"))
+		if (strstr(out, "\"managed\":\"single\",\"stream\":"))
 			return true;
 		usleep(20000);
 	}
@@ -426,7 +426,7 @@ TEST_F_TIMEOUT(cma, monitor_event, 600)
 	waitpid(mon, NULL, 0);
 	EXPECT_TRUE(seen) TH_LOG("no managed-event in: %s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kind\":\"cpu-fault\""));
-	EXPECT_NE(NULL, strstr(out, "\"attach\":\"stream\""));
+	EXPECT_NE(NULL, strstr(out, "\"attach\":\"single\""));
 	/*
 	 * it names the process, the allocation and the offset in it, the
 	 * stream; never the process's address, which every user would read

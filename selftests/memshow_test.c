@@ -99,12 +99,12 @@ TEST(managed_attachment)
 						       CU_MEM_ATTACH_SINGLE));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
-	snprintf(want, sizeof(want), "\"managed\":\"stream\",\"stream\":%llu", uid);
+	snprintf(want, sizeof(want), "\"managed\":\"single\",\"stream\":%llu", uid);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("no %s in %s", want, out);
 	snprintf(args, sizeof(args), "mem show pid %d", getpid());
 	ASSERT_EQ(0, ctl_run(args, NULL, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "managed global"));
-	EXPECT_NE(NULL, strstr(out, "managed stream"));
+	EXPECT_NE(NULL, strstr(out, "managed single"));
 
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(g));

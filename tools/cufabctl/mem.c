@@ -167,6 +167,7 @@ static void mem_print_handle_types(uint32_t bits)
 	print_string(PRINT_FP, NULL, "%-16s", text[0] ? text : "none");
 }
 
+/* As the driver names them: CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE. */
 static const char *attach_name(uint32_t attach)
 {
 	switch (attach) {
@@ -175,7 +176,7 @@ static const char *attach_name(uint32_t attach)
 	case CUFAB_ATTACH_HOST:
 		return "host";
 	case CUFAB_ATTACH_SINGLE:
-		return "stream";
+		return "single";
 	}
 	return "none";
 }
@@ -184,7 +185,7 @@ static const char *attach_name(uint32_t attach)
  * pid 1234 (memshow_test)
  *     id      location  size        resident    handles          legacy
  *     12      gpu1      2 MiB       0 B         posix-fd         no
- *     13      host      4 KiB       4 KiB       none             yes  managed stream 7
+ *     13      host      4 KiB       4 KiB       none             yes  managed single 7
  */
 static void mem_print(const struct mem_show_state *s)
 {
