@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * The process's client of /dev/cufab: opening it, the version handshake,
- * the ioctl wrapper, errno -> CUresult translation, logging and fork
- * handling.
+ * the ioctl wrapper, logging, fork handling and the entry points' common
+ * prologue.
  *
  * Fork: the kernel binds a client to the process that opened it and answers
  * -EBADF to any other, so a forked child must start over. The atfork child
@@ -150,50 +150,6 @@ int cufab_ioctl_once(unsigned long request, void *arg)
 	if (ioctl(cufab.fd, request, arg) == 0)
 		return 0;
 	return errno == EINTR ? -EINTR : cufab_ioctl_refused(request, errno);
-}
-
-/*
- * The generic errno -> CUresult table (Documentation/uapi.rst); callers
- * override it where the documentation of their call asks for another code
- * (e.g. ENOENT on a context id is CUDA_ERROR_INVALID_CONTEXT).
- */
-CUresult cufab_errno_result(int err)
-{
-	switch (err) {
-	case 0:
-		return CUDA_SUCCESS;
-	case EINVAL:
-		return CUDA_ERROR_INVALID_VALUE;
-	case ENOMEM:
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	case ENODEV:
-		return CUDA_ERROR_INVALID_DEVICE;
-	case ENOENT:
-		return CUDA_ERROR_INVALID_HANDLE;
-	case EPERM:
-	case EACCES:
-		return CUDA_ERROR_NOT_PERMITTED;
-	case EOPNOTSUPP:
-		return CUDA_ERROR_NOT_SUPPORTED;
-	case ETIMEDOUT:
-		/* a wait for something outside the caller (a team) gave up */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	case EHOSTDOWN:
-		/* a team that never completed; the fabric software is down */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	case ENOTRECOVERABLE:
-		return CUDA_ERROR_ILLEGAL_STATE;
-	case EBADF:
-		/* The fd belongs to another process: we were forked. */
-		return CUDA_ERROR_NOT_INITIALIZED;
-	case ENOTTY:
-	case E2BIG:
-		/* The module does not know this ioctl or struct tail. */
-		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
-	default:
-		cufab_dbg("no CUresult for errno %d (%s)", err, strerror(err));
-		return CUDA_ERROR_UNKNOWN;
-	}
 }
 
 static CUresult cufab_check_version(__u32 *num_gpus)

@@ -459,21 +459,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 		return res;
 	memcpy(arg.handle, handle.reserved, sizeof(arg.handle));
 	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_IMPORT, &arg);
-	switch (-ret) {
-	case 0:
-		break;
-	case EINVAL:	/* not an event handle */
-		return CUDA_ERROR_INVALID_VALUE;
-	case ESRCH:	/* no such export (ended, forged) */
-		return CUDA_ERROR_INVALID_HANDLE;
-	case ENOENT:
-	case ELOOP:	/* the exporting process: driver 580's answer */
-		return CUDA_ERROR_INVALID_CONTEXT;
-	case ENOMEM:	/* the importer's side could not be set up */
-		return CUDA_ERROR_MAP_FAILED;
-	default:
-		return cufab_errno_result(-ret);
-	}
+	res = cufab_result(CUFAB_ERRMAP_IPC_EVENT_IMPORT, -ret);
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* it behaves like a local event created with DISABLE_TIMING */
 	return event_register(phEvent, arg.out_event_id, 0, arg.ctx_id,
 			      CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS);

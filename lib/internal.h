@@ -79,10 +79,32 @@ void cufab_log(const char *fmt, ...) __printf(1, 2);
 void cufab_dbg(const char *fmt, ...) __printf(1, 2);
 int cufab_ioctl(unsigned long request, void *arg);
 int cufab_ioctl_once(unsigned long request, void *arg);
-CUresult cufab_errno_result(int err);
 CUresult cufab_open(__u32 *num_gpus);
 void cufab_close(void);
 void cufab_reset_locked(void);
+
+/* error.c: errno -> CUresult, by the call group whose codes differ */
+enum cufab_errmap {
+	CUFAB_ERRMAP_GENERIC,		/* every call */
+	CUFAB_ERRMAP_MEM,		/* the memory calls (mem.h) */
+	CUFAB_ERRMAP_COPY,		/* copies and memsets */
+	CUFAB_ERRMAP_MC,		/* multicast objects */
+	CUFAB_ERRMAP_LE,		/* logical endpoints */
+	CUFAB_ERRMAP_PEER,		/* peer access */
+	CUFAB_ERRMAP_ASYNC,		/* an operation failed on the engine */
+	CUFAB_ERRMAP_SUBMIT,		/* a refused stream submission */
+	CUFAB_ERRMAP_IPC_EVENT_IMPORT,	/* cuIpcOpenEventHandle */
+	CUFAB_ERRMAP_IPC_MEM_IMPORT,	/* cuIpcOpenMemHandle */
+	CUFAB_ERRMAP_COUNT
+};
+
+CUresult cufab_result(enum cufab_errmap map, int err);
+
+/* The generic table (Documentation/uapi.rst). */
+static inline CUresult cufab_errno_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_GENERIC, err);
+}
 
 /* device.c */
 CUresult cufab_devices_load(int num_gpus);

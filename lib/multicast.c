@@ -11,20 +11,13 @@
  * without it makes the bind fail with CUDA_ERROR_SYSTEM_NOT_READY and
  * nothing bound, so a program can give up on a team that never forms.
  */
-#include <errno.h>
 
 #include "mem.h"
 
 /* errno -> CUresult (Documentation/uapi.rst, multicast rows) */
 static CUresult mc_result(int err)
 {
-	switch (err) {
-	case ETIMEDOUT:	/* the team did not complete in mc_team_timeout_ms */
-	case EINTR:	/* a signal without SA_RESTART ended the wait */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	default:
-		return cufab_mem_result(err);
-	}
+	return cufab_result(CUFAB_ERRMAP_MC, err);
 }
 
 /* Is there a device that does multicast at all? */

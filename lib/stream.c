@@ -100,36 +100,6 @@ void cufab_atomic_max(__u64 *p, __u64 v)
 		;
 }
 
-/* errno of an operation that failed on the engine, as a CUresult. */
-CUresult cufab_async_result(int err)
-{
-	switch (err) {
-	case EACCES:
-	case EPERM:
-	case EFAULT:
-		/* the device touched memory it may not: as a GPU fault */
-		return CUDA_ERROR_ILLEGAL_ADDRESS;
-	case ECANCELED:
-	case ESRCH:
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	default:
-		return cufab_errno_result(err);
-	}
-}
-
-/* errno of a refused submission, as a CUresult. */
-CUresult cufab_submit_result(int err)
-{
-	switch (err) {
-	case ESHUTDOWN:
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	case ENOENT:
-		return CUDA_ERROR_INVALID_HANDLE;
-	default:
-		return cufab_errno_result(err);
-	}
-}
-
 /* Map the kernel's completion slots, once per process (cufab_lock held). */
 CUresult cufab_slots_map(void)
 {

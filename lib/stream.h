@@ -46,8 +46,19 @@ CUresult cufab_stream_submit(struct cufab_lstream *s,
 			     struct cufab_stream_submit *arg);
 CUresult cufab_stream_host_call(CUstream h, int per_thread,
 				CUstreamCallback cb, void *data);
-CUresult cufab_async_result(int err);
-CUresult cufab_submit_result(int err);
+
+/* errno of an operation that failed on the engine, as a CUresult. */
+static inline CUresult cufab_async_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_ASYNC, err);
+}
+
+/* errno of a refused submission, as a CUresult. */
+static inline CUresult cufab_submit_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_SUBMIT, err);
+}
+
 void cufab_atomic_max(__u64 *p, __u64 v);
 /* context.c hooks */
 CUresult cufab_streams_ctx_sync(__u32 ctx_kid);
