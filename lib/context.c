@@ -24,7 +24,6 @@
 
 #include "internal.h"
 #include "stream.h"
-#include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -230,11 +229,8 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret) {
-		cufab_streams_forget_ctx(kid);
-		cufab_ctx_config_forget(kid);
-		cufab_ipc_mem_forget_ctx(kid);
-	}
+	if (!ret)
+		cufab_parts_ctx_gone(kid);
 	return cufab_errno_result(-ret);
 }
 
@@ -683,6 +679,6 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	if (res == CUDA_SUCCESS)
 		res = cufab_streams_ctx_sync(c->kid);
 	if (res == CUDA_SUCCESS)
-		cufab_pool_sync();
+		cufab_sync_ctx_done();
 	return res;
 }

@@ -24,8 +24,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "stream.h"
-#include "pool.h"
 
 struct cufab_state cufab = { .fd = -1 };
 int cufab_initialized;
@@ -205,23 +203,50 @@ void cufab_close(void)
 }
 
 /*
+ * The API groups that keep something of the kernel's objects, in the
+ * order they let go of them (as the kernel's cufab_client_parts[]):
+ * contexts first; events after streams, which they record on and whose
+ * lock the stream reset re-creates; pools last, they point at streams.
+ */
+static const struct cufab_part cufab_parts[] = {
+	{ .fork_reset = cufab_ctx_reset_locked },
+	{ .ctx_gone = cufab_streams_forget_ctx,
+	  .fork_reset = cufab_streams_reset_locked },
+	{ .ctx_gone = cufab_events_forget_ctx,
+	  .fork_reset = cufab_events_reset_locked },
+	{ .ctx_gone = cufab_ctx_config_forget,
+	  .fork_reset = cufab_ctx_config_reset_locked },
+	{ .ctx_gone = cufab_ipc_mem_forget_ctx,
+	  .fork_reset = cufab_ipc_mem_reset_locked },
+	{ .fork_reset = cufab_primary_reset_locked },
+	{ .fork_reset = cufab_pool_reset_locked },
+};
+
+void cufab_parts_ctx_gone(__u32 ctx_kid)
+{
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		if (cufab_parts[i].ctx_gone)
+			cufab_parts[i].ctx_gone(ctx_kid);
+}
+
+/*
  * Forget everything this process had: called with cufab_lock held, in a
  * forked child or by a cuInit that finds itself in a new process. The fd
  * is closed, not reused: the kernel refuses it here anyway.
  */
 void cufab_reset_locked(void)
 {
+	size_t i;
+
 	__atomic_store_n(&cufab_initialized, 0, __ATOMIC_RELEASE);
 	cufab_close();
 	cufab.num_kdev = 0;
 	cufab.num_dev = 0;
 	cufab_open_warned = 0;
-	cufab_ctx_reset_locked();
-	cufab_ctx_config_reset_locked();
-	cufab_ipc_mem_reset_locked();
-	cufab_primary_reset_locked();
-	cufab_streams_reset_locked();
-	cufab_pool_reset_locked();
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		cufab_parts[i].fork_reset();
 	__atomic_add_fetch(&cufab_epoch, 1, __ATOMIC_RELEASE);
 }
 

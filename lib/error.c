@@ -156,6 +156,11 @@ CUresult cufab_result(enum cufab_errmap map, int err)
 	return CUDA_ERROR_UNKNOWN;
 }
 
+CUresult cufab_errno_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_GENERIC, err);
+}
+
 struct cufab_error {
 	CUresult code;
 	const char *name;

@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "compat.h"
-#include "pool.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64
@@ -278,7 +277,7 @@ static CUresult event_query(struct cufab_levent *e)
 static CUresult event_seen(const struct cufab_levent *e, CUresult res)
 {
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_synced(e->rec_stream, e->rec_gen, e->rec_seq);
+		cufab_sync_stream_done(e->rec_stream, e->rec_gen, e->rec_seq);
 	return res;
 }
 
@@ -398,7 +397,7 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	      cufab_stream_submit(s, &arg);
 	/* REUSE_FOLLOW_EVENT_DEPENDENCIES: @s may take what was freed there */
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_waited(s, e->rec_stream, e->rec_gen,
+		cufab_sync_stream_waited(s, e->rec_stream, e->rec_gen,
 					 e->rec_seq);
 	return res;
 }

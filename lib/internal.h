@@ -99,12 +99,8 @@ enum cufab_errmap {
 };
 
 CUresult cufab_result(enum cufab_errmap map, int err);
-
-/* The generic table (Documentation/uapi.rst). */
-static inline CUresult cufab_errno_result(int err)
-{
-	return cufab_result(CUFAB_ERRMAP_GENERIC, err);
-}
+/* The generic rows (Documentation/uapi.rst). */
+CUresult cufab_errno_result(int err);
 
 /* device.c */
 CUresult cufab_devices_load(int num_gpus);
@@ -126,21 +122,42 @@ CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);
 void cufab_primary_set_flags(CUdevice dev, unsigned int flags);
-void cufab_ctx_reset_locked(void);
 CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 /* The checks every cuCtxCreate version makes first, in CUDA's order. */
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
 
-/* ctx_config.c: a context's limits go with it; a forked child has none. */
-void cufab_ctx_config_forget(__u32 ctx_kid);
-void cufab_ctx_config_reset_locked(void);
+/**
+ * struct cufab_part - what an API group keeps of objects the kernel owns
+ * @ctx_gone: the kernel destroyed context @ctx_kid (an id it may hand out
+ *	again): drop what hung off it
+ * @fork_reset: a forked child: forget the parent's objects (cufab_lock
+ *	held; touch only the group's own state)
+ *
+ * core.c lists them in one table, cufab_parts[], as the kernel lists its
+ * client parts; context.c and the atfork handler walk it.
+ */
+struct cufab_part {
+	void (*ctx_gone)(__u32 ctx_kid);
+	void (*fork_reset)(void);
+};
 
-/* ipc_mem.c: a context's opened IPC memory goes with it (the kernel unmaps). */
-void cufab_ipc_mem_forget_ctx(__u32 ctx_kid);
+/* core.c: after a context is destroyed, every part drops what it had. */
+void cufab_parts_ctx_gone(__u32 ctx_kid);
+
+/* The parts' hooks, in cufab_parts[] order. */
+void cufab_ctx_reset_locked(void);		/* context.c */
+void cufab_streams_forget_ctx(__u32 ctx_kid);	/* stream.c */
+void cufab_streams_reset_locked(void);
+void cufab_events_forget_ctx(__u32 ctx_kid);	/* event.c */
+void cufab_events_reset_locked(void);
+void cufab_ctx_config_forget(__u32 ctx_kid);	/* ctx_config.c: limits */
+void cufab_ctx_config_reset_locked(void);
+void cufab_ipc_mem_forget_ctx(__u32 ctx_kid);	/* ipc_mem.c: the kernel unmaps */
 void cufab_ipc_mem_reset_locked(void);
+void cufab_primary_reset_locked(void);		/* primary.c */
+void cufab_pool_reset_locked(void);		/* pool.c */
 
 /* primary.c */
-void cufab_primary_reset_locked(void);
 CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,
 					 int refuse_active);
 

@@ -952,13 +952,13 @@ static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
 }
 
 /* A context synchronization completed: every stream's frees are done. */
-void cufab_pool_sync(void)
+static void pool_ctx_synced(void)
 {
 	pools_synced(NULL, 0, 0);
 }
 
-void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
-			      __u64 seq)
+static void pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
+			       __u64 seq)
 {
 	/* nothing freed there or re-thresholded since the last one: no work */
 	if (s && (__atomic_load_n(&pool_pending[s->slot], __ATOMIC_RELAXED) ||
@@ -966,9 +966,9 @@ void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
 		pools_synced(s, gen, seq);
 }
 
-void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
-			      const struct cufab_lstream *src, __u32 gen,
-			      __u64 seq)
+static void pool_stream_waited(const struct cufab_lstream *waiter,
+			       const struct cufab_lstream *src, __u32 gen,
+			       __u64 seq)
 {
 	struct pool_wait *w;
 	unsigned int i;
@@ -998,6 +998,19 @@ void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
 	w->seq = seq;
 out:
 	pool_lock_drop();
+}
+
+/* Streams, events and contexts tell us what completed (stream.h). */
+static const struct cufab_sync_observer pool_sync_observer = {
+	.ctx_synced = pool_ctx_synced,
+	.stream_synced = pool_stream_synced,
+	.stream_waited = pool_stream_waited,
+};
+
+__attribute__((constructor))
+static void pool_observe(void)
+{
+	cufab_sync_observe(&pool_sync_observer);
 }
 
 /* ---- access ---- */

@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 
 #include "compat.h"
-#include "pool.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
@@ -98,6 +97,46 @@ void cufab_atomic_max(__u64 *p, __u64 v)
 	       !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELEASE,
 					    __ATOMIC_RELAXED))
 		;
+}
+
+/* Set once by a constructor, before any call can report. */
+static const struct cufab_sync_observer *cufab_sync_obs;
+
+void cufab_sync_observe(const struct cufab_sync_observer *obs)
+{
+	__atomic_store_n(&cufab_sync_obs, obs, __ATOMIC_RELEASE);
+}
+
+static const struct cufab_sync_observer *sync_observer(void)
+{
+	return __atomic_load_n(&cufab_sync_obs, __ATOMIC_ACQUIRE);
+}
+
+void cufab_sync_ctx_done(void)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->ctx_synced)
+		obs->ctx_synced();
+}
+
+void cufab_sync_stream_done(const struct cufab_lstream *s, __u32 gen,
+			    __u64 seq)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->stream_synced)
+		obs->stream_synced(s, gen, seq);
+}
+
+void cufab_sync_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->stream_waited)
+		obs->stream_waited(waiter, src, gen, seq);
 }
 
 /* Map the kernel's completion slots, once per process (cufab_lock held). */
@@ -501,7 +540,7 @@ static CUresult stream_sync(struct cufab_lstream *s)
 static CUresult stream_seen(struct cufab_lstream *s, __u64 seq, CUresult res)
 {
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_synced(s, s->gen, seq);
+		cufab_sync_stream_done(s, s->gen, seq);
 	return res;
 }
 
@@ -629,7 +668,6 @@ void cufab_streams_forget_ctx(__u32 ctx_kid)
 			break;
 		pthread_mutex_lock(&cufab_stream_lock);
 	}
-	cufab_events_forget_ctx(ctx_kid);
 }
 
 /* A forked child: nothing of the parent's streams is valid here. */
@@ -649,7 +687,6 @@ void cufab_streams_reset_locked(void)
 	cufab_slots = NULL;
 	host_thread_started = 0;
 	pthread_mutex_init(&cufab_stream_lock, NULL);
-	cufab_events_reset_locked();
 }
 
 /* Attributes. */
