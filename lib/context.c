@@ -465,13 +465,12 @@ static CUresult ctx_check_params(const CUctxCreateParams *p)
 
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
-	return CUDA_SUCCESS;
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = !!pctx, .dev = dev,
+		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
+	};
+
+	return cufab_call(&c);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
@@ -495,10 +494,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 
 	/* queued work finishes first; its errors do not stop the destroy */
 	c = ctx_lookup(ctx);
@@ -528,10 +526,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!!ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!ctx_lookup(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return ctx_push(ctx);
@@ -544,9 +543,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 {
 	struct ctx_stack *s;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	s = ctx_stack();
 	if (!s->depth)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -559,9 +560,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
 	struct ctx_stack *s;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	s = ctx_stack();
 	if (!ctx) {
 		if (s->depth)
@@ -578,10 +581,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!!pctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	*pctx = ctx_top();
 	return CUDA_SUCCESS;
 }
@@ -598,10 +602,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!device)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!device);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_arg(ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*device = c->dev;
@@ -613,10 +616,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_current(&c);
 	if (res == CUDA_SUCCESS)
 		*flags = c->flags;
@@ -628,10 +630,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxI
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctxId)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!ctxId);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_arg(ctx, &c, 1);
 	if (res == CUDA_SUCCESS)
 		*ctxId = c->uid;
@@ -649,10 +650,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!version)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!version);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_arg(ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*version = CUFAB_CTX_API_VERSION;
@@ -673,8 +673,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_arg(ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		res = cufab_streams_ctx_sync(c->kid);

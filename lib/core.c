@@ -277,6 +277,12 @@ static void cufab_core_init(void)
 		       cufab_atfork_child);
 }
 
+/* cuInit has succeeded in this process: the rest of the state is published. */
+static int cufab_ready(void)
+{
+	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
+}
+
 /* The common prologue of the entry points: see struct cufab_call. */
 CUresult cufab_call(struct cufab_call *c)
 {

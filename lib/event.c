@@ -128,10 +128,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phEvent || (Flags & ~(unsigned int)EVENT_FLAGS))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phEvent && !(Flags & ~(unsigned int)EVENT_FLAGS));
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* an interprocess event cannot be timed */
 	if ((Flags & CU_EVENT_INTERPROCESS) &&
 	    !(Flags & CU_EVENT_DISABLE_TIMING))
@@ -161,9 +160,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
 	struct cufab_levent *e;
 	__u32 kid;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_stream_lock);
 	e = event_lookup(hEvent);
 	if (!e) {
@@ -191,8 +192,9 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	struct cufab_levent *e;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	e = event_lookup(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -284,9 +286,11 @@ static CUresult event_seen(const struct cufab_levent *e, CUresult res)
 CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
 	struct cufab_levent *e;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	e = event_lookup(hEvent);
 	return e ? event_seen(e, event_query(e)) : CUDA_ERROR_INVALID_HANDLE;
 }
@@ -300,8 +304,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 	CUresult res;
 	int i, ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	e = event_lookup(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -351,10 +356,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds,
 	__u64 start, end;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pMilliseconds)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!pMilliseconds);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = event_time(hStart, &start);
 	if (res == CUDA_SUCCESS)
 		res = event_time(hEnd, &end);
@@ -422,9 +426,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
 	struct cufab_event_export arg = { .size = sizeof(arg) };
 	struct cufab_levent *e;
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	e = event_lookup(event);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -449,10 +455,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phEvent)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!phEvent);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_ctx_current_kid(&arg.ctx_id);
 	if (res != CUDA_SUCCESS)
 		return res;

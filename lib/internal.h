@@ -166,11 +166,6 @@ CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
 			    cuuint64_t flags,
 			    CUdriverProcAddressQueryResult *status);
 
-static inline int cufab_ready(void)
-{
-	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
-}
-
 /* struct cufab_call.need */
 #define CUFAB_NEED_DEV	0x1	/* the call names a device: @dev */
 #define CUFAB_NEED_CTX	0x2	/* the call works in the current context */
@@ -202,6 +197,14 @@ struct cufab_call {
 };
 
 CUresult cufab_call(struct cufab_call *c);
+
+/* cufab_call() for a call that names no device and needs no context. */
+static inline CUresult cufab_call_args(int args_ok)
+{
+	struct cufab_call c = { .args_ok = args_ok };
+
+	return cufab_call(&c);
+}
 
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)

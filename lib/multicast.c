@@ -33,8 +33,11 @@ static int mc_supported(void)
 
 static CUresult mc_ready(void)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult res;
+
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return mc_supported() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -124,9 +127,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mc
 						 unsigned long long flags)
 {
 	struct cufab_mc_bind arg = { 0 };
+	CUresult res;
 
-	if (cufab_ready() && !cufab_mem_handle_ok(memHandle))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(cufab_mem_handle_ok(memHandle));
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.mem_handle = (__u32)memHandle;
 	arg.mem_offset = memOffset;
 	return mc_bind(&arg, mcHandle, mcOffset, size, flags);

@@ -38,9 +38,12 @@ void cufab_primary_reset_locked(void)
 
 static CUresult primary_check(CUdevice dev)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return cufab_device(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
+		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
+	};
+
+	return cufab_call(&c);
 }
 
 /* Destroys the kernel context of an active primary context. */
@@ -62,10 +65,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice
 	struct cufab_primary *p;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!pctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = primary_check(dev);
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -398,8 +398,11 @@ static CUresult per_thread_stream(struct cufab_lstream **out)
 CUresult cufab_stream_resolve(CUstream h, int per_thread,
 			      struct cufab_lstream **out)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult res;
+
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (h == CU_STREAM_PER_THREAD || (!h && per_thread))
 		return per_thread_stream(out);
 	if (!h || h == CU_STREAM_LEGACY)
@@ -430,8 +433,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
 	__u32 kid;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_ctx_current_kid(&kid);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -451,10 +455,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 	CUresult res;
 	__u32 kid, idx;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phStream || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phStream &&
+			      !(flags & ~(unsigned int)CU_STREAM_NON_BLOCKING));
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = current_ctx(&ctx, &kid, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -481,9 +485,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
 	struct cufab_lstream *s;
 	__u32 kid;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_stream_lock);
 	s = hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ?
 	    NULL : stream_lookup(hStream);
@@ -790,8 +796,9 @@ static CUresult get_ctx_v2(CUstream h, int pt, CUcontext *pctx,
 {
 	CUresult res;
 
-	if (cufab_ready() && (!pctx || !pgreen))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(pctx && pgreen);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = get_ctx(h, pt, pctx);
 	if (res == CUDA_SUCCESS)
 		*pgreen = NULL;
@@ -933,8 +940,9 @@ static CUresult peer_async(CUdeviceptr dst, CUcontext dst_ctx,
 	__u32 dst_dev, src_dev;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_kdev(dst_ctx, &dst_dev);
 	if (res == CUDA_SUCCESS)
 		res = ctx_kdev(src_ctx, &src_dev);
@@ -1264,8 +1272,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn,
 static CUresult add_callback(CUstream h, int pt, CUstreamCallback cb,
 			     void *data, unsigned int flags)
 {
-	if (cufab_ready() && flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return host_submit(h, pt, NULL, cb, data);
 }
 
@@ -1295,8 +1306,9 @@ static CUresult pt_drain(void)
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = per_thread_stream(&s);
 	return res == CUDA_SUCCESS ? stream_sync(s) : res;
 }
