@@ -15,24 +15,6 @@
 #define CHURNERS	2
 #define DUMPS		10
 
-static const char *cufabctl_missing(void)
-{
-	char path[PATH_MAX];
-
-	if (access(CUFAB_DEV, F_OK))
-		return CUFAB_DEV " absent (cufab.ko not loaded)";
-	if (!tool_path("cufabctl", path, sizeof(path)) ||
-	    !tool_path("jsoncheck", path, sizeof(path)))
-		return "no cufabctl or jsoncheck next to this test";
-	return NULL;
-}
-
-#define CTL_OR_SKIP() do {						\
-	const char *__why = cufabctl_missing();				\
-	if (__why)							\
-		SKIP(return, "%s", __why);				\
-} while (0)
-
 FIXTURE(proc) {};
 FIXTURE_SETUP(proc) {}
 FIXTURE_TEARDOWN(proc) {}
@@ -48,7 +30,7 @@ TEST_F_TIMEOUT(proc, own_process, 300)
 	CUstream s;
 	size_t g;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(true);
 	INIT_OR_SKIP();
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
 	g = gran(0);
@@ -114,7 +96,7 @@ TEST_F_TIMEOUT(proc, dump_races_exit, 600)
 	pid_t kids[CHURNERS];
 	int i, rc, bad = 0;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(true);
 	INIT_OR_SKIP();
 	for (i = 0; i < CHURNERS; i++) {
 		kids[i] = fork();
