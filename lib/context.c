@@ -409,6 +409,15 @@ static CUresult ctx_arg(CUcontext h, struct cufab_ctx **c, int destroyed_ok)
 	return res;
 }
 
+/* The prologue of the calls on one context (NULL: the current one). */
+static CUresult ctx_query(int args_ok, CUcontext h, struct cufab_ctx **c,
+			  int destroyed_ok)
+{
+	CUresult res = cufab_call_args(args_ok);
+
+	return res == CUDA_SUCCESS ? ctx_arg(h, c, destroyed_ok) : res;
+}
+
 /* Creation and destruction. */
 
 /*
@@ -465,12 +474,7 @@ static CUresult ctx_check_params(const CUctxCreateParams *p)
 
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = !!pctx, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-
-	return cufab_call(&c);
+	return cufab_call_dev(!!pctx, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
@@ -524,6 +528,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 
 /* The thread's context stack. */
 
+/* The prologue of the calls on the thread's context stack: the stack. */
+static CUresult ctx_stack_call(struct ctx_stack **s)
+{
+	CUresult res = cufab_call_args(1);
+
+	if (res == CUDA_SUCCESS)
+		*s = ctx_stack();
+	return res;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
 	CUresult res;
@@ -545,10 +559,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 	struct ctx_stack *s;
 	CUresult res;
 
-	res = cufab_call_args(1);
+	res = ctx_stack_call(&s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	s = ctx_stack();
 	if (!s->depth)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	s->depth--;
@@ -562,10 +575,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 	struct ctx_stack *s;
 	CUresult res;
 
-	res = cufab_call_args(1);
+	res = ctx_stack_call(&s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	s = ctx_stack();
 	if (!ctx) {
 		if (s->depth)
 			s->depth--;
@@ -602,10 +614,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = cufab_call_args(!!device);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(!!device, ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*device = c->dev;
 	return res;
@@ -616,10 +625,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = cufab_call_args(!!flags);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = ctx_current(&c);
+	res = ctx_query(!!flags, NULL, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*flags = c->flags;
 	return res;
@@ -630,10 +636,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxI
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = cufab_call_args(!!ctxId);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = ctx_arg(ctx, &c, 1);
+	res = ctx_query(!!ctxId, ctx, &c, 1);
 	if (res == CUDA_SUCCESS)
 		*ctxId = c->uid;
 	return res;
@@ -650,10 +653,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = cufab_call_args(!!version);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(!!version, ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*version = CUFAB_CTX_API_VERSION;
 	return res;
@@ -673,10 +673,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = cufab_call_args(1);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(1, ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		res = cufab_streams_ctx_sync(c->kid);
 	if (res == CUDA_SUCCESS)

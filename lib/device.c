@@ -91,14 +91,7 @@ void cufab_uuid_format(const __u8 *u, char *out)
 static CUresult device_get(const void *out, CUdevice dev,
 			   const struct cufab_device **d)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = !!out, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-	CUresult res = cufab_call(&c);
-
-	*d = c.d;
-	return res;
+	return cufab_call_dev(!!out, dev, CUDA_ERROR_INVALID_DEVICE, d);
 }
 
 /* Copies src into a caller buffer of len bytes, truncating like CUDA. */

@@ -156,6 +156,17 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 			      arg.ctx_id, Flags);
 }
 
+/* The prologue of the calls on one event: the live event behind @h. */
+static CUresult event_arg(CUevent h, struct cufab_levent **e)
+{
+	CUresult res = cufab_call_args(1);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	*e = event_lookup(h);
+	return *e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
 	struct cufab_levent *e;
@@ -192,12 +203,9 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	struct cufab_levent *e;
 	CUresult res;
 
-	res = cufab_call_args(1);
+	res = event_arg(hEvent, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
-	e = event_lookup(hEvent);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
 	/* EXTERNAL is for stream capture, which cufab does not have */
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -288,11 +296,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 	struct cufab_levent *e;
 	CUresult res;
 
-	res = cufab_call_args(1);
-	if (res != CUDA_SUCCESS)
-		return res;
-	e = event_lookup(hEvent);
-	return e ? event_seen(e, event_query(e)) : CUDA_ERROR_INVALID_HANDLE;
+	res = event_arg(hEvent, &e);
+	return res == CUDA_SUCCESS ? event_seen(e, event_query(e)) : res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -304,12 +309,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 	CUresult res;
 	int i, ret;
 
-	res = cufab_call_args(1);
+	res = event_arg(hEvent, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
-	e = event_lookup(hEvent);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
 	res = event_query(e);
 	if (!(e->flags & CU_EVENT_BLOCKING_SYNC))
 		for (i = 0; i < EVENT_SPINS && res == CUDA_ERROR_NOT_READY;
@@ -428,12 +430,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
 	int ret;
 	CUresult res;
 
-	res = cufab_call_args(1);
+	res = event_arg(event, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
-	e = event_lookup(event);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
 	if (!pHandle || !(e->flags & CU_EVENT_INTERPROCESS))
 		return CUDA_ERROR_INVALID_VALUE;
 	arg.event_id = e->kid;

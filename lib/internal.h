@@ -206,6 +206,25 @@ static inline CUresult cufab_call_args(int args_ok)
 	return cufab_call(&c);
 }
 
+/*
+ * cufab_call() for a call that names device @dev: @bad_dev for an ordinal
+ * with no GPU behind it; the device in *@d when @d is not NULL.
+ */
+static inline CUresult cufab_call_dev(int args_ok, CUdevice dev,
+				      CUresult bad_dev,
+				      const struct cufab_device **d)
+{
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
+		.bad_dev = bad_dev,
+	};
+	CUresult res = cufab_call(&c);
+
+	if (d)
+		*d = c.d;
+	return res;
+}
+
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)
 {

@@ -1496,12 +1496,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
 							CUdevice dev)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-	CUresult res = cufab_call(&c);
+	CUresult res;
 
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	return cuMemGetDefaultMemPool(pool_out, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
@@ -1510,12 +1507,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-	CUresult res = cufab_call(&c);
+	CUresult res;
 
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	return cuMemGetMemPool(pool, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
@@ -1524,12 +1518,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice de
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-	CUresult res = cufab_call(&c);
+	CUresult res;
 
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 	if (res != CUDA_SUCCESS)
 		return res;
 	return cuMemSetMemPool(&loc, CU_MEM_ALLOCATION_TYPE_PINNED, pool);

@@ -38,12 +38,7 @@ void cufab_primary_reset_locked(void)
 
 static CUresult primary_check(CUdevice dev)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-
-	return cufab_call(&c);
+	return cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 }
 
 /* Destroys the kernel context of an active primary context. */
