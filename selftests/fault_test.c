@@ -458,6 +458,23 @@ TEST_F(fault, va_reserve_fails_twice)
 	EXPECT_EQ(live_before, live_objects_wait(live_before));
 }
 
+/* Two clients of this task, for the scenarios that share across them. */
+static int open_two(int *fd, int *fd2)
+{
+	int err;
+
+	*fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return errno;
+	*fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (*fd2 < 0) {
+		err = errno;
+		close(*fd);
+		return err;
+	}
+	return 0;
+}
+
 /*
  * Interprocess events: one client exports, another imports and records
  * the event in a stream of its own and waits for it; the exporter closes
@@ -480,15 +497,9 @@ static int ipc_event_scenario(void)
 	};
 	int fd, fd2, err;
 
-	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd2 < 0) {
-		err = errno;
-		close(fd);
+	err = open_two(&fd, &fd2);
+	if (err)
 		return err;
-	}
 	err = ctx_create(fd, 0, 0, &ec.ctx_id);
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec);
@@ -691,15 +702,9 @@ static int pool_scenario(void)
 	bool exported = false;
 	int fd, fd2, err;
 
-	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd2 < 0) {
-		err = errno;
-		close(fd);
+	err = open_two(&fd, &fd2);
+	if (err)
 		return err;
-	}
 	err = cufab_ioc(fd, CUFAB_IOCTL_POOL_CREATE, &pc);
 	g.pool = ex.pool = pe.pool = pc.out_pool;
 	if (!err)

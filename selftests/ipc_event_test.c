@@ -180,14 +180,12 @@ static int importer(int rd, int wr)
 	CUstream s, s2;
 	CUcontext ctx;
 	CUevent e;
-	int n;
+	int ret;
 
-	if (read(rd, &h, sizeof(h)) != sizeof(h))
-		return 1;
-	/* on another GPU than the exporter's when there is one */
-	if (cuInit(0) || cuDeviceGetCount(&n) ||
-	    cuCtxCreate(&ctx, NULL, 0, n > 1) ||
-	    cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) ||
+	ret = peer_import_start(rd, &h, sizeof(h), &ctx);
+	if (ret)
+		return ret;
+	if (cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) ||
 	    cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING))
 		return 2;
 	if (cuIpcOpenEventHandle(&e, h))

@@ -10,6 +10,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cufab/cuda.h>
+
 #include "cufab_test.h"
 
 /* One byte over a pipe: the other process may go on. */
@@ -68,6 +70,24 @@ static inline int peer_start(struct peer *p, int (*fn)(int rd, int wr))
 		close(p->wr);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * The start of an importing peer: the handle the test sends (@len bytes
+ * into @h), then cuInit and a context, on another GPU than the exporter's
+ * when there is one. 0, 1 when no handle came, 2 without a context.
+ */
+static inline int peer_import_start(int rd, void *h, size_t len,
+				    CUcontext *ctx)
+{
+	int n;
+
+	if (read(rd, h, len) != (ssize_t)len)
+		return 1;
+	if (cuInit(0) || cuDeviceGetCount(&n) ||
+	    cuCtxCreate(ctx, NULL, 0, n > 1))
+		return 2;
 	return 0;
 }
 

@@ -149,13 +149,11 @@ static int importer(int rd, int wr)
 	unsigned int type;
 	CUipcMemHandle h;
 	size_t size;
-	int n;
+	int ret;
 
-	if (read(rd, &h, sizeof(h)) != sizeof(h))
-		return 1;
-	if (cuInit(0) || cuDeviceGetCount(&n) ||
-	    cuCtxCreate(&ctx, NULL, 0, n > 1))
-		return 2;
+	ret = peer_import_start(rd, &h, sizeof(h), &ctx);
+	if (ret)
+		return ret;
 	if (cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 		return 3;
 	if (cuIpcOpenMemHandle(&p2, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ||
