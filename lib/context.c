@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "stream.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -373,6 +372,53 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
+/* cuInit has succeeded in this process: the rest of the state is published. */
+static int cufab_ready(void)
+{
+	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The common prologue of the entry points (struct cufab_call): it lives
+ * with the thread's current context, the last thing it checks.
+ */
+CUresult cufab_call(struct cufab_call *c)
+{
+	CUdevice dev;
+	CUresult res;
+
+	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
+	if (!cufab_ready()) {
+		cufab_dbg("refused: cuInit has not succeeded in this process");
+		return CUDA_ERROR_NOT_INITIALIZED;
+	}
+	if (!c->args_ok) {
+		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (c->need & CUFAB_NEED_DEV) {
+		c->d = cufab_device(c->dev);
+		if (!c->d) {
+			cufab_dbg("refused: device %d: no such device (%d visible)",
+				  c->dev, cufab.num_dev);
+			return c->bad_dev;
+		}
+	}
+	if (c->need & CUFAB_NEED_CTX) {
+		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
+		if (res != CUDA_SUCCESS) {
+			cufab_dbg("refused: %s (the calling thread's current context)",
+				  res == CUDA_ERROR_INVALID_CONTEXT ?
+				  "no current context" :
+				  "the current context was destroyed");
+			return res;
+		}
+		if (!(c->need & CUFAB_NEED_DEV))
+			c->d = cufab_device(dev);
+	}
+	return CUDA_SUCCESS;
+}
+
 /*
  * The kernel id of the current context (streams and events). Every
  * stream-ordered call on the NULL stream comes here twice (cuMemAllocAsync
@@ -505,7 +551,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	/* queued work finishes first; its errors do not stop the destroy */
 	c = ctx_lookup(ctx);
 	if (c)
-		cufab_streams_ctx_sync(c->kid);
+		cufab_parts_ctx_drain(c->kid);
 	pthread_mutex_lock(&cufab_lock);
 	c = ctx_lookup(ctx);
 	/* Primary contexts are released, not destroyed. */
@@ -659,24 +705,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 	return res;
 }
 
-/*
- * Waits for every stream of the context. A completed synchronization
- * returns pool memory past each pool's release threshold.
- */
-CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
-{
-	return cuCtxSynchronize_v2(NULL);
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+/* The kernel id of context @h (NULL: the current one), after the prologue. */
+CUresult cufab_ctx_arg_kid(CUcontext h, __u32 *kid)
 {
 	struct cufab_ctx *c;
 	CUresult res;
 
-	res = ctx_query(1, ctx, &c, 0);
+	res = ctx_query(1, h, &c, 0);
 	if (res == CUDA_SUCCESS)
-		res = cufab_streams_ctx_sync(c->kid);
-	if (res == CUDA_SUCCESS)
-		cufab_sync_ctx_done();
+		*kid = c->kid;
 	return res;
 }

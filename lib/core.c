@@ -210,7 +210,8 @@ void cufab_close(void)
  */
 static const struct cufab_part cufab_parts[] = {
 	{ .fork_reset = cufab_ctx_reset_locked },
-	{ .ctx_gone = cufab_streams_forget_ctx,
+	{ .ctx_drain = cufab_streams_ctx_drain,
+	  .ctx_gone = cufab_streams_forget_ctx,
 	  .fork_reset = cufab_streams_reset_locked },
 	{ .ctx_gone = cufab_events_forget_ctx,
 	  .fork_reset = cufab_events_reset_locked },
@@ -221,6 +222,15 @@ static const struct cufab_part cufab_parts[] = {
 	{ .fork_reset = cufab_primary_reset_locked },
 	{ .fork_reset = cufab_pool_reset_locked },
 };
+
+void cufab_parts_ctx_drain(__u32 ctx_kid)
+{
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		if (cufab_parts[i].ctx_drain)
+			cufab_parts[i].ctx_drain(ctx_kid);
+}
 
 void cufab_parts_ctx_gone(__u32 ctx_kid)
 {
@@ -275,48 +285,4 @@ static void cufab_core_init(void)
 {
 	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
 		       cufab_atfork_child);
-}
-
-/* cuInit has succeeded in this process: the rest of the state is published. */
-static int cufab_ready(void)
-{
-	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
-}
-
-/* The common prologue of the entry points: see struct cufab_call. */
-CUresult cufab_call(struct cufab_call *c)
-{
-	CUdevice dev;
-	CUresult res;
-
-	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
-	if (!cufab_ready()) {
-		cufab_dbg("refused: cuInit has not succeeded in this process");
-		return CUDA_ERROR_NOT_INITIALIZED;
-	}
-	if (!c->args_ok) {
-		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	if (c->need & CUFAB_NEED_DEV) {
-		c->d = cufab_device(c->dev);
-		if (!c->d) {
-			cufab_dbg("refused: device %d: no such device (%d visible)",
-				  c->dev, cufab.num_dev);
-			return c->bad_dev;
-		}
-	}
-	if (c->need & CUFAB_NEED_CTX) {
-		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
-		if (res != CUDA_SUCCESS) {
-			cufab_dbg("refused: %s (the calling thread's current context)",
-				  res == CUDA_ERROR_INVALID_CONTEXT ?
-				  "no current context" :
-				  "the current context was destroyed");
-			return res;
-		}
-		if (!(c->need & CUFAB_NEED_DEV))
-			c->d = cufab_device(dev);
-	}
-	return CUDA_SUCCESS;
 }

@@ -118,6 +118,7 @@ __u32 cufab_ctx_kid(CUcontext h);
 CUcontext cufab_ctx_by_kid(__u32 kid);
 CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev);
 CUresult cufab_ctx_current_kid(__u32 *kid);
+CUresult cufab_ctx_arg_kid(CUcontext h, __u32 *kid);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);
@@ -128,6 +129,8 @@ CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
 
 /**
  * struct cufab_part - what an API group keeps of objects the kernel owns
+ * @ctx_drain: context @ctx_kid is about to be destroyed: let its queued
+ *	work finish (errors do not stop the destroy)
  * @ctx_gone: the kernel destroyed context @ctx_kid (an id it may hand out
  *	again): drop what hung off it
  * @fork_reset: a forked child: forget the parent's objects (cufab_lock
@@ -137,16 +140,19 @@ CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
  * client parts; context.c and the atfork handler walk it.
  */
 struct cufab_part {
+	void (*ctx_drain)(__u32 ctx_kid);
 	void (*ctx_gone)(__u32 ctx_kid);
 	void (*fork_reset)(void);
 };
 
-/* core.c: after a context is destroyed, every part drops what it had. */
+/* core.c: every part's hook, before and after a context's destroy. */
+void cufab_parts_ctx_drain(__u32 ctx_kid);
 void cufab_parts_ctx_gone(__u32 ctx_kid);
 
 /* The parts' hooks, in cufab_parts[] order. */
 void cufab_ctx_reset_locked(void);		/* context.c */
-void cufab_streams_forget_ctx(__u32 ctx_kid);	/* stream.c */
+void cufab_streams_ctx_drain(__u32 ctx_kid);	/* stream.c */
+void cufab_streams_forget_ctx(__u32 ctx_kid);
 void cufab_streams_reset_locked(void);
 void cufab_events_forget_ctx(__u32 ctx_kid);	/* event.c */
 void cufab_events_reset_locked(void);

@@ -597,12 +597,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 }
 
 /**
- * cufab_streams_ctx_sync() - cuCtxSynchronize: every stream of a context
+ * streams_ctx_sync() - cuCtxSynchronize: every stream of a context
  * @ctx_kid: the context
  *
  * No syscall when they are all idle.
  */
-CUresult cufab_streams_ctx_sync(__u32 ctx_kid)
+static CUresult streams_ctx_sync(__u32 ctx_kid)
 {
 	struct cufab_stream_wait arg = {
 		.size = sizeof(arg), .what = CUFAB_WAIT_CTX, .id = ctx_kid,
@@ -632,6 +632,33 @@ CUresult cufab_streams_ctx_sync(__u32 ctx_kid)
 	if (ret)
 		return cufab_submit_result(-ret);
 	return arg.out_error ? cufab_async_result(-arg.out_error) : res;
+}
+
+void cufab_streams_ctx_drain(__u32 ctx_kid)
+{
+	streams_ctx_sync(ctx_kid);
+}
+
+/*
+ * Waits for every stream of the context. A completed synchronization
+ * returns pool memory past each pool's release threshold.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+	return cuCtxSynchronize_v2(NULL);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+	CUresult res;
+	__u32 kid;
+
+	res = cufab_ctx_arg_kid(ctx, &kid);
+	if (res == CUDA_SUCCESS)
+		res = streams_ctx_sync(kid);
+	if (res == CUDA_SUCCESS)
+		cufab_sync_ctx_done();
+	return res;
 }
 
 /**

@@ -91,10 +91,6 @@ static inline CUresult cufab_submit_result(int err)
 }
 
 void cufab_atomic_max(__u64 *p, __u64 v);
-/* context.c hooks */
-CUresult cufab_streams_ctx_sync(__u32 ctx_kid);
-
-/* event.c */
 
 /* Has slot @slot reached @seq?  Acquire: its error may be read after. */
 static inline int cufab_slot_done(__u32 slot, __u64 seq)
