@@ -74,8 +74,6 @@ ST_SRCS		:= $(wildcard selftests/*.c)
 ST_BINS		:= $(patsubst selftests/%.c,$(BUILD)/selftests/%,$(ST_SRCS))
 ST_SCRIPTS	:= $(patsubst selftests/%,$(BUILD)/selftests/%,$(wildcard selftests/*.sh))
 EX_BINS		:= $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
-# make demo: every tools/demo/*.c, one program each, printing its own story.
-DEMO_BINS	:= $(patsubst tools/demo/%.c,$(BUILD)/demo/%,$(wildcard tools/demo/*.c))
 BENCH_BIN	:= $(BUILD)/bench/cufab-bench
 # The test cluster: its private switch (host side) and the programs its
 # nodes run (build/cluster/, apart from build/selftests/, which every
@@ -90,7 +88,7 @@ FUZZ_BIN	:= $(BUILD)/fuzz/cufab-fuzz
 APP_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -I$(KSFT_DIR)
 APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
-.PHONY: all module lib tools selftests examples demos bench check demo bench-run \
+.PHONY: all module lib tools selftests examples bench check demo bench-run \
 	soak fuzz install uninstall clean print-kmod-path FORCE cluster-tests \
 	cluster-check
 
@@ -321,12 +319,6 @@ $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
 
-demos: $(DEMO_BINS)
-
-$(BUILD)/demo/%: tools/demo/%.c $(wildcard tools/demo/*.h) $(LIB_SO)
-	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -o $@ $< $(APP_LDFLAGS)
-
 bench: $(BENCH_BIN)
 
 $(BENCH_BIN): $(wildcard tools/bench/*.c tools/bench/*.h) $(LIB_SO)
@@ -347,10 +339,10 @@ check:
 VM_KDIR = $$(tools/vm/kernel debian | sed -n 's/^DEBIAN_KDIR=//p')
 DEBUG_VM_KDIR = $$(tools/vm/kernel debug | sed -n 's/^DEBUG_KDIR=//p')
 
-# The VM runs the examples, then every demo (tools/vm/demo.sh).
+# The VM runs every example (tools/vm/demo.sh).
 demo:
 	tools/check --setup
-	$(MAKE) all demos KDIR=$(VM_KDIR)
+	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
 # Two nodes booted in parallel, the smoke test on each: what make check's

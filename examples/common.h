@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the multi-process examples (vmm_share, mc_team) would otherwise
- * each spell out: reporting a failed call, mapping an allocation, and
- * passing an exported POSIX fd over a unix socket (SCM_RIGHTS).  Only the
+ * What the multi-process examples (vmm_share, mc_team, pool_share) would
+ * otherwise each spell out: reporting a failed call, mapping an
+ * allocation, and passing an exported POSIX fd over a unix socket
+ * (SCM_RIGHTS).  Only the
  * CUDA driver API is used, so the examples still build against NVIDIA's
  * cuda.h.  An example defines EXAMPLE_NAME, for its messages, first.
  */
@@ -59,13 +60,15 @@ static inline void unmap(CUdeviceptr va, size_t size)
 
 /*
  * An exported POSIX handle is an fd of this process: another process gets
- * it only as SCM_RIGHTS, which needs one byte of data to travel with.
+ * it only as SCM_RIGHTS, with at least one byte of data travelling along
+ * (@len bytes at @data: what else the receiver needs, e.g. the export data
+ * of a pool pointer).
  */
-static inline int send_fd(int sock, int fd)
+static inline int send_fd_data(int sock, int fd, const void *data,
+			       size_t len)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 'f';
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { (void *)data, len };
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
@@ -76,15 +79,14 @@ static inline int send_fd(int sock, int fd)
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
+	return sendmsg(sock, &msg, 0) == (ssize_t)len ? 0 : -1;
 }
 
-/* The fd send_fd() passed, or -1. */
-static inline int recv_fd(int sock)
+/* The fd send_fd_data() passed, its @len bytes in @data; or -1. */
+static inline int recv_fd_data(int sock, void *data, size_t len)
 {
 	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte;
-	struct iovec iov = { &byte, 1 };
+	struct iovec iov = { data, len };
 	struct msghdr msg = {
 		.msg_iov = &iov, .msg_iovlen = 1,
 		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
@@ -92,13 +94,29 @@ static inline int recv_fd(int sock)
 	struct cmsghdr *c;
 	int fd;
 
-	if (recvmsg(sock, &msg, 0) != 1)
+	if (recvmsg(sock, &msg, 0) != (ssize_t)len)
 		return -1;
 	c = CMSG_FIRSTHDR(&msg);
 	if (!c || c->cmsg_type != SCM_RIGHTS)
 		return -1;
 	memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	return fd;
+}
+
+/* An fd alone (one byte of data travels with it). */
+static inline int send_fd(int sock, int fd)
+{
+	char byte = 'f';
+
+	return send_fd_data(sock, fd, &byte, 1);
+}
+
+/* The fd send_fd() passed, or -1. */
+static inline int recv_fd(int sock)
+{
+	char byte;
+
+	return recv_fd_data(sock, &byte, 1);
 }
 
 #endif /* CUFAB_EXAMPLES_COMMON_H */

@@ -21,11 +21,10 @@ static CUresult capture_status(CUstream h, int pt, CUstreamCaptureStatus *status
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
 	/* edge data parallels the dependencies: not one without the other */
-	if (!status || (edges && !deps))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(status && (!edges || deps));
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -51,14 +51,7 @@ static size_t clique_list(const struct cufab_device *d, CUcliqueInfo out[4])
 static CUresult clique_device(bool args_ok, CUdevice dev,
 			      const struct cufab_device **d)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
-	CUresult res = cufab_call(&c);
-
-	*d = c.d;
-	return res;
+	return cufab_call_dev(args_ok, dev, CUDA_ERROR_INVALID_DEVICE, d);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev)

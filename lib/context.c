@@ -23,8 +23,6 @@
 #include <string.h>
 
 #include "internal.h"
-#include "stream.h"
-#include "pool.h"
 
 #define CUFAB_MAX_CONTEXTS	16384
 #define CTX_STACK_INLINE	8
@@ -230,11 +228,8 @@ CUresult cufab_ctx_kernel_destroy(__u32 kid)
 	ret = cufab_ioctl(CUFAB_IOCTL_DESTROY, &arg);
 	if (ret == -ENOENT)
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (!ret) {
-		cufab_streams_forget_ctx(kid);
-		cufab_ctx_config_forget(kid);
-		cufab_ipc_mem_forget_ctx(kid);
-	}
+	if (!ret)
+		cufab_parts_ctx_gone(kid);
 	return cufab_errno_result(-ret);
 }
 
@@ -377,6 +372,53 @@ CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev)
 	return res;
 }
 
+/* cuInit has succeeded in this process: the rest of the state is published. */
+static int cufab_ready(void)
+{
+	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The common prologue of the entry points (struct cufab_call): it lives
+ * with the thread's current context, the last thing it checks.
+ */
+CUresult cufab_call(struct cufab_call *c)
+{
+	CUdevice dev;
+	CUresult res;
+
+	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
+	if (!cufab_ready()) {
+		cufab_dbg("refused: cuInit has not succeeded in this process");
+		return CUDA_ERROR_NOT_INITIALIZED;
+	}
+	if (!c->args_ok) {
+		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (c->need & CUFAB_NEED_DEV) {
+		c->d = cufab_device(c->dev);
+		if (!c->d) {
+			cufab_dbg("refused: device %d: no such device (%d visible)",
+				  c->dev, cufab.num_dev);
+			return c->bad_dev;
+		}
+	}
+	if (c->need & CUFAB_NEED_CTX) {
+		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
+		if (res != CUDA_SUCCESS) {
+			cufab_dbg("refused: %s (the calling thread's current context)",
+				  res == CUDA_ERROR_INVALID_CONTEXT ?
+				  "no current context" :
+				  "the current context was destroyed");
+			return res;
+		}
+		if (!(c->need & CUFAB_NEED_DEV))
+			c->d = cufab_device(dev);
+	}
+	return CUDA_SUCCESS;
+}
+
 /*
  * The kernel id of the current context (streams and events). Every
  * stream-ordered call on the NULL stream comes here twice (cuMemAllocAsync
@@ -411,6 +453,15 @@ static CUresult ctx_arg(CUcontext h, struct cufab_ctx **c, int destroyed_ok)
 	if (res == CUDA_ERROR_CONTEXT_IS_DESTROYED && !destroyed_ok)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return res;
+}
+
+/* The prologue of the calls on one context (NULL: the current one). */
+static CUresult ctx_query(int args_ok, CUcontext h, struct cufab_ctx **c,
+			  int destroyed_ok)
+{
+	CUresult res = cufab_call_args(args_ok);
+
+	return res == CUDA_SUCCESS ? ctx_arg(h, c, destroyed_ok) : res;
 }
 
 /* Creation and destruction. */
@@ -469,13 +520,7 @@ static CUresult ctx_check_params(const CUctxCreateParams *p)
 
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
-	return CUDA_SUCCESS;
+	return cufab_call_dev(!!pctx, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxCreate_v4(CUcontext *pctx,
@@ -499,15 +544,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 
 	/* queued work finishes first; its errors do not stop the destroy */
 	c = ctx_lookup(ctx);
 	if (c)
-		cufab_streams_ctx_sync(c->kid);
+		cufab_parts_ctx_drain(c->kid);
 	pthread_mutex_lock(&cufab_lock);
 	c = ctx_lookup(ctx);
 	/* Primary contexts are released, not destroyed. */
@@ -530,12 +574,23 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx)
 
 /* The thread's context stack. */
 
+/* The prologue of the calls on the thread's context stack: the stack. */
+static CUresult ctx_stack_call(struct ctx_stack **s)
+{
+	CUresult res = cufab_call_args(1);
+
+	if (res == CUDA_SUCCESS)
+		*s = ctx_stack();
+	return res;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!!ctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!ctx_lookup(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	return ctx_push(ctx);
@@ -548,10 +603,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxPushCurrent_v2(CUcontext ctx)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 {
 	struct ctx_stack *s;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	s = ctx_stack();
+	res = ctx_stack_call(&s);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!s->depth)
 		return CUDA_ERROR_INVALID_CONTEXT;
 	s->depth--;
@@ -563,10 +619,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxPopCurrent_v2(CUcontext *pctx)
 CUFAB_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 {
 	struct ctx_stack *s;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	s = ctx_stack();
+	res = ctx_stack_call(&s);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!ctx) {
 		if (s->depth)
 			s->depth--;
@@ -582,10 +639,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxSetCurrent(CUcontext ctx)
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!!pctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	*pctx = ctx_top();
 	return CUDA_SUCCESS;
 }
@@ -602,11 +660,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!device)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(!!device, ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*device = c->dev;
 	return res;
@@ -617,11 +671,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetFlags(unsigned int *flags)
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!flags)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = ctx_current(&c);
+	res = ctx_query(!!flags, NULL, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*flags = c->flags;
 	return res;
@@ -632,11 +682,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetId(CUcontext ctx, unsigned long long *ctxI
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ctxId)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = ctx_arg(ctx, &c, 1);
+	res = ctx_query(!!ctxId, ctx, &c, 1);
 	if (res == CUDA_SUCCESS)
 		*ctxId = c->uid;
 	return res;
@@ -653,36 +699,20 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetApiVersion(CUcontext ctx, unsigned int *ve
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!version)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(!!version, ctx, &c, 0);
 	if (res == CUDA_SUCCESS)
 		*version = CUFAB_CTX_API_VERSION;
 	return res;
 }
 
-/*
- * Waits for every stream of the context. A completed synchronization
- * returns pool memory past each pool's release threshold.
- */
-CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
-{
-	return cuCtxSynchronize_v2(NULL);
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+/* The kernel id of context @h (NULL: the current one), after the prologue. */
+CUresult cufab_ctx_arg_kid(CUcontext h, __u32 *kid)
 {
 	struct cufab_ctx *c;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	res = ctx_arg(ctx, &c, 0);
+	res = ctx_query(1, h, &c, 0);
 	if (res == CUDA_SUCCESS)
-		res = cufab_streams_ctx_sync(c->kid);
-	if (res == CUDA_SUCCESS)
-		cufab_pool_sync();
+		*kid = c->kid;
 	return res;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * The process's client of /dev/cufab: opening it, the version handshake,
- * the ioctl wrapper, errno -> CUresult translation, logging and fork
- * handling.
+ * the ioctl wrapper, logging, fork handling and the entry points' common
+ * prologue.
  *
  * Fork: the kernel binds a client to the process that opened it and answers
  * -EBADF to any other, so a forked child must start over. The atfork child
@@ -24,8 +24,6 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "stream.h"
-#include "pool.h"
 
 struct cufab_state cufab = { .fd = -1 };
 int cufab_initialized;
@@ -152,50 +150,6 @@ int cufab_ioctl_once(unsigned long request, void *arg)
 	return errno == EINTR ? -EINTR : cufab_ioctl_refused(request, errno);
 }
 
-/*
- * The generic errno -> CUresult table (Documentation/uapi.rst); callers
- * override it where the documentation of their call asks for another code
- * (e.g. ENOENT on a context id is CUDA_ERROR_INVALID_CONTEXT).
- */
-CUresult cufab_errno_result(int err)
-{
-	switch (err) {
-	case 0:
-		return CUDA_SUCCESS;
-	case EINVAL:
-		return CUDA_ERROR_INVALID_VALUE;
-	case ENOMEM:
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	case ENODEV:
-		return CUDA_ERROR_INVALID_DEVICE;
-	case ENOENT:
-		return CUDA_ERROR_INVALID_HANDLE;
-	case EPERM:
-	case EACCES:
-		return CUDA_ERROR_NOT_PERMITTED;
-	case EOPNOTSUPP:
-		return CUDA_ERROR_NOT_SUPPORTED;
-	case ETIMEDOUT:
-		/* a wait for something outside the caller (a team) gave up */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	case EHOSTDOWN:
-		/* a team that never completed; the fabric software is down */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	case ENOTRECOVERABLE:
-		return CUDA_ERROR_ILLEGAL_STATE;
-	case EBADF:
-		/* The fd belongs to another process: we were forked. */
-		return CUDA_ERROR_NOT_INITIALIZED;
-	case ENOTTY:
-	case E2BIG:
-		/* The module does not know this ioctl or struct tail. */
-		return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;
-	default:
-		cufab_dbg("no CUresult for errno %d (%s)", err, strerror(err));
-		return CUDA_ERROR_UNKNOWN;
-	}
-}
-
 static CUresult cufab_check_version(__u32 *num_gpus)
 {
 	/* Variables, not constants: minor 0 makes the test look vacuous. */
@@ -249,23 +203,60 @@ void cufab_close(void)
 }
 
 /*
+ * The API groups that keep something of the kernel's objects, in the
+ * order they let go of them (as the kernel's cufab_client_parts[]):
+ * contexts first; events after streams, which they record on and whose
+ * lock the stream reset re-creates; pools last, they point at streams.
+ */
+static const struct cufab_part cufab_parts[] = {
+	{ .fork_reset = cufab_ctx_reset_locked },
+	{ .ctx_drain = cufab_streams_ctx_drain,
+	  .ctx_gone = cufab_streams_forget_ctx,
+	  .fork_reset = cufab_streams_reset_locked },
+	{ .ctx_gone = cufab_events_forget_ctx,
+	  .fork_reset = cufab_events_reset_locked },
+	{ .ctx_gone = cufab_ctx_config_forget,
+	  .fork_reset = cufab_ctx_config_reset_locked },
+	{ .ctx_gone = cufab_ipc_mem_forget_ctx,
+	  .fork_reset = cufab_ipc_mem_reset_locked },
+	{ .fork_reset = cufab_primary_reset_locked },
+	{ .fork_reset = cufab_pool_reset_locked },
+};
+
+void cufab_parts_ctx_drain(__u32 ctx_kid)
+{
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		if (cufab_parts[i].ctx_drain)
+			cufab_parts[i].ctx_drain(ctx_kid);
+}
+
+void cufab_parts_ctx_gone(__u32 ctx_kid)
+{
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		if (cufab_parts[i].ctx_gone)
+			cufab_parts[i].ctx_gone(ctx_kid);
+}
+
+/*
  * Forget everything this process had: called with cufab_lock held, in a
  * forked child or by a cuInit that finds itself in a new process. The fd
  * is closed, not reused: the kernel refuses it here anyway.
  */
 void cufab_reset_locked(void)
 {
+	size_t i;
+
 	__atomic_store_n(&cufab_initialized, 0, __ATOMIC_RELEASE);
 	cufab_close();
 	cufab.num_kdev = 0;
 	cufab.num_dev = 0;
 	cufab_open_warned = 0;
-	cufab_ctx_reset_locked();
-	cufab_ctx_config_reset_locked();
-	cufab_ipc_mem_reset_locked();
-	cufab_primary_reset_locked();
-	cufab_streams_reset_locked();
-	cufab_pool_reset_locked();
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_parts); i++)
+		cufab_parts[i].fork_reset();
 	__atomic_add_fetch(&cufab_epoch, 1, __ATOMIC_RELEASE);
 }
 
@@ -294,42 +285,4 @@ static void cufab_core_init(void)
 {
 	pthread_atfork(cufab_atfork_prepare, cufab_atfork_parent,
 		       cufab_atfork_child);
-}
-
-/* The common prologue of the entry points: see struct cufab_call. */
-CUresult cufab_call(struct cufab_call *c)
-{
-	CUdevice dev;
-	CUresult res;
-
-	/* the library's refusals say why too (CUFAB_DEBUG), as the kernel's */
-	if (!cufab_ready()) {
-		cufab_dbg("refused: cuInit has not succeeded in this process");
-		return CUDA_ERROR_NOT_INITIALIZED;
-	}
-	if (!c->args_ok) {
-		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
-		return CUDA_ERROR_INVALID_VALUE;
-	}
-	if (c->need & CUFAB_NEED_DEV) {
-		c->d = cufab_device(c->dev);
-		if (!c->d) {
-			cufab_dbg("refused: device %d: no such device (%d visible)",
-				  c->dev, cufab.num_dev);
-			return c->bad_dev;
-		}
-	}
-	if (c->need & CUFAB_NEED_CTX) {
-		res = cufab_ctx_current_get(&c->ctx, &c->ctx_kid, &dev);
-		if (res != CUDA_SUCCESS) {
-			cufab_dbg("refused: %s (the calling thread's current context)",
-				  res == CUDA_ERROR_INVALID_CONTEXT ?
-				  "no current context" :
-				  "the current context was destroyed");
-			return res;
-		}
-		if (!(c->need & CUFAB_NEED_DEV))
-			c->d = cufab_device(dev);
-	}
-	return CUDA_SUCCESS;
 }

@@ -91,12 +91,7 @@ void cufab_uuid_format(const __u8 *u, char *out)
 static CUresult device_get(const void *out, CUdevice dev,
 			   const struct cufab_device **d)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!out)
-		return CUDA_ERROR_INVALID_VALUE;
-	*d = cufab_device(dev);
-	return *d ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	return cufab_call_dev(!!out, dev, CUDA_ERROR_INVALID_DEVICE, d);
 }
 
 /* Copies src into a caller buffer of len bytes, truncating like CUDA. */
@@ -120,10 +115,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCount(int *count)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!count)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!!count);
+	if (res != CUDA_SUCCESS)
+		return res;
 	*count = cufab.num_dev;
 	return CUDA_SUCCESS;
 }
@@ -222,11 +218,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice *dev, const char *p
 {
 	unsigned int domain, bus, device;
 	int i, ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!dev || !pciBusId)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(dev && pciBusId);
+	if (res != CUDA_SUCCESS)
+		return res;
 	ret = parse_bus_id(pciBusId, &domain, &bus, &device);
 	if (ret < 0)
 		return CUDA_ERROR_INVALID_VALUE;

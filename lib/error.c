@@ -1,9 +1,165 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * cuGetErrorName and cuGetErrorString for every CUresult of cufab/cuda.h.
- * Both work before cuInit. The descriptions are cufab's own short wording.
+ * CUresult in both directions: the errno -> CUresult table every call
+ * translates the kernel's answers with, and cuGetErrorName and
+ * cuGetErrorString for every CUresult of cufab/cuda.h (both work before
+ * cuInit; the descriptions are cufab's own short wording).
  */
+#include <errno.h>
+#include <string.h>
+
 #include "internal.h"
+
+/*
+ * errno -> CUresult (Documentation/uapi.rst). The generic rows hold for
+ * every call; a call group whose documentation asks for other codes has
+ * its own rows, looked at first, and falls back to its parent group's.
+ */
+struct cufab_errno_row {
+	enum cufab_errmap map;
+	int err;
+	CUresult res;
+};
+
+static const enum cufab_errmap cufab_errmap_parent[CUFAB_ERRMAP_COUNT] = {
+	[CUFAB_ERRMAP_GENERIC]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_MEM]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_COPY]		= CUFAB_ERRMAP_MEM,
+	[CUFAB_ERRMAP_MC]		= CUFAB_ERRMAP_MEM,
+	[CUFAB_ERRMAP_LE]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_PEER]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_ASYNC]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_SUBMIT]		= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_IPC_EVENT_IMPORT]	= CUFAB_ERRMAP_GENERIC,
+	[CUFAB_ERRMAP_IPC_MEM_IMPORT]	= CUFAB_ERRMAP_MEM,
+};
+
+#define R(map, err, res)	{ CUFAB_ERRMAP_##map, err, CUDA_##res }
+
+static const struct cufab_errno_row cufab_errno_rows[] = {
+	R(GENERIC, 0, SUCCESS),
+	R(GENERIC, EINVAL, ERROR_INVALID_VALUE),
+	R(GENERIC, ENOMEM, ERROR_OUT_OF_MEMORY),
+	R(GENERIC, ENODEV, ERROR_INVALID_DEVICE),
+	R(GENERIC, ENOENT, ERROR_INVALID_HANDLE),
+	R(GENERIC, EPERM, ERROR_NOT_PERMITTED),
+	R(GENERIC, EACCES, ERROR_NOT_PERMITTED),
+	R(GENERIC, EOPNOTSUPP, ERROR_NOT_SUPPORTED),
+	/* a wait for something outside the caller (a team) gave up */
+	R(GENERIC, ETIMEDOUT, ERROR_SYSTEM_NOT_READY),
+	/* a team that never completed; the fabric software is down */
+	R(GENERIC, EHOSTDOWN, ERROR_SYSTEM_NOT_READY),
+	R(GENERIC, ENOTRECOVERABLE, ERROR_ILLEGAL_STATE),
+	/* the fd belongs to another process: we were forked */
+	R(GENERIC, EBADF, ERROR_NOT_INITIALIZED),
+	/* the module does not know this ioctl or struct tail */
+	R(GENERIC, ENOTTY, ERROR_SYSTEM_DRIVER_MISMATCH),
+	R(GENERIC, E2BIG, ERROR_SYSTEM_DRIVER_MISMATCH),
+
+	/*
+	 * Memory calls: their documentation lists INVALID_VALUE, not
+	 * INVALID_HANDLE, for a released or foreign handle and for an
+	 * address that is not (or already) mapped.
+	 */
+	R(MEM, ENOENT, ERROR_INVALID_VALUE),	/* no such handle or mapping */
+	R(MEM, EEXIST, ERROR_INVALID_VALUE),	/* range already mapped */
+	R(MEM, EBUSY, ERROR_INVALID_VALUE),	/* reservation still mapped */
+	R(MEM, ERANGE, ERROR_INVALID_VALUE),	/* offset + size past the end */
+
+	/*
+	 * Copies and memsets: no NOT_PERMITTED in their documentation; a
+	 * range the device may not access is, like a bad host pointer, an
+	 * invalid argument.
+	 */
+	R(COPY, EACCES, ERROR_INVALID_VALUE),
+	R(COPY, EPERM, ERROR_INVALID_VALUE),
+	R(COPY, EFAULT, ERROR_INVALID_VALUE),
+
+	/* Multicast: the team did not complete, or a signal ended the wait. */
+	R(MC, ETIMEDOUT, ERROR_SYSTEM_NOT_READY),
+	R(MC, EINTR, ERROR_SYSTEM_NOT_READY),
+
+	/*
+	 * Logical endpoints: no INVALID_HANDLE nor INVALID_DEVICE on their
+	 * pages. EBUSY is IdRelease of an id still associated; ENOSPC an id
+	 * space with no free range that long.
+	 */
+	R(LE, ENOENT, ERROR_INVALID_VALUE),
+	R(LE, EBUSY, ERROR_INVALID_VALUE),
+	R(LE, EEXIST, ERROR_INVALID_VALUE),
+	R(LE, ENOSPC, ERROR_OUT_OF_MEMORY),
+	R(LE, ENODEV, ERROR_INVALID_VALUE),
+
+	/* Peer access: the peer is a context. */
+	R(PEER, ENOENT, ERROR_INVALID_CONTEXT),
+	R(PEER, ELOOP, ERROR_INVALID_CONTEXT),
+	R(PEER, EOPNOTSUPP, ERROR_PEER_ACCESS_UNSUPPORTED),
+	R(PEER, EEXIST, ERROR_PEER_ACCESS_ALREADY_ENABLED),
+	R(PEER, ENOLINK, ERROR_PEER_ACCESS_NOT_ENABLED),
+	R(PEER, EBUSY, ERROR_TOO_MANY_PEERS),
+
+	/* An operation that failed on the engine. */
+	R(ASYNC, EACCES, ERROR_ILLEGAL_ADDRESS),	/* as a GPU fault */
+	R(ASYNC, EPERM, ERROR_ILLEGAL_ADDRESS),
+	R(ASYNC, EFAULT, ERROR_ILLEGAL_ADDRESS),
+	R(ASYNC, ECANCELED, ERROR_CONTEXT_IS_DESTROYED),
+	R(ASYNC, ESRCH, ERROR_CONTEXT_IS_DESTROYED),
+
+	/* A refused submission. */
+	R(SUBMIT, ESHUTDOWN, ERROR_CONTEXT_IS_DESTROYED),
+	R(SUBMIT, ENOENT, ERROR_INVALID_HANDLE),
+
+	/*
+	 * Opening an IPC handle: EINVAL is not a handle of that kind, ESRCH
+	 * an export that ended (or a forged one), ELOOP the exporting
+	 * process itself (driver 580's answer), ENOMEM (and for memory,
+	 * ENODEV: the allocation's GPU is gone) an importer's side that
+	 * could not be set up.
+	 */
+	R(IPC_EVENT_IMPORT, ESRCH, ERROR_INVALID_HANDLE),
+	R(IPC_EVENT_IMPORT, ENOENT, ERROR_INVALID_CONTEXT),
+	R(IPC_EVENT_IMPORT, ELOOP, ERROR_INVALID_CONTEXT),
+	R(IPC_EVENT_IMPORT, ENOMEM, ERROR_MAP_FAILED),
+	R(IPC_MEM_IMPORT, ESRCH, ERROR_INVALID_HANDLE),
+	R(IPC_MEM_IMPORT, ENOENT, ERROR_INVALID_CONTEXT),
+	R(IPC_MEM_IMPORT, ELOOP, ERROR_INVALID_CONTEXT),
+	R(IPC_MEM_IMPORT, ENOMEM, ERROR_MAP_FAILED),
+	R(IPC_MEM_IMPORT, ENODEV, ERROR_MAP_FAILED),
+};
+
+#undef R
+
+static const struct cufab_errno_row *errno_row(enum cufab_errmap map, int err)
+{
+	size_t i;
+
+	for (i = 0; i < CUFAB_ARRAY_SIZE(cufab_errno_rows); i++)
+		if (cufab_errno_rows[i].map == map &&
+		    cufab_errno_rows[i].err == err)
+			return &cufab_errno_rows[i];
+	return NULL;
+}
+
+CUresult cufab_result(enum cufab_errmap map, int err)
+{
+	const struct cufab_errno_row *row;
+
+	for (;;) {
+		row = errno_row(map, err);
+		if (row)
+			return row->res;
+		if (map == CUFAB_ERRMAP_GENERIC)
+			break;
+		map = cufab_errmap_parent[map];
+	}
+	cufab_dbg("no CUresult for errno %d (%s)", err, strerror(err));
+	return CUDA_ERROR_UNKNOWN;
+}
+
+CUresult cufab_errno_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_GENERIC, err);
+}
 
 struct cufab_error {
 	CUresult code;

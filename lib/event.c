@@ -20,7 +20,6 @@
 #include <string.h>
 
 #include "compat.h"
-#include "pool.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64
@@ -129,10 +128,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phEvent || (Flags & ~(unsigned int)EVENT_FLAGS))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phEvent && !(Flags & ~(unsigned int)EVENT_FLAGS));
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* an interprocess event cannot be timed */
 	if ((Flags & CU_EVENT_INTERPROCESS) &&
 	    !(Flags & CU_EVENT_DISABLE_TIMING))
@@ -158,13 +156,26 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 			      arg.ctx_id, Flags);
 }
 
+/* The prologue of the calls on one event: the live event behind @h. */
+static CUresult event_arg(CUevent h, struct cufab_levent **e)
+{
+	CUresult res = cufab_call_args(1);
+
+	if (res != CUDA_SUCCESS)
+		return res;
+	*e = event_lookup(h);
+	return *e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 {
 	struct cufab_levent *e;
 	__u32 kid;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_stream_lock);
 	e = event_lookup(hEvent);
 	if (!e) {
@@ -192,11 +203,9 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	struct cufab_levent *e;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	e = event_lookup(hEvent);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
+	res = event_arg(hEvent, &e);
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* EXTERNAL is for stream capture, which cufab does not have */
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -278,18 +287,17 @@ static CUresult event_query(struct cufab_levent *e)
 static CUresult event_seen(const struct cufab_levent *e, CUresult res)
 {
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_synced(e->rec_stream, e->rec_gen, e->rec_seq);
+		cufab_sync_stream_done(e->rec_stream, e->rec_gen, e->rec_seq);
 	return res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 {
 	struct cufab_levent *e;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	e = event_lookup(hEvent);
-	return e ? event_seen(e, event_query(e)) : CUDA_ERROR_INVALID_HANDLE;
+	res = event_arg(hEvent, &e);
+	return res == CUDA_SUCCESS ? event_seen(e, event_query(e)) : res;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -301,11 +309,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 	CUresult res;
 	int i, ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	e = event_lookup(hEvent);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
+	res = event_arg(hEvent, &e);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = event_query(e);
 	if (!(e->flags & CU_EVENT_BLOCKING_SYNC))
 		for (i = 0; i < EVENT_SPINS && res == CUDA_ERROR_NOT_READY;
@@ -352,10 +358,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventElapsedTime_v2(float *pMilliseconds,
 	__u64 start, end;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pMilliseconds)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!pMilliseconds);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = event_time(hStart, &start);
 	if (res == CUDA_SUCCESS)
 		res = event_time(hEnd, &end);
@@ -398,7 +403,7 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	      cufab_stream_submit(s, &arg);
 	/* REUSE_FOLLOW_EVENT_DEPENDENCIES: @s may take what was freed there */
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_waited(s, e->rec_stream, e->rec_gen,
+		cufab_sync_stream_waited(s, e->rec_stream, e->rec_gen,
 					 e->rec_seq);
 	return res;
 }
@@ -423,12 +428,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
 	struct cufab_event_export arg = { .size = sizeof(arg) };
 	struct cufab_levent *e;
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	e = event_lookup(event);
-	if (!e)
-		return CUDA_ERROR_INVALID_HANDLE;
+	res = event_arg(event, &e);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!pHandle || !(e->flags & CU_EVENT_INTERPROCESS))
 		return CUDA_ERROR_INVALID_VALUE;
 	arg.event_id = e->kid;
@@ -450,30 +454,17 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenEventHandle(CUevent *phEvent,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phEvent)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!phEvent);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_ctx_current_kid(&arg.ctx_id);
 	if (res != CUDA_SUCCESS)
 		return res;
 	memcpy(arg.handle, handle.reserved, sizeof(arg.handle));
 	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_IMPORT, &arg);
-	switch (-ret) {
-	case 0:
-		break;
-	case EINVAL:	/* not an event handle */
-		return CUDA_ERROR_INVALID_VALUE;
-	case ESRCH:	/* no such export (ended, forged) */
-		return CUDA_ERROR_INVALID_HANDLE;
-	case ENOENT:
-	case ELOOP:	/* the exporting process: driver 580's answer */
-		return CUDA_ERROR_INVALID_CONTEXT;
-	case ENOMEM:	/* the importer's side could not be set up */
-		return CUDA_ERROR_MAP_FAILED;
-	default:
-		return cufab_errno_result(-ret);
-	}
+	res = cufab_result(CUFAB_ERRMAP_IPC_EVENT_IMPORT, -ret);
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* it behaves like a local event created with DISABLE_TIMING */
 	return event_register(phEvent, arg.out_event_id, 0, arg.ctx_id,
 			      CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS);

@@ -47,10 +47,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuInit(unsigned int Flags)
 		return CUDA_ERROR_INVALID_VALUE;
 
 	pthread_mutex_lock(&cufab_lock);
-	/* A child made without atfork handlers still has the parent's state. */
-	if (cufab_ready() && cufab.pid != getpid())
+	/*
+	 * cufab_initialized is written under cufab_lock: a plain read here.
+	 * A child made without atfork handlers still has the parent's state.
+	 */
+	if (cufab_initialized && cufab.pid != getpid())
 		cufab_reset_locked();
-	if (!cufab_ready())
+	if (!cufab_initialized)
 		res = cufab_init_locked();
 	pthread_mutex_unlock(&cufab_lock);
 	return res;

@@ -79,10 +79,28 @@ void cufab_log(const char *fmt, ...) __printf(1, 2);
 void cufab_dbg(const char *fmt, ...) __printf(1, 2);
 int cufab_ioctl(unsigned long request, void *arg);
 int cufab_ioctl_once(unsigned long request, void *arg);
-CUresult cufab_errno_result(int err);
 CUresult cufab_open(__u32 *num_gpus);
 void cufab_close(void);
 void cufab_reset_locked(void);
+
+/* error.c: errno -> CUresult, by the call group whose codes differ */
+enum cufab_errmap {
+	CUFAB_ERRMAP_GENERIC,		/* every call */
+	CUFAB_ERRMAP_MEM,		/* the memory calls (mem.h) */
+	CUFAB_ERRMAP_COPY,		/* copies and memsets */
+	CUFAB_ERRMAP_MC,		/* multicast objects */
+	CUFAB_ERRMAP_LE,		/* logical endpoints */
+	CUFAB_ERRMAP_PEER,		/* peer access */
+	CUFAB_ERRMAP_ASYNC,		/* an operation failed on the engine */
+	CUFAB_ERRMAP_SUBMIT,		/* a refused stream submission */
+	CUFAB_ERRMAP_IPC_EVENT_IMPORT,	/* cuIpcOpenEventHandle */
+	CUFAB_ERRMAP_IPC_MEM_IMPORT,	/* cuIpcOpenMemHandle */
+	CUFAB_ERRMAP_COUNT
+};
+
+CUresult cufab_result(enum cufab_errmap map, int err);
+/* The generic rows (Documentation/uapi.rst). */
+CUresult cufab_errno_result(int err);
 
 /* device.c */
 CUresult cufab_devices_load(int num_gpus);
@@ -100,25 +118,52 @@ __u32 cufab_ctx_kid(CUcontext h);
 CUcontext cufab_ctx_by_kid(__u32 kid);
 CUresult cufab_ctx_current_get(CUcontext *h, __u32 *kid, CUdevice *dev);
 CUresult cufab_ctx_current_kid(__u32 *kid);
+CUresult cufab_ctx_arg_kid(CUcontext h, __u32 *kid);
 CUcontext cufab_primary_handle(CUdevice dev);
 void cufab_primary_activate(CUdevice dev, __u32 kid, unsigned int flags);
 void cufab_primary_deactivate(CUdevice dev);
 void cufab_primary_set_flags(CUdevice dev, unsigned int flags);
-void cufab_ctx_reset_locked(void);
 CUresult cufab_ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev);
 /* The checks every cuCtxCreate version makes first, in CUDA's order. */
 CUresult cufab_ctx_create_check(CUcontext *pctx, CUdevice dev);
 
-/* ctx_config.c: a context's limits go with it; a forked child has none. */
-void cufab_ctx_config_forget(__u32 ctx_kid);
-void cufab_ctx_config_reset_locked(void);
+/**
+ * struct cufab_part - what an API group keeps of objects the kernel owns
+ * @ctx_drain: context @ctx_kid is about to be destroyed: let its queued
+ *	work finish (errors do not stop the destroy)
+ * @ctx_gone: the kernel destroyed context @ctx_kid (an id it may hand out
+ *	again): drop what hung off it
+ * @fork_reset: a forked child: forget the parent's objects (cufab_lock
+ *	held; touch only the group's own state)
+ *
+ * core.c lists them in one table, cufab_parts[], as the kernel lists its
+ * client parts; context.c and the atfork handler walk it.
+ */
+struct cufab_part {
+	void (*ctx_drain)(__u32 ctx_kid);
+	void (*ctx_gone)(__u32 ctx_kid);
+	void (*fork_reset)(void);
+};
 
-/* ipc_mem.c: a context's opened IPC memory goes with it (the kernel unmaps). */
-void cufab_ipc_mem_forget_ctx(__u32 ctx_kid);
+/* core.c: every part's hook, before and after a context's destroy. */
+void cufab_parts_ctx_drain(__u32 ctx_kid);
+void cufab_parts_ctx_gone(__u32 ctx_kid);
+
+/* The parts' hooks, in cufab_parts[] order. */
+void cufab_ctx_reset_locked(void);		/* context.c */
+void cufab_streams_ctx_drain(__u32 ctx_kid);	/* stream.c */
+void cufab_streams_forget_ctx(__u32 ctx_kid);
+void cufab_streams_reset_locked(void);
+void cufab_events_forget_ctx(__u32 ctx_kid);	/* event.c */
+void cufab_events_reset_locked(void);
+void cufab_ctx_config_forget(__u32 ctx_kid);	/* ctx_config.c: limits */
+void cufab_ctx_config_reset_locked(void);
+void cufab_ipc_mem_forget_ctx(__u32 ctx_kid);	/* ipc_mem.c: the kernel unmaps */
 void cufab_ipc_mem_reset_locked(void);
+void cufab_primary_reset_locked(void);		/* primary.c */
+void cufab_pool_reset_locked(void);		/* pool.c */
 
 /* primary.c */
-void cufab_primary_reset_locked(void);
 CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,
 					 int refuse_active);
 
@@ -126,11 +171,6 @@ CUresult cufab_primary_set_flags_checked(CUdevice dev, unsigned int flags,
 CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
 			    cuuint64_t flags,
 			    CUdriverProcAddressQueryResult *status);
-
-static inline int cufab_ready(void)
-{
-	return __atomic_load_n(&cufab_initialized, __ATOMIC_ACQUIRE);
-}
 
 /* struct cufab_call.need */
 #define CUFAB_NEED_DEV	0x1	/* the call names a device: @dev */
@@ -163,6 +203,33 @@ struct cufab_call {
 };
 
 CUresult cufab_call(struct cufab_call *c);
+
+/* cufab_call() for a call that names no device and needs no context. */
+static inline CUresult cufab_call_args(int args_ok)
+{
+	struct cufab_call c = { .args_ok = args_ok };
+
+	return cufab_call(&c);
+}
+
+/*
+ * cufab_call() for a call that names device @dev: @bad_dev for an ordinal
+ * with no GPU behind it; the device in *@d when @d is not NULL.
+ */
+static inline CUresult cufab_call_dev(int args_ok, CUdevice dev,
+				      CUresult bad_dev,
+				      const struct cufab_device **d)
+{
+	struct cufab_call c = {
+		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
+		.bad_dev = bad_dev,
+	};
+	CUresult res = cufab_call(&c);
+
+	if (d)
+		*d = c.d;
+	return res;
+}
 
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)

@@ -78,23 +78,9 @@ static CUresult ipc_import(const struct cufab_call *c,
 
 	memcpy(arg.handle, handle->reserved, sizeof(arg.handle));
 	ret = cufab_ioctl(CUFAB_IOCTL_IPC_MEM_IMPORT, &arg);
-	switch (-ret) {
-	case 0:
+	if (!ret)
 		*addr = arg.out_addr;
-		return CUDA_SUCCESS;
-	case EINVAL:	/* not an IPC memory handle */
-		return CUDA_ERROR_INVALID_VALUE;
-	case ESRCH:	/* its allocation was freed, or a forged handle */
-		return CUDA_ERROR_INVALID_HANDLE;
-	case ELOOP:	/* the exporting process: driver 580's answer */
-	case ENOENT:
-		return CUDA_ERROR_INVALID_CONTEXT;
-	case ENOMEM:
-	case ENODEV:	/* the allocation's GPU is gone */
-		return CUDA_ERROR_MAP_FAILED;
-	default:
-		return cufab_mem_result(-ret);
-	}
+	return cufab_result(CUFAB_ERRMAP_IPC_MEM_IMPORT, -ret);
 }
 
 /*

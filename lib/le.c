@@ -27,36 +27,11 @@ _Static_assert(CUFAB_LE_TYPE_UNICAST == (int)CU_LOGICAL_ENDPOINT_TYPE_UNICAST &&
 	       CUFAB_LE_FLAG_COUNTED_OPS == (int)CU_LOGICAL_ENDPOINT_FLAG_COUNTED_OPS,
 	       "endpoint types and flags pass through unchanged");
 
-/*
- * errno -> CUresult for the endpoint calls. Their pages list no
- * INVALID_HANDLE: an unknown memory handle (ENOENT) is an invalid value.
- * EBUSY is IdRelease of an id still associated; ENOSPC an id space with
- * no free range that long.
- */
-static CUresult le_result(int err)
-{
-	switch (err) {
-	case ENOENT:
-	case EBUSY:
-	case EEXIST:
-		return CUDA_ERROR_INVALID_VALUE;
-	case ENOSPC:
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	case ENODEV:
-		/* not a GPU of the node: no endpoint page lists INVALID_DEVICE */
-		return CUDA_ERROR_INVALID_VALUE;
-	case ETIMEDOUT:
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	default:
-		return cufab_errno_result(err);
-	}
-}
-
 static CUresult le_ioctl(unsigned long request, void *arg)
 {
 	int ret = cufab_ioctl(request, arg);
 
-	return ret ? le_result(-ret) : CUDA_SUCCESS;
+	return ret ? cufab_result(CUFAB_ERRMAP_LE, -ret) : CUDA_SUCCESS;
 }
 
 /*

@@ -96,9 +96,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 	CUdeviceptr p;
 	CUresult res;
 
-	if (cufab_ready() && !pp)
-		return CUDA_ERROR_INVALID_VALUE;
-	res = cufab_legacy_alloc(pp ? &p : NULL, bytesize, CUFAB_MEM_ALLOC_HOST,
+	res = cufab_call_args(!!pp);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = cufab_legacy_alloc(&p, bytesize, CUFAB_MEM_ALLOC_HOST,
 				 0);
 	if (res == CUDA_SUCCESS)
 		*pp = (void *)(uintptr_t)p;

@@ -72,8 +72,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAdvise_v2(CUdeviceptr devPtr, size_t count,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (advice_has_location(advice)) {
 		res = loc_to_kernel(location, &arg.location_type,
 				    &arg.location_id);
@@ -111,10 +112,9 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count,
 	__s32 id;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(hStream, per_thread, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -289,10 +289,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttribute(void *data,
 	struct cufab_mem_range_attrs a;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!range_attr_ok(data, dataSize, attribute))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(range_attr_ok(data, dataSize, attribute));
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = range_attrs(devPtr, count, &a);
 	if (res == CUDA_SUCCESS)
 		range_attr_write(data, dataSize, attribute, &a);
@@ -311,8 +310,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemRangeGetAttributes(void **data,
 	CUresult res;
 	size_t i;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cuCtxGetCurrent(&ctx);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -348,11 +348,11 @@ static CUresult attach(CUstream hStream, CUdeviceptr dptr, size_t length,
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST &&
-	    flags != CU_MEM_ATTACH_SINGLE)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(flags == CU_MEM_ATTACH_GLOBAL ||
+			      flags == CU_MEM_ATTACH_HOST ||
+			      flags == CU_MEM_ATTACH_SINGLE);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (flags == CU_MEM_ATTACH_SINGLE && !hStream && !per_thread)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = cufab_stream_resolve(hStream, per_thread, &s);

@@ -15,40 +15,16 @@
 
 #include "internal.h"
 
-/*
- * errno -> CUresult for the memory calls (Documentation/uapi.rst). Their
- * documentation lists CUDA_ERROR_INVALID_VALUE, not INVALID_HANDLE, for a
- * released or foreign handle and for an address that is not (or already)
- * mapped, so those errnos differ from the generic table.
- */
+/* errno -> CUresult for the memory calls (error.c, CUFAB_ERRMAP_MEM). */
 static inline CUresult cufab_mem_result(int err)
 {
-	switch (err) {
-	case ENOENT:	/* no such handle, reservation or mapping */
-	case EEXIST:	/* range already mapped */
-	case EBUSY:	/* reservation still has mappings */
-	case ERANGE:	/* offset + size past the allocation */
-		return CUDA_ERROR_INVALID_VALUE;
-	default:
-		return cufab_errno_result(err);
-	}
+	return cufab_result(CUFAB_ERRMAP_MEM, err);
 }
 
-/*
- * errno -> CUresult for copies and memsets: their documentation has no
- * NOT_PERMITTED, and a range the device may not access, like a bad host
- * pointer, is an invalid argument.
- */
+/* errno -> CUresult for copies and memsets (CUFAB_ERRMAP_COPY). */
 static inline CUresult cufab_copy_result(int err)
 {
-	switch (err) {
-	case EACCES:
-	case EPERM:
-	case EFAULT:
-		return CUDA_ERROR_INVALID_VALUE;
-	default:
-		return cufab_mem_result(err);
-	}
+	return cufab_result(CUFAB_ERRMAP_COPY, err);
 }
 
 /* A CUmemGenericAllocationHandle is a kernel handle id (u32, never 0). */

@@ -11,20 +11,13 @@
  * without it makes the bind fail with CUDA_ERROR_SYSTEM_NOT_READY and
  * nothing bound, so a program can give up on a team that never forms.
  */
-#include <errno.h>
 
 #include "mem.h"
 
 /* errno -> CUresult (Documentation/uapi.rst, multicast rows) */
 static CUresult mc_result(int err)
 {
-	switch (err) {
-	case ETIMEDOUT:	/* the team did not complete in mc_team_timeout_ms */
-	case EINTR:	/* a signal without SA_RESTART ended the wait */
-		return CUDA_ERROR_SYSTEM_NOT_READY;
-	default:
-		return cufab_mem_result(err);
-	}
+	return cufab_result(CUFAB_ERRMAP_MC, err);
 }
 
 /* Is there a device that does multicast at all? */
@@ -40,8 +33,11 @@ static int mc_supported(void)
 
 static CUresult mc_ready(void)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult res;
+
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return mc_supported() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
 }
 
@@ -131,9 +127,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastBindMem(CUmemGenericAllocationHandle mc
 						 unsigned long long flags)
 {
 	struct cufab_mc_bind arg = { 0 };
+	CUresult res;
 
-	if (cufab_ready() && !cufab_mem_handle_ok(memHandle))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(cufab_mem_handle_ok(memHandle));
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.mem_handle = (__u32)memHandle;
 	arg.mem_offset = memOffset;
 	return mc_bind(&arg, mcHandle, mcOffset, size, flags);

@@ -12,9 +12,11 @@
 static CUresult mm_call(struct cufab_multimem *arg, unsigned int *skipped)
 {
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg->size = sizeof(*arg);
 	ret = cufab_ioctl(CUFAB_IOCTL_MULTIMEM, arg);
 	if (ret == -EACCES)	/* the mapping grants no such access */

@@ -28,21 +28,7 @@
 
 static CUresult peer_result(int err)
 {
-	switch (err) {
-	case ENOENT:
-	case ELOOP:
-		return CUDA_ERROR_INVALID_CONTEXT;
-	case EOPNOTSUPP:
-		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
-	case EEXIST:
-		return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
-	case ENOLINK:
-		return CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
-	case EBUSY:
-		return CUDA_ERROR_TOO_MANY_PEERS;
-	default:
-		return cufab_errno_result(err);
-	}
+	return cufab_result(CUFAB_ERRMAP_PEER, err);
 }
 
 /*

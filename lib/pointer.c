@@ -245,10 +245,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data,
 	unsigned int flags;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!data || !attr_known(attribute))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(data && attr_known(attribute));
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* The kernel answers for unmapped or foreign addresses itself. */
 	if (attribute == CU_POINTER_ATTRIBUTE_ACCESS_FLAGS) {
 		res = ptr_access(&q, &flags);
@@ -270,10 +269,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 	unsigned int i;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!numAttributes || !attributes || !data)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(numAttributes && attributes && data);
+	if (res != CUDA_SUCCESS)
+		return res;
 	for (i = 0; i < numAttributes; i++)
 		if (!data[i] || !attr_known(attributes[i]))
 			return CUDA_ERROR_INVALID_VALUE;

@@ -728,10 +728,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolCreate(CUmemoryPool *pool,
 {
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool || !poolProps)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(pool && poolProps);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pool_lock_take();
 	res = pool_create_locked(pool, poolProps, 0);
 	pool_lock_drop();
@@ -757,9 +756,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 {
 	struct CUmemPoolHandle_st *p;
 	int i;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || p->is_default) {
@@ -809,11 +810,10 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 	CUresult res = CUDA_SUCCESS;
 	__u64 v = 0;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!value || attr < CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
-	    attr > CU_MEMPOOL_ATTR_USED_MEM_HIGH)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(value && attr >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
+			      attr <= CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (set)
 		v = attr_is_int(attr) ? (__u64)(*(int *)value != 0) :
 		    *(cuuint64_t *)value;
@@ -878,9 +878,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolTrimTo(CUmemoryPool pool,
 					      size_t minBytesToKeep)
 {
 	struct CUmemPoolHandle_st *p;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pool_lock_take();
 	p = pool_lookup(pool);
 	if (p)
@@ -952,13 +954,13 @@ static void pools_synced(const struct cufab_lstream *s, __u32 gen, __u64 seq)
 }
 
 /* A context synchronization completed: every stream's frees are done. */
-void cufab_pool_sync(void)
+static void pool_ctx_synced(void)
 {
 	pools_synced(NULL, 0, 0);
 }
 
-void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
-			      __u64 seq)
+static void pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
+			       __u64 seq)
 {
 	/* nothing freed there or re-thresholded since the last one: no work */
 	if (s && (__atomic_load_n(&pool_pending[s->slot], __ATOMIC_RELAXED) ||
@@ -966,9 +968,9 @@ void cufab_pool_stream_synced(const struct cufab_lstream *s, __u32 gen,
 		pools_synced(s, gen, seq);
 }
 
-void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
-			      const struct cufab_lstream *src, __u32 gen,
-			      __u64 seq)
+static void pool_stream_waited(const struct cufab_lstream *waiter,
+			       const struct cufab_lstream *src, __u32 gen,
+			       __u64 seq)
 {
 	struct pool_wait *w;
 	unsigned int i;
@@ -998,6 +1000,19 @@ void cufab_pool_stream_waited(const struct cufab_lstream *waiter,
 	w->seq = seq;
 out:
 	pool_lock_drop();
+}
+
+/* Streams, events and contexts tell us what completed (stream.h). */
+static const struct cufab_sync_observer pool_sync_observer = {
+	.ctx_synced = pool_ctx_synced,
+	.stream_synced = pool_stream_synced,
+	.stream_waited = pool_stream_waited,
+};
+
+__attribute__((constructor))
+static void pool_observe(void)
+{
+	cufab_sync_observe(&pool_sync_observer);
 }
 
 /* ---- access ---- */
@@ -1045,10 +1060,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 	size_t i;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!map || !count || count > CUFAB_ARRAY_SIZE(k))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(map && count && count <= CUFAB_ARRAY_SIZE(k));
+	if (res != CUDA_SUCCESS)
+		return res;
 	for (i = 0; i < count && res == CUDA_SUCCESS; i++)
 		res = access_desc(&map[i], &k[i]);
 	if (res != CUDA_SUCCESS)
@@ -1080,10 +1094,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolGetAccess(CUmemAccess_flags *flags,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!flags || !location ||
-	    cufab_location_to_kernel(location, &arg.location_type,
+	res = cufab_call_args(flags && location);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (cufab_location_to_kernel(location, &arg.location_type,
 				     &arg.location_id) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	pool_lock_take();
@@ -1173,10 +1187,9 @@ static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!dptr || !bytesize)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(dptr && bytesize);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1236,10 +1249,9 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	CUresult res;
 	__u32 kid;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!dptr || !bytesize)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(dptr && bytesize);
+	if (res != CUDA_SUCCESS)
+		return res;
 	/*
 	 * INVALID_CONTEXT without a live one, whatever the stream (resolving
 	 * the NULL and per-thread streams checks it already)
@@ -1310,8 +1322,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 	struct pool_block *b;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1421,10 +1434,9 @@ static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,
 	CUresult res;
 	int slot;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!out)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!out);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = location_check(location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1464,8 +1476,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
 	CUresult res;
 	int slot;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = location_check(location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1483,33 +1496,33 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out,
 							CUdevice dev)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return cuMemGetDefaultMemPool(pool_out, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return cuMemGetMemPool(pool, &loc, CU_MEM_ALLOCATION_TYPE_PINNED);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
 	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_device(dev))
-		return CUDA_ERROR_INVALID_DEVICE;
+	res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return cuMemSetMemPool(&loc, CU_MEM_ALLOCATION_TYPE_PINNED, pool);
 }
 
@@ -1527,12 +1540,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle_out || flags ||
-	    (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
-	     handleType != CU_MEM_HANDLE_TYPE_FABRIC))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(handle_out && !flags &&
+			      (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
+			       handleType == CU_MEM_HANDLE_TYPE_FABRIC));
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
 		cufab_imex_prepare();
 	pool_lock_take();
@@ -1565,11 +1577,11 @@ cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
 	struct CUmemPoolHandle_st *p;
 	CUmemLocation loc;
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pool_out || flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(pool_out && !flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC) {
 		if (!handle)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -1612,10 +1624,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *sha
 	CUresult res = CUDA_SUCCESS;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!shareData_out)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!shareData_out);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pool_lock_take();
 	b = live_find(ptr);
 	if (!b || !b->chunk || !b->pool->handle_types) {
@@ -1650,10 +1661,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	CUresult res = CUDA_SUCCESS;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ptr_out || !shareData)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(ptr_out && shareData);
+	if (res != CUDA_SUCCESS)
+		return res;
 	memcpy(arg.data, shareData->reserved, sizeof(arg.data));
 	b = calloc(1, sizeof(*b));
 	if (!b)

@@ -38,9 +38,7 @@ void cufab_primary_reset_locked(void)
 
 static CUresult primary_check(CUdevice dev)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	return cufab_device(dev) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+	return cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, NULL);
 }
 
 /* Destroys the kernel context of an active primary context. */
@@ -62,10 +60,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice
 	struct cufab_primary *p;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!pctx)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!pctx);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = primary_check(dev);
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -24,12 +24,12 @@ cuMemExportToShareableHandle(void *shareableHandle,
 {
 	struct cufab_mem_export arg = { .size = sizeof(arg) };
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!shareableHandle || !cufab_mem_handle_ok(handle) ||
-	    flags > 0xffffffffULL)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(shareableHandle && cufab_mem_handle_ok(handle) &&
+			      flags <= 0xffffffffULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.flags = (__u32)flags;
 	arg.handle = (__u32)handle;
 	arg.handle_type = (__u32)handleType;
@@ -54,11 +54,11 @@ cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
 		.size = sizeof(arg), .handle_type = (__u32)shHandleType, .fd = -1,
 	};
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!handle);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (shHandleType == CU_MEM_HANDLE_TYPE_FABRIC) {
 		if (!osHandle)
 			return CUDA_ERROR_INVALID_VALUE;

@@ -30,7 +30,6 @@
 #include <sys/mman.h>
 
 #include "compat.h"
-#include "pool.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
@@ -100,34 +99,44 @@ void cufab_atomic_max(__u64 *p, __u64 v)
 		;
 }
 
-/* errno of an operation that failed on the engine, as a CUresult. */
-CUresult cufab_async_result(int err)
+/* Set once by a constructor, before any call can report. */
+static const struct cufab_sync_observer *cufab_sync_obs;
+
+void cufab_sync_observe(const struct cufab_sync_observer *obs)
 {
-	switch (err) {
-	case EACCES:
-	case EPERM:
-	case EFAULT:
-		/* the device touched memory it may not: as a GPU fault */
-		return CUDA_ERROR_ILLEGAL_ADDRESS;
-	case ECANCELED:
-	case ESRCH:
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	default:
-		return cufab_errno_result(err);
-	}
+	__atomic_store_n(&cufab_sync_obs, obs, __ATOMIC_RELEASE);
 }
 
-/* errno of a refused submission, as a CUresult. */
-CUresult cufab_submit_result(int err)
+static const struct cufab_sync_observer *sync_observer(void)
 {
-	switch (err) {
-	case ESHUTDOWN:
-		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
-	case ENOENT:
-		return CUDA_ERROR_INVALID_HANDLE;
-	default:
-		return cufab_errno_result(err);
-	}
+	return __atomic_load_n(&cufab_sync_obs, __ATOMIC_ACQUIRE);
+}
+
+void cufab_sync_ctx_done(void)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->ctx_synced)
+		obs->ctx_synced();
+}
+
+void cufab_sync_stream_done(const struct cufab_lstream *s, __u32 gen,
+			    __u64 seq)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->stream_synced)
+		obs->stream_synced(s, gen, seq);
+}
+
+void cufab_sync_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq)
+{
+	const struct cufab_sync_observer *obs = sync_observer();
+
+	if (obs && obs->stream_waited)
+		obs->stream_waited(waiter, src, gen, seq);
 }
 
 /* Map the kernel's completion slots, once per process (cufab_lock held). */
@@ -389,8 +398,11 @@ static CUresult per_thread_stream(struct cufab_lstream **out)
 CUresult cufab_stream_resolve(CUstream h, int per_thread,
 			      struct cufab_lstream **out)
 {
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult res;
+
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (h == CU_STREAM_PER_THREAD || (!h && per_thread))
 		return per_thread_stream(out);
 	if (!h || h == CU_STREAM_LEGACY)
@@ -421,8 +433,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuCtxGetStreamPriorityRange(int *leastPriority,
 	__u32 kid;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_ctx_current_kid(&kid);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -442,10 +455,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 	CUresult res;
 	__u32 kid, idx;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phStream || (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phStream &&
+			      !(flags & ~(unsigned int)CU_STREAM_NON_BLOCKING));
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = current_ctx(&ctx, &kid, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -472,9 +485,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 {
 	struct cufab_lstream *s;
 	__u32 kid;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_stream_lock);
 	s = hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ?
 	    NULL : stream_lookup(hStream);
@@ -531,7 +546,7 @@ static CUresult stream_sync(struct cufab_lstream *s)
 static CUresult stream_seen(struct cufab_lstream *s, __u64 seq, CUresult res)
 {
 	if (res == CUDA_SUCCESS)
-		cufab_pool_stream_synced(s, s->gen, seq);
+		cufab_sync_stream_done(s, s->gen, seq);
 	return res;
 }
 
@@ -582,12 +597,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream hStream)
 }
 
 /**
- * cufab_streams_ctx_sync() - cuCtxSynchronize: every stream of a context
+ * streams_ctx_sync() - cuCtxSynchronize: every stream of a context
  * @ctx_kid: the context
  *
  * No syscall when they are all idle.
  */
-CUresult cufab_streams_ctx_sync(__u32 ctx_kid)
+static CUresult streams_ctx_sync(__u32 ctx_kid)
 {
 	struct cufab_stream_wait arg = {
 		.size = sizeof(arg), .what = CUFAB_WAIT_CTX, .id = ctx_kid,
@@ -617,6 +632,33 @@ CUresult cufab_streams_ctx_sync(__u32 ctx_kid)
 	if (ret)
 		return cufab_submit_result(-ret);
 	return arg.out_error ? cufab_async_result(-arg.out_error) : res;
+}
+
+void cufab_streams_ctx_drain(__u32 ctx_kid)
+{
+	streams_ctx_sync(ctx_kid);
+}
+
+/*
+ * Waits for every stream of the context. A completed synchronization
+ * returns pool memory past each pool's release threshold.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize(void)
+{
+	return cuCtxSynchronize_v2(NULL);
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx)
+{
+	CUresult res;
+	__u32 kid;
+
+	res = cufab_ctx_arg_kid(ctx, &kid);
+	if (res == CUDA_SUCCESS)
+		res = streams_ctx_sync(kid);
+	if (res == CUDA_SUCCESS)
+		cufab_sync_ctx_done();
+	return res;
 }
 
 /**
@@ -659,7 +701,6 @@ void cufab_streams_forget_ctx(__u32 ctx_kid)
 			break;
 		pthread_mutex_lock(&cufab_stream_lock);
 	}
-	cufab_events_forget_ctx(ctx_kid);
 }
 
 /* A forked child: nothing of the parent's streams is valid here. */
@@ -679,7 +720,6 @@ void cufab_streams_reset_locked(void)
 	cufab_slots = NULL;
 	host_thread_started = 0;
 	pthread_mutex_init(&cufab_stream_lock, NULL);
-	cufab_events_reset_locked();
 }
 
 /* Attributes. */
@@ -783,8 +823,9 @@ static CUresult get_ctx_v2(CUstream h, int pt, CUcontext *pctx,
 {
 	CUresult res;
 
-	if (cufab_ready() && (!pctx || !pgreen))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(pctx && pgreen);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = get_ctx(h, pt, pctx);
 	if (res == CUDA_SUCCESS)
 		*pgreen = NULL;
@@ -926,8 +967,9 @@ static CUresult peer_async(CUdeviceptr dst, CUcontext dst_ctx,
 	__u32 dst_dev, src_dev;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = ctx_kdev(dst_ctx, &dst_dev);
 	if (res == CUDA_SUCCESS)
 		res = ctx_kdev(src_ctx, &src_dev);
@@ -1257,8 +1299,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn,
 static CUresult add_callback(CUstream h, int pt, CUstreamCallback cb,
 			     void *data, unsigned int flags)
 {
-	if (cufab_ready() && flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
+
+	res = cufab_call_args(!flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return host_submit(h, pt, NULL, cb, data);
 }
 
@@ -1288,8 +1333,9 @@ static CUresult pt_drain(void)
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = per_thread_stream(&s);
 	return res == CUDA_SUCCESS ? stream_sync(s) : res;
 }

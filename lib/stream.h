@@ -46,17 +46,51 @@ CUresult cufab_stream_submit(struct cufab_lstream *s,
 			     struct cufab_stream_submit *arg);
 CUresult cufab_stream_host_call(CUstream h, int per_thread,
 				CUstreamCallback cb, void *data);
-CUresult cufab_async_result(int err);
-CUresult cufab_submit_result(int err);
-void cufab_atomic_max(__u64 *p, __u64 v);
-/* context.c hooks */
-CUresult cufab_streams_ctx_sync(__u32 ctx_kid);
-void cufab_streams_forget_ctx(__u32 ctx_kid);
-void cufab_streams_reset_locked(void);
 
-/* event.c */
-void cufab_events_forget_ctx(__u32 ctx_kid);
-void cufab_events_reset_locked(void);
+/**
+ * struct cufab_sync_observer - told when the library sees work complete
+ * @ctx_synced: a context synchronization completed: every stream's work
+ *	is done
+ * @stream_synced: cuStreamSynchronize, cuStreamQuery, cuEventSynchronize
+ *	or cuEventQuery saw stream @s of generation @gen complete its work up
+ *	to @seq
+ * @stream_waited: cuStreamWaitEvent: @waiter's later work runs after
+ *	@src's up to @seq
+ *
+ * The stream-ordered allocator (pool.c) registers one to reuse what was
+ * freed before that point; streams, events and contexts report to it
+ * without knowing who listens.
+ */
+struct cufab_sync_observer {
+	void (*ctx_synced)(void);
+	void (*stream_synced)(const struct cufab_lstream *s, __u32 gen,
+			      __u64 seq);
+	void (*stream_waited)(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq);
+};
+
+void cufab_sync_observe(const struct cufab_sync_observer *obs);
+void cufab_sync_ctx_done(void);
+void cufab_sync_stream_done(const struct cufab_lstream *s, __u32 gen,
+			    __u64 seq);
+void cufab_sync_stream_waited(const struct cufab_lstream *waiter,
+			      const struct cufab_lstream *src, __u32 gen,
+			      __u64 seq);
+
+/* errno of an operation that failed on the engine, as a CUresult. */
+static inline CUresult cufab_async_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_ASYNC, err);
+}
+
+/* errno of a refused submission, as a CUresult. */
+static inline CUresult cufab_submit_result(int err)
+{
+	return cufab_result(CUFAB_ERRMAP_SUBMIT, err);
+}
+
+void cufab_atomic_max(__u64 *p, __u64 v);
 
 /* Has slot @slot reached @seq?  Acquire: its error may be read after. */
 static inline int cufab_slot_done(__u32 slot, __u64 seq)

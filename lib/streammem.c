@@ -74,8 +74,9 @@ static CUresult wait_value(CUstream h, CUdeviceptr addr, cuuint64_t value,
 	};
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = wait_cond(flags, &m.flags);
 	return res == CUDA_SUCCESS ? memop_submit(h, pt, &m, 1) : res;
 }
@@ -89,8 +90,9 @@ static CUresult write_value(CUstream h, CUdeviceptr addr, cuuint64_t value,
 	};
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = write_flags(flags);
 	return res == CUDA_SUCCESS ? memop_submit(h, pt, &m, 1) : res;
 }
@@ -144,10 +146,10 @@ static CUresult batch(CUstream h, unsigned int count,
 	unsigned int i, n = 0;
 	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (flags || !count || count > CUFAB_MEMOP_MAX_BATCH || !params)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!flags && count &&
+			      count <= CUFAB_MEMOP_MAX_BATCH && params);
+	if (res != CUDA_SUCCESS)
+		return res;
 	for (i = 0; i < count; i++) {
 		res = batch_entry(&params[i], &ops[n], &n);
 		if (res != CUDA_SUCCESS)

@@ -79,10 +79,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle || !prop)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(handle && prop);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = create_args(prop, size, flags, &arg);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -98,11 +97,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemCreate(CUmemGenericAllocationHandle *handle,
 CUFAB_EXPORT CUresult CUDAAPI cuMemRelease(CUmemGenericAllocationHandle handle)
 {
 	struct cufab_mem_release arg = { .size = sizeof(arg) };
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_mem_handle_ok(handle))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(cufab_mem_handle_ok(handle));
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.handle = (__u32)handle;
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_RELEASE, &arg));
 }
@@ -146,11 +145,11 @@ cuMemGetAllocationGranularity(size_t *granularity,
 {
 	const struct cufab_device *d;
 	int rec;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!granularity || !prop)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(granularity && prop);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (option != CU_MEM_ALLOC_GRANULARITY_MINIMUM &&
 	    option != CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -181,11 +180,11 @@ cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
 	struct cufab_mem_retain arg = { .size = sizeof(arg) };
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!handle)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!handle);
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.addr = (uintptr_t)addr;
 	ret = cufab_ioctl(CUFAB_IOCTL_MEM_RETAIN, &arg);
 	if (ret)
@@ -200,11 +199,11 @@ cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
 {
 	struct cufab_mem_get_props arg = { .size = sizeof(arg) };
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!prop || !cufab_mem_handle_ok(handle))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(prop && cufab_mem_handle_ok(handle));
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.handle = (__u32)handle;
 	ret = cufab_ioctl(CUFAB_IOCTL_MEM_GET_PROPS, &arg);
 	if (ret)
@@ -253,11 +252,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAddressReserve(CUdeviceptr *ptr, size_t size,
 	struct cufab_va_reserve arg = { .size = sizeof(arg) };
 	__u64 floor = reserve_alignment_floor();
 	int ret;
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!ptr || flags > 0xffffffffULL)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(ptr && flags <= 0xffffffffULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	/*
 	 * CUDA's rule for the hint; the kernel takes any hint as advice and
 	 * ignores one it cannot use.
@@ -287,9 +286,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAddressFree(CUdeviceptr ptr, size_t size)
 	struct cufab_va_free arg = {
 		.size = sizeof(arg), .addr = ptr, .length = size,
 	};
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_VA_FREE, &arg));
 }
 
@@ -302,11 +303,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemMap(CUdeviceptr ptr, size_t size,
 		.size = sizeof(arg), .addr = ptr, .length = size,
 		.offset = offset,
 	};
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!cufab_mem_handle_ok(handle) || flags > 0xffffffffULL)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(cufab_mem_handle_ok(handle) &&
+			      flags <= 0xffffffffULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	arg.handle = (__u32)handle;
 	arg.flags = (__u32)flags;
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_MAP, &arg));
@@ -317,9 +319,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemUnmap(CUdeviceptr ptr, size_t size)
 	struct cufab_mem_unmap arg = {
 		.size = sizeof(arg), .addr = ptr, .length = size,
 	};
+	CUresult res;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_MEM_UNMAP, &arg));
 }
 
@@ -338,10 +342,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemSetAccess(CUdeviceptr ptr, size_t size,
 	CUresult res = CUDA_SUCCESS;
 	size_t i;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!desc || count == 0 || count > 0xffffffffULL)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(desc && count && count <= 0xffffffffULL);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (count > ACCESS_DESCS_INLINE) {
 		kd = calloc(count, sizeof(*kd));
 		if (!kd)
@@ -373,10 +376,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemGetAccess(unsigned long long *flags,
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!flags || !location)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(flags && location);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_location_to_kernel(location, &arg.location_type,
 				       &arg.location_id);
 	if (res != CUDA_SUCCESS)
@@ -396,10 +398,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemGetInfo_v2(size_t *free, size_t *total)
 	CUresult res;
 	int ret;
 
-	if (!cufab_ready())
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!free || !total)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(free && total);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cuCtxGetDevice(&dev);
 	if (res != CUDA_SUCCESS)
 		return res;

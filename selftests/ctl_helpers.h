@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cufab_test.h"
+
 /* @path = build/bin/@tool next to this selftest; false when absent. */
 static inline bool tool_path(const char *tool, char *path, size_t len)
 {
@@ -34,6 +36,30 @@ static inline bool tool_path(const char *tool, char *path, size_t len)
 		return false;
 	return access(path, X_OK) == 0;
 }
+
+/*
+ * Why a cufabctl test cannot run here, NULL when it can: no /dev/cufab,
+ * no cufabctl next to the test, or (@json) no jsoncheck.
+ */
+static inline const char *cufabctl_missing(bool json)
+{
+	char path[PATH_MAX];
+
+	if (access(CUFAB_DEV, F_OK))
+		return CUFAB_DEV " absent (cufab.ko not loaded)";
+	if (!tool_path("cufabctl", path, sizeof(path)))
+		return "no cufabctl next to this test";
+	if (json && !tool_path("jsoncheck", path, sizeof(path)))
+		return "no jsoncheck next to this test";
+	return NULL;
+}
+
+/* In a test of kselftest_harness.h: skip it when cufabctl_missing(). */
+#define CTL_OR_SKIP(json) do {						\
+	const char *__why = cufabctl_missing(json);			\
+	if (__why)							\
+		SKIP(return, "%s", __why);				\
+} while (0)
 
 /*
  * Run the shell command line @cmd; its stdout in @out (truncated to fit),

@@ -157,6 +157,15 @@ static inline int cufab_param_set(const char *name, const char *val)
 	return write_file(path, val);
 }
 
+/* Write a numeric module parameter; 0 or -1. */
+static inline int cufab_param_set_u(const char *name, unsigned int v)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", v);
+	return cufab_param_set(name, buf);
+}
+
 /*
  * Reap child @pid: its exit status, 0x100 | signal when a signal killed it
  * (never mistaken for an exit status), -1 when waitpid() fails.

@@ -9,7 +9,9 @@
  * STREAM_GET dump did: KASAN "use-after-free in __lock_acquire", then a
  * dumper holding the client list's lock forever, so every later close
  * hung). The assertion here is that every process ends; the splat scan of
- * tools/vm/run fails a debug boot on any KASAN or lockdep report.
+ * tools/vm/run fails a debug boot on any KASAN or lockdep report. With
+ * cufabctl and jsoncheck built, one dumper also checks that "cufabctl -j
+ * proc show" stays valid JSON while the clients come and go.
  *
  * CUFAB_DUMP_RACE_SECONDS (default 3) sets how long the processes race.
  */
@@ -22,6 +24,7 @@
 #include <cufab/cuda.h>
 #include <linux/cufab.h>
 
+#include "ctl_helpers.h"
 #include "cufab_test.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
@@ -154,9 +157,13 @@ static void read_debugfs(const char *name, char *buf)
 	close(fd);
 }
 
-/* Dump everything until @end; exit status 0, or the failing command. */
-static int dumper(double end)
+/*
+ * Dump everything until @end (and, @ctl, "cufabctl -j proc show" through
+ * jsoncheck); exit status 0, or the failing command.
+ */
+static int dumper(double end, bool ctl)
 {
+	static char out[65536];
 	char *buf = malloc(NL_BUF);
 	unsigned int i, rounds = 0;
 	__u16 family;
@@ -178,6 +185,8 @@ static int dumper(double end)
 		}
 		for (i = 0; i < ARRAY_SIZE(debugfs_files); i++)
 			read_debugfs(debugfs_files[i], buf);
+		if (ctl && ctl_run("-j proc show", "2>&1", out, sizeof(out)))
+			return 5;
 		rounds++;
 	}
 	return rounds ? 0 : 4;
@@ -266,6 +275,7 @@ TEST(dumps_race_exiting_clients)
 	unsigned int i, done = 0;
 	char buf[NL_BUF];
 	__u16 family;
+	bool ctl = !cufabctl_missing(true);
 	int sock, st;
 
 	if (access(CUFAB_DEV, F_OK))
@@ -279,7 +289,8 @@ TEST(dumps_race_exiting_clients)
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
 		if (pids[i] == 0)
-			_exit(i < WORKERS ? worker(end) : dumper(end));
+			_exit(i < WORKERS ? worker(end) :
+			      dumper(end, ctl && i == ARRAY_SIZE(pids) - 1));
 	}
 	/* a dumper stuck in the kernel would never end: bound the wait */
 	deadline = end + 60;

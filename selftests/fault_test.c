@@ -458,6 +458,23 @@ TEST_F(fault, va_reserve_fails_twice)
 	EXPECT_EQ(live_before, live_objects_wait(live_before));
 }
 
+/* Two clients of this task, for the scenarios that share across them. */
+static int open_two(int *fd, int *fd2)
+{
+	int err;
+
+	*fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return errno;
+	*fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (*fd2 < 0) {
+		err = errno;
+		close(*fd);
+		return err;
+	}
+	return 0;
+}
+
 /*
  * Interprocess events: one client exports, another imports and records
  * the event in a stream of its own and waits for it; the exporter closes
@@ -480,15 +497,9 @@ static int ipc_event_scenario(void)
 	};
 	int fd, fd2, err;
 
-	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	fd2 = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd2 < 0) {
-		err = errno;
-		close(fd);
+	err = open_two(&fd, &fd2);
+	if (err)
 		return err;
-	}
 	err = ctx_create(fd, 0, 0, &ec.ctx_id);
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_EVENT_CREATE, &ec);
@@ -648,6 +659,96 @@ TEST_FAIL_NTH(fault, fail_nth_ipc_mem)
 	nth->min_injected = 5;
 	nth->min_failed = 1;
 	return ipc_mem_scenario();
+}
+
+/*
+ * Undo a step of pool_scenario: the fault is injected once, so a release
+ * that failed under it goes through the second time, and nothing mapped
+ * outlives close() in live_objects.
+ */
+static void pool_undo(int fd, unsigned long req, void *arg)
+{
+	if (cufab_ioc(fd, req, arg))
+		cufab_ioc(fd, req, arg);
+}
+
+/*
+ * Pools, their six injection points: create, grow (a chunk), export as a
+ * file descriptor, import in a second client, a pointer's export and its
+ * import (a mapping in the importer); then every step undone in reverse.
+ * Returns the errno of the first step that failed, 0 if all went through.
+ */
+static int pool_scenario(void)
+{
+	struct cufab_pool_create pc = {
+		.size = sizeof(pc), .alloc_type = CUFAB_POOL_ALLOC_PINNED,
+		.handle_types = CUFAB_HANDLE_POSIX_FD,
+		.location_type = CUFAB_LOC_DEVICE,
+	};
+	struct cufab_pool_grow g = { .size = sizeof(g), .length = 4096 };
+	struct cufab_pool_export ex = {
+		.size = sizeof(ex), .handle_type = CUFAB_HANDLE_POSIX_FD,
+		.out_fd = -1,
+	};
+	struct cufab_pool_import im = {
+		.size = sizeof(im), .handle_type = CUFAB_HANDLE_POSIX_FD,
+	};
+	struct cufab_pool_ptr_export pe = {
+		.size = sizeof(pe), .length = 4096,
+	};
+	struct cufab_pool_ptr_import pi = { .size = sizeof(pi) };
+	struct cufab_pool_ptr_release rel = { .size = sizeof(rel) };
+	struct cufab_pool_shrink sh = { .size = sizeof(sh) };
+	bool exported = false;
+	int fd, fd2, err;
+
+	err = open_two(&fd, &fd2);
+	if (err)
+		return err;
+	err = cufab_ioc(fd, CUFAB_IOCTL_POOL_CREATE, &pc);
+	g.pool = ex.pool = pe.pool = pc.out_pool;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_POOL_GROW, &g);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_POOL_EXPORT, &ex);
+	im.fd = ex.out_fd;
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_POOL_IMPORT, &im);
+	pe.addr = g.out_addr;
+	if (!err) {
+		err = cufab_ioc(fd, CUFAB_IOCTL_POOL_PTR_EXPORT, &pe);
+		exported = !err;
+	}
+	pi.pool = im.out_pool;
+	memcpy(pi.data, pe.out_data, sizeof(pi.data));
+	if (!err)
+		err = cufab_ioc(fd2, CUFAB_IOCTL_POOL_PTR_IMPORT, &pi);
+	if (pi.out_addr) {
+		rel.pool = im.out_pool;
+		rel.addr = pi.out_addr;
+		pool_undo(fd2, CUFAB_IOCTL_POOL_PTR_RELEASE, &rel);
+	}
+	if (g.out_addr) {
+		/* the export ends, then the chunk goes back */
+		rel.pool = sh.pool = pc.out_pool;
+		rel.addr = sh.addr = g.out_addr;
+		if (exported)
+			pool_undo(fd, CUFAB_IOCTL_POOL_PTR_RELEASE, &rel);
+		pool_undo(fd, CUFAB_IOCTL_POOL_SHRINK, &sh);
+	}
+	if (ex.out_fd >= 0)
+		close(ex.out_fd);
+	close(fd2);
+	close(fd);
+	return err;
+}
+
+TEST_FAIL_NTH(fault, fail_nth_pools)
+{
+	/* the six cufab fault points, and allocations besides */
+	nth->min_injected = 6;
+	nth->min_failed = 1;
+	return pool_scenario();
 }
 
 /*

@@ -20,22 +20,11 @@
 
 #include "cufab_test.h"
 #include "cufab_uapi.h"
+#include "ipc_helpers.h"
 #include "kselftest_harness.h"
 #include "stream_helpers.h"
 
 #define LEN	(3 * 4096 + 100)
-
-static int step_send(int fd, char c)
-{
-	return write(fd, &c, 1) == 1 ? 0 : -1;
-}
-
-static char step_recv(int fd)
-{
-	char c = 0;
-
-	return read(fd, &c, 1) == 1 ? c : 0;
-}
 
 /* Every byte of @len at @p is @v. */
 static int filled(CUdeviceptr p, size_t len, unsigned char v)
@@ -160,13 +149,11 @@ static int importer(int rd, int wr)
 	unsigned int type;
 	CUipcMemHandle h;
 	size_t size;
-	int n;
+	int ret;
 
-	if (read(rd, &h, sizeof(h)) != sizeof(h))
-		return 1;
-	if (cuInit(0) || cuDeviceGetCount(&n) ||
-	    cuCtxCreate(&ctx, NULL, 0, n > 1))
-		return 2;
+	ret = peer_import_start(rd, &h, sizeof(h), &ctx);
+	if (ret)
+		return ret;
 	if (cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 		return 3;
 	if (cuIpcOpenMemHandle(&p2, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) ||
@@ -203,29 +190,23 @@ static int importer(int rd, int wr)
 
 TEST(two_processes)
 {
-	int to_child[2], to_parent[2];
+	struct peer peer;
 	CUipcMemHandle h;
 	CUcontext ctx;
 	CUdeviceptr d;
-	pid_t pid;
 
 	CTX_OR_SKIP(ctx);
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, LEN));
 	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0x5a, LEN));
 	ASSERT_CU(CUDA_SUCCESS, cuIpcGetMemHandle(&h, d));
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(to_parent));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(importer(to_child[0], to_parent[1]));
-	ASSERT_EQ(sizeof(h), write(to_child[1], &h, sizeof(h)));
-	ASSERT_EQ('w', step_recv(to_parent[0]));
+	ASSERT_EQ(0, peer_start(&peer, importer));
+	ASSERT_EQ(0, peer_send(&peer, &h, sizeof(h)));
+	ASSERT_EQ('w', step_recv(peer.rd));
 	/* the child's write is in the exporter's memory */
 	EXPECT_TRUE(filled(d + 4096, 4096, 0xa5));
 	EXPECT_TRUE(filled(d, 4096, 0x5a));
-	ASSERT_EQ(0, step_send(to_child[1], 'c'));
-	EXPECT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, step_send(peer.wr, 'c'));
+	EXPECT_EQ(0, peer_end(&peer));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
@@ -286,11 +267,10 @@ static int keeper(int rd, int wr)
 
 TEST(freed_memory)
 {
-	int to_child[2], to_parent[2];
+	struct peer peer;
 	CUipcMemHandle h;
 	CUcontext ctx;
 	CUdeviceptr d;
-	pid_t pid;
 
 	CTX_OR_SKIP(ctx);
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, LEN));
@@ -302,17 +282,12 @@ TEST(freed_memory)
 	ASSERT_CU(CUDA_SUCCESS, cuMemsetD8(d, 0x33, LEN));
 	ASSERT_CU(CUDA_SUCCESS, cuIpcGetMemHandle(&h, d));
 	EXPECT_EQ(CUDA_SUCCESS, open_elsewhere(&h));
-	ASSERT_EQ(0, pipe(to_child));
-	ASSERT_EQ(0, pipe(to_parent));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(keeper(to_child[0], to_parent[1]));
-	ASSERT_EQ(sizeof(h), write(to_child[1], &h, sizeof(h)));
-	ASSERT_EQ('o', step_recv(to_parent[0]));
+	ASSERT_EQ(0, peer_start(&peer, keeper));
+	ASSERT_EQ(0, peer_send(&peer, &h, sizeof(h)));
+	ASSERT_EQ('o', step_recv(peer.rd));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
-	ASSERT_EQ(0, step_send(to_child[1], 'f'));
-	EXPECT_EQ(0, wait_child(pid));
+	ASSERT_EQ(0, step_send(peer.wr, 'f'));
+	EXPECT_EQ(0, peer_end(&peer));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 

@@ -11,18 +11,6 @@
 
 #define SZ_2M		(2UL << 20)
 
-/* Why the tests cannot run here, NULL when they can. */
-static const char *cufabctl_missing(void)
-{
-	char path[PATH_MAX];
-
-	if (access(CUFAB_DEV, F_OK))
-		return CUFAB_DEV " absent (cufab.ko not loaded)";
-	if (!tool_path("cufabctl", path, sizeof(path)))
-		return "no cufabctl next to this test";
-	return NULL;
-}
-
 /* A 2 MiB allocation on GPU 1 is listed under this pid, then is gone. */
 TEST(own_allocation)
 {
@@ -30,12 +18,9 @@ TEST(own_allocation)
 	CUmemGenericAllocationHandle h = 0;
 	char args[64], want[64];
 	static char out[65536];
-	const char *skip;
 	size_t g;
 
-	skip = cufabctl_missing();
-	if (skip)
-		SKIP(return, "%s", skip);
+	CTL_OR_SKIP(false);
 	INIT_OR_SKIP();
 	if (num_devices() < 2)
 		SKIP(return, "needs 2 GPUs");
@@ -77,13 +62,10 @@ TEST(managed_attachment)
 	unsigned long long uid;
 	char args[64], want[64];
 	static char out[65536];
-	const char *skip;
 	CUcontext ctx;
 	CUstream s;
 
-	skip = cufabctl_missing();
-	if (skip)
-		SKIP(return, "%s", skip);
+	CTL_OR_SKIP(false);
 	INIT_OR_SKIP();
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&g, 4096, CU_MEM_ATTACH_GLOBAL));
@@ -119,13 +101,11 @@ TEST(many_allocations)
 	CUmemGenericAllocationHandle h[200];
 	static char out[1 << 20];
 	char args[64];
-	const char *s, *skip;
+	const char *s;
 	unsigned int i, n = 0;
 	size_t g;
 
-	skip = cufabctl_missing();
-	if (skip)
-		SKIP(return, "%s", skip);
+	CTL_OR_SKIP(false);
 	INIT_OR_SKIP();
 	g = gran(0);
 	ASSERT_NE(0, g);
@@ -144,11 +124,8 @@ TEST(many_allocations)
 TEST(no_such_pid)
 {
 	static char out[4096];
-	const char *skip;
 
-	skip = cufabctl_missing();
-	if (skip)
-		SKIP(return, "%s", skip);
+	CTL_OR_SKIP(false);
 	EXPECT_EQ(0, ctl_run("-j mem show pid 999999", NULL, out, sizeof(out)));
 	EXPECT_STREQ("[]\n", out);
 	EXPECT_EQ(0, ctl_run("mem show pid 999999", NULL, out, sizeof(out)));

@@ -866,15 +866,6 @@ TEST_F(ctx, release_threshold_at_stream_and_event_sync)
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
 }
 
-/* Set a cufab module parameter; 0 or -1. */
-static int param_set(const char *name, unsigned int v)
-{
-	char buf[16];
-
-	snprintf(buf, sizeof(buf), "%u", v);
-	return cufab_param_set(name, buf);
-}
-
 /*
  * The race-exposure knob makes a use-after-free-async visible: stream s2
  * still reads a block when s1 frees it without waiting for s2, s1's next
@@ -896,9 +887,9 @@ TEST_F(ctx, race_knob_exposes_use_after_free_async)
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s1, CU_STREAM_NON_BLOCKING));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING));
 	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
-	ASSERT_EQ(0, param_set("race_delay_us", 50000));
+	ASSERT_EQ(0, cufab_param_set_u("race_delay_us", 50000));
 	for (seed = 1; seed <= 8; seed++) {
-		ASSERT_EQ(0, param_set("race_seed", seed));
+		ASSERT_EQ(0, cufab_param_set_u("race_seed", seed));
 		for (fixed = 0; fixed < 2; fixed++) {
 			ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(y, 0, 1));
 			ASSERT_CU(CUDA_SUCCESS, cuMemAllocAsync(&x, 4096, s1));
@@ -923,8 +914,8 @@ TEST_F(ctx, race_knob_exposes_use_after_free_async)
 			ASSERT_CU(CUDA_SUCCESS, cuMemFreeAsync(z, s1));
 		}
 	}
-	param_set("race_delay_us", 0);
-	param_set("race_seed", 0);
+	cufab_param_set_u("race_delay_us", 0);
+	cufab_param_set_u("race_seed", 0);
 	TH_LOG("use-after-free-async exposed under %u of 8 seeds", exposed);
 	EXPECT_LT(0, exposed);
 	EXPECT_EQ(0, wrong);

@@ -2,36 +2,13 @@
 /*
  * Processes seen through cufabctl: "proc show" (netlink PROC_GET) lists
  * this process with the objects it holds by kind and the bytes behind its
- * memory handles, and keeps giving valid JSON while processes open
- * /dev/cufab, create objects and exit under the dump.
+ * memory handles. That its JSON stays valid while processes open
+ * /dev/cufab, create objects and exit under the dump is dump_race_test's.
  */
-#include <signal.h>
-#include <sys/wait.h>
 
 #include "ctl_helpers.h"
 #include "mem_helpers.h"
 #include "kselftest_harness.h"
-
-#define CHURNERS	2
-#define DUMPS		10
-
-static const char *cufabctl_missing(void)
-{
-	char path[PATH_MAX];
-
-	if (access(CUFAB_DEV, F_OK))
-		return CUFAB_DEV " absent (cufab.ko not loaded)";
-	if (!tool_path("cufabctl", path, sizeof(path)) ||
-	    !tool_path("jsoncheck", path, sizeof(path)))
-		return "no cufabctl or jsoncheck next to this test";
-	return NULL;
-}
-
-#define CTL_OR_SKIP() do {						\
-	const char *__why = cufabctl_missing();				\
-	if (__why)							\
-		SKIP(return, "%s", __why);				\
-} while (0)
 
 FIXTURE(proc) {};
 FIXTURE_SETUP(proc) {}
@@ -48,7 +25,7 @@ TEST_F_TIMEOUT(proc, own_process, 300)
 	CUstream s;
 	size_t g;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(true);
 	INIT_OR_SKIP();
 	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
 	g = gran(0);
@@ -81,59 +58,6 @@ TEST_F_TIMEOUT(proc, own_process, 300)
 	ASSERT_EQ(0, ctl_run("proc show pid 2147483647", NULL, out,
 			     sizeof(out)));
 	EXPECT_STREQ("none\n", out);
-}
-
-/* A child opening /dev/cufab, making objects and exiting, over and over. */
-static void churn(void)
-{
-	CUmemAllocationProp p = dev_prop(0, 0);
-	CUmemGenericAllocationHandle h;
-	CUcontext ctx;
-	CUstream s;
-	pid_t pid;
-
-	for (;;) {
-		pid = fork();
-		if (pid == 0) {
-			if (cuInit(0) || cuCtxCreate(&ctx, NULL, 0, 0) ||
-			    cuMemCreate(&h, gran(0), &p, 0) ||
-			    cuStreamCreate(&s, CU_STREAM_NON_BLOCKING))
-				_exit(1);
-			/* exit with everything held: the teardown frees it */
-			_exit(0);
-		}
-		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
-			_exit(1);
-	}
-}
-
-/* Dumps in a loop while processes come and go: each one valid JSON. */
-TEST_F_TIMEOUT(proc, dump_races_exit, 600)
-{
-	static char out[65536];
-	pid_t kids[CHURNERS];
-	int i, rc, bad = 0;
-
-	CTL_OR_SKIP();
-	INIT_OR_SKIP();
-	for (i = 0; i < CHURNERS; i++) {
-		kids[i] = fork();
-		ASSERT_LE(0, kids[i]);
-		if (kids[i] == 0)
-			churn();
-	}
-	for (i = 0; i < DUMPS; i++) {
-		rc = ctl_run("-j proc show", "2>&1", out, sizeof(out));
-		if (rc) {
-			bad++;
-			TH_LOG("dump %d: status %d: %s", i, rc, out);
-		}
-	}
-	for (i = 0; i < CHURNERS; i++) {
-		kill(kids[i], SIGKILL);
-		waitpid(kids[i], NULL, 0);
-	}
-	EXPECT_EQ(0, bad);
 }
 
 TEST_HARNESS_MAIN

@@ -859,16 +859,6 @@ TEST(kill_with_work_queued)
 	}
 }
 
-/* Set a cufab module parameter; 0 or -1. */
-static int param_set(const char *name, unsigned int v)
-{
-	char path[128], buf[16];
-
-	snprintf(path, sizeof(path), CUFAB_PARAMS "%s", name);
-	snprintf(buf, sizeof(buf), "%u", v);
-	return write_file(path, buf);
-}
-
 /*
  * The race-exposure knob: with completions delayed, a program that reads
  * stream results without synchronizing sees stale data every time, and
@@ -894,8 +884,8 @@ TEST(race_knob_exposes_missing_sync)
 	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
 
 	/* fixed delay: the host forgot cuStreamSynchronize */
-	ASSERT_EQ(0, param_set("race_seed", 0));
-	ASSERT_EQ(0, param_set("race_delay_us", 500000));
+	ASSERT_EQ(0, cufab_param_set_u("race_seed", 0));
+	ASSERT_EQ(0, cufab_param_set_u("race_delay_us", 500000));
 	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(x, 0, 1));
 	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32Async(x, 7, 1, a));
 	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, x, 4));
@@ -904,9 +894,9 @@ TEST(race_knob_exposes_missing_sync)
 	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, x, 4));
 	EXPECT_EQ(7, v);
 
-	ASSERT_EQ(0, param_set("race_delay_us", 50000));
+	ASSERT_EQ(0, cufab_param_set_u("race_delay_us", 50000));
 	for (seed = 1; seed <= 8; seed++) {
-		ASSERT_EQ(0, param_set("race_seed", seed));
+		ASSERT_EQ(0, cufab_param_set_u("race_seed", seed));
 		/* stream b copies x without waiting for a's set */
 		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(x, 0, 1));
 		ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(y, 0, 1));
@@ -926,8 +916,8 @@ TEST(race_knob_exposes_missing_sync)
 		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, y, 4));
 		wrong += v != 1;
 	}
-	param_set("race_delay_us", 0);
-	param_set("race_seed", 0);
+	cufab_param_set_u("race_delay_us", 0);
+	cufab_param_set_u("race_seed", 0);
 	TH_LOG("missing synchronization exposed under %u of 8 seeds",
 	       exposed);
 	EXPECT_LT(0, exposed);
@@ -1076,7 +1066,7 @@ TEST(queue_depth_bound_blocks)
 	ASSERT_LE(0, saved) TH_LOG("no stream_queue_max parameter");
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-	ASSERT_EQ(0, param_set("stream_queue_max", 16));
+	ASSERT_EQ(0, cufab_param_set_u("stream_queue_max", 16));
 	ASSERT_CU(CUDA_SUCCESS, cuLaunchHostFunc(s, gate_fn, &g));
 	ASSERT_EQ(0, pthread_create(&opener, NULL, gate_open_300ms, &g));
 	for (i = 0; i < 64; i++)
@@ -1089,7 +1079,7 @@ TEST(queue_depth_bound_blocks)
 	ASSERT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&last, d + 4095, 1));
 	EXPECT_EQ(63, last);
-	param_set("stream_queue_max", (unsigned int)saved);
+	cufab_param_set_u("stream_queue_max", (unsigned int)saved);
 	cuStreamDestroy(s);
 	cuMemFree(d);
 	cuCtxDestroy(ctx);
@@ -1130,7 +1120,7 @@ TEST(queue_depth_bound_eintr)
 	c2 = c;
 	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c));
 	ASSERT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c2));
-	ASSERT_EQ(0, param_set("stream_queue_max", 2));
+	ASSERT_EQ(0, cufab_param_set_u("stream_queue_max", 2));
 	/* nobody serves host operations here: the first holds the stream */
 	host.stream_id = c.out_stream_id;
 	wait.stream_id = c.out_stream_id;
@@ -1144,7 +1134,7 @@ TEST(queue_depth_bound_eintr)
 	/* nothing was queued: sequence 3 was never submitted */
 	poll.id = c.out_stream_id;
 	EXPECT_EQ(EINVAL, cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &poll));
-	param_set("stream_queue_max", (unsigned int)saved);
+	cufab_param_set_u("stream_queue_max", (unsigned int)saved);
 	/* closing cancels the held host operations */
 	close(fd);
 }

@@ -13,18 +13,6 @@
 #include "kselftest_harness.h"
 #include "stream_helpers.h"
 
-/* Why the tests cannot run here, NULL when they can. */
-static const char *cufabctl_missing(void)
-{
-	char path[PATH_MAX];
-
-	if (access(CUFAB_DEV, F_OK))
-		return CUFAB_DEV " absent (cufab.ko not loaded)";
-	if (!tool_path("cufabctl", path, sizeof(path)))
-		return "no cufabctl next to this test";
-	return NULL;
-}
-
 /*
  * Each test runs cufabctl a few times: seconds each under the debug
  * kernel on a loaded machine, past the harness's default 30 s.
@@ -32,12 +20,6 @@ static const char *cufabctl_missing(void)
 FIXTURE(show) {};
 FIXTURE_SETUP(show) {}
 FIXTURE_TEARDOWN(show) {}
-
-#define CTL_OR_SKIP() do {						\
-	const char *__why = cufabctl_missing();				\
-	if (__why)							\
-		SKIP(return, "%s", __why);				\
-} while (0)
 
 /* A blocked stream, then drained, then destroyed, as "stream show" sees it. */
 TEST_F_TIMEOUT(show, own_stream, 300)
@@ -49,7 +31,7 @@ TEST_F_TIMEOUT(show, own_stream, 300)
 	CUcontext ctx;
 	CUstream s;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(false);
 	CTX_OR_SKIP(ctx);
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreateWithPriority(&s, CU_STREAM_NON_BLOCKING, -2));
@@ -117,7 +99,7 @@ TEST_F_TIMEOUT(show, failure_event, 300)
 	int fd, i;
 	pid_t pid;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(false);
 	CTX_OR_SKIP(ctx);
 	ASSERT_TRUE(tool_path("cufabctl", ctl, sizeof(ctl)));
 	fd = mkstemp(path);
@@ -151,7 +133,7 @@ TEST_F_TIMEOUT(show, race_knob, 300)
 	char args[96];
 	CUcontext ctx;
 
-	CTL_OR_SKIP();
+	CTL_OR_SKIP(false);
 	CTX_OR_SKIP(ctx);
 	delay = cufab_param("race_delay_us");
 	seed = cufab_param("race_seed");

@@ -3,9 +3,8 @@
 #
 # `make demo`, inside the VM (tools/vm/run -- tools/vm/demo.sh): shows the
 # virtual fabric through cufabctl, then runs every program in
-# build/examples/ and then in build/demo/ (one per tools/demo/*.c), each
-# in name order, each printing its own output.  Exits non-zero if any of
-# them fails.
+# build/examples/ (one per examples/*.c) in name order, each printing its
+# own output.  Exits non-zero if any of them fails.
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$here/../../build" && pwd) || exit 1
@@ -21,11 +20,9 @@ if [ -x "$build/bin/cufabctl" ]; then
 	"$build/bin/cufabctl" topo show || rc=1
 fi
 
-for ex in "$build"/examples/* "$build"/demo/*; do
+for ex in "$build"/examples/*; do
 	[ -f "$ex" ] && [ -x "$ex" ] || continue
-	dir=$(basename "$(dirname "$ex")")
-	[ "$dir" = demo ] && dir=tools/demo
-	section "$dir/$(basename "$ex")"
+	section "examples/$(basename "$ex")"
 	"$ex" || { echo "demo: $(basename "$ex") failed (status $?)"; rc=1; }
 done
 exit "$rc"
