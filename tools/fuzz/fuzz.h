@@ -124,6 +124,7 @@ struct stats {
 	unsigned long long kills;
 	unsigned long long reply_faults;	/* calls whose struct was read-only */
 	unsigned long long dump_rounds;		/* every dump and debugfs file, once */
+	unsigned long long handoffs;		/* imports of another process's handle */
 };
 
 extern struct stats *stats;	/* this process's counts */
@@ -180,6 +181,15 @@ void res_forget(struct client *cl, unsigned int mask,
 int fd_take(struct client *cl, unsigned int kind);
 void count_call(unsigned int i, int err);
 void timer_arm(bool on);
+
+/* mailbox.c: the IPC handles the workers of an episode exported */
+enum { MB_EVENT, MB_IPC_MEM, MB_KINDS };
+#define MB_HANDLE_LEN	64
+
+void mailbox_init(void);
+void mailbox_clear(void);
+void mailbox_post(unsigned int kind, const unsigned char *handle);
+bool mailbox_take(struct thread *t, unsigned int kind, unsigned char *handle);
 
 /* main.c: the run's options */
 #define MAX_PROCS	16

@@ -12,7 +12,8 @@
  *   0 threads   one process, -t threads on one client
  *   1 procs     -p processes of two threads each, passing fds, fabric
  *               handles and their /dev/cufab fds around a ring of unix
- *               sockets; the parent SIGKILLs them at random moments (in
+ *               sockets, and importing the IPC event and memory handles
+ *               the others exported (mailbox.c); the parent SIGKILLs them at random moments (in
  *               the middle of calls) and starts others, while a monitor
  *               process runs every netlink dump and reads every debugfs
  *               file in a loop
@@ -355,9 +356,9 @@ static unsigned int report(double secs, unsigned int episodes)
 		nl += t->nl_calls[i];
 	for (i = 0; i < ARRAY_SIZE(t->pseudo); i++)
 		ps += t->pseudo[i];
-	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills, %llu replies into read-only pages, %llu dump rounds racing exits\n",
+	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills, %llu replies into read-only pages, %llu dump rounds racing exits, %llu imports of another process's IPC handle\n",
 	       opt.seed, episodes, n, secs, secs > 0 ? n / secs : 0, nl, ps,
-	       t->kills, t->reply_faults, t->dump_rounds);
+	       t->kills, t->reply_faults, t->dump_rounds, t->handoffs);
 	for (i = 0; i < fuzz_nioctls; i++) {
 		printf("# ioctl %-17s calls %8llu ok %8llu", fuzz_ioctls[i].name,
 		       t->calls[i], t->ok[i]);
@@ -485,6 +486,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (stats_init())
 		return 1;
+	mailbox_init();
 	sock = nl_open();
 	if (sock < 0 || access(CUFAB_DEVICE_PATH, R_OK | W_OK)) {
 		if (opt.ktap)
@@ -512,6 +514,7 @@ int main(int argc, char **argv)
 		if (opt.seconds && t1.tv_sec - t0.tv_sec >= opt.seconds)
 			break;
 		why[0] = '\0';
+		mailbox_clear();
 		/* generous: a debug kernel under TCG makes ~100 calls a second */
 		episode_deadline = time(NULL) + 120 + opt.calls * opt.procs / 10;
 		switch (kind) {
