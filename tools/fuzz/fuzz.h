@@ -215,6 +215,7 @@ struct worker {
 	int ring_out, ring_in;		/* unix sockets to the neighbours */
 	unsigned long long seed;
 	unsigned int kind;
+	unsigned int *progress;		/* shared: calls made, for the parent */
 };
 
 pid_t spawn(struct worker *w);
