@@ -2221,6 +2221,10 @@ void cufab_stream_queue_unreserve(struct cufab_stream_space *space);
 extern unsigned int cufab_stream_queue_max;
 void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 			u64 time_ns, int err);
+#ifdef CUFAB_KUNIT
+/* engine_test.c: runs between cufab_slot_publish()'s check and its stores */
+extern void (*cufab_slot_publish_hook)(u64 seq);
+#endif
 extern unsigned int cufab_race_delay_us;
 extern unsigned int cufab_race_seed;
 /* Largest race_delay_us netlink accepts: one second. */

@@ -472,6 +472,8 @@ struct publish_race {
 	int slot;
 	atomic_t go;		/* round the older publisher may run */
 	atomic_t done;		/* rounds it has finished */
+	atomic_t held;		/* the older record the hook holds */
+	atomic_t newer;		/* the newer record published */
 	unsigned int rounds;
 };
 
@@ -541,6 +543,81 @@ static void slot_publish_concurrent(struct kunit *test)
 		WRITE_ONCE(s->time_ns, 2 * k);
 		WRITE_ONCE(s->seq, 2 * k);
 	}
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
+			    "%u of %u rounds left the slot at the older record",
+			    bad, k - 1);
+	cufab_slot_free(env.space, r.slot);
+	engine_env_fini(&env);
+}
+
+static struct publish_race *publish_window_race;
+
+/*
+ * cufab_slot_publish_hook: the older (odd) record, past the check, waits
+ * for the newer to be published before it stores, or 5 ms if the newer
+ * cannot be (it waits for the older: the writers are serialised).
+ */
+static void publish_hold_older(u64 seq)
+{
+	struct publish_race *r = publish_window_race;
+	u64 end = ktime_get_ns() + 5 * NSEC_PER_MSEC;
+
+	if (!(seq & 1))
+		return;
+	atomic_set(&r->held, seq);
+	while (atomic_read(&r->newer) <= seq && ktime_get_ns() < end)
+		cpu_relax();
+}
+
+/*
+ * slot_publish_concurrent with the window held open: the interleaving
+ * that race needs luck for (the older record checked, then stored after
+ * the newer) is tried in every round, so that unserialised writers fail
+ * here every time, under TCG too.
+ */
+static void slot_publish_window(struct kunit *test)
+{
+	struct publish_race r = { .rounds = 50 };
+	unsigned long end = jiffies + 3 * HZ;
+	unsigned int k, bad = 0, cpu;
+	struct task_struct *t;
+	struct engine_env env;
+	struct cufab_seq_slot *s;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	engine_env_init(test, &env);
+	r.space = env.space;
+	r.slot = cufab_slot_alloc(env.space);
+	KUNIT_ASSERT_GE(test, r.slot, 0);
+	s = &env.space->slots[r.slot];
+	atomic_set(&r.go, 0);
+	atomic_set(&r.done, 0);
+	atomic_set(&r.held, 0);
+	atomic_set(&r.newer, 0);
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	t = kthread_create(publish_older, &r, "cufab-kunit-pub");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	publish_window_race = &r;
+	WRITE_ONCE(cufab_slot_publish_hook, publish_hold_older);
+	wake_up_process(t);
+	for (k = 1; k <= r.rounds && time_before(jiffies, end); k++) {
+		atomic_set(&r.go, k);
+		while (atomic_read(&r.held) < 2 * k - 1)
+			cond_resched();
+		cufab_slot_publish(env.space, r.slot, 2 * k, 2 * k, 0);
+		atomic_set(&r.newer, 2 * k);
+		while (atomic_read(&r.done) < k)
+			cond_resched();
+		if (READ_ONCE(s->seq) != 2 * k || READ_ONCE(s->error) ||
+		    READ_ONCE(s->time_ns) != 2 * k)
+			bad++;
+	}
+	WRITE_ONCE(cufab_slot_publish_hook, NULL);
 	kthread_stop(t);
 	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
 			    "%u of %u rounds left the slot at the older record",
@@ -680,6 +757,7 @@ static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(teardown_waits_for_release),
 	KUNIT_CASE(dep_callback_done_before_run),
 	KUNIT_CASE(slot_publish_concurrent),
+	KUNIT_CASE(slot_publish_window),
 	KUNIT_CASE(parked_holds_stream_until_woken),
 	KUNIT_CASE(cancel_takes_parked),
 	{}

@@ -124,6 +124,7 @@ struct stats {
 	unsigned long long kills;
 	unsigned long long reply_faults;	/* calls whose struct was read-only */
 	unsigned long long dump_rounds;		/* every dump and debugfs file, once */
+	unsigned long long handoffs;		/* imports of another process's handle */
 };
 
 extern struct stats *stats;	/* this process's counts */
@@ -181,6 +182,15 @@ int fd_take(struct client *cl, unsigned int kind);
 void count_call(unsigned int i, int err);
 void timer_arm(bool on);
 
+/* mailbox.c: the IPC handles the workers of an episode exported */
+enum { MB_EVENT, MB_IPC_MEM, MB_KINDS };
+#define MB_HANDLE_LEN	64
+
+void mailbox_init(void);
+void mailbox_clear(void);
+void mailbox_post(unsigned int kind, const unsigned char *handle);
+bool mailbox_take(struct thread *t, unsigned int kind, unsigned char *handle);
+
 /* main.c: the run's options */
 #define MAX_PROCS	16
 #define MAX_THREADS	16
@@ -205,6 +215,7 @@ struct worker {
 	int ring_out, ring_in;		/* unix sockets to the neighbours */
 	unsigned long long seed;
 	unsigned int kind;
+	unsigned int *progress;		/* shared: calls made, for the parent */
 };
 
 pid_t spawn(struct worker *w);

@@ -212,10 +212,17 @@ static void note(struct thread *t, unsigned int kind, const struct res *r)
 		t->len = r->len;
 	if (!t->addr && (R_ADDRS | RB(R_VA)) & RB(kind))
 		t->addr = r->val;
+	/*
+	 * An export's fd, fabric handle and pointer data remember their
+	 * pool: a pool imported from them remembers it too, so that the
+	 * pointer data of that pool picks the pool imported from it.
+	 */
 	if (!t->pool) {
 		if (kind == R_POOL)
 			t->pool = r->val;
-		else if (kind == R_CHUNK || kind == R_IMPPTR)
+		else if (kind == R_CHUNK || kind == R_IMPPTR ||
+			 kind == R_FD_POOL || kind == R_FAB_POOL ||
+			 kind == R_PTR_DATA)
 			t->pool = r->aux;
 	}
 }

@@ -12,10 +12,12 @@
  *   0 threads   one process, -t threads on one client
  *   1 procs     -p processes of two threads each, passing fds, fabric
  *               handles and their /dev/cufab fds around a ring of unix
- *               sockets; the parent SIGKILLs them at random moments (in
- *               the middle of calls) and starts others, while a monitor
- *               process runs every netlink dump and reads every debugfs
- *               file in a loop
+ *               sockets, and importing the IPC event and memory handles
+ *               the others exported (mailbox.c); the parent SIGKILLs
+ *               each after a random number of its calls (in the middle
+ *               of one; half of them finish first) and starts others,
+ *               while a monitor process runs every netlink dump and
+ *               reads every debugfs file in a loop
  *   2 netlink   every netlink command, with one ioctl process running
  *               (the node's SETs refused, EBUSY), then with none
  *   3 mappings  one process whose threads mostly mmap, munmap, mprotect,
@@ -160,11 +162,45 @@ static pid_t spawn_dumper(void)
 	_exit(0);
 }
 
+/*
+ * The calls each worker of a procs episode made, which the parent reads
+ * to end a life: shared, mapped before the first worker.
+ */
+static unsigned int *calls_made;
+
+/*
+ * A life of worker @i: it ends, SIGKILLed in the middle of whatever the
+ * worker does, once the worker made a random number of calls, up to
+ * twice what its two threads make; so half the lives end early, and the
+ * others run long enough to build state and share it (handles the other
+ * workers import, fds they map).
+ */
+static pid_t spawn_life(struct worker *w, unsigned int i, struct thread *t,
+			unsigned int *life)
+{
+	if (calls_made) {
+		calls_made[i] = 0;
+		w->progress = &calls_made[i];
+	}
+	life[i] = rn(t, 4 * opt.calls);
+	return spawn(w);
+}
+
+static bool life_over(struct thread *t, unsigned int i,
+		      const unsigned int *life)
+{
+	/* without the counts, a life ends at random */
+	if (!calls_made)
+		return !rn(t, 8);
+	return __atomic_load_n(&calls_made[i], __ATOMIC_RELAXED) >= life[i];
+}
+
 static int run_procs(unsigned long long seed, char *why, size_t len)
 {
 	struct worker w[MAX_PROCS];
 	int sock[MAX_PROCS][2];
 	pid_t pid[MAX_PROCS];
+	unsigned int life[MAX_PROCS];
 	unsigned int np = opt.procs, i, alive;
 	struct thread t = { .rng = seed };
 	pid_t dumper;
@@ -178,9 +214,8 @@ static int run_procs(unsigned long long seed, char *why, size_t len)
 		w[i] = (struct worker){ .ring_out = sock[i][0],
 			.ring_in = sock[(i + np - 1) % np][1],
 			.seed = mix(seed, i), .kind = E_PROCS };
-		pid[i] = spawn(&w[i]);
+		pid[i] = spawn_life(&w[i], i, &t, life);
 	}
-	/* kill one, now and then, in the middle of whatever it does */
 	for (alive = np; alive;) {
 		if (time(NULL) > episode_deadline) {
 			for (i = 0; i < np; i++) {
@@ -192,32 +227,33 @@ static int run_procs(unsigned long long seed, char *why, size_t len)
 			break;
 		}
 		usleep(5000 + rn(&t, 50000));
-		i = rn(&t, np);
-		if (!pid[i])
-			goto poll;
-		if (rn(&t, 2) == 0) {
+		for (i = 0; i < np; i++) {
+			int st;
+
+			if (!pid[i])
+				continue;
+			if (waitpid(pid[i], &st, WNOHANG) == pid[i]) {
+				/* it made all its calls, or died of SIGKILL */
+				if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) &&
+				    !(WIFEXITED(st) && !WEXITSTATUS(st))) {
+					snprintf(why, len, "worker %d: status %#x",
+						 pid[i], st);
+					ret = -1;
+				}
+				pid[i] = 0;
+				alive--;
+				continue;
+			}
+			if (!life_over(&t, i, life))
+				continue;
 			kill(pid[i], SIGKILL);
 			__atomic_add_fetch(&stats->kills, 1, __ATOMIC_RELAXED);
 			ret |= reap(pid[i], why, len);
 			w[i].seed = mix(w[i].seed, 1);
-			/* the replacement runs a shorter life */
-			pid[i] = rn(&t, 2) ? spawn(&w[i]) : 0;
+			/* half of the killed have a successor */
+			pid[i] = rn(&t, 2) ? spawn_life(&w[i], i, &t, life) : 0;
 			if (!pid[i])
 				alive--;
-		}
-poll:
-		for (i = 0; i < np; i++) {
-			int st;
-
-			if (!pid[i] || waitpid(pid[i], &st, WNOHANG) != pid[i])
-				continue;
-			if (!(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL) &&
-			    !(WIFEXITED(st) && !WEXITSTATUS(st))) {
-				snprintf(why, len, "worker %d: status %#x", pid[i], st);
-				ret = -1;
-			}
-			pid[i] = 0;
-			alive--;
 		}
 	}
 	/* a dumper still inside the kernel here would hang in reap() */
@@ -355,9 +391,9 @@ static unsigned int report(double secs, unsigned int episodes)
 		nl += t->nl_calls[i];
 	for (i = 0; i < ARRAY_SIZE(t->pseudo); i++)
 		ps += t->pseudo[i];
-	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills, %llu replies into read-only pages, %llu dump rounds racing exits\n",
+	printf("# seed %llu: %u episodes, %llu ioctls in %.0f s (%.0f ioctls/s), %llu netlink requests, %llu mapping/fd operations, %llu kills, %llu replies into read-only pages, %llu dump rounds racing exits, %llu imports of another process's IPC handle\n",
 	       opt.seed, episodes, n, secs, secs > 0 ? n / secs : 0, nl, ps,
-	       t->kills, t->reply_faults, t->dump_rounds);
+	       t->kills, t->reply_faults, t->dump_rounds, t->handoffs);
 	for (i = 0; i < fuzz_nioctls; i++) {
 		printf("# ioctl %-17s calls %8llu ok %8llu", fuzz_ioctls[i].name,
 		       t->calls[i], t->ok[i]);
@@ -485,6 +521,11 @@ int main(int argc, char **argv)
 		return 1;
 	if (stats_init())
 		return 1;
+	mailbox_init();
+	calls_made = mmap(NULL, MAX_PROCS * sizeof(*calls_made),
+			  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (calls_made == MAP_FAILED)
+		calls_made = NULL;
 	sock = nl_open();
 	if (sock < 0 || access(CUFAB_DEVICE_PATH, R_OK | W_OK)) {
 		if (opt.ktap)
@@ -512,6 +553,7 @@ int main(int argc, char **argv)
 		if (opt.seconds && t1.tv_sec - t0.tv_sec >= opt.seconds)
 			break;
 		why[0] = '\0';
+		mailbox_clear();
 		/* generous: a debug kernel under TCG makes ~100 calls a second */
 		episode_deadline = time(NULL) + 120 + opt.calls * opt.procs / 10;
 		switch (kind) {

@@ -577,6 +577,19 @@ static void post_event_export(struct thread *t, const void *arg)
 	const struct cufab_event_export *e = arg;
 
 	post_fd_bytes(t, -1, e->out_handle, 0, R_EV_HANDLE);
+	mailbox_post(MB_EVENT, e->out_handle);
+}
+
+/*
+ * Most imports take a handle another worker exported (mailbox.c): the
+ * process's own is -ELOOP, and one from the ring is mostly stale.
+ */
+static void fix_event_import(struct thread *t, void *arg)
+{
+	struct cufab_event_import *e = arg;
+
+	if (rn(t, 4))
+		mailbox_take(t, MB_EVENT, e->handle);
 }
 
 static void post_ipc_mem_export(struct thread *t, const void *arg)
@@ -584,6 +597,15 @@ static void post_ipc_mem_export(struct thread *t, const void *arg)
 	const struct cufab_ipc_mem_export *e = arg;
 
 	post_fd_bytes(t, -1, e->out_handle, 0, R_IPC_MEM);
+	mailbox_post(MB_IPC_MEM, e->out_handle);
+}
+
+static void fix_ipc_mem_import(struct thread *t, void *arg)
+{
+	struct cufab_ipc_mem_import *m = arg;
+
+	if (rn(t, 4))
+		mailbox_take(t, MB_IPC_MEM, m->handle);
 }
 
 static void post_ptr_export(struct thread *t, const void *arg)
@@ -1011,7 +1033,8 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_event_import, flags, F_FLAGS),
 	    FLD(cufab_event_import, ctx_id, F_RES, .res = RB(R_CTX)),
 	    FLD(cufab_event_import, handle, F_BYTES, .res = RB(R_EV_HANDLE)),
-	    FLD(cufab_event_import, out_event_id, F_OUT, .prod = RB(R_EVENT))) },
+	    FLD(cufab_event_import, out_event_id, F_OUT, .prod = RB(R_EVENT))),
+	    FIX(fix_event_import) },
 	IOC(STREAM_MEMOP, cufab_stream_memop,
 	    FLD(cufab_stream_memop, flags, F_FLAGS),
 	    FLD(cufab_stream_memop, stream_id, F_RES, .res = RB(R_STREAM)),
@@ -1027,7 +1050,8 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_ipc_mem_import, peer_dev, F_DEV),
 	    FLD(cufab_ipc_mem_import, handle, F_BYTES, .res = RB(R_IPC_MEM)),
 	    FLD(cufab_ipc_mem_import, out_addr, F_OUT, .prod = RB(R_IPCMAP)),
-	    FLD(cufab_ipc_mem_import, __reserved, F_RSVD)) },
+	    FLD(cufab_ipc_mem_import, __reserved, F_RSVD)),
+	    FIX(fix_ipc_mem_import) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

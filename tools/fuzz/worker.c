@@ -305,6 +305,8 @@ static void *thread_main(void *arg)
 			pseudo_one(a->w, t);
 		else
 			fuzz_one(t, pick_ioctl(t), rn(t, 1000) < t->mutate);
+		if (a->w->progress)
+			__atomic_add_fetch(a->w->progress, 1, __ATOMIC_RELAXED);
 		/* a worker may be killed at any moment: count as it goes */
 		if (i % 32 == 31)
 			stats_flush();
