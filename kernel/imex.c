@@ -39,7 +39,7 @@ MODULE_PARM_DESC(imex_channel_count,
 static bool create_imex_channel0;
 module_param(create_imex_channel0, bool, 0444);
 MODULE_PARM_DESC(create_imex_channel0,
-		 "Create /dev/cufab-imex-channels/channel0 (mode 0600, root only) at load (default N: the administrator creates channel nodes)");
+		 "Create /dev/cufab-imex-channels/channel0 (mode 0600, root only) at load; otherwise the administrator creates channel nodes (default N)");
 
 /* A char-device region has at most MINORMASK + 1 minors. */
 #define CUFAB_IMEX_MAX_CHANNELS	(MINORMASK + 1)
