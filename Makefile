@@ -321,9 +321,13 @@ $(BUILD)/examples/%: examples/%.c $(wildcard examples/*.h) $(LIB_SO)
 
 bench: $(BENCH_BIN)
 
-$(BENCH_BIN): $(wildcard tools/bench/*.c tools/bench/*.h) $(LIB_SO)
+# NVML linked as programs link it; libcufabrt opened at run time where it
+# was built (tools/bench/rt_bench.c).
+$(BENCH_BIN): $(wildcard tools/bench/*.c tools/bench/*.h) $(LIB_SO) $(NVML_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(APP_CFLAGS) -o $@ $(wildcard tools/bench/*.c) $(APP_LDFLAGS) -lm
+	$(CC) $(APP_CFLAGS) -o $@ $(wildcard tools/bench/*.c) $(APP_LDFLAGS) \
+		-L$(BUILD)/lib/cuda -Wl,-rpath,'$$ORIGIN/../lib/cuda' \
+		-l:libnvidia-ml.so.1 -ldl -lm
 
 # The ABI tests build against the official cuda.h when it is installed.
 .PHONY: abi-tests

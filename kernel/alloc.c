@@ -482,10 +482,16 @@ int cufab_map_args_check(u64 addr, u64 length, u64 offset, u64 alloc_len,
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset)
 {
-	return cufab_map_args_check(addr, length, offset, alloc->length,
-				    cufab_loc_mem_gran(alloc->location_type,
-						       alloc->location_id,
-						       false));
+	u64 gran = cufab_loc_mem_gran(alloc->location_type,
+				      alloc->location_id, false);
+	int ret;
+
+	ret = cufab_map_args_check(addr, length, offset, alloc->length, gran);
+	if (ret)
+		pr_info_ratelimited("pid %d (%s): cuMemMap: address 0x%llx size 0x%llx offset 0x%llx: must be non-zero multiples of the granularity 0x%llx inside the allocation's 0x%llx bytes\n",
+				    task_tgid_nr(current), current->comm, addr,
+				    length, offset, gran, alloc->length);
+	return ret;
 }
 
 int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)

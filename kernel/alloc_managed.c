@@ -1206,7 +1206,7 @@ static bool cufab_stream_fences_cpu(const struct cufab_stream *stream)
 unsigned int cufab_managed_check;
 module_param_named(managed_check, cufab_managed_check, uint, 0644);
 MODULE_PARM_DESC(managed_check,
-		 "Check stream accesses to managed memory against its attachment: 0 off (default), 1 report, 2 report and fail the stream");
+		 "Check stream accesses to managed memory against its attachment: 0 off, 1 report, 2 report and fail the stream (default 0)");
 
 static int cufab_managed_check_one(struct cufab_op *op,
 				   struct cufab_alloc *alloc, u64 addr,

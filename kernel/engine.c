@@ -53,7 +53,7 @@ MODULE_PARM_DESC(race_delay_us,
 unsigned int cufab_race_seed;
 module_param_named(race_seed, cufab_race_seed, uint, 0644);
 MODULE_PARM_DESC(race_seed,
-		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us]");
+		 "0: race_delay_us is a fixed delay; otherwise the seed of a per-operation delay in [0, race_delay_us] (default 0)");
 
 /*
  * A client's stream operations queued and not yet freed, at most. A
@@ -64,7 +64,7 @@ MODULE_PARM_DESC(race_seed,
 unsigned int cufab_stream_queue_max = 65536;
 module_param_named(stream_queue_max, cufab_stream_queue_max, uint, 0644);
 MODULE_PARM_DESC(stream_queue_max,
-		 "Stream operations one client may have queued; a submission beyond waits (default 65536, at least 1)");
+		 "Stream operations one client may have queued, at least 1; a submission beyond waits (default 65536)");
 
 /* Take a place in @space's queue bound if one is free. */
 static bool cufab_queue_take(struct cufab_stream_space *space)

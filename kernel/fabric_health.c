@@ -56,8 +56,9 @@ static const struct kernel_param_ops cufab_health_state_ops = {
 };
 
 module_param_cb(fabric_state, &cufab_health_state_ops, NULL, 0644);
+__MODULE_PARM_TYPE(fabric_state, "charp");
 MODULE_PARM_DESC(fabric_state,
-		 "Emulated fabric software health: ok, not-ready (binds and AddDevice fail with CUDA_ERROR_SYSTEM_NOT_READY), illegal-state (CUDA_ERROR_ILLEGAL_STATE) or degraded (usable; NVML reports degraded bandwidth)");
+		 "Emulated fabric software health: ok, not-ready (binds and AddDevice fail with CUDA_ERROR_SYSTEM_NOT_READY), illegal-state (CUDA_ERROR_ILLEGAL_STATE) or degraded (usable; NVML reports degraded bandwidth) (default ok)");
 
 int cufab_health_check(const char *obj, const char *what)
 {

@@ -39,7 +39,7 @@ MODULE_PARM_DESC(imex_channel_count,
 static bool create_imex_channel0;
 module_param(create_imex_channel0, bool, 0444);
 MODULE_PARM_DESC(create_imex_channel0,
-		 "Create /dev/cufab-imex-channels/channel0 (mode 0600, root only) at load (default N: the administrator creates channel nodes)");
+		 "Create /dev/cufab-imex-channels/channel0 (mode 0600, root only) at load; otherwise the administrator creates channel nodes (default N)");
 
 /* A char-device region has at most MINORMASK + 1 minors. */
 #define CUFAB_IMEX_MAX_CHANNELS	(MINORMASK + 1)
@@ -195,7 +195,7 @@ int cufab_imex_check(struct cufab_client *client, const char *what)
 		pr_warn("pid %d (%s): %s needs an IMEX channel, but IMEX channels are disabled (imex_channel_count=0)\n",
 			pid_nr(client->tgid), client->comm, what);
 	else
-		pr_warn("pid %d (%s): %s needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded\n",
+		pr_warn("pid %d (%s): %s needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded (root makes one: cufab-imex-channels, or create_imex_channel0=1)\n",
 			pid_nr(client->tgid), client->comm, what,
 			CUFAB_IMEX_DIR, cufab_imex_major());
 	return -EPERM;

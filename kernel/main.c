@@ -48,12 +48,12 @@ MODULE_PARM_DESC(nvswitch,
 
 static char *peers;
 module_param(peers, charp, 0444);
-MODULE_PARM_DESC(peers, "Peer pairs when nvswitch=0, e.g. \"0-1,2-3\"");
+MODULE_PARM_DESC(peers, "Peer pairs when nvswitch=0, e.g. \"0-1,2-3\" (default: none)");
 
 static char *features;
 module_param(features, charp, 0444);
 MODULE_PARM_DESC(features,
-		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: an H100's, 0x17f: all but pageable)");
+		 "Per-GPU feature mask override, e.g. \"0x1ff,0x3\" (default: an H100's on every GPU, 0x17f: all but pageable)");
 
 /*
  * Granularities are checked as they are parsed, so the log names the one
@@ -97,18 +97,22 @@ static const struct kernel_param_ops cufab_gran_param_ops = {
 
 module_param_cb(mem_granularity_kib, &cufab_gran_param_ops,
 		&mem_granularity_kib, 0444);
+__MODULE_PARM_TYPE(mem_granularity_kib, "ulong");
 MODULE_PARM_DESC(mem_granularity_kib,
 		 "cuMemCreate MINIMUM granularity of every GPU in KiB, a power of two (default 2048)");
 module_param_cb(mem_granularity_rec_kib, &cufab_gran_param_ops,
 		&mem_granularity_rec_kib, 0444);
+__MODULE_PARM_TYPE(mem_granularity_rec_kib, "ulong");
 MODULE_PARM_DESC(mem_granularity_rec_kib,
 		 "cuMemCreate RECOMMENDED granularity in KiB, a multiple of mem_granularity_kib (default 0: the same)");
 module_param_cb(mc_granularity_kib, &cufab_gran_param_ops,
 		&mc_granularity_kib, 0444);
+__MODULE_PARM_TYPE(mc_granularity_kib, "ulong");
 MODULE_PARM_DESC(mc_granularity_kib,
 		 "Multicast MINIMUM granularity of every GPU in KiB, a power of two (default 2048)");
 module_param_cb(mc_granularity_rec_kib, &cufab_gran_param_ops,
 		&mc_granularity_rec_kib, 0444);
+__MODULE_PARM_TYPE(mc_granularity_rec_kib, "ulong");
 MODULE_PARM_DESC(mc_granularity_rec_kib,
 		 "Multicast RECOMMENDED granularity in KiB, a multiple of mc_granularity_kib (default 524288)");
 
@@ -141,6 +145,7 @@ static const struct kernel_param_ops cufab_cluster_uuid_ops = {
 };
 
 module_param_cb(cluster_uuid, &cufab_cluster_uuid_ops, NULL, 0444);
+__MODULE_PARM_TYPE(cluster_uuid, "charp");
 MODULE_PARM_DESC(cluster_uuid,
 		 "Fabric cluster UUID of the node, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, not nil (default: random at load)");
 

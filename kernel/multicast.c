@@ -32,7 +32,7 @@
 static unsigned int mc_team_timeout_ms;
 module_param(mc_team_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(mc_team_timeout_ms,
-		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms; then CUDA_ERROR_SYSTEM_NOT_READY (default 0: no limit, as CUDA, with a log line every 5 s naming the missing devices)");
+		 "How long cuMulticastBind*/cuMemMap wait for the multicast team to complete, in ms, then CUDA_ERROR_SYSTEM_NOT_READY; 0 waits as CUDA does, with a log line every 5 s naming the missing devices (default 0: no limit)");
 
 unsigned int cufab_mc_team_timeout_ms(void)
 {

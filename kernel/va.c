@@ -711,6 +711,9 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 	va = cufab_va_find(client, addr);
 	if (!va || va->start != addr || va->legacy != legacy || va->pool ||
 	    (length && va->length != length)) {
+		if (!legacy)
+			cufab_pr_info(client, "cuMemAddressFree: address 0x%llx size 0x%llx: not the start and size of a cuMemAddressReserve range\n",
+				      addr, length);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -724,9 +727,8 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 		up_read(&va->lock);
 	}
 	if (busy) {
-		pr_warn_ratelimited("pid %d (%s): cuMemAddressFree(0x%llx, %llu): range still has mappings; cuMemUnmap them first\n",
-				    task_tgid_nr(current), current->comm, addr,
-				    length);
+		cufab_pr_info(client, "cuMemAddressFree: range 0x%llx size 0x%llx: still has mappings; cuMemUnmap them first\n",
+			      addr, length);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1437,15 +1439,29 @@ int cufab_ioctl_va_reserve(struct cufab_ucmd *ucmd)
 	u64 addr;
 	int ret;
 
-	if (cmd->flags || !cmd->length || !PAGE_ALIGNED(cmd->length))
+	if (cmd->flags) {
+		cufab_pr_info(ucmd->client, "cuMemAddressReserve: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
-	if (align && !is_power_of_2(align))
+	}
+	if (!cmd->length || !PAGE_ALIGNED(cmd->length)) {
+		cufab_pr_info(ucmd->client, "cuMemAddressReserve: size 0x%llx: must be a non-zero multiple of the page size 0x%lx\n",
+			      cmd->length, PAGE_SIZE);
 		return -EINVAL;
+	}
+	if (align && !is_power_of_2(align)) {
+		cufab_pr_info(ucmd->client, "cuMemAddressReserve: alignment 0x%llx: must be 0 or a power of two\n",
+			      align);
+		return -EINVAL;
+	}
 	if (!align)
 		align = cufab_mem_granularity();
 	align = max_t(u64, align, PAGE_SIZE);
-	if (align > TASK_SIZE || cmd->length > TASK_SIZE)
+	if (align > TASK_SIZE || cmd->length > TASK_SIZE) {
+		cufab_pr_info(ucmd->client, "cuMemAddressReserve: size 0x%llx alignment 0x%llx: larger than the process's address space\n",
+			      cmd->length, align);
 		return -ENOMEM;
+	}
 
 	ret = cufab_va_reserve(ucmd->client, cmd->addr, cmd->length, align,
 			       false, -1, &addr);
@@ -1462,8 +1478,11 @@ int cufab_ioctl_va_free(struct cufab_ucmd *ucmd)
 {
 	struct cufab_va_free *cmd = ucmd->cmd;
 
-	if (cmd->flags || !cmd->length)
+	if (cmd->flags || !cmd->length) {
+		cufab_pr_info(ucmd->client, "cuMemAddressFree: address 0x%llx size 0x%llx: the size must be the reservation's, not 0\n",
+			      cmd->addr, cmd->length);
 		return -EINVAL;
+	}
 	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, cmd->length,
 				     false);
 }
@@ -1474,17 +1493,24 @@ int cufab_ioctl_mem_map(struct cufab_ucmd *ucmd)
 	struct cufab_alloc *alloc;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(ucmd->client, "cuMemMap: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	alloc = cufab_mem_handle_lookup(ucmd->client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	/* the kind's rules; it may wait here, no lock held */
+	/* the kind's rules, each saying why; it may wait, no lock held */
 	ret = alloc->ops->map_prepare(alloc, cmd->addr, cmd->length,
 				      cmd->offset);
-	if (!ret)
+	if (!ret) {
 		ret = cufab_va_map_alloc(ucmd->client, cmd->addr, cmd->length,
 					 cmd->offset, alloc, cmd->handle);
+		if (ret == -EINVAL)
+			cufab_pr_info(ucmd->client, "cuMemMap: range 0x%llx size 0x%llx: must lie inside one cuMemAddressReserve range (not cuMemAlloc's or a pool's) and overlap no mapping\n",
+				      cmd->addr, cmd->length);
+	}
 	cufab_alloc_put(alloc);
 	return ret;
 }
@@ -1493,24 +1519,40 @@ int cufab_ioctl_mem_unmap(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mem_unmap *cmd = ucmd->cmd;
 
-	if (cmd->flags)
+	int ret;
+
+	if (cmd->flags) {
+		cufab_pr_info(ucmd->client, "cuMemUnmap: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
-	return cufab_va_unmap(ucmd->client, cmd->addr, cmd->length);
+	}
+	ret = cufab_va_unmap(ucmd->client, cmd->addr, cmd->length);
+	if (ret == -EINVAL)
+		cufab_pr_info(ucmd->client, "cuMemUnmap: range 0x%llx size 0x%llx: must be whole cuMemMap mappings inside one cuMemAddressReserve range\n",
+			      cmd->addr, cmd->length);
+	return ret;
 }
 
 /* One CUmemAccessDesc into @set; -EINVAL / -ENODEV. */
-static int cufab_access_desc_add(struct cufab_access_set *set,
+static int cufab_access_desc_add(struct cufab_client *client,
+				 struct cufab_access_set *set,
 				 const struct cufab_mem_access *d, u32 num_gpus)
 {
 	if (d->__reserved)
 		return -EINVAL;
 	if (d->flags != CUFAB_ACCESS_NONE && d->flags != CUFAB_ACCESS_READ &&
-	    d->flags != CUFAB_ACCESS_RW)
+	    d->flags != CUFAB_ACCESS_RW) {
+		cufab_pr_info(client, "cuMemSetAccess: flags 0x%x: must be CU_MEM_ACCESS_FLAGS_PROT_NONE, READ or READWRITE\n",
+			      d->flags);
 		return -EINVAL;
+	}
 	switch (d->location_type) {
 	case CUFAB_LOC_DEVICE:
-		if (d->location_id < 0 || d->location_id >= num_gpus)
+		if (d->location_id < 0 || d->location_id >= num_gpus) {
+			cufab_pr_info(client, "cuMemSetAccess: device %d: no such GPU (%u GPUs)\n",
+				      d->location_id, num_gpus);
 			return -ENODEV;
+		}
 		set->gpu_mask |= BIT_ULL(d->location_id);
 		set->gpu_read &= ~BIT_ULL(d->location_id);
 		set->gpu_write &= ~BIT_ULL(d->location_id);
@@ -1524,6 +1566,8 @@ static int cufab_access_desc_add(struct cufab_access_set *set,
 		set->host = d->flags;
 		return 0;
 	default:
+		cufab_pr_info(client, "cuMemSetAccess: location type %u: must be a device or the host\n",
+			      d->location_type);
 		return -EINVAL;
 	}
 }
@@ -1538,13 +1582,17 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 	struct cufab_mem_access desc;
 	int ret = 0;
 
-	if (!cmd->num_descs || cmd->num_descs > CUFAB_MAX_ACCESS_DESCS)
+	if (!cmd->num_descs || cmd->num_descs > CUFAB_MAX_ACCESS_DESCS) {
+		cufab_pr_info(ucmd->client, "cuMemSetAccess: count %u: must be 1 ..%u\n",
+			      cmd->num_descs, CUFAB_MAX_ACCESS_DESCS);
 		return -EINVAL;
+	}
 	/* one at a time, on the stack: no allocation on this hot path */
 	for (i = 0; i < cmd->num_descs && !ret; i++) {
 		if (copy_from_user(&desc, &udescs[i], sizeof(desc)))
 			return -EFAULT;
-		ret = cufab_access_desc_add(&set, &desc, num_gpus);
+		ret = cufab_access_desc_add(ucmd->client, &set, &desc,
+					    num_gpus);
 	}
 	if (ret)
 		return ret;
@@ -1552,9 +1600,8 @@ int cufab_ioctl_mem_set_access(struct cufab_ucmd *ucmd)
 				  cufab_va_do_set_access_user, &set);
 	/* the descriptors were fine: it is the range */
 	if (ret == -EINVAL)
-		pr_info_ratelimited("pid %d (%s): cuMemSetAccess(0x%llx, %llu bytes): the range must be fully mapped, whole cuMemMap mappings inside one reservation\n",
-				    task_tgid_nr(current), current->comm,
-				    cmd->addr, cmd->length);
+		cufab_pr_info(ucmd->client, "cuMemSetAccess: range 0x%llx size 0x%llx: must be whole cuMemMap mappings inside one cuMemAddressReserve range\n",
+			      cmd->addr, cmd->length);
 	return ret;
 }
 
@@ -1567,15 +1614,21 @@ int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)
 
 	if (cmd->location_type == CUFAB_LOC_DEVICE &&
 	    (cmd->location_id < 0 ||
-	     !cufab_node_gpu_exists(cmd->location_id)))
+	     !cufab_node_gpu_exists(cmd->location_id))) {
+		cufab_pr_info(ucmd->client, "cuMemGetAccess: device %d: no such GPU\n",
+			      cmd->location_id);
 		return -ENODEV;
+	}
 	if (cmd->location_type != CUFAB_LOC_DEVICE &&
 	    cmd->location_type != CUFAB_LOC_HOST &&
-	    cmd->location_type != CUFAB_LOC_HOST_NUMA)
+	    cmd->location_type != CUFAB_LOC_HOST_NUMA) {
+		cufab_pr_info(ucmd->client, "cuMemGetAccess: location type %u: must be a device or the host\n",
+			      cmd->location_type);
 		return -EINVAL;
+	}
 	va = cufab_va_find(ucmd->client, cmd->addr);
 	if (!va)
-		return -EINVAL;
+		goto unmapped;
 	down_read(&va->lock);
 	map = cufab_va_map_at(va, cmd->addr);
 	if (!map)
@@ -1586,7 +1639,12 @@ int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)
 		cmd->out_flags = map->host;
 	up_read(&va->lock);
 	cufab_va_put(va);
-	return ret ? ret : cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (!ret)
+		return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+unmapped:
+	cufab_pr_info(ucmd->client, "cuMemGetAccess: address 0x%llx: not in a cuMemMap mapping\n",
+		      cmd->addr);
+	return -EINVAL;
 }
 
 /*
@@ -1594,31 +1652,44 @@ int cufab_ioctl_mem_get_access(struct cufab_ucmd *ucmd)
  * more retain of it (CUDA returns the same handle value); a new handle on
  * the mapped allocation once that one has been released.
  */
-int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
+/* The allocation mapped at @addr with one more reference, and its handle. */
+static struct cufab_alloc *cufab_va_mapped_alloc(struct cufab_client *client,
+						 u64 addr, u32 *mapped_with)
 {
-	struct cufab_mem_retain *cmd = ucmd->cmd;
 	struct cufab_alloc *alloc = NULL;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
+
+	va = cufab_va_find(client, addr);
+	if (!va)
+		return NULL;
+	down_read(&va->lock);
+	map = cufab_va_map_at(va, addr);
+	if (map && !va->legacy && !va->pool) {
+		alloc = map->alloc;
+		*mapped_with = map->handle;
+		cufab_alloc_get(alloc);
+	}
+	up_read(&va->lock);
+	cufab_va_put(va);
+	return alloc;
+}
+
+int cufab_ioctl_mem_retain(struct cufab_ucmd *ucmd)
+{
+	struct cufab_mem_retain *cmd = ucmd->cmd;
+	struct cufab_alloc *alloc;
 	u32 mapped_with = 0;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	va = cufab_va_find(ucmd->client, cmd->addr);
-	if (!va)
+	alloc = cufab_va_mapped_alloc(ucmd->client, cmd->addr, &mapped_with);
+	if (!alloc) {
+		cufab_pr_info(ucmd->client, "cuMemRetainAllocationHandle: address 0x%llx: not in a cuMemMap mapping of cuMemCreate memory\n",
+			      cmd->addr);
 		return -EINVAL;
-	down_read(&va->lock);
-	map = cufab_va_map_at(va, cmd->addr);
-	if (map && !va->legacy && !va->pool) {
-		alloc = map->alloc;
-		mapped_with = map->handle;
-		cufab_alloc_get(alloc);
 	}
-	up_read(&va->lock);
-	cufab_va_put(va);
-	if (!alloc)
-		return -EINVAL;
 
 	if (cufab_mem_handle_retain(ucmd->client, mapped_with, alloc)) {
 		cufab_alloc_put(alloc);

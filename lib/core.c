@@ -176,6 +176,33 @@ static CUresult cufab_check_version(__u32 *num_gpus)
 }
 
 /* Called with cufab_lock held. */
+/*
+ * The one line printed without CUFAB_DEBUG: a missing or unreadable
+ * /dev/cufab is the first thing a new user meets, and without it every
+ * program only reports "no CUDA-capable device". Once per process.
+ */
+static void cufab_open_hint(int err)
+{
+	const char *why;
+
+	switch (err) {
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		why = "is cufab.ko loaded? (modprobe cufab; see README)";
+		break;
+	case EACCES:
+	case EPERM:
+		why = "no permission (udev rule packaging/cufab.rules; see README)";
+		break;
+	default:
+		why = "see README";
+		break;
+	}
+	fprintf(stderr, "cufab: cuInit: cannot open %s: %s: %s; CUDA calls return CUDA_ERROR_NO_DEVICE\n",
+		CUFAB_DEVICE_PATH, strerror(err), why);
+}
+
 CUresult cufab_open(__u32 *num_gpus)
 {
 	CUresult res;
@@ -183,8 +210,7 @@ CUresult cufab_open(__u32 *num_gpus)
 	cufab.fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (cufab.fd < 0) {
 		if (!cufab_open_warned)
-			cufab_log("cannot open %s: %s (is cufab.ko loaded? see README)",
-				  CUFAB_DEVICE_PATH, strerror(errno));
+			cufab_open_hint(errno);
 		cufab_open_warned = 1;
 		return CUDA_ERROR_NO_DEVICE;
 	}

@@ -545,7 +545,7 @@ test_mem_show() {
 		return
 	[ "$out" = "[]" ] || fail "mem show pid 999999: $out" || return
 	out=$(ctl mem show pid 999999) || return 1
-	[ -z "$out" ] || fail "mem show pid 999999 (text): $out" || return
+	[ "$out" = none ] || fail "mem show pid 999999 (text): $out" || return
 	dbg=/sys/kernel/debug/cufab/mem
 	[ -r "$dbg" ] || return 0
 	# the selftest runs alone: nothing allocates between the two reads
@@ -555,9 +555,35 @@ test_mem_show() {
 		fail "mem show lists $n allocations, debugfs $want" || return
 }
 
+# Every listing filters by pid the same way and says "none" when empty
+# ("[]" in JSON); imex has "show" like every object.
+test_empty_lists() {
+	need_module || return
+	for obj in mem le mc pool stream proc; do
+		out=$(ctl "$obj" show pid 999999) ||
+			fail "$obj show pid 999999 failed" || return
+		[ "$out" = none ] ||
+			fail "$obj show pid 999999 (text): \"$out\", want none" ||
+			return
+		out=$(ctl -j "$obj" show pid 999999) ||
+			fail "$obj show -j pid 999999 failed" || return
+		[ "$out" = "[]" ] ||
+			fail "$obj show -j pid 999999: $out, want []" || return
+	done
+	out=$(ctl peer show pid 999999) || fail "peer show pid failed" || return
+	[ "$(printf '%s\n' "$out" | head -1)" = none ] ||
+		fail "peer show pid 999999 (text) starts: $(printf '%s\n' "$out" | head -1)" ||
+		return
+	ctl -j imex show | "$JSONCHECK" || fail "imex show -j: invalid JSON" ||
+		return
+	[ "$(ctl -j imex show)" = "$(ctl -j imex status)" ] ||
+		fail "imex show and imex status differ"
+}
+
 TESTS="bad_arguments dev_show_text dev_show_json dev_show_one topo_show
 dev_set_mem dev_set_numa dev_set_feature dev_set_clique dev_set_peers
-set_busy set_needs_cap_net_admin topo_set_gpus monitor monitor_trace mem_show"
+set_busy set_needs_cap_net_admin topo_set_gpus monitor monitor_trace mem_show
+empty_lists"
 
 # ---- main ---------------------------------------------------------------
 

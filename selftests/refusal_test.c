@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every refusal says why (README, CUFAB_DEBUG): one table row per
- * refusal path of the multicast calls. Each row makes the refused call
+ * refusal path of the multicast calls and of the virtual memory calls
+ * (reserve, map, access, retain, free). Each row makes the refused call
  * and asserts (for the few the library refuses itself, only its
  * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
@@ -25,6 +26,8 @@
 
 /* The objects the refused calls are made on. */
 struct world {
+	CUdeviceptr va;		/* 4 granules reserved, [0, g) mapped to mem */
+	CUdeviceptr freed;	/* a reservation that was freed */
 	CUcontext ctx;
 	CUmemGenericAllocationHandle team2;	/* 2 devices, both added */
 	CUmemGenericAllocationHandle team1;	/* 1 device (gpu 0), added */
@@ -152,7 +155,107 @@ static CUresult create_devices(struct world *w)
 	return cuMulticastCreate(&h, &p);
 }
 
+static CUresult map_unreserved(struct world *w)
+{
+	return cuMemMap(w->freed, w->g, 0, w->mem, 0);
+}
+
+static CUresult map_over_mapping(struct world *w)
+{
+	return cuMemMap(w->va, w->g, 0, w->mem, 0);
+}
+
+static CUresult map_offset(struct world *w)
+{
+	return cuMemMap(w->va + w->g, w->g, 4096, w->mem, 0);
+}
+
+static CUresult unmap_hole(struct world *w)
+{
+	return cuMemUnmap(w->va + w->g, w->g);
+}
+
+static CUresult access_desc(struct world *w, unsigned int flags,
+			    CUdeviceptr at)
+{
+	CUmemAccessDesc d = {
+		.location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+		.flags = flags,
+	};
+
+	return cuMemSetAccess(at, w->g, &d, 1);
+}
+
+static CUresult access_flags(struct world *w)
+{
+	return access_desc(w, 7, w->va);
+}
+
+static CUresult access_hole(struct world *w)
+{
+	return access_desc(w, CU_MEM_ACCESS_FLAGS_PROT_READWRITE, w->va + w->g);
+}
+
+static CUresult get_access_hole(struct world *w)
+{
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+	unsigned long long f;
+
+	return cuMemGetAccess(&f, &loc, w->va + w->g);
+}
+
+static CUresult retain_hole(struct world *w)
+{
+	CUmemGenericAllocationHandle h;
+
+	return cuMemRetainAllocationHandle(&h, (void *)(uintptr_t)(w->va + w->g));
+}
+
+static CUresult free_size(struct world *w)
+{
+	return cuMemAddressFree(w->va, w->g);
+}
+
+static CUresult free_mapped(struct world *w)
+{
+	return cuMemAddressFree(w->va, 4 * w->g);
+}
+
+static CUresult reserve_alignment(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAddressReserve(&p, w->g, 3 * 4096, 0, 0);
+}
+
 #define IV	CUDA_ERROR_INVALID_VALUE
+
+static const struct refusal vmm_refusals[] = {
+	{ "map: outside any reservation", IV, "cuMemMap",
+	  "must lie inside one cuMemAddressReserve range", map_unreserved },
+	{ "map: over a mapping", IV, "cuMemMap", "overlap no mapping",
+	  map_over_mapping },
+	{ "map: offset misaligned", IV, "cuMemMap",
+	  "offset 0x1000: must be non-zero multiples of the granularity",
+	  map_offset },
+	{ "unmap: no mapping there", IV, "cuMemUnmap",
+	  "must be whole cuMemMap mappings", unmap_hole },
+	{ "set access: flags", IV, "cuMemSetAccess",
+	  "flags 0x7: must be CU_MEM_ACCESS_FLAGS_PROT_NONE, READ or READWRITE",
+	  access_flags },
+	{ "set access: range not mapped", IV, "cuMemSetAccess",
+	  "must be whole cuMemMap mappings", access_hole },
+	{ "get access: not mapped", IV, "cuMemGetAccess",
+	  ": not in a cuMemMap mapping", get_access_hole },
+	{ "retain: not mapped", IV, "cuMemRetainAllocationHandle",
+	  ": not in a cuMemMap mapping", retain_hole },
+	{ "address free: wrong size", IV, "cuMemAddressFree",
+	  "not the start and size of a cuMemAddressReserve range", free_size },
+	{ "address free: still mapped", IV, "cuMemAddressFree",
+	  "still has mappings; cuMemUnmap them first", free_mapped },
+	{ "reserve: alignment", IV, "cuMemAddressReserve",
+	  "alignment 0x3000: must be 0 or a power of two", reserve_alignment },
+};
 
 static const struct refusal refusals[] = {
 	{ "bind: mcOffset misaligned", IV, "cuMulticastBindMem",
@@ -319,6 +422,10 @@ FIXTURE_SETUP(refusal)
 	ASSERT_CU(CUDA_SUCCESS, cuMemRelease(w->gone));
 	ASSERT_CU(CUDA_SUCCESS, cuMulticastBindMem(w->team2, 0, w->mem, 0,
 						   w->g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&w->freed, 4 * w->g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressFree(w->freed, 4 * w->g));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAddressReserve(&w->va, 4 * w->g, 0, 0, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemMap(w->va, w->g, 0, w->mem, 0));
 }
 
 FIXTURE_TEARDOWN(refusal)
@@ -328,6 +435,10 @@ FIXTURE_TEARDOWN(refusal)
 	if (!w->ctx)
 		return;
 	cuMulticastUnbind(w->team2, 0, 0, w->g);
+	if (w->va) {
+		cuMemUnmap(w->va, w->g);
+		cuMemAddressFree(w->va, 4 * w->g);
+	}
 	cuMemRelease(w->mem);
 	cuMemRelease(w->mem1);
 	cuMemRelease(w->team2);
@@ -343,6 +454,15 @@ TEST_F(refusal, multicast)
 	SETUP_SKIPPED();
 	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
 		check_refusal(_metadata, &refusals[i], &self->w);
+}
+
+TEST_F(refusal, vmm)
+{
+	size_t i;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < sizeof(vmm_refusals) / sizeof(vmm_refusals[0]); i++)
+		check_refusal(_metadata, &vmm_refusals[i], &self->w);
 }
 
 TEST_HARNESS_MAIN

@@ -42,6 +42,10 @@
 #include "copy_bench.h"
 #include "stream_bench.h"
 #include "managed_bench.h"
+#include "streammem_bench.h"
+#include "ipc_bench.h"
+#include "nvml_bench.h"
+#include "rt_bench.h"
 
 struct bench {
 	int fd;			/* a raw client, for the no-op ioctl */
@@ -53,6 +57,7 @@ struct bench {
 	void *probe;		/* kept mapped until its row runs */
 	CUmemGenericAllocationHandle mc1;	/* team of GPU 0, bind row */
 	int mc_ok;		/* multicast works: its rows run */
+	int have;		/* NEED_* this run has */
 };
 
 struct stats {
@@ -69,11 +74,15 @@ struct row {
 	const char *name;
 	bench_step step;
 	int divisor;		/* slow rows run n / divisor calls */
-	int mc;			/* needs multicast (skipped without) */
+	int needs;		/* NEED_*: skipped without */
 	int calls;		/* API calls per step; 0 means 1 */
 	bench_burst prep;	/* before each burst, or NULL */
 	bench_burst undo;	/* after each burst, or NULL */
 };
+
+/* What a row needs of the node and the build. */
+#define NEED_MC		1	/* multicast */
+#define NEED_RT		2	/* libcufabrt */
 
 static int step_noop(struct bench *b)
 {
@@ -353,6 +362,33 @@ static const struct row rows[] = {
 	{ "cuMemsetD8 4KiB", cb_step_memset_4k, 1 },
 	{ "cuStreamAttachMemAsync SINGLE idle stream", mb_step_attach, 10 },
 	{ "cuStreamAttachMemAsync SINGLE+cuStreamSynchronize", mb_step_attach_sync, 10, 0, 2 },
+	/* stream memory operations (streammem_bench.c) */
+	{ "cuStreamWriteValue32 enqueue", smb_step_write_value, 1, 0, 1, NULL,
+	  smb_undo_sync },
+	/* legacy IPC from another process (ipc_bench.c) */
+	{ "cuIpcOpenMemHandle+cuIpcCloseMemHandle", ipcb_step_open_close, 10, 0, 2 },
+	/* NVML: one netlink request each (nvml_bench.c) */
+	{ "nvmlDeviceGetHandleByIndex", nvb_step_handle, 1 },
+	{ "nvmlDeviceGetMemoryInfo", nvb_step_memory_info, 1 },
+	{ "nvmlDeviceGetGpuFabricInfo", nvb_step_fabric_info, 1 },
+	/* the runtime beside the driver calls serving it (rt_bench.c) */
+	{ "cuMemAlloc+cuMemFree 2MiB", rtb_step_cu_alloc_free, 10, 0, 2 },
+	{ "cudaMalloc+cudaFree 2MiB", rtb_step_rt_malloc_free, 10, NEED_RT, 2 },
+	{ "cuMemcpyAsync DtoD 4KiB+cuStreamSynchronize", rtb_step_cu_copy_sync, 1, 0, 2 },
+	{ "cudaMemcpyAsync DtoD 4KiB+cudaStreamSynchronize", rtb_step_rt_copy_sync, 1,
+	  NEED_RT, 2 },
+	{ "cuMemAllocAsync+cuMemFreeAsync 4KiB stream", rtb_step_cu_async_pair, 1, 0, 2 },
+	{ "cudaMallocAsync+cudaFreeAsync 4KiB stream", rtb_step_rt_async_pair, 1,
+	  NEED_RT, 2 },
+};
+
+/* Runtime row and the driver row serving it: "runtime_overhead". */
+static const char *const rt_pairs[][2] = {
+	{ "cudaMalloc+cudaFree 2MiB", "cuMemAlloc+cuMemFree 2MiB" },
+	{ "cudaMemcpyAsync DtoD 4KiB+cudaStreamSynchronize",
+	  "cuMemcpyAsync DtoD 4KiB+cuStreamSynchronize" },
+	{ "cudaMallocAsync+cudaFreeAsync 4KiB stream",
+	  "cuMemAllocAsync+cuMemFreeAsync 4KiB stream" },
 };
 
 double now_ns(void)
@@ -787,6 +823,36 @@ static int row_wanted(const struct row *r)
 	return !nfilters;
 }
 
+static double row_median_of(const double *med, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rows); i++)
+		if (!strcmp(rows[i].name, name))
+			return med[i];
+	return 0;
+}
+
+/* Each runtime row over its driver row, where both ran. */
+static void print_rt_overhead(FILE *out, const double *med)
+{
+	const char *sep = "";
+	double rtm, cum;
+	size_t i;
+
+	fprintf(out, ",\n  \"runtime_overhead\": [");
+	for (i = 0; i < ARRAY_SIZE(rt_pairs); i++) {
+		rtm = row_median_of(med, rt_pairs[i][0]);
+		cum = row_median_of(med, rt_pairs[i][1]);
+		if (!rtm || !cum)
+			continue;
+		fprintf(out, "%s\n    { \"runtime\": \"%s\", \"driver\": \"%s\", \"ratio\": %.3f }",
+			sep, rt_pairs[i][0], rt_pairs[i][1], rtm / cum);
+		sep = ",";
+	}
+	fprintf(out, "\n  ]");
+}
+
 /* -f also picks a figure by its JSON name, e.g. -f broadcast. */
 static int figure_wanted(const char *name)
 {
@@ -805,7 +871,8 @@ int main(int argc, char **argv)
 	struct stats base, s, near;
 	double touch[4];
 	long n = 20000;
-	int reps = 11, opt, first = 1, calls;
+	double row_median[ARRAY_SIZE(rows)] = { 0 };
+	int reps = 11, opt, first = 1, calls, rt;
 	FILE *out = stdout;
 	size_t i;
 
@@ -881,6 +948,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cufab-bench: logical endpoint rows setup failed\n");
 		return 1;
 	}
+	if (streammem_bench_setup() || ipc_bench_setup() || nvml_bench_setup()) {
+		fprintf(stderr, "cufab-bench: stream memory, IPC or NVML rows setup failed\n");
+		return 1;
+	}
+	rt = rt_bench_setup();
+	if (rt < 0) {
+		fprintf(stderr, "cufab-bench: runtime rows setup failed\n");
+		return 1;
+	}
+	b.have = (b.mc_ok ? NEED_MC : 0) | (rt ? NEED_RT : 0);
 
 	fprintf(out, "{\n  \"iterations\": %ld, \"repetitions\": %d,\n", n, reps);
 	print_config(out);
@@ -888,10 +965,11 @@ int main(int argc, char **argv)
 	print_stats(out, &base);
 	fprintf(out, " },\n  \"calls\": [\n");
 	for (i = 0; i < ARRAY_SIZE(rows); i++) {
-		if ((rows[i].mc && !b.mc_ok) || !row_wanted(&rows[i]))
+		if ((rows[i].needs & ~b.have) || !row_wanted(&rows[i]))
 			continue;
 		if (measure(&b, &rows[i], n, reps, &s, &near))
 			return 1;
+		row_median[i] = s.median;
 		fprintf(out, "%s    { \"name\": \"%s\", ", first ? "" : ",\n",
 			rows[i].name);
 		first = 0;
@@ -902,6 +980,7 @@ int main(int argc, char **argv)
 			s.median / near.median / calls);
 	}
 	fprintf(out, "\n  ]");
+	print_rt_overhead(out, row_median);
 	if (nfilters) {
 		if (b.mc_ok && figure_wanted("multicast_broadcast"))
 			mc_broadcast_rows(out, reps);
@@ -911,7 +990,8 @@ int main(int argc, char **argv)
 	fprintf(out, ",\n");
 	if (bench_le_live(out, n, reps))
 		return 1;
-	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps))
+	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps) ||
+	    streammem_bench_extra(out, reps))
 		return 1;
 	if (managed_bench_extra(out, reps, n))
 		return 1;
@@ -926,6 +1006,10 @@ teardown:
 	if (b.mc_ok)
 		cuMemRelease(b.mc1);
 	ctl_bench_teardown();
+	rt_bench_teardown();
+	nvml_bench_teardown();
+	ipc_bench_teardown();
+	streammem_bench_teardown();
 	stream_bench_teardown();
 	managed_bench_teardown();
 	copy_bench_teardown();

@@ -114,6 +114,7 @@ void print_size(enum output_type t, const char *key, const char *fmt,
 		uint64_t bytes);
 void print_fp(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_nl(void);
+void print_none(void);
 int print_flush(void);
 
 /* ---- parse.c --------------------------------------------------------- */

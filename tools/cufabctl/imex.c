@@ -27,7 +27,7 @@
 
 void imex_help(FILE *f)
 {
-	fputs("cufabctl imex status\n"
+	fputs("cufabctl imex { show | status }\n"
 	      "  the IMEX channel region (major, channel count) and the channel\n"
 	      "  nodes in " IMEX_DIR " with owner and mode; only\n"
 	      "  FABRIC handles need a channel, POSIX fd handles do not\n", f);
@@ -162,6 +162,7 @@ static int imex_status(struct ctl *ctl, int argc, char **argv)
 }
 
 static const struct cmd imex_cmds[] = {
+	{ "show",	imex_status },
 	{ "status",	imex_status },
 	{ NULL,		NULL },
 };

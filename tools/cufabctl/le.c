@@ -223,6 +223,8 @@ static int le_show(struct ctl *ctl, int argc, char **argv)
 	open_array(PRINT_JSON, NULL, NULL);
 	ret = cnl_get(ctl, "le show", msg, le_show_cb, &s);
 	close_array(PRINT_JSON, NULL);
+	if (ret == EXIT_OK && !s.shown)
+		print_none();
 	return ret;
 }
 

@@ -65,7 +65,7 @@ static void usage(FILE *f)
 	      "  cufabctl stream show pid 1234\n"
 	      "  cufabctl proc show\n"
 	      "  cufabctl topo set race-delay-us 500 race-seed 7\n"
-	      "  cufabctl imex status\n"
+	      "  cufabctl imex show\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
 	      "Exit status: 0 success, 1 error, 2 cufab.ko not loaded.\n", f);

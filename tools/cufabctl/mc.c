@@ -37,9 +37,15 @@ struct mc_info {
 	struct mc_binding bind[MC_MAX_BINDINGS];
 };
 
+struct mc_show_state {
+	bool has_pid;
+	uint32_t pid;
+	unsigned int count;
+};
+
 void mc_help(FILE *f)
 {
-	fputs("cufabctl mc show\n"
+	fputs("cufabctl mc show [ pid PID ]\n"
 	      "  multicast objects (cuMulticastCreate): creator, size, handle\n"
 	      "  types, references, replicas skipped by multimem, the team\n"
 	      "  (\"k of n devices\", the missing count and the callers blocked\n"
@@ -183,7 +189,7 @@ static int mc_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		      void *arg)
 {
 	static struct mc_info m;
-	unsigned int *count = arg;
+	struct mc_show_state *s = arg;
 
 	if (!tb[CUFAB_NL_A_MC_ID]) {
 		fprintf(stderr, "cufabctl: mc show: kernel reply without %s\n",
@@ -191,20 +197,26 @@ static int mc_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		return -1;
 	}
 	mc_from_attrs(tb, nlh, &m);
-	if (*count && !print_json())
+	if (s->has_pid && m.pid != s->pid)
+		return 0;
+	if (s->count && !print_json())
 		print_fp("\n");
 	mc_print(&m);
-	(*count)++;
+	s->count++;
 	return 0;
 }
 
 static int mc_show(struct ctl *ctl, int argc, char **argv)
 {
-	unsigned int count = 0;
+	struct mc_show_state s = { 0 };
+	int ret;
 
-	if (parse_show_args("mc", argc, argv, NULL, NULL))
+	if (parse_show_args("mc", argc, argv, &s.pid, &s.has_pid))
 		return EXIT_FAIL;
-	return cnl_show(ctl, "mc show", CUFAB_NL_CMD_MC_GET, mc_show_cb, &count);
+	ret = cnl_show(ctl, "mc show", CUFAB_NL_CMD_MC_GET, mc_show_cb, &s);
+	if (ret == EXIT_OK && !s.count)
+		print_none();
+	return ret;
 }
 
 /* monitor: "[mc-event] multicast 12: pid 1234 skipped 1 replica(s)" */

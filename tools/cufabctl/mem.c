@@ -194,6 +194,8 @@ static void mem_print(const struct mem_show_state *s)
 	size_t i;
 
 	open_array(PRINT_JSON, NULL, NULL);
+	if (!s->n)
+		print_none();
 	for (i = 0; i < s->n; i++) {
 		a = &s->allocs[i];
 		if (i == 0 || a->pid != s->allocs[i - 1].pid) {

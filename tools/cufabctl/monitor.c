@@ -177,6 +177,15 @@ int do_monitor(struct ctl *ctl, int argc, char **argv)
 			return EXIT_FAIL;
 		}
 	}
+	/*
+	 * Say what is watched: without "trace" the lives of objects (joins,
+	 * binds, maps) do not show, which a user waiting for them cannot
+	 * guess. On stderr, so that -j's output stays one document a line.
+	 */
+	fprintf(stderr, "cufabctl: monitor: %s; ^C ends\n", trace ?
+		"netlink events and the events/cufab tracepoints (time in s of the trace clock)" :
+		"netlink events (dev-set, topo-set, mc-event, stream-event, managed-event); object lives (team joins, binds, maps, ...) need \"cufabctl monitor trace\"");
+	fflush(stderr);
 	ret = monitor_loop(ctl, sigfd, tracefd);
 	if (trace)
 		trace_close(tracefd);

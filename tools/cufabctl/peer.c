@@ -140,7 +140,7 @@ static void peer_print(const struct peer_show_state *s)
 	}
 	close_array(PRINT_JSON, NULL);
 	if (!s->n)
-		print_fp("no peer access enabled\n");
+		print_none();
 	print_fp("\n");
 	open_array(PRINT_JSON, "devices", NULL);
 	for (i = 0; i < s->num_gpus; i++) {

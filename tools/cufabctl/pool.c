@@ -140,7 +140,7 @@ static int pool_show(struct ctl *ctl, int argc, char **argv)
 		return EXIT_FAIL;
 	ret = cnl_show(ctl, "pool show", CUFAB_NL_CMD_POOL_GET, pool_cb, &s);
 	if (ret == EXIT_OK && !s.n)
-		print_fp("no memory pools\n");
+		print_none();
 	return ret;
 }
 

@@ -277,6 +277,12 @@ void print_fp(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* An empty listing: "none" in text; JSON already shows "[]". */
+void print_none(void)
+{
+	print_fp("none\n");
+}
+
 void print_nl(void)
 {
 	if (!pr.json)

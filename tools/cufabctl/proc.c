@@ -88,7 +88,7 @@ static int proc_show(struct ctl *ctl, int argc, char **argv)
 	ret = cnl_transact(ctl, msg, proc_cb, &s, &e);
 	close_array(PRINT_JSON, NULL);
 	if (!ret && !s.n)
-		print_fp("none\n");
+		print_none();
 	if (ret == -1)
 		return cnl_report("proc show", &e, NULL);
 	return ret ? EXIT_FAIL : EXIT_OK;

@@ -126,7 +126,7 @@ static int stream_show(struct ctl *ctl, int argc, char **argv)
 	ret = cnl_transact(ctl, msg, stream_cb, &s, &e);
 	close_array(PRINT_JSON, NULL);
 	if (!ret && !s.n)
-		print_fp("no streams\n");
+		print_none();
 	if (ret == -1)
 		return cnl_report("stream show", &e, NULL);
 	return ret ? EXIT_FAIL : EXIT_OK;

@@ -171,8 +171,8 @@ static void print_record(char *line)
 		*tid++ = '\0';
 
 	open_object(NULL);
+	print_string(PRINT_ANY, "time", "%s ", ts);
 	print_string(PRINT_ANY, "event", "[%s]", ev);
-	print_string(PRINT_JSON, "time", NULL, ts);
 	print_string(PRINT_JSON, "comm", NULL, line);
 	if (tid && all_digits(tid))
 		print_u64(PRINT_JSON, "tid", NULL, strtoull(tid, NULL, 10));
