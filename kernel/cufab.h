@@ -1037,6 +1037,7 @@ struct cufab_va {
 	bool ipc;		/* a legacy view of another process's cuMemAlloc */
 	s32 legacy_dev;
 	u32 legacy_ctx;
+	u32 host_flags;		/* cuMemHostAlloc's CUFAB_HOSTALLOC_* */
 	atomic_t vmas;
 	struct rw_semaphore lock;
 	bool dead;
@@ -1355,6 +1356,15 @@ struct cufab_cpu_fence {
 	struct mm_struct *mm;
 };
 
+/*
+ * The registrations of a client (alloc_hostreg.c): each an allocation,
+ * keyed by the page range it pins.
+ */
+struct cufab_hostreg_space {
+	struct mutex lock;
+	struct maple_tree ranges;
+};
+
 struct cufab_client {
 	struct xarray objects;
 	struct pid *tgid;
@@ -1367,6 +1377,7 @@ struct cufab_client {
 	struct cufab_le_space le;
 	struct cufab_stream_space *streams;
 	struct cufab_cpu_fence fence;
+	struct cufab_hostreg_space hostreg;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -2161,6 +2172,16 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
 /* share_ipc.c */
 int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
+/* alloc_hostreg.c: cuMemHostRegister */
+extern const struct cufab_client_part cufab_hostreg_client_part;
+int cufab_ioctl_host_register(struct cufab_ucmd *ucmd);
+int cufab_ioctl_host_unregister(struct cufab_ucmd *ucmd);
+int cufab_hostreg_drop(struct cufab_client *client, u64 addr);
+int cufab_hostreg_get_pages(struct cufab_client *client, u64 addr,
+			    bool write, struct page **pages, unsigned int max);
+bool cufab_hostreg_contains(struct cufab_client *client, u64 addr);
+bool cufab_hostreg_pointer_info(struct cufab_client *client,
+				struct cufab_pointer_info *cmd);
 int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 		     int *out_error);
 
