@@ -641,7 +641,7 @@ enum {
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 1,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
-	CUFAB_HAS_HOST_REGISTER = 0,
+	CUFAB_HAS_HOST_REGISTER = 1,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
 	CUFAB_HAS_STREAM_MEM_OPS = 1,
 	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
