@@ -289,10 +289,37 @@ err_free:
 	return ERR_PTR(ret);
 }
 
-/* Wrap @reg in an allocation and enter it in the client's tree. */
-static int cufab_hostreg_publish(struct cufab_client *client,
-				 struct cufab_hostreg *reg,
-				 struct cufab_alloc **out)
+/* Is a page of [first, first + npages pages) registered already? */
+static bool cufab_hostreg_overlaps(struct cufab_client *client, u64 first,
+				   unsigned long npages)
+{
+	unsigned long index = first;
+	void *entry;
+
+	mutex_lock(&client->hostreg.lock);
+	entry = mt_find(&client->hostreg.ranges, &index,
+			first + (npages << PAGE_SHIFT) - 1);
+	mutex_unlock(&client->hostreg.lock);
+	return entry;
+}
+
+/* Enter @alloc in the client's tree: 0, -EEXIST for an overlap, -ENOMEM. */
+static int cufab_hostreg_insert(struct cufab_client *client,
+				struct cufab_alloc *alloc)
+{
+	const struct cufab_hostreg *reg = alloc->priv;
+	int ret;
+
+	mutex_lock(&client->hostreg.lock);
+	ret = mtree_insert_range(&client->hostreg.ranges, reg->first,
+				 reg->first + (reg->npages << PAGE_SHIFT) - 1,
+				 alloc, GFP_KERNEL_ACCOUNT);
+	mutex_unlock(&client->hostreg.lock);
+	return ret;
+}
+
+/* @reg as an allocation of its kind; on error @reg is freed. */
+static struct cufab_alloc *cufab_hostreg_alloc(struct cufab_hostreg *reg)
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = CUFAB_LOC_HOST,
@@ -302,30 +329,29 @@ static int cufab_hostreg_publish(struct cufab_client *client,
 		.priv = reg,
 	};
 	struct cufab_alloc *alloc;
-	int ret;
 
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
 		cufab_hostreg_free(reg);
-		return PTR_ERR(alloc);
+		return alloc;
 	}
 	atomic_long_set(&alloc->resident, reg->npages);
-	mutex_lock(&client->hostreg.lock);
-	ret = mtree_insert_range(&client->hostreg.ranges, reg->first,
-				 reg->first + (reg->npages << PAGE_SHIFT) - 1,
-				 alloc, GFP_KERNEL_ACCOUNT);
-	mutex_unlock(&client->hostreg.lock);
-	if (ret) {
-		if (ret == -EEXIST)
-			cufab_pr_info(client, "cuMemHostRegister of 0x%llx (%llu bytes): a page of it is registered already\n",
-				      reg->start, reg->length);
-		cufab_alloc_put(alloc);	/* its release unpins */
-		return ret;
-	}
-	*out = alloc;
-	return 0;
+	return alloc;
 }
 
+static void cufab_hostreg_log_exists(struct cufab_client *client,
+				     const struct cufab_host_register *cmd)
+{
+	cufab_pr_info(client, "cuMemHostRegister of 0x%llx (%llu bytes): a page of it is registered already\n",
+		      cmd->addr, cmd->length);
+}
+
+/*
+ * Checked, pinned, charged, then answered, and only then published: a
+ * registration whose reply cannot be written is one no other thread ever
+ * found (HOST_UNREGISTER by the same address included), so its undoing
+ * is a plain put.
+ */
 int cufab_ioctl_host_register(struct cufab_ucmd *ucmd)
 {
 	struct cufab_host_register *cmd = ucmd->cmd;
@@ -346,16 +372,28 @@ int cufab_ioctl_host_register(struct cufab_ucmd *ucmd)
 	if (cmd->flags & CUFAB_HOSTREG_IOMEMORY)
 		return cufab_hostreg_iomem(client, cmd->addr & PAGE_MASK,
 					   PAGE_ALIGN(cmd->addr + cmd->length));
+	if (cufab_hostreg_overlaps(client, cmd->addr & PAGE_MASK,
+				   (PAGE_ALIGN(cmd->addr + cmd->length) -
+				    (cmd->addr & PAGE_MASK)) >> PAGE_SHIFT)) {
+		cufab_hostreg_log_exists(client, cmd);
+		return -EEXIST;
+	}
 	reg = cufab_hostreg_new(client, cmd);
 	if (IS_ERR(reg))
 		return PTR_ERR(reg);
-	ret = cufab_hostreg_publish(client, reg, &alloc);
-	if (ret)
-		return ret;
+	alloc = cufab_hostreg_alloc(reg);
+	if (IS_ERR(alloc))
+		return PTR_ERR(alloc);
 	cmd->out_id = alloc->id;
 	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	if (!ret) {
+		/* another thread may have registered a page of it meanwhile */
+		ret = cufab_hostreg_insert(client, alloc);
+		if (ret == -EEXIST)
+			cufab_hostreg_log_exists(client, cmd);
+	}
 	if (ret)
-		cufab_hostreg_drop(client, cmd->addr);
+		cufab_alloc_put(alloc);	/* its release unpins */
 	return ret;
 }
 
@@ -366,7 +404,7 @@ int cufab_ioctl_host_register(struct cufab_ucmd *ucmd)
  *
  * Return: 0, or -ENOENT when no registration starts at @addr.
  */
-int cufab_hostreg_drop(struct cufab_client *client, u64 addr)
+static int cufab_hostreg_drop(struct cufab_client *client, u64 addr)
 {
 	struct cufab_hostreg_space *space = &client->hostreg;
 	struct cufab_alloc *alloc;

@@ -2176,7 +2176,6 @@ int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
 extern const struct cufab_client_part cufab_hostreg_client_part;
 int cufab_ioctl_host_register(struct cufab_ucmd *ucmd);
 int cufab_ioctl_host_unregister(struct cufab_ucmd *ucmd);
-int cufab_hostreg_drop(struct cufab_client *client, u64 addr);
 int cufab_hostreg_get_pages(struct cufab_client *client, u64 addr,
 			    bool write, struct page **pages, unsigned int max);
 bool cufab_hostreg_contains(struct cufab_client *client, u64 addr);
