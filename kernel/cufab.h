@@ -1361,7 +1361,7 @@ struct cufab_cpu_fence {
  * keyed by the page range it pins.
  */
 struct cufab_hostreg_space {
-	struct mutex lock;
+	struct mutex lock;		/* protects @ranges' entries */
 	struct maple_tree ranges;
 };
 
