@@ -91,7 +91,7 @@ static void cufab_hostreg_release(struct cufab_alloc *alloc)
  * No .map_prepare: the pages are the process's own, never in a cufab
  * reservation, so cuMemMap cannot name the allocation (it has no handle).
  */
-const struct cufab_alloc_ops cufab_hostreg_alloc_ops = {
+static const struct cufab_alloc_ops cufab_hostreg_alloc_ops = {
 	.name = "cuMemHostRegister",
 	.page = cufab_hostreg_page,
 	.release = cufab_hostreg_release,
