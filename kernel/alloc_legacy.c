@@ -43,14 +43,17 @@ static u64 cufab_all_gpus_mask(void)
  * having had one, under the lock that walk reads the mark under.
  */
 static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
-			      struct cufab_ctx *ctx)
+			      struct cufab_ctx *ctx, u32 host_flags)
 {
 	struct cufab_va *va;
 
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
-	if (va && !xa_is_value(va))
+	if (va && !xa_is_value(va)) {
 		WRITE_ONCE(va->legacy_ctx, ctx ? ctx->obj.id : 0);
+		/* cuMemHostAlloc's flags, for cuMemHostGetFlags */
+		WRITE_ONCE(va->host_flags, host_flags);
+	}
 	if (ctx)
 		ctx->legacy = true;
 	mutex_unlock(&client->va.lock);
@@ -63,7 +66,8 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
  */
 static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 				  bool host, u32 attach, u64 length,
-				  struct cufab_ctx *ctx, u64 *out)
+				  struct cufab_ctx *ctx, u32 host_flags,
+				  u64 *out)
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
@@ -90,7 +94,7 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
 	if (ret)
 		goto out;
-	cufab_mem_set_ctx(client, addr, ctx);
+	cufab_mem_set_ctx(client, addr, ctx, host_flags);
 	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
 	if (ret)
 		goto err_unreserve;
@@ -155,8 +159,15 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_ALLOC_MANAGED)) ||
-	    (host && managed) || cmd->__reserved2 || !cmd->length)
+	    (host && managed) || !cmd->length)
 		return -EINVAL;
+	if ((cmd->host_flags & ~CUFAB_HOSTALLOC_VALID) ||
+	    (cmd->host_flags && !host)) {
+		pr_info_ratelimited("pid %d (%s): cuMemHostAlloc flags 0x%x: only PORTABLE, DEVICEMAP and WRITECOMBINED, for host memory\n",
+				    task_tgid_nr(current), current->comm,
+				    cmd->host_flags);
+		return -EINVAL;
+	}
 	if (!managed && cmd->attach)
 		return -EINVAL;
 	if (managed && !cufab_attach_default_ok(cmd->attach)) {
@@ -178,7 +189,7 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 				     managed ? cmd->attach : 0, length,
 				     ctx ? container_of(ctx, struct cufab_ctx,
 							obj) : NULL,
-				     &addr);
+				     cmd->host_flags, &addr);
 	if (ret)
 		goto out;
 	cmd->out_addr = addr;

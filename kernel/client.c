@@ -44,6 +44,8 @@ static unsigned int cufab_nr_clients;
  *   5. logical endpoint aliases and the id space (le.c)
  *   6. VA reservations (va.c): empty by then, since each reservation's VMA
  *      holds the file until it is unmapped
+ *   7. the CPU fence of managed memory (alloc_managed.c)
+ *   8. registered host memory (alloc_hostreg.c): unpinned
  *
  * A new kind of per-client state is one more line here.
  */
@@ -55,6 +57,7 @@ static const struct cufab_client_part *const cufab_client_parts[] = {
 	&cufab_le_client_part,
 	&cufab_va_client_part,
 	&cufab_managed_client_part,
+	&cufab_hostreg_client_part,
 };
 
 /**

@@ -642,7 +642,7 @@ enum {
 	/* 83, 88, 89: cuMemAllocManaged, cuStreamAttachMemAsync */
 	CUFAB_HAS_MANAGED_MEMORY = 1,
 	/* 91, 99, 113: cuMemHostRegister, cuMemHostUnregister */
-	CUFAB_HAS_HOST_REGISTER = 0,
+	CUFAB_HAS_HOST_REGISTER = 1,
 	/* 122, 123: cuStreamWaitValue64, cuStreamWriteValue64 */
 	CUFAB_HAS_STREAM_MEM_OPS = 1,
 	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
@@ -1137,6 +1137,7 @@ struct cufab_va {
 	bool ipc;		/* a legacy view of another process's cuMemAlloc */
 	s32 legacy_dev;
 	u32 legacy_ctx;
+	u32 host_flags;		/* cuMemHostAlloc's CUFAB_HOSTALLOC_* */
 	atomic_t vmas;
 	struct rw_semaphore lock;
 	bool dead;
@@ -1451,6 +1452,15 @@ struct cufab_cpu_fence {
 	struct mm_struct *mm;
 };
 
+/*
+ * The registrations of a client (alloc_hostreg.c): each an allocation,
+ * keyed by the page range it pins.
+ */
+struct cufab_hostreg_space {
+	struct mutex lock;		/* protects @ranges' entries */
+	struct maple_tree ranges;
+};
+
 struct cufab_client {
 	struct xarray objects;
 	struct pid *tgid;
@@ -1463,6 +1473,7 @@ struct cufab_client {
 	struct cufab_le_space le;
 	struct cufab_stream_space *streams;
 	struct cufab_cpu_fence fence;
+	struct cufab_hostreg_space hostreg;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -2278,6 +2289,15 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
 /* share_ipc.c */
 int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
+/* alloc_hostreg.c: cuMemHostRegister */
+extern const struct cufab_client_part cufab_hostreg_client_part;
+int cufab_ioctl_host_register(struct cufab_ucmd *ucmd);
+int cufab_ioctl_host_unregister(struct cufab_ucmd *ucmd);
+int cufab_hostreg_get_pages(struct cufab_client *client, u64 addr,
+			    bool write, struct page **pages, unsigned int max);
+bool cufab_hostreg_contains(struct cufab_client *client, u64 addr);
+bool cufab_hostreg_pointer_info(struct cufab_client *client,
+				struct cufab_pointer_info *cmd);
 int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 		     int *out_error);
 

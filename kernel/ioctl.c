@@ -112,6 +112,8 @@ union cufab_ucmd_buffer {
 	struct cufab_mem_prefetch mem_prefetch;
 	struct cufab_mem_range_attrs mem_range_attrs;
 	struct cufab_stream_memop stream_memop;
+	struct cufab_host_register host_register;
+	struct cufab_host_unregister host_unregister;
 };
 
 struct cufab_ioctl_op {
@@ -267,6 +269,10 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_ipc_mem_export, out_handle),
 	CUFAB_IOCTL_OP(IPC_MEM_IMPORT, cufab_ioctl_ipc_mem_import,
 		       struct cufab_ipc_mem_import, __reserved),
+	CUFAB_IOCTL_OP(HOST_REGISTER, cufab_ioctl_host_register,
+		       struct cufab_host_register, out_id),
+	CUFAB_IOCTL_OP(HOST_UNREGISTER, cufab_ioctl_host_unregister,
+		       struct cufab_host_unregister, addr),
 };
 
 /*

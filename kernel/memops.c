@@ -115,6 +115,10 @@ static int cufab_span_fill(struct cufab_span *sp, u64 left)
 	ret = sp->plain ? -ENOENT :
 	      cufab_va_get_pages(sp->client, sp->addr, sp->write, sp->pages,
 				 want);
+	/* registered memory: the pages pinned at cuMemHostRegister */
+	if (ret == -ENOENT)
+		ret = cufab_hostreg_get_pages(sp->client, sp->addr, sp->write,
+					      sp->pages, want);
 	sp->pinned = ret == -ENOENT;
 	if (sp->pinned && sp->nowait)
 		ret = cufab_pin_nowait(sp->addr & PAGE_MASK, want, sp->write,
@@ -291,8 +295,11 @@ int cufab_move_user_step(struct cufab_client *client, struct cufab_move *mv)
  * (malloc(), not cufab's) only with PAGEABLE_MEMORY_ACCESS (HMM or ATS):
  * without it the real driver refuses the set (CUDA_ERROR_INVALID_VALUE).
  * A copy may have plain memory on either side: the driver stages it.
+ * Registered memory (cuMemHostRegister) is page-locked host memory every
+ * device reaches.
  *
- * Return: true when @dst is plain memory and @dev has no pageable access.
+ * Return: true when @dst is plain, unregistered memory and @dev has no
+ * pageable access.
  */
 bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev)
 {
@@ -303,6 +310,8 @@ bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev)
 		cufab_va_put(va);
 		return false;
 	}
+	if (cufab_hostreg_contains(client, dst))
+		return false;
 	return cufab_gpu_facts(dev, &f) ||
 	       !(f.features & CUFAB_DEV_F_PAGEABLE_ACCESS);
 }
@@ -401,6 +410,7 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 	cmd->out_alloc_flags = alloc->alloc_flags;
 	if (va->legacy) {
 		cmd->out_flags |= CUFAB_PTR_F_LEGACY;
+		cmd->out_host_flags = READ_ONCE(va->host_flags);
 		cmd->out_ctx_id = READ_ONCE(va->legacy_ctx);
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
@@ -418,7 +428,7 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 	struct cufab_va *va;
 	u64 addr = cmd->addr;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved || cmd->__reserved2)
 		return -EINVAL;
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);
@@ -440,6 +450,8 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 			cufab_pointer_info_fill(cmd, va, map);
 		up_read(&va->lock);
 		cufab_va_put(va);
+	} else {
+		cufab_hostreg_pointer_info(ucmd->client, cmd);
 	}
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }

@@ -10,6 +10,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 	return cuDeviceGetUuid_v2(uuid, dev);
 }
 
+CUFAB_EXPORT CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize,
+						unsigned int Flags)
+{
+	return cuMemHostRegister_v2(p, bytesize, Flags);
+}
+
 CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr,
 						 CUipcMemHandle handle,
 						 unsigned int Flags)

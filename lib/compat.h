@@ -23,6 +23,7 @@
 #undef cuMemAdvise
 #undef cuMemPrefetchAsync
 #undef cuStreamGetCaptureInfo
+#undef cuMemHostRegister
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -40,6 +41,8 @@ CUresult CUDAAPI cuGetProcAddress(const char *symbol, void **pfn, int cudaVersio
 /* CUDA 4.1: the same call as _v2, which only renamed it. */
 CUresult CUDAAPI cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle,
 				    unsigned int Flags);
+/* CUDA 4.0: the same call as _v2 (6.5), which only renamed it. */
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
 /* CUDA 2.0 stream and event calls, before their _v2. */
 CUresult CUDAAPI cuStreamDestroy(CUstream hStream);
 CUresult CUDAAPI cuEventDestroy(CUevent hEvent);

@@ -120,6 +120,13 @@ CUFAB_ENTRY(cuMemsetD16_v2, cuMemsetD16, 3020)
 CUFAB_ENTRY(cuMemsetD32_v2, cuMemsetD32, 3020)
 CUFAB_ENTRY(cuMemGetAddressRange_v2, cuMemGetAddressRange, 3020)
 
+/* hostmem.c, compat.c */
+CUFAB_ENTRY(cuMemHostAlloc, cuMemHostAlloc, 2020)
+CUFAB_ENTRY(cuMemHostGetFlags, cuMemHostGetFlags, 2030)
+CUFAB_ENTRY(cuMemHostRegister, cuMemHostRegister, 4000)
+CUFAB_ENTRY(cuMemHostRegister_v2, cuMemHostRegister, 6050)
+CUFAB_ENTRY(cuMemHostUnregister, cuMemHostUnregister, 4000)
+
 /* managed.c */
 CUFAB_ENTRY(cuMemAllocManaged, cuMemAllocManaged, 6000)
 CUFAB_ENTRY(cuMemAdvise, cuMemAdvise, 8000)
@@ -157,6 +164,7 @@ CUFAB_ENTRY(cuStreamBatchMemOp_v2_ptsz, cuStreamBatchMemOp_ptsz, 11070)
 /* pointer.c */
 CUFAB_ENTRY(cuPointerGetAttribute, cuPointerGetAttribute, 4000)
 CUFAB_ENTRY(cuPointerGetAttributes, cuPointerGetAttributes, 7000)
+CUFAB_ENTRY(cuPointerSetAttribute, cuPointerSetAttribute, 6000)
 
 /* pool.c: the stream-ordered allocator */
 CUFAB_ENTRY(cuMemPoolCreate, cuMemPoolCreate, 11020)

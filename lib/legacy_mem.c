@@ -40,9 +40,15 @@ static CUresult current_ioctl(unsigned long request, void *arg)
 CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach)
 {
+	return cufab_legacy_alloc_host(out, bytesize, flags, attach, 0);
+}
+
+CUresult cufab_legacy_alloc_host(CUdeviceptr *out, size_t bytesize,
+				 __u32 flags, __u32 attach, __u32 host_flags)
+{
 	struct cufab_mem_alloc arg = {
 		.size = sizeof(arg), .flags = flags, .attach = attach,
-		.length = bytesize,
+		.length = bytesize, .host_flags = host_flags,
 	};
 	struct cufab_call c;
 	CUresult res;
@@ -113,8 +119,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemFreeHost(void *p)
 
 /*
  * The device address of page-locked host memory: with unified addressing
- * the host address itself, for memory cuMemAllocHost made (any address
- * inside it); Flags must be 0. Anything else is INVALID_VALUE.
+ * the host address itself, for memory cuMemAllocHost or cuMemHostAlloc
+ * made or cuMemHostRegister registered (any address inside it), with or
+ * without their DEVICEMAP flag (unified addressing maps all of it); Flags
+ * must be 0. Anything else is INVALID_VALUE.
  */
 CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
 							   void *p,
@@ -123,8 +131,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
 	struct cufab_pointer_info info = {
 		.size = sizeof(info), .addr = (uintptr_t)p,
 	};
-	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED |
-			   CUFAB_PTR_F_LEGACY;
+	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED;
 	struct cufab_call c;
 	CUresult res;
 
@@ -133,6 +140,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
 		return res;
 	if (cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &info) ||
 	    (info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
+	    !(info.out_flags & (CUFAB_PTR_F_LEGACY | CUFAB_PTR_F_HOSTREG)) ||
 	    info.out_memory_type != CU_MEMORYTYPE_HOST)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pdptr = (uintptr_t)p;
@@ -229,7 +237,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase,
 	res = current_ioctl(CUFAB_IOCTL_POINTER_INFO, &arg);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!(arg.out_flags & CUFAB_PTR_F_MAPPED))
+	/* registered memory is the process's, no allocation of CUDA */
+	if (!(arg.out_flags & CUFAB_PTR_F_MAPPED) ||
+	    (arg.out_flags & CUFAB_PTR_F_HOSTREG))
 		return CUDA_ERROR_NOT_FOUND;
 	if (pbase)
 		*pbase = arg.out_range_base;

@@ -75,6 +75,9 @@ void cufab_imex_prepare(void);
  */
 CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach);
+/* the same with cuMemHostAlloc's flags (CUFAB_HOSTALLOC_*) */
+CUresult cufab_legacy_alloc_host(CUdeviceptr *out, size_t bytesize,
+				 __u32 flags, __u32 attach, __u32 host_flags);
 
 /*
  * pageable.c: cuMemAdvise, cuMemPrefetchAsync and cuMemRangeGetAttribute(s)

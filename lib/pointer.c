@@ -8,7 +8,14 @@
  * A pointer cufab knows nothing about is CUDA_ERROR_INVALID_VALUE for
  * cuPointerGetAttribute, like unregistered host memory in CUDA;
  * cuPointerGetAttributes answers it with zeroed values instead.
+ *
+ * cuPointerSetAttribute(SYNC_MEMOPS) is kept here, by allocation
+ * (BUFFER_ID, never reused): every synchronous copy and set of cufab is
+ * synchronous already (its ioctl returns when the bytes moved), so the
+ * attribute changes no behaviour and only reads back what was set.
  */
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
@@ -49,6 +56,69 @@ static int ptr_mapped(const struct ptr_query *q)
 static int ptr_legacy(const struct ptr_query *q)
 {
 	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LEGACY);
+}
+
+/* cuMemHostRegister memory */
+static int ptr_hostreg(const struct ptr_query *q)
+{
+	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_HOSTREG);
+}
+
+/* ---- SYNC_MEMOPS: the allocations it is set on ---- */
+
+static pthread_mutex_t sync_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long *sync_ids;
+static size_t sync_nr, sync_cap;
+
+static int sync_find(unsigned long long id, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < sync_nr; i++) {
+		if (sync_ids[i] == id) {
+			*at = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int sync_get(unsigned long long id)
+{
+	size_t at;
+	int ret;
+
+	pthread_mutex_lock(&sync_lock);
+	ret = sync_find(id, &at);
+	pthread_mutex_unlock(&sync_lock);
+	return ret;
+}
+
+static CUresult sync_set(unsigned long long id, int on)
+{
+	unsigned long long *n;
+	CUresult res = CUDA_SUCCESS;
+	size_t at;
+
+	pthread_mutex_lock(&sync_lock);
+	if (sync_find(id, &at)) {
+		if (!on)
+			sync_ids[at] = sync_ids[--sync_nr];
+	} else if (on) {
+		if (sync_nr == sync_cap) {
+			n = realloc(sync_ids, (sync_cap * 2 + 16) * sizeof(*n));
+			if (!n) {
+				res = CUDA_ERROR_OUT_OF_MEMORY;
+				goto out;
+			}
+			sync_ids = n;
+			sync_cap = sync_cap * 2 + 16;
+		}
+		sync_ids[sync_nr++] = id;
+	}
+out:
+	pthread_mutex_unlock(&sync_lock);
+	return res;
 }
 
 static int ptr_managed(const struct ptr_query *q)
@@ -115,8 +185,11 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
-		/* Only legacy memory belongs to a context; VMM memory: NULL. */
-		if (ptr_legacy(q)) {
+		/*
+		 * Only legacy and registered memory belong to a context;
+		 * VMM memory: NULL.
+		 */
+		if ((ptr_legacy(q) || ptr_hostreg(q)) && i->out_ctx_id) {
 			ctx = cufab_ctx_by_kid(i->out_ctx_id);
 			if (!ctx)
 				return CUDA_ERROR_INVALID_VALUE;
@@ -167,7 +240,15 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(int *)data = ptr_gdr(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+		/* registered memory: READ_ONLY or read-write for every device */
+		if (ptr_hostreg(q)) {
+			*(unsigned int *)data = i->out_access_flags;
+			return CUDA_SUCCESS;
+		}
 		return ptr_access(q, (unsigned int *)data);
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+		*(int *)data = sync_get(i->out_alloc_id);
+		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
 		*(CUmemoryPool *)data = q->pool;
 		return CUDA_SUCCESS;
@@ -184,6 +265,7 @@ static int attr_known(CUpointer_attribute attr)
 	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
 	case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+	case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
 	case CU_POINTER_ATTRIBUTE_BUFFER_ID:
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED:
 	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
@@ -248,12 +330,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttribute(void *data,
 	res = cufab_call_args(data && attr_known(attribute));
 	if (res != CUDA_SUCCESS)
 		return res;
-	/* The kernel answers for unmapped or foreign addresses itself. */
+	/*
+	 * The kernel answers for unmapped or foreign addresses itself;
+	 * registered memory is in no reservation, so it is asked as below.
+	 */
 	if (attribute == CU_POINTER_ATTRIBUTE_ACCESS_FLAGS) {
 		res = ptr_access(&q, &flags);
 		if (res == CUDA_SUCCESS)
 			*(unsigned int *)data = flags;
-		return res;
+		if (res != CUDA_ERROR_INVALID_VALUE)
+			return res;
 	}
 	res = ptr_info(&q);
 	if (res != CUDA_SUCCESS)
@@ -291,4 +377,36 @@ CUFAB_EXPORT CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 			return res;
 	}
 	return CUDA_SUCCESS;
+}
+
+/*
+ * SYNC_MEMOPS, the one attribute that can be set, on memory cufab mapped
+ * (any kind, registered memory included); 0 or 1 (any nonzero value sets
+ * it, as the attribute is a boolean).
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuPointerSetAttribute(const void *value,
+						    CUpointer_attribute attribute,
+						    CUdeviceptr ptr)
+{
+	struct ptr_query q = { .ptr = ptr };
+	CUcontext cur;
+	CUresult res;
+
+	res = cufab_call_args(value &&
+			      attribute == CU_POINTER_ATTRIBUTE_SYNC_MEMOPS);
+	if (res != CUDA_SUCCESS)
+		return res;
+	res = cuCtxGetCurrent(&cur);
+	if (res == CUDA_SUCCESS && !cur)
+		res = CUDA_ERROR_INVALID_CONTEXT;
+	if (res == CUDA_SUCCESS)
+		res = ptr_info(&q);
+	if (res != CUDA_SUCCESS)
+		return res;
+	if (!ptr_mapped(&q)) {
+		cufab_dbg("cuPointerSetAttribute: 0x%llx is not CUDA memory",
+			  (unsigned long long)ptr);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return sync_set(q.info.out_alloc_id, *(const unsigned int *)value != 0);
 }

@@ -3,9 +3,11 @@
  * Device and pinned host memory: allocation, pitch, device pointers of
  * host memory and the attributes of a pointer.
  *
- * cufab has unified addressing: cuMemAllocHost memory is page-locked,
- * portable to every context and mapped at the same address on every
- * device, which is what cudaHostAlloc's Portable and Mapped flags ask for.
+ * cufab has unified addressing: cuMemHostAlloc memory and memory
+ * cudaHostRegister registers are page-locked, portable to every context
+ * and mapped at the same address on every device, which is what the
+ * Portable and Mapped flags ask for; the flags are kept for
+ * cudaHostGetFlags.
  */
 #include <string.h>
 
@@ -47,20 +49,62 @@ RT_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 }
 
 /*
- * Portable and Mapped hold for every cuMemAllocHost allocation.
+ * cuMemHostAlloc with the same flags (their values are the driver's).
  * WriteCombined is a caching hint cufab's host memory cannot take; the
  * memory is ordinary cached memory (Documentation/differences.rst).
  */
 RT_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size,
 				    unsigned int flags)
 {
+	CUresult res;
+
 	if (flags & ~(unsigned int)(cudaHostAllocPortable | cudaHostAllocMapped |
 				    cudaHostAllocWriteCombined)) {
 		rt_log("%s: flags %#x: only Portable, Mapped and WriteCombined exist",
 		       __func__, flags);
 		return rt_error(cudaErrorInvalidValue);
 	}
-	return cudaMallocHost(pHost, size);
+	if (!pHost)
+		return rt_error(cudaErrorInvalidValue);
+	*pHost = NULL;
+	res = rt_init();
+	if (res == CUDA_SUCCESS && size)
+		res = cuMemHostAlloc(pHost, size, flags);
+	return rt_result(res);
+}
+
+/* The flags cudaHostAlloc was given; InvalidValue for other memory. */
+RT_EXPORT cudaError_t cudaHostGetFlags(unsigned int *pFlags, void *pHost)
+{
+	if (!pFlags || !pHost)
+		return rt_error(cudaErrorInvalidValue);
+	return RT_CALL(cuMemHostGetFlags(pFlags, pHost));
+}
+
+/*
+ * cuMemHostRegister: the flags' values are the driver's
+ * (cudaHostRegisterPortable, Mapped, IoMemory, ReadOnly).
+ */
+RT_EXPORT cudaError_t cudaHostRegister(void *ptr, size_t size,
+				       unsigned int flags)
+{
+	if (!ptr || !size ||
+	    (flags & ~(unsigned int)(cudaHostRegisterPortable |
+				     cudaHostRegisterMapped |
+				     cudaHostRegisterIoMemory |
+				     cudaHostRegisterReadOnly))) {
+		rt_log("%s: %p, %zu bytes, flags %#x: a NULL pointer, no bytes or an unknown flag",
+		       __func__, ptr, size, flags);
+		return rt_error(cudaErrorInvalidValue);
+	}
+	return RT_CALL(cuMemHostRegister(ptr, size, flags));
+}
+
+RT_EXPORT cudaError_t cudaHostUnregister(void *ptr)
+{
+	if (!ptr)
+		return rt_error(cudaErrorInvalidValue);
+	return RT_CALL(cuMemHostUnregister(ptr));
 }
 
 RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
@@ -68,7 +112,10 @@ RT_EXPORT cudaError_t cudaFreeHost(void *ptr)
 	return RT_CALL(ptr ? cuMemFreeHost(ptr) : CUDA_SUCCESS);
 }
 
-/* The device address of pinned host memory: the same address (UVA). */
+/*
+ * The device address of pinned host memory (cudaHostAlloc'd or
+ * registered): the same address (UVA).
+ */
 RT_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 					       unsigned int flags)
 {
@@ -79,8 +126,7 @@ RT_EXPORT cudaError_t cudaHostGetDevicePointer(void **pDevice, void *pHost,
 		return rt_error(cudaErrorInvalidValue);
 	res = rt_init();
 	if (res == CUDA_SUCCESS)
-		res = cuPointerGetAttribute(&d, CU_POINTER_ATTRIBUTE_DEVICE_POINTER,
-					    rt_dptr(pHost));
+		res = cuMemHostGetDevicePointer(&d, pHost, 0);
 	if (res == CUDA_SUCCESS)
 		*pDevice = (void *)(uintptr_t)d;
 	return rt_result(res);

@@ -743,12 +743,67 @@ static int pool_scenario(void)
 	return err;
 }
 
+/*
+ * cuMemHostRegister and cuMemHostUnregister: register, set through the
+ * registration, read its pointer info, unregister, register again and
+ * leave that one to close(). Static pages, touched before the run, so
+ * that pinning them faults nothing in. 0 or the first errno.
+ */
+static unsigned char hostreg_buf[4 * 4096] __attribute__((aligned(4096)));
+
+static int hostreg_scenario(void)
+{
+	struct cufab_host_register reg = {
+		.size = sizeof(reg), .addr = (uintptr_t)hostreg_buf + 8,
+		.length = 2 * 4096,
+	};
+	struct cufab_host_unregister unreg = {
+		.size = sizeof(unreg), .addr = reg.addr,
+	};
+	struct cufab_mem_set set = {
+		.size = sizeof(set), .elem_size = 1, .dst = reg.addr,
+		.count = 4096, .value = 0x5a,
+	};
+	struct cufab_pointer_info info = {
+		.size = sizeof(info), .addr = reg.addr + 4096,
+	};
+	int fd, err;
+
+	memset(hostreg_buf, 1, sizeof(hostreg_buf));
+	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	err = ctx_create(fd, 0, 0, &reg.ctx_id);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_HOST_REGISTER, &reg);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_MEM_SET, &set);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_POINTER_INFO, &info);
+	if (!err && !(info.out_flags & CUFAB_PTR_F_HOSTREG))
+		err = EPROTO;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_HOST_UNREGISTER, &unreg);
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_HOST_REGISTER, &reg);
+	close(fd);
+	return err;
+}
+
 TEST_FAIL_NTH(fault, fail_nth_pools)
 {
 	/* the six cufab fault points, and allocations besides */
 	nth->min_injected = 6;
 	nth->min_failed = 1;
 	return pool_scenario();
+}
+
+TEST_FAIL_NTH(fault, fail_nth_hostreg)
+{
+	/* context, the registration's pin, allocation and tree node */
+	nth->min_injected = 3;
+	nth->min_failed = 1;
+	return hostreg_scenario();
 }
 
 /*

@@ -791,9 +791,14 @@ TEST_F(mem, legacy_alloc_ctx)
 	c.ctx_id = ctx + 100;
 	EXPECT_EQ(ENOENT, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
 	c.ctx_id = ctx;
-	c.__reserved2 = 1;
+	/* cuMemHostAlloc's flags: for host memory only, and only those */
+	c.host_flags = CUFAB_HOSTALLOC_PORTABLE;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
-	c.__reserved2 = 0;
+	c.flags = CUFAB_MEM_ALLOC_HOST;
+	c.host_flags = 0x8;
+	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_ALLOC, &c));
+	c.flags = 0;
+	c.host_flags = 0;
 	if (self->num_gpus > 1) {
 		ASSERT_EQ(0, ctx_new(self->fd, 1, &ctx1));
 		c.ctx_id = ctx1;

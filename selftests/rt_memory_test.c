@@ -75,6 +75,72 @@ TEST(host_memory)
 	EXPECT_RT(cudaErrorInvalidValue, cudaGetLastError());
 }
 
+/*
+ * cudaHostAlloc's flags read back, cudaHostRegister and its errors,
+ * cudaPointerGetAttributes of registered memory, a copy into it.
+ */
+TEST(host_register)
+{
+	struct cudaPointerAttributes a;
+	unsigned char *m = aligned_alloc(4096, 4 * 4096), *src;
+	unsigned int flags = 0;
+	void *h = NULL, *d = NULL, *dev = NULL;
+
+	RT_SKIP();
+	ASSERT_NE(NULL, m);
+	ASSERT_RT(cudaSuccess, cudaHostAlloc(&h, N, cudaHostAllocMapped |
+					     cudaHostAllocWriteCombined));
+	EXPECT_RT(cudaSuccess, cudaHostGetFlags(&flags, h));
+	EXPECT_EQ(cudaHostAllocMapped | cudaHostAllocWriteCombined, flags);
+	EXPECT_RT(cudaErrorHostMemoryAlreadyRegistered,
+		  cudaHostRegister(h, N, cudaHostRegisterDefault));
+	EXPECT_RT(cudaSuccess, cudaFreeHost(h));
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostGetFlags(&flags, m));
+
+	ASSERT_RT(cudaSuccess, cudaHostRegister(m + 16, 2 * 4096,
+						cudaHostRegisterMapped |
+						cudaHostRegisterPortable));
+	EXPECT_RT(cudaErrorHostMemoryAlreadyRegistered,
+		  cudaHostRegister(m + 4096, 4096, cudaHostRegisterDefault));
+	EXPECT_RT(cudaErrorHostMemoryAlreadyRegistered, cudaGetLastError());
+	EXPECT_RT(cudaSuccess, cudaHostGetDevicePointer(&d, m + 32, 0));
+	EXPECT_EQ(m + 32, (unsigned char *)d);
+	EXPECT_RT(cudaSuccess, cudaPointerGetAttributes(&a, m + 32));
+	EXPECT_EQ(cudaMemoryTypeHost, a.type);
+	EXPECT_EQ(0, a.device);
+	EXPECT_EQ(m + 32, (unsigned char *)a.devicePointer);
+	EXPECT_EQ(m + 32, (unsigned char *)a.hostPointer);
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostGetFlags(&flags, m + 32));
+
+	/* a copy through the device into registered memory */
+	src = malloc(4096);
+	ASSERT_NE(NULL, src);
+	fill(src, 4096, 3);
+	ASSERT_RT(cudaSuccess, cudaMalloc(&dev, 4096));
+	EXPECT_RT(cudaSuccess, cudaMemcpy(dev, src, 4096, cudaMemcpyHostToDevice));
+	EXPECT_RT(cudaSuccess, cudaMemcpyAsync(m + 16, dev, 4096,
+					       cudaMemcpyDeviceToHost, 0));
+	EXPECT_RT(cudaSuccess, cudaDeviceSynchronize());
+	EXPECT_TRUE(same(m + 16, 4096, 3));
+	EXPECT_RT(cudaSuccess, cudaFree(dev));
+	free(src);
+
+	EXPECT_RT(cudaErrorHostMemoryNotRegistered, cudaHostUnregister(m + 32));
+	EXPECT_RT(cudaSuccess, cudaHostUnregister(m + 16));
+	EXPECT_RT(cudaErrorHostMemoryNotRegistered, cudaHostUnregister(m + 16));
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostGetDevicePointer(&d, m + 32, 0));
+	EXPECT_RT(cudaSuccess, cudaPointerGetAttributes(&a, m + 32));
+	EXPECT_EQ(cudaMemoryTypeUnregistered, a.type);
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostRegister(NULL, 4096, 0));
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostRegister(m, 0, 0));
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostRegister(m, 4096, 0x20));
+	EXPECT_RT(cudaErrorInvalidValue,
+		  cudaHostRegister(m, 4096, cudaHostRegisterIoMemory));
+	EXPECT_RT(cudaErrorInvalidValue, cudaHostUnregister(NULL));
+	EXPECT_RT(cudaErrorInvalidValue, cudaGetLastError());
+	free(m);
+}
+
 TEST(malloc_pitch)
 {
 	size_t pitch = 0;

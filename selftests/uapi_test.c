@@ -656,6 +656,38 @@ static void prepare_ipc_mem_import(struct __test_metadata *_metadata, int fd,
 	ASSERT_EQ(0, ctx_create(fd, 0, 0, &cmd->ctx_id));
 }
 
+/* A fresh page of this process, never registered (leaked on purpose). */
+static __u64 fresh_page(struct __test_metadata *_metadata)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	EXPECT_NE(MAP_FAILED, p);
+	return (uintptr_t)p;
+}
+
+static void prepare_host_register(struct __test_metadata *_metadata, int fd,
+				  void *buf)
+{
+	struct cufab_host_register *cmd = buf;
+
+	cmd->addr = fresh_page(_metadata);
+	cmd->length = 4096;
+}
+
+static void prepare_host_unregister(struct __test_metadata *_metadata,
+				    int fd, void *buf)
+{
+	struct cufab_host_register reg = {
+		.size = sizeof(reg), .addr = fresh_page(_metadata),
+		.length = 4096,
+	};
+	struct cufab_host_unregister *cmd = buf;
+
+	EXPECT_EQ(0, cufab_ioc(fd, CUFAB_IOCTL_HOST_REGISTER, &reg));
+	cmd->addr = reg.addr;
+}
+
 static unsigned char host_bytes[64];
 
 static void prepare_mem_copy(struct __test_metadata *_metadata, int fd,
@@ -1012,14 +1044,15 @@ SIZE_ROW(mem_unmap, MEM_UNMAP, cufab_mem_unmap, length,
 SIZE_ROW(mem_set_access, MEM_SET_ACCESS, cufab_mem_set_access, descs_ptr, 0);
 SIZE_ROW(mem_get_access, MEM_GET_ACCESS, cufab_mem_get_access, addr, 0);
 SIZE_ROW(mem_alloc, MEM_ALLOC, cufab_mem_alloc, out_addr,
-	 OFF(cufab_mem_alloc, flags), OFF(cufab_mem_alloc, __reserved2));
+	 OFF(cufab_mem_alloc, flags));
 SIZE_ROW(mem_free, MEM_FREE, cufab_mem_free, addr, OFF(cufab_mem_free, flags));
 SIZE_ROW(mem_copy, MEM_COPY, cufab_mem_copy, length, OFF(cufab_mem_copy, flags),
 	 OFF(cufab_mem_copy, __reserved));
 SIZE_ROW(mem_set, MEM_SET, cufab_mem_set, __reserved, OFF(cufab_mem_set, flags),
 	 OFF(cufab_mem_set, __reserved));
 SIZE_ROW(pointer_info, POINTER_INFO, cufab_pointer_info, out_alloc_flags,
-	 OFF(cufab_pointer_info, flags), OFF(cufab_pointer_info, __reserved));
+	 OFF(cufab_pointer_info, flags), OFF(cufab_pointer_info, __reserved),
+	 OFF(cufab_pointer_info, __reserved2));
 SIZE_ROW(imex_set_channel, IMEX_SET_CHANNEL, cufab_imex_set_channel,
 	 out_channel, OFF(cufab_imex_set_channel, flags));
 SIZE_ROW(mem_export, MEM_EXPORT, cufab_mem_export, out_fabric,
@@ -1078,6 +1111,10 @@ SIZE_ROW(ipc_mem_export, IPC_MEM_EXPORT, cufab_ipc_mem_export, out_handle,
 SIZE_ROW(ipc_mem_import, IPC_MEM_IMPORT, cufab_ipc_mem_import, __reserved,
 	 OFF(cufab_ipc_mem_import, flags),
 	 OFF(cufab_ipc_mem_import, __reserved));
+SIZE_ROW(host_register, HOST_REGISTER, cufab_host_register, out_id,
+	 OFF(cufab_host_register, flags), OFF(cufab_host_register, __reserved));
+SIZE_ROW(host_unregister, HOST_UNREGISTER, cufab_host_unregister, addr,
+	 OFF(cufab_host_unregister, flags));
 SIZE_ROW(hostfn, HOSTFN, cufab_hostfn, __reserved, OFF(cufab_hostfn, flags),
 	 OFF(cufab_hostfn, __reserved));
 SIZE_ROW(pool_create, POOL_CREATE, cufab_pool_create, out_max_size,
@@ -1774,6 +1811,68 @@ TEST_F(cufab, pool_ptr_import_reply_fault_races_release)
 	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_IMPORT, &imp));
 	rel.addr = imp.out_addr;
 	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_POOL_PTR_RELEASE, &rel));
+	munmap(page, getpagesize());
+}
+
+/* Unregisters @addr forever, counting the registrations it found. */
+struct hostreg_race {
+	int fd;
+	__u64 addr;
+	volatile int stop;
+	unsigned int hits;
+};
+
+static void *hostreg_unregister_loop(void *arg)
+{
+	struct hostreg_race *r = arg;
+	struct cufab_host_unregister cmd = {
+		.size = sizeof(cmd), .addr = r->addr,
+	};
+
+	while (!r->stop)
+		if (!cufab_ioc(r->fd, CUFAB_IOCTL_HOST_UNREGISTER, &cmd))
+			r->hits++;
+	return NULL;
+}
+
+/*
+ * A registration whose reply faults was never published: the unregister
+ * racing it by the same address never finds it, and nothing stays pinned.
+ */
+TEST_F(cufab, host_register_reply_fault_races_unregister)
+{
+	struct hostreg_race r = { .fd = self->fd };
+	struct cufab_host_register *page, ok = { .size = sizeof(ok) };
+	long long before = live_objects();
+	pthread_t t;
+	int i;
+
+	if (skipped(_metadata))
+		return;
+	r.addr = fresh_page(_metadata);
+	page = mmap(NULL, getpagesize(), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	*page = (struct cufab_host_register){ .size = sizeof(*page),
+					      .addr = r.addr, .length = 4096 };
+	ASSERT_EQ(0, mprotect(page, getpagesize(), PROT_READ));
+	ASSERT_EQ(0, pthread_create(&t, NULL, hostreg_unregister_loop, &r));
+	for (i = 0; i < REPLY_RACE_ROUNDS; i++)
+		ASSERT_EQ(EFAULT, cufab_ioc(self->fd, CUFAB_IOCTL_HOST_REGISTER,
+					    page));
+	r.stop = 1;
+	pthread_join(t, NULL);
+	EXPECT_EQ(0U, r.hits) TH_LOG("an unregister found a registration no reply named");
+	if (before >= 0)
+		EXPECT_GE(before, live_objects_wait(before));
+	/* the page can still be registered, and unregistered */
+	ok.addr = r.addr;
+	ok.length = 4096;
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_HOST_REGISTER, &ok));
+	EXPECT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_HOST_UNREGISTER,
+			       &(struct cufab_host_unregister){
+				       .size = sizeof(struct cufab_host_unregister),
+				       .addr = r.addr }));
 	munmap(page, getpagesize());
 }
 

@@ -962,6 +962,21 @@ CUresult CUDAAPI cuMemFreeHost(void *p);
 /* Host memory is the device's at the same address (unified addressing). */
 CUresult CUDAAPI cuMemHostGetDevicePointer(CUdeviceptr *pdptr, void *p,
 					   unsigned int Flags);
+
+/* cuMemHostAlloc flags */
+#define CU_MEMHOSTALLOC_PORTABLE	0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP	0x02
+#define CU_MEMHOSTALLOC_WRITECOMBINED	0x04
+/* cuMemHostRegister flags */
+#define CU_MEMHOSTREGISTER_PORTABLE	0x01
+#define CU_MEMHOSTREGISTER_DEVICEMAP	0x02
+#define CU_MEMHOSTREGISTER_IOMEMORY	0x04
+#define CU_MEMHOSTREGISTER_READ_ONLY	0x08
+
+CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags);
+CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p);
+CUresult CUDAAPI cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
+CUresult CUDAAPI cuMemHostUnregister(void *p);
 CUresult CUDAAPI cuMemGetAddressRange(CUdeviceptr *pbase, size_t *psize,
 				      CUdeviceptr dptr);
 CUresult CUDAAPI cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
@@ -1165,6 +1180,9 @@ CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,
+				       CUdeviceptr ptr);
+CUresult CUDAAPI cuPointerSetAttribute(const void *value,
+				       CUpointer_attribute attribute,
 				       CUdeviceptr ptr);
 CUresult CUDAAPI cuPointerGetAttributes(unsigned int numAttributes,
 					CUpointer_attribute *attributes,

@@ -53,6 +53,9 @@ static void fix_mem_alloc(struct thread *t, void *arg)
 	struct cufab_mem_alloc *m = arg;
 
 	m->attach = m->flags & CUFAB_MEM_ALLOC_MANAGED ? 1 + rn(t, 2) : 0;
+	/* cuMemHostAlloc's flags are for host memory, mostly */
+	if (!(m->flags & CUFAB_MEM_ALLOC_HOST) && rn(t, 8))
+		m->host_flags = 0;
 }
 
 static void fix_mem_free(struct thread *t, void *arg)
@@ -740,7 +743,8 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_mem_alloc, attach, F_ENUM, ENUM(0, 2)),
 	    FLD(cufab_mem_alloc, length, F_LEN, .arg = 4096),
 	    FLD(cufab_mem_alloc, ctx_id, F_RES, .res = RB(R_CTX)),
-	    FLD(cufab_mem_alloc, __reserved2, F_RSVD)), POST(post_mem_alloc), FIX(fix_mem_alloc) },
+	    FLD(cufab_mem_alloc, host_flags, F_FLAGS, .arg = CUFAB_HOSTALLOC_VALID)),
+	    POST(post_mem_alloc), FIX(fix_mem_alloc) },
 	IOC(MEM_FREE, cufab_mem_free,
 	    FLD(cufab_mem_free, flags, F_FLAGS,
 		.arg = CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_FREE_IPC),
@@ -1052,6 +1056,17 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_ipc_mem_import, out_addr, F_OUT, .prod = RB(R_IPCMAP)),
 	    FLD(cufab_ipc_mem_import, __reserved, F_RSVD)),
 	    FIX(fix_ipc_mem_import) },
+	/* the thread's own buffer: registered, copied to, unregistered */
+	IOC(HOST_REGISTER, cufab_host_register,
+	    FLD(cufab_host_register, flags, F_FLAGS, .arg = CUFAB_HOSTREG_VALID),
+	    FLD(cufab_host_register, ctx_id, F_RES, .res = RB(R_CTX)),
+	    FLD(cufab_host_register, __reserved, F_RSVD),
+	    FLD(cufab_host_register, addr, F_PTR),
+	    FLD(cufab_host_register, length, F_LEN, .arg = 64),
+	    FLD(cufab_host_register, out_id, F_OUT)) },
+	IOC(HOST_UNREGISTER, cufab_host_unregister,
+	    FLD(cufab_host_unregister, flags, F_FLAGS),
+	    FLD(cufab_host_unregister, addr, F_PTR)) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		8
+#define CUFAB_VERSION_MINOR		9
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -113,6 +113,8 @@ enum {
 	CUFAB_CMD_STREAM_MEMOP,
 	CUFAB_CMD_IPC_MEM_EXPORT,
 	CUFAB_CMD_IPC_MEM_IMPORT,
+	CUFAB_CMD_HOST_REGISTER,
+	CUFAB_CMD_HOST_UNREGISTER,
 	CUFAB_CMD_LAST,
 };
 
@@ -488,7 +490,9 @@ struct cufab_mem_get_access {
  *	belongs to: destroying that context frees it, as cuCtxDestroy does.
  *	0 (or a caller compiled before this field): it belongs to no context
  *	and lives until MEM_FREE or the end of the client.
- * @__reserved2: must be 0
+ * @host_flags: (interface 1.9) with CUFAB_MEM_ALLOC_HOST, the
+ *	cuMemHostAlloc flags (CUFAB_HOSTALLOC_*), kept for POINTER_INFO's
+ *	out_host_flags; otherwise must be 0
  *
  * One call does create + reserve + map + access for @dev (and the host).
  * Managed memory is host memory on no GPU's capacity, accessible to the
@@ -502,12 +506,18 @@ struct cufab_mem_alloc {
 	__aligned_u64 length;
 	__aligned_u64 out_addr;
 	__u32 ctx_id;
-	__u32 __reserved2;
+	__u32 host_flags;
 };
 
 #define CUFAB_IOCTL_MEM_ALLOC	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_ALLOC)
 #define CUFAB_MEM_ALLOC_HOST		0x1
 #define CUFAB_MEM_ALLOC_MANAGED		0x2
+
+/* cufab_mem_alloc.host_flags: CU_MEMHOSTALLOC_* */
+#define CUFAB_HOSTALLOC_PORTABLE	0x1
+#define CUFAB_HOSTALLOC_DEVICEMAP	0x2
+#define CUFAB_HOSTALLOC_WRITECOMBINED	0x4
+#define CUFAB_HOSTALLOC_VALID		0x7
 
 /* CUmemAttach_flags */
 #define CUFAB_ATTACH_GLOBAL		0x1
@@ -591,6 +601,12 @@ struct cufab_pointer_info {
 	/* appended in 1.4: cuMemAlloc memory's context (kernel id), else 0 */
 	__u32 out_ctx_id;
 	__u32 __reserved;
+	/*
+	 * appended in 1.9: CUFAB_HOSTALLOC_* of cuMemHostAlloc memory, or
+	 * CUFAB_HOSTREG_* of registered memory (CUFAB_PTR_F_HOSTREG)
+	 */
+	__u32 out_host_flags;
+	__u32 __reserved2;
 };
 
 #define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)
@@ -600,6 +616,7 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
 #define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
+#define CUFAB_PTR_F_HOSTREG		0x40	/* registered host memory (1.9) */
 
 /**
  * struct cufab_mem_export - CUFAB_IOCTL_MEM_EXPORT
@@ -1564,6 +1581,65 @@ struct cufab_ipc_mem_import {
 };
 
 #define CUFAB_IOCTL_IPC_MEM_IMPORT	_IO(CUFAB_TYPE, CUFAB_CMD_IPC_MEM_IMPORT)
+
+/* ---- registered host memory (interface 1.9) ---- */
+
+/* cufab_host_register.flags: CU_MEMHOSTREGISTER_* */
+#define CUFAB_HOSTREG_PORTABLE		0x1
+#define CUFAB_HOSTREG_DEVICEMAP		0x2
+#define CUFAB_HOSTREG_IOMEMORY		0x4
+#define CUFAB_HOSTREG_READ_ONLY		0x8
+#define CUFAB_HOSTREG_VALID		0xf
+
+/**
+ * struct cufab_host_register - CUFAB_IOCTL_HOST_REGISTER (cuMemHostRegister)
+ * @size: sizeof(struct cufab_host_register)
+ * @flags: CUFAB_HOSTREG_*; others -EINVAL. IOMEMORY: -EINVAL for ordinary
+ *	memory, -EPERM without CAP_SYS_RAWIO, else -EOPNOTSUPP (no virtual
+ *	GPU reaches a third-party device's I/O space)
+ * @ctx_id: the context current at the call (0: none), for
+ *	CU_POINTER_ATTRIBUTE_CONTEXT; -ENOENT for no such context
+ * @addr: first byte, any alignment
+ * @length: bytes (not 0); the pages holding [@addr, @addr + @length) are
+ *	pinned (FOLL_LONGTERM) and charged to the caller's locked_vm, so
+ *	RLIMIT_MEMLOCK bounds them (-ENOMEM past it without CAP_IPC_LOCK).
+ *	Without READ_ONLY they must be writable. -EFAULT for an unmapped or
+ *	inaccessible page, -EINVAL for cufab memory, -EEXIST when one of
+ *	the pages is registered by the caller already
+ * @out_id: node-wide id of the registration (its allocation's,
+ *	CU_POINTER_ATTRIBUTE_BUFFER_ID)
+ *
+ * The pages stay pinned until HOST_UNREGISTER or the end of the client;
+ * copies and sets by the engine reach these pages whatever becomes of the
+ * process's mapping meanwhile.
+ */
+struct cufab_host_register {
+	__u32 size;
+	__u32 flags;
+	__u32 ctx_id;
+	__u32 __reserved;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 out_id;
+};
+
+#define CUFAB_IOCTL_HOST_REGISTER	_IO(CUFAB_TYPE, CUFAB_CMD_HOST_REGISTER)
+
+/**
+ * struct cufab_host_unregister - CUFAB_IOCTL_HOST_UNREGISTER
+ *	(cuMemHostUnregister)
+ * @size: sizeof(struct cufab_host_unregister)
+ * @flags: must be 0
+ * @addr: the @addr a HOST_REGISTER of the caller was given; -ENOENT for
+ *	any other address
+ */
+struct cufab_host_unregister {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+};
+
+#define CUFAB_IOCTL_HOST_UNREGISTER	_IO(CUFAB_TYPE, CUFAB_CMD_HOST_UNREGISTER)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
