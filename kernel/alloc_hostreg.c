@@ -151,7 +151,7 @@ static int cufab_hostreg_cufab_mem(struct cufab_client *client, u64 addr,
 		map = va->dead ? NULL : cufab_va_map_load(va, addr);
 		if (map && va->legacy && !READ_ONCE(va->ipc) &&
 		    map->alloc->location_type == CUFAB_LOC_HOST &&
-		    !cufab_alloc_is_managed(map->alloc))
+		    !cufab_alloc_has(map->alloc, CUFAB_ALLOC_MANAGED))
 			ret = -EEXIST;
 		up_read(&va->lock);
 		cufab_va_put(va);
