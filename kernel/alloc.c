@@ -8,8 +8,10 @@
  * Device memory of a virtual GPU is host memory charged against the GPU's
  * capacity: the whole length is charged at create (CUDA reserves device
  * memory at cuMemCreate, so cuMemGetInfo must drop right away), while the
- * pages themselves are allocated zeroed on first touch, on the GPU's (or
- * the HOST_NUMA location's) node.
+ * pages themselves are taken zeroed on first touch from the allocation's
+ * page provider (struct cufab_page_provider: this node's page allocator,
+ * on the GPU's or the HOST_NUMA location's node), and kept by index in
+ * the allocation's page store until the final put gives them back.
  *
  * Lock order: cufab_topo_rwsem (read) -> cufab_allocs_lock. Pages are
  * published with xa_cmpxchg(), without any lock of ours, so the fault path
@@ -37,7 +39,8 @@
 
 /*
  * The module parameter mem_granularity_kib (main.c): the default of every
- * GPU and of cuMemAddressReserve's alignment. Per-GPU values: device.h.
+ * GPU and of cuMemAddressReserve's alignment. Per-GPU values:
+ * cufab_gpu_mem_gran() (device.c).
  */
 u64 cufab_mem_granularity(void)
 {
@@ -144,6 +147,16 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	}
 }
 
+/* The provider's backing for a kind with memory, before it is published. */
+static int cufab_alloc_attach(struct cufab_alloc *alloc,
+			      const struct cufab_alloc_desc *desc)
+{
+	if (!desc->ops->page)
+		return 0;
+	alloc->provider = desc->provider ?: &cufab_local_pages;
+	return alloc->provider->attach ? alloc->provider->attach(alloc) : 0;
+}
+
 /* Give @alloc its id, its first reference and a place in the list. */
 static void cufab_alloc_publish(struct cufab_alloc *alloc)
 {
@@ -196,13 +209,21 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	alloc->handle_types = desc->handle_types;
 	alloc->alloc_flags = desc->alloc_flags;
 	ret = cufab_alloc_locate(alloc, desc);
-	if (ret) {
-		kfree(alloc);
-		return ERR_PTR(ret);
-	}
+	if (ret)
+		goto out_free;
+	ret = cufab_alloc_attach(alloc, desc);
+	if (ret)
+		goto out_uncharge;
 	alloc->priv = desc->priv;
 	cufab_alloc_publish(alloc);
 	return alloc;
+
+out_uncharge:
+	if (alloc->gpu >= 0)
+		cufab_alloc_uncharge(alloc);
+out_free:
+	kfree(alloc);
+	return ERR_PTR(ret);
 }
 
 void cufab_alloc_get(struct cufab_alloc *alloc)
@@ -210,11 +231,32 @@ void cufab_alloc_get(struct cufab_alloc *alloc)
 	kref_get(&alloc->ref);
 }
 
+/* Give every page of the store back to the provider, then its backing. */
+static void cufab_alloc_detach(struct cufab_alloc *alloc)
+{
+	const struct cufab_page_provider *provider = alloc->provider;
+	struct page *page;
+	unsigned long index;
+
+	/*
+	 * Most allocations are released untouched (and a multicast object
+	 * has no pages): an empty array needs neither the walk nor the
+	 * destroy, which takes its lock.
+	 */
+	if (!xa_empty(&alloc->pages)) {
+		xa_for_each(&alloc->pages, index, page)
+			provider->put_page(alloc, index, page);
+		xa_destroy(&alloc->pages);
+	}
+	if (!xa_empty(&alloc->huge))
+		xa_destroy(&alloc->huge);
+	if (provider && provider->detach)
+		provider->detach(alloc);
+}
+
 static void cufab_alloc_release(struct kref *ref)
 {
 	struct cufab_alloc *alloc = container_of(ref, struct cufab_alloc, ref);
-	struct page *page;
-	unsigned long index;
 
 	trace_cufab_alloc_destroy(alloc);
 	if (alloc->fabric)
@@ -225,19 +267,7 @@ static void cufab_alloc_release(struct kref *ref)
 	mutex_unlock(&cufab_allocs_lock);
 	if (alloc->ops->release)
 		alloc->ops->release(alloc);
-
-	/*
-	 * Most allocations are released untouched (and a multicast object
-	 * has no pages): an empty array needs neither the walk nor the
-	 * destroy, which takes its lock.
-	 */
-	if (!xa_empty(&alloc->pages)) {
-		xa_for_each(&alloc->pages, index, page)
-			__free_page(page);
-		xa_destroy(&alloc->pages);
-	}
-	if (!xa_empty(&alloc->huge))
-		xa_destroy(&alloc->huge);
+	cufab_alloc_detach(alloc);
 	if (alloc->gpu >= 0)
 		cufab_alloc_uncharge(alloc);
 	atomic64_dec(&cufab_allocs_nr);
@@ -267,6 +297,9 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
  * the CPU, CUDA_ERROR_OUT_OF_MEMORY for a copy) instead of waking the
  * OOM killer (__GFP_RETRY_MAYFAIL): device memory a GPU does not have is
  * an error of the program that touches it, not a reason to kill another.
+ * These are what the store asks its provider for (struct
+ * cufab_page_provider.get_page); a provider with pages of its own honours
+ * __GFP_ZERO and ignores the rest.
  */
 /* The page store's own nodes: short of memory, fail, never OOM-kill. */
 #define CUFAB_XA_GFP	(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
@@ -290,14 +323,15 @@ static struct page *cufab_alloc_new_page(struct cufab_alloc *alloc,
 	page = xa_load(&alloc->pages, index);
 	if (page)
 		return page;
-	page = alloc_pages_node(nid, cufab_alloc_gfp(alloc), 0);
+	page = alloc->provider->get_page(alloc, index, nid,
+					 cufab_alloc_gfp(alloc));
 	if (!page)
 		return ERR_PTR(-ENOMEM);
 
 	/* another fault may have raced us to the same page */
 	old = xa_cmpxchg(&alloc->pages, index, NULL, page, CUFAB_XA_GFP);
 	if (old) {
-		__free_page(page);
+		alloc->provider->put_page(alloc, index, page);
 		return xa_is_err(old) ? ERR_PTR(xa_err(old)) : old;
 	}
 	atomic_long_inc(&alloc->resident);
@@ -326,13 +360,14 @@ static void cufab_alloc_huge_fill(struct cufab_alloc *alloc, pgoff_t index)
 		    XA_PRESENT))
 		return;
 	for (i = 0; i < CUFAB_HUGE_PAGES; i++) {
-		page = alloc_pages_node(alloc->nid, cufab_alloc_gfp(alloc) |
-					__GFP_NORETRY, 0);
+		page = alloc->provider->get_page(alloc, first + i, alloc->nid,
+						 cufab_alloc_gfp(alloc) |
+						 __GFP_NORETRY);
 		if (!page)
 			return;
 		if (xa_insert(&alloc->pages, first + i, page, CUFAB_XA_GFP)) {
 			/* a racing fault took it first, or no memory */
-			__free_page(page);
+			alloc->provider->put_page(alloc, first + i, page);
 			return;
 		}
 		atomic_long_inc(&alloc->resident);
@@ -356,19 +391,20 @@ bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index)
 }
 
 /**
- * cufab_alloc_host_page() - the page store of the kinds with memory
+ * cufab_alloc_store_page() - the page store of the kinds with memory
  * @alloc: the allocation
  * @index: page index inside it
  *
- * Allocated zeroed on first use, a 2 MiB block at a time where the
- * allocation covers the aligned block (cufab_alloc_huge_fill()).
- * HOST_NUMA pages must be on the requested node (__GFP_THISNODE: fail
- * rather than fall back); device pages prefer the GPU's node.
+ * Taken zeroed from the allocation's provider on first use, a 2 MiB block
+ * at a time where the allocation covers the aligned block
+ * (cufab_alloc_huge_fill()). HOST_NUMA pages must be on the requested
+ * node (__GFP_THISNODE: fail rather than fall back); device pages prefer
+ * the GPU's node.
  *
  * Context: may sleep; called from the fault handler under mmap_lock.
  * Return: the page (owned by @alloc), or ERR_PTR(-ENOMEM).
  */
-struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
+struct page *cufab_alloc_store_page(struct cufab_alloc *alloc, pgoff_t index)
 {
 	struct page *page = xa_load(&alloc->pages, index);
 
@@ -381,12 +417,12 @@ struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index)
 }
 
 /*
- * As cufab_alloc_host_page(), one 4 KiB page, on node @nid unless
+ * As cufab_alloc_store_page(), one 4 KiB page, on node @nid unless
  * NUMA_NO_NODE: the store of managed memory, whose pages move one by one
  * (cufab_alloc_place_page()).
  */
-struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
-				       pgoff_t index, int nid)
+struct page *cufab_alloc_store_page_nid(struct cufab_alloc *alloc,
+					pgoff_t index, int nid)
 {
 	struct page *page = xa_load(&alloc->pages, index);
 
@@ -415,6 +451,7 @@ int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 	struct page *page, *old;
 
 	if (index >= alloc->length >> PAGE_SHIFT || !alloc->ops->page ||
+	    !(alloc->provider->flags & CUFAB_PAGES_NUMA) ||
 	    nid < 0 || nid >= MAX_NUMNODES || !node_online(nid))
 		return -EINVAL;
 	old = xa_load(&alloc->pages, index);
@@ -431,18 +468,19 @@ int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid)
 		return -EBUSY;
 	if (cufab_should_fail(CUFAB_FAULT_MEM_PAGE))
 		return -ENOMEM;
-	page = alloc_pages_node(nid, old ? gfp : gfp | __GFP_ZERO, 0);
+	page = alloc->provider->get_page(alloc, index, nid,
+					 old ? gfp : gfp | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	if (old)
 		copy_highpage(page, old);
 	old = xa_store(&alloc->pages, index, page, CUFAB_XA_GFP);
 	if (xa_is_err(old)) {
-		__free_page(page);
+		alloc->provider->put_page(alloc, index, page);
 		return xa_err(old);
 	}
 	if (old)
-		__free_page(old);
+		alloc->provider->put_page(alloc, index, old);
 	else
 		atomic_long_inc(&alloc->resident);
 	return 0;
@@ -689,11 +727,12 @@ static int cufab_alloc_show(struct cufab_alloc *alloc, void *arg)
 	struct cufab_allocs_show_ctx *ctx = arg;
 	struct seq_file *m = ctx->m;
 
-	seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x kind=%s refs=%u",
+	seq_printf(m, "alloc %llu pid=%d comm=%s loc=%u:%d length=%llu handle_types=0x%x flags=0x%x kind=%s pages=%s refs=%u",
 		   alloc->id, alloc->owner_pid, alloc->owner_comm,
 		   alloc->location_type, alloc->location_id,
 		   alloc->length, alloc->handle_types,
 		   alloc->alloc_flags, alloc->ops->name,
+		   alloc->provider ? alloc->provider->name : "-",
 		   kref_read(&alloc->ref));
 	cufab_alloc_show_nodes(m, alloc, ctx->count);
 	seq_putc(m, '\n');

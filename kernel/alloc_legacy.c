@@ -24,7 +24,7 @@
 const struct cufab_alloc_ops cufab_legacy_alloc_ops = {
 	.name = "cuMemAlloc",
 	.flags = CUFAB_ALLOC_LEGACY,
-	.page = cufab_alloc_host_page,
+	.page = cufab_alloc_store_page,
 	.map_prepare = cufab_alloc_map_check,
 };
 

@@ -347,9 +347,9 @@ static int cufab_managed_page_nid(struct cufab_managed *m, pgoff_t index)
 static struct page *cufab_managed_page(struct cufab_alloc *alloc,
 				       pgoff_t index)
 {
-	return cufab_alloc_host_page_nid(alloc, index,
-					 cufab_managed_page_nid(alloc->priv,
-								index));
+	return cufab_alloc_store_page_nid(alloc, index,
+					  cufab_managed_page_nid(alloc->priv,
+								 index));
 }
 
 void cufab_managed_free(void *priv)

@@ -17,7 +17,7 @@
 const struct cufab_alloc_ops cufab_vmm_alloc_ops = {
 	.name = "cuMemCreate",
 	.flags = CUFAB_ALLOC_BINDABLE,
-	.page = cufab_alloc_host_page,
+	.page = cufab_alloc_store_page,
 	.map_prepare = cufab_alloc_map_check,
 };
 

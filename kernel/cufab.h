@@ -687,6 +687,57 @@ struct cufab_fabric_exports;
 struct cufab_va;
 struct cufab_va_arena;
 
+/* struct cufab_page_provider.flags */
+/*
+ * Its pages lie where other nodes of the fabric reach them (a shared
+ * window), so another node may import the allocation and map the same
+ * pages; local pages are reachable from this node only.
+ */
+#define CUFAB_PAGES_FABRIC	BIT(0)
+/*
+ * @get_page places a page on the NUMA node asked for, so a page can move
+ * (cufab_alloc_place_page(): managed memory's prefetch and advice).
+ */
+#define CUFAB_PAGES_NUMA	BIT(1)
+
+/**
+ * struct cufab_page_provider - where the pages of an allocation come from
+ * @name: for dumps (debugfs "mem": pages=@name)
+ * @flags: CUFAB_PAGES_* properties
+ * @attach: optional, from cufab_alloc_create() before the allocation is
+ *	published: give it its backing as a whole (a range of a window, say),
+ *	kept in alloc->backing. 0, or -ENOMEM when none is left.
+ * @detach: optional, from the final put, after every page went back
+ *	through @put_page: give back what @attach got
+ * @get_page: a page for index @index of @alloc, on node @nid (NUMA_NO_NODE:
+ *	any) where the provider can choose. @gfp says how hard to try:
+ *	__GFP_ZERO asks for a zeroed page (a provider that does not allocate
+ *	through the page allocator clears it itself), __GFP_NORETRY for a
+ *	try without reclaim, __GFP_THISNODE for @nid or nothing. NULL when
+ *	no page can be had. Context: may sleep; called from the fault handler
+ *	under mmap_lock.
+ * @put_page: take back a page @get_page gave for @index, which the
+ *	allocation no longer holds
+ *
+ * The allocation keeps the pages it was given by index (its page store,
+ * alloc.c), so a provider only hands pages out and takes them back.
+ * Every kind with memory gets its pages through its allocation's
+ * provider; the kinds do not know which one it is.
+ */
+struct cufab_page_provider {
+	const char *name;
+	unsigned int flags;
+	int (*attach)(struct cufab_alloc *alloc);
+	void (*detach)(struct cufab_alloc *alloc);
+	struct page *(*get_page)(struct cufab_alloc *alloc, pgoff_t index,
+				 int nid, gfp_t gfp);
+	void (*put_page)(struct cufab_alloc *alloc, pgoff_t index,
+			 struct page *page);
+};
+
+/* Pages from this node's page allocator (pages_local.c). */
+extern const struct cufab_page_provider cufab_local_pages;
+
 /* struct cufab_alloc_ops.flags */
 /* may back an endpoint or multicast binding (cuMemCreate memory) */
 #define CUFAB_ALLOC_BINDABLE	BIT(0)
@@ -756,6 +807,9 @@ struct cufab_alloc_ops {
  *	view maps with one PMD entry
  * @node: entry in the global allocation list (debugfs "mem")
  * @priv: the kind's state (e.g. the struct cufab_mc of a multicast object)
+ * @provider: where its pages come from; NULL for a kind with no memory of
+ *	its own
+ * @backing: the provider's state for this allocation (@provider->attach)
  * @fabric: its FABRIC export records (share_fabric.c), NULL while it was
  *	never exported as a FABRIC handle; freed by the final put
  */
@@ -777,6 +831,8 @@ struct cufab_alloc {
 	struct xarray huge;
 	struct list_head node;
 	void *priv;
+	const struct cufab_page_provider *provider;
+	void *backing;
 	struct cufab_fabric_exports *fabric;
 };
 
@@ -819,6 +875,8 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
  * @length: bytes, already validated by the caller (multiple of PAGE_SIZE)
  * @priv: the kind's state, owned by the allocation from a successful
  *	create on (@ops->release frees it)
+ * @provider: where the pages come from, for a kind with memory; NULL:
+ *	this node's (cufab_local_pages)
  */
 struct cufab_alloc_desc {
 	const struct cufab_alloc_ops *ops;
@@ -828,6 +886,7 @@ struct cufab_alloc_desc {
 	u32 alloc_flags;
 	u64 length;
 	void *priv;
+	const struct cufab_page_provider *provider;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
@@ -846,24 +905,26 @@ struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_populate(struct cufab_alloc *alloc);
 
 /*
- * Building blocks of the kinds with memory: a @page that allocates zeroed
- * host pages on the allocation's node on first use, and a @map_prepare
- * with the rules of cuMemMap (offset, address and length multiples of the
- * location's granularity, inside the allocation).
+ * Building blocks of the kinds with memory: a @page that takes a zeroed
+ * page from the allocation's provider on first use and keeps it (the page
+ * store), and a @map_prepare with the rules of cuMemMap (offset, address
+ * and length multiples of the location's granularity, inside the
+ * allocation).
  */
-struct page *cufab_alloc_host_page(struct cufab_alloc *alloc, pgoff_t index);
+struct page *cufab_alloc_store_page(struct cufab_alloc *alloc, pgoff_t index);
 bool cufab_alloc_huge_block(struct cufab_alloc *alloc, pgoff_t index);
 int cufab_alloc_map_check(struct cufab_alloc *alloc, u64 addr, u64 length,
 			  u64 offset);
-/* cufab_alloc_host_page() on node @nid (NUMA_NO_NODE: the allocation's) */
-struct page *cufab_alloc_host_page_nid(struct cufab_alloc *alloc,
-				       pgoff_t index, int nid);
+/* cufab_alloc_store_page() on node @nid (NUMA_NO_NODE: the allocation's) */
+struct page *cufab_alloc_store_page_nid(struct cufab_alloc *alloc,
+					pgoff_t index, int nid);
 /*
  * Make the page at @index live on node @nid: populate it there, or move
  * its contents there. The caller guarantees that nothing maps or touches
  * the page meanwhile (managed memory: PTEs zapped, faults held off).
  * Return: 0, -ENOMEM or -EBUSY (a copy holds the page: it stays where it
- * was, with what the copy writes), -EINVAL.
+ * was, with what the copy writes), -EINVAL (also when the provider cannot
+ * place pages: no CUFAB_PAGES_NUMA).
  */
 int cufab_alloc_place_page(struct cufab_alloc *alloc, pgoff_t index, int nid);
 

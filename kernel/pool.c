@@ -649,7 +649,7 @@ static void cufab_pool_chunk_release(struct cufab_alloc *alloc)
 static const struct cufab_alloc_ops cufab_pool_chunk_ops = {
 	.name = "cuMemAllocAsync",
 	.flags = CUFAB_ALLOC_BINDABLE,
-	.page = cufab_alloc_host_page,
+	.page = cufab_alloc_store_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_pool_chunk_release,
 };

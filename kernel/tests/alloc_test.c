@@ -3,7 +3,8 @@
  * KUnit: allocation accounting (kernel/alloc.c): capacity charges never
  * overshoot, uncharges return the capacity, and an allocation frees its
  * pages and its charge with its last reference; a handle's last release
- * racing with a lookup changes nothing.
+ * racing with a lookup changes nothing; the page store takes its pages
+ * from the allocation's provider and gives every one back.
  */
 #include <kunit/test.h>
 #include <linux/err.h>
@@ -154,6 +155,138 @@ static void device_alloc_past_capacity(struct kunit *test)
 }
 
 /*
+ * A provider of test pages that counts what it hands out: the store asks
+ * it for each page once, gives back every page and then the backing, and
+ * a provider without a backing fails the create and leaves no charge.
+ */
+struct test_provider_state {
+	int attached;
+	int pages_out;
+	int fail_attach;
+};
+
+static struct test_provider_state test_provider_state;
+
+static int test_provider_attach(struct cufab_alloc *alloc)
+{
+	if (test_provider_state.fail_attach)
+		return -ENOMEM;
+	test_provider_state.attached++;
+	alloc->backing = &test_provider_state;
+	return 0;
+}
+
+static void test_provider_detach(struct cufab_alloc *alloc)
+{
+	struct test_provider_state *st = alloc->backing;
+
+	st->attached--;
+}
+
+static struct page *test_provider_get_page(struct cufab_alloc *alloc,
+					   pgoff_t index, int nid, gfp_t gfp)
+{
+	struct test_provider_state *st = alloc->backing;
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (page)
+		st->pages_out++;
+	return page;
+}
+
+static void test_provider_put_page(struct cufab_alloc *alloc, pgoff_t index,
+				   struct page *page)
+{
+	struct test_provider_state *st = alloc->backing;
+
+	st->pages_out--;
+	__free_page(page);
+}
+
+static const struct cufab_page_provider test_provider = {
+	.name = "test",
+	.attach = test_provider_attach,
+	.detach = test_provider_detach,
+	.get_page = test_provider_get_page,
+	.put_page = test_provider_put_page,
+};
+
+static void provider_gives_and_takes_back(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+		.length = 4 * PAGE_SIZE,
+		.provider = &test_provider,
+	};
+	struct test_provider_state *st = &test_provider_state;
+	struct cufab_alloc *alloc;
+	struct page *p1;
+
+	memset(st, 0, sizeof(*st));
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_EXPECT_EQ(test, st->attached, 1);
+	KUNIT_EXPECT_PTR_EQ(test, alloc->provider, &test_provider);
+	p1 = cufab_alloc_page(alloc, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p1));
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_page(alloc, 1), p1);
+	KUNIT_EXPECT_FALSE(test, IS_ERR(cufab_alloc_page(alloc, 2)));
+	KUNIT_EXPECT_EQ(test, st->pages_out, 2);
+	KUNIT_EXPECT_EQ(test, cufab_alloc_resident(alloc), 2 * PAGE_SIZE);
+	/* pages that cannot move between NUMA nodes are not placed */
+	KUNIT_EXPECT_EQ(test, cufab_alloc_place_page(alloc, 1, 0), -EINVAL);
+	cufab_alloc_put(alloc);
+	KUNIT_EXPECT_EQ(test, st->pages_out, 0);
+	KUNIT_EXPECT_EQ(test, st->attached, 0);
+}
+
+static void provider_attach_failure_uncharges(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+		.length = PAGE_SIZE,
+		.provider = &test_provider,
+	};
+	u64 live = cufab_live_objects(), nallocs = cufab_allocs_live();
+	struct cufab_gpu *gpu;
+	s64 used;
+
+	down_read(&cufab_topo_rwsem);
+	gpu = cufab_node_gpu(0);
+	used = atomic64_read(&gpu->mem_used);
+	up_read(&cufab_topo_rwsem);
+
+	memset(&test_provider_state, 0, sizeof(test_provider_state));
+	test_provider_state.fail_attach = 1;
+	KUNIT_EXPECT_PTR_EQ(test, cufab_alloc_create(&desc), ERR_PTR(-ENOMEM));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&gpu->mem_used), used);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+}
+
+/* Without a provider named, a kind with memory takes this node's pages. */
+static void provider_defaults_to_local(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
+		.location_type = CUFAB_LOC_HOST,
+		.length = PAGE_SIZE,
+	};
+	struct cufab_alloc *alloc;
+
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_EXPECT_PTR_EQ(test, alloc->provider, &cufab_local_pages);
+	KUNIT_EXPECT_TRUE(test, cufab_local_pages.flags & CUFAB_PAGES_NUMA);
+	KUNIT_EXPECT_FALSE(test, cufab_local_pages.flags & CUFAB_PAGES_FABRIC);
+	cufab_alloc_put(alloc);
+}
+
+/*
  * The last cuMemRelease while another thread has the handle looked up
  * (held here across the release, as a racing lookup would hold it): the
  * release is -EBUSY and keeps the retain, so the handle can still be
@@ -206,6 +339,9 @@ static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE(device_alloc_bad_gpu),
 	KUNIT_CASE(device_alloc_past_capacity),
 	KUNIT_CASE(release_racing_lookup_keeps_retain),
+	KUNIT_CASE(provider_gives_and_takes_back),
+	KUNIT_CASE(provider_attach_failure_uncharges),
+	KUNIT_CASE(provider_defaults_to_local),
 	{}
 };
 
