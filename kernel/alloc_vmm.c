@@ -91,9 +91,8 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 		return ret;
 	/* memory another node may import lives where every node sees it */
 	if ((cmd->handle_types & CUFAB_HANDLE_FABRIC) && cufab_window_present())
-		alloc = cufab_window_alloc_create(&desc);
-	else
-		alloc = cufab_alloc_create(&desc);
+		desc.provider = &cufab_window_pages;
+	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,

@@ -10,8 +10,7 @@
 #include <linux/types.h>
 
 struct cufab_alloc;
-struct cufab_alloc_desc;
-struct cufab_alloc_ops;
+struct cufab_page_provider;
 struct cufab_client;
 struct seq_file;
 struct page;
@@ -26,8 +25,7 @@ int cufab_window_reserve(u64 length, u64 *offset);
 void cufab_window_unreserve(u64 offset, u64 length);
 bool cufab_window_owns(u64 offset, u64 length, unsigned int node);
 void cufab_window_show(struct seq_file *m);
-extern const struct cufab_alloc_ops cufab_window_alloc_ops;
-struct cufab_alloc *cufab_window_alloc_create(const struct cufab_alloc_desc *desc);
+extern const struct cufab_page_provider cufab_window_pages;
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc);
 
 /* fabric_remote.c */

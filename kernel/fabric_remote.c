@@ -8,7 +8,8 @@
  * daemon as a RESOLVE request; the importer sleeps until the answer
  * (RESOLVED), the daemon's death, or a timeout. The answer names where the
  * exporter's allocation sits in the fabric window; the import is a
- * cufab_remote_alloc_ops allocation whose pages are those window pages, so
+ * cufab_remote_alloc_ops allocation whose page provider hands out those
+ * window pages, so
  * CPU loads and stores, copies and dma-bufs see the exporter's memory. Its
  * final put tells the exporter (RELEASE) that this import let go.
  *
@@ -55,8 +56,10 @@ static DEFINE_XARRAY_ALLOC1(cufab_remote_refs);
 /**
  * struct cufab_remote_req - an import waiting for the exporter's answer
  * @done: completed by RESOLVED, or by the daemon's or the node's end
+ * @answered: set with @done, under cufab_remote_lock (a wait consumes
+ *	@done, so completion_done() cannot tell afterwards)
  * @node: the exporting node
- * @status: 0 or a negative errno, valid once @done
+ * @status: 0 or a negative errno, valid once @answered
  * @offset: the allocation in the window
  * @length: its bytes
  * @token: the exporter's name of this import
@@ -64,6 +67,7 @@ static DEFINE_XARRAY_ALLOC1(cufab_remote_refs);
  */
 struct cufab_remote_req {
 	struct completion done;
+	bool answered;
 	unsigned int node;
 	int status;
 	u64 offset;
@@ -95,10 +99,10 @@ static void cufab_remote_fail_reqs(int node)
 
 	lockdep_assert_held(&cufab_remote_lock);
 	xa_for_each(&cufab_remote_reqs, id, req) {
-		if ((node >= 0 && req->node != node) ||
-		    completion_done(&req->done))
+		if ((node >= 0 && req->node != node) || req->answered)
 			continue;
 		req->status = -EHOSTDOWN;
+		req->answered = true;
 		complete(&req->done);
 	}
 }
@@ -128,15 +132,27 @@ static int cufab_remote_send(struct sk_buff *msg, void *hdr, u32 portid)
 
 /* ---- importing side ---- */
 
-static struct page *cufab_remote_page(struct cufab_alloc *alloc,
-				      pgoff_t index)
+/* The exporter's page at @index: its window range, mapped on every node. */
+static struct page *cufab_remote_get_page(struct cufab_alloc *alloc,
+					  pgoff_t index, int nid, gfp_t gfp)
 {
 	const struct cufab_remote_import *imp = alloc->priv;
-	struct page *page;
 
-	page = cufab_window_page(imp->offset + ((u64)index << PAGE_SHIFT));
-	return page ?: ERR_PTR(-EINVAL);
+	return cufab_window_page(imp->offset + ((u64)index << PAGE_SHIFT));
 }
+
+/* The exporter's pages are its own: nothing of them is this node's. */
+static void cufab_remote_put_page(struct cufab_alloc *alloc, pgoff_t index,
+				  struct page *page)
+{
+}
+
+static const struct cufab_page_provider cufab_remote_pages = {
+	.name = "remote",
+	.flags = CUFAB_PAGES_FABRIC,
+	.get_page = cufab_remote_get_page,
+	.put_page = cufab_remote_put_page,
+};
 
 /* Tell the exporter that import @token of its memory let go. */
 static void cufab_remote_release_send(unsigned int node, u64 token)
@@ -177,7 +193,7 @@ static void cufab_remote_alloc_release(struct cufab_alloc *alloc)
 static const struct cufab_alloc_ops cufab_remote_alloc_ops = {
 	.name = "FABRIC import of another node",
 	.flags = CUFAB_ALLOC_REMOTE,
-	.page = cufab_remote_page,
+	.page = cufab_alloc_store_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_remote_alloc_release,
 };
@@ -219,11 +235,13 @@ static int cufab_remote_ask(struct cufab_remote_req *req, const u8 *handle,
 
 	mutex_lock(&cufab_remote_lock);
 	xa_erase(&cufab_remote_reqs, id);
-	mutex_unlock(&cufab_remote_lock);
 	/* an answer that came before the erase counts, even past a signal */
-	if (completion_done(&req->done))
-		return req->status;
-	return ret ?: -EINTR;
+	if (req->answered)
+		ret = req->status;
+	else if (!ret)
+		ret = -EINTR;
+	mutex_unlock(&cufab_remote_lock);
+	return ret;
 }
 
 static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
@@ -233,6 +251,7 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
 		.location_id = req->dev,
 		.length = req->length,
 		.ops = &cufab_remote_alloc_ops,
+		.provider = &cufab_remote_pages,
 	};
 	struct cufab_remote_import *imp;
 	struct cufab_alloc *alloc;
@@ -322,9 +341,10 @@ static int cufab_remote_export_check(struct cufab_alloc *alloc, int theirs,
 				    node, alloc->id, theirs, channel);
 		return -EPERM;
 	}
-	if (alloc->ops != &cufab_window_alloc_ops) {
-		pr_warn_ratelimited("node %u: import of allocation %llu refused: it is not in the fabric window (%s)\n",
-				    node, alloc->id, alloc->ops->name);
+	if (alloc->provider != &cufab_window_pages) {
+		pr_warn_ratelimited("node %u: import of allocation %llu refused: its pages are not in the fabric window (%s)\n",
+				    node, alloc->id,
+				    alloc->provider ? alloc->provider->name : "none");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -531,10 +551,11 @@ static int cufab_imex_resolved_doit(struct sk_buff *skb,
 	}
 	mutex_lock(&cufab_remote_lock);
 	req = id <= U32_MAX ? xa_load(&cufab_remote_reqs, id) : NULL;
-	if (!req || completion_done(&req->done)) {
+	if (!req || req->answered) {
 		ret = -ENOENT;
 	} else {
 		req->status = status;
+		req->answered = true;
 		if (!status) {
 			req->offset = nla_get_u64(a[CUFAB_IMEX_A_OFFSET]);
 			req->length = nla_get_u64(a[CUFAB_IMEX_A_LENGTH]);

@@ -166,80 +166,74 @@ void cufab_window_unreserve(u64 offset, u64 length)
 			      round_up(length, CUFAB_WINDOW_UNIT));
 }
 
-/* ---- the kind of allocation whose pages are this node's window ---- */
+/* ---- the page provider of this node's window ---- */
 
-/* alloc->priv of a window allocation */
+/* alloc->backing of an allocation with window pages */
 struct cufab_window_extent {
 	u64 offset;
 };
 
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc)
 {
-	const struct cufab_window_extent *ext = alloc->priv;
+	const struct cufab_window_extent *ext = alloc->backing;
 
 	return ext->offset;
 }
 
-static struct page *cufab_window_alloc_page(struct cufab_alloc *alloc,
-					    pgoff_t index)
+static int cufab_window_attach(struct cufab_alloc *alloc)
 {
-	struct page *page;
-
-	page = cufab_window_page(cufab_window_alloc_offset(alloc) +
-				 ((u64)index << PAGE_SHIFT));
-	return page ?: ERR_PTR(-EINVAL);
-}
-
-static void cufab_window_alloc_release(struct cufab_alloc *alloc)
-{
-	cufab_window_unreserve(cufab_window_alloc_offset(alloc),
-			       alloc->length);
-	kfree(alloc->priv);
-}
-
-/*
- * cuMemCreate memory, placed in the window: the same rules as
- * cufab_vmm_alloc_ops, pages that never move.
- */
-const struct cufab_alloc_ops cufab_window_alloc_ops = {
-	.name = "cuMemCreate (fabric window)",
-	.flags = CUFAB_ALLOC_BINDABLE,
-	.page = cufab_window_alloc_page,
-	.map_prepare = cufab_alloc_map_check,
-	.release = cufab_window_alloc_release,
-};
-
-/**
- * cufab_window_alloc_create() - a cuMemCreate allocation in the window
- * @desc: as for cufab_alloc_create(), with @desc->ops and @desc->priv
- *	ignored
- *
- * Return: the allocation, or an ERR_PTR (-ENOMEM when the slice is full).
- */
-struct cufab_alloc *cufab_window_alloc_create(const struct cufab_alloc_desc *desc)
-{
-	struct cufab_alloc_desc d = *desc;
 	struct cufab_window_extent *ext;
-	struct cufab_alloc *alloc;
 	int ret;
 
 	ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
 	if (!ext)
-		return ERR_PTR(-ENOMEM);
-	ret = cufab_window_reserve(desc->length, &ext->offset);
+		return -ENOMEM;
+	ret = cufab_window_reserve(alloc->length, &ext->offset);
 	if (ret) {
 		kfree(ext);
-		return ERR_PTR(ret);
+		return ret;
 	}
-	d.ops = &cufab_window_alloc_ops;
-	d.priv = ext;
-	alloc = cufab_alloc_create(&d);
-	if (IS_ERR(alloc)) {
-		cufab_window_unreserve(ext->offset, desc->length);
-		kfree(ext);
-	}
-	return alloc;
+	alloc->backing = ext;
+	return 0;
 }
+
+static void cufab_window_detach(struct cufab_alloc *alloc)
+{
+	cufab_window_unreserve(cufab_window_alloc_offset(alloc),
+			       alloc->length);
+	kfree(alloc->backing);
+}
+
+/* The range was zeroed at attach: every page of it is zeroed already. */
+static struct page *cufab_window_get_page(struct cufab_alloc *alloc,
+					  pgoff_t index, int nid, gfp_t gfp)
+{
+	return cufab_window_page(cufab_window_alloc_offset(alloc) +
+				 ((u64)index << PAGE_SHIFT));
+}
+
+/*
+ * Nothing to give back page by page: a page is its index in the range,
+ * which goes whole at detach (and a first touch that lost a race was
+ * handed the very page the winner stored).
+ */
+static void cufab_window_put_page(struct cufab_alloc *alloc, pgoff_t index,
+				  struct page *page)
+{
+}
+
+/*
+ * This node's slice: FABRIC-exportable memory, which other nodes map
+ * where it is. Its pages have one place (no CUFAB_PAGES_NUMA).
+ */
+const struct cufab_page_provider cufab_window_pages = {
+	.name = "window",
+	.flags = CUFAB_PAGES_FABRIC,
+	.attach = cufab_window_attach,
+	.detach = cufab_window_detach,
+	.get_page = cufab_window_get_page,
+	.put_page = cufab_window_put_page,
+};
 
 /* debugfs "window": the geometry and what is left of this node's slice. */
 void cufab_window_show(struct seq_file *m)

@@ -126,7 +126,7 @@ rc=0
 CUFAB_IMEX_CHANNEL=1 "$mem" import "$dir/h-refuse$other" "$size" \
 	CUDA_ERROR_NOT_PERMITTED &
 refused=$!
-"$mem" export "$dir/h-refuse$me" "$size" &
+"$mem" offer "$dir/h-refuse$me" "$size" &
 exporter=$!
 wait "$refused" || rc=1
 touch "$dir/h-refuse$me.checked"
@@ -135,7 +135,7 @@ result "$rc" 4 "node $me's importer on another IMEX channel is refused"
 
 barrier down
 rc=0
-"$mem" export "$dir/h-down$me" "$size" &
+"$mem" offer "$dir/h-down$me" "$size" &
 exporter=$!
 kill -TERM "$daemon"
 wait "$daemon" || rc=1

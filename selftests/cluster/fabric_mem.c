@@ -7,6 +7,8 @@
  *       CU_MEM_HANDLE_TYPE_FABRIC, fill them with this node's pattern,
  *       write the handle to FILE, wait for FILE.checked (an importer on
  *       another node wrote its pattern into the second half), check it
+ *   fabric_mem offer FILE SIZE     the same, for an importer that is to
+ *       fail: waits for FILE.checked, checks nothing
  *   fabric_mem import FILE SIZE [ERROR]   import FILE's handle, map it,
  *       check the exporter's pattern in the first half, write this node's
  *       pattern into the second half, time a copy out of it against a
@@ -21,6 +23,7 @@
  * Exit status 0, 1 on a failure (explained on stderr), 2 usage.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +126,7 @@ static CUresult unmap(CUdeviceptr va, size_t size)
 	return res ? res : cuMemAddressFree(va, size);
 }
 
-static int do_export(const char *file, size_t size)
+static int do_export(const char *file, size_t size, bool offer)
 {
 	CUmemFabricHandle fh;
 	CUmemGenericAllocationHandle h;
@@ -146,6 +149,8 @@ static int do_export(const char *file, size_t size)
 	snprintf(path, sizeof(path), "%s.checked", file);
 	if (wait_file(path))
 		return 1;
+	if (offer)
+		return 0;
 	/* the importer's node wrote it: any node but this one */
 	for (int w = 0; w < 64; w++) {
 		if (w != node && check((uint64_t *)(va + size / 2), size / 16, w) < 0) {
@@ -336,13 +341,15 @@ int main(int argc, char **argv)
 	TRY(cuDevicePrimaryCtxRetain(&ctx, 0));
 	TRY(cuCtxSetCurrent(ctx));
 	if (!strcmp(argv[1], "export") && argc == 4)
-		return do_export(argv[2], size);
+		return do_export(argv[2], size, false);
+	if (!strcmp(argv[1], "offer") && argc == 4)
+		return do_export(argv[2], size, true);
 	if (!strcmp(argv[1], "import"))
 		return do_import(argv[2], size, argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "hold") && argc == 4)
 		return do_hold(argv[2], size);
 usage:
-	fprintf(stderr, "usage: fabric_mem export|import|hold FILE SIZE [ERROR]\n"
+	fprintf(stderr, "usage: fabric_mem export|offer|import|hold FILE SIZE [ERROR]\n"
 		"       (SIZE a multiple of 4 MiB)\n");
 	return 2;
 }
