@@ -129,8 +129,10 @@ refused=$!
 "$mem" offer "$dir/h-refuse$me" "$size" &
 exporter=$!
 wait "$refused" || rc=1
-touch "$dir/h-refuse$me.checked"
+# the exporter waits for its importer, on the other node
+touch "$dir/h-refuse$other.checked"
 wait "$exporter"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 4 "node $me's importer on another IMEX channel is refused"
 
 barrier down
@@ -140,7 +142,7 @@ exporter=$!
 kill -TERM "$daemon"
 wait "$daemon" || rc=1
 "$mem" import "$dir/h-down$other" "$size" CUDA_ERROR_SYSTEM_NOT_READY || rc=1
-touch "$dir/h-down$me.checked"
+touch "$dir/h-down$other.checked"
 wait "$exporter"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memory is SYSTEM_NOT_READY"

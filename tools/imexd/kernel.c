@@ -9,6 +9,7 @@
  * for their answers, so that an answer is never mistaken for a request.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <netlink/genl/ctrl.h>
@@ -57,16 +58,64 @@ static struct nl_msg *new_msg(uint8_t cmd)
 	return msg;
 }
 
-/* Send @msg on the command socket; 0 or a negative errno. */
-static int send_cmd(struct nl_msg *msg)
-{
-	int ret = nl_send_sync(cmd_sock, msg);
+struct txn {
+	bool done;
+	int error;
+};
 
-	if (ret < 0) {
+static int txn_ack(struct nl_msg *msg, void *arg)
+{
+	((struct txn *)arg)->done = true;
+	return NL_STOP;
+}
+
+static int txn_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct txn *t = arg;
+
+	t->done = true;
+	t->error = e->error;
+	return NL_STOP;
+}
+
+/*
+ * Send @msg on the command socket and read until its acknowledgement,
+ * giving every answer before it to @valid. nl_send_sync() is not enough:
+ * nl_recvmsgs() returns after one datagram of answers, which leaves the
+ * acknowledgement to be taken for the next command's, and that command's
+ * answer unread. Return: 0 or the kernel's negative errno (-EIO when the
+ * socket failed).
+ */
+static int send_cmd_cb(struct nl_msg *msg, nl_recvmsg_msg_cb_t valid,
+		       void *arg)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct txn t = { 0 };
+	int ret;
+
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, txn_ack, &t);
+	nl_cb_err(cb, NL_CB_CUSTOM, txn_err, &t);
+	if (valid)
+		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	ret = nl_send_auto(cmd_sock, msg);
+	nlmsg_free(msg);
+	while (ret >= 0 && !t.done)
+		ret = nl_recvmsgs(cmd_sock, cb);
+	nl_cb_put(cb);
+	if (!t.done) {
 		imexd_log("kernel command failed: %s", nl_geterror(ret));
 		return -EIO;
 	}
-	return 0;
+	return t.error;
+}
+
+static int send_cmd(struct nl_msg *msg)
+{
+	return send_cmd_cb(msg, NULL, NULL);
 }
 
 int kernel_fd(void)
@@ -172,8 +221,10 @@ static int on_export(struct nl_msg *msg, void *arg)
 	struct imexd_resolved *r = arg;
 
 	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUFAB_IMEX_A_MAX, policy) ||
-	    !tb[CUFAB_IMEX_A_STATUS])
+	    !tb[CUFAB_IMEX_A_STATUS]) {
+		imexd_log("EXPORT_GET answered without a status");
 		return NL_SKIP;
+	}
 	r->status = (int32_t)nla_get_u32(tb[CUFAB_IMEX_A_STATUS]);
 	if (r->status)
 		return NL_OK;
@@ -205,11 +256,11 @@ int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	nl_socket_modify_cb(cmd_sock, NL_CB_VALID, NL_CB_CUSTOM, on_export, r);
-	ret = send_cmd(msg);
-	nl_socket_modify_cb(cmd_sock, NL_CB_VALID, NL_CB_DEFAULT, NULL, NULL);
+	ret = send_cmd_cb(msg, on_export, r);
 	if (ret)
 		r->status = ret;
+	else if (r->status == -EPROTO)
+		imexd_log("EXPORT_GET: acknowledged, but no answer was seen");
 	return 0;
 }
 

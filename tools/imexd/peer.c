@@ -171,6 +171,9 @@ static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
 	struct imexd_resolved r = { 0 };
 
 	kernel_export_get(m->handle, le32toh(m->channel), p->index, &r);
+	imexd_log("node %d imports on channel %u: %s (%d)", p->index,
+		  le32toh(m->channel), r.status ? strerror(-r.status) : "granted",
+		  r.status);
 	r.req_id = m->req_id;
 	r.status = htole32(r.status);
 	r.dev = htole32(r.dev);
@@ -196,6 +199,10 @@ static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
 		if (d->pending[i].used && d->pending[i].req_id == r.req_id &&
 		    d->pending[i].node == p->index) {
 			d->pending[i].used = false;
+			if (r.status)
+				imexd_log("node %d refused import %llu: %s",
+					  p->index, (unsigned long long)r.req_id,
+					  strerror(-r.status));
 			kernel_resolved(r.req_id, &r);
 			return;
 		}
