@@ -1615,7 +1615,8 @@ struct cufab_fabric_handle {
 void cufab_fabric_encode_as(u32 magic, u32 export_id,
 			    const u8 secret[CUFAB_FABRIC_SECRET_LEN],
 			    u8 out[CUFAB_FABRIC_HANDLE_LEN]);
-unsigned int cufab_fabric_handle_node(const u8 in[CUFAB_FABRIC_HANDLE_LEN]);
+int cufab_fabric_handle_node(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			     unsigned int *node);
 int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 			   u32 *export_id, const u8 **secret);
 /* Constant-time comparison of two CUFAB_FABRIC_SECRET_LEN secrets. */

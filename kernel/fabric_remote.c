@@ -229,8 +229,9 @@ static int cufab_remote_ask(struct cufab_remote_req *req, const u8 *handle,
 	} else {
 		ret = cufab_remote_send(msg, hdr, portid);
 	}
-	if (!ret && !wait_for_completion_killable_timeout(&req->done,
-							 CUFAB_REMOTE_TIMEOUT))
+	if (!ret &&
+	    !wait_for_completion_killable_timeout(&req->done,
+						  CUFAB_REMOTE_TIMEOUT))
 		ret = -ETIMEDOUT;
 
 	mutex_lock(&cufab_remote_lock);
@@ -276,8 +277,9 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
  * @node: the node that exported it (not this one)
  *
  * Return: an allocation with one reference, whose pages are the
- * exporter's in the fabric window; ERR_PTR(-EHOSTDOWN) without a daemon,
- * a window, or with the exporter unreachable; -ETIMEDOUT when it does not
+ * exporter's in the fabric window; ERR_PTR(-EINVAL) for a node outside
+ * the domain; -EHOSTDOWN without a daemon, a window, or with the exporter
+ * unreachable; -ETIMEDOUT when it does not
  * answer in time; whatever the exporter's checks say (-EINVAL for a handle
  * that names nothing, -EPERM for another IMEX channel).
  */
@@ -288,12 +290,16 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 	struct cufab_alloc *alloc;
 	int ret;
 
-	if (!cufab_window_present() || node >= cufab_domain_nodes()) {
-		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: this node (%u of %u) %s\n",
+	/* a node outside the domain produced nothing: a forged handle */
+	if (node >= cufab_domain_nodes()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: the domain has %u nodes (num_nodes)\n",
 				    pid_nr(client->tgid), client->comm, node,
-				    cufab_node.node_index, cufab_domain_nodes(),
-				    cufab_window_present() ? "has no such node in its domain" :
-				    "has no fabric window");
+				    cufab_domain_nodes());
+		return ERR_PTR(-EINVAL);
+	}
+	if (!cufab_window_present()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: this node has no fabric window to reach it\n",
+				    pid_nr(client->tgid), client->comm, node);
 		return ERR_PTR(-EHOSTDOWN);
 	}
 	init_completion(&req.done);

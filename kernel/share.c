@@ -131,14 +131,15 @@ static struct cufab_alloc *cufab_import_fabric(struct cufab_client *client,
 	struct cufab_alloc *alloc;
 	int ret, mine, theirs;
 
-	unsigned int node = cufab_fabric_handle_node(handle);
+	unsigned int node;
 
 	ret = cufab_imex_check(client,
 			       "cuMemImportFromShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
 	if (ret)
 		return ERR_PTR(ret);
 	/* another node checks its own export, channel included */
-	if (node != cufab_node.node_index)
+	if (!cufab_fabric_handle_node(CUFAB_FABRIC_MAGIC, handle, &node) &&
+	    node != cufab_node.node_index)
 		return cufab_remote_import(client, handle, node);
 	alloc = cufab_fabric_import(handle, &theirs);
 	if (IS_ERR(alloc)) {

@@ -122,16 +122,27 @@ int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 
 /**
  * cufab_fabric_handle_node() - the node that exported a FABRIC handle
+ * @magic: the kind of handle expected
  * @in: 64 bytes from userspace
+ * @node: out, the node index the handle carries
  *
- * Return: the node index the handle carries, whatever the rest holds.
+ * Return: 0, or -EINVAL for a handle of another kind, version or with no
+ * export id (whichever node it names: no node produced it).
  */
-unsigned int cufab_fabric_handle_node(const u8 in[CUFAB_FABRIC_HANDLE_LEN])
+int cufab_fabric_handle_node(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			     unsigned int *node)
 {
 	struct cufab_fabric_handle h;
+	u64 id;
 
 	memcpy(&h, in, sizeof(h));
-	return le16_to_cpu(h.node);
+	id = le64_to_cpu(h.export_id);
+	if (le32_to_cpu(h.magic) != magic ||
+	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
+	    !id || id > U32_MAX)
+		return -EINVAL;
+	*node = le16_to_cpu(h.node);
+	return 0;
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define IMEXD_MAX_NODES		64
 #define IMEXD_MAX_PENDING	256
 
@@ -105,6 +106,8 @@ struct imexd {
 	uint64_t instance;
 	int lfd;		/* daemons */
 	int cfd;		/* status queries (-q, -N) */
+	int sfd;		/* SIGTERM, SIGINT (signalfd) */
+	int stop;		/* the signal that stops the daemon */
 	bool registered;
 	struct peer peers[IMEXD_MAX_NODES];
 	/* RESOLVE requests forwarded to a peer: kernel request id, node */
@@ -114,8 +117,6 @@ struct imexd {
 		bool used;
 	} pending[IMEXD_MAX_PENDING];
 };
-
-extern volatile int imexd_stop;
 
 /* kernel.c */
 int kernel_open(struct imexd *d);

@@ -79,10 +79,10 @@ static int txn_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 }
 
 /*
- * Send @msg on the command socket and read until its acknowledgement,
+ * Send @msg on the command socket and read until its acknowledgment,
  * giving every answer before it to @valid. nl_send_sync() is not enough:
  * nl_recvmsgs() returns after one datagram of answers, which leaves the
- * acknowledgement to be taken for the next command's, and that command's
+ * acknowledgment to be taken for the next command's, and that command's
  * answer unread. Return: 0 or the kernel's negative errno (-EIO when the
  * socket failed).
  */

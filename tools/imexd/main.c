@@ -30,12 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "imexd.h"
 
-volatile int imexd_stop;
 static int log_node = -1;
 
 void imexd_log(const char *fmt, ...)
@@ -216,7 +216,8 @@ static void status_answer(struct imexd *d)
 	if (fd < 0)
 		return;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (recv(fd, &q, 1, 0) != 1 || !(out = fdopen(fd, "w"))) {
+	out = recv(fd, &q, 1, 0) == 1 ? fdopen(fd, "w") : NULL;
+	if (!out) {
 		close(fd);
 		return;
 	}
@@ -259,22 +260,27 @@ static int status_query(const struct config *c, char q)
 	return q == 'q' && !ready;
 }
 
-static void on_signal(int sig)
+/* SIGTERM or SIGINT, read from the signalfd: the loop ends. */
+static void on_signal(struct imexd *d)
 {
-	imexd_stop = sig;
+	struct signalfd_siginfo si;
+
+	if (read(d->sfd, &si, sizeof(si)) == sizeof(si))
+		d->stop = si.ssi_signo;
 }
 
 static void loop(struct imexd *d)
 {
-	struct pollfd fds[3 + IMEXD_MAX_NODES];
+	struct pollfd fds[4 + IMEXD_MAX_NODES];
 	int n, i, k;
 
-	while (!imexd_stop) {
+	while (!d->stop) {
 		peer_tick(d, time(NULL));
 		fds[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = d->cfd, .events = POLLIN };
 		fds[2] = (struct pollfd){ .fd = kernel_fd(), .events = POLLIN };
-		n = 3;
+		fds[3] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
+		n = 4;
 		for (i = 0; i < d->nodes; i++)
 			if (d->peers[i].fd >= 0)
 				fds[n++] = (struct pollfd){
@@ -290,7 +296,9 @@ static void loop(struct imexd *d)
 			status_answer(d);
 		if (fds[2].revents)
 			kernel_receive(d);
-		for (k = 3; k < n; k++) {
+		if (fds[3].revents)
+			on_signal(d);
+		for (k = 4; k < n; k++) {
 			if (!fds[k].revents)
 				continue;
 			for (i = 0; i < d->nodes; i++)
@@ -305,7 +313,7 @@ static void loop(struct imexd *d)
 	}
 }
 
-static void usage(void)
+static void print_usage_and_exit(void)
 {
 	fprintf(stderr, "usage: cufab-imexd [-c CONFIG] [-n NODES_FILE] [-i INDEX] [-q | -N]\n");
 	exit(2);
@@ -317,6 +325,7 @@ int main(int argc, char **argv)
 			    .index = -1 };
 	static struct imexd d;
 	const char *env = getenv("CUFAB_NODE_CONFIG");
+	sigset_t stop;
 	char query = 0;
 	int opt;
 
@@ -341,11 +350,11 @@ int main(int argc, char **argv)
 			query = 'N';
 			break;
 		default:
-			usage();
+			print_usage_and_exit();
 		}
 	}
 	if (optind != argc)
-		usage();
+		print_usage_and_exit();
 	if (query)
 		return status_query(&c, query);
 	if (!c.nodes_file[0]) {
@@ -362,18 +371,21 @@ int main(int argc, char **argv)
 		;
 	peer_init(&d);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	d.sfd = signalfd(-1, &stop, SFD_CLOEXEC);
 	d.lfd = listen_on(c.bind_ip[0] ? c.bind_ip : d.peers[d.me].addr, c.port);
 	d.cfd = listen_on("127.0.0.1", c.cmd_port);
-	if (d.lfd < 0 || d.cfd < 0 || kernel_open(&d))
+	if (d.lfd < 0 || d.cfd < 0 || d.sfd < 0 || kernel_open(&d))
 		return 1;
 	d.registered = true;
 	imexd_log("node %d of %d (%s:%d), grace %d, instance %016llx: running",
 		  d.me, d.nodes, d.peers[d.me].addr, c.port, d.grace,
 		  (unsigned long long)d.instance);
 	loop(&d);
-	imexd_log("signal %d: saying goodbye to the other nodes", imexd_stop);
+	imexd_log("signal %d: saying goodbye to the other nodes", d.stop);
 	peer_bye(&d);
 	kernel_close();
 	return 0;

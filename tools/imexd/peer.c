@@ -229,7 +229,7 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 
 	if (le16toh(h->src) != p->index)
 		return false;
-	if (type < sizeof(min_len) / sizeof(min_len[0]) && len < min_len[type])
+	if (type < ARRAY_SIZE(min_len) && len < min_len[type])
 		return false;
 	switch (type) {
 	case IMEXD_HELLO_ACK:

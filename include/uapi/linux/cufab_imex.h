@@ -8,10 +8,11 @@
  * Every command the daemon sends needs CAP_NET_ADMIN. One daemon at a time:
  * REGISTER binds the first socket, and its close is the daemon's death.
  *
- * Importing node                          exporting node
- *   kernel --RESOLVE--> daemon ==TCP==> daemon --EXPORT_GET--> kernel
- *   kernel <-RESOLVED-- daemon <==TCP== daemon <--(reply)----- kernel
- *   kernel --RELEASE--> daemon ==TCP==> daemon --EXPORT_PUT--> kernel
+ * An import, from the importing kernel (I) to the exporting one (E):
+ *   I: RESOLVE to its daemon; the daemons: RESOLVE over TCP;
+ *   E: EXPORT_GET from its daemon, answered; the daemons: RESOLVED;
+ *   I: RESOLVED from its daemon. Its end: I sends RELEASE, E gets
+ *   EXPORT_PUT.
  */
 #ifndef _UAPI_LINUX_CUFAB_IMEX_H
 #define _UAPI_LINUX_CUFAB_IMEX_H
