@@ -28,6 +28,16 @@ void cufab_window_show(struct seq_file *m);
 extern const struct cufab_page_provider cufab_window_pages;
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc);
 
+/* pages_window.c, pages_remote.c */
+extern const struct cufab_page_provider cufab_remote_pages;
+
+/* fabric_remote.c: alloc->priv of an import of another node's export */
+struct cufab_remote_import {
+	unsigned int node;
+	u64 offset;
+	u64 token;
+};
+
 /* fabric_remote.c */
 int cufab_remote_init(void);
 void cufab_remote_exit(void);

@@ -23,7 +23,7 @@
  * with -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY, as with IMEX down).
  *
  * Locking: cufab_remote_lock protects the daemon's port id, the pending
- * requests and the remote references; it is never held across a send or
+ * requests, the unsent releases and the remote references; it is never held across a send or
  * an allocation's put. The family is not parallel_ops: genl_mutex
  * serialises the handlers.
  */
@@ -82,13 +82,6 @@ struct cufab_remote_ref {
 	unsigned int node;
 };
 
-/* importing side: alloc->priv of an import of another node's export */
-struct cufab_remote_import {
-	unsigned int node;
-	u64 offset;
-	u64 token;
-};
-
 static struct genl_family cufab_imex_family;
 
 /* Fail every request waiting for @node (every node: -1). */
@@ -132,49 +125,91 @@ static int cufab_remote_send(struct sk_buff *msg, void *hdr, u32 portid)
 
 /* ---- importing side ---- */
 
-/* The exporter's page at @index: its window range, mapped on every node. */
-static struct page *cufab_remote_get_page(struct cufab_alloc *alloc,
-					  pgoff_t index, int nid, gfp_t gfp)
-{
-	const struct cufab_remote_import *imp = alloc->priv;
+/*
+ * Releases no daemon took: the exporter keeps the memory until it hears
+ * of them, so they wait here for the next daemon (cufab_remote_flush()).
+ */
+static LIST_HEAD(cufab_remote_unsent);
 
-	return cufab_window_page(imp->offset + ((u64)index << PAGE_SHIFT));
-}
-
-/* The exporter's pages are its own: nothing of them is this node's. */
-static void cufab_remote_put_page(struct cufab_alloc *alloc, pgoff_t index,
-				  struct page *page)
-{
-}
-
-static const struct cufab_page_provider cufab_remote_pages = {
-	.name = "remote",
-	.flags = CUFAB_PAGES_FABRIC,
-	.get_page = cufab_remote_get_page,
-	.put_page = cufab_remote_put_page,
+struct cufab_remote_unsent {
+	struct list_head node;
+	unsigned int peer;
+	u64 token;
 };
+
+/* RELEASE of import @token of @node to the daemon at @portid; 0 or -errno. */
+static int cufab_remote_release_msg(u32 portid, unsigned int node, u64 token)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = cufab_remote_msg(CUFAB_IMEX_CMD_RELEASE, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) ||
+	    nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, token,
+			      CUFAB_IMEX_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return cufab_remote_send(msg, hdr, portid);
+}
+
+static void cufab_remote_unsent_add(struct cufab_remote_unsent *u)
+{
+	lockdep_assert_held(&cufab_remote_lock);
+	list_add_tail(&u->node, &cufab_remote_unsent);
+}
 
 /* Tell the exporter that import @token of its memory let go. */
 static void cufab_remote_release_send(unsigned int node, u64 token)
 {
-	struct sk_buff *msg;
-	void *hdr;
+	struct cufab_remote_unsent *u;
 	u32 portid;
 
+	/*
+	 * Without memory to keep it, the release is lost: the exporter keeps
+	 * the memory until it learns this node is down (safe, not freed).
+	 */
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return;
+	u->peer = node;
+	u->token = token;
 	mutex_lock(&cufab_remote_lock);
 	portid = cufab_imexd_portid;
+	if (!portid)
+		cufab_remote_unsent_add(u);
 	mutex_unlock(&cufab_remote_lock);
-	msg = portid ? cufab_remote_msg(CUFAB_IMEX_CMD_RELEASE, &hdr) : NULL;
-	if (msg && !nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) &&
-	    !nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, token,
-			       CUFAB_IMEX_A_PAD) &&
-	    !cufab_remote_send(msg, hdr, portid))
+	if (!portid)
 		return;
-	if (msg && portid)
-		nlmsg_free(msg);
-	/* the exporter drops it at NODE_DOWN or unload instead */
-	pr_info_ratelimited("fabric import %llu of node %u released while cufab-imexd is away: node %u keeps it until it learns this node is down\n",
-			    token, node, node);
+	if (!cufab_remote_release_msg(portid, node, token)) {
+		kfree(u);
+		return;
+	}
+	mutex_lock(&cufab_remote_lock);
+	cufab_remote_unsent_add(u);
+	mutex_unlock(&cufab_remote_lock);
+}
+
+/* A daemon registered at @portid: the releases that waited for one. */
+static void cufab_remote_flush(u32 portid)
+{
+	struct cufab_remote_unsent *u, *tmp;
+	LIST_HEAD(todo);
+
+	mutex_lock(&cufab_remote_lock);
+	list_splice_init(&cufab_remote_unsent, &todo);
+	mutex_unlock(&cufab_remote_lock);
+	list_for_each_entry_safe(u, tmp, &todo, node) {
+		if (cufab_remote_release_msg(portid, u->peer, u->token))
+			continue;
+		list_del(&u->node);
+		kfree(u);
+	}
+	mutex_lock(&cufab_remote_lock);
+	list_splice(&todo, &cufab_remote_unsent);
+	mutex_unlock(&cufab_remote_lock);
 }
 
 static void cufab_remote_alloc_release(struct cufab_alloc *alloc)
@@ -528,9 +563,11 @@ static int cufab_imex_register_doit(struct sk_buff *skb,
 		cufab_imexd_portid = info->snd_portid;
 	}
 	mutex_unlock(&cufab_remote_lock);
-	if (!ret)
+	if (!ret) {
 		pr_info("cufab-imexd registered (netlink port %u)\n",
 			info->snd_portid);
+		cufab_remote_flush(info->snd_portid);
+	}
 	return ret;
 }
 
@@ -687,9 +724,17 @@ int cufab_remote_init(void)
  */
 void cufab_remote_exit(void)
 {
+	struct cufab_remote_unsent *u, *tmp;
+
 	genl_unregister_family(&cufab_imex_family);
 	netlink_unregister_notifier(&cufab_imex_notifier);
 	cufab_remote_drop_node(-1);
+	list_for_each_entry_safe(u, tmp, &cufab_remote_unsent, node) {
+		pr_info("unload: node %u never heard that this node released its import %llu\n",
+			u->peer, u->token);
+		list_del(&u->node);
+		kfree(u);
+	}
 	WARN_ON(!xa_empty(&cufab_remote_reqs));
 	xa_destroy(&cufab_remote_refs);
 }

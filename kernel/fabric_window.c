@@ -18,8 +18,11 @@
  * others'. Every node maps the whole window, so it can also reach any
  * other node's slice at the offset an import names (fabric_remote.c).
  *
- * Without the device (a node alone, or num_nodes=1) there is no window and
- * FABRIC allocations stay in local pages, as always.
+ * FABRIC-exportable allocations take their pages through the window page
+ * provider (pages_window.c), imports of other nodes' through the remote
+ * one (pages_remote.c). Without the device (a node alone, or num_nodes=1)
+ * there is no window and FABRIC allocations stay in local pages, as
+ * always.
  *
  * Lifetime: the driver is bound at module load and unbound at unload only
  * (no sysfs unbind), when no allocation is left, so readers of
@@ -165,75 +168,6 @@ void cufab_window_unreserve(u64 offset, u64 length)
 		gen_pool_free(w->pool, offset + 1,
 			      round_up(length, CUFAB_WINDOW_UNIT));
 }
-
-/* ---- the page provider of this node's window ---- */
-
-/* alloc->backing of an allocation with window pages */
-struct cufab_window_extent {
-	u64 offset;
-};
-
-u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc)
-{
-	const struct cufab_window_extent *ext = alloc->backing;
-
-	return ext->offset;
-}
-
-static int cufab_window_attach(struct cufab_alloc *alloc)
-{
-	struct cufab_window_extent *ext;
-	int ret;
-
-	ext = kzalloc(sizeof(*ext), GFP_KERNEL_ACCOUNT);
-	if (!ext)
-		return -ENOMEM;
-	ret = cufab_window_reserve(alloc->length, &ext->offset);
-	if (ret) {
-		kfree(ext);
-		return ret;
-	}
-	alloc->backing = ext;
-	return 0;
-}
-
-static void cufab_window_detach(struct cufab_alloc *alloc)
-{
-	cufab_window_unreserve(cufab_window_alloc_offset(alloc),
-			       alloc->length);
-	kfree(alloc->backing);
-}
-
-/* The range was zeroed at attach: every page of it is zeroed already. */
-static struct page *cufab_window_get_page(struct cufab_alloc *alloc,
-					  pgoff_t index, int nid, gfp_t gfp)
-{
-	return cufab_window_page(cufab_window_alloc_offset(alloc) +
-				 ((u64)index << PAGE_SHIFT));
-}
-
-/*
- * Nothing to give back page by page: a page is its index in the range,
- * which goes whole at detach (and a first touch that lost a race was
- * handed the very page the winner stored).
- */
-static void cufab_window_put_page(struct cufab_alloc *alloc, pgoff_t index,
-				  struct page *page)
-{
-}
-
-/*
- * This node's slice: FABRIC-exportable memory, which other nodes map
- * where it is. Its pages have one place (no CUFAB_PAGES_NUMA).
- */
-const struct cufab_page_provider cufab_window_pages = {
-	.name = "window",
-	.flags = CUFAB_PAGES_FABRIC,
-	.attach = cufab_window_attach,
-	.detach = cufab_window_detach,
-	.get_page = cufab_window_get_page,
-	.put_page = cufab_window_put_page,
-};
 
 /* debugfs "window": the geometry and what is left of this node's slice. */
 void cufab_window_show(struct seq_file *m)

@@ -7,9 +7,11 @@
  * Liveness: a HEARTBEAT every second on every connection; three seconds
  * without a message, or the connection's end, and the peer is lost. A lost
  * peer is cleaned up (the kernel's NODE_DOWN) after the grace time: never
- * with -1, at once with 0. A peer that says BYE (its daemon was stopped)
- * and a peer that comes back as a new instance (it restarted) are cleaned
- * up at once.
+ * with -1, at once with 0. A peer that comes back as a new instance after
+ * it was lost (it restarted) is cleaned up at once. A peer that says BYE
+ * (its daemon was stopped, its node runs on) is no longer asked anything,
+ * and nothing of it is reclaimed: its processes may still map this node's
+ * memory.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -129,8 +131,17 @@ static void peer_down(struct imexd *d, struct peer *p, const char *why,
 			  why);
 	if (!p->instance) {
 		p->state = PEER_NEVER;
-	} else if (bye || (was == PEER_UP && d->grace == 0)) {
-		cleanup(d, p, bye ? "its daemon said goodbye" : "grace time 0");
+	} else if (bye) {
+		/*
+		 * Its daemon stopped, its node did not: its processes may
+		 * still map this node's memory, which must not be reused
+		 * under them. Nothing is reclaimed; its kernel's releases
+		 * come with its next daemon.
+		 */
+		p->state = PEER_GONE;
+		p->lost_at = 0;
+	} else if (was == PEER_UP && d->grace == 0) {
+		cleanup(d, p, "grace time 0");
 	} else if (was == PEER_UP) {
 		p->state = PEER_LOST;
 		p->lost_at = time(NULL);
