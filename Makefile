@@ -64,6 +64,8 @@ NVML_SO		:= $(BUILD)/lib/cuda/libnvidia-ml.so.1
 
 CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.c))
 CTL_BIN		:= $(BUILD)/bin/cufabctl
+IMEXD_SRCS	:= $(wildcard tools/imexd/*.c)
+IMEXD_BIN	:= $(BUILD)/bin/cufab-imexd
 JSONCHECK	:= $(if $(wildcard tools/cufabctl/jsoncheck.c),$(BUILD)/bin/jsoncheck)
 
 KSFT_DIR	:= $(BUILD)/ksft
@@ -200,7 +202,12 @@ $(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
 		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
-tools: $(CTL_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN)
+tools: $(CTL_BIN) $(IMEXD_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN)
+
+# The node daemon of a fabric domain (Documentation/multinode.rst).
+$(IMEXD_BIN): $(IMEXD_SRCS) tools/imexd/imexd.h include/uapi/linux/cufab_imex.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(IMEXD_SRCS) $(NL_LIBS)
 
 $(VSWITCH_BIN): tools/vm/vswitch.c
 	@mkdir -p $(dir $@)
@@ -304,6 +311,12 @@ $(BUILD)/selftests/%.sh: selftests/%.sh
 
 cluster-tests: $(CLUSTER_BINS)
 
+# The cluster's CUDA programs, linked against libcufab like the selftests.
+$(BUILD)/cluster/fabric_mem: selftests/cluster/fabric_mem.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
+
 $(BUILD)/cluster/%: selftests/cluster/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
@@ -349,12 +362,14 @@ demo:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
-# Two nodes booted in parallel, the smoke test on each: what make check's
-# "cluster smoke" runs, alone.
+# Two nodes booted in parallel, the smoke test then the fabric suite on
+# each (node 0 killed at its end): what make check's "cluster smoke" and
+# "cluster fabric" run, alone.
 cluster-check:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/cluster --nodes 2 --gpus 2 -- build/cluster/smoke.sh
+	tools/vm/cluster --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
+		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/fabric.sh || s=1; exit $$s'
 
 # make check runs the soak for 20 s per boot; this runs a long one.
 DURATION	?= 600
@@ -469,9 +484,10 @@ endif
 	$(PKG_SUBST) packaging/cufab.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/cufab.pc
 	$(PKG_SUBST) packaging/cufabrt.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/cufabrt.pc
 
-install-tools: $(CTL_BIN)
+install-tools: $(CTL_BIN) $(IMEXD_BIN)
 	install -D -m 0755 $(CTL_BIN) $(DESTDIR)$(BINDIR)/cufabctl
 	install -d $(DESTDIR)$(SBINDIR)
+	install -m 0755 $(IMEXD_BIN) $(DESTDIR)$(SBINDIR)/cufab-imexd
 	$(PKG_SUBST) packaging/cufab-imex-channels >$(DESTDIR)$(SBINDIR)/cufab-imex-channels
 	chmod 0755 $(DESTDIR)$(SBINDIR)/cufab-imex-channels
 	install -D -m 0644 tools/cufabctl/cufabctl.bash-completion \
@@ -502,7 +518,8 @@ uninstall:
 	[ ! -d $(DESTDIR)$(INCLUDEDIR)/cufab ] || rmdir --ignore-fail-on-non-empty $(DESTDIR)$(INCLUDEDIR)/cufab
 	rm -f $(DESTDIR)$(INCLUDEDIR)/linux/cufab.h $(DESTDIR)$(PKGCONFIGDIR)/cufab.pc \
 		$(DESTDIR)$(PKGCONFIGDIR)/cufabrt.pc
-	rm -f $(DESTDIR)$(BINDIR)/cufabctl $(DESTDIR)$(SBINDIR)/cufab-imex-channels
+	rm -f $(DESTDIR)$(BINDIR)/cufabctl $(DESTDIR)$(SBINDIR)/cufab-imex-channels \
+		$(DESTDIR)$(SBINDIR)/cufab-imexd
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/cufabctl $(DESTDIR)$(MANDIR)/man8/cufabctl.8 \
 		$(DESTDIR)$(MANDIR)/man4/cufab.4
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/60-cufab.rules \

@@ -129,6 +129,8 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	case CUFAB_LOC_DEVICE:
 		if (desc->location_id < 0)
 			return -ENODEV;
+		if (desc->ops->flags & CUFAB_ALLOC_REMOTE)
+			return 0;
 		alloc->gpu = desc->location_id;
 		return cufab_alloc_charge(alloc);
 	case CUFAB_LOC_HOST_NUMA:

@@ -12,6 +12,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 const struct cufab_alloc_ops cufab_vmm_alloc_ops = {
 	.name = "cuMemCreate",
@@ -88,6 +89,9 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 	ret = cufab_mem_create_check(ucmd->client, cmd);
 	if (ret)
 		return ret;
+	/* memory another node may import lives where every node sees it */
+	if ((cmd->handle_types & CUFAB_HANDLE_FABRIC) && cufab_window_present())
+		desc.provider = &cufab_window_pages;
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);

@@ -772,6 +772,11 @@ extern const struct cufab_page_provider cufab_local_pages;
  * memory wherever its pages are; cuMemFree (not cuMemFreeHost) frees it
  */
 #define CUFAB_ALLOC_MANAGED	BIT(2)
+/*
+ * another node's memory (fabric_remote.c): its DEVICE location is the
+ * exporter's GPU, charged there, not here
+ */
+#define CUFAB_ALLOC_REMOTE	BIT(3)
 
 /**
  * struct cufab_alloc_ops - what one kind of allocation does its own way
@@ -1647,7 +1652,7 @@ unsigned int cufab_imex_channel_count(void);
 struct cufab_fabric_handle {
 	__le32 magic;
 	__le16 version;
-	__le16 __reserved;
+	__le16 node;
 	__le64 export_id;
 	u8 secret[CUFAB_FABRIC_SECRET_LEN];
 };
@@ -1656,6 +1661,8 @@ struct cufab_fabric_handle {
 void cufab_fabric_encode_as(u32 magic, u32 export_id,
 			    const u8 secret[CUFAB_FABRIC_SECRET_LEN],
 			    u8 out[CUFAB_FABRIC_HANDLE_LEN]);
+int cufab_fabric_handle_node(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			     unsigned int *node);
 int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 			   u32 *export_id, const u8 **secret);
 /* Constant-time comparison of two CUFAB_FABRIC_SECRET_LEN secrets. */

@@ -11,6 +11,11 @@
  *                 their owner (alloc.c)
  *   fabric_exports  FABRIC export records: "id channel alloc length
  *                 owner_pid owner_comm" (share_fabric.c)
+ *   window        the fabric window: device, geometry, this node's
+ *                 slice and what is free in it, or "none" (fabric_window.c)
+ *   fabric_remote the registered cufab-imexd's port, then one line per
+ *                 import another node holds of this node's memory
+ *                 (fabric_remote.c)
  *   streams       one line per stream of every client: queue depth, the
  *                 operation running, sequence numbers (stream.c)
  *   fail_*        fault_attr directories (see fault.h)
@@ -21,6 +26,7 @@
 #include <linux/seq_file.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 static struct dentry *cufab_debugfs_root;
 
@@ -59,6 +65,20 @@ static int fabric_exports_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(fabric_exports);
 
+static int window_show(struct seq_file *m, void *unused)
+{
+	cufab_window_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(window);
+
+static int fabric_remote_show(struct seq_file *m, void *unused)
+{
+	cufab_remote_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(fabric_remote);
+
 static int streams_show(struct seq_file *m, void *unused)
 {
 	cufab_streams_show(m);
@@ -85,6 +105,9 @@ void cufab_debugfs_init(void)
 	debugfs_create_file("mem", 0444, root, NULL, &mem_fops);
 	debugfs_create_file("fabric_exports", 0444, root, NULL,
 			    &fabric_exports_fops);
+	debugfs_create_file("window", 0444, root, NULL, &window_fops);
+	debugfs_create_file("fabric_remote", 0444, root, NULL,
+			    &fabric_remote_fops);
 	debugfs_create_file("streams", 0444, root, NULL, &streams_fops);
 	debugfs_create_file("pools", 0444, root, NULL, &pools_fops);
 	cufab_fault_debugfs_init(root);

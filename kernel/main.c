@@ -20,8 +20,10 @@
 #include <linux/sysfs.h>
 #include <linux/uuid.h>
 #include <linux/cufab.h>
+#include <linux/cufab_imex.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 static unsigned int num_gpus = 4;
 module_param(num_gpus, uint, 0444);
@@ -224,16 +226,32 @@ static int __init cufab_init(void)
 		       CUFAB_IMEX_REGION_NAME, ret);
 		goto err_nl;
 	}
+	ret = cufab_remote_init();
+	if (ret) {
+		pr_err("cannot register generic netlink family \"%s\": %d\n",
+		       CUFAB_IMEX_GENL_NAME, ret);
+		goto err_imex;
+	}
+	ret = cufab_window_init();
+	if (ret) {
+		pr_err("cannot register the fabric window's PCI driver: %d\n",
+		       ret);
+		goto err_remote;
+	}
 	ret = misc_register(&cufab_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", CUFAB_DEVICE_NAME, ret);
-		goto err_imex;
+		goto err_window;
 	}
 	pr_info("%u virtual GPUs, %lu MiB each, %s, interface %u.%u\n",
 		num_gpus, mem_mib, nvswitch ? "NVSwitch" : "no NVSwitch",
 		CUFAB_VERSION_MAJOR, CUFAB_VERSION_MINOR);
 	return 0;
 
+err_window:
+	cufab_window_exit();
+err_remote:
+	cufab_remote_exit();
 err_imex:
 	cufab_imex_exit();
 err_nl:
@@ -249,11 +267,15 @@ static void __exit cufab_exit(void)
 	misc_deregister(&cufab_misc);
 	cufab_imex_exit();
 	cufab_engine_exit();
+	/* other nodes' imports hold allocations: before the checks below */
+	cufab_remote_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
 	cufab_pools_exit();
 	cufab_nl_exit();
 	cufab_debugfs_exit();
+	/* the window's pages go last: no allocation is left in it */
+	cufab_window_exit();
 	cufab_topo_free(&cufab_node);
 }
 

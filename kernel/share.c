@@ -24,6 +24,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 #include "trace.h"
 
 static const char *cufab_handle_type_name(u32 type)
@@ -130,10 +131,16 @@ static struct cufab_alloc *cufab_import_fabric(struct cufab_client *client,
 	struct cufab_alloc *alloc;
 	int ret, mine, theirs;
 
+	unsigned int node;
+
 	ret = cufab_imex_check(client,
 			       "cuMemImportFromShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
 	if (ret)
 		return ERR_PTR(ret);
+	/* another node checks its own export, channel included */
+	if (!cufab_fabric_handle_node(CUFAB_FABRIC_MAGIC, handle, &node) &&
+	    node != cufab_node.node_index)
+		return cufab_remote_import(client, handle, node);
 	alloc = cufab_fabric_import(handle, &theirs);
 	if (IS_ERR(alloc)) {
 		pr_warn_ratelimited("pid %d (%s): FABRIC handle names no live allocation (forged, or the allocation was freed)\n",

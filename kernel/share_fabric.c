@@ -4,7 +4,9 @@
  *
  * Exporting an allocation on an IMEX channel creates a record: a
  * node-wide export id (the xarray index), the channel, a random secret and
- * the allocation. The 64-byte handle is magic, version, id and secret;
+ * the allocation. The 64-byte handle is magic, version, the exporting
+ * node (its node_index: 0, as it always was, for a node alone), id and
+ * secret, so that the pair (node, id) names an export in the domain;
  * without the secret the id is worthless, so handles cannot be guessed.
  * Exporting the same allocation again on the same channel gives the same
  * handle, like NVIDIA's driver does for the life of the allocation.
@@ -79,6 +81,7 @@ void cufab_fabric_encode_as(u32 magic, u32 export_id,
 	struct cufab_fabric_handle h = {
 		.magic = cpu_to_le32(magic),
 		.version = cpu_to_le16(CUFAB_FABRIC_VERSION),
+		.node = cpu_to_le16(cufab_node.node_index),
 		.export_id = cpu_to_le64(export_id),
 	};
 
@@ -93,7 +96,9 @@ void cufab_fabric_encode_as(u32 magic, u32 export_id,
  * @export_id: out
  * @secret: out, points into @in
  *
- * Return: 0, or -EINVAL for anything this module did not produce.
+ * Return: 0, -EINVAL for anything this module did not produce,
+ * -EHOSTDOWN for a handle of another node (only memory crosses nodes, and
+ * through cufab_fabric_handle_node() and fabric_remote.c).
  */
 int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 			   u32 *export_id, const u8 **secret)
@@ -106,10 +111,37 @@ int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 	id = le64_to_cpu(h.export_id);
 	if (le32_to_cpu(h.magic) != magic ||
 	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
-	    h.__reserved || !id || id > U32_MAX)
+	    !id || id > U32_MAX)
 		return -EINVAL;
+	if (le16_to_cpu(h.node) != cufab_node.node_index)
+		return -EHOSTDOWN;
 	*export_id = id;
 	*secret = in + offsetof(struct cufab_fabric_handle, secret);
+	return 0;
+}
+
+/**
+ * cufab_fabric_handle_node() - the node that exported a FABRIC handle
+ * @magic: the kind of handle expected
+ * @in: 64 bytes from userspace
+ * @node: out, the node index the handle carries
+ *
+ * Return: 0, or -EINVAL for a handle of another kind, version or with no
+ * export id (whichever node it names: no node produced it).
+ */
+int cufab_fabric_handle_node(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			     unsigned int *node)
+{
+	struct cufab_fabric_handle h;
+	u64 id;
+
+	memcpy(&h, in, sizeof(h));
+	id = le64_to_cpu(h.export_id);
+	if (le32_to_cpu(h.magic) != magic ||
+	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
+	    !id || id > U32_MAX)
+		return -EINVAL;
+	*node = le16_to_cpu(h.node);
 	return 0;
 }
 

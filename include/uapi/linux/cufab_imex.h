@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * cufab: the generic netlink family "cufab_imex", between cufab.ko and its
+ * node's daemon, cufab-imexd (Documentation/multinode.rst). The daemon
+ * brokers FABRIC imports between the nodes of a fabric domain; the kernel
+ * owns every object and does every check.
+ *
+ * Every command the daemon sends needs CAP_NET_ADMIN. One daemon at a time:
+ * REGISTER binds the first socket, and its close is the daemon's death.
+ *
+ * An import, from the importing kernel (I) to the exporting one (E):
+ *   I: RESOLVE to its daemon; the daemons: RESOLVE over TCP;
+ *   E: EXPORT_GET from its daemon, answered; the daemons: RESOLVED;
+ *   I: RESOLVED from its daemon. Its end: I sends RELEASE, E gets
+ *   EXPORT_PUT.
+ */
+#ifndef _UAPI_LINUX_CUFAB_IMEX_H
+#define _UAPI_LINUX_CUFAB_IMEX_H
+
+#define CUFAB_IMEX_GENL_NAME		"cufab_imex"
+#define CUFAB_IMEX_GENL_VERSION		1
+
+enum cufab_imex_cmd {
+	CUFAB_IMEX_CMD_UNSPEC,
+	/* daemon: do (NODE = its node index, must be the module's) */
+	CUFAB_IMEX_CMD_REGISTER,
+	/* kernel to daemon: import REQ_ID of HANDLE from NODE, on CHANNEL */
+	CUFAB_IMEX_CMD_RESOLVE,
+	/* daemon: do, the answer to RESOLVE REQ_ID (STATUS, extent, TOKEN) */
+	CUFAB_IMEX_CMD_RESOLVED,
+	/*
+	 * daemon: do (HANDLE, CHANNEL, NODE = the importer); the reply, same
+	 * command, carries STATUS and, when 0, the extent, TOKEN and DEV
+	 */
+	CUFAB_IMEX_CMD_EXPORT_GET,
+	/* kernel to daemon: the import TOKEN of NODE's export was released */
+	CUFAB_IMEX_CMD_RELEASE,
+	/* daemon: do (NODE = the importer, TOKEN): drop that reference */
+	CUFAB_IMEX_CMD_EXPORT_PUT,
+	/*
+	 * daemon: do (NODE): that node is gone: its imports of this node's
+	 * exports are dropped, requests waiting for it fail (-EHOSTDOWN)
+	 */
+	CUFAB_IMEX_CMD_NODE_DOWN,
+	__CUFAB_IMEX_CMD_MAX,
+};
+
+#define CUFAB_IMEX_CMD_MAX (__CUFAB_IMEX_CMD_MAX - 1)
+
+enum cufab_imex_attr {
+	CUFAB_IMEX_A_UNSPEC,
+	CUFAB_IMEX_A_PAD,
+	CUFAB_IMEX_A_NODE,	/* u32, a node index */
+	CUFAB_IMEX_A_REQ_ID,	/* u64, a RESOLVE request of the kernel */
+	CUFAB_IMEX_A_HANDLE,	/* binary, the 64-byte FABRIC handle */
+	CUFAB_IMEX_A_CHANNEL,	/* u32, the importer's IMEX channel */
+	CUFAB_IMEX_A_STATUS,	/* s32, 0 or a negative errno */
+	CUFAB_IMEX_A_OFFSET,	/* u64, the allocation's start in the window */
+	CUFAB_IMEX_A_LENGTH,	/* u64, its length in bytes */
+	CUFAB_IMEX_A_TOKEN,	/* u64, the exporter's name of one import */
+	CUFAB_IMEX_A_DEV,	/* u32, the exporter's GPU of the allocation */
+	__CUFAB_IMEX_A_MAX,
+};
+
+#define CUFAB_IMEX_A_MAX (__CUFAB_IMEX_A_MAX - 1)
+
+#endif /* _UAPI_LINUX_CUFAB_IMEX_H */

@@ -1,0 +1,740 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * FABRIC imports across nodes (Documentation/multinode.rst), through the
+ * node's daemon cufab-imexd and the generic netlink family "cufab_imex"
+ * (include/uapi/linux/cufab_imex.h).
+ *
+ * Importing side: a FABRIC handle whose node is not this one goes to the
+ * daemon as a RESOLVE request; the importer sleeps until the answer
+ * (RESOLVED), the daemon's death, or a timeout. The answer names where the
+ * exporter's allocation sits in the fabric window; the import is a
+ * cufab_remote_alloc_ops allocation whose page provider hands out those
+ * window pages, so
+ * CPU loads and stores, copies and dma-bufs see the exporter's memory. Its
+ * final put tells the exporter (RELEASE) that this import let go.
+ *
+ * Exporting side: EXPORT_GET checks the handle and the importer's IMEX
+ * channel exactly as a local import does, and keeps a reference on the
+ * allocation for the remote importer, named by a token, until EXPORT_PUT,
+ * NODE_DOWN for that node, or module unload: the window pages live while
+ * any node may still map them.
+ *
+ * Without a registered daemon, an import of another node's handle fails
+ * with -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY, as with IMEX down).
+ *
+ * Locking: cufab_remote_lock protects the daemon's port id, the pending
+ * requests, the unsent releases and the remote references; it is never held across a send or
+ * an allocation's put. The family is not parallel_ops: genl_mutex
+ * serialises the handlers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/netlink.h>
+#include <linux/notifier.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <linux/cufab.h>
+#include <linux/cufab_imex.h>
+
+#include "cufab.h"
+#include "fabric.h"
+
+/* how long an import waits for the other node's answer */
+#define CUFAB_REMOTE_TIMEOUT	(10 * HZ)
+
+static DEFINE_MUTEX(cufab_remote_lock);
+/* the registered daemon's netlink port, 0 while none */
+static u32 cufab_imexd_portid;
+static DEFINE_XARRAY_ALLOC1(cufab_remote_reqs);
+static DEFINE_XARRAY_ALLOC1(cufab_remote_refs);
+
+/**
+ * struct cufab_remote_req - an import waiting for the exporter's answer
+ * @done: completed by RESOLVED, or by the daemon's or the node's end
+ * @answered: set with @done, under cufab_remote_lock (a wait consumes
+ *	@done, so completion_done() cannot tell afterwards)
+ * @node: the exporting node
+ * @status: 0 or a negative errno, valid once @answered
+ * @offset: the allocation in the window
+ * @length: its bytes
+ * @token: the exporter's name of this import
+ * @dev: the exporter's GPU
+ */
+struct cufab_remote_req {
+	struct completion done;
+	bool answered;
+	unsigned int node;
+	int status;
+	u64 offset;
+	u64 length;
+	u64 token;
+	u32 dev;
+};
+
+/* exporting side: one import of one of this node's allocations */
+struct cufab_remote_ref {
+	struct cufab_alloc *alloc;
+	unsigned int node;
+};
+
+static struct genl_family cufab_imex_family;
+
+/* Fail every request waiting for @node (every node: -1). */
+static void cufab_remote_fail_reqs(int node)
+{
+	struct cufab_remote_req *req;
+	unsigned long id;
+
+	lockdep_assert_held(&cufab_remote_lock);
+	xa_for_each(&cufab_remote_reqs, id, req) {
+		if ((node >= 0 && req->node != node) || req->answered)
+			continue;
+		req->status = -EHOSTDOWN;
+		req->answered = true;
+		complete(&req->done);
+	}
+}
+
+/* A message of @cmd for the daemon, or NULL. */
+static struct sk_buff *cufab_remote_msg(u8 cmd, void **hdr)
+{
+	struct sk_buff *msg;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &cufab_imex_family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* Finish and send @msg to the daemon at @portid (consumes @msg). */
+static int cufab_remote_send(struct sk_buff *msg, void *hdr, u32 portid)
+{
+	genlmsg_end(msg, hdr);
+	return genlmsg_unicast(&init_net, msg, portid) ? -EHOSTDOWN : 0;
+}
+
+/* ---- importing side ---- */
+
+/*
+ * Releases no daemon took: the exporter keeps the memory until it hears
+ * of them, so they wait here for the next daemon (cufab_remote_flush()).
+ */
+static LIST_HEAD(cufab_remote_unsent);
+
+struct cufab_remote_unsent {
+	struct list_head node;
+	unsigned int peer;
+	u64 token;
+};
+
+/* RELEASE of import @token of @node to the daemon at @portid; 0 or -errno. */
+static int cufab_remote_release_msg(u32 portid, unsigned int node, u64 token)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = cufab_remote_msg(CUFAB_IMEX_CMD_RELEASE, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) ||
+	    nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, token,
+			      CUFAB_IMEX_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return cufab_remote_send(msg, hdr, portid);
+}
+
+static void cufab_remote_unsent_add(struct cufab_remote_unsent *u)
+{
+	lockdep_assert_held(&cufab_remote_lock);
+	list_add_tail(&u->node, &cufab_remote_unsent);
+}
+
+/* Tell the exporter that import @token of its memory let go. */
+static void cufab_remote_release_send(unsigned int node, u64 token)
+{
+	struct cufab_remote_unsent *u;
+	u32 portid;
+
+	/*
+	 * Without memory to keep it, the release is lost: the exporter keeps
+	 * the memory until it learns this node is down (safe, not freed).
+	 */
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return;
+	u->peer = node;
+	u->token = token;
+	mutex_lock(&cufab_remote_lock);
+	portid = cufab_imexd_portid;
+	if (!portid)
+		cufab_remote_unsent_add(u);
+	mutex_unlock(&cufab_remote_lock);
+	if (!portid)
+		return;
+	if (!cufab_remote_release_msg(portid, node, token)) {
+		kfree(u);
+		return;
+	}
+	mutex_lock(&cufab_remote_lock);
+	cufab_remote_unsent_add(u);
+	mutex_unlock(&cufab_remote_lock);
+}
+
+/* A daemon registered at @portid: the releases that waited for one. */
+static void cufab_remote_flush(u32 portid)
+{
+	struct cufab_remote_unsent *u, *tmp;
+	LIST_HEAD(todo);
+
+	mutex_lock(&cufab_remote_lock);
+	list_splice_init(&cufab_remote_unsent, &todo);
+	mutex_unlock(&cufab_remote_lock);
+	list_for_each_entry_safe(u, tmp, &todo, node) {
+		if (cufab_remote_release_msg(portid, u->peer, u->token))
+			continue;
+		list_del(&u->node);
+		kfree(u);
+	}
+	mutex_lock(&cufab_remote_lock);
+	list_splice(&todo, &cufab_remote_unsent);
+	mutex_unlock(&cufab_remote_lock);
+}
+
+static void cufab_remote_alloc_release(struct cufab_alloc *alloc)
+{
+	struct cufab_remote_import *imp = alloc->priv;
+
+	cufab_remote_release_send(imp->node, imp->token);
+	kfree(imp);
+}
+
+/*
+ * Another node's memory, mapped where it lives: no pages of this node,
+ * not bindable to teams (teams across nodes are not built), never
+ * exported again.
+ */
+static const struct cufab_alloc_ops cufab_remote_alloc_ops = {
+	.name = "FABRIC import of another node",
+	.flags = CUFAB_ALLOC_REMOTE,
+	.page = cufab_alloc_store_page,
+	.map_prepare = cufab_alloc_map_check,
+	.release = cufab_remote_alloc_release,
+};
+
+/* Ask the daemon for @handle of @node; fills @req. */
+static int cufab_remote_ask(struct cufab_remote_req *req, const u8 *handle,
+			    int channel)
+{
+	struct sk_buff *msg;
+	u32 id, portid;
+	void *hdr;
+	int ret;
+
+	mutex_lock(&cufab_remote_lock);
+	portid = cufab_imexd_portid;
+	ret = portid ? xa_alloc(&cufab_remote_reqs, &id, req, xa_limit_32b,
+				GFP_KERNEL) : -EHOSTDOWN;
+	mutex_unlock(&cufab_remote_lock);
+	if (ret)
+		return ret;
+
+	msg = cufab_remote_msg(CUFAB_IMEX_CMD_RESOLVE, &hdr);
+	if (!msg) {
+		ret = -ENOMEM;
+	} else if (nla_put_u64_64bit(msg, CUFAB_IMEX_A_REQ_ID, id,
+				     CUFAB_IMEX_A_PAD) ||
+		   nla_put_u32(msg, CUFAB_IMEX_A_NODE, req->node) ||
+		   nla_put(msg, CUFAB_IMEX_A_HANDLE, CUFAB_FABRIC_HANDLE_LEN,
+			   handle) ||
+		   nla_put_u32(msg, CUFAB_IMEX_A_CHANNEL, channel)) {
+		nlmsg_free(msg);
+		ret = -EMSGSIZE;
+	} else {
+		ret = cufab_remote_send(msg, hdr, portid);
+	}
+	if (!ret &&
+	    !wait_for_completion_killable_timeout(&req->done,
+						  CUFAB_REMOTE_TIMEOUT))
+		ret = -ETIMEDOUT;
+
+	mutex_lock(&cufab_remote_lock);
+	xa_erase(&cufab_remote_reqs, id);
+	/* an answer that came before the erase counts, even past a signal */
+	if (req->answered)
+		ret = req->status;
+	else if (!ret)
+		ret = -EINTR;
+	mutex_unlock(&cufab_remote_lock);
+	return ret;
+}
+
+static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
+{
+	struct cufab_alloc_desc desc = {
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = req->dev,
+		.length = req->length,
+		.ops = &cufab_remote_alloc_ops,
+		.provider = &cufab_remote_pages,
+	};
+	struct cufab_remote_import *imp;
+	struct cufab_alloc *alloc;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!imp)
+		return ERR_PTR(-ENOMEM);
+	imp->node = req->node;
+	imp->offset = req->offset;
+	imp->token = req->token;
+	desc.priv = imp;
+	alloc = cufab_alloc_create(&desc);
+	if (IS_ERR(alloc))
+		kfree(imp);
+	return alloc;
+}
+
+/**
+ * cufab_remote_import() - import another node's FABRIC export
+ * @client: the importer, its IMEX channel already checked
+ * @handle: the 64-byte handle
+ * @node: the node that exported it (not this one)
+ *
+ * Return: an allocation with one reference, whose pages are the
+ * exporter's in the fabric window; ERR_PTR(-EINVAL) for a node outside
+ * the domain; -EHOSTDOWN without a daemon, a window, or with the exporter
+ * unreachable; -ETIMEDOUT when it does not
+ * answer in time; whatever the exporter's checks say (-EINVAL for a handle
+ * that names nothing, -EPERM for another IMEX channel).
+ */
+struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
+					const u8 *handle, unsigned int node)
+{
+	struct cufab_remote_req req = { .node = node };
+	struct cufab_alloc *alloc;
+	int ret;
+
+	/* a node outside the domain produced nothing: a forged handle */
+	if (node >= cufab_domain_nodes()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: the domain has %u nodes (num_nodes)\n",
+				    pid_nr(client->tgid), client->comm, node,
+				    cufab_domain_nodes());
+		return ERR_PTR(-EINVAL);
+	}
+	if (!cufab_window_present()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: this node has no fabric window to reach it\n",
+				    pid_nr(client->tgid), client->comm, node);
+		return ERR_PTR(-EHOSTDOWN);
+	}
+	init_completion(&req.done);
+	ret = cufab_remote_ask(&req, handle, cufab_imex_channel(client));
+	if (ret) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC import from node %u failed: %d%s\n",
+				    pid_nr(client->tgid), client->comm, node,
+				    ret, ret == -EHOSTDOWN ?
+				    " (cufab-imexd not running, or node unreachable)" : "");
+		return ERR_PTR(ret);
+	}
+	if (!cufab_window_owns(req.offset, req.length, node)) {
+		pr_warn("node %u answered an import with [%llu, +%llu), outside its window slice\n",
+			node, req.offset, req.length);
+		cufab_remote_release_send(node, req.token);
+		return ERR_PTR(-EPROTO);
+	}
+	alloc = cufab_remote_alloc(&req);
+	if (IS_ERR(alloc))
+		cufab_remote_release_send(node, req.token);
+	return alloc;
+}
+
+/* ---- exporting side ---- */
+
+static void cufab_remote_ref_drop(unsigned long token)
+{
+	struct cufab_remote_ref *ref;
+
+	mutex_lock(&cufab_remote_lock);
+	ref = xa_erase(&cufab_remote_refs, token);
+	mutex_unlock(&cufab_remote_lock);
+	if (ref) {
+		cufab_alloc_put(ref->alloc);
+		kfree(ref);
+	}
+}
+
+/* The exporter's checks of an import from @node; 0 or a negative errno. */
+static int cufab_remote_export_check(struct cufab_alloc *alloc, int theirs,
+				     u32 channel, u32 node)
+{
+	if (theirs != channel) {
+		pr_warn_ratelimited("node %u: import of allocation %llu refused: it was exported on IMEX channel %d, the importer has channel %u\n",
+				    node, alloc->id, theirs, channel);
+		return -EPERM;
+	}
+	if (alloc->provider != &cufab_window_pages) {
+		pr_warn_ratelimited("node %u: import of allocation %llu refused: its pages are not in the fabric window (%s)\n",
+				    node, alloc->id,
+				    alloc->provider ? alloc->provider->name : "none");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+/* EXPORT_GET: the importer's reference and where the memory is. */
+static int cufab_remote_export(const u8 *handle, u32 channel, u32 node,
+			       struct cufab_remote_ref **out, u32 *token)
+{
+	struct cufab_remote_ref *ref;
+	struct cufab_alloc *alloc;
+	int theirs, ret;
+
+	alloc = cufab_fabric_import(handle, &theirs);
+	if (IS_ERR(alloc)) {
+		pr_warn_ratelimited("node %u: FABRIC handle names no live allocation of this node (forged, or freed)\n",
+				    node);
+		return PTR_ERR(alloc);
+	}
+	ret = cufab_remote_export_check(alloc, theirs, channel, node);
+	if (ret)
+		goto err;
+	ret = -ENOMEM;
+	ref = kzalloc(sizeof(*ref), GFP_KERNEL_ACCOUNT);
+	if (!ref)
+		goto err;
+	ref->alloc = alloc;
+	ref->node = node;
+	mutex_lock(&cufab_remote_lock);
+	ret = xa_alloc(&cufab_remote_refs, token, ref, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
+	mutex_unlock(&cufab_remote_lock);
+	if (ret) {
+		kfree(ref);
+		goto err;
+	}
+	*out = ref;
+	return 0;
+err:
+	cufab_alloc_put(alloc);
+	return ret;
+}
+
+static int cufab_imex_export_get_doit(struct sk_buff *skb,
+				      struct genl_info *info)
+{
+	struct cufab_remote_ref *ref = NULL;
+	struct sk_buff *msg;
+	u32 token = 0, node;
+	void *hdr;
+	int status;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_HANDLE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_CHANNEL) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE))
+		return -EINVAL;
+	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	status = cufab_remote_export(nla_data(info->attrs[CUFAB_IMEX_A_HANDLE]),
+				     nla_get_u32(info->attrs[CUFAB_IMEX_A_CHANNEL]),
+				     node, &ref, &token);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto err;
+	hdr = genlmsg_put_reply(msg, info, &cufab_imex_family, 0,
+				CUFAB_IMEX_CMD_EXPORT_GET);
+	if (!hdr || nla_put_s32(msg, CUFAB_IMEX_A_STATUS, status))
+		goto err_msg;
+	if (!status &&
+	    (nla_put_u64_64bit(msg, CUFAB_IMEX_A_OFFSET,
+			       cufab_window_alloc_offset(ref->alloc),
+			       CUFAB_IMEX_A_PAD) ||
+	     nla_put_u64_64bit(msg, CUFAB_IMEX_A_LENGTH, ref->alloc->length,
+			       CUFAB_IMEX_A_PAD) ||
+	     nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, token,
+			       CUFAB_IMEX_A_PAD) ||
+	     nla_put_u32(msg, CUFAB_IMEX_A_DEV, ref->alloc->location_id)))
+		goto err_msg;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_msg:
+	nlmsg_free(msg);
+err:
+	if (!status)
+		cufab_remote_ref_drop(token);
+	return -ENOMEM;
+}
+
+static int cufab_imex_export_put_doit(struct sk_buff *skb,
+				      struct genl_info *info)
+{
+	struct cufab_remote_ref *ref;
+	u64 token;
+	u32 node;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_TOKEN))
+		return -EINVAL;
+	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	token = nla_get_u64(info->attrs[CUFAB_IMEX_A_TOKEN]);
+	if (token > U32_MAX)
+		return -ENOENT;
+	/* a node may only give back what it was given */
+	mutex_lock(&cufab_remote_lock);
+	ref = xa_load(&cufab_remote_refs, token);
+	if (ref && ref->node != node)
+		ref = NULL;
+	mutex_unlock(&cufab_remote_lock);
+	if (!ref) {
+		NL_SET_ERR_MSG(info->extack,
+			       "that node holds no import of that token");
+		return -ENOENT;
+	}
+	cufab_remote_ref_drop(token);
+	return 0;
+}
+
+/* Every import @node holds of this node's memory (every node: -1). */
+static void cufab_remote_drop_node(int node)
+{
+	struct cufab_remote_ref *ref;
+	unsigned long token;
+
+	xa_for_each(&cufab_remote_refs, token, ref)
+		if (node < 0 || ref->node == node)
+			cufab_remote_ref_drop(token);
+}
+
+static int cufab_imex_node_down_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	u32 node;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE))
+		return -EINVAL;
+	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	if (node == cufab_node.node_index || node >= cufab_domain_nodes()) {
+		NL_SET_ERR_MSG(info->extack,
+			       "NODE is not another node of this domain (num_nodes)");
+		return -EINVAL;
+	}
+	pr_info("node %u is down: dropping its imports of this node's memory\n",
+		node);
+	mutex_lock(&cufab_remote_lock);
+	cufab_remote_fail_reqs(node);
+	mutex_unlock(&cufab_remote_lock);
+	cufab_remote_drop_node(node);
+	return 0;
+}
+
+/* ---- the daemon ---- */
+
+static int cufab_imex_register_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	u32 node;
+	int ret = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE))
+		return -EINVAL;
+	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	if (node != cufab_node.node_index) {
+		pr_warn("cufab-imexd of node %u refused: this module is node_index=%u\n",
+			node, cufab_node.node_index);
+		NL_SET_ERR_MSG(info->extack,
+			       "NODE is not this module's node_index");
+		return -EINVAL;
+	}
+	mutex_lock(&cufab_remote_lock);
+	if (cufab_imexd_portid && cufab_imexd_portid != info->snd_portid) {
+		NL_SET_ERR_MSG(info->extack,
+			       "another cufab-imexd is registered already");
+		ret = -EBUSY;
+	} else {
+		cufab_imexd_portid = info->snd_portid;
+	}
+	mutex_unlock(&cufab_remote_lock);
+	if (!ret) {
+		pr_info("cufab-imexd registered (netlink port %u)\n",
+			info->snd_portid);
+		cufab_remote_flush(info->snd_portid);
+	}
+	return ret;
+}
+
+static int cufab_imex_resolved_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct cufab_remote_req *req;
+	u64 id;
+	int status, ret = 0;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_REQ_ID) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_STATUS))
+		return -EINVAL;
+	id = nla_get_u64(a[CUFAB_IMEX_A_REQ_ID]);
+	status = nla_get_s32(a[CUFAB_IMEX_A_STATUS]);
+	/* an errno, or the extent */
+	if (status > 0 || status < -MAX_ERRNO ||
+	    (!status && (!a[CUFAB_IMEX_A_OFFSET] || !a[CUFAB_IMEX_A_LENGTH] ||
+			 !a[CUFAB_IMEX_A_TOKEN] || !a[CUFAB_IMEX_A_DEV]))) {
+		NL_SET_ERR_MSG(info->extack,
+			       "RESOLVED wants a negative errno, or OFFSET, LENGTH, TOKEN and DEV");
+		return -EINVAL;
+	}
+	mutex_lock(&cufab_remote_lock);
+	req = id <= U32_MAX ? xa_load(&cufab_remote_reqs, id) : NULL;
+	if (!req || req->answered) {
+		ret = -ENOENT;
+	} else {
+		req->status = status;
+		req->answered = true;
+		if (!status) {
+			req->offset = nla_get_u64(a[CUFAB_IMEX_A_OFFSET]);
+			req->length = nla_get_u64(a[CUFAB_IMEX_A_LENGTH]);
+			req->token = nla_get_u64(a[CUFAB_IMEX_A_TOKEN]);
+			req->dev = nla_get_u32(a[CUFAB_IMEX_A_DEV]);
+		}
+		complete(&req->done);
+	}
+	mutex_unlock(&cufab_remote_lock);
+	if (ret)
+		NL_SET_ERR_MSG(info->extack,
+			       "no import waits for that request (it gave up)");
+	return ret;
+}
+
+/* The daemon's socket closed: it is dead, whatever it was doing. */
+static int cufab_imex_netlink_event(struct notifier_block *nb,
+				    unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	bool gone = false;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net))
+		return NOTIFY_DONE;
+	mutex_lock(&cufab_remote_lock);
+	if (cufab_imexd_portid && n->portid == cufab_imexd_portid) {
+		cufab_imexd_portid = 0;
+		cufab_remote_fail_reqs(-1);
+		gone = true;
+	}
+	mutex_unlock(&cufab_remote_lock);
+	if (gone)
+		pr_info("cufab-imexd is gone: imports from other nodes fail with -EHOSTDOWN until one registers\n");
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block cufab_imex_notifier = {
+	.notifier_call = cufab_imex_netlink_event,
+};
+
+static const struct nla_policy cufab_imex_policy[CUFAB_IMEX_A_MAX + 1] = {
+	[CUFAB_IMEX_A_NODE] = NLA_POLICY_MAX(NLA_U32, CUFAB_MAX_NODES - 1),
+	[CUFAB_IMEX_A_REQ_ID] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_HANDLE] = NLA_POLICY_EXACT_LEN(CUFAB_FABRIC_HANDLE_LEN),
+	[CUFAB_IMEX_A_CHANNEL] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_STATUS] = { .type = NLA_S32 },
+	[CUFAB_IMEX_A_OFFSET] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_LENGTH] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_TOKEN] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_DEV] = { .type = NLA_U32 },
+};
+
+static const struct genl_ops cufab_imex_ops[] = {
+	{
+		.cmd = CUFAB_IMEX_CMD_REGISTER,
+		.doit = cufab_imex_register_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_RESOLVED,
+		.doit = cufab_imex_resolved_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_EXPORT_GET,
+		.doit = cufab_imex_export_get_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_EXPORT_PUT,
+		.doit = cufab_imex_export_put_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_NODE_DOWN,
+		.doit = cufab_imex_node_down_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static struct genl_family cufab_imex_family __ro_after_init = {
+	.name = CUFAB_IMEX_GENL_NAME,
+	.version = CUFAB_IMEX_GENL_VERSION,
+	.maxattr = CUFAB_IMEX_A_MAX,
+	.policy = cufab_imex_policy,
+	.module = THIS_MODULE,
+	.ops = cufab_imex_ops,
+	.n_ops = ARRAY_SIZE(cufab_imex_ops),
+};
+
+/* debugfs "fabric_remote": the daemon, and other nodes' imports. */
+void cufab_remote_show(struct seq_file *m)
+{
+	struct cufab_remote_ref *ref;
+	unsigned long token;
+
+	mutex_lock(&cufab_remote_lock);
+	seq_printf(m, "imexd %u\n", cufab_imexd_portid);
+	xa_for_each(&cufab_remote_refs, token, ref)
+		seq_printf(m, "import %lu node %u alloc %llu length %llu\n",
+			   token, ref->node, ref->alloc->id,
+			   ref->alloc->length);
+	mutex_unlock(&cufab_remote_lock);
+}
+
+int cufab_remote_init(void)
+{
+	int ret;
+
+	ret = netlink_register_notifier(&cufab_imex_notifier);
+	if (ret)
+		return ret;
+	ret = genl_register_family(&cufab_imex_family);
+	if (ret)
+		netlink_unregister_notifier(&cufab_imex_notifier);
+	return ret;
+}
+
+/*
+ * Unload: no client is left, so no import waits; what other nodes import
+ * of this node's memory is dropped (the module and its window go).
+ */
+void cufab_remote_exit(void)
+{
+	struct cufab_remote_unsent *u, *tmp;
+
+	genl_unregister_family(&cufab_imex_family);
+	netlink_unregister_notifier(&cufab_imex_notifier);
+	cufab_remote_drop_node(-1);
+	list_for_each_entry_safe(u, tmp, &cufab_remote_unsent, node) {
+		pr_info("unload: node %u never heard that this node released its import %llu\n",
+			u->peer, u->token);
+		list_del(&u->node);
+		kfree(u);
+	}
+	WARN_ON(!xa_empty(&cufab_remote_reqs));
+	xa_destroy(&cufab_remote_refs);
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fabric window (Documentation/multinode.rst): memory every node of
+ * the domain can load and store, where FABRIC-exportable allocations live
+ * so that another node's import maps the very same pages.
+ *
+ * In the test cluster the window is an ivshmem-plain PCI device (1af4:1110)
+ * whose BAR 2 is one host file shared by every guest. This file binds it,
+ * gives the whole BAR struct pages (memremap_pages(), MEMORY_DEVICE_GENERIC:
+ * the CPU view, copies and dma-bufs keep working on pages) and cuts it:
+ *
+ *   [0, 2 MiB)                       reserved for a domain header
+ *   [2 MiB + n * S, 2 MiB + (n+1) S) the slice of node n, S = the rest / N
+ *
+ * in 2 MiB units, N being the module parameter num_nodes. A node allocates
+ * only from its own slice, with genalloc: no allocator state is shared
+ * between nodes, so a node that dies leaves nothing half-updated in the
+ * others'. Every node maps the whole window, so it can also reach any
+ * other node's slice at the offset an import names (fabric_remote.c).
+ *
+ * FABRIC-exportable allocations take their pages through the window page
+ * provider (pages_window.c), imports of other nodes' through the remote
+ * one (pages_remote.c). Without the device (a node alone, or num_nodes=1)
+ * there is no window and FABRIC allocations stay in local pages, as
+ * always.
+ *
+ * Lifetime: the driver is bound at module load and unbound at unload only
+ * (no sysfs unbind), when no allocation is left, so readers of
+ * cufab_window need no lock beyond the module's own lifetime.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/genalloc.h>
+#include <linux/memremap.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/pci.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+#include "fabric.h"
+
+#define CUFAB_WINDOW_BAR	2
+#define CUFAB_WINDOW_UNIT	SZ_2M
+/* the domain header's block, before the first slice */
+#define CUFAB_WINDOW_HEADER	SZ_2M
+
+static unsigned int num_nodes = 1;
+module_param(num_nodes, uint, 0444);
+MODULE_PARM_DESC(num_nodes,
+		 "Nodes in the fabric domain, 1..1024: the fabric window is cut into that many slices (default 1)");
+
+/**
+ * struct cufab_window - the bound window
+ * @pdev: the ivshmem device
+ * @base: physical address of BAR 2
+ * @size: its length
+ * @virt: the kernel's mapping of the whole window
+ * @pgmap: its ZONE_DEVICE pages
+ * @pool: this node's slice, by window offset + 1 (genalloc returns 0 for
+ *	"no memory", and offset 0 is the header anyway)
+ * @slice: bytes per node
+ */
+struct cufab_window {
+	struct pci_dev *pdev;
+	phys_addr_t base;
+	u64 size;
+	void *virt;
+	struct dev_pagemap pgmap;
+	struct gen_pool *pool;
+	u64 slice;
+};
+
+static struct cufab_window *cufab_window;
+
+bool cufab_window_present(void)
+{
+	return cufab_window;
+}
+
+unsigned int cufab_domain_nodes(void)
+{
+	return num_nodes;
+}
+
+static u64 cufab_window_slice_start(const struct cufab_window *w,
+				    unsigned int node)
+{
+	return CUFAB_WINDOW_HEADER + (u64)node * w->slice;
+}
+
+/**
+ * cufab_window_page() - the struct page at a window offset
+ * @offset: bytes from the window's start, any node's slice
+ *
+ * Return: the page, or NULL without a window or past its end.
+ */
+struct page *cufab_window_page(u64 offset)
+{
+	struct cufab_window *w = cufab_window;
+
+	if (!w || offset >= w->size)
+		return NULL;
+	return pfn_to_page(PHYS_PFN(w->base + offset));
+}
+
+/*
+ * Is [offset, offset + length) inside the slice of @node? An import must
+ * name memory of its exporter's slice, nothing else of the window.
+ */
+bool cufab_window_owns(u64 offset, u64 length, unsigned int node)
+{
+	struct cufab_window *w = cufab_window;
+	u64 start;
+
+	if (!w || node >= num_nodes || !length)
+		return false;
+	start = cufab_window_slice_start(w, node);
+	return offset >= start && length <= w->slice &&
+	       offset - start <= w->slice - length &&
+	       IS_ALIGNED(offset, PAGE_SIZE) && IS_ALIGNED(length, PAGE_SIZE);
+}
+
+/**
+ * cufab_window_reserve() - zeroed window memory from this node's slice
+ * @length: bytes, rounded up to 2 MiB
+ * @offset: out, where it starts in the window
+ *
+ * One contiguous range, so that an import is one (offset, length) pair.
+ * Reserved whole at create, not at first touch: a full slice fails
+ * cuMemCreate, as a full GPU does, never a later fault.
+ *
+ * Context: may sleep (zeroing). Return: 0, -ENOMEM when the slice has no
+ * such range, -ENODEV without a window.
+ */
+int cufab_window_reserve(u64 length, u64 *offset)
+{
+	struct cufab_window *w = cufab_window;
+	unsigned long addr;
+	u64 len = round_up(length, CUFAB_WINDOW_UNIT), done;
+
+	if (!w)
+		return -ENODEV;
+	addr = gen_pool_alloc(w->pool, len);
+	if (!addr) {
+		pr_warn_ratelimited("fabric window: no %llu contiguous bytes left in node %u's slice (%zu of %llu free)\n",
+				    len, cufab_node.node_index,
+				    gen_pool_avail(w->pool), w->slice);
+		return -ENOMEM;
+	}
+	*offset = addr - 1;
+	/* what another process, or a previous run, left there */
+	for (done = 0; done < len; done += CUFAB_WINDOW_UNIT) {
+		memset(w->virt + *offset + done, 0, CUFAB_WINDOW_UNIT);
+		cond_resched();
+	}
+	return 0;
+}
+
+void cufab_window_unreserve(u64 offset, u64 length)
+{
+	struct cufab_window *w = cufab_window;
+
+	if (!WARN_ON_ONCE(!w))
+		gen_pool_free(w->pool, offset + 1,
+			      round_up(length, CUFAB_WINDOW_UNIT));
+}
+
+/* debugfs "window": the geometry and what is left of this node's slice. */
+void cufab_window_show(struct seq_file *m)
+{
+	struct cufab_window *w = cufab_window;
+
+	if (!w) {
+		seq_puts(m, "none\n");
+		return;
+	}
+	seq_printf(m, "device %s base %pa size %llu nodes %u slice %llu node %u start %llu free %zu\n",
+		   pci_name(w->pdev), &w->base, w->size, num_nodes, w->slice,
+		   cufab_node.node_index,
+		   cufab_window_slice_start(w, cufab_node.node_index),
+		   gen_pool_avail(w->pool));
+}
+
+/* ---- the PCI device ---- */
+
+/*
+ * Window pages are never freed to the page allocator: their allocation
+ * holds the one reference they are born with, so the count never drops
+ * to zero and this is never called. It must exist all the same.
+ */
+static void cufab_window_page_free(struct page *page)
+{
+	WARN_ONCE(1, "fabric window page %lx freed\n", page_to_pfn(page));
+}
+
+static const struct dev_pagemap_ops cufab_window_pgmap_ops = {
+	.page_free = cufab_window_page_free,
+};
+
+/* The geometry: 0 or -EINVAL with a log line naming what does not fit. */
+static int cufab_window_geometry(struct cufab_window *w)
+{
+	u64 usable;
+
+	if (num_nodes < 1 || num_nodes > CUFAB_MAX_NODES) {
+		pr_err("fabric window: num_nodes=%u: must be 1..%u\n",
+		       num_nodes, CUFAB_MAX_NODES);
+		return -EINVAL;
+	}
+	if (cufab_node.node_index >= num_nodes) {
+		pr_err("fabric window: node_index=%u is not below num_nodes=%u: the node has no slice\n",
+		       cufab_node.node_index, num_nodes);
+		return -EINVAL;
+	}
+	usable = w->size > CUFAB_WINDOW_HEADER ? w->size - CUFAB_WINDOW_HEADER : 0;
+	w->slice = round_down(div_u64(usable, num_nodes), CUFAB_WINDOW_UNIT);
+	if (!w->slice) {
+		pr_err("fabric window: %llu bytes cannot hold a 2 MiB header and %u slices of 2 MiB\n",
+		       w->size, num_nodes);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cufab_window_pool(struct cufab_window *w)
+{
+	u64 start = cufab_window_slice_start(w, cufab_node.node_index);
+
+	w->pool = gen_pool_create(PMD_SHIFT, dev_to_node(&w->pdev->dev));
+	if (!w->pool)
+		return -ENOMEM;
+	if (gen_pool_add(w->pool, start + 1, w->slice,
+			 dev_to_node(&w->pdev->dev))) {
+		gen_pool_destroy(w->pool);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int cufab_window_probe(struct pci_dev *pdev,
+			      const struct pci_device_id *id)
+{
+	struct cufab_window *w;
+	int ret;
+
+	/* one domain, one window: a second device is not ours */
+	if (cufab_window || num_nodes < 2)
+		return -ENODEV;
+	w = devm_kzalloc(&pdev->dev, sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	w->pdev = pdev;
+	w->base = pci_resource_start(pdev, CUFAB_WINDOW_BAR);
+	w->size = pci_resource_len(pdev, CUFAB_WINDOW_BAR);
+	ret = cufab_window_geometry(w);
+	if (ret)
+		return ret;
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	ret = pci_request_region(pdev, CUFAB_WINDOW_BAR, "cufab window");
+	if (ret)
+		return ret;
+	w->pgmap.type = MEMORY_DEVICE_GENERIC;
+	w->pgmap.range.start = w->base;
+	w->pgmap.range.end = w->base + w->size - 1;
+	w->pgmap.nr_range = 1;
+	w->pgmap.ops = &cufab_window_pgmap_ops;
+	w->virt = devm_memremap_pages(&pdev->dev, &w->pgmap);
+	if (IS_ERR(w->virt)) {
+		ret = PTR_ERR(w->virt);
+		pr_err("fabric window %s: cannot give %llu bytes at %pa struct pages: %d\n",
+		       pci_name(pdev), w->size, &w->base, ret);
+		goto err_region;
+	}
+	ret = cufab_window_pool(w);
+	if (ret)
+		goto err_region;
+	pci_set_drvdata(pdev, w);
+	cufab_window = w;
+	pr_info("fabric window %s: %llu MiB, %u nodes, node %u's slice %llu MiB at offset %llu MiB\n",
+		pci_name(pdev), w->size >> 20, num_nodes,
+		cufab_node.node_index, w->slice >> 20,
+		cufab_window_slice_start(w, cufab_node.node_index) >> 20);
+	return 0;
+
+err_region:
+	pci_release_region(pdev, CUFAB_WINDOW_BAR);
+	return ret;
+}
+
+static void cufab_window_remove(struct pci_dev *pdev)
+{
+	struct cufab_window *w = pci_get_drvdata(pdev);
+
+	cufab_window = NULL;
+	gen_pool_destroy(w->pool);
+	/* the pages go with the device (devm), before the region */
+	devm_memunmap_pages(&pdev->dev, &w->pgmap);
+	pci_release_region(pdev, CUFAB_WINDOW_BAR);
+}
+
+static const struct pci_device_id cufab_window_ids[] = {
+	{ PCI_DEVICE(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110) },	/* ivshmem */
+	{ }
+};
+
+/*
+ * No MODULE_DEVICE_TABLE: an ivshmem device must not load cufab by
+ * itself; the node's administrator loads it with its domain's parameters.
+ */
+static struct pci_driver cufab_window_driver = {
+	.name = "cufab-window",
+	.id_table = cufab_window_ids,
+	.probe = cufab_window_probe,
+	.remove = cufab_window_remove,
+	.driver.suppress_bind_attrs = true,
+};
+
+int cufab_window_init(void)
+{
+	return pci_register_driver(&cufab_window_driver);
+}
+
+void cufab_window_exit(void)
+{
+	pci_unregister_driver(&cufab_window_driver);
+}

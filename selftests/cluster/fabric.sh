@@ -1,0 +1,182 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cluster suite (make check's "cluster fabric"): FABRIC memory across
+# the nodes of a fabric domain, on two nodes (tools/vm/cluster --nodes 2,
+# which loads cufab with num_nodes=2, so each node has its window slice).
+# Every node starts its cufab-imexd, then, printing KTAP:
+#
+#   1 the daemon is up: cufab-imexd -q says READY, -N "Domain State: UP"
+#   2 FABRIC memory is in the window (debugfs window: the slice shrank)
+#   3 this node's export is read and written by the other node, and this
+#     node reads and writes the other's (both ways at once), with a copy
+#     out of the remote memory timed against a local copy
+#   4 an importer on another IMEX channel is refused
+#     (CUDA_ERROR_NOT_PERMITTED), by the exporting node's check
+#   5 with this node's daemon stopped (SIGTERM), an import of the other
+#     node's handle fails with CUDA_ERROR_SYSTEM_NOT_READY
+#   6 node 1 maps node 0's memory, node 0 dies (tools/vm/cluster --kill
+#     0@file:kill0): node 1's daemon sees the domain DOWN, a new import
+#     fails with CUDA_ERROR_SYSTEM_NOT_READY, the mapping stays readable,
+#     unmap and release succeed (node 1 only; node 0 prints nothing more)
+#
+# Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
+# CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
+
+me=${CUFAB_NODE_INDEX:?not run by tools/vm/cluster}
+nodes=${CUFAB_NODES:?}
+dir=${CUFAB_CLUSTER_DIR:?}
+here=$(cd "$(dirname "$0")" && pwd)
+mem=$here/fabric_mem
+imexd=$here/../bin/cufab-imexd
+dbg=/sys/kernel/debug/cufab
+size=$((4 << 20))
+other=$(((me + 1) % nodes))
+failed=0
+log=/tmp/imexd.log
+
+result()
+{
+	if [ "$1" = 0 ]; then
+		echo "ok $2 $3"
+	else
+		echo "not ok $2 $3"
+		failed=1
+	fi
+}
+
+# wait_for FILE: 120 s at most.
+wait_for()
+{
+	n=0
+	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -e "$1" ]
+}
+
+barrier()
+{
+	touch "$dir/$1.$me"
+	j=0
+	while [ "$j" -lt "$nodes" ]; do
+		wait_for "$dir/$1.$j" || { echo "# barrier $1: node $j never came"; return 1; }
+		j=$((j + 1))
+	done
+}
+
+# domain_state: the last word of cufab-imexd -N.
+domain_state()
+{
+	"$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p'
+}
+
+# Two IMEX channels; the library takes the lowest it can open, channel 0.
+major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
+mkdir -p /dev/cufab-imex-channels
+for c in 0 1; do
+	mknod -m 0600 /dev/cufab-imex-channels/channel$c c "$major" $c 2>/dev/null
+done
+
+echo "TAP version 13"
+echo "# cluster suite: fabric"
+echo "1..6"
+echo "# node $me of $nodes"
+
+# IMEX's keys; grace 0: a lost node is cleaned up at once
+cfg=/tmp/imex.cfg
+printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
+	"$CUFAB_NODE_CONFIG" >"$cfg"
+start=$(date +%s)
+"$imexd" -c "$cfg" 2>"$log" &
+daemon=$!
+rc=1
+n=0
+while [ "$n" -lt 300 ]; do
+	[ "$(domain_state)" = UP ] && { rc=0; break; }
+	sleep 0.1
+	n=$((n + 1))
+done
+ready=$("$imexd" -q)
+[ "$ready" = READY ] || rc=1
+echo "# domain UP after $(($(date +%s) - start)) s, -q: $ready"
+[ "$rc" = 0 ] || { "$imexd" -N | sed 's/^/# /'; sed 's/^/# /' "$log"; }
+result "$rc" 1 "node $me's cufab-imexd is READY and the domain UP"
+
+free_before=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
+"$mem" export "$dir/h$me" "$size" &
+exporter=$!
+wait_for "$dir/h$me"
+free_after=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
+rc=0
+[ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
+echo "# window: $(cat "$dbg/window")"
+result "$rc" 2 "node $me's FABRIC allocation takes $size bytes of its window slice"
+
+t=$(date +%s)
+rc=0
+"$mem" import "$dir/h$other" "$size" || rc=1
+wait "$exporter" || rc=1
+echo "# both ways in $(($(date +%s) - t)) s"
+result "$rc" 3 "node $me and node $other read and write each other's FABRIC memory"
+
+barrier refuse
+rc=0
+CUFAB_IMEX_CHANNEL=1 "$mem" import "$dir/h-refuse$other" "$size" \
+	CUDA_ERROR_NOT_PERMITTED &
+refused=$!
+"$mem" offer "$dir/h-refuse$me" "$size" &
+exporter=$!
+wait "$refused" || rc=1
+# the exporter waits for its importer, on the other node
+touch "$dir/h-refuse$other.checked"
+wait "$exporter"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 4 "node $me's importer on another IMEX channel is refused"
+
+barrier down
+rc=0
+"$mem" offer "$dir/h-down$me" "$size" &
+exporter=$!
+kill -TERM "$daemon"
+wait "$daemon" || rc=1
+"$mem" import "$dir/h-down$other" "$size" CUDA_ERROR_SYSTEM_NOT_READY || rc=1
+touch "$dir/h-down$other.checked"
+wait "$exporter"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memory is SYSTEM_NOT_READY"
+
+# Node death: node 1 holds a mapping of node 0's memory when node 0 dies.
+barrier kill
+"$imexd" -c "$cfg" 2>>"$log" &
+daemon=$!
+if [ "$me" = 0 ]; then
+	"$mem" export "$dir/h-kill0" "$size" &
+	wait_for "$dir/h-kill0.mapped" && touch "$dir/kill0"
+	wait
+	exit "$failed"
+fi
+rc=0
+n=0
+while [ "$(domain_state)" != UP ] && [ "$n" -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+"$mem" hold "$dir/h-kill0" "$size" &
+holder=$!
+wait_for "$dir/h-kill0.mapped"
+t=$(date +%s)
+n=0
+while [ "$(domain_state)" != DOWN ] && [ "$n" -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+echo "# node 0 seen gone after $(($(date +%s) - t)) s: domain $(domain_state)"
+touch "$dir/h-kill0.gone"
+wait "$holder" || rc=1
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 6 "node $me survives node 0's death under its mapping"
+kill -TERM "$daemon"
+wait "$daemon"
+exit "$failed"

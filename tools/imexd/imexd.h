@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cufab-imexd: the node daemon of a cufab fabric domain, the analog of
+ * nvidia-imex (Documentation/multinode.rst). It carries FABRIC imports
+ * between the nodes' kernels: netlink ("cufab_imex") to its own kernel,
+ * one TCP connection to every other node's daemon.
+ */
+#ifndef CUFAB_IMEXD_H
+#define CUFAB_IMEXD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define IMEXD_MAX_NODES		64
+#define IMEXD_MAX_PENDING	256
+
+/* the wire protocol between daemons, little-endian */
+#define IMEXD_MAGIC		0x58494643u	/* "CFIX" */
+#define IMEXD_VERSION_MAJOR	1
+#define IMEXD_VERSION_MINOR	0
+#define IMEXD_VERSION		(IMEXD_VERSION_MAJOR << 8 | IMEXD_VERSION_MINOR)
+#define IMEXD_MAX_PAYLOAD	65536
+/* type bit: a receiver that does not know the type ignores the message */
+#define IMEXD_MSG_OPTIONAL	0x8000
+
+enum imexd_msg_type {
+	IMEXD_HELLO = 1,
+	IMEXD_HELLO_ACK,
+	IMEXD_HEARTBEAT,
+	IMEXD_RESOLVE,
+	IMEXD_RESOLVED,
+	IMEXD_RELEASE,
+	IMEXD_BYE,
+};
+
+struct imexd_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t type;
+	uint32_t length;
+	uint16_t src;
+	uint16_t dst;
+	uint64_t seq;
+	uint64_t instance;
+} __attribute__((packed));
+
+struct imexd_hello {
+	uint16_t version_min;
+	uint16_t version_max;
+	uint32_t nodes;
+	uint8_t cluster[16];	/* reserved for the domain's identity, zero */
+} __attribute__((packed));
+
+struct imexd_resolve {
+	uint64_t req_id;
+	uint32_t channel;
+	uint32_t reserved;
+	uint8_t handle[64];
+} __attribute__((packed));
+
+struct imexd_resolved {
+	uint64_t req_id;
+	int32_t status;
+	uint32_t dev;
+	uint64_t offset;
+	uint64_t length;
+	uint64_t token;
+} __attribute__((packed));
+
+struct imexd_release {
+	uint64_t token;
+} __attribute__((packed));
+
+enum peer_state {
+	PEER_NEVER,		/* never connected */
+	PEER_CONNECTING,	/* our connect() is in progress */
+	PEER_HELLO,		/* connected, waiting for its HELLO(_ACK) */
+	PEER_UP,
+	PEER_LOST,		/* was up; cleanup after the grace time */
+	PEER_GONE,		/* lost and cleaned up (NODE_DOWN sent) */
+};
+
+struct peer {
+	int index;
+	char addr[64];
+	int fd;
+	enum peer_state state;
+	uint64_t instance;	/* its daemon's, 0 while unknown */
+	time_t last_rx;
+	time_t last_tx;
+	time_t lost_at;
+	time_t next_try;
+	uint64_t seq;
+	unsigned char *rbuf;
+	size_t rlen;
+};
+
+struct imexd {
+	int me;
+	int nodes;
+	int port;
+	int cmd_port;
+	int grace;		/* -1 wait forever, else seconds */
+	uint64_t instance;
+	int lfd;		/* daemons */
+	int cfd;		/* status queries (-q, -N) */
+	int sfd;		/* SIGTERM, SIGINT (signalfd) */
+	int stop;		/* the signal that stops the daemon */
+	bool registered;
+	struct peer peers[IMEXD_MAX_NODES];
+	/* RESOLVE requests forwarded to a peer: kernel request id, node */
+	struct {
+		uint64_t req_id;
+		int node;
+		bool used;
+	} pending[IMEXD_MAX_PENDING];
+};
+
+/* kernel.c */
+int kernel_open(struct imexd *d);
+int kernel_fd(void);
+void kernel_receive(struct imexd *d);
+int kernel_resolved(uint64_t req_id, const struct imexd_resolved *r);
+int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
+		      struct imexd_resolved *r);
+int kernel_export_put(int node, uint64_t token);
+int kernel_node_down(int node);
+void kernel_close(void);
+
+/* peer.c */
+void peer_init(struct imexd *d);
+void peer_tick(struct imexd *d, time_t now);
+void peer_accept(struct imexd *d);
+void peer_readable(struct imexd *d, int fd);
+void peer_writable(struct imexd *d, struct peer *p);
+int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
+		 const uint8_t *handle);
+void peer_release(struct imexd *d, int node, uint64_t token);
+void peer_bye(struct imexd *d);
+const char *peer_state_letter(const struct peer *p);
+
+void imexd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif /* CUFAB_IMEXD_H */

@@ -1,0 +1,295 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cufab-imexd and its own kernel: the generic netlink family "cufab_imex"
+ * (include/uapi/linux/cufab_imex.h).
+ *
+ * Two sockets: the one that registers receives the kernel's requests
+ * (RESOLVE, RELEASE) whenever they come, and its close is the daemon's
+ * death for the kernel; the other sends the daemon's commands and waits
+ * for their answers, so that an answer is never mistaken for a request.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <linux/cufab_imex.h>
+
+#include "imexd.h"
+
+static struct nl_sock *ev_sock, *cmd_sock;
+static int family;
+
+static struct nla_policy policy[CUFAB_IMEX_A_MAX + 1] = {
+	[CUFAB_IMEX_A_NODE] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_REQ_ID] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_HANDLE] = { .minlen = 64, .maxlen = 64 },
+	[CUFAB_IMEX_A_CHANNEL] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_STATUS] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_OFFSET] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_LENGTH] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_TOKEN] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_DEV] = { .type = NLA_U32 },
+};
+
+static struct nl_sock *open_sock(void)
+{
+	struct nl_sock *s = nl_socket_alloc();
+
+	if (!s)
+		return NULL;
+	if (genl_connect(s)) {
+		nl_socket_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static struct nl_msg *new_msg(uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (msg && !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
+				cmd, CUFAB_IMEX_GENL_VERSION)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+struct txn {
+	bool done;
+	int error;
+};
+
+static int txn_ack(struct nl_msg *msg, void *arg)
+{
+	((struct txn *)arg)->done = true;
+	return NL_STOP;
+}
+
+static int txn_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct txn *t = arg;
+
+	t->done = true;
+	t->error = e->error;
+	return NL_STOP;
+}
+
+/*
+ * Send @msg on the command socket and read until its acknowledgment,
+ * giving every answer before it to @valid. nl_send_sync() is not enough:
+ * nl_recvmsgs() returns after one datagram of answers, which leaves the
+ * acknowledgment to be taken for the next command's, and that command's
+ * answer unread. Return: 0 or the kernel's negative errno (-EIO when the
+ * socket failed).
+ */
+static int send_cmd_cb(struct nl_msg *msg, nl_recvmsg_msg_cb_t valid,
+		       void *arg)
+{
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
+	struct txn t = { 0 };
+	int ret;
+
+	if (!cb) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, txn_ack, &t);
+	nl_cb_err(cb, NL_CB_CUSTOM, txn_err, &t);
+	if (valid)
+		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	ret = nl_send_auto(cmd_sock, msg);
+	nlmsg_free(msg);
+	while (ret >= 0 && !t.done)
+		ret = nl_recvmsgs(cmd_sock, cb);
+	nl_cb_put(cb);
+	if (!t.done) {
+		imexd_log("kernel command failed: %s", nl_geterror(ret));
+		return -EIO;
+	}
+	return t.error;
+}
+
+static int send_cmd(struct nl_msg *msg)
+{
+	return send_cmd_cb(msg, NULL, NULL);
+}
+
+int kernel_fd(void)
+{
+	return nl_socket_get_fd(ev_sock);
+}
+
+/* A request of the kernel, on the registered socket. */
+static int on_request(struct nl_msg *msg, void *arg)
+{
+	struct genlmsghdr *gh = nlmsg_data(nlmsg_hdr(msg));
+	struct nlattr *tb[CUFAB_IMEX_A_MAX + 1];
+	struct imexd *d = arg;
+	struct imexd_resolved r = { 0 };
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUFAB_IMEX_A_MAX, policy))
+		return NL_SKIP;
+	switch (gh->cmd) {
+	case CUFAB_IMEX_CMD_RESOLVE:
+		if (!tb[CUFAB_IMEX_A_REQ_ID] || !tb[CUFAB_IMEX_A_NODE] ||
+		    !tb[CUFAB_IMEX_A_HANDLE] || !tb[CUFAB_IMEX_A_CHANNEL])
+			break;
+		r.req_id = nla_get_u64(tb[CUFAB_IMEX_A_REQ_ID]);
+		r.status = peer_resolve(d, r.req_id,
+					nla_get_u32(tb[CUFAB_IMEX_A_NODE]),
+					nla_get_u32(tb[CUFAB_IMEX_A_CHANNEL]),
+					nla_data(tb[CUFAB_IMEX_A_HANDLE]));
+		/* not sent: the kernel's answer is now the peer's */
+		if (r.status)
+			kernel_resolved(r.req_id, &r);
+		break;
+	case CUFAB_IMEX_CMD_RELEASE:
+		if (tb[CUFAB_IMEX_A_NODE] && tb[CUFAB_IMEX_A_TOKEN])
+			peer_release(d, nla_get_u32(tb[CUFAB_IMEX_A_NODE]),
+				     nla_get_u64(tb[CUFAB_IMEX_A_TOKEN]));
+		break;
+	}
+	return NL_OK;
+}
+
+void kernel_receive(struct imexd *d)
+{
+	nl_recvmsgs_default(ev_sock);
+	(void)d;
+}
+
+int kernel_open(struct imexd *d)
+{
+	struct nl_msg *msg;
+	int ret;
+
+	ev_sock = open_sock();
+	cmd_sock = open_sock();
+	if (!ev_sock || !cmd_sock) {
+		imexd_log("cannot open a generic netlink socket");
+		return -1;
+	}
+	family = genl_ctrl_resolve(cmd_sock, CUFAB_IMEX_GENL_NAME);
+	if (family < 0) {
+		imexd_log("generic netlink family %s not found: is cufab.ko loaded?",
+			  CUFAB_IMEX_GENL_NAME);
+		return -1;
+	}
+	nl_socket_disable_seq_check(ev_sock);
+	nl_socket_modify_cb(ev_sock, NL_CB_VALID, NL_CB_CUSTOM, on_request, d);
+	msg = new_msg(CUFAB_IMEX_CMD_REGISTER);
+	if (!msg || nla_put_u32(msg, CUFAB_IMEX_A_NODE, d->me)) {
+		nlmsg_free(msg);
+		return -1;
+	}
+	ret = nl_send_sync(ev_sock, msg);
+	if (ret < 0) {
+		imexd_log("the kernel refused the registration of node %d: %s",
+			  d->me, nl_geterror(ret));
+		return -1;
+	}
+	nl_socket_set_nonblocking(ev_sock);
+	return 0;
+}
+
+int kernel_resolved(uint64_t req_id, const struct imexd_resolved *r)
+{
+	struct nl_msg *msg = new_msg(CUFAB_IMEX_CMD_RESOLVED);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64(msg, CUFAB_IMEX_A_REQ_ID, req_id) ||
+	    nla_put_u32(msg, CUFAB_IMEX_A_STATUS, (uint32_t)r->status) ||
+	    (!r->status &&
+	     (nla_put_u64(msg, CUFAB_IMEX_A_OFFSET, r->offset) ||
+	      nla_put_u64(msg, CUFAB_IMEX_A_LENGTH, r->length) ||
+	      nla_put_u64(msg, CUFAB_IMEX_A_TOKEN, r->token) ||
+	      nla_put_u32(msg, CUFAB_IMEX_A_DEV, r->dev)))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return send_cmd(msg);
+}
+
+static int on_export(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *tb[CUFAB_IMEX_A_MAX + 1];
+	struct imexd_resolved *r = arg;
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CUFAB_IMEX_A_MAX, policy) ||
+	    !tb[CUFAB_IMEX_A_STATUS]) {
+		imexd_log("EXPORT_GET answered without a status");
+		return NL_SKIP;
+	}
+	r->status = (int32_t)nla_get_u32(tb[CUFAB_IMEX_A_STATUS]);
+	if (r->status)
+		return NL_OK;
+	if (!tb[CUFAB_IMEX_A_OFFSET] || !tb[CUFAB_IMEX_A_LENGTH] ||
+	    !tb[CUFAB_IMEX_A_TOKEN] || !tb[CUFAB_IMEX_A_DEV]) {
+		r->status = -EPROTO;
+		return NL_OK;
+	}
+	r->offset = nla_get_u64(tb[CUFAB_IMEX_A_OFFSET]);
+	r->length = nla_get_u64(tb[CUFAB_IMEX_A_LENGTH]);
+	r->token = nla_get_u64(tb[CUFAB_IMEX_A_TOKEN]);
+	r->dev = nla_get_u32(tb[CUFAB_IMEX_A_DEV]);
+	return NL_OK;
+}
+
+/* The exporter's side of an import: the kernel checks, then answers. */
+int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
+		      struct imexd_resolved *r)
+{
+	struct nl_msg *msg = new_msg(CUFAB_IMEX_CMD_EXPORT_GET);
+	int ret;
+
+	r->status = -EPROTO;
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put(msg, CUFAB_IMEX_A_HANDLE, 64, handle) ||
+	    nla_put_u32(msg, CUFAB_IMEX_A_CHANNEL, channel) ||
+	    nla_put_u32(msg, CUFAB_IMEX_A_NODE, node)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ret = send_cmd_cb(msg, on_export, r);
+	if (ret)
+		r->status = ret;
+	else if (r->status == -EPROTO)
+		imexd_log("EXPORT_GET: acknowledged, but no answer was seen");
+	return 0;
+}
+
+static int send_node_token(uint8_t cmd, int node, uint64_t token, bool tok)
+{
+	struct nl_msg *msg = new_msg(cmd);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) ||
+	    (tok && nla_put_u64(msg, CUFAB_IMEX_A_TOKEN, token))) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return send_cmd(msg);
+}
+
+int kernel_export_put(int node, uint64_t token)
+{
+	return send_node_token(CUFAB_IMEX_CMD_EXPORT_PUT, node, token, true);
+}
+
+int kernel_node_down(int node)
+{
+	return send_node_token(CUFAB_IMEX_CMD_NODE_DOWN, node, 0, false);
+}
+
+void kernel_close(void)
+{
+	nl_socket_free(ev_sock);
+	nl_socket_free(cmd_sock);
+}
