@@ -112,6 +112,7 @@ union cufab_ucmd_buffer {
 	struct cufab_mem_prefetch mem_prefetch;
 	struct cufab_mem_range_attrs mem_range_attrs;
 	struct cufab_stream_memop stream_memop;
+	struct cufab_stream_batch stream_batch;
 };
 
 struct cufab_ioctl_op {
@@ -267,6 +268,8 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_ipc_mem_export, out_handle),
 	CUFAB_IOCTL_OP(IPC_MEM_IMPORT, cufab_ioctl_ipc_mem_import,
 		       struct cufab_ipc_mem_import, __reserved),
+	CUFAB_IOCTL_OP(STREAM_BATCH, cufab_ioctl_stream_batch,
+		       struct cufab_stream_batch, out_seq),
 };
 
 /*
