@@ -455,8 +455,11 @@ static CUresult memcpy_ops(const CUDA_MEMCPY3D *p, __u32 kdev,
 		o->src = src + (y + z * p->srcHeight) * p->srcPitch;
 		o->dst = dst + (y + z * p->dstHeight) * p->dstPitch;
 		o->length = p->WidthInBytes;
-		o->src_dev = kdev;
-		o->dst_dev = kdev;
+		/* host memory: whichever GPU runs the copy reaches it */
+		o->src_dev = p->srcMemoryType == CU_MEMORYTYPE_HOST ?
+			     CUFAB_DEV_STREAM : kdev;
+		o->dst_dev = p->dstMemoryType == CU_MEMORYTYPE_HOST ?
+			     CUFAB_DEV_STREAM : kdev;
 	}
 	return CUDA_SUCCESS;
 }
