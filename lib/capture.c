@@ -333,8 +333,11 @@ out:
 	return res;
 }
 
-/* cuStreamQuery, cuStreamSynchronize: not while @s captures. */
-CUresult cufab_capture_sync(struct cufab_lstream *s)
+/*
+ * cuStreamQuery, cuStreamSynchronize, the stream memory operations: not
+ * while @s captures (nor on the legacy stream while its context does).
+ */
+CUresult cufab_capture_refuse(struct cufab_lstream *s, const char *what)
 {
 	int handled = 0;
 	CUresult res;
@@ -343,10 +346,9 @@ CUresult cufab_capture_sync(struct cufab_lstream *s)
 	if (s->cap)
 		res = invalidate_locked(s->cap,
 					CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
-					"a synchronous call on a capturing stream");
+					what);
 	else
-		res = legacy_check_locked(s, "a synchronous call on the legacy stream",
-					  &handled);
+		res = legacy_check_locked(s, what, &handled);
 	pthread_mutex_unlock(&cufab_graph_lock);
 	return res;
 }

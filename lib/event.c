@@ -202,7 +202,7 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	e = event_lookup(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* EXTERNAL: a record node in a capture, a record outside one */
+	/* EXTERNAL: a record node in a capture, refused outside one */
 	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = cufab_stream_resolve(hStream, pt, &s);
@@ -219,6 +219,8 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 		if (handled)
 			return res;
 	}
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
 	if (e->capev.cap_id)
 		cufab_capture_event_clear(&e->capev);
 	arg.event_id = e->kid;
@@ -407,7 +409,7 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	e = event_lookup(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* EXTERNAL: a wait node in a capture, a wait outside one */
+	/* EXTERNAL: a wait node in a capture, refused outside one */
 	if (flags & ~(unsigned int)CU_EVENT_WAIT_EXTERNAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (cufab_capture_any() || e->capev.cap_id) {
@@ -419,6 +421,8 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 		if (handled)
 			return res;
 	}
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
 	/*
 	 * A finished (or never recorded) event: nothing to wait for. The
 	 * kernel looks for itself at an interprocess event, whatever the

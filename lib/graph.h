@@ -72,7 +72,8 @@ CUresult cufab_capture_submit(struct cufab_lstream *s,
 			      int *handled);
 CUresult cufab_capture_host(struct cufab_lstream *s, CUhostFn fn,
 			    int callback, void *data, int *handled);
-CUresult cufab_capture_sync(struct cufab_lstream *s);
+/* a call on @s that cannot be captured (@what it is) */
+CUresult cufab_capture_refuse(struct cufab_lstream *s, const char *what);
 CUresult cufab_capture_graph(struct cufab_lstream *s,
 			     const struct CUgraph_st *g, int *handled);
 CUresult cufab_capture_record(struct cufab_lstream *s,

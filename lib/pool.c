@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "mem.h"
 #include "pool.h"
 #include "stream.h"
@@ -1178,6 +1179,9 @@ static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
 	if (!dptr || !bytesize)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	/* no allocation nodes: refused in a capture */
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation or free");
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();
@@ -1251,6 +1255,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res == CUDA_ERROR_CONTEXT_IS_DESTROYED)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation");
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* the stream's device, not the current context's, owns the memory */
@@ -1313,6 +1319,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 	if (!cufab_ready())
 		return CUDA_ERROR_NOT_INITIALIZED;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	/* no allocation nodes: refused in a capture */
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation or free");
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();

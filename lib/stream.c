@@ -558,7 +558,7 @@ static CUresult query(CUstream h, int pt)
 
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res == CUDA_SUCCESS && cufab_capture_any())
-		res = cufab_capture_sync(s);
+		res = cufab_capture_refuse(s, "a synchronous call");
 	if (res != CUDA_SUCCESS)
 		return res;
 	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
@@ -573,7 +573,7 @@ static CUresult synchronize(CUstream h, int pt)
 
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res == CUDA_SUCCESS && cufab_capture_any())
-		res = cufab_capture_sync(s);
+		res = cufab_capture_refuse(s, "a synchronous call");
 	if (res != CUDA_SUCCESS)
 		return res;
 	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);

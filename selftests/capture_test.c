@@ -304,6 +304,7 @@ TEST(invalidation)
 
 	CTX_OR_SKIP(ctx);
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemsetD32(d, 0, 1024));
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, 0));
 	ASSERT_CU(CUDA_SUCCESS,
 		  cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
@@ -335,9 +336,31 @@ TEST(invalidation)
 		  cuStreamAddCallback(s, callback_fn, NULL, 0));
 	EXPECT_CU(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
 		  cuStreamEndCapture(s, &g));
+	ASSERT_CU(CUDA_SUCCESS,
+		  cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	EXPECT_CU(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+		  cuStreamWriteValue32(s, d, 1, 0));
+	EXPECT_CU(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+		  cuStreamEndCapture(s, &g));
+	{
+		CUdeviceptr p;
+
+		ASSERT_CU(CUDA_SUCCESS,
+			  cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+		EXPECT_CU(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+			  cuMemAllocAsync(&p, 4096, s));
+		EXPECT_CU(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+			  cuStreamEndCapture(s, &g));
+	}
 	/* nothing captured ran */
 	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	EXPECT_EQ(0, count);
+	{
+		unsigned int v = 5;
+
+		ASSERT_CU(CUDA_SUCCESS, cuMemcpyDtoH(&v, d, 4));
+		EXPECT_EQ(0, v);
+	}
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
