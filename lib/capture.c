@@ -139,7 +139,8 @@ static void stream_leave_locked(struct cufab_lstream *s)
 	free(s->cap_edges);
 	s->cap_deps = NULL;
 	s->cap_edges = NULL;
-	s->cap_n = s->cap_room = 0;
+	s->cap_n = 0;
+	s->cap_room = 0;
 }
 
 /* End @c: its streams leave it; the graph is the caller's. */
@@ -408,8 +409,8 @@ out:
 
 /* @s waits for an event recorded in capture @c: a fork or a join. */
 static CUresult wait_captured_locked(struct cufab_lstream *s,
-				    struct cufab_capture *c,
-				    const struct cufab_capev *ev)
+				     struct cufab_capture *c,
+				     const struct cufab_capev *ev)
 {
 	CUresult res;
 
@@ -555,11 +556,19 @@ static CUresult begin(CUstream h, int pt, CUstreamCaptureMode mode)
 		res = CUDA_ERROR_ILLEGAL_STATE;
 		goto out;
 	}
+	if (ncaps == caps_room) {
+		size_t room = caps_room ? 2 * caps_room : 4;
+		struct cufab_capture **a = realloc(caps, room * sizeof(*a));
+
+		if (!a) {
+			res = CUDA_ERROR_OUT_OF_MEMORY;
+			goto out;
+		}
+		caps = a;
+		caps_room = room;
+	}
 	c = calloc(1, sizeof(*c));
-	if (!c ||
-	    (ncaps == caps_room &&
-	     !(caps = realloc(caps, (caps_room = caps_room ? 2 * caps_room : 4) *
-			      sizeof(*caps))))) {
+	if (!c) {
 		res = CUDA_ERROR_OUT_OF_MEMORY;
 		goto out;
 	}

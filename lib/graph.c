@@ -646,7 +646,9 @@ static void exec_clear(struct CUgraphExec_st *x)
 	x->hosts = NULL;
 	x->recs = NULL;
 	x->ents = NULL;
-	x->n = x->nhosts = x->nrecs = 0;
+	x->n = 0;
+	x->nhosts = 0;
+	x->nrecs = 0;
 }
 
 struct exec_build {
@@ -841,6 +843,20 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec,
 	return res;
 }
 
+/*
+ * Has a launch of @x not finished? Then the host thread may still read
+ * the host calls its entries name.
+ */
+static int exec_pending(const struct CUgraphExec_st *x)
+{
+	__u64 last;
+
+	if (!x->last)
+		return 0;
+	last = __atomic_load_n(&x->last->last, __ATOMIC_ACQUIRE);
+	return !cufab_slot_done(x->last->slot, last);
+}
+
 /* The executable graph @h, locked, or NULL. */
 static struct CUgraphExec_st *exec_get(CUgraphExec h)
 {
@@ -877,9 +893,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 	 * when they run: they stay (a few bytes each) until the process
 	 * ends, as the driver keeps a launched graph's resources.
 	 */
-	if (x->last && !cufab_slot_done(x->last->slot,
-				       __atomic_load_n(&x->last->last,
-						       __ATOMIC_ACQUIRE)))
+	if (exec_pending(x))
 		x->nhosts = 0;
 	exec_clear(x);
 	cufab_graph_free_locked(x->graph);
@@ -1066,9 +1080,7 @@ static CUresult exec_update(CUgraphExec h, CUgraph g,
 	}
 	old = x->graph;
 	/* the host calls of launches still queued stay valid: see destroy */
-	if (x->last && !cufab_slot_done(x->last->slot,
-				       __atomic_load_n(&x->last->last,
-						       __ATOMIC_ACQUIRE)))
+	if (exec_pending(x))
 		x->nhosts = 0;
 	exec_clear(x);
 	x->graph = copy;

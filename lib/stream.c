@@ -229,7 +229,8 @@ static CUresult stream_create(CUcontext ctx, __u32 ctx_kid, CUdevice dev,
 	s->cap = NULL;
 	s->cap_deps = NULL;
 	s->cap_edges = NULL;
-	s->cap_n = s->cap_room = 0;
+	s->cap_n = 0;
+	s->cap_room = 0;
 	__atomic_store_n(&s->live, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cufab_stream_lock);
 	*out_idx = idx;

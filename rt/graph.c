@@ -225,8 +225,8 @@ RT_EXPORT cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode,
 	CUDA_KERNEL_NODE_PARAMS d = { 0 };
 
 	if (pNodeParams) {
-		rt_log("cudaGraphAddKernelNode: kernel %p refused: cufab runs no device code",
-		       pNodeParams->func);
+		rt_log("%s: kernel %p refused: cufab runs no device code",
+		       __func__, pNodeParams->func);
 		d.func = (CUfunction)pNodeParams->func;
 	}
 	return RT_CALL(cuGraphAddKernelNode(pGraphNode, graph, pDependencies,
