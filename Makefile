@@ -135,7 +135,7 @@ $(LIBCUDA_DROPIN): $(LIB_SO)
 CUDA_INC_DIR	?= /usr/local/cuda/include
 RT_HAVE_HDRS	:= $(wildcard $(CUDA_INC_DIR)/cuda_runtime_api.h)
 RT_SRCS		:= $(wildcard rt/*.c)
-RT_PTDS_SRCS	:= rt/copy.c rt/event.c rt/managed.c rt/pool.c \
+RT_PTDS_SRCS	:= rt/copy.c rt/event.c rt/graph.c rt/managed.c rt/pool.c \
 		   rt/procaddr.c rt/stream.c
 RT_OBJS		:= $(patsubst rt/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) \
 		   $(patsubst rt/%.c,$(BUILD)/rt/%.ptds.o,$(filter $(RT_SRCS),$(RT_PTDS_SRCS)))

@@ -2276,6 +2276,13 @@ struct cufab_op *cufab_op_alloc(struct cufab_stream *stream);
 struct cufab_stream *cufab_stream_lookup(struct cufab_client *client, u32 id);
 int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
 			   u64 *seq, u64 *aux);
+int cufab_stream_submit_reserved(struct cufab_stream *stream,
+				 struct cufab_op *op, u64 *seq, u64 *aux);
+struct cufab_op *cufab_op_new(struct cufab_stream *stream,
+			      const struct cufab_stream_submit *cmd);
+
+/* stream_batch.c */
+int cufab_ioctl_stream_batch(struct cufab_ucmd *ucmd);
 
 /* streammem.c */
 int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd);

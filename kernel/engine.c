@@ -409,7 +409,7 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 			     u64 *seq, u64 *aux, bool *claimed)
 {
 	struct dma_fence *prev;
-	bool mine = false;
+	bool mine = false, head;
 
 	/* the watchers learn of the work before it can run */
 	cufab_stream_busy_get(stream);
@@ -433,11 +433,13 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 	trace_cufab_stream_submit(op, 0);
 	if (claimed)
 		mine = cufab_op_claim(stream, op);
+	/* behind another, it runs when that one completes (which kicks) */
+	head = list_is_first(&op->node, &stream->ops);
 	spin_unlock(&stream->lock);
 	dma_fence_put(prev);
 	if (claimed)
 		*claimed = mine;
-	if (!mine)
+	if (!mine && head)
 		cufab_stream_kick(stream);
 	return 0;
 }

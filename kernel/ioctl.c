@@ -114,6 +114,7 @@ union cufab_ucmd_buffer {
 	struct cufab_stream_memop stream_memop;
 	struct cufab_host_register host_register;
 	struct cufab_host_unregister host_unregister;
+	struct cufab_stream_batch stream_batch;
 };
 
 struct cufab_ioctl_op {
@@ -273,6 +274,8 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_host_register, out_id),
 	CUFAB_IOCTL_OP(HOST_UNREGISTER, cufab_ioctl_host_unregister,
 		       struct cufab_host_unregister, addr),
+	CUFAB_IOCTL_OP(STREAM_BATCH, cufab_ioctl_stream_batch,
+		       struct cufab_stream_batch, out_seq),
 };
 
 /*

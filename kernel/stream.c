@@ -496,8 +496,16 @@ struct cufab_op *cufab_op_alloc(struct cufab_stream *stream)
 	return op;
 }
 
-static struct cufab_op *cufab_op_new(struct cufab_stream *stream,
-				     const struct cufab_stream_submit *cmd)
+/**
+ * cufab_op_new() - the operation @cmd describes, checked and prepared
+ * @stream: the stream, whose reference the operation takes over once it
+ *	is queued; on error the caller keeps it
+ * @cmd: a STREAM_SUBMIT command whose @op is known
+ *
+ * Return: the operation, or ERR_PTR(-errno).
+ */
+struct cufab_op *cufab_op_new(struct cufab_stream *stream,
+			      const struct cufab_stream_submit *cmd)
 {
 	const struct cufab_op_type *type = cufab_op_types[cmd->op];
 	struct cufab_op *op;
@@ -533,17 +541,36 @@ err:
 int cufab_stream_submit_op(struct cufab_stream *stream, struct cufab_op *op,
 			   u64 *seq, u64 *aux)
 {
-	struct cufab_stream_space *space = stream->space;
-	bool implicit, claimed;
 	int ret;
 
 	/* a full queue holds the caller, as a GPU's full push buffer does */
-	ret = cufab_stream_queue_reserve(space);
+	ret = cufab_stream_queue_reserve(stream->space);
 	if (ret) {
 		cufab_op_free(op);
 		return ret;
 	}
 	op->reserved = true;
+	return cufab_stream_submit_reserved(stream, op, seq, aux);
+}
+
+/**
+ * cufab_stream_submit_reserved() - cufab_stream_submit_op() for an
+ *	operation that already holds its place in the queue bound
+ *	(op->reserved set)
+ * @stream: the stream, whose reference @op owns from now on
+ * @op: typed and prepared
+ * @seq: set to its sequence number
+ * @aux: set to what its type's @queued left
+ *
+ * Return: 0, or -errno with @op freed.
+ */
+int cufab_stream_submit_reserved(struct cufab_stream *stream,
+				 struct cufab_op *op, u64 *seq, u64 *aux)
+{
+	struct cufab_stream_space *space = stream->space;
+	bool implicit, claimed;
+	int ret;
+
 	implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
 	if (implicit) {
 		mutex_lock(&space->lock);

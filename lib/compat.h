@@ -24,6 +24,10 @@
 #undef cuMemPrefetchAsync
 #undef cuStreamGetCaptureInfo
 #undef cuMemHostRegister
+#undef cuStreamBeginCapture
+#undef cuGraphExecUpdate
+#undef cuGraphInstantiate
+#undef cuGraphAddKernelNode
 
 /* CUDA 9.2: the same UUID as _v2 (they differ only for MIG instances). */
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
@@ -77,6 +81,29 @@ CUresult CUDAAPI cuStreamBatchMemOp_v2_ptsz(CUstream stream,
 					    unsigned int count,
 					    CUstreamBatchMemOpParams *paramArray,
 					    unsigned int flags);
+/* CUDA 10.0: capture without a mode; 10.2: update with two outputs. */
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream);
+CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream);
+CUresult CUDAAPI cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamBeginCapture_v2_ptsz(CUstream hStream,
+					      CUstreamCaptureMode mode);
+CUresult CUDAAPI cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult CUDAAPI cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
+				   CUgraphNode *hErrorNode_out,
+				   CUgraphExecUpdateResult *updateResult_out);
+CUresult CUDAAPI cuGraphExecUpdate_v2(CUgraphExec hGraphExec, CUgraph hGraph,
+				      CUgraphExecUpdateResultInfo *resultInfo);
+CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec,
+					     CUgraph hGraph,
+					     unsigned long long flags);
+CUresult CUDAAPI cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph,
+				       CUgraphNode *phErrorNode, char *logBuffer,
+				       size_t bufferSize);
+CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph,
+					 const CUgraphNode *dependencies,
+					 size_t numDependencies,
+					 const CUDA_KERNEL_NODE_PARAMS *nodeParams);
 /* CUDA 10.0, 10.1 and 11.3 capture queries, before the 12.3 one. */
 CUresult CUDAAPI cuStreamIsCapturing_ptsz(CUstream hStream,
 					  CUstreamCaptureStatus *captureStatus);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "graph.h"
 #include "stream.h"
 
 #define EVENT_SPINS	64
@@ -42,6 +43,7 @@ struct cufab_levent {
 	const struct cufab_lstream *rec_stream;
 	__u32 rec_gen;
 	__u64 rec_seq;
+	struct cufab_capev capev;	/* last recorded in a capture */
 };
 
 static struct cufab_levent events[CUFAB_LIB_MAX_EVENTS];
@@ -115,6 +117,7 @@ static CUresult event_register(CUevent *phEvent, __u32 kid, __u32 slot,
 	e->rec_stream = NULL;
 	e->rec_gen = 0;
 	e->rec_seq = 0;
+	memset(&e->capev, 0, sizeof(e->capev));
 	__atomic_store_n(&e->live, 1, __ATOMIC_RELEASE);
 	*phEvent = event_handle(idx, e->gen);
 	pthread_mutex_unlock(&cufab_stream_lock);
@@ -183,6 +186,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
 	kid = e->kid;
+	if (e->capev.cap_id)
+		cufab_capture_event_clear(&e->capev);
 	event_free_locked(e);
 	pthread_mutex_unlock(&cufab_stream_lock);
 	/* a pending record still completes: it holds the kernel event */
@@ -206,14 +211,27 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	res = event_arg(hEvent, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
-	/* EXTERNAL is for stream capture, which cufab does not have */
-	if (flags)
+	/* EXTERNAL: a record node in a capture, refused outside one */
+	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL)
 		return CUDA_ERROR_INVALID_VALUE;
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (s->ctx_kid != e->ctx_kid)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (cufab_capture_any()) {
+		int handled = 0;
+
+		res = cufab_capture_record(s, &e->capev, hEvent,
+					   flags & CU_EVENT_RECORD_EXTERNAL,
+					   &handled);
+		if (handled)
+			return res;
+	}
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (e->capev.cap_id)
+		cufab_capture_event_clear(&e->capev);
 	arg.event_id = e->kid;
 	res = cufab_stream_submit(s, &arg);
 	if (res == CUDA_SUCCESS) {
@@ -297,7 +315,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventQuery(CUevent hEvent)
 	CUresult res;
 
 	res = event_arg(hEvent, &e);
-	return res == CUDA_SUCCESS ? event_seen(e, event_query(e)) : res;
+	if (res != CUDA_SUCCESS)
+		return res;
+	/* last recorded in a capture: it has no completion to query */
+	if (e->capev.cap_id)
+		return CUDA_ERROR_CAPTURED_EVENT;
+	return event_seen(e, event_query(e));
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -312,6 +335,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 	res = event_arg(hEvent, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (e->capev.cap_id)
+		return CUDA_ERROR_CAPTURED_EVENT;
 	res = event_query(e);
 	if (!(e->flags & CU_EVENT_BLOCKING_SYNC))
 		for (i = 0; i < EVENT_SPINS && res == CUDA_ERROR_NOT_READY;
@@ -389,7 +414,18 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	e = event_lookup(hEvent);
 	if (!e)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* EXTERNAL is for stream capture, which cufab does not have */
+	/* EXTERNAL: a wait node in a capture, refused outside one */
+	if (flags & ~(unsigned int)CU_EVENT_WAIT_EXTERNAL)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (cufab_capture_any() || e->capev.cap_id) {
+		int handled = 0;
+
+		res = cufab_capture_wait(s, &e->capev, hEvent,
+					 flags & CU_EVENT_WAIT_EXTERNAL,
+					 &handled);
+		if (handled)
+			return res;
+	}
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	/*
@@ -506,4 +542,32 @@ void cufab_events_reset_locked(void)
 	}
 	events_used = 0;
 	events_free_head = 0;
+}
+
+/* Graphs (graph.c): the kernel event behind @h and its context. */
+CUresult cufab_event_info(CUevent h, __u32 *kid, __u32 *ctx_kid)
+{
+	struct cufab_levent *e = event_lookup(h);
+
+	if (!e)
+		return CUDA_ERROR_INVALID_HANDLE;
+	*kid = e->kid;
+	*ctx_kid = e->ctx_kid;
+	return CUDA_SUCCESS;
+}
+
+/* A graph launch on @s recorded @h: as cuEventRecord would note it. */
+void cufab_event_recorded(CUevent h, struct cufab_lstream *s, __u64 seq,
+			  __u64 event_seq)
+{
+	struct cufab_levent *e = event_lookup(h);
+
+	if (!e)
+		return;
+	if (e->capev.cap_id)
+		cufab_capture_event_clear(&e->capev);
+	e->rec_stream = s;
+	e->rec_gen = s->gen;
+	e->rec_seq = seq;
+	cufab_atomic_max(&e->last, event_seq);
 }

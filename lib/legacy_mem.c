@@ -15,6 +15,7 @@
  * (struct cufab_pointer_info's out_ctx_id): the library keeps no copy.
  */
 
+#include "graph.h"
 #include "mem.h"
 #include "pool.h"
 
@@ -80,7 +81,10 @@ static CUresult mem_free(CUdeviceptr addr, __u32 flags)
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
-	return cufab_legacy_alloc(dptr, bytesize, 0, 0);
+	/* not stream ordered: a capture would not see it */
+	CUresult res = cufab_capture_unsafe("cuMemAlloc");
+
+	return res ?: cufab_legacy_alloc(dptr, bytesize, 0, 0);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
@@ -89,6 +93,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 	struct cufab_call c;
 	CUresult res = current_call(1, &c);
 
+	if (res == CUDA_SUCCESS)
+		res = cufab_capture_unsafe("cuMemFree");
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* as driver 580: a pointer cuMemPoolImportPointer gave is freed too */

@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "graph.h"
 #include "mem.h"
 #include "pool.h"
 #include "stream.h"
@@ -1191,6 +1192,9 @@ static CUresult alloc_from_pool(CUdeviceptr *dptr, size_t bytesize,
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	/* no allocation nodes: refused in a capture */
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation or free");
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();
@@ -1263,6 +1267,8 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize,
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res == CUDA_ERROR_CONTEXT_IS_DESTROYED)
 		return CUDA_ERROR_INVALID_CONTEXT;
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation");
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* the stream's device, not the current context's, owns the memory */
@@ -1326,6 +1332,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream hStream, int pt)
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = cufab_stream_resolve(hStream, pt, &s);
+	/* no allocation nodes: refused in a capture */
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream-ordered allocation or free");
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "compat.h"
+#include "graph.h"
 #include "stream.h"
 
 const struct cufab_seq_slot *cufab_slots;
@@ -233,6 +234,12 @@ static CUresult stream_create(CUcontext ctx, __u32 ctx_kid, CUdevice dev,
 	s->priority = priority;
 	s->uid = arg.out_uid;
 	s->last = 0;
+	s->legacy = !!(kflags & CUFAB_STREAM_LEGACY);
+	s->cap = NULL;
+	s->cap_deps = NULL;
+	s->cap_edges = NULL;
+	s->cap_n = 0;
+	s->cap_room = 0;
 	__atomic_store_n(&s->live, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&cufab_stream_lock);
 	*out_idx = idx;
@@ -414,8 +421,15 @@ CUresult cufab_stream_resolve(CUstream h, int per_thread,
 CUresult cufab_stream_submit(struct cufab_lstream *s,
 			     struct cufab_stream_submit *arg)
 {
-	int ret;
+	int ret, handled = 0;
+	CUresult res;
 
+	if (cufab_unlikely(cufab_capture_any())) {
+		/* captured into a graph instead, or refused */
+		res = cufab_capture_submit(s, arg, &handled);
+		if (handled)
+			return res;
+	}
 	arg->size = sizeof(*arg);
 	arg->stream_id = s->kid;
 	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_SUBMIT, arg);
@@ -498,6 +512,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
 	kid = s->kid;
+	if (cufab_capture_any())
+		cufab_capture_stream_gone(s);
 	stream_free_locked(s);
 	pthread_mutex_unlock(&cufab_stream_lock);
 	/* returns at once: the kernel still runs what is queued */
@@ -557,6 +573,8 @@ static CUresult query(CUstream h, int pt)
 	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a synchronous call");
 	if (res != CUDA_SUCCESS)
 		return res;
 	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
@@ -570,6 +588,8 @@ static CUresult synchronize(CUstream h, int pt)
 	__u64 seq;
 
 	res = cufab_stream_resolve(h, pt, &s);
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a synchronous call");
 	if (res != CUDA_SUCCESS)
 		return res;
 	seq = __atomic_load_n(&s->last, __ATOMIC_ACQUIRE);
@@ -611,6 +631,10 @@ static CUresult streams_ctx_sync(__u32 ctx_kid)
 	__u32 i, n, busy = 0;
 	int ret;
 
+	/* cuCtxSynchronize: it would wait for the captured work too */
+	res = cufab_capture_unsafe("cuCtxSynchronize");
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (!__atomic_load_n(&cufab_slots, __ATOMIC_ACQUIRE))
 		return CUDA_SUCCESS;
 	n = __atomic_load_n(&streams_used, __ATOMIC_ACQUIRE);
@@ -1174,6 +1198,7 @@ struct host_call {
 	CUstreamCallback cb;
 	CUstream stream;
 	void *data;
+	int keep;	/* a graph's: runs at every launch, freed with it */
 };
 
 static void host_run(struct host_call *c, int status)
@@ -1184,6 +1209,25 @@ static void host_run(struct host_call *c, int status)
 	else if (!status)
 		/* a failed stream does not reach the function */
 		c->fn(c->data);
+	if (!c->keep)
+		free(c);
+}
+
+/* The host call of a graph's host node, kept for every launch. */
+void *cufab_host_call_keep(CUhostFn fn, void *data)
+{
+	struct host_call *c = calloc(1, sizeof(*c));
+
+	if (c) {
+		c->fn = fn;
+		c->data = data;
+		c->keep = 1;
+	}
+	return c;
+}
+
+void cufab_host_call_free(void *c)
+{
 	free(c);
 }
 
@@ -1220,7 +1264,7 @@ static void *host_thread(void *unused)
 }
 
 /* Start the process's host thread once; signals stay with the others. */
-static CUresult host_thread_start(void)
+CUresult cufab_host_thread_start(void)
 {
 	sigset_t all, old;
 	pthread_attr_t attr;
@@ -1255,12 +1299,19 @@ static CUresult host_submit(CUstream h, int pt, CUhostFn fn,
 	struct host_call *c;
 	CUresult res;
 
+	int handled = 0;
+
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!fn && !cb)
 		return CUDA_ERROR_INVALID_VALUE;
-	res = host_thread_start();
+	if (cufab_capture_any()) {
+		res = cufab_capture_host(s, fn, !!cb, data, &handled);
+		if (handled)
+			return res;
+	}
+	res = cufab_host_thread_start();
 	if (res != CUDA_SUCCESS)
 		return res;
 	c = malloc(sizeof(*c));

@@ -32,6 +32,12 @@ struct cufab_lstream {
 	unsigned long long uid;
 	__u64 last;		/* last submitted sequence number (atomic) */
 	__u32 next_free;
+	int legacy;		/* a context's legacy stream */
+	/* stream capture (capture.c, under cufab_graph_lock) */
+	struct cufab_capture *cap;	/* NULL: not capturing */
+	CUgraphNode *cap_deps;		/* what the next node depends on */
+	CUgraphEdgeData *cap_edges;	/* parallel, all default edges */
+	size_t cap_n, cap_room;
 };
 
 /* read with __atomic loads: the kernel writes them */

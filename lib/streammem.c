@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compat.h"
+#include "graph.h"
 #include "stream.h"
 
 /* The condition bits of a wait's flags. */
@@ -55,6 +56,9 @@ static CUresult memop_submit(CUstream h, int pt, struct cufab_memop *ops,
 	int ret;
 
 	res = cufab_stream_resolve(h, pt, &s);
+	/* not captured into nodes: refused in a capture */
+	if (res == CUDA_SUCCESS && cufab_capture_any())
+		res = cufab_capture_refuse(s, "a stream memory operation");
 	if (res != CUDA_SUCCESS || !n)
 		return res;
 	arg.stream_id = s->kid;

@@ -145,6 +145,16 @@ static int stream_scenario(void)
 	struct cufab_stream_memop memop = {
 		.size = sizeof(memop), .count = 3, .ops_ptr = (uintptr_t)mo,
 	};
+	/* a graph launch: a set, a host operation and a record at once */
+	static struct cufab_stream_submit bat[3] = {
+		{ .size = sizeof(bat[0]), .op = CUFAB_OP_SET, .elem_size = 1,
+		  .src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM },
+		{ .size = sizeof(bat[0]), .op = CUFAB_OP_HOST, .host_fn = 2 },
+		{ .size = sizeof(bat[0]), .op = CUFAB_OP_EVENT_RECORD },
+	};
+	struct cufab_stream_batch batch = {
+		.size = sizeof(batch), .count = 3, .ops_ptr = (uintptr_t)bat,
+	};
 	int fd, err;
 
 	fd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
@@ -189,6 +199,10 @@ static int stream_scenario(void)
 	memop.stream_id = sm.out_stream_id;
 	if (!err)
 		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_MEMOP, &memop);
+	bat[2].event_id = ev.out_event_id;
+	batch.stream_id = sa.out_stream_id;
+	if (!err)
+		err = cufab_ioc(fd, CUFAB_IOCTL_STREAM_BATCH, &batch);
 	/* the legacy stream waits for sa, which a host operation holds */
 	sb.flags = CUFAB_STREAM_LEGACY;
 	if (!err)

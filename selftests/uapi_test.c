@@ -726,6 +726,25 @@ static void prepare_stream_memop(struct __test_metadata *_metadata, int fd,
 	cmd->ops_ptr = (uintptr_t)&memop_entry;
 }
 
+/* A one-entry batch: an empty set. */
+static struct cufab_stream_submit batch_entry;
+
+static void prepare_stream_batch(struct __test_metadata *_metadata, int fd,
+				 void *buf)
+{
+	struct cufab_stream_batch *cmd = buf;
+
+	memset(&batch_entry, 0, sizeof(batch_entry));
+	batch_entry.size = sizeof(batch_entry);
+	batch_entry.op = CUFAB_OP_SET;
+	batch_entry.elem_size = 1;
+	batch_entry.src_dev = CUFAB_DEV_STREAM;
+	batch_entry.dst_dev = CUFAB_DEV_STREAM;
+	cmd->stream_id = new_stream(_metadata, fd);
+	cmd->count = 1;
+	cmd->ops_ptr = (uintptr_t)&batch_entry;
+}
+
 static void prepare_pointer_info(struct __test_metadata *_metadata, int fd,
 				 void *buf)
 {
@@ -1144,6 +1163,8 @@ SIZE_ROW(mem_prefetch, MEM_PREFETCH, cufab_mem_prefetch, __reserved,
 	 OFF(cufab_mem_prefetch, flags), OFF(cufab_mem_prefetch, __reserved));
 SIZE_ROW(stream_memop, STREAM_MEMOP, cufab_stream_memop, out_seq,
 	 OFF(cufab_stream_memop, flags));
+SIZE_ROW(stream_batch, STREAM_BATCH, cufab_stream_batch, out_seq,
+	 OFF(cufab_stream_batch, flags));
 SIZE_ROW(mem_range_attrs, MEM_RANGE_ATTRS, cufab_mem_range_attrs,
 	 out_resident_on_node, OFF(cufab_mem_range_attrs, flags),
 	 OFF(cufab_mem_range_attrs, __reserved),

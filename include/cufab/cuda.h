@@ -72,6 +72,10 @@ typedef uint64_t cuuint64_t;
 #define cuStreamWaitValue64		__CUDA_API_PTSZ(cuStreamWaitValue64_v2)
 #define cuStreamBatchMemOp		__CUDA_API_PTSZ(cuStreamBatchMemOp_v2)
 #define cuStreamGetCaptureInfo		__CUDA_API_PTSZ(cuStreamGetCaptureInfo_v3)
+#define cuStreamBeginCapture		__CUDA_API_PTSZ(cuStreamBeginCapture_v2)
+#define cuGraphInstantiate		cuGraphInstantiateWithFlags
+#define cuGraphExecUpdate		cuGraphExecUpdate_v2
+#define cuGraphAddKernelNode		cuGraphAddKernelNode_v2
 #define cuMemcpyDtoH			__CUDA_API_PTDS(cuMemcpyDtoH_v2)
 #define cuMemcpyDtoD			__CUDA_API_PTDS(cuMemcpyDtoD_v2)
 #define cuMemcpyHtoDAsync		__CUDA_API_PTSZ(cuMemcpyHtoDAsync_v2)
@@ -110,6 +114,8 @@ typedef uint64_t cuuint64_t;
 #define cuMemAllocFromPoolAsync		__CUDA_API_PTSZ(cuMemAllocFromPoolAsync)
 #define cuStreamAttachMemAsync		__CUDA_API_PTSZ(cuStreamAttachMemAsync)
 #define cuStreamIsCapturing		__CUDA_API_PTSZ(cuStreamIsCapturing)
+#define cuStreamEndCapture		__CUDA_API_PTSZ(cuStreamEndCapture)
+#define cuGraphLaunch			__CUDA_API_PTSZ(cuGraphLaunch)
 #endif
 
 /* The driver API version this header describes: CUDA 13.3. */
@@ -1155,7 +1161,7 @@ CUresult CUDAAPI cuStreamBatchMemOp(CUstream stream, unsigned int count,
 				    CUstreamBatchMemOpParams *paramArray,
 				    unsigned int flags);
 
-/* Stream capture state (cufab captures nothing: always NONE). */
+/* Stream capture state. */
 typedef enum CUstreamCaptureStatus_enum {
 	CU_STREAM_CAPTURE_STATUS_NONE = 0,
 	CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
@@ -1177,6 +1183,167 @@ CUresult CUDAAPI cuStreamGetCaptureInfo(CUstream hStream,
 					const CUgraphNode **dependencies_out,
 					const CUgraphEdgeData **edgeData_out,
 					size_t *numDependencies_out);
+
+/* Stream capture and graphs whose nodes need no device code. */
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUarray_st *CUarray;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUkern_st *CUkernel;
+
+typedef enum CUstreamCaptureMode_enum {
+	CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+	CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+	CU_STREAM_CAPTURE_MODE_RELAXED = 2
+} CUstreamCaptureMode;
+
+typedef enum CUgraphNodeType_enum {
+	CU_GRAPH_NODE_TYPE_KERNEL = 0,
+	CU_GRAPH_NODE_TYPE_MEMCPY = 1,
+	CU_GRAPH_NODE_TYPE_MEMSET = 2,
+	CU_GRAPH_NODE_TYPE_HOST = 3,
+	CU_GRAPH_NODE_TYPE_GRAPH = 4,
+	CU_GRAPH_NODE_TYPE_EMPTY = 5,
+	CU_GRAPH_NODE_TYPE_WAIT_EVENT = 6,
+	CU_GRAPH_NODE_TYPE_EVENT_RECORD = 7,
+	CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL = 8,
+	CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT = 9,
+	CU_GRAPH_NODE_TYPE_MEM_ALLOC = 10,
+	CU_GRAPH_NODE_TYPE_MEM_FREE = 11,
+	CU_GRAPH_NODE_TYPE_BATCH_MEM_OP = 12,
+	CU_GRAPH_NODE_TYPE_CONDITIONAL = 13
+} CUgraphNodeType;
+
+typedef enum CUgraphInstantiate_flags_enum {
+	CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH = 1,
+	CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD = 2,
+	CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH = 4,
+	CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY = 8
+} CUgraphInstantiate_flags;
+
+typedef enum CUgraphExecUpdateResult_enum {
+	CU_GRAPH_EXEC_UPDATE_SUCCESS = 0x0,
+	CU_GRAPH_EXEC_UPDATE_ERROR = 0x1,
+	CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED = 0x2,
+	CU_GRAPH_EXEC_UPDATE_ERROR_NODE_TYPE_CHANGED = 0x3,
+	CU_GRAPH_EXEC_UPDATE_ERROR_FUNCTION_CHANGED = 0x4,
+	CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED = 0x5,
+	CU_GRAPH_EXEC_UPDATE_ERROR_NOT_SUPPORTED = 0x6,
+	CU_GRAPH_EXEC_UPDATE_ERROR_UNSUPPORTED_FUNCTION_CHANGE = 0x7,
+	CU_GRAPH_EXEC_UPDATE_ERROR_ATTRIBUTES_CHANGED = 0x8
+} CUgraphExecUpdateResult;
+
+typedef struct CUgraphExecUpdateResultInfo_st {
+	CUgraphExecUpdateResult result;
+	CUgraphNode errorNode;
+	CUgraphNode errorFromNode;
+} CUgraphExecUpdateResultInfo_v1;
+typedef CUgraphExecUpdateResultInfo_v1 CUgraphExecUpdateResultInfo;
+
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes;
+	size_t srcY;
+	size_t srcZ;
+	size_t srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch;
+	size_t srcHeight;
+	size_t dstXInBytes;
+	size_t dstY;
+	size_t dstZ;
+	size_t dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch;
+	size_t dstHeight;
+	size_t WidthInBytes;
+	size_t Height;
+	size_t Depth;
+} CUDA_MEMCPY3D_v2;
+typedef CUDA_MEMCPY3D_v2 CUDA_MEMCPY3D;
+
+typedef struct CUDA_MEMSET_NODE_PARAMS_st {
+	CUdeviceptr dst;
+	size_t pitch;
+	unsigned int value;
+	unsigned int elementSize;
+	size_t width;
+	size_t height;
+} CUDA_MEMSET_NODE_PARAMS_v1;
+typedef CUDA_MEMSET_NODE_PARAMS_v1 CUDA_MEMSET_NODE_PARAMS;
+
+typedef struct CUDA_HOST_NODE_PARAMS_st {
+	CUhostFn fn;
+	void *userData;
+} CUDA_HOST_NODE_PARAMS_v1;
+typedef CUDA_HOST_NODE_PARAMS_v1 CUDA_HOST_NODE_PARAMS;
+
+typedef struct CUDA_KERNEL_NODE_PARAMS_v2_st {
+	CUfunction func;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	unsigned int sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	CUkernel kern;
+	CUcontext ctx;
+} CUDA_KERNEL_NODE_PARAMS_v2;
+typedef CUDA_KERNEL_NODE_PARAMS_v2 CUDA_KERNEL_NODE_PARAMS;
+
+CUresult CUDAAPI cuStreamBeginCapture(CUstream hStream, CUstreamCaptureMode mode);
+CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode);
+CUresult CUDAAPI cuStreamEndCapture(CUstream hStream, CUgraph *phGraph);
+CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph, unsigned int flags);
+CUresult CUDAAPI cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_KERNEL_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_MEMCPY3D *copyParams,
+				      CUcontext ctx);
+CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				      const CUgraphNode *dependencies,
+				      size_t numDependencies,
+				      const CUDA_MEMSET_NODE_PARAMS *memsetParams,
+				      CUcontext ctx);
+CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				    const CUgraphNode *dependencies,
+				    size_t numDependencies,
+				    const CUDA_HOST_NODE_PARAMS *nodeParams);
+CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+					  const CUgraphNode *dependencies,
+					  size_t numDependencies,
+					  CUgraph childGraph);
+CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+				     const CUgraphNode *dependencies,
+				     size_t numDependencies);
+CUresult CUDAAPI cuGraphAddEventRecordNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+					   const CUgraphNode *dependencies,
+					   size_t numDependencies, CUevent event);
+CUresult CUDAAPI cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph,
+					 const CUgraphNode *dependencies,
+					 size_t numDependencies, CUevent event);
+CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type);
+CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes);
+CUresult CUDAAPI cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
+				    unsigned long long flags);
+CUresult CUDAAPI cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream);
+CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec);
+CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph);
+CUresult CUDAAPI cuGraphExecUpdate(CUgraphExec hGraphExec, CUgraph hGraph,
+				   CUgraphExecUpdateResultInfo *resultInfo);
 
 /* Pointer classification. */
 CUresult CUDAAPI cuPointerGetAttribute(void *data, CUpointer_attribute attribute,

@@ -40,6 +40,7 @@
 #include "le_bench.h"
 #include "ctl_bench.h"
 #include "copy_bench.h"
+#include "graph_bench.h"
 #include "stream_bench.h"
 #include "managed_bench.h"
 #include "streammem_bench.h"
@@ -804,7 +805,8 @@ static int usage(void)
 	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file] [-f text]...\n"
 		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n"
 		"  -f  only the call rows whose name contains text (repeatable), and of the\n"
-		"      other figures only multicast_broadcast, when text is part of that name\n");
+		"      other figures only multicast_broadcast and graph_launch, when text is\n"
+		"      part of that name\n");
 	return 2;
 }
 
@@ -984,6 +986,9 @@ int main(int argc, char **argv)
 	if (nfilters) {
 		if (b.mc_ok && figure_wanted("multicast_broadcast"))
 			mc_broadcast_rows(out, reps);
+		if (figure_wanted("graph_launch") &&
+		    (fprintf(out, ",\n") < 0 || graph_bench_extra(out, reps, 1)))
+			return 1;
 		fprintf(out, "\n}\n");
 		goto teardown;
 	}
@@ -991,7 +996,8 @@ int main(int argc, char **argv)
 	if (bench_le_live(out, n, reps))
 		return 1;
 	if (stream_bench_extra(out, reps) || copy_bench_extra(out, reps) ||
-	    streammem_bench_extra(out, reps))
+	    streammem_bench_extra(out, reps) ||
+	    graph_bench_extra(out, reps, 0))
 		return 1;
 	if (managed_bench_extra(out, reps, n))
 		return 1;

@@ -517,6 +517,40 @@ static void fix_submit(struct thread *t, void *arg)
 	}
 }
 
+/*
+ * A graph launch: a few operations of every kind on one picked address,
+ * each made valid as fix_submit() makes one; now and then an entry is
+ * broken (its size, its stream_id), which must queue nothing.
+ */
+static void fix_stream_batch(struct thread *t, void *arg)
+{
+	struct cufab_stream_batch *b = arg;
+	struct cufab_stream_submit *e = (void *)t->scratch;
+	unsigned long long addr = 0x10000;
+	struct res r;
+	unsigned int i;
+
+	if (pick(t, R_LEGACY, &r) || pick(t, R_MAP, &r))
+		addr = r.val;
+	for (i = 0; i < b->count; i++) {
+		e[i] = (struct cufab_stream_submit){
+			.size = sizeof(e[i]),
+			.op = 1 + rn(t, CUFAB_OP_MAX - 1),
+			.dst = addr + 64 * rn(t, 4), .src = addr,
+			.length = 8 * rn(t, 8), .value = rn(t, 256),
+			.elem_size = 1 << rn(t, 3), .host_fn = rn(t, 4),
+			.src_dev = CUFAB_DEV_STREAM,
+			.dst_dev = CUFAB_DEV_STREAM,
+		};
+		fix_submit(t, &e[i]);
+	}
+	if (!rn(t, 16))
+		e[rn(t, b->count)].size = rn(t, 2) ? 0 : sizeof(*e) + 8;
+	if (!rn(t, 16))
+		e[rn(t, b->count)].stream_id = b->stream_id;
+	b->ops_ptr = (unsigned long)t->scratch;
+}
+
 /* post hooks: what a successful call made that its fields cannot say */
 
 static void post_mem_map(struct thread *t, const void *arg)
@@ -1067,6 +1101,11 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	IOC(HOST_UNREGISTER, cufab_host_unregister,
 	    FLD(cufab_host_unregister, flags, F_FLAGS),
 	    FLD(cufab_host_unregister, addr, F_PTR)) },
+	IOC(STREAM_BATCH, cufab_stream_batch,
+	    FLD(cufab_stream_batch, flags, F_FLAGS),
+	    FLD(cufab_stream_batch, stream_id, F_RES, .res = RB(R_STREAM)),
+	    FLD(cufab_stream_batch, count, F_COUNT, .arg = 8),
+	    FLD(cufab_stream_batch, ops_ptr, F_PTR)), FIX(fix_stream_batch) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

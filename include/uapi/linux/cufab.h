@@ -115,6 +115,7 @@ enum {
 	CUFAB_CMD_IPC_MEM_IMPORT,
 	CUFAB_CMD_HOST_REGISTER,
 	CUFAB_CMD_HOST_UNREGISTER,
+	CUFAB_CMD_STREAM_BATCH,
 	CUFAB_CMD_LAST,
 };
 
@@ -1878,6 +1879,39 @@ struct cufab_stream_memop {
 };
 
 #define CUFAB_IOCTL_STREAM_MEMOP	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_MEMOP)
+
+/* Entries of one CUFAB_IOCTL_STREAM_BATCH. */
+#define CUFAB_BATCH_MAX			4096
+
+/**
+ * struct cufab_stream_batch - CUFAB_IOCTL_STREAM_BATCH (1.9)
+ * @size: sizeof(struct cufab_stream_batch)
+ * @flags: must be 0
+ * @stream_id: the stream (-ENOENT for none, -ESHUTDOWN once its context
+ *	is gone)
+ * @count: entries at @ops_ptr, 1..CUFAB_BATCH_MAX and at most the
+ *	stream_queue_max module parameter
+ * @ops_ptr: user pointer to @count struct cufab_stream_submit, each with
+ *	@size its sizeof and @stream_id 0 (-EFAULT if not readable)
+ * @out_seq: the last entry's sequence number in the stream
+ *
+ * @count operations of one stream in one call: a graph launch. Every
+ * entry is checked and built as CUFAB_IOCTL_STREAM_SUBMIT would before
+ * any is queued, so a refused entry queues nothing; then the entries are
+ * queued in order, each after the one before it (the stream's order is
+ * the batch's dependency order). Each entry's out_seq and out_event_seq
+ * are written back to its place at @ops_ptr.
+ */
+struct cufab_stream_batch {
+	__u32 size;
+	__u32 flags;
+	__u32 stream_id;
+	__u32 count;
+	__u64 ops_ptr;
+	__u64 out_seq;
+};
+
+#define CUFAB_IOCTL_STREAM_BATCH	_IO(CUFAB_TYPE, CUFAB_CMD_STREAM_BATCH)
 
 /*
  * Generic netlink: family "cufab", administration and observation.
