@@ -7,10 +7,13 @@
  * against them alone.
  *
  * Sections, in dependency order: objects, fabric health, GPUs and
- * topology, device attributes, allocations, VA reservations, logical
+ * topology, device attributes, range checks, allocations (their kinds,
+ * page providers, handles, managed memory), VA reservations, logical
  * endpoints, clients, contexts, ioctl dispatch, IMEX channels, sharing,
- * multicast, legacy memory operations, multimem, netlink, peer access,
- * memory pools, debugfs. Documentation/architecture.rst says which file implements each.
+ * multicast, memory operations, multimem, netlink, peer access, memory
+ * pools, streams (the engine, operation types, watchers, events).
+ * Documentation/architecture.rst says which file implements each, and
+ * which calls which (Layers).
  */
 #ifndef _CUFAB_H
 #define _CUFAB_H
@@ -72,8 +75,8 @@ struct task_struct;
 struct vm_area_struct;
 
 /*
- * Kernel objects of a client: contexts now, endpoints, allocations,
- * multicast teams ... later. Each lives in its client's xarray under a small
+ * Kernel objects of a client: contexts, memory handles, streams, events,
+ * memory pools (object.c). Each lives in its client's xarray under a small
  * u32 id that userspace uses to name it.
  */
 
@@ -81,7 +84,7 @@ enum cufab_object_type {
 	CUFAB_OBJ_NONE,
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
-	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+	CUFAB_OBJ_MEM_HANDLE,	/* alloc.c: CUmemGenericAllocationHandle */
 	CUFAB_OBJ_STREAM,	/* streams section */
 	CUFAB_OBJ_EVENT,	/* streams section */
 	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
@@ -285,7 +288,7 @@ enum cufab_peers_rule {
  * @features: configured enum cufab_device_feature bits
  * @peers: bit i set when GPU i is reachable as a peer; never the own bit
  * @mem_total: capacity in bytes
- * @mem_used: bytes allocated by clients (accounted by later memory code)
+ * @mem_used: bytes of the GPU's allocations, charged at create (alloc.c)
  * @mem_gran: cuMemCreate MINIMUM granularity, bytes (struct cufab_gran)
  * @mem_gran_rec: cuMemCreate RECOMMENDED granularity
  * @mc_gran: multicast MINIMUM granularity
@@ -684,10 +687,12 @@ static inline bool cufab_range_inside(u64 start, u64 length, u64 outer,
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
  *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
  *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
+ *   pool.c          pool chunks (cuMemAllocAsync): never a handle
  *   multicast.c     multicast objects: a handle with no memory of its own
  *
- * Pages are allocated zeroed on first touch, so no process ever sees what
- * a page held before.
+ * Pages are taken zeroed on first touch from the allocation's page
+ * provider (struct cufab_page_provider), so no process ever sees what a
+ * page held before.
  */
 
 /*
@@ -1543,7 +1548,8 @@ int cufab_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /*
  * Contexts: the kernel half of a CUcontext. The library keeps the thread's
  * context stack; the kernel owns the object so that state hanging off a
- * context (peer access, later) dies with it or with the process.
+ * context (peer links, cuMemAlloc memory, streams) dies with it or with
+ * the process.
  */
 
 /**
@@ -1814,9 +1820,11 @@ int cufab_nl_init(void);
 void cufab_nl_exit(void);
 
 /*
- * For the dumps and events that sit beside their objects (alloc.c, le.c,
- * multicast.c, peer.c, pool.c).
+ * For the handlers, dumps and events that sit beside their objects
+ * (node_netlink.c, alloc.c, le.c, multicast.c, peer.c, pool.c, ...).
  */
+struct genl_info;
+void *cufab_nl_reply_put(struct sk_buff *msg, struct genl_info *info, u8 cmd);
 void *cufab_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb,
 			u8 cmd);
 int cufab_nl_dump_ret(struct sk_buff *skb, int ret);
@@ -1830,6 +1838,13 @@ void cufab_nl_event_send(struct sk_buff *msg, void *hdr);
 
 /* multicast.c: netlink */
 int cufab_nl_mc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* node_netlink.c: the node's configuration, in netlink.c's op table */
+int cufab_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);
+int cufab_nl_dev_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int cufab_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info);
+int cufab_nl_topo_get_doit(struct sk_buff *skb, struct genl_info *info);
+int cufab_nl_topo_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 /*
  * Peer context access (cuCtxEnablePeerAccess, cuCtxDisablePeerAccess): the

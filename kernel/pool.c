@@ -18,8 +18,9 @@
  * end the export (-EBUSY), so the library does not reuse the range and the
  * importer's memory stays what it was until the importer frees it.
  *
- * Lifetime: the chunk's final put (alloc.c, through ext_ops) returns its
- * bytes to the pool's reserved count and drops its pool reference.
+ * Lifetime: the chunk's final put (alloc.c, through the release of its
+ * struct cufab_alloc_ops) returns its bytes to the pool's reserved count
+ * and drops its pool reference.
  *
  * Locking: cufab_pools_lock (the node's pool table) -> pool->lock
  * (records, FABRIC export) -> pool->stat_lock (counters, a spinlock,
