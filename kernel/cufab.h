@@ -72,16 +72,17 @@ struct task_struct;
 struct vm_area_struct;
 
 /*
- * Kernel objects of a client: contexts now, endpoints, allocations,
- * multicast teams ... later. Each lives in its client's xarray under a small
- * u32 id that userspace uses to name it.
+ * Kernel objects of a client: contexts, memory handles (of allocations
+ * and multicast objects alike), streams, events and pools; logical
+ * endpoints have ids of their own (le.c). Each lives in its client's
+ * xarray under a small u32 id that userspace uses to name it.
  */
 
 enum cufab_object_type {
 	CUFAB_OBJ_NONE,
 	CUFAB_OBJ_ANY,		/* lookup wildcard, never a real type */
 	CUFAB_OBJ_CTX,
-	CUFAB_OBJ_MEM_HANDLE,	/* alloc.h: CUmemGenericAllocationHandle */
+	CUFAB_OBJ_MEM_HANDLE,	/* alloc.c: CUmemGenericAllocationHandle */
 	CUFAB_OBJ_STREAM,	/* streams section */
 	CUFAB_OBJ_EVENT,	/* streams section */
 	CUFAB_OBJ_POOL,		/* pool.c: CUmemoryPool */
