@@ -75,9 +75,10 @@ struct task_struct;
 struct vm_area_struct;
 
 /*
- * Kernel objects of a client: contexts, memory handles, streams, events,
- * memory pools (object.c). Each lives in its client's xarray under a small
- * u32 id that userspace uses to name it.
+ * Kernel objects of a client: contexts, memory handles (of allocations
+ * and multicast objects alike), streams, events and pools; logical
+ * endpoints have ids of their own (le.c). Each lives in its client's
+ * xarray under a small u32 id that userspace uses to name it.
  */
 
 enum cufab_object_type {

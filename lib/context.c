@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Contexts: the context table, the calling thread's context stack and the
- * cuCtx* calls.
+ * Contexts: the context table, the calling thread's context stack, the
+ * prologue every entry point starts with (cufab_call(), which checks the
+ * current context last) and the cuCtx* calls.
  *
  * Each context is a kernel object (CUFAB_IOCTL_CTX_CREATE, destroyed with
  * CUFAB_IOCTL_DESTROY) so that state hanging off it belongs to the kernel.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * The process's client of /dev/cufab: opening it, the version handshake,
- * the ioctl wrapper, logging, fork handling and the entry points' common
- * prologue.
+ * the ioctl wrapper, logging, fork handling and the parts table through
+ * which the API groups let go of what mirrors the kernel's objects.
  *
  * Fork: the kernel binds a client to the process that opened it and answers
  * -EBADF to any other, so a forked child must start over. The atfork child

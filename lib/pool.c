@@ -1433,6 +1433,15 @@ static CUresult location_check(const CUmemLocation *location,
 	return *slot < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
+/* The prologue of the calls on a location's current or default pool. */
+static CUresult location_call(int args_ok, const CUmemLocation *location,
+			      CUmemAllocationType type, int *slot)
+{
+	CUresult res = cufab_call_args(args_ok);
+
+	return res == CUDA_SUCCESS ? location_check(location, type, slot) : res;
+}
+
 /* cuMemGetDefaultMemPool and cuMemGetMemPool: @get under the pool lock. */
 static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,
 				  CUmemAllocationType type,
@@ -1443,10 +1452,7 @@ static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,
 	CUresult res;
 	int slot;
 
-	res = cufab_call_args(!!out);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = location_check(location, type, &slot);
+	res = location_call(!!out, location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();
@@ -1485,10 +1491,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
 	CUresult res;
 	int slot;
 
-	res = cufab_call_args(1);
-	if (res != CUDA_SUCCESS)
-		return res;
-	res = location_check(location, type, &slot);
+	res = location_call(1, location, type, &slot);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pool_lock_take();
