@@ -89,6 +89,28 @@ void cufab_fabric_encode_as(u32 magic, u32 export_id,
 	memcpy(out, &h, sizeof(h));
 }
 
+/*
+ * A FABRIC handle's export id and node, whichever node made it: -EINVAL
+ * for another kind or version, or no export id (no node produced it).
+ */
+static int cufab_fabric_parse(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
+			      u32 *export_id, unsigned int *node)
+{
+	struct cufab_fabric_handle h;
+	u64 id;
+
+	/* @in has no alignment guarantee */
+	memcpy(&h, in, sizeof(h));
+	id = le64_to_cpu(h.export_id);
+	if (le32_to_cpu(h.magic) != magic ||
+	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
+	    !id || id > U32_MAX)
+		return -EINVAL;
+	*export_id = id;
+	*node = le16_to_cpu(h.node);
+	return 0;
+}
+
 /**
  * cufab_fabric_decode_as() - parse the fixed part of a FABRIC handle
  * @magic: the kind of handle expected
@@ -103,19 +125,14 @@ void cufab_fabric_encode_as(u32 magic, u32 export_id,
 int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 			   u32 *export_id, const u8 **secret)
 {
-	struct cufab_fabric_handle h;
-	u64 id;
+	unsigned int node;
+	int ret;
 
-	/* @in has no alignment guarantee */
-	memcpy(&h, in, sizeof(h));
-	id = le64_to_cpu(h.export_id);
-	if (le32_to_cpu(h.magic) != magic ||
-	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
-	    !id || id > U32_MAX)
-		return -EINVAL;
-	if (le16_to_cpu(h.node) != cufab_node.node_index)
+	ret = cufab_fabric_parse(magic, in, export_id, &node);
+	if (ret)
+		return ret;
+	if (node != cufab_node.node_index)
 		return -EHOSTDOWN;
-	*export_id = id;
 	*secret = in + offsetof(struct cufab_fabric_handle, secret);
 	return 0;
 }
@@ -132,17 +149,9 @@ int cufab_fabric_decode_as(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 int cufab_fabric_handle_node(u32 magic, const u8 in[CUFAB_FABRIC_HANDLE_LEN],
 			     unsigned int *node)
 {
-	struct cufab_fabric_handle h;
-	u64 id;
+	u32 export_id;
 
-	memcpy(&h, in, sizeof(h));
-	id = le64_to_cpu(h.export_id);
-	if (le32_to_cpu(h.magic) != magic ||
-	    le16_to_cpu(h.version) != CUFAB_FABRIC_VERSION ||
-	    !id || id > U32_MAX)
-		return -EINVAL;
-	*node = le16_to_cpu(h.node);
-	return 0;
+	return cufab_fabric_parse(magic, in, &export_id, node);
 }
 
 /*
