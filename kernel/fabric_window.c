@@ -13,7 +13,9 @@
  *   [2 MiB + n * S, 2 MiB + (n+1) S) the slice of node n, S = the rest / N
  *
  * in 2 MiB units, N being the module parameter num_nodes. A node allocates
- * only from its own slice, with genalloc: no allocator state is shared
+ * only from its own slice, a bitmap of its units (the kernel's genalloc
+ * is not built into every kernel: only drivers select it), so no
+ * allocator state is shared
  * between nodes, so a node that dies leaves nothing half-updated in the
  * others'. Every node maps the whole window, so it can also reach any
  * other node's slice at the offset an import names (fabric_remote.c).
@@ -30,7 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/genalloc.h>
+#include <linux/bitmap.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -60,8 +62,9 @@ MODULE_PARM_DESC(num_nodes,
  * @size: its length
  * @virt: the kernel's mapping of the whole window
  * @pgmap: its ZONE_DEVICE pages
- * @pool: this node's slice, by window offset + 1 (genalloc returns 0 for
- *	"no memory", and offset 0 is the header anyway)
+ * @used: this node's slice, a bit per 2 MiB unit
+ * @units: units in a slice
+ * @free: units not reserved
  * @slice: bytes per node
  */
 struct cufab_window {
@@ -70,7 +73,10 @@ struct cufab_window {
 	u64 size;
 	void *virt;
 	struct dev_pagemap pgmap;
-	struct gen_pool *pool;
+	struct mutex lock;		/* guards used and free */
+	unsigned long *used;
+	unsigned long units;
+	unsigned long free;
 	u64 slice;
 };
 
@@ -90,6 +96,12 @@ static u64 cufab_window_slice_start(const struct cufab_window *w,
 				    unsigned int node)
 {
 	return CUFAB_WINDOW_HEADER + (u64)node * w->slice;
+}
+
+/* Read without the lock: a figure for messages and debugfs. */
+static u64 cufab_window_free_bytes(const struct cufab_window *w)
+{
+	return (u64)READ_ONCE(w->free) * CUFAB_WINDOW_UNIT;
 }
 
 /**
@@ -139,19 +151,28 @@ bool cufab_window_owns(u64 offset, u64 length, unsigned int node)
 int cufab_window_reserve(u64 length, u64 *offset)
 {
 	struct cufab_window *w = cufab_window;
-	unsigned long addr;
 	u64 len = round_up(length, CUFAB_WINDOW_UNIT), done;
+	unsigned long n, idx;
 
 	if (!w)
 		return -ENODEV;
-	addr = gen_pool_alloc(w->pool, len);
-	if (!addr) {
-		pr_warn_ratelimited("fabric window: no %llu contiguous bytes left in node %u's slice (%zu of %llu free)\n",
+	n = div_u64(len, CUFAB_WINDOW_UNIT);
+	mutex_lock(&w->lock);
+	idx = n <= w->units ?
+	      bitmap_find_next_zero_area(w->used, w->units, 0, n, 0) : w->units;
+	if (idx < w->units) {
+		bitmap_set(w->used, idx, n);
+		w->free -= n;
+	}
+	mutex_unlock(&w->lock);
+	if (idx >= w->units) {
+		pr_warn_ratelimited("fabric window: no %llu contiguous bytes left in node %u's slice (%llu of %llu free)\n",
 				    len, cufab_node.node_index,
-				    gen_pool_avail(w->pool), w->slice);
+				    cufab_window_free_bytes(w), w->slice);
 		return -ENOMEM;
 	}
-	*offset = addr - 1;
+	*offset = cufab_window_slice_start(w, cufab_node.node_index) +
+		  (u64)idx * CUFAB_WINDOW_UNIT;
 	/* what another process, or a previous run, left there */
 	for (done = 0; done < len; done += CUFAB_WINDOW_UNIT) {
 		memset(w->virt + *offset + done, 0, CUFAB_WINDOW_UNIT);
@@ -163,10 +184,17 @@ int cufab_window_reserve(u64 length, u64 *offset)
 void cufab_window_unreserve(u64 offset, u64 length)
 {
 	struct cufab_window *w = cufab_window;
+	unsigned long idx, n;
 
-	if (!WARN_ON_ONCE(!w))
-		gen_pool_free(w->pool, offset + 1,
-			      round_up(length, CUFAB_WINDOW_UNIT));
+	if (WARN_ON_ONCE(!w))
+		return;
+	idx = div_u64(offset - cufab_window_slice_start(w, cufab_node.node_index),
+		      CUFAB_WINDOW_UNIT);
+	n = div_u64(round_up(length, CUFAB_WINDOW_UNIT), CUFAB_WINDOW_UNIT);
+	mutex_lock(&w->lock);
+	bitmap_clear(w->used, idx, n);
+	w->free += n;
+	mutex_unlock(&w->lock);
 }
 
 /* debugfs "window": the geometry and what is left of this node's slice. */
@@ -178,11 +206,11 @@ void cufab_window_show(struct seq_file *m)
 		seq_puts(m, "none\n");
 		return;
 	}
-	seq_printf(m, "device %s base %pa size %llu nodes %u slice %llu node %u start %llu free %zu\n",
+	seq_printf(m, "device %s base %pa size %llu nodes %u slice %llu node %u start %llu free %llu\n",
 		   pci_name(w->pdev), &w->base, w->size, num_nodes, w->slice,
 		   cufab_node.node_index,
 		   cufab_window_slice_start(w, cufab_node.node_index),
-		   gen_pool_avail(w->pool));
+		   cufab_window_free_bytes(w));
 }
 
 /* ---- the PCI device ---- */
@@ -228,17 +256,11 @@ static int cufab_window_geometry(struct cufab_window *w)
 
 static int cufab_window_pool(struct cufab_window *w)
 {
-	u64 start = cufab_window_slice_start(w, cufab_node.node_index);
-
-	w->pool = gen_pool_create(PMD_SHIFT, dev_to_node(&w->pdev->dev));
-	if (!w->pool)
-		return -ENOMEM;
-	if (gen_pool_add(w->pool, start + 1, w->slice,
-			 dev_to_node(&w->pdev->dev))) {
-		gen_pool_destroy(w->pool);
-		return -ENOMEM;
-	}
-	return 0;
+	mutex_init(&w->lock);
+	w->units = div_u64(w->slice, CUFAB_WINDOW_UNIT);
+	w->free = w->units;
+	w->used = bitmap_zalloc(w->units, GFP_KERNEL);
+	return w->used ? 0 : -ENOMEM;
 }
 
 static int cufab_window_probe(struct pci_dev *pdev,
@@ -298,7 +320,7 @@ static void cufab_window_remove(struct pci_dev *pdev)
 	struct cufab_window *w = pci_get_drvdata(pdev);
 
 	cufab_window = NULL;
-	gen_pool_destroy(w->pool);
+	bitmap_free(w->used);
 	/* the pages go with the device (devm), before the region */
 	devm_memunmap_pages(&pdev->dev, &w->pgmap);
 	pci_release_region(pdev, CUFAB_WINDOW_BAR);

@@ -8,7 +8,7 @@
  * page is then its index in the range, and the range goes whole after the
  * final put.
  *
- * Locks: none of its own; genalloc's, in fabric_window.c.
+ * Locks: none of its own; the slice's, in fabric_window.c.
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
