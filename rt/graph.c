@@ -39,11 +39,13 @@ RT_EXPORT cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream,
 					       const cudaGraphEdgeData **edgeData_out,
 					       size_t *numDependencies_out)
 {
+	/* cudaGraphEdgeData is CUgraphEdgeData, member for member */
+	void *edges = edgeData_out;
+
 	return RT_CALL(cuStreamGetCaptureInfo(stream,
 					      (CUstreamCaptureStatus *)captureStatus_out,
 					      (cuuint64_t *)id_out, graph_out,
-					      dependencies_out,
-					      (const CUgraphEdgeData **)edgeData_out,
+					      dependencies_out, edges,
 					      numDependencies_out));
 }
 
