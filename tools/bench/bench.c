@@ -383,13 +383,18 @@ static const struct row rows[] = {
 	  NEED_RT, 2 },
 };
 
-/* Runtime row and the driver row serving it: "runtime_overhead". */
+/*
+ * Runtime row and the row it is measured against, "runtime_overhead": the
+ * driver calls serving it (NVIDIA's runtime: about 1.1), and for the
+ * stream-ordered allocator also glibc's malloc+free of the same size.
+ */
 static const char *const rt_pairs[][2] = {
 	{ "cudaMalloc+cudaFree 2MiB", "cuMemAlloc+cuMemFree 2MiB" },
 	{ "cudaMemcpyAsync DtoD 4KiB+cudaStreamSynchronize",
 	  "cuMemcpyAsync DtoD 4KiB+cuStreamSynchronize" },
 	{ "cudaMallocAsync+cudaFreeAsync 4KiB stream",
 	  "cuMemAllocAsync+cuMemFreeAsync 4KiB stream" },
+	{ "cudaMallocAsync+cudaFreeAsync 4KiB stream", "malloc+free 4KiB (glibc)" },
 };
 
 double now_ns(void)
@@ -835,7 +840,7 @@ static double row_median_of(const double *med, const char *name)
 	return 0;
 }
 
-/* Each runtime row over its driver row, where both ran. */
+/* Each runtime row over the row it is measured against, where both ran. */
 static void print_rt_overhead(FILE *out, const double *med)
 {
 	const char *sep = "";
@@ -848,7 +853,7 @@ static void print_rt_overhead(FILE *out, const double *med)
 		cum = row_median_of(med, rt_pairs[i][1]);
 		if (!rtm || !cum)
 			continue;
-		fprintf(out, "%s\n    { \"runtime\": \"%s\", \"driver\": \"%s\", \"ratio\": %.3f }",
+		fprintf(out, "%s\n    { \"runtime\": \"%s\", \"against\": \"%s\", \"ratio\": %.3f }",
 			sep, rt_pairs[i][0], rt_pairs[i][1], rtm / cum);
 		sep = ",";
 	}
