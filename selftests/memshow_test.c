@@ -129,7 +129,7 @@ TEST(no_such_pid)
 	EXPECT_EQ(0, ctl_run("-j mem show pid 999999", NULL, out, sizeof(out)));
 	EXPECT_STREQ("[]\n", out);
 	EXPECT_EQ(0, ctl_run("mem show pid 999999", NULL, out, sizeof(out)));
-	EXPECT_STREQ("", out);
+	EXPECT_STREQ("none\n", out);
 	EXPECT_EQ(1, ctl_run("mem show pid x 2>/dev/null", NULL, out, sizeof(out)));
 }
 
