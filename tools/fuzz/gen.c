@@ -548,6 +548,12 @@ static void *ro_arg(const void *buf)
 			return NULL;
 		}
 	}
+	/*
+	 * Writable again first: a call that never came back to ro_done()
+	 * (a worker killed or forked mid-call) left the pages read-only.
+	 */
+	if (mprotect(ro_buf, BUF_MAX, PROT_READ | PROT_WRITE))
+		return NULL;
 	memcpy(ro_buf, buf, BUF_MAX);
 	if (mprotect(ro_buf, BUF_MAX, PROT_READ))
 		return NULL;
