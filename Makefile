@@ -438,7 +438,7 @@ LIVE_INSTALL	:= $(if $(DESTDIR),,1)
 
 # The files of the DKMS source tree: what `make module` needs, nothing more.
 DKMS_FILES	:= Makefile Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/tests/*.[ch]) \
-		   include/uapi/linux/cufab.h
+		   include/uapi/linux/cufab.h include/uapi/linux/cufab_imex.h
 
 PKG_SUBST	= sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 		      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' \
