@@ -13,6 +13,7 @@
 
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
+#include "race_helpers.h"
 
 FIXTURE(batch) {
 	int fd;
@@ -267,14 +268,6 @@ TEST_F(batch, larger_than_the_queue_bound)
 	EXPECT_EQ(0, write_file(QUEUE_MAX, old));
 }
 
-struct racer {
-	int fd;
-	__u32 stream;
-	__u64 page;
-	int stop;
-	int other;	/* an errno neither 0 nor ENOENT */
-};
-
 static void *submit_loop(void *p)
 {
 	struct racer *r = p;
@@ -297,44 +290,10 @@ static void *submit_loop(void *p)
 TEST(race_with_destroy)
 {
 	long long before = live_objects();
-	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
-	struct cufab_stream_create sc = { .size = sizeof(sc) };
-	struct racer r = {};
-	pthread_t t;
-	pid_t pid;
-	int i, ret;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, "no module");
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		r.fd = cufab_open();
-		CHILD_CHECK(r.fd >= 0);
-		CHILD_CHECK(!ctx_create(r.fd, 0, 0, &sc.ctx_id));
-		a.ctx_id = sc.ctx_id;
-		CHILD_CHECK(!cufab_ioc(r.fd, CUFAB_IOCTL_MEM_ALLOC, &a));
-		r.page = a.out_addr;
-		for (i = 0; i < 20; i++) {
-			CHILD_CHECK(!cufab_ioc(r.fd, CUFAB_IOCTL_STREAM_CREATE,
-					       &sc));
-			r.stream = sc.out_stream_id;
-			r.stop = 0;
-			CHILD_CHECK(!pthread_create(&t, NULL, submit_loop, &r));
-			usleep(i * 100);
-			/* a destroy meeting a submission's lookup is EBUSY */
-			while ((ret = destroy(r.fd, r.stream)) == EBUSY)
-				usleep(10);
-			errno = ret;
-			CHILD_CHECK(!ret);
-			__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-			pthread_join(t, NULL);
-			errno = r.other;
-			CHILD_CHECK(!r.other);
-		}
-		_exit(0);
-	}
-	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_EQ(0, stream_destroy_race(0, submit_loop));
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects_wait(before));
 }

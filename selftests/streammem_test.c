@@ -29,6 +29,7 @@
 #include "cufab_test.h"
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
+#include "race_helpers.h"
 #include "mem_helpers.h"
 #include "stream_helpers.h"
 
@@ -628,14 +629,6 @@ TEST_F(raw, reply_fault)
 	munmap(cmd, 4096);
 }
 
-struct racer {
-	int fd;
-	__u32 stream;
-	__u64 page;
-	int stop;
-	int other;	/* an errno neither 0 nor ENOENT */
-};
-
 static void *submit_loop(void *p)
 {
 	struct racer *r = p;
@@ -662,42 +655,10 @@ static void *submit_loop(void *p)
 TEST(raw_race_with_destroy)
 {
 	long long before = live_objects();
-	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
-	struct cufab_stream_create sc = {
-		.size = sizeof(sc), .flags = CUFAB_STREAM_NON_BLOCKING,
-	};
-	struct racer r = {};
-	pthread_t t;
-	pid_t pid;
-	int i;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, "no module");
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		r.fd = cufab_open();
-		CHILD_CHECK(r.fd >= 0);
-		CHILD_CHECK(!ctx_create(r.fd, 0, 0, &sc.ctx_id));
-		a.ctx_id = sc.ctx_id;
-		CHILD_CHECK(!cufab_ioc(r.fd, CUFAB_IOCTL_MEM_ALLOC, &a));
-		r.page = a.out_addr;
-		for (i = 0; i < 20; i++) {
-			CHILD_CHECK(!cufab_ioc(r.fd, CUFAB_IOCTL_STREAM_CREATE,
-					       &sc));
-			r.stream = sc.out_stream_id;
-			r.stop = 0;
-			CHILD_CHECK(!pthread_create(&t, NULL, submit_loop, &r));
-			usleep(i * 100);
-			CHILD_CHECK(!destroy(r.fd, r.stream));
-			__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
-			pthread_join(t, NULL);
-			errno = r.other;
-			CHILD_CHECK(!r.other);
-		}
-		_exit(0);
-	}
-	EXPECT_EQ(0, wait_child(pid));
+	EXPECT_EQ(0, stream_destroy_race(CUFAB_STREAM_NON_BLOCKING, submit_loop));
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects_wait(before));
 }
