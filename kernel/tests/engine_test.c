@@ -500,6 +500,53 @@ static int publish_older(void *arg)
 }
 
 /*
+ * The race's environment and slot, and its older publisher bound to
+ * another CPU, created but not woken.
+ */
+static struct task_struct *publish_race_start(struct kunit *test,
+					      struct engine_env *env,
+					      struct publish_race *r)
+{
+	struct task_struct *t;
+	unsigned int cpu;
+
+	engine_env_init(test, env);
+	r->space = env->space;
+	r->slot = cufab_slot_alloc(env->space);
+	KUNIT_ASSERT_GE(test, r->slot, 0);
+	atomic_set(&r->go, 0);
+	atomic_set(&r->done, 0);
+	atomic_set(&r->held, 0);
+	atomic_set(&r->newer, 0);
+	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
+	if (cpu >= nr_cpu_ids)
+		cpu = cpumask_first(cpu_online_mask);
+	t = kthread_create(publish_older, r, "cufab-kunit-pub");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	return t;
+}
+
+/* Round @k left the slot at its newer record: its time, no error. */
+static bool publish_round_ok(const struct cufab_seq_slot *s, unsigned int k)
+{
+	return READ_ONCE(s->seq) == 2 * k && !READ_ONCE(s->error) &&
+	       READ_ONCE(s->time_ns) == 2 * k;
+}
+
+static void publish_race_end(struct kunit *test, struct engine_env *env,
+			     struct publish_race *r, struct task_struct *t,
+			     unsigned int bad, unsigned int rounds)
+{
+	kthread_stop(t);
+	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
+			    "%u of %u rounds left the slot at the older record",
+			    bad, rounds);
+	cufab_slot_free(env->space, r->slot);
+	engine_env_fini(env);
+}
+
+/*
  * Records of one event on two streams complete at once, the newer one
  * successful: whatever the interleaving, the slot ends at the newer
  * number, with its time and no error.
@@ -508,26 +555,15 @@ static void slot_publish_concurrent(struct kunit *test)
 {
 	struct publish_race r = { .rounds = 20000 };
 	unsigned long end = jiffies + 3 * HZ;
-	unsigned int k, bad = 0, cpu;
+	unsigned int k, bad = 0;
 	struct task_struct *t;
 	struct engine_env env;
 	struct cufab_seq_slot *s;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	engine_env_init(test, &env);
-	r.space = env.space;
-	r.slot = cufab_slot_alloc(env.space);
-	KUNIT_ASSERT_GE(test, r.slot, 0);
+	t = publish_race_start(test, &env, &r);
 	s = &env.space->slots[r.slot];
-	atomic_set(&r.go, 0);
-	atomic_set(&r.done, 0);
-	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	t = kthread_create(publish_older, &r, "cufab-kunit-pub");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpu);
 	wake_up_process(t);
 	for (k = 1; k <= r.rounds && time_before(jiffies, end); k++) {
 		atomic_set(&r.go, k);
@@ -535,20 +571,14 @@ static void slot_publish_concurrent(struct kunit *test)
 		cufab_slot_publish(env.space, r.slot, 2 * k, 2 * k, 0);
 		while (atomic_read(&r.done) < k)
 			cond_resched();
-		if (READ_ONCE(s->seq) != 2 * k || READ_ONCE(s->error) ||
-		    READ_ONCE(s->time_ns) != 2 * k)
+		if (!publish_round_ok(s, k))
 			bad++;
 		/* the next round starts where this one must have ended */
 		WRITE_ONCE(s->error, 0);
 		WRITE_ONCE(s->time_ns, 2 * k);
 		WRITE_ONCE(s->seq, 2 * k);
 	}
-	kthread_stop(t);
-	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
-			    "%u of %u rounds left the slot at the older record",
-			    bad, k - 1);
-	cufab_slot_free(env.space, r.slot);
-	engine_env_fini(&env);
+	publish_race_end(test, &env, &r, t, bad, k - 1);
 }
 
 static struct publish_race *publish_window_race;
@@ -580,28 +610,15 @@ static void slot_publish_window(struct kunit *test)
 {
 	struct publish_race r = { .rounds = 50 };
 	unsigned long end = jiffies + 3 * HZ;
-	unsigned int k, bad = 0, cpu;
+	unsigned int k, bad = 0;
 	struct task_struct *t;
 	struct engine_env env;
 	struct cufab_seq_slot *s;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	engine_env_init(test, &env);
-	r.space = env.space;
-	r.slot = cufab_slot_alloc(env.space);
-	KUNIT_ASSERT_GE(test, r.slot, 0);
+	t = publish_race_start(test, &env, &r);
 	s = &env.space->slots[r.slot];
-	atomic_set(&r.go, 0);
-	atomic_set(&r.done, 0);
-	atomic_set(&r.held, 0);
-	atomic_set(&r.newer, 0);
-	cpu = cpumask_next(raw_smp_processor_id(), cpu_online_mask);
-	if (cpu >= nr_cpu_ids)
-		cpu = cpumask_first(cpu_online_mask);
-	t = kthread_create(publish_older, &r, "cufab-kunit-pub");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-	kthread_bind(t, cpu);
 	publish_window_race = &r;
 	WRITE_ONCE(cufab_slot_publish_hook, publish_hold_older);
 	wake_up_process(t);
@@ -613,17 +630,11 @@ static void slot_publish_window(struct kunit *test)
 		atomic_set(&r.newer, 2 * k);
 		while (atomic_read(&r.done) < k)
 			cond_resched();
-		if (READ_ONCE(s->seq) != 2 * k || READ_ONCE(s->error) ||
-		    READ_ONCE(s->time_ns) != 2 * k)
+		if (!publish_round_ok(s, k))
 			bad++;
 	}
 	WRITE_ONCE(cufab_slot_publish_hook, NULL);
-	kthread_stop(t);
-	KUNIT_EXPECT_EQ_MSG(test, 0U, bad,
-			    "%u of %u rounds left the slot at the older record",
-			    bad, k - 1);
-	cufab_slot_free(env.space, r.slot);
-	engine_env_fini(&env);
+	publish_race_end(test, &env, &r, t, bad, k - 1);
 }
 
 /* A test operation that parks until engine_park->ready, counting. */
