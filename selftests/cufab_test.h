@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -179,6 +180,36 @@ static inline int wait_child(pid_t pid)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 0x100 | (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/*
+ * A process killed with work in flight: @setup runs in a child, which
+ * then waits; once it returned 0 the child gets SIGKILL. Returns
+ * wait_child()'s status (0x100 | SIGKILL when all went so), or -1 when
+ * the child never got ready.
+ */
+static inline int kill_when_ready(int (*setup)(void))
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		if (setup() || write(ready[1], "r", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	if (read(ready[0], &c, 1) == 1)
+		kill(pid, SIGKILL);
+	close(ready[0]);
+	return wait_child(pid);
 }
 
 /*

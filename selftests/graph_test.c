@@ -722,55 +722,47 @@ TEST(proc_address)
  * graph's copies and host nodes wait behind it. The client goes,
  * nothing leaks, the kernel is fine.
  */
+/* kill_with_graph_pending's child: 16 launches behind a gated stream. */
+static int launch_behind_gate(void)
+{
+	static struct gate gate = GATE_INIT;
+	static int count;
+	CUDA_HOST_NODE_PARAMS hp = { .fn = count_fn, .userData = &count };
+	CUDA_MEMSET_NODE_PARAMS sp;
+	CUDA_MEMCPY3D cp;
+	CUgraphNode n[3];
+	CUgraphExec x;
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s;
+	CUgraph g;
+	int i;
+
+	if (cuInit(0) || !(ctx = ctx_on(0)) ||
+	    cuMemAlloc(&d, 1 << 20) || cuStreamCreate(&s, 0) ||
+	    cuGraphCreate(&g, 0))
+		return -1;
+	sp = set_params(d, 1, 1, 1 << 19);
+	cp = copy_params(d + (1 << 19), d, 1 << 19);
+	if (cuGraphAddMemsetNode(&n[0], g, NULL, 0, &sp, ctx) ||
+	    cuGraphAddMemcpyNode(&n[1], g, &n[0], 1, &cp, ctx) ||
+	    cuGraphAddHostNode(&n[2], g, &n[1], 1, &hp) ||
+	    cuGraphInstantiate(&x, g, 0))
+		return -1;
+	cuLaunchHostFunc(s, gate_fn, &gate);
+	for (i = 0; i < 16; i++)
+		if (cuGraphLaunch(x, s))
+			return -1;
+	return 0;
+}
+
 TEST(kill_with_graph_pending)
 {
 	long long before = live_objects();
-	int ready[2], i;
-	char c;
-	pid_t pid;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, "no module");
-	ASSERT_EQ(0, pipe(ready));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		static struct gate gate = GATE_INIT;
-		static int count;
-		CUDA_HOST_NODE_PARAMS hp = { .fn = count_fn, .userData = &count };
-		CUDA_MEMSET_NODE_PARAMS sp;
-		CUDA_MEMCPY3D cp;
-		CUgraphNode n[3];
-		CUgraphExec x;
-		CUdeviceptr d;
-		CUcontext ctx;
-		CUstream s;
-		CUgraph g;
-
-		if (cuInit(0) || !(ctx = ctx_on(0)) ||
-		    cuMemAlloc(&d, 1 << 20) || cuStreamCreate(&s, 0) ||
-		    cuGraphCreate(&g, 0))
-			_exit(1);
-		sp = set_params(d, 1, 1, 1 << 19);
-		cp = copy_params(d + (1 << 19), d, 1 << 19);
-		if (cuGraphAddMemsetNode(&n[0], g, NULL, 0, &sp, ctx) ||
-		    cuGraphAddMemcpyNode(&n[1], g, &n[0], 1, &cp, ctx) ||
-		    cuGraphAddHostNode(&n[2], g, &n[1], 1, &hp) ||
-		    cuGraphInstantiate(&x, g, 0))
-			_exit(1);
-		cuLaunchHostFunc(s, gate_fn, &gate);
-		for (i = 0; i < 16; i++)
-			if (cuGraphLaunch(x, s))
-				_exit(1);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	EXPECT_EQ(0x100 | SIGKILL, kill_when_ready(launch_behind_gate));
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects_wait(before));
 }

@@ -814,49 +814,37 @@ TEST(proc_address_per_thread)
  * kill -9 with work queued: a host function holds the stream, copies
  * wait behind it. The client goes, nothing leaks, the kernel is fine.
  */
+/* The child of kill_with_work_queued: a gated stream, copies behind it. */
+static int queue_work(void)
+{
+	static struct gate g = GATE_INIT;
+	CUdeviceptr d;
+	CUcontext ctx;
+	CUstream s[3];
+	void *host = malloc(1 << 20);
+	int i;
+
+	if (cuInit(0) || !(ctx = ctx_on(0)) || cuMemAlloc(&d, 1 << 20))
+		return -1;
+	for (i = 0; i < 3; i++)
+		cuStreamCreate(&s[i], 0);
+	cuLaunchHostFunc(s[0], gate_fn, &g);
+	for (i = 0; i < 32; i++) {
+		cuMemcpyHtoDAsync(d, host, 1 << 20, s[i % 3]);
+		cuMemsetD8Async(d, i, 1 << 20, NULL);
+	}
+	return 0;
+}
+
 TEST(kill_with_work_queued)
 {
 	long long before = live_objects();
-	int ready[2], i;
-	char c;
-	pid_t pid;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, "no module");
-	ASSERT_EQ(0, pipe(ready));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		static struct gate g = GATE_INIT;
-		CUdeviceptr d;
-		CUcontext ctx;
-		CUstream s[3];
-		void *host = malloc(1 << 20);
-
-		if (cuInit(0) || !(ctx = ctx_on(0)) ||
-		    cuMemAlloc(&d, 1 << 20))
-			_exit(1);
-		for (i = 0; i < 3; i++)
-			cuStreamCreate(&s[i], 0);
-		cuLaunchHostFunc(s[0], gate_fn, &g);
-		for (i = 0; i < 32; i++) {
-			cuMemcpyHtoDAsync(d, host, 1 << 20, s[i % 3]);
-			cuMemsetD8Async(d, i, 1 << 20, NULL);
-		}
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	kill(pid, SIGKILL);
-	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	if (before >= 0) {
-		for (i = 0; i < 200 && live_objects() != before; i++)
-			usleep(10000);
-		EXPECT_EQ(before, live_objects());
-	}
+	EXPECT_EQ(0x100 | SIGKILL, kill_when_ready(queue_work));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
 }
 
 /*

@@ -469,40 +469,31 @@ TEST(other_process_store_satisfies)
 }
 
 /* A process killed with waits parked: its streams go, nothing leaks. */
+/* The child of kill_with_parked_wait: waits parked on two streams. */
+static int park_waits(void)
+{
+	CUdeviceptr d;
+	CUstream s[2];
+
+	if (cuInit(0) || !ctx_on(0) || cuMemAlloc(&d, 4096))
+		return -1;
+	memset((void *)(uintptr_t)d, 0, 4096);
+	cuStreamCreate(&s[0], CU_STREAM_NON_BLOCKING);
+	cuStreamCreate(&s[1], 0);
+	cuStreamWaitValue32(s[0], d, 1, 0);
+	cuStreamWaitValue64(s[1], d + 8, 1, 0);
+	cuStreamWriteValue32(s[1], d + 16, 1, 0);
+	usleep(SETTLE_US);
+	return 0;
+}
+
 TEST(kill_with_parked_wait)
 {
 	long long before = live_objects();
-	int ready[2];
-	char c;
-	pid_t pid;
 
 	if (access(CUFAB_DEV, F_OK))
 		SKIP(return, "no module");
-	ASSERT_EQ(0, pipe(ready));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		CUdeviceptr d;
-		CUstream s[2];
-
-		if (cuInit(0) || !ctx_on(0) || cuMemAlloc(&d, 4096))
-			_exit(1);
-		memset((void *)(uintptr_t)d, 0, 4096);
-		cuStreamCreate(&s[0], CU_STREAM_NON_BLOCKING);
-		cuStreamCreate(&s[1], 0);
-		cuStreamWaitValue32(s[0], d, 1, 0);
-		cuStreamWaitValue64(s[1], d + 8, 1, 0);
-		cuStreamWriteValue32(s[1], d + 16, 1, 0);
-		usleep(SETTLE_US);
-		if (write(ready[1], "r", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(ready[1]);
-	ASSERT_EQ(1, read(ready[0], &c, 1));
-	kill(pid, SIGKILL);
-	EXPECT_EQ(0x100 | SIGKILL, wait_child(pid));
+	EXPECT_EQ(0x100 | SIGKILL, kill_when_ready(park_waits));
 	if (before >= 0)
 		EXPECT_EQ(before, live_objects_wait(before));
 }
