@@ -3,14 +3,15 @@
  * cuMemGetHandleForAddressRange with CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD
  * (lib/dmabuf_range.c, kernel/dmabuf_range.c, kernel/share_dmabuf.c).
  *
- * The fd is a dma-buf (anon_inode:dmabuf, DMA_BUF_IOCTL_SYNC, its size the
- * range's), mmap() of it shows the device memory's bytes and writes
- * through it reach the device memory, for cuMemAlloc, VMM (across two
- * allocations of one reservation) and pool memory; it keeps the pages
- * after cuMemFree and in another process; each documented code
- * (INVALID_VALUE, NOT_SUPPORTED) for each kind of memory a program can
- * pass; attribute 124 says 1. The raw ioctl: a reply fault leaks no fd,
- * export races cuMemFree of the allocation, and a fail-nth sweep.
+ * The fd is a dma-buf ("/dmabuf:", cufab the exporter in its fdinfo,
+ * DMA_BUF_IOCTL_SYNC, its size the range's), mmap() of it shows the device
+ * memory's bytes and writes through it reach the device memory, for
+ * cuMemAlloc, VMM (across two allocations of one reservation) and pool
+ * memory; it keeps the pages after cuMemFree and in another process; each
+ * documented code (INVALID_VALUE, NOT_SUPPORTED) for each kind of memory a
+ * program can pass, multicast mappings included; attribute 124 says 1.
+ * The raw ioctl: a reply fault leaks no fd, export races cuMemFree of the
+ * allocation, and a fail-nth sweep.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -27,6 +28,7 @@
 #include <linux/dma-buf.h>
 
 #include "mem_helpers.h"
+#include "mc_helpers.h"
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
 
@@ -184,23 +186,36 @@ TEST_F(ctx, legacy_range)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d));
 }
 
+/* GPU 0's free memory, 0 on failure (a context is current). */
+static size_t free_mem(void)
+{
+	size_t free = 0, total = 0;
+
+	return cuMemGetInfo(&free, &total) ? 0 : free;
+}
+
 /*
  * The dma-buf holds the pages: cuMemFree, the context's destroy and
- * another process's view leave them readable through the fd.
+ * another process's view leave them readable through the fd and charged
+ * to the GPU; the last close gives them back.
  */
 TEST_F(ctx, fd_outlives_free)
 {
-	int sv[2], fd, got;
+	size_t free0, now;
+	int sv[2], fd, got, i;
 	CUdeviceptr d;
 	CUresult res;
 	char c = 0;
 	pid_t pid;
 
+	free0 = free_mem();
+	ASSERT_NE(0, free0);
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&d, 2 * PAGE));
 	ASSERT_CU(CUDA_SUCCESS, fill(d, 2 * PAGE, 7));
 	fd = range_fd(d, 2 * PAGE, &res);
 	ASSERT_CU(CUDA_SUCCESS, res);
 	ASSERT_CU(CUDA_SUCCESS, cuMemFree(d));
+	EXPECT_GE(free0 - 2 * PAGE, free_mem());
 	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(self->ctx));
 	self->ctx = NULL;
 	EXPECT_TRUE(fd_shows(fd, 2 * PAGE, 0, 7));
@@ -220,6 +235,12 @@ TEST_F(ctx, fd_outlives_free)
 	close(fd);
 	EXPECT_EQ(0, wait_child(pid));
 	close(sv[0]);
+
+	/* the last reference went: the memory is the GPU's again */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&self->ctx, NULL, 0, 0));
+	for (i = 0; i < 100 && (now = free_mem()) != free0; i++)
+		usleep(10000);
+	EXPECT_EQ(free0, now);
 }
 
 /*
@@ -468,6 +489,28 @@ TEST_F(ctx, memory_not_supported)
 	EXPECT_CU(CUDA_SUCCESS, cuMemUnmap(va, g));
 	EXPECT_CU(CUDA_SUCCESS, cuMemAddressFree(va, g));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+}
+
+/* A multicast mapping has no memory of its own to export. */
+TEST(multicast_not_supported)
+{
+	CUmemGenericAllocationHandle h;
+	CUcontext ctx;
+	CUdeviceptr va;
+	CUresult res;
+	size_t g;
+
+	MC_OR_SKIP(1);
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&ctx, NULL, 0, 0));
+	g = mc_gran();
+	ASSERT_NE(0, g);
+	ASSERT_CU(CUDA_SUCCESS, mc_team(&h, 1, g, 0));
+	ASSERT_CU(CUDA_SUCCESS, mc_map(&va, h, g, 0));
+	range_fd(va, PAGE, &res);
+	EXPECT_CU(CUDA_ERROR_NOT_SUPPORTED, res);
+	EXPECT_CU(CUDA_SUCCESS, mc_unmap(va, g));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
 /* A range's dma-buf is pages, not an allocation a handle can name. */
