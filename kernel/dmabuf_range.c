@@ -145,7 +145,7 @@ static void cufab_range_put(struct cufab_dmabuf_seg *seg, unsigned int nr)
 {
 	while (nr--)
 		cufab_alloc_put(seg[nr].alloc);
-	kfree(seg);
+	kvfree(seg);
 }
 
 /*
@@ -165,7 +165,7 @@ static int cufab_range_collect(struct cufab_range_walk *w, struct cufab_va *va)
 	ret = cufab_range_pass(w, va);
 	if (ret)
 		goto out;
-	w->seg = kmalloc_array(w->nr, sizeof(*w->seg), GFP_KERNEL);
+	w->seg = kvmalloc_array(w->nr, sizeof(*w->seg), GFP_KERNEL);
 	if (!w->seg) {
 		ret = -ENOMEM;
 		goto out;

@@ -171,7 +171,7 @@ static void cufab_dmabuf_range_release(struct dma_buf *dmabuf)
 
 	for (i = 0; i < r->nr; i++)
 		cufab_alloc_put(r->seg[i].alloc);
-	kfree(r);
+	kvfree(r);
 }
 
 /* First touch through the dma-buf mapping allocates the zeroed page. */
@@ -287,7 +287,7 @@ struct dma_buf *cufab_dmabuf_export_range(const struct cufab_dmabuf_seg *seg,
 	struct dma_buf *dmabuf;
 	unsigned int i;
 
-	r = kmalloc(struct_size(r, seg, nr), GFP_KERNEL);
+	r = kvmalloc(struct_size(r, seg, nr), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	r->nr = nr;
@@ -303,7 +303,7 @@ struct dma_buf *cufab_dmabuf_export_range(const struct cufab_dmabuf_seg *seg,
 	if (IS_ERR(dmabuf)) {
 		for (i = 0; i < nr; i++)
 			cufab_alloc_put(seg[i].alloc);
-		kfree(r);
+		kvfree(r);
 	}
 	return dmabuf;
 }
