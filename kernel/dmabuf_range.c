@@ -159,6 +159,8 @@ static int cufab_range_collect(struct cufab_range_walk *w, struct cufab_va *va)
 
 	down_read(&va->lock);
 	if (va->dead) {
+		cufab_pr_info(w->client, CUFAB_RANGE_CALL "(0x%llx, %llu): the memory was freed meanwhile\n",
+			      w->addr, w->length);
 		ret = -EINVAL;
 		goto out;
 	}
