@@ -651,6 +651,8 @@ enum {
 	CUFAB_HAS_STREAM_MEM_OPS = 1,
 	/* 125: cuIpcGetEventHandle, cuIpcOpenEventHandle */
 	CUFAB_HAS_IPC_EVENTS = 1,
+	/* 124: cuMemGetHandleForAddressRange (DMA_BUF_FD) */
+	CUFAB_HAS_DMA_BUF = 1,
 };
 
 static_assert(CUFAB_ATTR_GPU_DIRECT_RDMA_WITH_LOCALIZED_MEMORY_SUPPORTED <
@@ -1694,9 +1696,28 @@ unsigned long cufab_fabric_exports_count(void);
 void cufab_fabric_show(struct seq_file *m);
 void cufab_fabric_exit(void);
 
-/* share_dmabuf.c: POSIX_FD handles */
+/**
+ * struct cufab_dmabuf_seg - pages of one allocation in a range's dma-buf
+ * @alloc: the allocation
+ * @first: its page the segment starts at
+ * @npages: pages
+ */
+struct cufab_dmabuf_seg {
+	struct cufab_alloc *alloc;
+	pgoff_t first;
+	pgoff_t npages;
+};
+
+/* share_dmabuf.c: POSIX_FD handles and address ranges */
 struct dma_buf *cufab_dmabuf_export(struct cufab_alloc *alloc);
+struct dma_buf *cufab_dmabuf_export_range(const struct cufab_dmabuf_seg *seg,
+					  unsigned int nr);
+int cufab_dmabuf_respond_fd(struct cufab_ucmd *ucmd, struct dma_buf *dmabuf,
+			    s32 *out_fd, size_t cmd_len);
 struct cufab_alloc *cufab_dmabuf_to_alloc(int fd);
+
+/* dmabuf_range.c: CUFAB_IOCTL_MEM_RANGE_EXPORT */
+int cufab_ioctl_mem_range_export(struct cufab_ucmd *ucmd);
 
 /* share.c: ioctls */
 int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd);

@@ -9,9 +9,9 @@
  * which API paths a program takes are derived from the GPU's features and
  * the topology, since that is what cufab emulates, and read 0 while cufab
  * lacks the calls they promise (CUFAB_HAS_*). Interop capabilities
- * cufab does not provide (dma-buf, GPUDirect RDMA, IPC events, external
- * semaphores, Windows handles, CIG, decompression) read 0, so that a
- * program probing them does not go on to call what does not exist.
+ * cufab does not provide (dma-bufs of host memory, GPUDirect RDMA,
+ * external semaphores, Windows handles, CIG, decompression) read 0, so
+ * that a program probing them does not go on to call what does not exist.
  * Attribute numbers without a name in enum cufab_attr read 0.
  */
 #include <linux/kernel.h>
@@ -198,6 +198,8 @@ static void cufab_attrs_fill_apis(u32 f, s32 *attrs)
 	attrs[CUFAB_ATTR_CAN_USE_STREAM_WAIT_VALUE_NOR] =
 		CUFAB_HAS_STREAM_MEM_OPS;
 	attrs[CUFAB_ATTR_IPC_EVENT_SUPPORTED] = CUFAB_HAS_IPC_EVENTS;
+	/* device memory only: 146 (HOST_ALLOC_DMA_BUF_SUPPORTED) stays 0 */
+	attrs[CUFAB_ATTR_DMA_BUF_SUPPORTED] = CUFAB_HAS_DMA_BUF;
 }
 
 /* Attributes derived from the effective features. */

@@ -115,6 +115,7 @@ union cufab_ucmd_buffer {
 	struct cufab_host_register host_register;
 	struct cufab_host_unregister host_unregister;
 	struct cufab_stream_batch stream_batch;
+	struct cufab_mem_range_export mem_range_export;
 };
 
 struct cufab_ioctl_op {
@@ -276,6 +277,8 @@ static const struct cufab_ioctl_op cufab_ioctl_ops[CUFAB_CMD_LAST - CUFAB_CMD_BA
 		       struct cufab_host_unregister, addr),
 	CUFAB_IOCTL_OP(STREAM_BATCH, cufab_ioctl_stream_batch,
 		       struct cufab_stream_batch, out_seq),
+	CUFAB_IOCTL_OP(MEM_RANGE_EXPORT, cufab_ioctl_mem_range_export,
+		       struct cufab_mem_range_export, __reserved),
 };
 
 /*

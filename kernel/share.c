@@ -17,8 +17,6 @@
 
 #include <linux/dma-buf.h>
 #include <linux/err.h>
-#include <linux/fcntl.h>
-#include <linux/file.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/cufab.h>
@@ -44,33 +42,17 @@ static bool cufab_handle_type_valid(u32 type)
 	return type == CUFAB_HANDLE_POSIX_FD || type == CUFAB_HANDLE_FABRIC;
 }
 
-/*
- * POSIX_FD: the fd goes into the caller's table only once the reply is
- * written, so a faulting reply leaks neither fd nor dma-buf.
- */
+/* POSIX_FD: a dma-buf of the whole allocation, in a new fd. */
 static int cufab_export_fd(struct cufab_ucmd *ucmd, struct cufab_alloc *alloc)
 {
 	struct cufab_mem_export *cmd = ucmd->cmd;
 	struct dma_buf *dmabuf;
-	int fd, ret;
 
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		return fd;
 	dmabuf = cufab_dmabuf_export(alloc);
-	if (IS_ERR(dmabuf)) {
-		put_unused_fd(fd);
+	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
-	}
-	cmd->out_fd = fd;
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret) {
-		put_unused_fd(fd);
-		dma_buf_put(dmabuf);
-		return ret;
-	}
-	fd_install(fd, dmabuf->file);
-	return 0;
+	return cufab_dmabuf_respond_fd(ucmd, dmabuf, &cmd->out_fd,
+				       sizeof(*cmd));
 }
 
 static int cufab_export_fabric(struct cufab_ucmd *ucmd,

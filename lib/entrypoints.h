@@ -106,6 +106,9 @@ CUFAB_ENTRY(cuMemGetInfo_v2, cuMemGetInfo, 3020)
 CUFAB_ENTRY(cuMemExportToShareableHandle, cuMemExportToShareableHandle, 10020)
 CUFAB_ENTRY(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, 10020)
 
+/* dmabuf_range.c */
+CUFAB_ENTRY(cuMemGetHandleForAddressRange, cuMemGetHandleForAddressRange, 11070)
+
 /* legacy_mem.c */
 CUFAB_ENTRY(cuMemAlloc_v2, cuMemAlloc, 3020)
 CUFAB_ENTRY(cuMemFree_v2, cuMemFree, 3020)

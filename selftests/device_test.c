@@ -284,6 +284,7 @@ static const struct feature_attr {
 	  { "cuMulticastCreate", "cuMulticastAddDevice", "cuMulticastBindMem" } },
 	{ CU_DEVICE_ATTRIBUTE_LOGICAL_ENDPOINT_UNICAST_SUPPORTED, CUFAB_DEV_F_LE_UNICAST,
 	  { "cuLogicalEndpointCreate", "cuLogicalEndpointBindMem" } },
+	{ CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 0, { "cuMemGetHandleForAddressRange" } },
 };
 
 /*

@@ -646,6 +646,15 @@ static void ipc_mem_foreign_handle(struct __test_metadata *_metadata,
 	close(to_parent[0]);
 }
 
+static void prepare_mem_range_export(struct __test_metadata *_metadata,
+				     int fd, void *buf)
+{
+	struct cufab_mem_range_export *cmd = buf;
+
+	cmd->addr = legacy_page(_metadata, fd);
+	cmd->length = 4096;
+}
+
 static void prepare_ipc_mem_import(struct __test_metadata *_metadata, int fd,
 				   void *buf)
 {
@@ -1169,6 +1178,9 @@ SIZE_ROW(mem_range_attrs, MEM_RANGE_ATTRS, cufab_mem_range_attrs,
 	 out_resident_on_node, OFF(cufab_mem_range_attrs, flags),
 	 OFF(cufab_mem_range_attrs, __reserved),
 	 OFF(cufab_mem_range_attrs, __reserved2));
+SIZE_ROW(mem_range_export, MEM_RANGE_EXPORT, cufab_mem_range_export,
+	 __reserved, OFF(cufab_mem_range_export, flags),
+	 OFF(cufab_mem_range_export, __reserved));
 
 FIXTURE_SETUP(cufab_size)
 {

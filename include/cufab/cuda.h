@@ -682,6 +682,17 @@ typedef enum CUmemAllocationHandleType_enum {
 	CU_MEM_HANDLE_TYPE_MAX = 0x7FFFFFFF
 } CUmemAllocationHandleType;
 
+/* cuMemGetHandleForAddressRange: what kind of handle of a range. */
+typedef enum CUmemRangeHandleType_enum {
+	CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 0x1,
+	CU_MEM_RANGE_HANDLE_TYPE_MAX = 0x7FFFFFFF
+} CUmemRangeHandleType;
+
+typedef enum CUmemRangeFlags_enum {
+	/* through the PCIe BAR1 (NOT_SUPPORTED on cufab: lib/dmabuf_range.c) */
+	CU_MEM_RANGE_FLAG_DMA_BUF_MAPPING_TYPE_PCIE = 0x1
+} CUmemRangeFlags;
+
 typedef enum CUmemAccess_flags_enum {
 	CU_MEM_ACCESS_FLAGS_PROT_NONE = 0x0,
 	CU_MEM_ACCESS_FLAGS_PROT_READ = 0x1,
@@ -958,6 +969,10 @@ CUresult CUDAAPI cuMemExportToShareableHandle(void *shareableHandle,
 CUresult CUDAAPI cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
 						void *osHandle,
 						CUmemAllocationHandleType shHandleType);
+CUresult CUDAAPI cuMemGetHandleForAddressRange(void *handle, CUdeviceptr dptr,
+					       size_t size,
+					       CUmemRangeHandleType handleType,
+					       unsigned long long flags);
 
 /* Legacy memory: in the current context. */
 CUresult CUDAAPI cuMemGetInfo(size_t *free, size_t *total);

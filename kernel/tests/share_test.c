@@ -274,6 +274,62 @@ out_dev:
 	cufab_alloc_put(alloc);
 }
 
+/*
+ * The dma-buf of a range: pages of two allocations in the segments'
+ * order, each allocation held until the dma-buf goes.
+ */
+static void dmabuf_range_maps_segments(struct kunit *test)
+{
+	struct cufab_alloc *a = share_test_alloc(test);
+	struct cufab_alloc *b = share_test_alloc(test);
+	const struct cufab_dmabuf_seg seg[] = {
+		{ .alloc = a, .first = 2, .npages = 2 },
+		{ .alloc = b, .first = 0, .npages = 1 },
+	};
+	struct page *want[] = { NULL, NULL, NULL };
+	struct dma_buf_attachment *at;
+	struct scatterlist *sg;
+	struct dma_buf *dmabuf;
+	struct sg_table *sgt;
+	struct device *dev;
+	unsigned int i;
+
+	dev = share_test_dma_device();
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	dmabuf = cufab_dmabuf_export_range(seg, ARRAY_SIZE(seg));
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dmabuf);
+	KUNIT_EXPECT_EQ(test, 3 * PAGE_SIZE, dmabuf->size);
+	KUNIT_EXPECT_EQ(test, 2u, kref_read(&a->ref));
+	KUNIT_EXPECT_EQ(test, 2u, kref_read(&b->ref));
+	at = dma_buf_attach(dmabuf, dev);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, at);
+	if (IS_ERR(at))
+		goto out;
+	sgt = dma_buf_map_attachment_unlocked(at, DMA_BIDIRECTIONAL);
+	KUNIT_EXPECT_NOT_ERR_OR_NULL(test, sgt);
+	if (!IS_ERR(sgt)) {
+		want[0] = xa_load(&a->pages, 2);
+		want[1] = xa_load(&a->pages, 3);
+		want[2] = xa_load(&b->pages, 0);
+		KUNIT_EXPECT_EQ(test, 3u, sgt->orig_nents);
+		for_each_sgtable_sg(sgt, sg, i) {
+			KUNIT_EXPECT_NOT_NULL(test, want[i]);
+			KUNIT_EXPECT_PTR_EQ(test, want[i], sg_page(sg));
+		}
+		/* the pages before the range were not touched */
+		KUNIT_EXPECT_NULL(test, xa_load(&a->pages, 0));
+		dma_buf_unmap_attachment_unlocked(at, sgt, DMA_BIDIRECTIONAL);
+	}
+	dma_buf_detach(dmabuf, at);
+out:
+	share_test_dmabuf_put(dmabuf);
+	KUNIT_EXPECT_EQ(test, 1u, kref_read(&a->ref));
+	KUNIT_EXPECT_EQ(test, 1u, kref_read(&b->ref));
+	put_device(dev);
+	cufab_alloc_put(b);
+	cufab_alloc_put(a);
+}
+
 static struct kunit_case cufab_share_cases[] = {
 	KUNIT_CASE(fabric_encode_decode_roundtrip),
 	KUNIT_CASE_PARAM(fabric_decode_rejects_foreign, decode_gen_params),
@@ -284,6 +340,7 @@ static struct kunit_case cufab_share_cases[] = {
 	KUNIT_CASE(fabric_handle_dies_with_alloc),
 	KUNIT_CASE(dmabuf_holds_alloc),
 	KUNIT_CASE(dmabuf_map_gives_every_page),
+	KUNIT_CASE(dmabuf_range_maps_segments),
 	{}
 };
 

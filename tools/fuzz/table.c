@@ -595,6 +595,16 @@ static void post_mem_export(struct thread *t, const void *arg)
 	post_fd_bytes(t, e->out_fd, e->out_fabric, R_FD_DMABUF, R_FAB_MEM);
 }
 
+/* A range's dma-buf: MEM_IMPORT must refuse it as a POSIX_FD handle. */
+static void post_mem_range_export(struct thread *t, const void *arg)
+{
+	const struct cufab_mem_range_export *e = arg;
+	struct res r = { .val = (unsigned int)e->out_fd, .aux = t->pool };
+
+	if (e->out_fd > 2)
+		res_add(t->cl, R_FD_DMABUF, &r);
+}
+
 static void post_pool_export(struct thread *t, const void *arg)
 {
 	const struct cufab_pool_export *e = arg;
@@ -1106,6 +1116,13 @@ const struct ioctl_desc fuzz_ioctls[] = {
 	    FLD(cufab_stream_batch, stream_id, F_RES, .res = RB(R_STREAM)),
 	    FLD(cufab_stream_batch, count, F_COUNT, .arg = 8),
 	    FLD(cufab_stream_batch, ops_ptr, F_PTR)), FIX(fix_stream_batch) },
+	/* every kind of mapped address: the kinds refused are EOPNOTSUPP */
+	IOC(MEM_RANGE_EXPORT, cufab_mem_range_export,
+	    FLD(cufab_mem_range_export, flags, F_FLAGS),
+	    FLD(cufab_mem_range_export, addr, F_ADDR, .res = R_ADDRS | RB(R_VA)),
+	    FLD(cufab_mem_range_export, length, F_LEN, .arg = 4096),
+	    FLD(cufab_mem_range_export, __reserved, F_RSVD)),
+	    POST(post_mem_range_export) },
 };
 
 /* Every ioctl of the uAPI has its entry: a new CUFAB_CMD_* needs one. */

@@ -116,6 +116,7 @@ enum {
 	CUFAB_CMD_HOST_REGISTER,
 	CUFAB_CMD_HOST_UNREGISTER,
 	CUFAB_CMD_STREAM_BATCH,
+	CUFAB_CMD_MEM_RANGE_EXPORT,
 	CUFAB_CMD_LAST,
 };
 
@@ -1641,6 +1642,39 @@ struct cufab_host_unregister {
 };
 
 #define CUFAB_IOCTL_HOST_UNREGISTER	_IO(CUFAB_TYPE, CUFAB_CMD_HOST_UNREGISTER)
+
+/* ---- dma-buf of an address range ---- */
+
+/**
+ * struct cufab_mem_range_export - CUFAB_IOCTL_MEM_RANGE_EXPORT
+ *	(cuMemGetHandleForAddressRange, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD)
+ * @size: sizeof(struct cufab_mem_range_export)
+ * @flags: must be 0
+ * @addr: first byte, page-aligned
+ * @length: bytes, page-aligned, not 0
+ * @out_fd: a new dma-buf fd (O_CLOEXEC) of exactly the pages behind
+ *	[@addr, @addr + @length), in order; it holds the allocations, so
+ *	they outlive cuMemFree, cuMemUnmap and the client
+ * @__reserved: must be 0
+ *
+ * The range lies in one cuMemAlloc allocation, or in one reservation
+ * (VMM, or a pool's) mapped without a hole, every allocation behind it
+ * on the same GPU with the same handle types and flags: -EINVAL
+ * otherwise, and for an address that is not the caller's cufab memory.
+ * Memory that is not a GPU's own (cuMemAllocHost, managed, host-located
+ * cuMemCreate, multicast, another node's) is -EOPNOTSUPP. The fd is not a
+ * POSIX_FD handle: MEM_IMPORT refuses it (-EINVAL).
+ */
+struct cufab_mem_range_export {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__s32 out_fd;
+	__u32 __reserved;
+};
+
+#define CUFAB_IOCTL_MEM_RANGE_EXPORT	_IO(CUFAB_TYPE, CUFAB_CMD_MEM_RANGE_EXPORT)
 
 /* cufab_stream_submit.op */
 enum cufab_op_kind {
