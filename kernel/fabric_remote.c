@@ -374,7 +374,6 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 					const u8 *handle, unsigned int node)
 {
 	struct cufab_remote_req req = { .node = node };
-	struct cufab_alloc *alloc;
 	u32 gen;
 	int ret;
 
