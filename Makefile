@@ -363,13 +363,17 @@ demo:
 	tools/vm/run -- tools/vm/demo.sh
 
 # Two nodes booted in parallel, the smoke test then the fabric suite on
-# each (node 0 killed at its end): what make check's "cluster smoke" and
-# "cluster fabric" run, alone.
+# each (node 1's link cut at its end), and two on the debug kernel, the
+# failure suite (node 0 killed): what make check's "cluster smoke",
+# "cluster fabric" and "cluster failure" run, alone.
 cluster-check:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
-	tools/vm/cluster --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
+	$(MAKE) module KDIR=$$(tools/vm/kernel debug | sed -n 's/^DEBUG_KDIR=//p') KUNIT=1
+	tools/vm/cluster --nodes 2 --gpus 2 --cut 1@file:cut1 -- \
 		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/fabric.sh || s=1; exit $$s'
+	tools/vm/cluster --debug --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
+		build/cluster/kill.sh
 
 # make check runs the soak for 20 s per boot; this runs a long one.
 DURATION	?= 600

@@ -7,11 +7,13 @@
 #ifndef _CUFAB_FABRIC_H
 #define _CUFAB_FABRIC_H
 
+#include <linux/mm_types.h>
 #include <linux/types.h>
 
 struct cufab_alloc;
 struct cufab_page_provider;
 struct cufab_client;
+struct cufab_va;
 struct seq_file;
 struct page;
 
@@ -31,11 +33,29 @@ u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc);
 /* pages_window.c, pages_remote.c */
 extern const struct cufab_page_provider cufab_remote_pages;
 
-/* fabric_remote.c: alloc->priv of an import of another node's export */
+/**
+ * struct cufab_remote_import - alloc->priv of an import of another node's
+ *	export (fabric_remote.c)
+ * @node: the exporting node
+ * @offset: the allocation's start in the window
+ * @token: the exporter's name of this import
+ * @export_id: the export the FABRIC handle named, for log lines
+ * @alloc: the import, while it is tracked (fabric_revoke.c)
+ * @link: on the list of live imports (fabric_revoke.c)
+ * @revoked: set once: the exporter's memory is no longer this node's to
+ *	touch (READ_ONCE: the fault handler and copies read it unlocked)
+ * @released: its RELEASE went already, or must never go (its exporter is
+ *	gone): the final put sends none
+ */
 struct cufab_remote_import {
 	unsigned int node;
 	u64 offset;
 	u64 token;
+	u32 export_id;
+	struct cufab_alloc *alloc;
+	struct list_head link;
+	bool revoked;
+	bool released;
 };
 
 /* fabric_remote.c */
@@ -44,5 +64,23 @@ void cufab_remote_exit(void);
 struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 					const u8 *handle, unsigned int node);
 void cufab_remote_show(struct seq_file *m);
+void cufab_remote_release_send(unsigned int node, u64 token);
+void cufab_remote_fail_node(unsigned int node, bool lost);
+
+/* fabric_revoke.c: imports of another node's memory that end */
+u32 cufab_revoke_gen(unsigned int node);
+int cufab_revoke_track(struct cufab_remote_import *imp, u32 gen);
+bool cufab_revoke_untrack(struct cufab_remote_import *imp);
+unsigned int cufab_revoke_node(unsigned int node, bool lost);
+bool cufab_remote_revoked(const struct cufab_alloc *alloc);
+int cufab_remote_revoked_err(const struct cufab_alloc *alloc,
+			     const char *call);
+vm_fault_t cufab_remote_cpu_fault(struct cufab_alloc *alloc,
+				  struct cufab_va *va, unsigned long addr);
+bool cufab_revoke_quiesce(struct cufab_alloc *alloc);
+void cufab_revoke_show(struct seq_file *m);
+
+/* va.c: zap every client's CPU view of an import being revoked */
+void cufab_va_revoke(struct cufab_alloc *alloc);
 
 #endif /* _CUFAB_FABRIC_H */

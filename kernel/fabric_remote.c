@@ -22,6 +22,10 @@
  * Without a registered daemon, an import of another node's handle fails
  * with -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY, as with IMEX down).
  *
+ * Failure: NODE_DOWN (the node is lost and cleaned up) and REVOKE (its
+ * exports ended) revoke this node's imports of that node's memory
+ * (fabric_revoke.c) before anything of it is dropped here.
+ *
  * Locking: cufab_remote_lock protects the daemon's port id, the pending
  * requests, the unsent releases and the remote references; it is never held across a send or
  * an allocation's put. The family is not parallel_ops: genl_mutex
@@ -52,6 +56,12 @@ static DEFINE_MUTEX(cufab_remote_lock);
 static u32 cufab_imexd_portid;
 static DEFINE_XARRAY_ALLOC1(cufab_remote_reqs);
 static DEFINE_XARRAY_ALLOC1(cufab_remote_refs);
+/*
+ * Tokens are handed out cyclically: a RELEASE of a token the exporter
+ * dropped when it cleaned up a node (delivered late, after the node came
+ * back) must not name a newer import.
+ */
+static u32 cufab_remote_next_token;
 
 /**
  * struct cufab_remote_req - an import waiting for the exporter's answer
@@ -162,7 +172,7 @@ static void cufab_remote_unsent_add(struct cufab_remote_unsent *u)
 }
 
 /* Tell the exporter that import @token of its memory let go. */
-static void cufab_remote_release_send(unsigned int node, u64 token)
+void cufab_remote_release_send(unsigned int node, u64 token)
 {
 	struct cufab_remote_unsent *u;
 	u32 portid;
@@ -212,25 +222,48 @@ static void cufab_remote_flush(u32 portid)
 	mutex_unlock(&cufab_remote_lock);
 }
 
+/*
+ * The exporter hears of the final put only once no copy holds a page of
+ * the import, and not at all when the import was revoked (its RELEASE
+ * went then) or its node was lost.
+ */
 static void cufab_remote_alloc_release(struct cufab_alloc *alloc)
 {
 	struct cufab_remote_import *imp = alloc->priv;
 
-	cufab_remote_release_send(imp->node, imp->token);
+	if (cufab_revoke_untrack(imp) && cufab_revoke_quiesce(alloc))
+		cufab_remote_release_send(imp->node, imp->token);
 	kfree(imp);
+}
+
+/* The store's page, none once revoked (copies: CUDA_ERROR_ILLEGAL_STATE). */
+static struct page *cufab_remote_page(struct cufab_alloc *alloc,
+				      pgoff_t index)
+{
+	int ret = cufab_remote_revoked_err(alloc, "copy or set");
+
+	return ret ? ERR_PTR(ret) : cufab_alloc_store_page(alloc, index);
+}
+
+static int cufab_remote_map_prepare(struct cufab_alloc *alloc, u64 addr,
+				    u64 length, u64 offset)
+{
+	return cufab_remote_revoked_err(alloc, "cuMemMap") ?:
+	       cufab_alloc_map_check(alloc, addr, length, offset);
 }
 
 /*
  * Another node's memory, mapped where it lives: no pages of this node,
  * not bindable to teams (teams across nodes are not built), never
- * exported again.
+ * exported again; revoked when its node goes (fabric_revoke.c).
  */
 static const struct cufab_alloc_ops cufab_remote_alloc_ops = {
 	.name = "FABRIC import of another node",
 	.flags = CUFAB_ALLOC_REMOTE,
-	.page = cufab_alloc_store_page,
-	.map_prepare = cufab_alloc_map_check,
+	.page = cufab_remote_page,
+	.map_prepare = cufab_remote_map_prepare,
 	.release = cufab_remote_alloc_release,
+	.cpu_fault = cufab_remote_cpu_fault,
 };
 
 /* Ask the daemon for @handle of @node; fills @req. */
@@ -280,7 +313,8 @@ static int cufab_remote_ask(struct cufab_remote_req *req, const u8 *handle,
 	return ret;
 }
 
-static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
+static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
+					      const u8 *handle, u32 gen)
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = CUFAB_LOC_DEVICE,
@@ -290,18 +324,36 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req)
 		.provider = &cufab_remote_pages,
 	};
 	struct cufab_remote_import *imp;
+	struct cufab_fabric_handle h;
 	struct cufab_alloc *alloc;
 
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
-	if (!imp)
+	if (!imp) {
+		cufab_remote_release_send(req->node, req->token);
 		return ERR_PTR(-ENOMEM);
+	}
 	imp->node = req->node;
 	imp->offset = req->offset;
 	imp->token = req->token;
+	INIT_LIST_HEAD(&imp->link);
+	/* the handle was well-formed to be sent: its id is at most 32 bits */
+	memcpy(&h, handle, sizeof(h));
+	imp->export_id = le64_to_cpu(h.export_id);
 	desc.priv = imp;
 	alloc = cufab_alloc_create(&desc);
-	if (IS_ERR(alloc))
+	if (IS_ERR(alloc)) {
 		kfree(imp);
+		cufab_remote_release_send(req->node, req->token);
+		return alloc;
+	}
+	imp->alloc = alloc;
+	if (cufab_revoke_track(imp, gen)) {
+		pr_info("import of export %u of node %u: revoked while it was answered\n",
+			imp->export_id, req->node);
+		/* the final put releases the token */
+		cufab_alloc_put(alloc);
+		return ERR_PTR(-EHOSTDOWN);
+	}
 	return alloc;
 }
 
@@ -322,7 +374,7 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 					const u8 *handle, unsigned int node)
 {
 	struct cufab_remote_req req = { .node = node };
-	struct cufab_alloc *alloc;
+	u32 gen;
 	int ret;
 
 	/* a node outside the domain produced nothing: a forged handle */
@@ -338,6 +390,7 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 		return ERR_PTR(-EHOSTDOWN);
 	}
 	init_completion(&req.done);
+	gen = cufab_revoke_gen(node);
 	ret = cufab_remote_ask(&req, handle, cufab_imex_channel(client));
 	if (ret) {
 		pr_warn_ratelimited("pid %d (%s): FABRIC import from node %u failed: %d%s\n",
@@ -352,10 +405,7 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 		cufab_remote_release_send(node, req.token);
 		return ERR_PTR(-EPROTO);
 	}
-	alloc = cufab_remote_alloc(&req);
-	if (IS_ERR(alloc))
-		cufab_remote_release_send(node, req.token);
-	return alloc;
+	return cufab_remote_alloc(&req, handle, gen);
 }
 
 /* ---- exporting side ---- */
@@ -415,10 +465,10 @@ static int cufab_remote_export(const u8 *handle, u32 channel, u32 node,
 	ref->alloc = alloc;
 	ref->node = node;
 	mutex_lock(&cufab_remote_lock);
-	ret = xa_alloc(&cufab_remote_refs, token, ref, xa_limit_32b,
-		       GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_cyclic(&cufab_remote_refs, token, ref, xa_limit_32b,
+			      &cufab_remote_next_token, GFP_KERNEL_ACCOUNT);
 	mutex_unlock(&cufab_remote_lock);
-	if (ret) {
+	if (ret < 0) {
 		kfree(ref);
 		goto err;
 	}
@@ -527,13 +577,72 @@ static int cufab_imex_node_down_doit(struct sk_buff *skb,
 			       "NODE is not another node of this domain (num_nodes)");
 		return -EINVAL;
 	}
-	pr_info("node %u is down: dropping its imports of this node's memory\n",
+	pr_info("node %u is down: revoking this node's imports of its memory, dropping its imports of this node's\n",
 		node);
-	mutex_lock(&cufab_remote_lock);
-	cufab_remote_fail_reqs(node);
-	mutex_unlock(&cufab_remote_lock);
+	cufab_remote_fail_node(node, true);
+	cufab_revoke_node(node, true);
 	cufab_remote_drop_node(node);
 	return 0;
+}
+
+/* Another node of the domain, from a daemon's command; else -EINVAL. */
+static int cufab_imex_other_node(struct genl_info *info, u32 *node)
+{
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE))
+		return -EINVAL;
+	*node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	if (*node == cufab_node.node_index || *node >= cufab_domain_nodes()) {
+		NL_SET_ERR_MSG(info->extack,
+			       "NODE is not another node of this domain (num_nodes)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * REVOKE: the node's exports ended (its daemon stops): revoke this node's
+ * imports of its memory and release each once no page of it is in use.
+ * Returns when done, so the daemon's confirmation follows the RELEASEs.
+ */
+static int cufab_imex_revoke_doit(struct sk_buff *skb,
+				  struct genl_info *info)
+{
+	unsigned int n;
+	u32 node;
+	int ret;
+
+	ret = cufab_imex_other_node(info, &node);
+	if (ret)
+		return ret;
+	cufab_remote_fail_node(node, false);
+	n = cufab_revoke_node(node, false);
+	pr_info("node %u ended its exports: %u imports of its memory revoked and released\n",
+		node, n);
+	return 0;
+}
+
+/**
+ * cufab_remote_fail_node() - nothing more is asked of @node
+ * @node: another node of the domain
+ * @lost: it is lost and cleaned up: the releases still waiting for a
+ *	daemon are dropped too (it forgot their tokens)
+ */
+void cufab_remote_fail_node(unsigned int node, bool lost)
+{
+	struct cufab_remote_unsent *u, *tmp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&cufab_remote_lock);
+	cufab_remote_fail_reqs(node);
+	if (lost)
+		list_for_each_entry_safe(u, tmp, &cufab_remote_unsent, node)
+			if (u->peer == node)
+				list_move(&u->node, &gone);
+	mutex_unlock(&cufab_remote_lock);
+	list_for_each_entry_safe(u, tmp, &gone, node) {
+		list_del(&u->node);
+		kfree(u);
+	}
 }
 
 /* ---- the daemon ---- */
@@ -678,6 +787,11 @@ static const struct genl_ops cufab_imex_ops[] = {
 		.doit = cufab_imex_node_down_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = CUFAB_IMEX_CMD_REVOKE,
+		.doit = cufab_imex_revoke_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family cufab_imex_family __ro_after_init = {
@@ -703,6 +817,7 @@ void cufab_remote_show(struct seq_file *m)
 			   token, ref->node, ref->alloc->id,
 			   ref->alloc->length);
 	mutex_unlock(&cufab_remote_lock);
+	cufab_revoke_show(m);
 }
 
 int cufab_remote_init(void)

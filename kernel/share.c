@@ -86,7 +86,10 @@ int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd)
 	alloc = cufab_mem_handle_lookup(client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	if (!(alloc->handle_types & cmd->handle_type)) {
+	if (cufab_remote_revoked(alloc)) {
+		ret = cufab_remote_revoked_err(alloc,
+					       "cuMemExportToShareableHandle");
+	} else if (!(alloc->handle_types & cmd->handle_type)) {
 		pr_warn_ratelimited("pid %d (%s): allocation %llu (handle %u) was created with handle types 0x%x; exporting it as %s needs that type requested at cuMemCreate\n",
 				    pid_nr(client->tgid), client->comm,
 				    alloc->id, cmd->handle, alloc->handle_types,

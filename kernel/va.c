@@ -44,6 +44,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 #include "trace.h"
 
 /* Most access descriptors one MEM_SET_ACCESS may carry (GPUs + host). */
@@ -1032,6 +1033,48 @@ void cufab_va_walk_locked(struct cufab_client *client,
 		cufab_va_put(va);
 	}
 	mmap_read_unlock(mm);
+}
+
+/* Zap @va's mappings of the allocation @arg. */
+static int cufab_va_revoke_va(struct cufab_va *va, struct vm_area_struct *vma,
+			      u64 addr, u64 length, void *arg)
+{
+	unsigned long index = va->start;
+	struct cufab_va_map *map;
+
+	mt_for_each(&va->maps, map, index, va->start + va->length - 1) {
+		if (xa_is_value(map) || map->alloc != arg || !map->cpu_mapped)
+			continue;
+		zap_vma_ptes(vma, map->start, map->length);
+		map->cpu_mapped = false;
+	}
+	return 0;
+}
+
+static int cufab_va_revoke_client(struct cufab_client *client, void *arg)
+{
+	struct mm_struct *mm = client->fence.mm;
+
+	/* an exiting process has no PTE left to zap */
+	if (!mm || !mmget_not_zero(mm))
+		return 0;
+	cufab_va_walk_locked(client, mm, cufab_va_revoke_va, arg);
+	mmput_async(mm);
+	return 0;
+}
+
+/**
+ * cufab_va_revoke() - no CPU view of @alloc is left in any client
+ * @alloc: an import being revoked, already refusing new pages
+ *
+ * Every reservation's lock is taken for write in turn, so that a fault or
+ * a copy's page lookup that got a page of @alloc before it refused has
+ * inserted its PTE (zapped here) or taken its page reference (which the
+ * caller waits for) by the time this returns.
+ */
+void cufab_va_revoke(struct cufab_alloc *alloc)
+{
+	cufab_clients_for_each(0, cufab_va_revoke_client, alloc);
 }
 
 /*

@@ -15,10 +15,18 @@
 #     (CUDA_ERROR_NOT_PERMITTED), by the exporting node's check
 #   5 with this node's daemon stopped (SIGTERM), an import of the other
 #     node's handle fails with CUDA_ERROR_SYSTEM_NOT_READY
-#   6 node 1 maps node 0's memory, node 0 dies (tools/vm/cluster --kill
-#     0@file:kill0): node 1's daemon sees the domain DOWN, a new import
-#     fails with CUDA_ERROR_SYSTEM_NOT_READY, the mapping stays readable,
-#     unmap and release succeed (node 1 only; node 0 prints nothing more)
+#   6 node 1 maps memory node 0 lends (only node 1's import keeps it),
+#     and node 0's daemon stops (SIGTERM): node 1's import is revoked
+#     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
+#     copy, map and export ILLEGAL_STATE, unmap and release succeed), and
+#     node 0 has the memory back once node 1 confirmed
+#   7 the same with node 1's link cut (tools/vm/cluster --cut
+#     1@file:cut1), grace time 0: both nodes see the domain DOWN, node 1
+#     revokes its import, node 0 reclaims the memory. Last: the link stays
+#     cut
+#
+# A node killed under a mapping is selftests/cluster/kill.sh's (on the
+# debug kernel, for kmemleak on the survivor).
 #
 # Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
 # CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
@@ -72,6 +80,34 @@ domain_state()
 	"$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p'
 }
 
+# wait_state STATE: 30 s at most.
+wait_state()
+{
+	n=0
+	while [ "$(domain_state)" != "$1" ] && [ "$n" -lt 300 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(domain_state)" = "$1" ]
+}
+
+# window_free: the free bytes of this node's window slice.
+window_free()
+{
+	sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window"
+}
+
+# wait_free BYTES: until the slice has BYTES free again, 15 s at most.
+wait_free()
+{
+	n=0
+	while [ "$(window_free)" != "$1" ] && [ "$n" -lt 150 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(window_free)" = "$1" ]
+}
+
 # Two IMEX channels; the library takes the lowest it can open, channel 0.
 major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
 mkdir -p /dev/cufab-imex-channels
@@ -81,7 +117,7 @@ done
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"
-echo "1..6"
+echo "1..7"
 echo "# node $me of $nodes"
 
 # IMEX's keys; grace 0: a lost node is cleaned up at once
@@ -147,36 +183,59 @@ wait "$exporter"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memory is SYSTEM_NOT_READY"
 
-# Node death: node 1 holds a mapping of node 0's memory when node 0 dies.
-barrier kill
+# Revocation: node 1 maps memory node 0 lends, then node 0's daemon
+# stops: node 0's exports end on node 1.
+barrier revoke
 "$imexd" -c "$cfg" 2>>"$log" &
 daemon=$!
-if [ "$me" = 0 ]; then
-	"$mem" export "$dir/h-kill0" "$size" &
-	wait_for "$dir/h-kill0.mapped" && touch "$dir/kill0"
-	wait
-	exit "$failed"
-fi
 rc=0
-n=0
-while [ "$(domain_state)" != UP ] && [ "$n" -lt 300 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-"$mem" hold "$dir/h-kill0" "$size" &
-holder=$!
-wait_for "$dir/h-kill0.mapped"
-t=$(date +%s)
-n=0
-while [ "$(domain_state)" != DOWN ] && [ "$n" -lt 600 ]; do
-	sleep 0.1
-	n=$((n + 1))
-done
-echo "# node 0 seen gone after $(($(date +%s) - t)) s: domain $(domain_state)"
-touch "$dir/h-kill0.gone"
-wait "$holder" || rc=1
+wait_state UP || rc=1
+if [ "$me" = 0 ]; then
+	free0=$(window_free)
+	"$mem" lend "$dir/h-rev" "$size" || rc=1
+	t=$(date +%s)
+	kill -TERM "$daemon"
+	wait "$daemon" || rc=1
+	echo "# node 0's daemon stopped in $(($(date +%s) - t)) s"
+	# node 1's RELEASE came before its confirmation: the memory is back
+	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
+	touch "$dir/h-rev.gone"
+	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+	result "$rc" 6 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
+else
+	"$mem" hold "$dir/h-rev" "$size" || rc=1
+	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+	result "$rc" 6 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
+fi
+
+# A link cut: node 1 is cut off from the switch while it maps node 0's
+# memory; with grace 0 each node cleans the other up.
+barrier cut
+rc=0
+if [ "$me" = 0 ]; then
+	"$imexd" -c "$cfg" 2>>"$log" &
+	daemon=$!
+fi
+wait_state UP || rc=1
+if [ "$me" = 0 ]; then
+	free0=$(window_free)
+	"$mem" lend "$dir/h-cut" "$size" || rc=1
+	t=$(date +%s)
+	wait_state DOWN || rc=1
+	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
+	echo "# node 0: node 1 cut off, its import dropped after $(($(date +%s) - t)) s"
+else
+	"$mem" hold "$dir/h-cut" "$size" &
+	holder=$!
+	wait_for "$dir/h-cut.mapped" && touch "$dir/cut1"
+	t=$(date +%s)
+	wait_state DOWN || rc=1
+	echo "# node 1: cut off, domain $(domain_state) after $(($(date +%s) - t)) s"
+	touch "$dir/h-cut.gone"
+	wait "$holder" || rc=1
+fi
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
-result "$rc" 6 "node $me survives node 0's death under its mapping"
+result "$rc" 7 "with node 1's link cut (grace 0), node 1 revokes its import and node 0 reclaims the memory"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

@@ -14,15 +14,23 @@
  *       pattern into the second half, time a copy out of it against a
  *       copy between two local allocations, touch FILE.checked; with
  *       ERROR (a CUresult name), the import must fail with exactly that
+ *   fabric_mem lend FILE SIZE      the exporter's side of hold: export,
+ *       wait for FILE.mapped, then unmap and release its own handle, so
+ *       that only the importer's reference keeps the memory
  *   fabric_mem hold FILE SIZE      import and map, touch FILE.mapped,
- *       wait for FILE.gone, then check what the import's calls do once
- *       the exporting node is gone
+ *       wait for FILE.gone (the exporting node died, was cut off, or ended
+ *       its exports), then check that the import was revoked: a new import
+ *       is CUDA_ERROR_SYSTEM_NOT_READY, a CPU load of the mapping SIGBUS,
+ *       cuMemcpyDtoD out of it, cuMemMap and cuMemExportToShareableHandle
+ *       of it CUDA_ERROR_ILLEGAL_STATE; unmap and release succeed
  *
  * Patterns are derived from the writer's node (CUFAB_NODE_INDEX), so data
  * of the wrong node or a stale run cannot pass. Waits give up after 120 s.
  * Exit status 0, 1 on a failure (explained on stderr), 2 usage.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -287,7 +295,102 @@ static int do_import(const char *file, size_t size, const char *expect)
 	return 0;
 }
 
-/* The exporting node dies while this node maps its memory. */
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, 1);
+}
+
+/* Does a CPU load of @p end in SIGBUS? */
+static bool load_faults(const volatile uint64_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	bool bus = true;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (!sigsetjmp(bus_jmp, 1)) {
+		(void)*p;
+		bus = false;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return bus;
+}
+
+static int expect(const char *what, CUresult res, CUresult want)
+{
+	const char *name = "?", *wname = "?";
+
+	if (res == want)
+		return 0;
+	cuGetErrorName(res, &name);
+	cuGetErrorName(want, &wname);
+	fprintf(stderr, "fabric_mem (node %d): %s on a revoked import gave %s, expected %s\n",
+		node, what, name, wname);
+	return 1;
+}
+
+/* Every call on the revoked import @h, mapped at @va. */
+static int revoked_checks(CUmemGenericAllocationHandle h, CUdeviceptr va,
+			  size_t size)
+{
+	CUmemFabricHandle fh;
+	CUdeviceptr local, va2;
+	int bad = 0;
+
+	if (!load_faults((const uint64_t *)va)) {
+		fprintf(stderr, "fabric_mem (node %d): a CPU load of the revoked import did not fault\n",
+			node);
+		bad = 1;
+	}
+	TRY(cuMemAlloc(&local, size));
+	bad |= expect("cuMemcpyDtoD", cuMemcpyDtoD(local, va, size),
+		      CUDA_ERROR_ILLEGAL_STATE);
+	TRY(cuMemFree(local));
+	TRY(cuMemAddressReserve(&va2, size, 0, 0, 0));
+	bad |= expect("cuMemMap", cuMemMap(va2, size, 0, h, 0),
+		      CUDA_ERROR_ILLEGAL_STATE);
+	TRY(cuMemAddressFree(va2, size));
+	bad |= expect("cuMemExportToShareableHandle",
+		      cuMemExportToShareableHandle(&fh, h,
+						   CU_MEM_HANDLE_TYPE_FABRIC, 0),
+		      CUDA_ERROR_ILLEGAL_STATE);
+	return bad;
+}
+
+/* The exporter's side of do_hold(): only the importer keeps the memory. */
+static int do_lend(const char *file, size_t size)
+{
+	CUmemFabricHandle fh;
+	CUmemGenericAllocationHandle h;
+	char path[512], tmp[512];
+	CUdeviceptr va;
+	FILE *f;
+
+	TRY(create(size, &h));
+	TRY(map(h, size, &va));
+	fill((uint64_t *)va, size / 8, node);
+	TRY(cuMemExportToShareableHandle(&fh, h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+	f = fopen(tmp, "w");
+	if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 || fclose(f) ||
+	    rename(tmp, file)) {
+		fprintf(stderr, "fabric_mem: cannot write %s: %s\n", file,
+			strerror(errno));
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s.mapped", file);
+	if (wait_file(path))
+		return 1;
+	TRY(unmap(va, size));
+	TRY(cuMemRelease(h));
+	return 0;
+}
+
+/*
+ * The exporting node dies, is cut off or ends its exports while this node
+ * maps its memory.
+ */
 static int do_hold(const char *file, size_t size)
 {
 	CUmemGenericAllocationHandle h, again;
@@ -316,12 +419,11 @@ static int do_hold(const char *file, size_t size)
 			node, name);
 		return 1;
 	}
-	/* what was mapped stays readable: the window outlives its node */
-	if (writer_of((uint64_t *)va, size / 16) < 0)
-		return fail("reading the import after its node died", CUDA_ERROR_UNKNOWN);
+	if (revoked_checks(h, va, size))
+		return 1;
 	TRY(unmap(va, size));
 	TRY(cuMemRelease(h));
-	printf("# node %d: exporter gone: new import %s, the mapping stayed readable, unmap and release succeeded\n",
+	printf("# node %d: exporter gone: new import %s, the import revoked (SIGBUS, CUDA_ERROR_ILLEGAL_STATE), unmap and release succeeded\n",
 	       node, name);
 	return 0;
 }
@@ -348,8 +450,10 @@ int main(int argc, char **argv)
 		return do_import(argv[2], size, argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "hold") && argc == 4)
 		return do_hold(argv[2], size);
+	if (!strcmp(argv[1], "lend") && argc == 4)
+		return do_lend(argv[2], size);
 usage:
-	fprintf(stderr, "usage: fabric_mem export|offer|import|hold FILE SIZE [ERROR]\n"
+	fprintf(stderr, "usage: fabric_mem export|offer|import|hold|lend FILE SIZE [ERROR]\n"
 		"       (SIZE a multiple of 4 MiB)\n");
 	return 2;
 }

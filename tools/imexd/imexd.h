@@ -15,11 +15,13 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define IMEXD_MAX_NODES		64
 #define IMEXD_MAX_PENDING	256
+/* seconds a stopping daemon waits for its importers' REVOKE_DONE */
+#define IMEXD_REVOKE_WAIT	10
 
 /* the wire protocol between daemons, little-endian */
 #define IMEXD_MAGIC		0x58494643u	/* "CFIX" */
 #define IMEXD_VERSION_MAJOR	1
-#define IMEXD_VERSION_MINOR	0
+#define IMEXD_VERSION_MINOR	1
 #define IMEXD_VERSION		(IMEXD_VERSION_MAJOR << 8 | IMEXD_VERSION_MINOR)
 #define IMEXD_MAX_PAYLOAD	65536
 /* type bit: a receiver that does not know the type ignores the message */
@@ -33,6 +35,9 @@ enum imexd_msg_type {
 	IMEXD_RESOLVED,
 	IMEXD_RELEASE,
 	IMEXD_BYE,
+	/* 1.1, optional: an older peer ignores them (Failure, multinode.rst) */
+	IMEXD_REVOKE = IMEXD_MSG_OPTIONAL | 0x20,
+	IMEXD_REVOKE_DONE,
 };
 
 struct imexd_hdr {
@@ -95,6 +100,7 @@ struct peer {
 	uint64_t seq;
 	unsigned char *rbuf;
 	size_t rlen;
+	bool revoking;		/* REVOKE sent, its REVOKE_DONE awaited */
 };
 
 struct imexd {
@@ -108,6 +114,7 @@ struct imexd {
 	int cfd;		/* status queries (-q, -N) */
 	int sfd;		/* SIGTERM, SIGINT (signalfd) */
 	int stop;		/* the signal that stops the daemon */
+	bool stopping;		/* ending its exports: no import is granted */
 	bool registered;
 	struct peer peers[IMEXD_MAX_NODES];
 	/* RESOLVE requests forwarded to a peer: kernel request id, node */
@@ -127,6 +134,8 @@ int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
 		      struct imexd_resolved *r);
 int kernel_export_put(int node, uint64_t token);
 int kernel_node_down(int node);
+int kernel_revoke(int node);
+void kernel_drain(struct imexd *d);
 void kernel_close(void);
 
 /* peer.c */
@@ -139,6 +148,8 @@ int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
 		 const uint8_t *handle);
 void peer_release(struct imexd *d, int node, uint64_t token);
 void peer_bye(struct imexd *d);
+int peer_revoke_all(struct imexd *d);
+bool peer_revoking(const struct imexd *d);
 const char *peer_state_letter(const struct peer *p);
 
 void imexd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -9,6 +9,7 @@
  * for their answers, so that an answer is never mistaken for a request.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -286,6 +287,21 @@ int kernel_export_put(int node, uint64_t token)
 int kernel_node_down(int node)
 {
 	return send_node_token(CUFAB_IMEX_CMD_NODE_DOWN, node, 0, false);
+}
+
+/* @node's exports ended: the kernel revokes and releases its imports. */
+int kernel_revoke(int node)
+{
+	return send_node_token(CUFAB_IMEX_CMD_REVOKE, node, 0, false);
+}
+
+/* Handle every request the kernel has queued (the RELEASEs of REVOKE). */
+void kernel_drain(struct imexd *d)
+{
+	struct pollfd pfd = { .fd = kernel_fd(), .events = POLLIN };
+
+	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))
+		kernel_receive(d);
 }
 
 void kernel_close(void)

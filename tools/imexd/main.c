@@ -17,7 +17,8 @@
  * daemon whose index is not its node_index.
  *
  * The daemon runs in the foreground, logs to stderr, and stops on SIGTERM
- * or SIGINT after telling every peer (BYE), which ends its exports there.
+ * or SIGINT after ending its node's exports on every peer (REVOKE, which
+ * each confirms) and saying BYE.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -269,48 +270,75 @@ static void on_signal(struct imexd *d)
 		d->stop = si.ssi_signo;
 }
 
-static void loop(struct imexd *d)
+/* One round of the event loop: 250 ms at most. */
+static void loop_once(struct imexd *d)
 {
 	struct pollfd fds[4 + IMEXD_MAX_NODES];
 	int n, i, k;
 
-	while (!d->stop) {
-		peer_tick(d, time(NULL));
-		fds[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
-		fds[1] = (struct pollfd){ .fd = d->cfd, .events = POLLIN };
-		fds[2] = (struct pollfd){ .fd = kernel_fd(), .events = POLLIN };
-		fds[3] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
-		n = 4;
-		for (i = 0; i < d->nodes; i++)
-			if (d->peers[i].fd >= 0)
-				fds[n++] = (struct pollfd){
-					.fd = d->peers[i].fd,
-					.events = d->peers[i].state == PEER_CONNECTING ?
-						  POLLOUT : POLLIN,
-				};
-		if (poll(fds, n, 250) <= 0)
+	peer_tick(d, time(NULL));
+	fds[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
+	fds[1] = (struct pollfd){ .fd = d->cfd, .events = POLLIN };
+	fds[2] = (struct pollfd){ .fd = kernel_fd(), .events = POLLIN };
+	fds[3] = (struct pollfd){ .fd = d->sfd, .events = POLLIN };
+	n = 4;
+	for (i = 0; i < d->nodes; i++)
+		if (d->peers[i].fd >= 0)
+			fds[n++] = (struct pollfd){
+				.fd = d->peers[i].fd,
+				.events = d->peers[i].state == PEER_CONNECTING ?
+					  POLLOUT : POLLIN,
+			};
+	if (poll(fds, n, 250) <= 0)
+		return;
+	if (fds[0].revents)
+		peer_accept(d);
+	if (fds[1].revents)
+		status_answer(d);
+	if (fds[2].revents)
+		kernel_receive(d);
+	if (fds[3].revents)
+		on_signal(d);
+	for (k = 4; k < n; k++) {
+		if (!fds[k].revents)
 			continue;
-		if (fds[0].revents)
-			peer_accept(d);
-		if (fds[1].revents)
-			status_answer(d);
-		if (fds[2].revents)
-			kernel_receive(d);
-		if (fds[3].revents)
-			on_signal(d);
-		for (k = 4; k < n; k++) {
-			if (!fds[k].revents)
-				continue;
-			for (i = 0; i < d->nodes; i++)
-				if (d->peers[i].fd == fds[k].fd &&
-				    d->peers[i].state == PEER_CONNECTING)
-					break;
-			if (i < d->nodes)
-				peer_writable(d, &d->peers[i]);
-			else
-				peer_readable(d, fds[k].fd);
-		}
+		for (i = 0; i < d->nodes; i++)
+			if (d->peers[i].fd == fds[k].fd &&
+			    d->peers[i].state == PEER_CONNECTING)
+				break;
+		if (i < d->nodes)
+			peer_writable(d, &d->peers[i]);
+		else
+			peer_readable(d, fds[k].fd);
 	}
+}
+
+static void loop(struct imexd *d)
+{
+	while (!d->stop)
+		loop_once(d);
+}
+
+/*
+ * Stopping: this node's exports end on every importer (REVOKE), which
+ * confirms once nothing of them is in use there (REVOKE_DONE, after its
+ * RELEASEs); IMEXD_REVOKE_WAIT seconds at most. What an importer did not
+ * confirm stays this node's kernel's to keep until that node is lost.
+ */
+static void revoke_exports(struct imexd *d)
+{
+	time_t end = time(NULL) + IMEXD_REVOKE_WAIT;
+	int n = peer_revoke_all(d);
+
+	if (!n)
+		return;
+	imexd_log("signal %d: ending this node's exports on %d nodes", d->stop,
+		  n);
+	while (peer_revoking(d) && time(NULL) < end)
+		loop_once(d);
+	if (peer_revoking(d))
+		imexd_log("some nodes did not confirm in %d s: their imports stay until they are lost",
+			  IMEXD_REVOKE_WAIT);
 }
 
 static void print_usage_and_exit(void)
@@ -385,6 +413,7 @@ int main(int argc, char **argv)
 		  d.me, d.nodes, d.peers[d.me].addr, c.port, d.grace,
 		  (unsigned long long)d.instance);
 	loop(&d);
+	revoke_exports(&d);
 	imexd_log("signal %d: saying goodbye to the other nodes", d.stop);
 	peer_bye(&d);
 	kernel_close();

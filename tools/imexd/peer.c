@@ -8,10 +8,17 @@
  * without a message, or the connection's end, and the peer is lost. A lost
  * peer is cleaned up (the kernel's NODE_DOWN) after the grace time: never
  * with -1, at once with 0. A peer that comes back as a new instance after
- * it was lost (it restarted) is cleaned up at once. A peer that says BYE
- * (its daemon was stopped, its node runs on) is no longer asked anything,
- * and nothing of it is reclaimed: its processes may still map this node's
- * memory.
+ * it was lost (it restarted) is cleaned up at once; the kernel's cleanup
+ * (NODE_DOWN) revokes this node's imports of the peer's memory too. A peer
+ * that says BYE (its daemon was stopped, its node runs on) is no longer
+ * asked anything, and nothing of it is reclaimed: its processes may still
+ * map this node's memory.
+ *
+ * A daemon that stops (SIGTERM) first ends its node's exports: REVOKE to
+ * every connected peer, whose kernel revokes its imports of this node's
+ * memory and releases them (the RELEASEs come back first), then the peer
+ * answers REVOKE_DONE; the daemon says BYE once every peer answered, was
+ * lost, or IMEXD_REVOKE_WAIT passed.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -125,6 +132,7 @@ static void peer_down(struct imexd *d, struct peer *p, const char *why,
 	p->rbuf = NULL;
 	p->rlen = 0;
 	p->next_try = time(NULL) + 1;
+	p->revoking = false;
 	fail_pending(d, p->index);
 	if (was == PEER_UP)
 		imexd_log("node %d (%s): connection lost: %s", p->index, p->addr,
@@ -181,7 +189,11 @@ static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
 	const struct imexd_resolve *m = payload;
 	struct imexd_resolved r = { 0 };
 
-	kernel_export_get(m->handle, le32toh(m->channel), p->index, &r);
+	/* its exports are ending: as if its daemon were gone already */
+	if (d->stopping)
+		r.status = -EHOSTDOWN;
+	else
+		kernel_export_get(m->handle, le32toh(m->channel), p->index, &r);
 	imexd_log("node %d imports on channel %u: %s (%d)", p->index,
 		  le32toh(m->channel), r.status ? strerror(-r.status) : "granted",
 		  r.status);
@@ -223,6 +235,30 @@ static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
 		peer_release(d, p->index, r.token);
 }
 
+/*
+ * REVOKE: @p's node ends its exports. The kernel revokes and releases
+ * this node's imports of them before it answers; its RELEASEs are sent
+ * before REVOKE_DONE, so the exporter has them all when it reads it.
+ */
+static void on_revoke(struct imexd *d, struct peer *p)
+{
+	int ret = kernel_revoke(p->index);
+
+	kernel_drain(d);
+	imexd_log("node %d ends its exports: imports revoked%s%s", p->index,
+		  ret ? ": " : "", ret ? strerror(-ret) : "");
+	send_msg(d, p, IMEXD_REVOKE_DONE, NULL, 0);
+}
+
+static void on_revoke_done(struct imexd *d, struct peer *p)
+{
+	if (!p->revoking)
+		return;
+	p->revoking = false;
+	imexd_log("node %d revoked its imports of this node's memory", p->index);
+	(void)d;
+}
+
 static const uint32_t min_len[] = {
 	[IMEXD_HELLO] = sizeof(struct imexd_hello),
 	[IMEXD_HELLO_ACK] = sizeof(struct imexd_hello),
@@ -262,6 +298,12 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 		return true;
 	case IMEXD_BYE:
 		peer_down(d, p, "its daemon stopped", true);
+		return true;
+	case IMEXD_REVOKE:
+		on_revoke(d, p);
+		return true;
+	case IMEXD_REVOKE_DONE:
+		on_revoke_done(d, p);
 		return true;
 	default:
 		return type & IMEXD_MSG_OPTIONAL;
@@ -494,7 +536,34 @@ void peer_release(struct imexd *d, int node, uint64_t token)
 			  state_names[d->peers[node].state] : "unknown");
 }
 
-/* SIGTERM: every peer learns that this node's exports end. */
+/* SIGTERM: every connected peer revokes its imports of this node's memory. */
+int peer_revoke_all(struct imexd *d)
+{
+	int i, n = 0;
+
+	d->stopping = true;
+	for (i = 0; i < d->nodes; i++) {
+		if (d->peers[i].state != PEER_UP ||
+		    send_msg(d, &d->peers[i], IMEXD_REVOKE, NULL, 0))
+			continue;
+		d->peers[i].revoking = true;
+		n++;
+	}
+	return n;
+}
+
+/* Does a connected peer still owe its REVOKE_DONE? */
+bool peer_revoking(const struct imexd *d)
+{
+	int i;
+
+	for (i = 0; i < d->nodes; i++)
+		if (d->peers[i].revoking && d->peers[i].state == PEER_UP)
+			return true;
+	return false;
+}
+
+/* Then BYE: the daemon stops, its node runs on. */
 void peer_bye(struct imexd *d)
 {
 	int i;

@@ -12,7 +12,7 @@
  *   I: RESOLVE to its daemon; the daemons: RESOLVE over TCP;
  *   E: EXPORT_GET from its daemon, answered; the daemons: RESOLVED;
  *   I: RESOLVED from its daemon. Its end: I sends RELEASE, E gets
- *   EXPORT_PUT.
+ *   EXPORT_PUT. When E's daemon stops: I gets REVOKE, then sends RELEASE.
  */
 #ifndef _UAPI_LINUX_CUFAB_IMEX_H
 #define _UAPI_LINUX_CUFAB_IMEX_H
@@ -38,10 +38,17 @@ enum cufab_imex_cmd {
 	/* daemon: do (NODE = the importer, TOKEN): drop that reference */
 	CUFAB_IMEX_CMD_EXPORT_PUT,
 	/*
-	 * daemon: do (NODE): that node is gone: its imports of this node's
-	 * exports are dropped, requests waiting for it fail (-EHOSTDOWN)
+	 * daemon: do (NODE): that node is gone: this node's imports of its
+	 * memory are revoked, its imports of this node's exports dropped,
+	 * requests waiting for it fail (-EHOSTDOWN)
 	 */
 	CUFAB_IMEX_CMD_NODE_DOWN,
+	/*
+	 * daemon: do (NODE): that node ended its exports (its daemon stops):
+	 * this node's imports of its memory are revoked, and each is
+	 * released (RELEASE) once no page of it is in use; returns then
+	 */
+	CUFAB_IMEX_CMD_REVOKE,
 	__CUFAB_IMEX_CMD_MAX,
 };
 

@@ -1,0 +1,89 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cluster suite "cluster failure": a node killed under another node's
+# mapping of its memory, on the debug kernel (tools/vm/cluster --debug
+# --kill 0@file:kill0), so that the survivor's kernel is checked by KASAN
+# and lockdep while it revokes, and by a kmemleak scan after its rmmod.
+# Every node starts its cufab-imexd (grace time 0), then, printing KTAP:
+#
+#   1 the daemon is up: cufab-imexd -N says "Domain State: UP"
+#   2 node 1 maps memory node 0 lends (only node 1's import keeps it),
+#     node 0 dies: node 1 sees the domain DOWN, its import is revoked
+#     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
+#     copy, map and export ILLEGAL_STATE, unmap and release succeed)
+#     (node 1 only: node 0 prints nothing more)
+#
+# Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
+# CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
+
+me=${CUFAB_NODE_INDEX:?not run by tools/vm/cluster}
+dir=${CUFAB_CLUSTER_DIR:?}
+here=$(cd "$(dirname "$0")" && pwd)
+mem=$here/fabric_mem
+imexd=$here/../bin/cufab-imexd
+size=$((4 << 20))
+log=/tmp/imexd.log
+failed=0
+
+result()
+{
+	if [ "$1" = 0 ]; then
+		echo "ok $2 $3"
+	else
+		echo "not ok $2 $3"
+		failed=1
+	fi
+}
+
+# wait_state STATE: the last word of cufab-imexd -N, 60 s at most.
+wait_state()
+{
+	n=0
+	while [ "$("$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p')" != "$1" ] &&
+	      [ "$n" -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$n" -lt 600 ]
+}
+
+# the library takes IMEX channel 0
+major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
+mkdir -p /dev/cufab-imex-channels
+mknod -m 0600 /dev/cufab-imex-channels/channel0 c "$major" 0 2>/dev/null
+
+echo "TAP version 13"
+echo "# cluster suite: failure"
+echo "1..2"
+cfg=/tmp/imex.cfg
+printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
+	"$CUFAB_NODE_CONFIG" >"$cfg"
+start=$(date +%s)
+"$imexd" -c "$cfg" 2>"$log" &
+daemon=$!
+rc=0
+wait_state UP || rc=1
+echo "# domain UP after $(($(date +%s) - start)) s"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 1 "node $me's cufab-imexd sees the domain UP"
+
+if [ "$me" = 0 ]; then
+	"$mem" lend "$dir/h-kill" "$size" && touch "$dir/kill0"
+	# killed here
+	wait
+	exit "$failed"
+fi
+rc=0
+"$mem" hold "$dir/h-kill" "$size" &
+holder=$!
+t=$(date +%s)
+wait_state DOWN || rc=1
+echo "# node 0 seen gone after $(($(date +%s) - t)) s"
+touch "$dir/h-kill.gone"
+wait "$holder" || rc=1
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 2 "node $me's import is revoked when node 0 dies under its mapping"
+kill -TERM "$daemon"
+wait "$daemon"
+exit "$failed"
