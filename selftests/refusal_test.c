@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "mc_helpers.h"
+#include "le_helpers.h"
 #include "kselftest_harness.h"
 
 #define MCSZ	(4 * MC_MIB)	/* object size: two granules */
@@ -388,10 +389,10 @@ static CUresult batch_misaligned(struct world *w)
 	CUstreamBatchMemOpParams p[2];
 
 	memset(p, 0, sizeof(p));
-	p[0].operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
-	p[0].writeValue.address = (CUdeviceptr)w->host;
-	p[1].operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
-	p[1].waitValue.address = (CUdeviceptr)(w->host + 1);
+	p[0].operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+	p[0].waitValue.address = (CUdeviceptr)(w->host + 1);
+	p[1].operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	p[1].writeValue.address = (CUdeviceptr)w->host;
 	return cuStreamBatchMemOp(w->st, 2, p, 0);
 }
 
@@ -424,7 +425,7 @@ static const struct refusal stream_refusals[] = {
 	{ "batch: operation", IV, "cuStreamBatchMemOp", NULL, batch_op,
 	  "operation 99: not a CUstreamBatchMemOpType" },
 	{ "batch: misaligned entry", IV, "cuStreamBatchMemOp",
-	  "memory operation 1 of 2 (wait32)", batch_misaligned },
+	  "memory operation 0 of 2 (wait32)", batch_misaligned },
 };
 
 /* ---- events ---- */
@@ -762,7 +763,7 @@ static const struct refusal pool_refusals[] = {
 	{ "destroy: default pool", IV, "cuMemPoolDestroy", NULL,
 	  pool_destroy_default, "a device's default pool cannot be destroyed" },
 	{ "alloc: past maxSize", CUDA_ERROR_OUT_OF_MEMORY,
-	  "cuMemAllocFromPoolAsync", "exceeds its maxSize 2097152",
+	  "cuMemAllocFromPoolAsync", "bytes exceeds its maxSize",
 	  pool_past_max },
 };
 
@@ -837,12 +838,22 @@ static CUresult le_bind_flags(struct world *w)
 	return cuLogicalEndpointBindMem(w->le, 0, 0, w->mem, 0, BINDSZ, 1);
 }
 
-static CUresult le_export_plain(struct world *w)
+static CUresult le_export_type(struct world *w, unsigned int type)
 {
 	CUlogicalEndpointFabricHandle fh;
 
 	return cuLogicalEndpointExport(&fh, w->le,
-				       CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC);
+				       (CUlogicalEndpointIpcHandleType)type);
+}
+
+static CUresult le_export_plain(struct world *w)
+{
+	return le_export_type(w, FABRIC);
+}
+
+static CUresult le_export_type2(struct world *w)
+{
+	return le_export_type(w, 2);
 }
 
 static CUresult le_query_zero(struct world *w)
@@ -877,11 +888,18 @@ static const struct refusal le_refusals[] = {
 	  le_bind_unqueried },
 	{ "bind: flags", IV, "cuLogicalEndpointBindMem",
 	  "flags 0x1 must be 0", le_bind_flags },
+	{ "export: handle type", IV, "cuLogicalEndpointExport",
+	  "handle type 2 is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one",
+	  le_export_type2 },
+	{ "query: id 0", IV, "cuLogicalEndpointQuery",
+	  "ids 0 +1: not a range of endpoint ids", le_query_zero },
+};
+
+/* With the IMEX channel a FABRIC export needs. */
+static const struct refusal le_fabric_refusals[] = {
 	{ "export: not exportable", IV, "cuLogicalEndpointExport",
 	  "was created with ipcHandleTypes 0x0, without FABRIC (0x1)",
 	  le_export_plain },
-	{ "query: id 0", IV, "cuLogicalEndpointQuery",
-	  "ids 0 +1: not a range of endpoint ids", le_query_zero },
 };
 
 /* ---- contexts and peer access ---- */
@@ -1398,6 +1416,11 @@ TEST_F(refusal, endpoints)
 					       CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
 					       64 * MC_MIB));
 	RUN_TABLE(le_refusals);
+	if (le_channel0() == 0)
+		RUN_TABLE(le_fabric_refusals);
+	else
+		TH_LOG("no IMEX channel region: the FABRIC export row is skipped");
+	imex_cleanup();
 	cuLogicalEndpointDestroy(w->le);
 	cuLogicalEndpointIdRelease(w->le, 2);
 }
