@@ -1209,7 +1209,7 @@ int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd)
 			      cmd->handle_type == CUFAB_HANDLE_POSIX_FD ?
 			      "the fd is not a memory pool's" :
 			      cmd->handle_type == CUFAB_HANDLE_FABRIC ?
-			      "the handle names no exported memory pool (forged, or the pool is gone)" :
+			      "it names no exported pool (forged, or gone)" :
 			      "not POSIX_FILE_DESCRIPTOR or FABRIC");
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);

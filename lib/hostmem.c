@@ -103,17 +103,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 	};
 	struct cufab_call c = {
 		.need = CUFAB_NEED_CTX,
-		.args_ok = p && bytesize,
+		.args_ok = p && bytesize && !(Flags & ~HOSTREG_FLAGS),
 	};
 	CUresult res = cufab_call(&c);
 
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (Flags & ~HOSTREG_FLAGS) {
+	if (res == CUDA_ERROR_INVALID_VALUE && (Flags & ~HOSTREG_FLAGS))
 		cufab_dbg("refused: Flags 0x%x: unknown bits (CU_MEMHOSTREGISTER_* are 0x%x)",
 			  Flags, (unsigned int)HOSTREG_FLAGS);
-		return CUDA_ERROR_INVALID_VALUE;
-	}
+	if (res != CUDA_SUCCESS)
+		return res;
 	/* a device without attribute 113 refuses READ_ONLY */
 	if ((Flags & CU_MEMHOSTREGISTER_READ_ONLY) &&
 	    !c.d->attrs[CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED]) {

@@ -96,14 +96,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr,
 	struct ipc_open *o;
 	CUresult res;
 
-	res = ipc_call(!!pdptr, &c);
-	if (res != CUDA_SUCCESS)
-		return res;
-	if (Flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) {
+	res = ipc_call(pdptr && Flags == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
+		       &c);
+	if (res == CUDA_ERROR_INVALID_VALUE &&
+	    Flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
 		cufab_dbg("refused: Flags 0x%x: must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0x1)",
 			  Flags);
-		return CUDA_ERROR_INVALID_VALUE;
-	}
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&ipc_lock);
 	o = ipc_find_locked(c.ctx_kid, &handle);
 	if (o) {

@@ -1697,7 +1697,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *sha
 	if (!b || !b->chunk || !b->pool->handle_types) {
 		cufab_dbg("refused: pointer 0x%llx: %s", (unsigned long long)ptr,
 			  !b ? "not the start of a live allocation from a memory pool" :
-			  !b->chunk ? "imported by cuMemPoolImportPointer: only its exporter exports it" :
+			  !b->chunk ? "imported: only its exporter exports it" :
 			  "its pool has no handleTypes: only an exportable pool's pointers export");
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else {
@@ -1741,7 +1741,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	p = pool_lookup(pool);
 	if (!p || !p->imported) {
 		cufab_dbg("refused: memory pool %p: %s", (void *)pool,
-			  p ? "not an imported pool: pointers import into cuMemPoolImportFromShareableHandle's pools" :
+			  p ? "not an imported pool (cuMemPoolImportFromShareableHandle)" :
 			  "not a live pool of this process");
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else {

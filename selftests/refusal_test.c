@@ -2,7 +2,7 @@
 /*
  * Every refusal says why (README, CUFAB_DEBUG): one table row per
  * refusal path of the multicast calls, the virtual memory calls
- * (reserve, map, access, retain, free), streams and their memory
+ * (reserve, map, access, retain, free, export), streams and their memory
  * operations, events, memory pools, logical endpoints, peer access, host
  * registration, IPC memory handles and graphs. Each row makes the refused call
  * and asserts (for those the library refuses itself, only its
@@ -243,6 +243,15 @@ static CUresult reserve_alignment(struct world *w)
 	return cuMemAddressReserve(&p, w->g, 3 * 4096, 0, 0);
 }
 
+static CUresult export_untyped(struct world *w)
+{
+	int fd = -1;
+
+	return cuMemExportToShareableHandle(&fd, w->mem,
+					    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+					    0);
+}
+
 #define IV	CUDA_ERROR_INVALID_VALUE
 
 static const struct refusal vmm_refusals[] = {
@@ -270,6 +279,9 @@ static const struct refusal vmm_refusals[] = {
 	  "still has mappings; cuMemUnmap them first", free_mapped },
 	{ "reserve: alignment", IV, "cuMemAddressReserve",
 	  "alignment 0x3000: must be 0 or a power of two", reserve_alignment },
+	{ "export: type not requested", IV, "cuMemExportToShareableHandle",
+	  "exporting it as CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR needs that type requested at cuMemCreate",
+	  export_untyped },
 };
 
 static const struct refusal refusals[] = {
