@@ -156,7 +156,7 @@ static int cufab_hostreg_cufab_mem(struct cufab_client *client, u64 addr,
 		up_read(&va->lock);
 		cufab_va_put(va);
 	}
-	cufab_pr_info(client, "cuMemHostRegister of 0x%llx (%llu bytes): %s\n",
+	cufab_pr_info(client, "cuMemHostRegister: 0x%llx size 0x%llx: %s\n",
 		      addr, length, ret == -EEXIST ?
 		      "cuMemHostAlloc memory is registered already" :
 		      "cufab device, managed or VMM memory is not host memory");
@@ -186,13 +186,16 @@ static int cufab_hostreg_iomem(struct cufab_client *client, u64 first,
 	}
 	mmap_read_unlock(mm);
 	if (!io) {
-		cufab_pr_info(client, "cuMemHostRegister IOMEMORY of 0x%llx: ordinary memory is not I/O space\n",
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx with CU_MEMHOSTREGISTER_IOMEMORY: ordinary memory is not I/O space\n",
 			      first);
 		return -EINVAL;
 	}
-	if (!capable(CAP_SYS_RAWIO))
+	if (!capable(CAP_SYS_RAWIO)) {
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx with CU_MEMHOSTREGISTER_IOMEMORY: I/O space needs CAP_SYS_RAWIO\n",
+			      first);
 		return -EPERM;
-	cufab_pr_info(client, "cuMemHostRegister IOMEMORY of 0x%llx: no virtual GPU reaches a third-party device's I/O space\n",
+	}
+	cufab_pr_info(client, "cuMemHostRegister: 0x%llx with CU_MEMHOSTREGISTER_IOMEMORY: no virtual GPU reaches a third-party device's I/O space\n",
 		      first);
 	return -EOPNOTSUPP;
 }
@@ -233,7 +236,7 @@ static int cufab_hostreg_ctx(struct cufab_client *client, u32 ctx_id,
 		return 0;
 	obj = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(obj)) {
-		cufab_pr_info(client, "cuMemHostRegister in context %u: no such context\n",
+		cufab_pr_info(client, "cuMemHostRegister: context %u: no such context\n",
 			      ctx_id);
 		return PTR_ERR(obj);
 	}
@@ -271,8 +274,8 @@ static struct cufab_hostreg *cufab_hostreg_new(struct cufab_client *client,
 	reg->mm = current->mm;
 	ret = account_locked_vm(reg->mm, reg->npages, true);
 	if (ret) {
-		cufab_pr_info(client, "cuMemHostRegister of %lu pages at 0x%llx: past RLIMIT_MEMLOCK (%lu bytes)\n",
-			      reg->npages, addr, rlimit(RLIMIT_MEMLOCK));
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx, %lu pages: past RLIMIT_MEMLOCK (%lu bytes)\n",
+			      addr, reg->npages, rlimit(RLIMIT_MEMLOCK));
 		goto err_free;
 	}
 	ret = cufab_hostreg_pin(reg);
@@ -342,7 +345,7 @@ static struct cufab_alloc *cufab_hostreg_alloc(struct cufab_hostreg *reg)
 static void cufab_hostreg_log_exists(struct cufab_client *client,
 				     const struct cufab_host_register *cmd)
 {
-	cufab_pr_info(client, "cuMemHostRegister of 0x%llx (%llu bytes): a page of it is registered already\n",
+	cufab_pr_info(client, "cuMemHostRegister: 0x%llx size 0x%llx: a page of it is registered already\n",
 		      cmd->addr, cmd->length);
 }
 
@@ -362,8 +365,12 @@ int cufab_ioctl_host_register(struct cufab_ucmd *ucmd)
 
 	if ((cmd->flags & ~CUFAB_HOSTREG_VALID) || cmd->__reserved ||
 	    !cmd->length || !cufab_range_ok(cmd->addr, cmd->length) ||
-	    cmd->addr + cmd->length > TASK_SIZE)
+	    cmd->addr + cmd->length > TASK_SIZE) {
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx size 0x%llx flags 0x%x: a non-empty user range, flags of 0x%x\n",
+			      cmd->addr, cmd->length, cmd->flags,
+			      CUFAB_HOSTREG_VALID);
 		return -EINVAL;
+	}
 	if (!current->mm)
 		return -EFAULT;
 	ret = cufab_hostreg_cufab_mem(client, cmd->addr, cmd->length);
@@ -428,11 +435,14 @@ int cufab_ioctl_host_unregister(struct cufab_ucmd *ucmd)
 	struct cufab_host_unregister *cmd = ucmd->cmd;
 	int ret;
 
-	if (cmd->flags)
+	if (cmd->flags) {
+		cufab_pr_info(ucmd->client, "cuMemHostUnregister: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	ret = cufab_hostreg_drop(ucmd->client, cmd->addr);
 	if (ret)
-		cufab_pr_info(ucmd->client, "cuMemHostUnregister of 0x%llx: no registration starts there\n",
+		cufab_pr_info(ucmd->client, "cuMemHostUnregister: 0x%llx: no registration starts there\n",
 			      cmd->addr);
 	return ret;
 }

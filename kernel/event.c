@@ -173,12 +173,18 @@ int cufab_ioctl_event_create(struct cufab_ucmd *ucmd)
 	struct cufab_event *event;
 	struct cufab_object *ctx;
 
-	if ((cmd->flags & ~CUFAB_EVENT_FLAGS) || cmd->__reserved)
+	if ((cmd->flags & ~CUFAB_EVENT_FLAGS) || cmd->__reserved) {
+		cufab_pr_info(client, "cuEventCreate: flags 0x%x: unknown bits (known 0x%x)\n",
+			      cmd->flags, CUFAB_EVENT_FLAGS);
 		return -EINVAL;
+	}
 	/* another process's records could not be timed here */
 	if ((cmd->flags & CUFAB_EVENT_INTERPROCESS) &&
-	    !(cmd->flags & CUFAB_EVENT_DISABLE_TIMING))
+	    !(cmd->flags & CUFAB_EVENT_DISABLE_TIMING)) {
+		cufab_pr_info(client, "cuEventCreate: flags 0x%x: an interprocess event must disable timing\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	space = cufab_stream_space(client);
 	if (IS_ERR(space))
 		return PTR_ERR(space);
@@ -223,11 +229,14 @@ int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
 	records = event->records;
 	spin_unlock(&event->lock);
 	seq = seq ?: records;
-	if (seq > records)
+	if (seq > records) {
+		cufab_pr_info(client, "cuEventSynchronize: event %u: record %llu: only %llu were made\n",
+			      id, seq, records);
 		ret = -EINVAL;
-	else
+	} else {
 		ret = cufab_slot_wait(event->space, event->slot, seq, poll,
 				      out_error);
+	}
 	/* a never recorded event has completed, without error */
 	if (!ret && !seq)
 		*out_error = 0;
@@ -271,8 +280,11 @@ int cufab_ioctl_event_export(struct cufab_ucmd *ucmd)
 	struct cufab_event_obj *eo;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(ucmd->client, "cuIpcGetEventHandle: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	eo = cufab_event_obj_get(ucmd->client, cmd->event_id);
 	if (IS_ERR(eo))
 		return PTR_ERR(eo);
@@ -331,8 +343,11 @@ int cufab_ioctl_event_import(struct cufab_ucmd *ucmd)
 	struct cufab_event *event;
 	struct cufab_object *ctx;
 
-	if (cmd->flags)
+	if (cmd->flags) {
+		cufab_pr_info(client, "cuIpcOpenEventHandle: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	ctx = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);

@@ -259,14 +259,14 @@ static int cufab_le_release_locked(struct cufab_client *client, u32 base,
 	unsigned long index = base;
 
 	if (!cufab_idspace_is_reserved(&client->le.ids, base, count)) {
-		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): not every id of the range is reserved\n",
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease: ids %u +%u: not every id of the range is reserved\n",
 			      base, count);
 		return -EINVAL;
 	}
 	alias = xa_find(&client->le.aliases, &index, (u64)base + count - 1,
 			XA_PRESENT);
 	if (alias) {
-		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease: ids %u +%u: id %u is still associated with endpoint %llu; cuLogicalEndpointDestroy every id first\n",
 			      base, count, alias->id, alias->le->number);
 		return -EBUSY;
 	}
@@ -282,7 +282,7 @@ int cufab_ioctl_le_id_release(struct cufab_ucmd *ucmd)
 	if (cmd->flags)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->base, cmd->count)) {
-		cufab_pr_info(client, "cuLogicalEndpointIdRelease(%u, %u): not a range of endpoint ids\n",
+		cufab_pr_info(client, "cuLogicalEndpointIdRelease: ids %u +%u: not a range of endpoint ids\n",
 			      cmd->base, cmd->count);
 		return -EINVAL;
 	}
@@ -306,6 +306,7 @@ static u32 cufab_le_gpus_with(u32 need)
 }
 
 static int cufab_le_unicast_limits(struct cufab_client *client,
+				   const char *call,
 				   const struct cufab_le_prop *p, u64 *align)
 {
 	u32 need = CUFAB_DEV_F_LE_UNICAST;
@@ -314,13 +315,13 @@ static int cufab_le_unicast_limits(struct cufab_client *client,
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
 	if (cufab_gpu_facts(p->dev_or_num, &f)) {
-		cufab_pr_info(client, "logical endpoint: owner gpu %u does not exist (node has %u GPUs)\n",
-			      p->dev_or_num, cufab_node_num_gpus());
+		cufab_pr_info(client, "%s: owner gpu %u does not exist (node has %u GPUs)\n",
+			      call, p->dev_or_num, cufab_node_num_gpus());
 		return -ENODEV;
 	}
 	if ((f.features & need) != need) {
-		cufab_pr_info(client, "logical endpoint: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
-			      p->dev_or_num,
+		cufab_pr_info(client, "%s: gpu %u does not support unicast%s logical endpoints (attributes 153/155)\n",
+			      call, p->dev_or_num,
 			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
 	}
@@ -329,6 +330,7 @@ static int cufab_le_unicast_limits(struct cufab_client *client,
 }
 
 static int cufab_le_multicast_limits(struct cufab_client *client,
+				     const char *call,
 				     const struct cufab_le_prop *p, u64 *align)
 {
 	u32 need = CUFAB_DEV_F_LE_MULTICAST, n;
@@ -336,14 +338,14 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
 	if (!p->dev_or_num || p->dev_or_num > cufab_node_num_gpus()) {
-		cufab_pr_info(client, "logical endpoint: numDevices %u is not 1..%u (GPUs of the node)\n",
-			      p->dev_or_num, cufab_node_num_gpus());
+		cufab_pr_info(client, "%s: numDevices %u is not 1..%u (GPUs of the node)\n",
+			      call, p->dev_or_num, cufab_node_num_gpus());
 		return -EINVAL;
 	}
 	n = cufab_le_gpus_with(need);
 	if (n < p->dev_or_num) {
-		cufab_pr_info(client, "logical endpoint: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
-			      p->dev_or_num, n,
+		cufab_pr_info(client, "%s: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
+			      call, p->dev_or_num, n,
 			      need & CUFAB_DEV_F_LE_COUNTED ? " counted-ops" : "");
 		return -EOPNOTSUPP;
 	}
@@ -355,6 +357,7 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
 /**
  * cufab_le_limits() - validate endpoint properties, as GetLimits does
  * @client: the caller, for log lines
+ * @call: the driver call, for log lines
  * @p: the properties (@p->length is not judged here)
  * @align: out, bind alignment
  * @max: out, maximum size
@@ -362,7 +365,7 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
  * Return: 0, -EINVAL, -ENODEV (no such owner GPU) or -EOPNOTSUPP (no GPU
  * supports it), each logged.
  */
-static int cufab_le_limits(struct cufab_client *client,
+static int cufab_le_limits(struct cufab_client *client, const char *call,
 			   const struct cufab_le_prop *p, u64 *align,
 			   u64 *max)
 {
@@ -370,17 +373,17 @@ static int cufab_le_limits(struct cufab_client *client,
 
 	if (p->ipc_handle_types & ~CUFAB_LE_IPC_FABRIC ||
 	    p->le_flags & ~CUFAB_LE_FLAG_COUNTED_OPS) {
-		cufab_pr_info(client, "logical endpoint: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
-			      p->ipc_handle_types, p->le_flags);
+		cufab_pr_info(client, "%s: ipcHandleTypes 0x%x / flags 0x%x have unknown bits (FABRIC 0x1, COUNTED_OPS 0x1)\n",
+			      call, p->ipc_handle_types, p->le_flags);
 		return -EINVAL;
 	}
 	if (p->type == CUFAB_LE_TYPE_UNICAST) {
-		ret = cufab_le_unicast_limits(client, p, align);
+		ret = cufab_le_unicast_limits(client, call, p, align);
 	} else if (p->type == CUFAB_LE_TYPE_MULTICAST) {
-		ret = cufab_le_multicast_limits(client, p, align);
+		ret = cufab_le_multicast_limits(client, call, p, align);
 	} else {
-		cufab_pr_info(client, "logical endpoint: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
-			      p->type);
+		cufab_pr_info(client, "%s: type %u is neither UNICAST (1) nor MULTICAST (2)\n",
+			      call, p->type);
 		ret = -EINVAL;
 	}
 	if (ret)
@@ -398,7 +401,8 @@ int cufab_ioctl_le_get_limits(struct cufab_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EINVAL;
-	ret = cufab_le_limits(ucmd->client, &cmd->prop, &cmd->out_bind_align,
+	ret = cufab_le_limits(ucmd->client, "cuLogicalEndpointGetLimits",
+			      &cmd->prop, &cmd->out_bind_align,
 			      &cmd->out_max_size);
 	if (ret)
 		return ret;
@@ -473,7 +477,8 @@ int cufab_ioctl_le_create(struct cufab_ucmd *ucmd)
 
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	ret = cufab_le_limits(client, &cmd->prop, &align, &max);
+	ret = cufab_le_limits(client, "cuLogicalEndpointCreate", &cmd->prop,
+			      &align, &max);
 	if (ret)
 		return ret;
 	ret = cufab_le_size_check(client, cmd->prop.length, align, max);
@@ -543,7 +548,7 @@ int cufab_ioctl_le_query(struct cufab_ucmd *ucmd)
 	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
 	if (!cufab_le_range_ok(cmd->id, cmd->count)) {
-		cufab_pr_info(client, "cuLogicalEndpointQuery(%u, %u): not a range of endpoint ids\n",
+		cufab_pr_info(client, "cuLogicalEndpointQuery: ids %u +%u: not a range of endpoint ids\n",
 			      cmd->id, cmd->count);
 		return -EINVAL;
 	}

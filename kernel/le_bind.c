@@ -36,8 +36,11 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 			      id, le->number);
 		return -EINVAL;
 	}
-	if (cufab_gpu_facts(dev, &f))
+	if (cufab_gpu_facts(dev, &f)) {
+		cufab_pr_info(client, "cuLogicalEndpointAddDevice: gpu %u does not exist (node has %u GPUs)\n",
+			      dev, cufab_node_num_gpus());
 		return -ENODEV;
+	}
 	if (!(f.features & CUFAB_DEV_F_LE_MULTICAST)) {
 		cufab_pr_info(client, "cuLogicalEndpointAddDevice: gpu %u does not support multicast logical endpoints (attribute 154)\n",
 			      dev);
@@ -120,24 +123,25 @@ static struct cufab_alloc *cufab_le_bind_memory(struct cufab_client *client,
 
 /* Rules of the endpoint (not of the team) for binding @alloc. */
 static int cufab_le_bind_allowed(struct cufab_client *client,
+				 const char *call,
 				 struct cufab_le_alias *alias, u32 dev,
 				 struct cufab_alloc *alloc)
 {
 	struct cufab_le *le = alias->le;
 
 	if (!cufab_alloc_has(alloc, CUFAB_ALLOC_BINDABLE)) {
-		cufab_pr_info(client, "logical endpoint bind: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
-			      alloc->id, alloc->ops->name);
+		cufab_pr_info(client, "%s: allocation %llu is %s memory; only cuMemCreate memory can be bound\n",
+			      call, alloc->id, alloc->ops->name);
 		return -EINVAL;
 	}
 	if (le->type == CUFAB_LE_TYPE_UNICAST && dev != le->owner_dev) {
-		cufab_pr_info(client, "logical endpoint bind: gpu %u is not the owner gpu %u of unicast endpoint %llu\n",
-			      dev, le->owner_dev, le->number);
+		cufab_pr_info(client, "%s: gpu %u is not the owner gpu %u of unicast endpoint %llu\n",
+			      call, dev, le->owner_dev, le->number);
 		return -EINVAL;
 	}
 	if ((le->ipc_types || alias->imported) && !alloc->handle_types) {
-		cufab_pr_info(client, "logical endpoint bind: endpoint %llu is %s, so only exportable memory binds; allocation %llu has no requestedHandleTypes\n",
-			      le->number, alias->imported ? "imported" : "exportable",
+		cufab_pr_info(client, "%s: endpoint %llu is %s, so only exportable memory binds; allocation %llu has no requestedHandleTypes\n",
+			      call, le->number, alias->imported ? "imported" : "exportable",
 			      alloc->id);
 		return -EINVAL;
 	}
@@ -160,19 +164,19 @@ static int cufab_le_bind_locked(struct cufab_client *client,
 	struct cufab_le *le;
 	int ret;
 
-	alias = cufab_le_alias_ready(client, cmd->id, "logical endpoint bind");
+	alias = cufab_le_alias_ready(client, cmd->id, who.call);
 	if (!alias)
 		return -EINVAL;
 	le = alias->le;
 	if (alias->imported && le->type == CUFAB_LE_TYPE_UNICAST) {
-		cufab_pr_info(client, "logical endpoint bind: endpoint id %u is an imported unicast endpoint (%llu); those cannot be bound to memory\n",
-			      cmd->id, le->number);
+		cufab_pr_info(client, "%s: endpoint id %u is an imported unicast endpoint (%llu); those cannot be bound to memory\n",
+			      who.call, cmd->id, le->number);
 		return -EPERM;
 	}
 	alloc = cufab_le_bind_memory(client, cmd, le->align, &req.mem_offset);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
-	ret = cufab_le_bind_allowed(client, alias, cmd->dev, alloc);
+	ret = cufab_le_bind_allowed(client, who.call, alias, cmd->dev, alloc);
 	if (!ret) {
 		req.alloc = alloc;
 		req.tag = alias;
@@ -191,8 +195,10 @@ int cufab_ioctl_le_bind(struct cufab_ucmd *ucmd)
 	if (cmd->flags & ~CUFAB_BIND_ADDR || cmd->__reserved)
 		return -EINVAL;
 	if (cmd->bind_flags) {
-		cufab_pr_info(client, "logical endpoint bind: flags 0x%llx must be 0\n",
-			      cmd->bind_flags);
+		cufab_pr_info(client, "%s: flags 0x%llx must be 0\n",
+			      cmd->flags & CUFAB_BIND_ADDR ?
+			      "cuLogicalEndpointBindAddr" :
+			      "cuLogicalEndpointBindMem", cmd->bind_flags);
 		return -EINVAL;
 	}
 	mutex_lock(&client->le.lock);

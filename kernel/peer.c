@@ -281,8 +281,11 @@ int cufab_ioctl_peer_disable(struct cufab_ucmd *ucmd)
 	struct cufab_ctx *ctx, *peer;
 	int ret;
 
-	if (cmd->flags)
+	if (cmd->flags) {
+		cufab_pr_info(client, "cuCtxDisablePeerAccess: context %u -> context %u: flags 0x%x, must be 0\n",
+			      cmd->ctx_id, cmd->peer_ctx_id, cmd->flags);
 		return -EINVAL;
+	}
 	ret = cufab_peer_get_ctxs(client, cmd, "cuCtxDisablePeerAccess",
 				  &ctx, &peer);
 	if (ret)

@@ -236,8 +236,12 @@ static int cufab_pool_props_check(struct cufab_client *client,
 {
 	if ((cmd->flags & ~CUFAB_POOL_CREATE_DEFAULT) ||
 	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
-	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS))
+	    (cmd->usage & ~CUFAB_POOL_USAGE_HW_DECOMPRESS)) {
+		cufab_pr_info(client, "cuMemPoolCreate: handleTypes 0x%x, usage 0x%x: unknown bits (handle types 0x%x, usage 0x%x)\n",
+			      cmd->handle_types, cmd->usage, CUFAB_HANDLE_VALID,
+			      CUFAB_POOL_USAGE_HW_DECOMPRESS);
 		return -EINVAL;
+	}
 	if (cmd->alloc_type != CUFAB_POOL_ALLOC_PINNED) {
 		cufab_pr_info(client, "cuMemPoolCreate: allocType %u: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED (cufab has no managed pools)\n",
 			      cmd->alloc_type);
@@ -610,6 +614,12 @@ int cufab_ioctl_pool_attr(struct cufab_ucmd *ucmd)
 		ret = -EPERM;
 	} else if (cmd->flags & CUFAB_POOL_ATTR_SET) {
 		ret = cufab_pool_attr_set(ph->pool, cmd->attr, cmd->value);
+		if (ret)
+			cufab_pr_info(ucmd->client, "cuMemPoolSetAttribute: memory pool %u: attribute %u value %llu: %s\n",
+				      cmd->pool, cmd->attr, cmd->value,
+				      cmd->attr == CUFAB_POOL_ATTR_RESERVED_MEM_HIGH ?
+				      "a high-water mark may only be reset to 0" :
+				      "not an attribute that can be set");
 	} else {
 		ret = cufab_pool_attr_get(ph->pool, cmd->attr, &cmd->value);
 	}
@@ -687,7 +697,7 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 
 	ret = cufab_pool_reserve(pool, length);
 	if (ret) {
-		cufab_pr_info(client, "memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",
+		cufab_pr_info(client, "cuMemAllocFromPoolAsync: memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",
 			      pool->id, length, pool->max_size,
 			      pool->reserved);
 		return ERR_PTR(ret);
@@ -797,7 +807,7 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
 	if (IS_ERR(ph))
 		return PTR_ERR(ph);
 	if (ph->imported) {
-		cufab_pr_info(ucmd->client, "memory pool %u was imported: an imported pool cannot allocate\n",
+		cufab_pr_info(ucmd->client, "cuMemAllocFromPoolAsync: memory pool %u was imported: an imported pool cannot allocate\n",
 			      ph->pool->id);
 		ret = -EPERM;
 	} else {
@@ -887,8 +897,11 @@ static int cufab_pool_access_desc(struct cufab_pool_handle *ph,
 
 	if (d->__reserved || (d->flags != CUFAB_ACCESS_NONE &&
 			      d->flags != CUFAB_ACCESS_READ &&
-			      d->flags != CUFAB_ACCESS_RW))
+			      d->flags != CUFAB_ACCESS_RW)) {
+		cufab_pr_info(client, "cuMemPoolSetAccess: pool %u: flags 0x%x: must be CU_MEM_ACCESS_FLAGS_PROT_NONE, READ or READWRITE\n",
+			      pool->id, d->flags);
 		return -EINVAL;
+	}
 	if (cufab_loc_is_host(d->location_type)) {
 		if (!cufab_loc_is_host(pool->location_type) ||
 		    d->flags != CUFAB_ACCESS_RW) {
@@ -956,8 +969,11 @@ int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if (cmd->flags || !cmd->num_descs ||
-	    cmd->num_descs > CUFAB_MAX_GPUS + 1)
+	    cmd->num_descs > CUFAB_MAX_GPUS + 1) {
+		cufab_pr_info(ucmd->client, "cuMemPoolSetAccess: count %u: must be 1 ..%u\n",
+			      cmd->num_descs, CUFAB_MAX_GPUS + 1);
 		return -EINVAL;
+	}
 	descs = memdup_user(u64_to_user_ptr(cmd->descs_ptr),
 			    array_size(cmd->num_descs, sizeof(*descs)));
 	if (IS_ERR(descs))
@@ -1065,7 +1081,7 @@ static int cufab_pool_export_fabric(struct cufab_client *client,
 		pool->fabric_channel = channel;
 	}
 	if (pool->fabric_channel != channel) {
-		cufab_pr_info(client, "memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
+		cufab_pr_info(client, "cuMemPoolExportToShareableHandle: memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
 			      pool->id, pool->fabric_channel, channel);
 		ret = -EPERM;
 	} else {
@@ -1083,11 +1099,13 @@ int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd)
 	struct cufab_pool *pool;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved ||
+	    (cmd->handle_type != CUFAB_HANDLE_POSIX_FD &&
+	     cmd->handle_type != CUFAB_HANDLE_FABRIC)) {
+		cufab_pr_info(ucmd->client, "cuMemPoolExportToShareableHandle: handle type 0x%x, flags 0x%x: must be POSIX_FILE_DESCRIPTOR or FABRIC, flags 0\n",
+			      cmd->handle_type, cmd->flags);
 		return -EINVAL;
-	if (cmd->handle_type != CUFAB_HANDLE_POSIX_FD &&
-	    cmd->handle_type != CUFAB_HANDLE_FABRIC)
-		return -EINVAL;
+	}
 	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
 	if (IS_ERR(ph))
 		return PTR_ERR(ph);
@@ -1185,9 +1203,19 @@ int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd)
 		pool = cufab_pool_from_fabric(ucmd->client, cmd->fabric);
 	else
 		pool = ERR_PTR(-EINVAL);
+	if (pool == ERR_PTR(-EINVAL))
+		cufab_pr_info(ucmd->client, "cuMemPoolImportFromShareableHandle: handle type 0x%x: %s\n",
+			      cmd->handle_type,
+			      cmd->handle_type == CUFAB_HANDLE_POSIX_FD ?
+			      "the fd is not a memory pool's" :
+			      cmd->handle_type == CUFAB_HANDLE_FABRIC ?
+			      "it names no exported pool (forged, or gone)" :
+			      "not POSIX_FILE_DESCRIPTOR or FABRIC");
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	if (!(pool->handle_types & cmd->handle_type)) {
+		cufab_pr_info(ucmd->client, "cuMemPoolImportFromShareableHandle: pool %u: handle type 0x%x is not in its handleTypes 0x%x\n",
+			      pool->id, cmd->handle_type, pool->handle_types);
 		cufab_pool_put(pool);
 		return -EINVAL;
 	}

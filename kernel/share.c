@@ -81,8 +81,11 @@ int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if (cmd->flags || cmd->__reserved ||
-	    !cufab_handle_type_valid(cmd->handle_type))
+	    !cufab_handle_type_valid(cmd->handle_type)) {
+		cufab_pr_info(client, "cuMemExportToShareableHandle: handle type 0x%x, flags 0x%x: must be POSIX_FILE_DESCRIPTOR or FABRIC, flags 0\n",
+			      cmd->handle_type, cmd->flags);
 		return -EINVAL;
+	}
 	alloc = cufab_mem_handle_lookup(client, cmd->handle);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
@@ -90,7 +93,7 @@ int cufab_ioctl_mem_export(struct cufab_ucmd *ucmd)
 		ret = cufab_remote_revoked_err(alloc,
 					       "cuMemExportToShareableHandle");
 	} else if (!(alloc->handle_types & cmd->handle_type)) {
-		pr_warn_ratelimited("pid %d (%s): allocation %llu (handle %u) was created with handle types 0x%x; exporting it as %s needs that type requested at cuMemCreate\n",
+		pr_warn_ratelimited("pid %d (%s): cuMemExportToShareableHandle: allocation %llu (handle %u): handle types 0x%x; exporting it as %s needs that type requested at cuMemCreate\n",
 				    pid_nr(client->tgid), client->comm,
 				    alloc->id, cmd->handle, alloc->handle_types,
 				    cufab_handle_type_name(cmd->handle_type));
@@ -128,13 +131,13 @@ static struct cufab_alloc *cufab_import_fabric(struct cufab_client *client,
 		return cufab_remote_import(client, handle, node);
 	alloc = cufab_fabric_import(handle, &theirs);
 	if (IS_ERR(alloc)) {
-		pr_warn_ratelimited("pid %d (%s): FABRIC handle names no live allocation (forged, or the allocation was freed)\n",
+		pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: the FABRIC handle names no live allocation (forged, or the allocation was freed)\n",
 				    pid_nr(client->tgid), client->comm);
 		return alloc;
 	}
 	mine = cufab_imex_channel(client);
 	if (mine != theirs) {
-		pr_warn_ratelimited("pid %d (%s): allocation %llu was exported on IMEX channel %d (%s/channel%d), importer has channel %d (%s/channel%d): FABRIC import needs the exporter's channel\n",
+		pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: allocation %llu was exported on IMEX channel %d (%s/channel%d), importer has channel %d (%s/channel%d): FABRIC import needs the exporter's channel\n",
 				    pid_nr(client->tgid), client->comm,
 				    alloc->id, theirs, CUFAB_IMEX_DIR, theirs,
 				    mine, CUFAB_IMEX_DIR, mine);
@@ -158,7 +161,7 @@ static int cufab_import_check_gpu(struct cufab_client *client,
 	    cufab_node_gpu_exists(alloc->location_id))
 		return 0;
 	cufab_gpu_uuid(alloc->location_id, uuid);
-	pr_warn_ratelimited("pid %d (%s): allocation %llu is on GPU %d (GPU-%pUb), which no longer exists (node has %u GPUs)\n",
+	pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: allocation %llu is on GPU %d (GPU-%pUb), which no longer exists (node has %u GPUs)\n",
 			    pid_nr(client->tgid), client->comm, alloc->id,
 			    alloc->location_id, uuid, cufab_node_num_gpus());
 	return -ENODEV;

@@ -36,8 +36,7 @@ static_assert(CUFAB_IPC_MEM_HANDLE_LEN == CUFAB_FABRIC_HANDLE_LEN);
 static void cufab_ipc_refused(struct cufab_client *client, u64 addr,
 			      const char *why)
 {
-	pr_info_ratelimited("pid %d (%s): cuIpcGetMemHandle(0x%llx): %s\n",
-			    pid_nr(client->tgid), client->comm, addr, why);
+	cufab_pr_info(client, "cuIpcGetMemHandle: 0x%llx: %s\n", addr, why);
 }
 
 /* The cuMemAlloc allocation holding @addr, with a reference. */
@@ -75,8 +74,11 @@ int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd)
 	struct cufab_alloc *alloc;
 	int ret;
 
-	if (cmd->flags)
+	if (cmd->flags) {
+		cufab_pr_info(ucmd->client, "cuIpcGetMemHandle: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	alloc = cufab_ipc_alloc_at(ucmd->client, cmd->addr);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
@@ -100,21 +102,21 @@ static struct cufab_alloc *cufab_ipc_find(struct cufab_client *client,
 	alloc = cufab_fabric_import_as(CUFAB_IPC_MEM_MAGIC, handle, &channel,
 				       -ESRCH);
 	if (IS_ERR(alloc)) {
-		pr_info_ratelimited("pid %d (%s): cuIpcOpenMemHandle: %s\n",
-				    pid_nr(client->tgid), client->comm,
-				    PTR_ERR(alloc) == -EINVAL ?
-				    "not an IPC memory handle of this module" :
-				    "the handle names no live allocation (freed, or forged)");
+		cufab_pr_info(client, "cuIpcOpenMemHandle: the handle: %s\n",
+			      PTR_ERR(alloc) == -EINVAL ?
+			      "not an IPC memory handle of this module" :
+			      "names no live allocation (freed, or forged)");
 		return alloc;
 	}
 	if (alloc->owner_pid == task_tgid_nr(current)) {
-		pr_info_ratelimited("pid %d (%s): cuIpcOpenMemHandle: allocation %llu is this process's own: open it in another process\n",
-				    pid_nr(client->tgid), client->comm,
-				    alloc->id);
+		cufab_pr_info(client, "cuIpcOpenMemHandle: allocation %llu is this process's own: open it in another process\n",
+			      alloc->id);
 		cufab_alloc_put(alloc);
 		return ERR_PTR(-ELOOP);
 	}
 	if (!cufab_node_gpu_exists(alloc->location_id)) {
+		cufab_pr_info(client, "cuIpcOpenMemHandle: allocation %llu: its gpu %u no longer exists\n",
+			      alloc->id, alloc->location_id);
 		cufab_alloc_put(alloc);
 		return ERR_PTR(-ENODEV);
 	}
@@ -187,8 +189,11 @@ int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd)
 	u64 addr;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(client, "cuIpcOpenMemHandle: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	ctx = cufab_object_get(client, cmd->ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);

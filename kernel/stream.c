@@ -293,10 +293,16 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd)
 	struct cufab_object *ctx;
 	int ret;
 
-	if (cmd->flags & ~CUFAB_STREAM_FLAGS)
+	if (cmd->flags & ~CUFAB_STREAM_FLAGS) {
+		cufab_pr_info(client, "cuStreamCreate: flags 0x%x: unknown bits (known 0x%x)\n",
+			      cmd->flags, CUFAB_STREAM_FLAGS);
 		return -EINVAL;
-	if (cmd->priority < CUFAB_STREAM_PRIO_GREATEST || cmd->priority > 0)
+	}
+	if (cmd->priority < CUFAB_STREAM_PRIO_GREATEST || cmd->priority > 0) {
+		cufab_pr_info(client, "cuStreamCreate: priority %d: must be %d ..0\n",
+			      cmd->priority, CUFAB_STREAM_PRIO_GREATEST);
 		return -EINVAL;
+	}
 	space = cufab_stream_space(client);
 	if (IS_ERR(space))
 		return PTR_ERR(space);
@@ -322,6 +328,8 @@ int cufab_ioctl_stream_create(struct cufab_ucmd *ucmd)
 	if ((cmd->flags & CUFAB_STREAM_LEGACY) &&
 	    cufab_ctx_has_legacy(space, cmd->ctx_id)) {
 		mutex_unlock(&space->lock);
+		cufab_pr_info(client, "cuStreamCreate: context %u: already has its legacy stream\n",
+			      cmd->ctx_id);
 		ret = -EEXIST;
 		goto err_obj;
 	}
@@ -434,6 +442,8 @@ static int cufab_op_stream_deps(struct cufab_op *op,
 	if (IS_ERR(other))
 		return PTR_ERR(other);
 	if (other == op->stream) {
+		cufab_pr_info(other->client, "cuStreamWaitEvent: stream %llu: a stream cannot wait for itself\n",
+			      other->uid);
 		cufab_stream_put(other);
 		return -EINVAL;
 	}
@@ -600,8 +610,11 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	int ret;
 
 	if (cmd->flags || cmd->__reserved || !cmd->op ||
-	    cmd->op >= CUFAB_OP_MAX)
+	    cmd->op >= CUFAB_OP_MAX) {
+		cufab_pr_info(ucmd->client, "CUFAB_IOCTL_STREAM_SUBMIT: op %u, flags 0x%x: op must be 1 ..%u and flags 0\n",
+			      cmd->op, cmd->flags, CUFAB_OP_MAX - 1);
 		return -EINVAL;
+	}
 	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);
@@ -652,11 +665,14 @@ static int cufab_stream_wait(struct cufab_client *client, u32 id, u64 seq,
 	spin_lock(&stream->lock);
 	submitted = stream->submitted;
 	spin_unlock(&stream->lock);
-	if (seq > submitted)
+	if (seq > submitted) {
+		cufab_pr_info(client, "cuStreamSynchronize: stream %llu: operation %llu: only %llu were submitted\n",
+			      stream->uid, seq, submitted);
 		ret = -EINVAL;
-	else
+	} else {
 		ret = cufab_slot_wait(stream->space, stream->slot,
 				      seq ?: submitted, poll, out_error);
+	}
 	cufab_stream_put(stream);
 	return ret;
 }
@@ -718,8 +734,12 @@ int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd)
 	int ret, err = 0;
 
 	if ((cmd->flags & ~CUFAB_WAIT_POLL) || cmd->__reserved ||
-	    cmd->what >= CUFAB_WAIT_MAX)
+	    cmd->what >= CUFAB_WAIT_MAX) {
+		cufab_pr_info(ucmd->client, "CUFAB_IOCTL_STREAM_WAIT: what %u, flags 0x%x: what must be below %u and flags at most POLL (0x%x)\n",
+			      cmd->what, cmd->flags, CUFAB_WAIT_MAX,
+			      CUFAB_WAIT_POLL);
 		return -EINVAL;
+	}
 	switch (cmd->what) {
 	case CUFAB_WAIT_STREAM:
 		ret = cufab_stream_wait(ucmd->client, cmd->id, cmd->seq, poll,

@@ -60,7 +60,7 @@ static int cufab_batch_build(struct cufab_stream *stream,
 		rule = cufab_batch_entry_rule(&ents[i]);
 		if (rule) {
 			cufab_pr_info(stream->client,
-				      "stream %llu: batch entry %u of %u (op %u): %s\n",
+				      "cuGraphLaunch: stream %llu: batch entry %u of %u (op %u): %s\n",
 				      stream->uid, i, count, ents[i].op, rule);
 			cufab_batch_free_ops(ops, 0, i);
 			return -EINVAL;
@@ -113,7 +113,7 @@ static int cufab_batch_reserve(struct cufab_stream *stream,
 		return ret;
 	if (too_big) {
 		cufab_pr_info(stream->client,
-			      "stream %llu: a batch of %u operations is more than stream_queue_max (%u)\n",
+			      "cuGraphLaunch: stream %llu: %u operations: more than stream_queue_max (%u) can ever be queued\n",
 			      stream->uid, count,
 			      READ_ONCE(cufab_stream_queue_max));
 		return -EINVAL;
@@ -175,8 +175,11 @@ int cufab_ioctl_stream_batch(struct cufab_ucmd *ucmd)
 	size_t bytes;
 	int ret;
 
-	if (cmd->flags || !cmd->count || cmd->count > CUFAB_BATCH_MAX)
+	if (cmd->flags || !cmd->count || cmd->count > CUFAB_BATCH_MAX) {
+		cufab_pr_info(ucmd->client, "cuGraphLaunch: count %u, flags 0x%x: count must be 1 ..%u and flags 0\n",
+			      cmd->count, cmd->flags, CUFAB_BATCH_MAX);
 		return -EINVAL;
+	}
 	bytes = array_size(cmd->count, sizeof(*ents));
 	ents = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!ents)

@@ -310,6 +310,14 @@ static const char *const cufab_memop_names[CUFAB_MEMOP_MAX] = {
 	[CUFAB_MEMOP_WRITE64] = "write64",
 };
 
+/* The call a one-entry batch comes from, for its refusal line. */
+static const char *const cufab_memop_calls[CUFAB_MEMOP_MAX] = {
+	[CUFAB_MEMOP_WAIT32] = "cuStreamWaitValue32",
+	[CUFAB_MEMOP_WRITE32] = "cuStreamWriteValue32",
+	[CUFAB_MEMOP_WAIT64] = "cuStreamWaitValue64",
+	[CUFAB_MEMOP_WRITE64] = "cuStreamWriteValue64",
+};
+
 /* The rule entry @i of a batch on @stream breaks, for the message. */
 static const char *cufab_memop_rule(const struct cufab_stream *stream,
 				    const struct cufab_memop *m)
@@ -327,7 +335,7 @@ static const char *cufab_memop_rule(const struct cufab_stream *stream,
 		return "the value exceeds 32 bits";
 	if (!m->addr || !IS_ALIGNED(m->addr, size) ||
 	    !cufab_range_ok(m->addr, size))
-		return "the address is not an aligned user address";
+		return "the address must be a user address aligned to the value's size";
 	if (cufab_set_unreachable(stream->client, m->addr, stream->dev))
 		return "pageable host memory and the GPU has PAGEABLE_MEMORY_ACCESS 0";
 	return NULL;
@@ -345,9 +353,12 @@ static int cufab_memop_check(const struct cufab_stream *stream,
 		rule = cufab_memop_rule(stream, m);
 		if (!rule)
 			continue;
+		/* one entry: the single-value call (or a batch of one) */
 		cufab_pr_info(stream->client,
-			      "stream %llu: memory operation %u (%s) at 0x%llx, value 0x%llx, flags 0x%x: %s\n",
-			      stream->uid, i,
+			      "%s: stream %llu: memory operation %u of %u (%s) at 0x%llx, value 0x%llx, flags 0x%x: %s\n",
+			      job->count == 1 && m->op && m->op < CUFAB_MEMOP_MAX ?
+			      cufab_memop_calls[m->op] : "cuStreamBatchMemOp",
+			      stream->uid, i, job->count,
 			      m->op && m->op < CUFAB_MEMOP_MAX ?
 			      cufab_memop_names[m->op] : "?",
 			      m->addr, m->value, m->flags, rule);
@@ -398,8 +409,11 @@ int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd)
 	u64 aux;
 	int ret;
 
-	if (cmd->flags || !cmd->count || cmd->count > CUFAB_MEMOP_MAX_BATCH)
+	if (cmd->flags || !cmd->count || cmd->count > CUFAB_MEMOP_MAX_BATCH) {
+		cufab_pr_info(ucmd->client, "cuStreamBatchMemOp: count %u, flags 0x%x: count must be 1 ..%u and flags 0\n",
+			      cmd->count, cmd->flags, CUFAB_MEMOP_MAX_BATCH);
 		return -EINVAL;
+	}
 	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);

@@ -131,13 +131,21 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventCreate(CUevent *phEvent,
 	CUresult res;
 	int ret;
 
-	res = cufab_call_args(phEvent && !(Flags & ~(unsigned int)EVENT_FLAGS));
+	res = cufab_call_args(!!phEvent);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (Flags & ~(unsigned int)EVENT_FLAGS) {
+		cufab_dbg("refused: Flags 0x%x: unknown bits (CU_EVENT_* are 0x%x)",
+			  Flags, (unsigned int)EVENT_FLAGS);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	/* an interprocess event cannot be timed */
 	if ((Flags & CU_EVENT_INTERPROCESS) &&
-	    !(Flags & CU_EVENT_DISABLE_TIMING))
+	    !(Flags & CU_EVENT_DISABLE_TIMING)) {
+		cufab_dbg("refused: Flags 0x%x: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING too",
+			  Flags);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	res = cufab_ctx_current_kid(&arg.ctx_id);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -167,7 +175,11 @@ static CUresult event_arg(CUevent h, struct cufab_levent **e)
 	if (res != CUDA_SUCCESS)
 		return res;
 	*e = event_lookup(h);
-	return *e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	if (*e)
+		return CUDA_SUCCESS;
+	cufab_dbg("refused: event %p: not a live event of this process (destroyed, or never created)",
+		  (void *)h);
+	return CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
@@ -183,6 +195,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuEventDestroy_v2(CUevent hEvent)
 	e = event_lookup(hEvent);
 	if (!e) {
 		pthread_mutex_unlock(&cufab_stream_lock);
+		cufab_dbg("refused: event %p: not a live event of this process (destroyed, or never created)",
+			  (void *)hEvent);
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
 	kid = e->kid;
@@ -212,13 +226,20 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* EXTERNAL: a record node in a capture, refused outside one */
-	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL)
+	if (flags & ~(unsigned int)CU_EVENT_RECORD_EXTERNAL) {
+		cufab_dbg("refused: flags 0x%x: must be 0 or CU_EVENT_RECORD_EXTERNAL (0x1)",
+			  flags);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	res = cufab_stream_resolve(hStream, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (s->ctx_kid != e->ctx_kid)
+	if (s->ctx_kid != e->ctx_kid) {
+		cufab_dbg("refused: event %p: of context %u, stream %p of context %u: an event records on its own context's streams",
+			  (void *)hEvent, e->ctx_kid, (void *)hStream,
+			  s->ctx_kid);
 		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	if (cufab_capture_any()) {
 		int handled = 0;
 
@@ -228,8 +249,11 @@ static CUresult record(CUevent hEvent, CUstream hStream, int pt,
 		if (handled)
 			return res;
 	}
-	if (flags)
+	if (flags) {
+		cufab_dbg("refused: flags 0x%x: CU_EVENT_RECORD_EXTERNAL is for a stream being captured",
+			  flags);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (e->capev.cap_id)
 		cufab_capture_event_clear(&e->capev);
 	arg.event_id = e->kid;
@@ -367,8 +391,14 @@ static CUresult event_time(CUevent h, __u64 *ns)
 	CUresult res;
 
 	if (!e || (e->flags & CU_EVENT_DISABLE_TIMING) ||
-	    !__atomic_load_n(&e->last, __ATOMIC_ACQUIRE))
+	    !__atomic_load_n(&e->last, __ATOMIC_ACQUIRE)) {
+		cufab_dbg("refused: event %p: %s", (void *)h,
+			  !e ? "not a live event of this process" :
+			  e->flags & CU_EVENT_DISABLE_TIMING ?
+			  "created with CU_EVENT_DISABLE_TIMING: it has no time" :
+			  "never recorded: it has no time");
 		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	res = event_query(e);
 	if (res == CUDA_SUCCESS)
 		*ns = __atomic_load_n(&cufab_slots[e->slot].time_ns,
@@ -412,11 +442,17 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 	if (res != CUDA_SUCCESS)
 		return res;
 	e = event_lookup(hEvent);
-	if (!e)
+	if (!e) {
+		cufab_dbg("refused: event %p: not a live event of this process (destroyed, or never created)",
+			  (void *)hEvent);
 		return CUDA_ERROR_INVALID_HANDLE;
+	}
 	/* EXTERNAL: a wait node in a capture, refused outside one */
-	if (flags & ~(unsigned int)CU_EVENT_WAIT_EXTERNAL)
+	if (flags & ~(unsigned int)CU_EVENT_WAIT_EXTERNAL) {
+		cufab_dbg("refused: Flags 0x%x: must be 0 or CU_EVENT_WAIT_EXTERNAL (0x1)",
+			  flags);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (cufab_capture_any() || e->capev.cap_id) {
 		int handled = 0;
 
@@ -426,8 +462,11 @@ static CUresult wait_event(CUstream hStream, CUevent hEvent,
 		if (handled)
 			return res;
 	}
-	if (flags)
+	if (flags) {
+		cufab_dbg("refused: Flags 0x%x: CU_EVENT_WAIT_EXTERNAL is for a stream being captured",
+			  flags);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	/*
 	 * A finished (or never recorded) event: nothing to wait for. The
 	 * kernel looks for itself at an interprocess event, whatever the
@@ -469,8 +508,13 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcGetEventHandle(CUipcEventHandle *pHandle,
 	res = event_arg(event, &e);
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!pHandle || !(e->flags & CU_EVENT_INTERPROCESS))
+	if (!pHandle)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!(e->flags & CU_EVENT_INTERPROCESS)) {
+		cufab_dbg("refused: event %p: Flags 0x%x: created without CU_EVENT_INTERPROCESS",
+			  (void *)event, e->flags);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	arg.event_id = e->kid;
 	ret = cufab_ioctl(CUFAB_IOCTL_EVENT_EXPORT, &arg);
 	if (ret)

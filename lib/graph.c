@@ -277,14 +277,25 @@ static CUresult add_check_locked(CUgraphNode *out, CUgraph g,
 {
 	size_t i, j;
 
-	if (!out || !cufab_graph_live_locked(g) || (ndeps && !deps))
+	if (!out || (ndeps && !deps))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!cufab_graph_live_locked(g)) {
+		cufab_dbg("refused: graph %p: not a live graph of this process",
+			  (void *)g);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	for (i = 0; i < ndeps; i++) {
-		if (!node_of(g, deps[i]))
+		if (!node_of(g, deps[i])) {
+			cufab_dbg("refused: dependency %zu (node %p): not a node of graph %p",
+				  i, (void *)deps[i], (void *)g);
 			return CUDA_ERROR_INVALID_VALUE;
+		}
 		for (j = 0; j < i; j++)
-			if (deps[j] == deps[i])
+			if (deps[j] == deps[i]) {
+				cufab_dbg("refused: dependency %zu (node %p): listed twice",
+					  i, (void *)deps[i]);
 				return CUDA_ERROR_INVALID_VALUE;
+			}
 	}
 	return CUDA_SUCCESS;
 }
@@ -581,7 +592,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 	(void)numDependencies;
 	if (cufab_call_args(1))
 		return CUDA_ERROR_NOT_INITIALIZED;
-	cufab_dbg("cuGraphAddKernelNode: refused (function %p): cufab runs no device code, a graph can hold memset, memcpy, host, event, empty and child-graph nodes",
+	cufab_dbg("refused: function %p: cufab runs no device code, a graph can hold memset, memcpy, host, event, empty and child-graph nodes",
 		  nodeParams ? (void *)nodeParams->func : NULL);
 	return CUDA_ERROR_INVALID_VALUE;
 }

@@ -107,12 +107,18 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 	};
 	CUresult res = cufab_call(&c);
 
+	if (res == CUDA_ERROR_INVALID_VALUE && (Flags & ~HOSTREG_FLAGS))
+		cufab_dbg("refused: Flags 0x%x: unknown bits (CU_MEMHOSTREGISTER_* are 0x%x)",
+			  Flags, (unsigned int)HOSTREG_FLAGS);
 	if (res != CUDA_SUCCESS)
 		return res;
 	/* a device without attribute 113 refuses READ_ONLY */
 	if ((Flags & CU_MEMHOSTREGISTER_READ_ONLY) &&
-	    !c.d->attrs[CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED])
+	    !c.d->attrs[CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED]) {
+		cufab_dbg("refused: Flags 0x%x: READ_ONLY, and the device's READ_ONLY_HOST_REGISTER_SUPPORTED is 0",
+			  Flags);
 		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	arg.ctx_id = c.ctx_kid;
 	return hostreg_result(-cufab_ioctl(CUFAB_IOCTL_HOST_REGISTER, &arg));
 }

@@ -98,6 +98,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr,
 
 	res = ipc_call(pdptr && Flags == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
 		       &c);
+	if (res == CUDA_ERROR_INVALID_VALUE &&
+	    Flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
+		cufab_dbg("refused: Flags 0x%x: must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0x1)",
+			  Flags);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&ipc_lock);
@@ -146,6 +150,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
 		if (o->addr == dptr)
 			break;
 	if (!o) {
+		cufab_dbg("refused: 0x%llx: not an address cuIpcOpenMemHandle returned in this process",
+			  (unsigned long long)dptr);
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else if (--o->refs == 0) {
 		*pp = o->next;

@@ -60,8 +60,11 @@ static inline CUresult cufab_location_to_kernel(const CUmemLocation *loc,
 	if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
 		return CUDA_SUCCESS;
 	d = cufab_device(loc->id);
-	if (!d)
+	if (!d) {
+		cufab_dbg("refused: location device %d: no such device (%d visible)",
+			  loc->id, cufab.num_dev);
 		return CUDA_ERROR_INVALID_DEVICE;
+	}
 	*id = (__s32)d->index;
 	return CUDA_SUCCESS;
 }

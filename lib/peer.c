@@ -45,7 +45,11 @@ static CUresult peer_ids(CUcontext peerContext, struct cufab_peer *arg)
 		return res;
 	arg->ctx_id = c.ctx_kid;
 	arg->peer_ctx_id = cufab_ctx_kid(peerContext);
-	return arg->peer_ctx_id ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	if (arg->peer_ctx_id)
+		return CUDA_SUCCESS;
+	cufab_dbg("refused: peer context %p: not a live context of this process (NULL, destroyed or never created)",
+		  (void *)peerContext);
+	return CUDA_ERROR_INVALID_CONTEXT;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuCtxEnablePeerAccess(CUcontext peerContext,

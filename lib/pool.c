@@ -676,14 +676,24 @@ static CUresult pool_props_check(const CUmemPoolProps *props)
 {
 	size_t i;
 
-	if (props->win32SecurityAttributes)
+	if (props->win32SecurityAttributes) {
+		cufab_dbg("refused: win32SecurityAttributes %p: must be NULL on Linux",
+			  props->win32SecurityAttributes);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	for (i = 0; i < sizeof(props->reserved); i++)
-		if (props->reserved[i])
+		if (props->reserved[i]) {
+			cufab_dbg("refused: reserved[%zu] 0x%x: must be 0",
+				  i, props->reserved[i]);
 			return CUDA_ERROR_INVALID_VALUE;
+		}
 	if ((unsigned int)props->handleTypes > 0xffff ||
-	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT)
+	    props->location.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT) {
+		cufab_dbg("refused: handleTypes 0x%x, location type %d: unknown handle types, or HOST_NUMA_CURRENT (not a pool location)",
+			  (unsigned int)props->handleTypes,
+			  (int)props->location.type);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -766,6 +776,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 	p = pool_lookup(pool);
 	if (!p || p->is_default) {
 		pool_lock_drop();
+		cufab_dbg("refused: memory pool %p: %s", (void *)pool,
+			  p ? "a device's default pool cannot be destroyed" :
+			  "not a live pool of this process");
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	/* a location whose current pool goes back to its default */
@@ -804,6 +817,15 @@ static int attr_is_int(CUmemPool_attribute attr)
 	       attr == CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES;
 }
 
+/* The refusal of setting a pool attribute that can only be read. */
+static CUresult pool_attr_read_only(CUmemPool_attribute attr)
+{
+	cufab_dbg("refused: attribute %d (%s): read-only, cuMemPoolGetAttribute only",
+		  (int)attr, attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT ?
+		  "USED_MEM_CURRENT" : "RESERVED_MEM_CURRENT");
+	return CUDA_ERROR_INVALID_VALUE;
+}
+
 static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 			  void *value, int set)
 {
@@ -811,31 +833,43 @@ static CUresult pool_attr(CUmemoryPool pool, CUmemPool_attribute attr,
 	CUresult res = CUDA_SUCCESS;
 	__u64 v = 0;
 
-	res = cufab_call_args(value && attr >= CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES &&
-			      attr <= CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+	res = cufab_call_args(!!value);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (attr < CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES ||
+	    attr > CU_MEMPOOL_ATTR_USED_MEM_HIGH) {
+		cufab_dbg("refused: attribute %d: not a CUmemPool_attribute (%d ..%d)",
+			  (int)attr,
+			  (int)CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES,
+			  (int)CU_MEMPOOL_ATTR_USED_MEM_HIGH);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (set)
 		v = attr_is_int(attr) ? (__u64)(*(int *)value != 0) :
 		    *(cuuint64_t *)value;
 	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p) {
+		cufab_dbg("refused: memory pool %p: not a live pool of this process",
+			  (void *)pool);
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else if (attr == CU_MEMPOOL_ATTR_USED_MEM_CURRENT) {
 		if (set)
-			res = CUDA_ERROR_INVALID_VALUE;
+			res = pool_attr_read_only(attr);
 		else
 			*(cuuint64_t *)value = p->used;
 	} else if (attr == CU_MEMPOOL_ATTR_USED_MEM_HIGH) {
-		if (set && v)
+		if (set && v) {
+			cufab_dbg("refused: attribute %d (USED_MEM_HIGH) value %llu: may only be reset to 0",
+				  (int)attr, (unsigned long long)v);
 			res = CUDA_ERROR_INVALID_VALUE;
-		else if (set)
+		} else if (set) {
 			p->used_high = p->used;
-		else
+		} else {
 			*(cuuint64_t *)value = p->used_high;
+		}
 	} else if (set && attr == CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT) {
-		res = CUDA_ERROR_INVALID_VALUE;
+		res = pool_attr_read_only(attr);
 	} else {
 		res = pool_kattr(p, (__u32)attr, set, &v);
 		if (res == CUDA_SUCCESS &&
@@ -1043,10 +1077,16 @@ static CUresult access_desc_driver(const struct CUmemPoolHandle_st *p,
 		return CUDA_SUCCESS;
 	own = p->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
 	      p->location.id == d->location.id;
-	if (d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ)
+	if (d->flags == CU_MEM_ACCESS_FLAGS_PROT_READ) {
+		cufab_dbg("refused: device %d: CU_MEM_ACCESS_FLAGS_PROT_READ: a pool's devices have read-write access or none",
+			  d->location.id);
 		return CUDA_ERROR_NOT_SUPPORTED;
-	if (own && d->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE)
+	}
+	if (own && d->flags == CU_MEM_ACCESS_FLAGS_PROT_NONE) {
+		cufab_dbg("refused: device %d: PROT_NONE: it is the pool's location and keeps read-write access",
+			  d->location.id);
 		return CUDA_ERROR_INVALID_DEVICE;
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -1061,9 +1101,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 	size_t i;
 	int ret;
 
-	res = cufab_call_args(map && count && count <= CUFAB_ARRAY_SIZE(k));
+	res = cufab_call_args(!!map);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (!count || count > CUFAB_ARRAY_SIZE(k)) {
+		cufab_dbg("refused: count %zu: must be 1 ..%zu", count,
+			  CUFAB_ARRAY_SIZE(k));
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	for (i = 0; i < count && res == CUDA_SUCCESS; i++)
 		res = access_desc(&map[i], &k[i]);
 	if (res != CUDA_SUCCESS)
@@ -1080,6 +1125,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolSetAccess(CUmemoryPool pool,
 		ret = cufab_ioctl(CUFAB_IOCTL_POOL_SET_ACCESS, &arg);
 		res = ret ? cufab_errno_result(-ret) : CUDA_SUCCESS;
 	} else if (!p) {
+		cufab_dbg("refused: memory pool %p: not a live pool of this process",
+			  (void *)pool);
 		res = CUDA_ERROR_INVALID_VALUE;
 	}
 	pool_lock_drop();
@@ -1552,17 +1599,23 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportToShareableHandle(void *handle_out,
 	CUresult res;
 	int ret;
 
-	res = cufab_call_args(handle_out && !flags &&
-			      (handleType == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
-			       handleType == CU_MEM_HANDLE_TYPE_FABRIC));
+	res = cufab_call_args(!!handle_out);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (flags || (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+		      handleType != CU_MEM_HANDLE_TYPE_FABRIC)) {
+		cufab_dbg("refused: handleType 0x%x, flags 0x%llx: handleType must be POSIX_FILE_DESCRIPTOR (0x1) or FABRIC (0x8), flags 0",
+			  (unsigned int)handleType, flags);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	if (handleType == CU_MEM_HANDLE_TYPE_FABRIC)
 		cufab_imex_prepare();
 	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p) {
 		pool_lock_drop();
+		cufab_dbg("refused: memory pool %p: not a live pool of this process",
+			  (void *)pool);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	arg.pool = p->kid;
@@ -1642,6 +1695,10 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolExportPointer(CUmemPoolPtrExportData *sha
 	pool_lock_take();
 	b = live_find(ptr);
 	if (!b || !b->chunk || !b->pool->handle_types) {
+		cufab_dbg("refused: pointer 0x%llx: %s", (unsigned long long)ptr,
+			  !b ? "not the start of a live allocation from a memory pool" :
+			  !b->chunk ? "imported: only its exporter exports it" :
+			  "its pool has no handleTypes: only an exportable pool's pointers export");
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else {
 		arg.pool = b->pool->kid;
@@ -1683,6 +1740,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolImportPointer(CUdeviceptr *ptr_out,
 	pool_lock_take();
 	p = pool_lookup(pool);
 	if (!p || !p->imported) {
+		cufab_dbg("refused: memory pool %p: %s", (void *)pool,
+			  p ? "not an imported pool (cuMemPoolImportFromShareableHandle)" :
+			  "not a live pool of this process");
 		res = CUDA_ERROR_INVALID_VALUE;
 	} else {
 		arg.pool = p->kid;

@@ -415,7 +415,11 @@ CUresult cufab_stream_resolve(CUstream h, int per_thread,
 	if (!h || h == CU_STREAM_LEGACY)
 		return legacy_stream(out);
 	*out = stream_lookup(h);
-	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+	if (*out)
+		return CUDA_SUCCESS;
+	cufab_dbg("refused: stream %p: not a live stream of this process (destroyed, or never created)",
+		  (void *)h);
+	return CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cufab_stream_submit(struct cufab_lstream *s,
@@ -469,10 +473,14 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamCreateWithPriority(CUstream *phStream,
 	CUresult res;
 	__u32 kid, idx;
 
-	res = cufab_call_args(phStream &&
-			      !(flags & ~(unsigned int)CU_STREAM_NON_BLOCKING));
+	res = cufab_call_args(!!phStream);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (flags & ~(unsigned int)CU_STREAM_NON_BLOCKING) {
+		cufab_dbg("refused: flags 0x%x: must be CU_STREAM_DEFAULT (0x0) or CU_STREAM_NON_BLOCKING (0x1)",
+			  flags);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	res = current_ctx(&ctx, &kid, &dev);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -509,6 +517,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamDestroy_v2(CUstream hStream)
 	    NULL : stream_lookup(hStream);
 	if (!s) {
 		pthread_mutex_unlock(&cufab_stream_lock);
+		cufab_dbg("refused: stream %p: not a stream this process created (destroyed, or the legacy or per-thread stream)",
+			  (void *)hStream);
 		return CUDA_ERROR_INVALID_HANDLE;
 	}
 	kid = s->kid;

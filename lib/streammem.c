@@ -31,17 +31,27 @@
 /* A CUstreamWaitValue_flags value as a kernel condition. */
 static CUresult wait_cond(unsigned int flags, __u32 *cond)
 {
-	if (flags & ~(WAIT_COND_MASK | CU_STREAM_WAIT_VALUE_FLUSH))
+	if (flags & ~(WAIT_COND_MASK | CU_STREAM_WAIT_VALUE_FLUSH)) {
+		cufab_dbg("refused: flags 0x%x: must be CU_STREAM_WAIT_VALUE_GEQ, EQ, AND or NOR (0x0 ..0x3)",
+			  flags);
 		return CUDA_ERROR_INVALID_VALUE;
-	if (flags & CU_STREAM_WAIT_VALUE_FLUSH)
+	}
+	if (flags & CU_STREAM_WAIT_VALUE_FLUSH) {
+		cufab_dbg("refused: flags 0x%x: CU_STREAM_WAIT_VALUE_FLUSH needs CAN_FLUSH_REMOTE_WRITES, which reads 0",
+			  flags);
 		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	*cond = flags & WAIT_COND_MASK;
 	return CUDA_SUCCESS;
 }
 
 static CUresult write_flags(unsigned int flags)
 {
-	return flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+	if (!flags)
+		return CUDA_SUCCESS;
+	cufab_dbg("refused: flags 0x%x: must be CU_STREAM_WRITE_VALUE_DEFAULT (0x0); the v2 API has no NO_MEMORY_BARRIER",
+		  flags);
+	return CUDA_ERROR_INVALID_VALUE;
 }
 
 /* Submit @n kernel entries to stream @h. */
@@ -135,6 +145,8 @@ static CUresult batch_entry(const CUstreamBatchMemOpParams *p,
 		return p->memoryBarrier.flags > CU_STREAM_MEMORY_BARRIER_TYPE_GPU ?
 		       CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 	default:
+		cufab_dbg("refused: operation %d: not a CUstreamBatchMemOpType",
+			  (int)p->operation);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (res == CUDA_SUCCESS)
@@ -150,10 +162,14 @@ static CUresult batch(CUstream h, unsigned int count,
 	unsigned int i, n = 0;
 	CUresult res;
 
-	res = cufab_call_args(!flags && count &&
-			      count <= CUFAB_MEMOP_MAX_BATCH && params);
+	res = cufab_call_args(!!params);
 	if (res != CUDA_SUCCESS)
 		return res;
+	if (flags || !count || count > CUFAB_MEMOP_MAX_BATCH) {
+		cufab_dbg("refused: count %u, flags 0x%x: count must be 1 ..%u and flags 0",
+			  count, flags, CUFAB_MEMOP_MAX_BATCH);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	for (i = 0; i < count; i++) {
 		res = batch_entry(&params[i], &ops[n], &n);
 		if (res != CUDA_SUCCESS)

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every refusal says why (README, CUFAB_DEBUG): one table row per
- * refusal path of the multicast calls and of the virtual memory calls
- * (reserve, map, access, retain, free). Each row makes the refused call
- * and asserts (for the few the library refuses itself, only its
+ * refusal path of the multicast calls, the virtual memory calls
+ * (reserve, map, access, retain, free, export), streams and their memory
+ * operations, events, memory pools, logical endpoints, peer access, host
+ * registration, IPC memory handles and graphs. Each row makes the refused call
+ * and asserts (for those the library refuses itself, only its
  * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
  *   - one kernel log line "cufab: pid <pid> (<comm>): <cuXxx>: ..." holding
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 
 #include "mc_helpers.h"
+#include "le_helpers.h"
 #include "kselftest_harness.h"
 
 #define MCSZ	(4 * MC_MIB)	/* object size: two granules */
@@ -36,6 +39,18 @@ struct world {
 	CUmemGenericAllocationHandle mem1;	/* BINDSZ on gpu 1 */
 	CUmemGenericAllocationHandle gone;	/* released */
 	size_t g;				/* multicast granularity */
+
+	/* made by the test of the group that uses them */
+	CUcontext ctx1, ctx_gone;	/* gpu 1; a destroyed one */
+	CUstream st, st1, st_gone;	/* in ctx, in ctx1, destroyed */
+	CUevent ev, ev_nt, ev_ipc, ev_gone;	/* timed, untimed, IPC, gone */
+	unsigned char *host;		/* 2 pages of plain memory */
+	CUmemoryPool pool, pool_small, defpool;
+	CUlogicalEndpointId le;		/* le: unicast on gpu 0; le + 1 free */
+	CUdeviceptr dmem;		/* cuMemAlloc */
+	void *pinned;			/* cuMemAllocHost */
+	CUgraph graph, graph_gone;
+	CUgraphNode node;
 };
 
 struct refusal {
@@ -228,6 +243,15 @@ static CUresult reserve_alignment(struct world *w)
 	return cuMemAddressReserve(&p, w->g, 3 * 4096, 0, 0);
 }
 
+static CUresult export_untyped(struct world *w)
+{
+	int fd = -1;
+
+	return cuMemExportToShareableHandle(&fd, w->mem,
+					    CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+					    0);
+}
+
 #define IV	CUDA_ERROR_INVALID_VALUE
 
 static const struct refusal vmm_refusals[] = {
@@ -255,6 +279,9 @@ static const struct refusal vmm_refusals[] = {
 	  "still has mappings; cuMemUnmap them first", free_mapped },
 	{ "reserve: alignment", IV, "cuMemAddressReserve",
 	  "alignment 0x3000: must be 0 or a power of two", reserve_alignment },
+	{ "export: type not requested", IV, "cuMemExportToShareableHandle",
+	  "exporting it as CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR needs that type requested at cuMemCreate",
+	  export_untyped },
 };
 
 static const struct refusal refusals[] = {
@@ -307,6 +334,818 @@ static const struct refusal refusals[] = {
 	  "refused: device 99: no such device" },
 };
 
+/* ---- streams ---- */
+
+static CUresult stream_flags(struct world *w)
+{
+	CUstream s;
+
+	return cuStreamCreate(&s, 0x4);
+}
+
+static CUresult stream_destroy_gone(struct world *w)
+{
+	return cuStreamDestroy(w->st_gone);
+}
+
+static CUresult stream_sync_gone(struct world *w)
+{
+	return cuStreamQuery(w->st_gone);
+}
+
+static CUresult wait32_misaligned(struct world *w)
+{
+	return cuStreamWaitValue32(w->st, (CUdeviceptr)(w->host + 2), 0, 0);
+}
+
+static CUresult wait32_cond(struct world *w)
+{
+	return cuStreamWaitValue32(w->st, (CUdeviceptr)w->host, 0, 0x4);
+}
+
+static CUresult wait32_flush(struct world *w)
+{
+	return cuStreamWaitValue32(w->st, (CUdeviceptr)w->host, 0,
+				   CU_STREAM_WAIT_VALUE_FLUSH);
+}
+
+static CUresult write64_flags(struct world *w)
+{
+	return cuStreamWriteValue64(w->st, (CUdeviceptr)w->host, 1, 0x1);
+}
+
+static CUresult write64_misaligned(struct world *w)
+{
+	return cuStreamWriteValue64(w->st, (CUdeviceptr)(w->host + 4), 1, 0);
+}
+
+static CUresult batch_count(struct world *w)
+{
+	CUstreamBatchMemOpParams p[1];
+
+	memset(p, 0, sizeof(p));
+	return cuStreamBatchMemOp(w->st, 0, p, 0);
+}
+
+static CUresult batch_op(struct world *w)
+{
+	CUstreamBatchMemOpParams p[1];
+
+	memset(p, 0, sizeof(p));
+	p[0].operation = (CUstreamBatchMemOpType)99;
+	return cuStreamBatchMemOp(w->st, 1, p, 0);
+}
+
+static CUresult batch_misaligned(struct world *w)
+{
+	CUstreamBatchMemOpParams p[2];
+
+	memset(p, 0, sizeof(p));
+	p[0].operation = CU_STREAM_MEM_OP_WAIT_VALUE_32;
+	p[0].waitValue.address = (CUdeviceptr)(w->host + 1);
+	p[1].operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+	p[1].writeValue.address = (CUdeviceptr)w->host;
+	return cuStreamBatchMemOp(w->st, 2, p, 0);
+}
+
+static const struct refusal stream_refusals[] = {
+	{ "create: flags", IV, "cuStreamCreate", NULL, stream_flags,
+	  "flags 0x4: must be CU_STREAM_DEFAULT (0x0) or CU_STREAM_NON_BLOCKING (0x1)" },
+	{ "destroy: destroyed stream", CUDA_ERROR_INVALID_HANDLE,
+	  "cuStreamDestroy", NULL, stream_destroy_gone,
+	  ": not a stream this process created" },
+	{ "query: destroyed stream", CUDA_ERROR_INVALID_HANDLE,
+	  "cuStreamQuery", NULL, stream_sync_gone,
+	  ": not a live stream of this process" },
+	{ "wait value: misaligned", IV, "cuStreamWaitValue32",
+	  "memory operation 0 of 1 (wait32) at", wait32_misaligned },
+	{ "wait value: address rule", IV, "cuStreamWaitValue32",
+	  "the address must be a user address aligned to the value's size",
+	  wait32_misaligned },
+	{ "wait value: condition", IV, "cuStreamWaitValue32", NULL,
+	  wait32_cond,
+	  "flags 0x4: must be CU_STREAM_WAIT_VALUE_GEQ, EQ, AND or NOR" },
+	{ "wait value: flush", CUDA_ERROR_NOT_SUPPORTED, "cuStreamWaitValue32",
+	  NULL, wait32_flush,
+	  "CU_STREAM_WAIT_VALUE_FLUSH needs CAN_FLUSH_REMOTE_WRITES" },
+	{ "write value: flags", IV, "cuStreamWriteValue64", NULL,
+	  write64_flags, "flags 0x1: must be CU_STREAM_WRITE_VALUE_DEFAULT" },
+	{ "write value: misaligned", IV, "cuStreamWriteValue64",
+	  "memory operation 0 of 1 (write64) at", write64_misaligned },
+	{ "batch: count 0", IV, "cuStreamBatchMemOp", NULL, batch_count,
+	  "count 0, flags 0x0: count must be 1 .." },
+	{ "batch: operation", IV, "cuStreamBatchMemOp", NULL, batch_op,
+	  "operation 99: not a CUstreamBatchMemOpType" },
+	{ "batch: misaligned entry", IV, "cuStreamBatchMemOp",
+	  "memory operation 0 of 2 (wait32)", batch_misaligned },
+};
+
+/* ---- events ---- */
+
+static CUresult event_flags(struct world *w)
+{
+	CUevent e;
+
+	return cuEventCreate(&e, 0x100);
+}
+
+static CUresult event_ipc_timed(struct world *w)
+{
+	CUevent e;
+
+	return cuEventCreate(&e, CU_EVENT_INTERPROCESS);
+}
+
+static CUresult record_other_ctx(struct world *w)
+{
+	return cuEventRecord(w->ev, w->st1);
+}
+
+static CUresult record_flags(struct world *w)
+{
+	return cuEventRecordWithFlags(w->ev, w->st, 0x2);
+}
+
+static CUresult record_external(struct world *w)
+{
+	return cuEventRecordWithFlags(w->ev, w->st, CU_EVENT_RECORD_EXTERNAL);
+}
+
+static CUresult wait_event_flags(struct world *w)
+{
+	return cuStreamWaitEvent(w->st, w->ev, 0x2);
+}
+
+static CUresult event_sync_gone(struct world *w)
+{
+	return cuEventSynchronize(w->ev_gone);
+}
+
+static CUresult elapsed_untimed(struct world *w)
+{
+	float ms;
+
+	return cuEventElapsedTime(&ms, w->ev_nt, w->ev_nt);
+}
+
+static CUresult elapsed_unrecorded(struct world *w)
+{
+	float ms;
+
+	return cuEventElapsedTime(&ms, w->ev, w->ev);
+}
+
+static CUresult ipc_event_get(struct world *w)
+{
+	CUipcEventHandle h;
+
+	return cuIpcGetEventHandle(&h, w->ev);
+}
+
+static CUresult ipc_event_open_forged(struct world *w)
+{
+	CUipcEventHandle h;
+	CUevent e;
+
+	memset(&h, 0x5a, sizeof(h));
+	return cuIpcOpenEventHandle(&e, h);
+}
+
+static CUresult ipc_event_open_own(struct world *w)
+{
+	CUipcEventHandle h;
+	CUevent e;
+
+	if (cuIpcGetEventHandle(&h, w->ev_ipc))
+		return CUDA_ERROR_UNKNOWN;
+	return cuIpcOpenEventHandle(&e, h);
+}
+
+static const struct refusal event_refusals[] = {
+	{ "create: flags", IV, "cuEventCreate", NULL, event_flags,
+	  "Flags 0x100: unknown bits" },
+	{ "create: interprocess and timed", IV, "cuEventCreate", NULL,
+	  event_ipc_timed,
+	  "Flags 0x4: CU_EVENT_INTERPROCESS needs CU_EVENT_DISABLE_TIMING too" },
+	{ "record: stream of another context", CUDA_ERROR_INVALID_HANDLE,
+	  "cuEventRecord", NULL, record_other_ctx,
+	  "an event records on its own context's streams" },
+	{ "record: flags", IV, "cuEventRecordWithFlags", NULL, record_flags,
+	  "flags 0x2: must be 0 or CU_EVENT_RECORD_EXTERNAL (0x1)" },
+	{ "record: EXTERNAL outside a capture", IV, "cuEventRecordWithFlags",
+	  NULL, record_external,
+	  "flags 0x1: CU_EVENT_RECORD_EXTERNAL is for a stream being captured" },
+	{ "stream wait: flags", IV, "cuStreamWaitEvent", NULL,
+	  wait_event_flags,
+	  "Flags 0x2: must be 0 or CU_EVENT_WAIT_EXTERNAL (0x1)" },
+	{ "synchronize: destroyed event", CUDA_ERROR_INVALID_HANDLE,
+	  "cuEventSynchronize", NULL, event_sync_gone,
+	  ": not a live event of this process" },
+	{ "elapsed: untimed event", CUDA_ERROR_INVALID_HANDLE,
+	  "cuEventElapsedTime", NULL, elapsed_untimed,
+	  ": created with CU_EVENT_DISABLE_TIMING: it has no time" },
+	{ "elapsed: never recorded", CUDA_ERROR_INVALID_HANDLE,
+	  "cuEventElapsedTime", NULL, elapsed_unrecorded,
+	  ": never recorded: it has no time" },
+	{ "ipc get: not interprocess", IV, "cuIpcGetEventHandle", NULL,
+	  ipc_event_get, "created without CU_EVENT_INTERPROCESS" },
+	{ "ipc open: forged handle", IV, "cuIpcOpenEventHandle",
+	  "the handle names no exported event (-22): not an event handle of this module",
+	  ipc_event_open_forged },
+	{ "ipc open: own event", CUDA_ERROR_INVALID_CONTEXT,
+	  "cuIpcOpenEventHandle",
+	  "the handle names an event of this process: open it in another one",
+	  ipc_event_open_own },
+};
+
+/* ---- memory pools ---- */
+
+static CUmemPoolProps pool_props(int type, int dev)
+{
+	CUmemPoolProps p;
+
+	memset(&p, 0, sizeof(p));
+	p.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.location.type = (CUmemLocationType)type;
+	p.location.id = dev;
+	return p;
+}
+
+static CUresult pool_create_managed(struct world *w)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+	CUmemoryPool pool;
+
+	p.allocType = (CUmemAllocationType)2;	/* MANAGED */
+	return cuMemPoolCreate(&pool, &p);
+}
+
+static CUresult pool_create_device(struct world *w)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 99);
+	CUmemoryPool pool;
+
+	return cuMemPoolCreate(&pool, &p);
+}
+
+static CUresult pool_create_host_fd(struct world *w)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_HOST, 0);
+	CUmemoryPool pool;
+
+	p.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	return cuMemPoolCreate(&pool, &p);
+}
+
+static CUresult pool_create_reserved(struct world *w)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+	CUmemoryPool pool;
+
+	p.reserved[3] = 1;
+	return cuMemPoolCreate(&pool, &p);
+}
+
+static CUresult pool_attr(struct world *w, CUmemPool_attribute a,
+			  cuuint64_t v)
+{
+	return cuMemPoolSetAttribute(w->pool, a, &v);
+}
+
+static CUresult pool_used_high(struct world *w)
+{
+	return pool_attr(w, CU_MEMPOOL_ATTR_USED_MEM_HIGH, 5);
+}
+
+static CUresult pool_reserved_cur(struct world *w)
+{
+	return pool_attr(w, CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, 0);
+}
+
+static CUresult pool_reserved_high(struct world *w)
+{
+	return pool_attr(w, CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH, 5);
+}
+
+static CUresult pool_attr_unknown(struct world *w)
+{
+	return pool_attr(w, (CUmemPool_attribute)99, 0);
+}
+
+static CUresult pool_access(struct world *w, int type, int dev,
+			    unsigned int flags)
+{
+	CUmemAccessDesc d = {
+		.location = { (CUmemLocationType)type, dev },
+		.flags = (CUmemAccess_flags)flags,
+	};
+
+	return cuMemPoolSetAccess(w->pool, &d, 1);
+}
+
+static CUresult pool_access_own_none(struct world *w)
+{
+	return pool_access(w, CU_MEM_LOCATION_TYPE_DEVICE, 0,
+			   CU_MEM_ACCESS_FLAGS_PROT_NONE);
+}
+
+static CUresult pool_access_read(struct world *w)
+{
+	return pool_access(w, CU_MEM_LOCATION_TYPE_DEVICE, 1,
+			   CU_MEM_ACCESS_FLAGS_PROT_READ);
+}
+
+static CUresult pool_access_flags(struct world *w)
+{
+	return pool_access(w, CU_MEM_LOCATION_TYPE_DEVICE, 1, 7);
+}
+
+static CUresult pool_access_host(struct world *w)
+{
+	return pool_access(w, CU_MEM_LOCATION_TYPE_HOST, 0,
+			   CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+}
+
+static CUresult pool_export_type(struct world *w, unsigned int type)
+{
+	int fd = -1;
+
+	return cuMemPoolExportToShareableHandle(&fd, w->pool,
+						(CUmemAllocationHandleType)type,
+						0);
+}
+
+static CUresult pool_export_fd(struct world *w)
+{
+	return pool_export_type(w, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+}
+
+static CUresult pool_export_win32(struct world *w)
+{
+	return pool_export_type(w, CU_MEM_HANDLE_TYPE_WIN32);
+}
+
+static CUresult pool_import_devnull(struct world *w)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CUmemoryPool pool;
+	CUresult r;
+
+	r = cuMemPoolImportFromShareableHandle(&pool, (void *)(uintptr_t)fd,
+					       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+					       0);
+	close(fd);
+	return r;
+}
+
+static CUresult pool_export_ptr(struct world *w)
+{
+	CUmemPoolPtrExportData d;
+
+	return cuMemPoolExportPointer(&d, w->dmem);
+}
+
+static CUresult pool_import_ptr(struct world *w)
+{
+	CUmemPoolPtrExportData d;
+	CUdeviceptr p;
+
+	memset(&d, 0, sizeof(d));
+	return cuMemPoolImportPointer(&p, w->pool, &d);
+}
+
+static CUresult pool_destroy_default(struct world *w)
+{
+	return cuMemPoolDestroy(w->defpool);
+}
+
+static CUresult pool_past_max(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAllocFromPoolAsync(&p, 64 * MC_MIB, w->pool_small, w->st);
+}
+
+static const struct refusal pool_refusals[] = {
+	{ "create: managed", IV, "cuMemPoolCreate",
+	  "allocType 2: CUmemPoolProps.allocType must be CU_MEM_ALLOCATION_TYPE_PINNED",
+	  pool_create_managed },
+	{ "create: no such device", IV, "cuMemPoolCreate", NULL,
+	  pool_create_device, "location device 99: no such device" },
+	{ "create: exportable host pool", IV, "cuMemPoolCreate",
+	  "a CU_MEM_LOCATION_TYPE_HOST pool cannot be exported (handleTypes 0x1)",
+	  pool_create_host_fd },
+	{ "create: reserved bytes", IV, "cuMemPoolCreate", NULL,
+	  pool_create_reserved, "reserved[3] 0x1: must be 0" },
+	{ "set attribute: used high", IV, "cuMemPoolSetAttribute", NULL,
+	  pool_used_high, "(USED_MEM_HIGH) value 5: may only be reset to 0" },
+	{ "set attribute: read-only", IV, "cuMemPoolSetAttribute", NULL,
+	  pool_reserved_cur, "(RESERVED_MEM_CURRENT): read-only" },
+	{ "set attribute: reserved high", IV, "cuMemPoolSetAttribute",
+	  "value 5: a high-water mark may only be reset to 0",
+	  pool_reserved_high },
+	{ "set attribute: unknown", IV, "cuMemPoolSetAttribute", NULL,
+	  pool_attr_unknown, "attribute 99: not a CUmemPool_attribute" },
+	{ "set access: own device none", CUDA_ERROR_INVALID_DEVICE,
+	  "cuMemPoolSetAccess", NULL, pool_access_own_none,
+	  "device 0: PROT_NONE: it is the pool's location" },
+	{ "set access: read", CUDA_ERROR_NOT_SUPPORTED, "cuMemPoolSetAccess",
+	  NULL, pool_access_read,
+	  "device 1: CU_MEM_ACCESS_FLAGS_PROT_READ: a pool's devices have read-write access or none" },
+	{ "set access: flags", IV, "cuMemPoolSetAccess",
+	  "flags 0x7: must be CU_MEM_ACCESS_FLAGS_PROT_NONE, READ or READWRITE",
+	  pool_access_flags },
+	{ "set access: host of a device pool", IV, "cuMemPoolSetAccess",
+	  "the host is not a location of a device pool", pool_access_host },
+	{ "export: type not requested", IV,
+	  "cuMemPoolExportToShareableHandle",
+	  "handle type 0x1 was not in its handleTypes", pool_export_fd },
+	{ "export: type", IV, "cuMemPoolExportToShareableHandle", NULL,
+	  pool_export_win32,
+	  "handleType 0x2, flags 0x0: handleType must be POSIX_FILE_DESCRIPTOR (0x1) or FABRIC (0x8), flags 0" },
+	{ "import: not a pool's fd", IV,
+	  "cuMemPoolImportFromShareableHandle",
+	  "handle type 0x1: the fd is not a memory pool's",
+	  pool_import_devnull },
+	{ "export pointer: not pool memory", IV, "cuMemPoolExportPointer",
+	  NULL, pool_export_ptr,
+	  "not the start of a live allocation from a memory pool" },
+	{ "import pointer: pool not imported", IV, "cuMemPoolImportPointer",
+	  NULL, pool_import_ptr, "not an imported pool" },
+	{ "destroy: default pool", IV, "cuMemPoolDestroy", NULL,
+	  pool_destroy_default, "a device's default pool cannot be destroyed" },
+	{ "alloc: past maxSize", CUDA_ERROR_OUT_OF_MEMORY,
+	  "cuMemAllocFromPoolAsync", "bytes exceeds its maxSize",
+	  pool_past_max },
+};
+
+/* ---- logical endpoints ---- */
+
+static CUresult le_release_unreserved(struct world *w)
+{
+	return cuLogicalEndpointIdRelease(w->le + 1, 2);
+}
+
+static CUresult le_release_associated(struct world *w)
+{
+	return cuLogicalEndpointIdRelease(w->le, 1);
+}
+
+static CUresult le_create_prop(struct world *w, CUlogicalEndpointId id,
+			       int type, unsigned long long size)
+{
+	CUlogicalEndpointProp p = {
+		.type = (CUlogicalEndpointType)type,
+		.unicast.device = 0, .size = size,
+	};
+
+	return cuLogicalEndpointCreate(id, &p);
+}
+
+static CUresult le_create_type(struct world *w)
+{
+	return le_create_prop(w, w->le + 1, 3, 64 * MC_MIB);
+}
+
+static CUresult le_create_size(struct world *w)
+{
+	return le_create_prop(w, w->le + 1, CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
+			      4096);
+}
+
+static CUresult le_create_associated(struct world *w)
+{
+	return le_create_prop(w, w->le, CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
+			      64 * MC_MIB);
+}
+
+static CUresult le_limits_devices(struct world *w)
+{
+	CUlogicalEndpointProp p = {
+		.type = CU_LOGICAL_ENDPOINT_TYPE_MULTICAST,
+		.multicast.numDevices = 99, .size = 64 * MC_MIB,
+	};
+	cuuint64_t a, m;
+
+	return cuLogicalEndpointGetLimits(&a, &m, &p);
+}
+
+static CUresult le_destroy_free(struct world *w)
+{
+	return cuLogicalEndpointDestroy(w->le + 1);
+}
+
+static CUresult le_add_unicast(struct world *w)
+{
+	return cuLogicalEndpointAddDevice(w->le, 0);
+}
+
+static CUresult le_bind_unqueried(struct world *w)
+{
+	return cuLogicalEndpointBindMem(w->le, 0, 0, w->mem, 0, BINDSZ, 0);
+}
+
+static CUresult le_bind_flags(struct world *w)
+{
+	return cuLogicalEndpointBindMem(w->le, 0, 0, w->mem, 0, BINDSZ, 1);
+}
+
+static CUresult le_export_type(struct world *w, unsigned int type)
+{
+	CUlogicalEndpointFabricHandle fh;
+
+	return cuLogicalEndpointExport(&fh, w->le,
+				       (CUlogicalEndpointIpcHandleType)type);
+}
+
+static CUresult le_export_plain(struct world *w)
+{
+	return le_export_type(w, FABRIC);
+}
+
+static CUresult le_export_type2(struct world *w)
+{
+	return le_export_type(w, 2);
+}
+
+static CUresult le_query_zero(struct world *w)
+{
+	int ready;
+
+	return cuLogicalEndpointQuery(0, 1, &ready);
+}
+
+static const struct refusal le_refusals[] = {
+	{ "id release: not reserved", IV, "cuLogicalEndpointIdRelease",
+	  "not every id of the range is reserved", le_release_unreserved },
+	{ "id release: still associated", IV, "cuLogicalEndpointIdRelease",
+	  "cuLogicalEndpointDestroy every id first", le_release_associated },
+	{ "create: type", IV, "cuLogicalEndpointCreate",
+	  "type 3 is neither UNICAST (1) nor MULTICAST (2)", le_create_type },
+	{ "create: size", IV, "cuLogicalEndpointCreate",
+	  "size 0x1000 must be a non-zero multiple of the bind alignment",
+	  le_create_size },
+	{ "create: id associated", IV, "cuLogicalEndpointCreate",
+	  "is already associated with an endpoint (cuLogicalEndpointDestroy it first)",
+	  le_create_associated },
+	{ "limits: numDevices", IV, "cuLogicalEndpointGetLimits",
+	  "numDevices 99 is not 1..", le_limits_devices },
+	{ "destroy: no endpoint", IV, "cuLogicalEndpointDestroy",
+	  "is not associated with an endpoint (reserved, never created or imported, or destroyed)",
+	  le_destroy_free },
+	{ "add device: unicast", IV, "cuLogicalEndpointAddDevice",
+	  "is unicast; only multicast endpoints take devices", le_add_unicast },
+	{ "bind: not queried ready", IV, "cuLogicalEndpointBindMem",
+	  "was not reported ready by cuLogicalEndpointQuery yet",
+	  le_bind_unqueried },
+	{ "bind: flags", IV, "cuLogicalEndpointBindMem",
+	  "flags 0x1 must be 0", le_bind_flags },
+	{ "export: handle type", IV, "cuLogicalEndpointExport",
+	  "handle type 2 is not CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC (1), the only one",
+	  le_export_type2 },
+	{ "query: id 0", IV, "cuLogicalEndpointQuery",
+	  "ids 0 +1: not a range of endpoint ids", le_query_zero },
+};
+
+/* With the IMEX channel a FABRIC export needs. */
+static const struct refusal le_fabric_refusals[] = {
+	{ "export: not exportable", IV, "cuLogicalEndpointExport",
+	  "was created with ipcHandleTypes 0x0, without FABRIC (0x1)",
+	  le_export_plain },
+};
+
+/* ---- contexts and peer access ---- */
+
+static CUresult peer_self(struct world *w)
+{
+	return cuCtxEnablePeerAccess(w->ctx, 0);
+}
+
+static CUresult peer_flags(struct world *w)
+{
+	return cuCtxEnablePeerAccess(w->ctx1, 1);
+}
+
+static CUresult peer_disable_off(struct world *w)
+{
+	return cuCtxDisablePeerAccess(w->ctx1);
+}
+
+static CUresult peer_gone(struct world *w)
+{
+	return cuCtxEnablePeerAccess(w->ctx_gone, 0);
+}
+
+/* the first enable succeeds (or, when the row is retried, is refused) */
+static CUresult peer_twice(struct world *w)
+{
+	cuCtxEnablePeerAccess(w->ctx1, 0);
+	return cuCtxEnablePeerAccess(w->ctx1, 0);
+}
+
+static const struct refusal peer_refusals[] = {
+	{ "enable: own context", CUDA_ERROR_PEER_ACCESS_UNSUPPORTED,
+	  "cuCtxEnablePeerAccess", "cannot be its own peer", peer_self },
+	{ "enable: flags", IV, "cuCtxEnablePeerAccess",
+	  "Flags 0x1, must be 0", peer_flags },
+	{ "disable: not enabled", CUDA_ERROR_PEER_ACCESS_NOT_ENABLED,
+	  "cuCtxDisablePeerAccess", "peer access is not enabled",
+	  peer_disable_off },
+	{ "enable: destroyed context", CUDA_ERROR_INVALID_CONTEXT,
+	  "cuCtxEnablePeerAccess", NULL, peer_gone,
+	  ": not a live context of this process" },
+	{ "enable: twice", CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED,
+	  "cuCtxEnablePeerAccess", ": already enabled", peer_twice },
+};
+
+/* ---- host registration ---- */
+
+static CUresult hostreg_twice(struct world *w)
+{
+	return cuMemHostRegister(w->host, 4096, 0);
+}
+
+static CUresult hostreg_unregister_none(struct world *w)
+{
+	return cuMemHostUnregister(w->host + 4096);
+}
+
+static CUresult hostreg_pinned(struct world *w)
+{
+	return cuMemHostRegister(w->pinned, 4096, 0);
+}
+
+static CUresult hostreg_vmm(struct world *w)
+{
+	return cuMemHostRegister((void *)(uintptr_t)w->va, 4096, 0);
+}
+
+static CUresult hostreg_iomem(struct world *w)
+{
+	return cuMemHostRegister(w->host + 4096, 4096,
+				 CU_MEMHOSTREGISTER_IOMEMORY);
+}
+
+static CUresult hostreg_flags(struct world *w)
+{
+	return cuMemHostRegister(w->host + 4096, 4096, 0x100);
+}
+
+static const struct refusal hostreg_refusals[] = {
+	{ "register: twice", CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
+	  "cuMemHostRegister", "size 0x1000: a page of it is registered already",
+	  hostreg_twice },
+	{ "unregister: not registered", CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
+	  "cuMemHostUnregister", ": no registration starts there",
+	  hostreg_unregister_none },
+	{ "register: cuMemAllocHost memory",
+	  CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, "cuMemHostRegister",
+	  "cuMemHostAlloc memory is registered already", hostreg_pinned },
+	{ "register: VMM memory", IV, "cuMemHostRegister",
+	  "cufab device, managed or VMM memory is not host memory",
+	  hostreg_vmm },
+	{ "register: IOMEMORY of plain memory", IV, "cuMemHostRegister",
+	  "with CU_MEMHOSTREGISTER_IOMEMORY: ordinary memory is not I/O space",
+	  hostreg_iomem },
+	{ "register: flags", IV, "cuMemHostRegister", NULL, hostreg_flags,
+	  "Flags 0x100: unknown bits" },
+};
+
+/* ---- IPC memory handles ---- */
+
+static CUresult ipc_open_forged(struct world *w)
+{
+	CUipcMemHandle h;
+	CUdeviceptr p;
+
+	memset(&h, 0x5a, sizeof(h));
+	return cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+}
+
+static CUresult ipc_open_own(struct world *w)
+{
+	CUipcMemHandle h;
+	CUdeviceptr p;
+
+	if (cuIpcGetMemHandle(&h, w->dmem))
+		return CUDA_ERROR_UNKNOWN;
+	return cuIpcOpenMemHandle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
+}
+
+static CUresult ipc_open_flags(struct world *w)
+{
+	CUipcMemHandle h;
+	CUdeviceptr p;
+
+	memset(&h, 0, sizeof(h));
+	return cuIpcOpenMemHandle(&p, h, 0);
+}
+
+static CUresult ipc_get_plain(struct world *w)
+{
+	CUipcMemHandle h;
+
+	return cuIpcGetMemHandle(&h, (CUdeviceptr)w->host);
+}
+
+static CUresult ipc_get_pinned(struct world *w)
+{
+	CUipcMemHandle h;
+
+	return cuIpcGetMemHandle(&h, (CUdeviceptr)w->pinned);
+}
+
+static CUresult ipc_close_unopened(struct world *w)
+{
+	return cuIpcCloseMemHandle(w->dmem);
+}
+
+static const struct refusal ipc_refusals[] = {
+	{ "open: forged handle", IV, "cuIpcOpenMemHandle",
+	  "the handle: not an IPC memory handle of this module",
+	  ipc_open_forged },
+	{ "open: own allocation", CUDA_ERROR_INVALID_CONTEXT,
+	  "cuIpcOpenMemHandle",
+	  "is this process's own: open it in another process", ipc_open_own },
+	{ "open: flags", IV, "cuIpcOpenMemHandle", NULL, ipc_open_flags,
+	  "Flags 0x0: must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0x1)" },
+	{ "get: plain memory", IV, "cuIpcGetMemHandle",
+	  ": not cufab memory of this process", ipc_get_plain },
+	{ "get: cuMemAllocHost memory", IV, "cuIpcGetMemHandle",
+	  ": not cuMemAlloc device memory", ipc_get_pinned },
+	{ "close: never opened", IV, "cuIpcCloseMemHandle", NULL,
+	  ipc_close_unopened,
+	  ": not an address cuIpcOpenMemHandle returned in this process" },
+};
+
+/* ---- graphs ---- */
+
+static CUresult graph_kernel_node(struct world *w)
+{
+	CUDA_KERNEL_NODE_PARAMS p;
+	CUgraphNode n;
+
+	memset(&p, 0, sizeof(p));
+	return cuGraphAddKernelNode(&n, w->graph, NULL, 0, &p);
+}
+
+static CUresult graph_gone(struct world *w)
+{
+	CUgraphNode n;
+
+	return cuGraphAddEmptyNode(&n, w->graph_gone, NULL, 0);
+}
+
+static CUresult graph_dep_twice(struct world *w)
+{
+	CUgraphNode deps[2] = { w->node, w->node }, n;
+
+	return cuGraphAddEmptyNode(&n, w->graph, deps, 2);
+}
+
+static void graph_host_fn(void *arg)
+{
+	(void)arg;
+}
+
+/* three host nodes against a stream_queue_max of 2 */
+static CUresult graph_past_queue_max(struct world *w)
+{
+	CUDA_HOST_NODE_PARAMS hp = { .fn = graph_host_fn };
+	long saved = cufab_param("stream_queue_max");
+	CUgraphExec x;
+	CUgraphNode n;
+	CUgraph g;
+	CUresult r;
+	int i;
+
+	if (saved < 0 || cuGraphCreate(&g, 0))
+		return CUDA_ERROR_UNKNOWN;
+	for (i = 0; i < 3; i++)
+		cuGraphAddHostNode(&n, g, NULL, 0, &hp);
+	r = cuGraphInstantiate(&x, g, 0);
+	if (r == CUDA_SUCCESS) {
+		cufab_param_set_u("stream_queue_max", 2);
+		r = cuGraphLaunch(x, w->st);
+		cufab_param_set_u("stream_queue_max", (unsigned int)saved);
+		cuGraphExecDestroy(x);
+	}
+	cuGraphDestroy(g);
+	return r;
+}
+
+static const struct refusal graph_refusals[] = {
+	{ "add kernel node", IV, "cuGraphAddKernelNode", NULL,
+	  graph_kernel_node, ": cufab runs no device code" },
+	{ "add node: destroyed graph", IV, "cuGraphAddEmptyNode", NULL,
+	  graph_gone, ": not a live graph of this process" },
+	{ "add node: dependency twice", IV, "cuGraphAddEmptyNode", NULL,
+	  graph_dep_twice, "): listed twice" },
+	{ "launch: more than the queue bound", IV, "cuGraphLaunch",
+	  "3 operations: more than stream_queue_max (2) can ever be queued",
+	  graph_past_queue_max },
+};
+
 /* Does a kernel log record after @fd's position hold @n needles in order? */
 static int kmsg_has(int fd, const char *const *needle, int n)
 {
@@ -332,6 +1171,35 @@ static int kmsg_has(int fd, const char *const *needle, int n)
 			found = 1;
 	}
 	return found;
+}
+
+/*
+ * Does @dbg hold a line "...: <call>[_vN]: refused: ...<rule>..."? The
+ * library names the symbol the program called, cuda.h's _v2 included; a
+ * NULL @rule asks for the refusal alone.
+ */
+static int dbg_has(const char *dbg, const char *call, const char *rule)
+{
+	size_t len = strlen(call);
+	const char *p = dbg, *q, *eol;
+
+	while ((p = strstr(p, call))) {
+		q = p + len;
+		p = q;
+		if (q - len < dbg + 2 || strncmp(q - len - 2, ": ", 2))
+			continue;
+		if (q[0] == '_' && q[1] == 'v' && q[2] >= '0' && q[2] <= '9')
+			q += 3;
+		if (strncmp(q, ": refused: ", 11))
+			continue;
+		if (!rule)
+			return 1;
+		eol = strchr(q, '\n');
+		q = strstr(q, rule);
+		if (q && (!eol || q < eol))
+			return 1;
+	}
+	return 0;
 }
 
 /* Makes the call with stderr into @out; returns its result. */
@@ -364,15 +1232,14 @@ static CUresult call_captured(const struct refusal *r, struct world *w,
 static void check_refusal(struct __test_metadata *_metadata,
 			  const struct refusal *r, struct world *w)
 {
-	char who[64], call[96], dbg[4096];
+	char who[64], call[96], dbg[8192];
 	const char *needles[] = { who, call, r->rule };
 	int try, kmsg, seen = 0;
 
 	if (r->lib_rule) {
 		EXPECT_CU(r->want, call_captured(r, w, dbg, sizeof(dbg)))
 			TH_LOG("%s", r->name);
-		snprintf(call, sizeof(call), ": %s: %s", r->call, r->lib_rule);
-		EXPECT_NE(NULL, strstr(dbg, call))
+		EXPECT_TRUE(dbg_has(dbg, r->call, r->lib_rule))
 			TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
 		return;
 	}
@@ -391,8 +1258,7 @@ static void check_refusal(struct __test_metadata *_metadata,
 	}
 	EXPECT_TRUE(seen) TH_LOG("%s: no kernel line \"%s...%s\"", r->name,
 				 call, r->rule);
-	snprintf(call, sizeof(call), ": %s: refused: ", r->call);
-	EXPECT_NE(NULL, strstr(dbg, call))
+	EXPECT_TRUE(dbg_has(dbg, r->call, NULL))
 		TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
 }
 
@@ -463,6 +1329,181 @@ TEST_F(refusal, vmm)
 	SETUP_SKIPPED();
 	for (i = 0; i < sizeof(vmm_refusals) / sizeof(vmm_refusals[0]); i++)
 		check_refusal(_metadata, &vmm_refusals[i], &self->w);
+}
+
+#define RUN_TABLE(t) do {						\
+	size_t __i;							\
+									\
+	for (__i = 0; __i < sizeof(t) / sizeof((t)[0]); __i++)		\
+		check_refusal(_metadata, &(t)[__i], &self->w);		\
+} while (0)
+
+/* Two streams (ctx and a context on gpu 1), a destroyed one, plain memory. */
+static int streams_make(struct world *w)
+{
+	CUstream gone;
+
+	w->host = aligned_alloc(4096, 2 * 4096);
+	if (!w->host || cuStreamCreate(&w->st, CU_STREAM_NON_BLOCKING) ||
+	    cuStreamCreate(&gone, 0) || cuStreamDestroy(gone) ||
+	    cuCtxCreate(&w->ctx1, NULL, 0, 1) ||
+	    cuStreamCreate(&w->st1, 0) || cuCtxSetCurrent(w->ctx))
+		return -1;
+	memset(w->host, 0, 2 * 4096);
+	w->st_gone = gone;
+	return 0;
+}
+
+static void streams_drop(struct world *w)
+{
+	if (w->st1)
+		cuStreamDestroy(w->st1);
+	if (w->ctx1)
+		cuCtxDestroy(w->ctx1);
+	if (w->st) {
+		cuStreamSynchronize(w->st);
+		cuStreamDestroy(w->st);
+	}
+	cuCtxSetCurrent(w->ctx);
+	free(w->host);
+}
+
+TEST_F(refusal, streams)
+{
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(&self->w));
+	RUN_TABLE(stream_refusals);
+	streams_drop(&self->w);
+}
+
+TEST_F(refusal, events)
+{
+	struct world *w = &self->w;
+	CUevent gone;
+
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(w));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&w->ev, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&w->ev_nt,
+					      CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&w->ev_ipc,
+					      CU_EVENT_INTERPROCESS |
+					      CU_EVENT_DISABLE_TIMING));
+	ASSERT_CU(CUDA_SUCCESS, cuEventCreate(&gone, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuEventDestroy(gone));
+	w->ev_gone = gone;
+	RUN_TABLE(event_refusals);
+	cuEventDestroy(w->ev);
+	cuEventDestroy(w->ev_nt);
+	cuEventDestroy(w->ev_ipc);
+	streams_drop(w);
+}
+
+TEST_F(refusal, pools)
+{
+	CUmemPoolProps p = pool_props(CU_MEM_LOCATION_TYPE_DEVICE, 0);
+	struct world *w = &self->w;
+
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(w));
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&w->pool, &p));
+	p.maxSize = BINDSZ;
+	ASSERT_CU(CUDA_SUCCESS, cuMemPoolCreate(&w->pool_small, &p));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceGetDefaultMemPool(&w->defpool, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&w->dmem, 4096));
+	RUN_TABLE(pool_refusals);
+	cuMemFree(w->dmem);
+	cuMemPoolDestroy(w->pool_small);
+	cuMemPoolDestroy(w->pool);
+	streams_drop(w);
+}
+
+TEST_F(refusal, endpoints)
+{
+	struct world *w = &self->w;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuLogicalEndpointIdReserve(&w->le, 2));
+	ASSERT_CU(CUDA_SUCCESS, le_create_prop(w, w->le,
+					       CU_LOGICAL_ENDPOINT_TYPE_UNICAST,
+					       64 * MC_MIB));
+	RUN_TABLE(le_refusals);
+	if (le_channel0() == 0)
+		RUN_TABLE(le_fabric_refusals);
+	else
+		TH_LOG("no IMEX channel region: the FABRIC export row is skipped");
+	imex_cleanup();
+	cuLogicalEndpointDestroy(w->le);
+	cuLogicalEndpointIdRelease(w->le, 2);
+}
+
+TEST_F(refusal, peer)
+{
+	struct world *w = &self->w;
+	CUcontext gone;
+	int can = 0;
+
+	SETUP_SKIPPED();
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceCanAccessPeer(&can, 0, 1));
+	ASSERT_EQ(1, can);	/* the rows' node: gpu 0 reaches gpu 1 */
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&w->ctx1, NULL, 0, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxCreate(&gone, NULL, 0, 1));
+	ASSERT_CU(CUDA_SUCCESS, cuCtxDestroy(gone));
+	w->ctx_gone = gone;
+	ASSERT_CU(CUDA_SUCCESS, cuCtxSetCurrent(w->ctx));
+	RUN_TABLE(peer_refusals);
+	cuCtxDisablePeerAccess(w->ctx1);
+	cuCtxDestroy(w->ctx1);
+	cuCtxSetCurrent(w->ctx);
+}
+
+TEST_F(refusal, hostreg)
+{
+	struct world *w = &self->w;
+
+	SETUP_SKIPPED();
+	w->host = aligned_alloc(4096, 2 * 4096);
+	ASSERT_NE(NULL, w->host);
+	memset(w->host, 0, 2 * 4096);
+	ASSERT_CU(CUDA_SUCCESS, cuMemHostRegister(w->host, 4096, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&w->pinned, 4096));
+	RUN_TABLE(hostreg_refusals);
+	cuMemFreeHost(w->pinned);
+	cuMemHostUnregister(w->host);
+	free(w->host);
+}
+
+TEST_F(refusal, ipc_mem)
+{
+	struct world *w = &self->w;
+
+	SETUP_SKIPPED();
+	w->host = aligned_alloc(4096, 2 * 4096);
+	ASSERT_NE(NULL, w->host);
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&w->dmem, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocHost(&w->pinned, 4096));
+	RUN_TABLE(ipc_refusals);
+	cuMemFreeHost(w->pinned);
+	cuMemFree(w->dmem);
+	free(w->host);
+}
+
+TEST_F(refusal, graphs)
+{
+	struct world *w = &self->w;
+	CUgraph gone;
+
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(w));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphCreate(&w->graph, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphAddEmptyNode(&w->node, w->graph,
+						    NULL, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphCreate(&gone, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphDestroy(gone));
+	w->graph_gone = gone;
+	RUN_TABLE(graph_refusals);
+	cuGraphDestroy(w->graph);
+	streams_drop(w);
 }
 
 TEST_HARNESS_MAIN
