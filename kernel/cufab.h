@@ -878,6 +878,13 @@ static inline bool cufab_alloc_has(const struct cufab_alloc *alloc,
 	return alloc->ops->flags & flag;
 }
 
+/* Are its pages where other nodes see them (the fabric window)? */
+static inline bool cufab_alloc_in_window(const struct cufab_alloc *alloc)
+{
+	return alloc->provider &&
+	       (alloc->provider->flags & CUFAB_PAGES_FABRIC);
+}
+
 /* Has memory of its own, which the CPU can map (struct cufab_alloc_ops). */
 static inline bool cufab_alloc_cpu_mappable(const struct cufab_alloc *alloc)
 {

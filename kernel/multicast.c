@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 /* CUDA waits for the team without limit; CI sets a bound. */
 static unsigned int mc_team_timeout_ms;
@@ -476,6 +477,14 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		cufab_pr_info(client, "%s: multicast %llu is exportable (handle types 0x%x): allocation %llu has no handle types and cannot be bound to it\n",
 			      who.call, mc_alloc->id, mc_alloc->handle_types,
 			      mem->id);
+		return -EINVAL;
+	}
+	/* another node reaches the replicas only where it maps them too */
+	if ((mc_alloc->handle_types & CUFAB_HANDLE_FABRIC) &&
+	    cufab_window_present() && !cufab_alloc_in_window(mem)) {
+		cufab_pr_info(client, "%s: multicast %llu is exportable as FABRIC, so only memory in the fabric window binds; allocation %llu has %s pages (create it with CU_MEM_HANDLE_TYPE_FABRIC)\n",
+			      who.call, mc_alloc->id, mem->id,
+			      mem->provider ? mem->provider->name : "no");
 		return -EINVAL;
 	}
 	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
