@@ -15,10 +15,17 @@
 #     (CUDA_ERROR_NOT_PERMITTED), by the exporting node's check
 #   5 with this node's daemon stopped (SIGTERM), an import of the other
 #     node's handle fails with CUDA_ERROR_SYSTEM_NOT_READY
-#   6 node 1 maps node 0's memory, node 0 dies (tools/vm/cluster --kill
+#   6 a multicast team over every node (two GPUs each, the object
+#     exported as FABRIC by node 0): the binds wait for the whole team,
+#     node 0's broadcast reaches every replica, every node's load-reduce
+#     sums every member, a reduce reaches every replica (fabric_team run)
+#   7 node 1 maps node 0's memory, node 0 dies (tools/vm/cluster --kill
 #     0@file:kill0): node 1's daemon sees the domain DOWN, a new import
 #     fails with CUDA_ERROR_SYSTEM_NOT_READY, the mapping stays readable,
 #     unmap and release succeed (node 1 only; node 0 prints nothing more)
+#   8 in the same death, node 1's bind to a team still waiting for a
+#     device of node 0 fails with CUDA_ERROR_SYSTEM_NOT_READY, and so
+#     does the next one
 #
 # Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
 # CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
@@ -28,6 +35,7 @@ nodes=${CUFAB_NODES:?}
 dir=${CUFAB_CLUSTER_DIR:?}
 here=$(cd "$(dirname "$0")" && pwd)
 mem=$here/fabric_mem
+team=$here/fabric_team
 imexd=$here/../bin/cufab-imexd
 dbg=/sys/kernel/debug/cufab
 size=$((4 << 20))
@@ -81,7 +89,7 @@ done
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"
-echo "1..6"
+echo "1..8"
 echo "# node $me of $nodes"
 
 # IMEX's keys; grace 0: a lost node is cleaned up at once
@@ -147,22 +155,36 @@ wait "$exporter"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memory is SYSTEM_NOT_READY"
 
-# Node death: node 1 holds a mapping of node 0's memory when node 0 dies.
+# The daemons again, for the team and the node death.
 barrier kill
 "$imexd" -c "$cfg" 2>>"$log" &
 daemon=$!
-if [ "$me" = 0 ]; then
-	"$mem" export "$dir/h-kill0" "$size" &
-	wait_for "$dir/h-kill0.mapped" && touch "$dir/kill0"
-	wait
-	exit "$failed"
-fi
-rc=0
 n=0
 while [ "$(domain_state)" != UP ] && [ "$n" -lt 300 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
+
+t=$(date +%s)
+rc=0
+"$team" run "$dir" || rc=1
+echo "# team case in $(($(date +%s) - t)) s"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 6 "a multicast team over $nodes nodes forms, broadcasts and reduces"
+
+# Node death: node 1 holds a mapping of node 0's memory, and waits in a
+# bind for a device of node 0, when node 0 dies.
+if [ "$me" = 0 ]; then
+	"$mem" export "$dir/h-kill0" "$size" &
+	"$team" half "$dir" &
+	wait_for "$dir/h-kill0.mapped" && wait_for "$dir/mc-kill.waiting" &&
+		touch "$dir/kill0"
+	wait
+	exit "$failed"
+fi
+rc=0
+"$team" hold "$dir" &
+teamer=$!
 "$mem" hold "$dir/h-kill0" "$size" &
 holder=$!
 wait_for "$dir/h-kill0.mapped"
@@ -176,7 +198,10 @@ echo "# node 0 seen gone after $(($(date +%s) - t)) s: domain $(domain_state)"
 touch "$dir/h-kill0.gone"
 wait "$holder" || rc=1
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
-result "$rc" 6 "node $me survives node 0's death under its mapping"
+result "$rc" 7 "node $me survives node 0's death under its mapping"
+rc=0
+wait "$teamer" || rc=1
+result "$rc" 8 "node $me's bind waiting for node 0's device fails when node 0 dies"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"
