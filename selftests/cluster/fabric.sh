@@ -7,7 +7,8 @@
 # Every node starts its cufab-imexd, then, printing KTAP:
 #
 #   1 the daemon is up: cufab-imexd -q says READY, -N "Domain State: UP"
-#   2 FABRIC memory is in the window (debugfs window: the slice shrank)
+#   2 FABRIC memory is in the window (debugfs window: the slice shrank),
+#     and so is a FABRIC memory pool's chunk (fabric_team pool)
 #   3 this node's export is read and written by the other node, and this
 #     node reads and writes the other's (both ways at once), with a copy
 #     out of the remote memory timed against a local copy
@@ -120,7 +121,8 @@ free_after=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
 rc=0
 [ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
 echo "# window: $(cat "$dbg/window")"
-result "$rc" 2 "node $me's FABRIC allocation takes $size bytes of its window slice"
+"$team" pool "$dir" || rc=1
+result "$rc" 2 "node $me's FABRIC allocation and FABRIC pool chunk are in its window slice"
 
 t=$(date +%s)
 rc=0

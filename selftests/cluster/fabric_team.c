@@ -13,6 +13,11 @@
  *       replicas; every node fills its replicas with their member
  *       numbers and every node's load-reduce (add) sees the sum over all
  *       members; the last node's reduce (add 1000) reaches every replica.
+ *       Before binding, memory with local pages (POSIX_FD only) must
+ *       be refused by the FABRIC object (CUDA_ERROR_INVALID_VALUE).
+ *   fabric_team pool DIR   a pool whose handle types include FABRIC
+ *       takes its chunk from this node's window slice
+ *       (debugfs/cufab/window's free bytes shrink by the chunk)
  *   fabric_team half DIR   node 0: a team of four devices of which it
  *       adds one, handle in DIR/mc-kill; waits to be killed
  *   fabric_team hold DIR   node 1: imports DIR/mc-kill, adds its two
@@ -190,6 +195,25 @@ static CUresult replica(int gpu, size_t size, CUmemGenericAllocationHandle *h)
 	return cuMemCreate(h, size, &prop, 0);
 }
 
+/* A replica another node could not reach: memory with local pages. */
+static int local_refused(CUmemGenericAllocationHandle mc, size_t size)
+{
+	CUmemAllocationProp prop = {
+		.type = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+		.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
+	};
+	CUmemGenericAllocationHandle h;
+	CUresult res;
+
+	TRY(cuMemCreate(&h, size, &prop, 0));
+	res = cuMulticastBindMem(mc, 0, h, 0, size, 0);
+	TRY(cuMemRelease(h));
+	if (res != CUDA_ERROR_INVALID_VALUE)
+		return fail("binding local pages to a FABRIC object", res);
+	return 0;
+}
+
 static uint32_t member_no(int n, int gpu)
 {
 	return n * GPUS + gpu + 1;
@@ -276,6 +300,8 @@ static int run(void)
 	t0 = ms();
 	for (g = 0; g < GPUS; g++)
 		TRY(cuMulticastAddDevice(mc, g));
+	if (local_refused(mc, size))
+		return 1;
 	for (g = 0; g < GPUS; g++) {
 		TRY(replica(g, size, &mem[g]));
 		TRY(map(mem[g], size, g, &rva[g]));
@@ -301,6 +327,51 @@ static int run(void)
 	}
 	TRY(cuMemRelease(mc));
 	return ret;
+}
+
+/* The free bytes of this node's window slice, -1 when unknown. */
+static long long window_free(void)
+{
+	char line[512], *p;
+	long long n = -1;
+	FILE *f = fopen("/sys/kernel/debug/cufab/window", "r");
+
+	if (!f)
+		return -1;
+	if (fgets(line, sizeof(line), f)) {
+		p = strstr(line, " free ");
+		if (p)
+			n = strtoll(p + 6, NULL, 10);
+	}
+	fclose(f);
+	return n;
+}
+
+static int pool(void)
+{
+	CUmemPoolProps props = {
+		.allocType = CU_MEM_ALLOCATION_TYPE_PINNED,
+		.handleTypes = CU_MEM_HANDLE_TYPE_FABRIC,
+		.location = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 },
+	};
+	size_t size = 2 << 20;
+	long long before, after;
+	CUmemoryPool mp;
+	CUdeviceptr p;
+
+	before = window_free();
+	TRY(cuMemPoolCreate(&mp, &props));
+	TRY(cuMemAllocFromPoolAsync(&p, size, mp, NULL));
+	TRY(cuStreamSynchronize(NULL));
+	after = window_free();
+	printf("# node %d: a FABRIC pool's chunk took %lld bytes of the window slice\n",
+	       node, before - after);
+	TRY(cuMemFreeAsync(p, NULL));
+	TRY(cuStreamSynchronize(NULL));
+	TRY(cuMemPoolDestroy(mp));
+	if (before < 0 || before - after < (long long)size)
+		return fail("FABRIC pool chunk outside the window", CUDA_ERROR_UNKNOWN);
+	return 0;
 }
 
 /* Node 0 of the kill case: one of its two devices joins, then it dies. */
@@ -350,7 +421,7 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 
 	if (argc != 3 || !env_node || !env_nodes) {
-		fprintf(stderr, "usage: fabric_team run|half|hold DIR (under tools/vm/cluster)\n");
+		fprintf(stderr, "usage: fabric_team run|pool|half|hold DIR (under tools/vm/cluster)\n");
 		return 2;
 	}
 	node = atoi(env_node);
@@ -363,6 +434,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return run();
+	if (!strcmp(argv[1], "pool"))
+		return pool();
 	if (!strcmp(argv[1], "half"))
 		return half();
 	if (!strcmp(argv[1], "hold"))
