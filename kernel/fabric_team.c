@@ -685,6 +685,7 @@ int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
 		if (alloc)
 			cufab_alloc_put(alloc);
 		w->nmembers = 0;
+		w->nbindings = 0;
 		w->status = cpu_to_le32(-ENOENT);
 		cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, from, w,
 				     sizeof(*w));
