@@ -880,6 +880,13 @@ static inline bool cufab_alloc_has(const struct cufab_alloc *alloc,
 	return alloc->ops->flags & flag;
 }
 
+/* Are its pages where other nodes see them (the fabric window)? */
+static inline bool cufab_alloc_in_window(const struct cufab_alloc *alloc)
+{
+	return alloc->provider &&
+	       (alloc->provider->flags & CUFAB_PAGES_FABRIC);
+}
+
 /* Has memory of its own, which the CPU can map (struct cufab_alloc_ops). */
 static inline bool cufab_alloc_cpu_mappable(const struct cufab_alloc *alloc)
 {
@@ -1744,6 +1751,8 @@ int cufab_ioctl_mem_import(struct cufab_ucmd *ucmd);
  * @hold_lock: serializes @held against the binding count
  * @held: a reference on @alloc is held because something is bound
  * @skipped: replicas multimem operations skipped (nothing bound there)
+ * @span: the fabric layer's state of an object imported from another
+ *	node (struct cufab_mc_span_ops), NULL for one of this node
  * @team_mem: where @team is once set (cufab_team_init()),
  *	cufab_team_size() bytes
  */
@@ -1754,8 +1763,40 @@ struct cufab_mc {
 	struct mutex hold_lock;		/* see above */
 	bool held;
 	atomic64_t skipped;
+	void *span;
 	struct cufab_team team_mem;	/* last: its members follow */
 };
+
+/**
+ * struct cufab_mc_span_ops - an object whose team may span nodes
+ * @add_device: cuMulticastAddDevice of an object imported from another
+ *	node (@mc->span set): the join goes through its home node
+ * @changed: this node's part of the team changed (a device joined, a
+ *	bind, an unbind): tell the other nodes of the team
+ * @release: the final put of an object with @span
+ *
+ * Registered by the fabric layer (fabric_team.c) on a node of a domain;
+ * called for objects exportable as FABRIC only, with no lock of ours.
+ */
+struct cufab_mc_span_ops {
+	int (*add_device)(struct cufab_mc *mc, u32 gpu,
+			  const struct cufab_team_who *who);
+	void (*changed)(struct cufab_mc *mc);
+	void (*release)(struct cufab_mc *mc);
+};
+
+void cufab_mc_set_span_ops(const struct cufab_mc_span_ops *ops);
+
+/*
+ * This node's object for a team of @num_devices whose home is another
+ * node: exportable as FABRIC, @span the fabric layer's (given back to
+ * ->release). One reference, or an ERR_PTR (@span stays the caller's).
+ */
+struct cufab_alloc *cufab_mc_create_span(u64 length, u32 num_devices,
+					 void *span);
+
+/* Re-take or drop the bindings' reference after the bindings changed. */
+void cufab_mc_hold_sync(struct cufab_mc *mc);
 
 /* Module parameter mc_team_timeout_ms: how long binds and maps wait. */
 unsigned int cufab_mc_team_timeout_ms(void);

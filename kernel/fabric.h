@@ -83,4 +83,34 @@ void cufab_revoke_show(struct seq_file *m);
 /* va.c: zap every client's CPU view of an import being revoked */
 void cufab_va_revoke(struct cufab_alloc *alloc);
 
+int cufab_remote_forward(u8 cmd, unsigned int node, const void *blob,
+			 size_t len);
+struct cufab_alloc *cufab_remote_imported_by(unsigned int node, u64 id);
+void cufab_remote_importers(struct cufab_alloc *alloc, unsigned long *nodes);
+
+/**
+ * struct cufab_remote_team_ops - teams across nodes, for fabric_remote.c
+ * @import_mc: another node's multicast object @id (@length bytes,
+ *	@devices devices) was imported under @token: this node's object
+ *	for it, one reference, or an ERR_PTR (the caller releases @token)
+ * @node_down: @node is gone (NODE_DOWN), before its imports are dropped
+ *
+ * Registered by fabric_team.c, the layer above.
+ */
+struct cufab_remote_team_ops {
+	struct cufab_alloc *(*import_mc)(unsigned int node, u64 id, u64 token,
+					 u64 length, u32 devices);
+	void (*node_down)(unsigned int node);
+};
+
+void cufab_remote_set_team_ops(const struct cufab_remote_team_ops *ops);
+
+/* fabric_team.c */
+struct sk_buff;
+struct genl_info;
+void cufab_team_fabric_init(void);
+void cufab_team_fabric_exit(void);
+int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info);
+int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info);
+
 #endif /* _CUFAB_FABRIC_H */

@@ -74,6 +74,9 @@ static u32 cufab_remote_next_token;
  * @length: its bytes
  * @token: the exporter's name of this import
  * @dev: the exporter's GPU
+ * @kind: what the handle names (CUFAB_IMEX_KIND_*)
+ * @devices: a multicast object's numDevices
+ * @id: a multicast object's allocation id on its node
  */
 struct cufab_remote_req {
 	struct completion done;
@@ -84,6 +87,9 @@ struct cufab_remote_req {
 	u64 length;
 	u64 token;
 	u32 dev;
+	u32 kind;
+	u32 devices;
+	u64 id;
 };
 
 /* exporting side: one import of one of this node's allocations */
@@ -200,6 +206,51 @@ void cufab_remote_release_send(unsigned int node, u64 token)
 	mutex_lock(&cufab_remote_lock);
 	cufab_remote_unsent_add(u);
 	mutex_unlock(&cufab_remote_lock);
+}
+
+/*
+ * Teams across nodes (fabric_team.c): what a multicast object's import
+ * becomes, and what a lost node ends. Set at load, cleared at unload.
+ */
+static const struct cufab_remote_team_ops *cufab_remote_team;
+
+void cufab_remote_set_team_ops(const struct cufab_remote_team_ops *ops)
+{
+	WRITE_ONCE(cufab_remote_team, ops);
+}
+
+/**
+ * cufab_remote_forward() - a team message for another node's kernel
+ * @cmd: CUFAB_IMEX_CMD_TEAM_JOIN or CUFAB_IMEX_CMD_TEAM_STATE
+ * @node: the node it is for
+ * @blob: the message, which the daemons carry as it is
+ * @len: its bytes
+ *
+ * Return: 0 once the daemon has it, -EHOSTDOWN without a daemon, -ENOMEM.
+ */
+int cufab_remote_forward(u8 cmd, unsigned int node, const void *blob,
+			 size_t len)
+{
+	struct sk_buff *msg;
+	u32 portid;
+	void *hdr;
+
+	mutex_lock(&cufab_remote_lock);
+	portid = cufab_imexd_portid;
+	mutex_unlock(&cufab_remote_lock);
+	if (!portid)
+		return -EHOSTDOWN;
+	msg = genlmsg_new(nla_total_size(len) + nla_total_size(4),
+			  GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &cufab_imex_family, 0, cmd);
+	if (!hdr || nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) ||
+	    nla_put(msg, CUFAB_IMEX_A_TEAM, len, blob)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return cufab_remote_send(msg, hdr, portid);
 }
 
 /* A daemon registered at @portid: the releases that waited for one. */
@@ -357,6 +408,20 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
 	return alloc;
 }
 
+/* A multicast object of another node: this node's part of its team. */
+static struct cufab_alloc *cufab_remote_import_team(struct cufab_remote_req *req)
+{
+	const struct cufab_remote_team_ops *ops = READ_ONCE(cufab_remote_team);
+	struct cufab_alloc *alloc = ERR_PTR(-EOPNOTSUPP);
+
+	if (ops)
+		alloc = ops->import_mc(req->node, req->id, req->token,
+				       req->length, req->devices);
+	if (IS_ERR(alloc))
+		cufab_remote_release_send(req->node, req->token);
+	return alloc;
+}
+
 /**
  * cufab_remote_import() - import another node's FABRIC export
  * @client: the importer, its IMEX channel already checked
@@ -399,6 +464,14 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 				    " (cufab-imexd not running, or node unreachable)" : "");
 		return ERR_PTR(ret);
 	}
+	if (req.kind == CUFAB_IMEX_KIND_MULTICAST)
+		return cufab_remote_import_team(&req);
+	if (req.kind != CUFAB_IMEX_KIND_MEMORY) {
+		pr_warn("node %u answered an import with an unknown kind %u\n",
+			node, req.kind);
+		cufab_remote_release_send(node, req.token);
+		return ERR_PTR(-EPROTO);
+	}
 	if (!cufab_window_owns(req.offset, req.length, node)) {
 		pr_warn("node %u answered an import with [%llu, +%llu), outside its window slice\n",
 			node, req.offset, req.length);
@@ -432,6 +505,14 @@ static int cufab_remote_export_check(struct cufab_alloc *alloc, int theirs,
 				    node, alloc->id, theirs, channel);
 		return -EPERM;
 	}
+	/* a multicast object has no pages: its team spans the nodes */
+	if (cufab_alloc_mc(alloc) && cufab_alloc_mc(alloc)->span) {
+		pr_warn_ratelimited("node %u: import of multicast %llu refused: this node imported it; its home node exports it\n",
+				    node, alloc->id);
+		return -EOPNOTSUPP;
+	}
+	if (cufab_alloc_mc(alloc) && READ_ONCE(cufab_remote_team))
+		return 0;
 	if (alloc->provider != &cufab_window_pages) {
 		pr_warn_ratelimited("node %u: import of allocation %llu refused: its pages are not in the fabric window (%s)\n",
 				    node, alloc->id,
@@ -479,6 +560,63 @@ err:
 	return ret;
 }
 
+/* EXPORT_GET of a multicast object: its size, team size and name. */
+static int cufab_remote_put_mc(struct sk_buff *msg, struct cufab_alloc *alloc,
+			       u32 token)
+{
+	return nla_put_u64_64bit(msg, CUFAB_IMEX_A_OFFSET, 0,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_LENGTH, alloc->length,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, token,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_DEV, 0) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_KIND, CUFAB_IMEX_KIND_MULTICAST) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_DEVICES,
+			   cufab_alloc_mc(alloc)->team->size) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_ID, alloc->id,
+				 CUFAB_IMEX_A_PAD) ? -EMSGSIZE : 0;
+}
+
+/**
+ * cufab_remote_imported_by() - an allocation @node imported, by its id
+ * @node: the importing node
+ * @id: the allocation's id on this node
+ *
+ * Return: the allocation with a reference, or NULL when @node holds no
+ * import of it (a node speaks only of what it imported).
+ */
+struct cufab_alloc *cufab_remote_imported_by(unsigned int node, u64 id)
+{
+	struct cufab_remote_ref *ref;
+	struct cufab_alloc *alloc = NULL;
+	unsigned long token;
+
+	mutex_lock(&cufab_remote_lock);
+	xa_for_each(&cufab_remote_refs, token, ref) {
+		if (ref->node == node && ref->alloc->id == id) {
+			alloc = ref->alloc;
+			cufab_alloc_get(alloc);
+			break;
+		}
+	}
+	mutex_unlock(&cufab_remote_lock);
+	return alloc;
+}
+
+/* Set the bit of every node that holds an import of @alloc in @nodes. */
+void cufab_remote_importers(struct cufab_alloc *alloc, unsigned long *nodes)
+{
+	struct cufab_remote_ref *ref;
+	unsigned long token;
+
+	mutex_lock(&cufab_remote_lock);
+	xa_for_each(&cufab_remote_refs, token, ref)
+		if (ref->alloc == alloc)
+			__set_bit(ref->node, nodes);
+	mutex_unlock(&cufab_remote_lock);
+}
+
 static int cufab_imex_export_get_doit(struct sk_buff *skb,
 				      struct genl_info *info)
 {
@@ -503,7 +641,10 @@ static int cufab_imex_export_get_doit(struct sk_buff *skb,
 				CUFAB_IMEX_CMD_EXPORT_GET);
 	if (!hdr || nla_put_s32(msg, CUFAB_IMEX_A_STATUS, status))
 		goto err_msg;
-	if (!status &&
+	if (!status && cufab_alloc_mc(ref->alloc)) {
+		if (cufab_remote_put_mc(msg, ref->alloc, token))
+			goto err_msg;
+	} else if (!status &&
 	    (nla_put_u64_64bit(msg, CUFAB_IMEX_A_OFFSET,
 			       cufab_window_alloc_offset(ref->alloc),
 			       CUFAB_IMEX_A_PAD) ||
@@ -580,6 +721,9 @@ static int cufab_imex_node_down_doit(struct sk_buff *skb,
 	pr_info("node %u is down: revoking this node's imports of its memory, dropping its imports of this node's\n",
 		node);
 	cufab_remote_fail_node(node, true);
+	/* the teams first: which objects the node imported tells which */
+	if (READ_ONCE(cufab_remote_team))
+		cufab_remote_team->node_down(node);
 	cufab_revoke_node(node, true);
 	cufab_remote_drop_node(node);
 	return 0;
@@ -680,6 +824,18 @@ static int cufab_imex_register_doit(struct sk_buff *skb,
 	return ret;
 }
 
+/* What a RESOLVED names beyond memory (absent: memory, as before). */
+static void cufab_remote_resolved_kind(struct cufab_remote_req *req,
+				       struct nlattr **a)
+{
+	if (a[CUFAB_IMEX_A_KIND])
+		req->kind = nla_get_u32(a[CUFAB_IMEX_A_KIND]);
+	if (a[CUFAB_IMEX_A_DEVICES])
+		req->devices = nla_get_u32(a[CUFAB_IMEX_A_DEVICES]);
+	if (a[CUFAB_IMEX_A_ID])
+		req->id = nla_get_u64(a[CUFAB_IMEX_A_ID]);
+}
+
 static int cufab_imex_resolved_doit(struct sk_buff *skb,
 				    struct genl_info *info)
 {
@@ -713,6 +869,7 @@ static int cufab_imex_resolved_doit(struct sk_buff *skb,
 			req->length = nla_get_u64(a[CUFAB_IMEX_A_LENGTH]);
 			req->token = nla_get_u64(a[CUFAB_IMEX_A_TOKEN]);
 			req->dev = nla_get_u32(a[CUFAB_IMEX_A_DEV]);
+			cufab_remote_resolved_kind(req, a);
 		}
 		complete(&req->done);
 	}
@@ -759,6 +916,11 @@ static const struct nla_policy cufab_imex_policy[CUFAB_IMEX_A_MAX + 1] = {
 	[CUFAB_IMEX_A_LENGTH] = { .type = NLA_U64 },
 	[CUFAB_IMEX_A_TOKEN] = { .type = NLA_U64 },
 	[CUFAB_IMEX_A_DEV] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_TEAM] = { .type = NLA_BINARY,
+				.len = CUFAB_IMEX_TEAM_MAX },
+	[CUFAB_IMEX_A_KIND] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_DEVICES] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_ID] = { .type = NLA_U64 },
 };
 
 static const struct genl_ops cufab_imex_ops[] = {
@@ -790,6 +952,16 @@ static const struct genl_ops cufab_imex_ops[] = {
 	{
 		.cmd = CUFAB_IMEX_CMD_REVOKE,
 		.doit = cufab_imex_revoke_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_TEAM_JOIN,
+		.doit = cufab_imex_team_join_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_TEAM_STATE,
+		.doit = cufab_imex_team_state_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

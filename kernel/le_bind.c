@@ -18,6 +18,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 {
@@ -143,6 +144,14 @@ static int cufab_le_bind_allowed(struct cufab_client *client,
 		cufab_pr_info(client, "%s: endpoint %llu is %s, so only exportable memory binds; allocation %llu has no requestedHandleTypes\n",
 			      call, le->number, alias->imported ? "imported" : "exportable",
 			      alloc->id);
+		return -EINVAL;
+	}
+	/* another node reaches the replicas only where it maps them too */
+	if ((le->ipc_types & CUFAB_LE_IPC_FABRIC) && cufab_window_present() &&
+	    !cufab_alloc_in_window(alloc)) {
+		cufab_pr_info(client, "logical endpoint bind: endpoint %llu is exportable as FABRIC, so only memory in the fabric window binds; allocation %llu has %s pages (create it with CU_MEM_HANDLE_TYPE_FABRIC)\n",
+			      le->number, alloc->id,
+			      alloc->provider ? alloc->provider->name : "no");
 		return -EINVAL;
 	}
 	return 0;

@@ -238,6 +238,7 @@ static int __init cufab_init(void)
 		       ret);
 		goto err_remote;
 	}
+	cufab_team_fabric_init();
 	ret = misc_register(&cufab_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", CUFAB_DEVICE_NAME, ret);
@@ -249,6 +250,7 @@ static int __init cufab_init(void)
 	return 0;
 
 err_window:
+	cufab_team_fabric_exit();
 	cufab_window_exit();
 err_remote:
 	cufab_remote_exit();
@@ -269,6 +271,7 @@ static void __exit cufab_exit(void)
 	cufab_engine_exit();
 	/* other nodes' imports hold allocations: before the checks below */
 	cufab_remote_exit();
+	cufab_team_fabric_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
 	cufab_pools_exit();

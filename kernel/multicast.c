@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 
 /* CUDA waits for the team without limit; CI sets a bound. */
 static unsigned int mc_team_timeout_ms;
@@ -41,6 +42,36 @@ unsigned int cufab_mc_team_timeout_ms(void)
 
 static LIST_HEAD(cufab_mcs);
 static DEFINE_MUTEX(cufab_mcs_lock);
+
+/*
+ * Teams across nodes: the fabric layer above (fabric_team.c) registers
+ * what an object exportable as FABRIC does when its team may span nodes.
+ * Set once at module load, before any client, and cleared at unload.
+ */
+static const struct cufab_mc_span_ops *cufab_mc_span;
+
+void cufab_mc_set_span_ops(const struct cufab_mc_span_ops *ops)
+{
+	WRITE_ONCE(cufab_mc_span, ops);
+}
+
+/* The hooks for @mc, NULL for an object that stays on this node. */
+static const struct cufab_mc_span_ops *cufab_mc_span_of(struct cufab_mc *mc)
+{
+	const struct cufab_mc_span_ops *ops = READ_ONCE(cufab_mc_span);
+
+	return ops && (mc->alloc->handle_types & CUFAB_HANDLE_FABRIC) ?
+	       ops : NULL;
+}
+
+/* Its team changed here: the other nodes of the team hear of it. */
+static void cufab_mc_changed(struct cufab_mc *mc)
+{
+	const struct cufab_mc_span_ops *ops = cufab_mc_span_of(mc);
+
+	if (ops)
+		ops->changed(mc);
+}
 
 /* ---- support ---- */
 
@@ -70,10 +101,14 @@ static void cufab_mc_release(struct cufab_alloc *alloc)
 {
 	struct cufab_mc *mc = alloc->priv;
 
+	const struct cufab_mc_span_ops *ops = cufab_mc_span_of(mc);
+
 	mutex_lock(&cufab_mcs_lock);
 	if (!list_empty(&mc->node))
 		list_del_init(&mc->node);
 	mutex_unlock(&cufab_mcs_lock);
+	if (ops && mc->span)
+		ops->release(mc);
 	if (mc->team)
 		cufab_team_fini(mc->team);
 	mutex_destroy(&mc->hold_lock);
@@ -133,15 +168,17 @@ struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc)
 
 /*
  * The allocation is referenced by the team's bindings as a whole: one
- * reference while anything is bound, so the object outlives its handles
- * until the last unbind. Called after every change of the bindings.
+ * reference while anything is bound on this node, so the object outlives
+ * its handles until the last unbind. What other nodes bound does not
+ * count: their own import keeps the object. Called after every change
+ * of the bindings.
  */
-static void cufab_mc_hold_sync(struct cufab_mc *mc)
+void cufab_mc_hold_sync(struct cufab_mc *mc)
 {
 	bool put = false, bound;
 
 	mutex_lock(&mc->hold_lock);
-	bound = cufab_team_bindings(mc->team) != 0;
+	bound = cufab_team_local_bindings(mc->team) != 0;
 	if (bound && !mc->held) {
 		cufab_alloc_get(mc->alloc);
 		mc->held = true;
@@ -197,8 +234,10 @@ int cufab_mc_for_each(u64 from_id, int (*fn)(struct cufab_mc *mc, void *arg),
 
 static int cufab_mc_unbind_client(struct cufab_mc *mc, void *arg)
 {
-	if (cufab_team_unbind_owner(mc->team, arg, NULL))
+	if (cufab_team_unbind_owner(mc->team, arg, NULL)) {
 		cufab_mc_hold_sync(mc);
+		cufab_mc_changed(mc);
+	}
 	return 0;
 }
 
@@ -226,10 +265,24 @@ void cufab_mc_skipped(struct cufab_mc *mc, u32 skipped)
 
 /* ---- create ---- */
 
+/*
+ * numDevices of an object: the node's GPUs, or for one exportable as
+ * FABRIC on a node of a domain, the domain's (every node has as many
+ * GPUs), up to a team's CUFAB_MAX_GPUS.
+ */
+static u32 cufab_mc_max_devices(u32 handle_types)
+{
+	u32 n = cufab_node_num_gpus();
+
+	if (READ_ONCE(cufab_mc_span) && (handle_types & CUFAB_HANDLE_FABRIC))
+		n = min_t(u32, CUFAB_MAX_GPUS, n * cufab_domain_nodes());
+	return n;
+}
+
 static int cufab_mc_create_check(struct cufab_client *client,
 				 const struct cufab_mc_create *cmd)
 {
-	u32 num_gpus = cufab_node_num_gpus();
+	u32 num_gpus = cufab_mc_max_devices(cmd->handle_types);
 	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
@@ -238,7 +291,7 @@ static int cufab_mc_create_check(struct cufab_client *client,
 		return -EINVAL;
 	}
 	if (!cmd->num_devices || cmd->num_devices > num_gpus) {
-		cufab_pr_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node)\n",
+		cufab_pr_info(client, "cuMulticastCreate: numDevices %u: must be 1 .. %u (GPUs of the node, or of the domain for FABRIC)\n",
 			      cmd->num_devices, num_gpus);
 		return -EINVAL;
 	}
@@ -264,7 +317,8 @@ static int cufab_mc_create_check(struct cufab_client *client,
 }
 
 /* The object with its allocation (one reference) and its team. */
-static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
+static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
+					void *span)
 {
 	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
 	struct cufab_alloc *alloc;
@@ -280,6 +334,7 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&mc->node);
 	mutex_init(&mc->hold_lock);
+	mc->span = span;
 	desc.length = cmd->length;
 	desc.handle_types = cmd->handle_types;
 	desc.priv = mc;
@@ -294,6 +349,7 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd)
 			      cmd->num_devices, cmd->length,
 			      cufab_mc_granularity(false));
 	if (ret) {
+		mc->span = NULL;	/* the caller's still */
 		cufab_alloc_put(alloc);	/* frees mc */
 		return ERR_PTR(ret);
 	}
@@ -313,11 +369,23 @@ int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd)
 	ret = cufab_mc_create_check(ucmd->client, cmd);
 	if (ret)
 		return ret;
-	alloc = cufab_mc_new(cmd);
+	alloc = cufab_mc_new(cmd, NULL);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
 					    sizeof(*cmd));
+}
+
+struct cufab_alloc *cufab_mc_create_span(u64 length, u32 num_devices,
+					 void *span)
+{
+	struct cufab_mc_create cmd = {
+		.length = length,
+		.num_devices = num_devices,
+		.handle_types = CUFAB_HANDLE_FABRIC,
+	};
+
+	return cufab_mc_new(&cmd, span);
 }
 
 /* The multicast object a handle names, referenced; -ENOENT / -EINVAL. */
@@ -342,6 +410,25 @@ static struct cufab_alloc *cufab_mc_lookup(struct cufab_client *client,
 }
 
 /* ---- add device ---- */
+
+/*
+ * An object imported from another node joins through its home node,
+ * which orders the joins of every node; one of this node is added here
+ * and told to the nodes that imported it.
+ */
+static int cufab_mc_add(struct cufab_mc *mc, u32 gpu,
+			const struct cufab_team_who *who)
+{
+	const struct cufab_mc_span_ops *ops = cufab_mc_span_of(mc);
+	int ret;
+
+	if (ops && mc->span)
+		return ops->add_device(mc, gpu, who);
+	ret = cufab_team_add_device(mc->team, gpu, who);
+	if (!ret)
+		cufab_mc_changed(mc);
+	return ret;
+}
 
 int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 {
@@ -370,8 +457,7 @@ int cufab_ioctl_mc_add_device(struct cufab_ucmd *ucmd)
 	} else if (cufab_should_fail(CUFAB_FAULT_MC)) {
 		ret = -ENOMEM;
 	} else {
-		ret = cufab_team_add_device(cufab_alloc_mc(alloc)->team,
-					    cmd->dev, &who);
+		ret = cufab_mc_add(cufab_alloc_mc(alloc), cmd->dev, &who);
 		/* a duplicate or one device too many: an invalid value */
 		if (ret == -EEXIST || ret == -ENOSPC)
 			ret = -EINVAL;
@@ -444,6 +530,8 @@ static s32 cufab_mc_bind_gpu(struct cufab_team *team,
 	mutex_lock(&team->lock);
 	down_read(&cufab_topo_rwsem);
 	for (i = 0; i < team->joined && found < 0; i++) {
+		if (!cufab_team_member_local(&team->members[i]))
+			continue;
 		gpu = cufab_node_gpu(team->members[i].gpu);
 		if (gpu && gpu->numa_node == mem->location_id)
 			found = team->members[i].gpu;
@@ -478,6 +566,14 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 			      mem->id);
 		return -EINVAL;
 	}
+	/* another node reaches the replicas only where it maps them too */
+	if ((mc_alloc->handle_types & CUFAB_HANDLE_FABRIC) &&
+	    cufab_window_present() && !cufab_alloc_in_window(mem)) {
+		cufab_pr_info(client, "%s: multicast %llu is exportable as FABRIC, so only memory in the fabric window binds; allocation %llu has %s pages (create it with CU_MEM_HANDLE_TYPE_FABRIC)\n",
+			      who.call, mc_alloc->id, mem->id,
+			      mem->provider ? mem->provider->name : "no");
+		return -EINVAL;
+	}
 	ret = cufab_team_wait(mc->team, cufab_mc_team_timeout_ms(), "bind");
 	if (ret)
 		return ret;
@@ -492,8 +588,10 @@ static int cufab_mc_do_bind(struct cufab_client *client,
 		return -ENOMEM;
 	req.gpu = gpu;
 	ret = cufab_team_bind(mc->team, &req);
-	if (!ret)
+	if (!ret) {
 		cufab_mc_hold_sync(mc);
+		cufab_mc_changed(mc);
+	}
 	return ret;
 }
 
@@ -554,8 +652,10 @@ int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd)
 		ret = cufab_team_unbind(cufab_alloc_mc(mc_alloc)->team,
 					cmd->dev, cmd->offset, cmd->length,
 					client, &who);
-		if (!ret)
+		if (!ret) {
 			cufab_mc_hold_sync(cufab_alloc_mc(mc_alloc));
+			cufab_mc_changed(cufab_alloc_mc(mc_alloc));
+		}
 	}
 	cufab_alloc_put(mc_alloc);
 	return ret;
@@ -587,6 +687,9 @@ static int cufab_mc_nl_put_team(struct sk_buff *skb, struct cufab_team *team)
 	if (cufab_nl_put_team(skb, team))
 		return -EMSGSIZE;
 	for (i = 0; i < team->joined; i++) {
+		/* another node's bindings are that node's to show */
+		if (!cufab_team_member_local(&team->members[i]))
+			continue;
 		for (b = cufab_bindmap_first_from(&team->members[i].map, 0); b;
 		     b = cufab_bindmap_next(b))
 			if (cufab_nl_put_binding(skb, team->members[i].gpu, b))

@@ -53,6 +53,7 @@
 #include <net/netlink.h>
 
 #include "cufab.h"
+#include "fabric.h"
 #include "trace.h"
 
 #define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
@@ -695,6 +696,12 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 	struct cufab_alloc *alloc;
 	int ret;
 
+	/*
+	 * A FABRIC pool's chunks may be imported by another node (a pool
+	 * pointer carries them): they live where every node sees them.
+	 */
+	if ((pool->handle_types & CUFAB_HANDLE_FABRIC) && cufab_window_present())
+		desc.provider = &cufab_window_pages;
 	ret = cufab_pool_reserve(pool, length);
 	if (ret) {
 		cufab_pr_info(client, "cuMemAllocFromPoolAsync: memory pool %u: a chunk of %llu bytes exceeds its maxSize %llu (reserved %llu)\n",

@@ -172,7 +172,27 @@ static struct cufab_team_member *cufab_team_member(struct cufab_team *team,
 	if (gpu >= CUFAB_MAX_GPUS || !(team->devs & BIT_ULL(gpu)))
 		return NULL;
 	for (i = 0; i < team->joined; i++)
-		if (team->members[i].gpu == gpu)
+		if (team->members[i].gpu == gpu &&
+		    cufab_team_member_local(&team->members[i]))
+			return &team->members[i];
+	return NULL;
+}
+
+bool cufab_team_member_local(const struct cufab_team_member *m)
+{
+	return m->node == cufab_node.node_index;
+}
+
+/* Member @gpu of @node, whichever node. Context: team->lock held. */
+static struct cufab_team_member *cufab_team_member_at(struct cufab_team *team,
+						      u16 node, u32 gpu)
+{
+	u32 i;
+
+	lockdep_assert_held(&team->lock);
+	for (i = 0; i < team->joined; i++)
+		if (team->members[i].gpu == gpu &&
+		    team->members[i].node == node)
 			return &team->members[i];
 	return NULL;
 }
@@ -207,7 +227,11 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 	if (ret)
 		return ret;
 	mutex_lock(&team->lock);
-	if (team->devs & BIT_ULL(gpu)) {
+	if (team->broken) {
+		cufab_team_info(who, team, "gpu %u: the team is broken (%d): a member's node was lost\n",
+				gpu, team->broken);
+		ret = team->broken;
+	} else if (team->devs & BIT_ULL(gpu)) {
 		cufab_team_info(who, team, "gpu %u: already a device of the team\n",
 				gpu);
 		ret = -EEXIST;
@@ -225,6 +249,7 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 		if (stamp)
 			WRITE_ONCE(*stamp, when);
 		team->members[team->joined].gpu = gpu;
+		team->members[team->joined].node = cufab_node.node_index;
 		team->devs |= BIT_ULL(gpu);
 		WRITE_ONCE(team->joined, team->joined + 1);
 		complete = team->joined == team->size;
@@ -245,9 +270,11 @@ int cufab_team_add_device_stamp(struct cufab_team *team, u32 gpu,
 	return ret;
 }
 
+/* Complete, or broken: either ends a wait. */
 static bool cufab_team_done(struct cufab_team *team)
 {
-	return READ_ONCE(team->joined) == team->size;
+	return READ_ONCE(team->joined) == team->size ||
+	       READ_ONCE(team->broken);
 }
 
 bool cufab_team_complete(struct cufab_team *team)
@@ -289,6 +316,14 @@ static int cufab_team_describe_locked(struct cufab_team *team, char *buf,
 		n += scnprintf(buf + n, len - n, "%sgpu%u", sep, gpu);
 		sep = ",";
 	}
+	for (gpu = 0; gpu < team->joined; gpu++) {
+		if (cufab_team_member_local(&team->members[gpu]))
+			continue;
+		n += scnprintf(buf + n, len - n, "%snode%u/gpu%u", sep,
+			       team->members[gpu].node,
+			       team->members[gpu].gpu);
+		sep = ",";
+	}
 	n += scnprintf(buf + n, len - n, ")");
 	return n;
 }
@@ -303,8 +338,8 @@ int cufab_team_describe(struct cufab_team *team, char *buf, size_t len)
 	return n;
 }
 
-/* Fits "64 of 64 devices (gpu0,...,gpu63)". */
-#define CUFAB_TEAM_DESC_LEN	(32 + CUFAB_MAX_GPUS * 6)
+/* Fits "64 of 64 devices (node1023/gpu63,...)". */
+#define CUFAB_TEAM_DESC_LEN	(32 + CUFAB_MAX_GPUS * 16)
 
 /*
  * The GPUs that could still join: not members and, once the team has a
@@ -372,9 +407,10 @@ int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
 	int ret;
 
 	mutex_lock(&team->lock);
-	if (team->joined == team->size) {
+	if (team->broken || team->joined == team->size) {
+		ret = team->broken;
 		mutex_unlock(&team->lock);
-		return 0;
+		return ret;
 	}
 	team->waiters++;
 	mutex_unlock(&team->lock);
@@ -401,7 +437,12 @@ int cufab_team_wait(struct cufab_team *team, unsigned int timeout_ms,
 
 	mutex_lock(&team->lock);
 	team->waiters--;
+	if (!ret && team->broken)
+		ret = team->broken;
 	mutex_unlock(&team->lock);
+	if (ret && ret != -ETIMEDOUT && ret != -ERESTARTSYS)
+		pr_info_ratelimited("%s: %s: the team is broken (%d): a member's node was lost\n",
+				    team->name, what, ret);
 	if (ret == -ETIMEDOUT)
 		cufab_team_log_wait(team, waited, what, "gave up");
 	return ret;
@@ -525,7 +566,7 @@ int cufab_team_bind(struct cufab_team *team, const struct cufab_bind_req *req)
 
 	mutex_lock(&team->lock);
 	m = cufab_team_member(team, req->gpu);
-	ret = cufab_bindmap_insert(&m->map, b, &clash);
+	ret = team->broken ?: cufab_bindmap_insert(&m->map, b, &clash);
 	if (!ret)
 		trace_cufab_bind(team, req);
 	if (ret == -EEXIST) {
@@ -612,4 +653,137 @@ u64 cufab_team_bindings(struct cufab_team *team)
 		n += team->members[i].map.count;
 	mutex_unlock(&team->lock);
 	return n;
+}
+
+u64 cufab_team_local_bindings(struct cufab_team *team)
+{
+	u64 n = 0;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined; i++)
+		if (cufab_team_member_local(&team->members[i]))
+			n += team->members[i].map.count;
+	mutex_unlock(&team->lock);
+	return n;
+}
+
+/* Context: team->lock held. */
+static int cufab_team_add_remote_locked(struct cufab_team *team, u16 node,
+					u32 gpu, s32 clique)
+{
+	lockdep_assert_held(&team->lock);
+	if (team->broken)
+		return team->broken;
+	if (cufab_team_member_at(team, node, gpu)) {
+		cufab_team_info(NULL, team, "node %u gpu %u: already a device of the team\n",
+				node, gpu);
+		return -EEXIST;
+	}
+	if (team->joined == team->size) {
+		cufab_team_info(NULL, team, "node %u gpu %u: the team is complete (%u of %u devices)\n",
+				node, gpu, team->joined, team->size);
+		return -ENOSPC;
+	}
+	if (team->clique >= 0 && clique != team->clique) {
+		cufab_team_info(NULL, team, "node %u gpu %u: clique %d differs from the team's clique %d\n",
+				node, gpu, clique, team->clique);
+		return -ENODEV;
+	}
+	if (team->clique < 0)
+		team->clique = clique;
+	team->members[team->joined].gpu = gpu;
+	team->members[team->joined].node = node;
+	WRITE_ONCE(team->joined, team->joined + 1);
+	return 0;
+}
+
+int cufab_team_add_remote(struct cufab_team *team, u16 node, u32 gpu,
+			  s32 clique)
+{
+	bool complete;
+	int ret;
+
+	if (node == cufab_node.node_index || gpu >= CUFAB_MAX_GPUS)
+		return -EINVAL;
+	mutex_lock(&team->lock);
+	ret = cufab_team_add_remote_locked(team, node, gpu, clique);
+	complete = !ret && team->joined == team->size;
+	mutex_unlock(&team->lock);
+	if (complete && wq_has_sleeper(&team->wq))
+		wake_up_all(&team->wq);
+	return ret;
+}
+
+bool cufab_team_has_member(struct cufab_team *team, u16 node, u32 gpu)
+{
+	bool has;
+
+	mutex_lock(&team->lock);
+	has = cufab_team_member_at(team, node, gpu);
+	mutex_unlock(&team->lock);
+	return has;
+}
+
+int cufab_team_replace_bindings(struct cufab_team *team, u16 node, u32 gpu,
+				struct list_head *bindings,
+				struct list_head *old)
+{
+	struct cufab_binding *b, *tmp;
+	struct cufab_team_member *m;
+
+	mutex_lock(&team->lock);
+	m = cufab_team_member_at(team, node, gpu);
+	if (!m) {
+		mutex_unlock(&team->lock);
+		return -ENOENT;
+	}
+	cufab_bindmap_remove_all(&m->map, old);
+	list_for_each_entry_safe(b, tmp, bindings, list) {
+		if (team->broken || cufab_bindmap_insert(&m->map, b, NULL))
+			continue;
+		list_del_init(&b->list);
+	}
+	mutex_unlock(&team->lock);
+	return 0;
+}
+
+u64 cufab_team_drop_node(struct cufab_team *team, u16 node,
+			 struct list_head *old)
+{
+	u64 n = 0;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined; i++) {
+		if (team->members[i].node != node)
+			continue;
+		n += team->members[i].map.count;
+		cufab_bindmap_remove_all(&team->members[i].map, old);
+	}
+	mutex_unlock(&team->lock);
+	return n;
+}
+
+bool cufab_team_spans(struct cufab_team *team, u16 node)
+{
+	bool found = false;
+	u32 i;
+
+	mutex_lock(&team->lock);
+	for (i = 0; i < team->joined && !found; i++)
+		found = team->members[i].node == node;
+	mutex_unlock(&team->lock);
+	return found;
+}
+
+void cufab_team_break(struct cufab_team *team, int err)
+{
+	mutex_lock(&team->lock);
+	if (!team->broken)
+		WRITE_ONCE(team->broken, err);
+	mutex_unlock(&team->lock);
+	/* pairs with the barrier a waiter sets its state with */
+	if (wq_has_sleeper(&team->wq))
+		wake_up_all(&team->wq);
 }

@@ -28,11 +28,15 @@ struct cufab_alloc;
 
 /**
  * struct cufab_team_member - one device of the team
- * @gpu: GPU index
+ * @gpu: GPU index on its node
+ * @node: the node of the GPU: this one (cufab_node.node_index), or
+ *	another one of the domain for a team that spans nodes
+ *	(fabric_team.c), whose bindings are that node's window memory
  * @map: what is bound on it
  */
 struct cufab_team_member {
 	u32 gpu;
+	u16 node;
 	struct cufab_bindmap map;
 };
 
@@ -48,7 +52,9 @@ struct cufab_team_member {
  * @align: every bind offset, size and memory offset is a multiple of it
  * @clique: clique of the first device, -1 while the team is empty
  * @waiters: callers sleeping in cufab_team_wait()
- * @members: @size entries
+ * @broken: 0, or the negative errno every wait and bind returns once the
+ *	team can no longer complete or work (a member's node was lost)
+ * @members: @size entries; @devs counts this node's members only
  */
 struct cufab_team {
 	struct mutex lock;	/* see above */
@@ -62,6 +68,7 @@ struct cufab_team {
 	/* two 32-bit fields together: an endpoint with its team fits 256 bytes */
 	s32 clique;
 	u32 waiters;
+	int broken;
 	struct cufab_team_member members[];
 };
 
@@ -198,5 +205,48 @@ struct cufab_bindmap *cufab_team_map(struct cufab_team *team, u32 gpu);
 
 /* Bindings of the whole team (debugfs, netlink, tests). Takes the lock. */
 u64 cufab_team_bindings(struct cufab_team *team);
+
+/*
+ * Teams across nodes (fabric_team.c, Documentation/multinode.rst): the
+ * members of other nodes and their bindings, as those nodes report them.
+ */
+
+/* Is @m a device of this node? */
+bool cufab_team_member_local(const struct cufab_team_member *m);
+
+/* Bindings of this node's members only. Takes the lock. */
+u64 cufab_team_local_bindings(struct cufab_team *team);
+
+/*
+ * Add GPU @gpu of node @node (another node) whose clique is @clique, for
+ * good. -EEXIST, -ENOSPC, -ENODEV (another clique) as
+ * cufab_team_add_device(), each logged; the team's own failure
+ * (@broken). Wakes the waiters when this completes the team.
+ */
+int cufab_team_add_remote(struct cufab_team *team, u16 node, u32 gpu,
+			  s32 clique);
+bool cufab_team_has_member(struct cufab_team *team, u16 node, u32 gpu);
+
+/*
+ * Replace every binding of member (@node, @gpu) by the bindings on
+ * @bindings (linked by ->list; the map takes them). One that overlaps
+ * another is left on the list for the caller to free. -ENOENT when no
+ * such member. What was bound before goes to @old.
+ */
+int cufab_team_replace_bindings(struct cufab_team *team, u16 node, u32 gpu,
+				struct list_head *bindings,
+				struct list_head *old);
+
+/* Move the bindings of every member on @node to @old; how many. */
+u64 cufab_team_drop_node(struct cufab_team *team, u16 node,
+			 struct list_head *old);
+/* Has the team a member on @node? */
+bool cufab_team_spans(struct cufab_team *team, u16 node);
+
+/*
+ * The team will never complete or work: every waiter wakes, and waits,
+ * binds and adds fail with @err from now on (the first cause stays).
+ */
+void cufab_team_break(struct cufab_team *team, int err);
 
 #endif /* _CUFAB_TEAM_H */

@@ -731,6 +731,143 @@ static void random_against_model(struct kunit *test)
 	}
 }
 
+/*
+ * Members of another node (teams across nodes, fabric_team.c): they count
+ * toward the team's size and its clique, and are no GPU of this node.
+ */
+static void remote_members_rules(struct kunit *test)
+{
+	struct team_test_ctx *ctx = team_test_pair(test);
+	u16 other = cufab_node.node_index + 1, me = cufab_node.node_index;
+	struct cufab_team *team = team_new(test, 3, G, G);
+	s32 clique;
+	char buf[96];
+
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
+	clique = team->clique;
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cufab_team_add_remote(team, me, ctx->gpu_b, clique));
+	KUNIT_EXPECT_EQ(test, -ENODEV,
+			cufab_team_add_remote(team, other, 0, clique + 1));
+	KUNIT_EXPECT_EQ(test, 0,
+			cufab_team_add_remote(team, other, ctx->gpu_b, clique));
+	KUNIT_EXPECT_EQ(test, -EEXIST,
+			cufab_team_add_remote(team, other, ctx->gpu_b, clique));
+	KUNIT_EXPECT_TRUE(test, cufab_team_has_member(team, other, ctx->gpu_b));
+	/* the other node's gpu is not this node's gpu of that number */
+	KUNIT_EXPECT_FALSE(test, cufab_team_has(team, ctx->gpu_b));
+	KUNIT_EXPECT_TRUE(test, cufab_team_spans(team, other));
+	KUNIT_EXPECT_FALSE(test, cufab_team_complete(team));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_b, NULL));
+	KUNIT_EXPECT_TRUE(test, cufab_team_complete(team));
+	KUNIT_EXPECT_EQ(test, -ENOSPC,
+			cufab_team_add_remote(team, other, 5, clique));
+	cufab_team_describe(team, buf, sizeof(buf));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "3 of 3 devices"));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "/gpu"));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_wait(team, 0, "test"));
+	cufab_team_destroy(team);
+}
+
+/* Another node's bindings replace each other, and leave with the node. */
+static void remote_bindings_replace_and_drop(struct kunit *test)
+{
+	struct team_test_ctx *ctx = team_test_pair(test);
+	u16 other = cufab_node.node_index + 1;
+	struct cufab_team *team = team_new(test, 2, 4 * G, G);
+	struct cufab_alloc *mem;
+	struct cufab_binding *b;
+	LIST_HEAD(fresh);
+	LIST_HEAD(old);
+	int i;
+
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_remote(team, other, 0,
+						       team->clique));
+	mem = team_alloc(test, CUFAB_LOC_DEVICE, ctx->gpu_a, G, false);
+	/* no such member: nothing taken */
+	KUNIT_EXPECT_EQ(test, -ENOENT,
+			cufab_team_replace_bindings(team, other, 1, &fresh,
+						    &old));
+	/* two bindings of which the second overlaps the first */
+	for (i = 0; i < 2; i++) {
+		b = cufab_binding_new(0, G, mem, 0, NULL, NULL);
+		KUNIT_ASSERT_NOT_NULL(test, b);
+		list_add_tail(&b->list, &fresh);
+	}
+	KUNIT_EXPECT_EQ(test, 0,
+			cufab_team_replace_bindings(team, other, 0, &fresh,
+						    &old));
+	KUNIT_EXPECT_FALSE(test, list_empty(&fresh));
+	KUNIT_EXPECT_TRUE(test, list_empty(&old));
+	cufab_bindings_free(&fresh);
+	KUNIT_EXPECT_EQ(test, 1ull, cufab_team_bindings(team));
+	KUNIT_EXPECT_EQ(test, 0ull, cufab_team_local_bindings(team));
+	/* a new report replaces the old one whole */
+	b = cufab_binding_new(G, G, mem, 0, NULL, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	list_add_tail(&b->list, &fresh);
+	KUNIT_EXPECT_EQ(test, 0,
+			cufab_team_replace_bindings(team, other, 0, &fresh,
+						    &old));
+	KUNIT_EXPECT_TRUE(test, list_empty(&fresh));
+	KUNIT_EXPECT_FALSE(test, list_empty(&old));
+	cufab_bindings_free(&old);
+	KUNIT_EXPECT_EQ(test, 1ull, cufab_team_bindings(team));
+	KUNIT_EXPECT_EQ(test, 0ull, cufab_team_drop_node(team, other + 1, &old));
+	KUNIT_EXPECT_EQ(test, 1ull, cufab_team_drop_node(team, other, &old));
+	cufab_bindings_free(&old);
+	KUNIT_EXPECT_EQ(test, 0ull, cufab_team_bindings(team));
+	KUNIT_EXPECT_EQ(test, 1u, kref_read(&mem->ref));
+	cufab_alloc_put(mem);
+	cufab_team_destroy(team);
+}
+
+struct team_test_breaker {
+	struct delayed_work work;
+	struct cufab_team *team;
+};
+
+static void team_test_break(struct work_struct *work)
+{
+	struct team_test_breaker *k = container_of(to_delayed_work(work),
+						   struct team_test_breaker,
+						   work);
+
+	cufab_team_break(k->team, -EHOSTDOWN);
+}
+
+/* A lost member's node: the sleeper wakes, and the team refuses work. */
+static void broken_team_fails_waits_and_binds(struct kunit *test)
+{
+	struct team_test_ctx *ctx = team_test_pair(test);
+	struct cufab_team *team = team_new(test, 3, G, G);
+	struct team_test_breaker k = { .team = team };
+	struct cufab_alloc *mem;
+
+	KUNIT_EXPECT_EQ(test, 0, cufab_team_add_device(team, ctx->gpu_a, NULL));
+	INIT_DELAYED_WORK(&k.work, team_test_break);
+	schedule_delayed_work(&k.work, msecs_to_jiffies(20));
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN, cufab_team_wait(team, 0, "test"));
+	flush_delayed_work(&k.work);
+	KUNIT_EXPECT_EQ(test, 0u, team->waiters);
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN, cufab_team_wait(team, 0, "test"));
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN,
+			cufab_team_add_device(team, ctx->gpu_b, NULL));
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN,
+			cufab_team_add_remote(team, cufab_node.node_index + 1,
+					      0, team->clique));
+	mem = team_alloc(test, CUFAB_LOC_DEVICE, ctx->gpu_a, G, false);
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN,
+			team_bind(team, ctx->gpu_a, 0, G, mem, 0, A, NULL));
+	/* the first cause stays */
+	cufab_team_break(team, -EIO);
+	KUNIT_EXPECT_EQ(test, -EHOSTDOWN, team->broken);
+	KUNIT_EXPECT_EQ(test, 1u, kref_read(&mem->ref));
+	cufab_alloc_put(mem);
+	cufab_team_destroy(team);
+}
+
 static struct kunit_case cufab_team_cases[] = {
 	KUNIT_CASE(create_rejects_bad_args),
 	KUNIT_CASE(add_device_rules),
@@ -745,6 +882,9 @@ static struct kunit_case cufab_team_cases[] = {
 	KUNIT_CASE(destroy_with_live_bindings),
 	KUNIT_CASE(nomem_changes_nothing),
 	KUNIT_CASE(random_against_model),
+	KUNIT_CASE(remote_members_rules),
+	KUNIT_CASE(remote_bindings_replace_and_drop),
+	KUNIT_CASE(broken_team_fails_waits_and_binds),
 	{}
 };
 

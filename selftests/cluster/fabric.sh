@@ -7,7 +7,9 @@
 # Every node starts its cufab-imexd, then, printing KTAP:
 #
 #   1 the daemon is up: cufab-imexd -q says READY, -N "Domain State: UP"
-#   2 FABRIC memory is in the window (debugfs window: the slice shrank)
+#   2 FABRIC memory is in the window (debugfs window: the slice shrank),
+#     and so is a FABRIC memory pool's chunk (fabric_team pool) when the
+#     slice can hold a 32 MiB chunk (--window-mib 128; not by default)
 #   3 this node's export is read and written by the other node, and this
 #     node reads and writes the other's (both ways at once), with a copy
 #     out of the remote memory timed against a local copy
@@ -15,18 +17,23 @@
 #     (CUDA_ERROR_NOT_PERMITTED), by the exporting node's check
 #   5 with this node's daemon stopped (SIGTERM), an import of the other
 #     node's handle fails with CUDA_ERROR_SYSTEM_NOT_READY
-#   6 node 1 maps memory node 0 lends (only node 1's import keeps it),
+#   6 a multicast team over every node (two GPUs each, the object
+#     exported as FABRIC by node 0): the binds wait for the whole team,
+#     node 0's broadcast reaches every replica, every node's load-reduce
+#     sums every member, a reduce reaches every replica (fabric_team run)
+#   7 node 1 maps memory node 0 lends (only node 1's import keeps it),
 #     and node 0's daemon stops (SIGTERM): node 1's import is revoked
 #     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
 #     copy, map and export ILLEGAL_STATE, unmap and release succeed), and
 #     node 0 has the memory back once node 1 confirmed
-#   7 the same with node 1's link cut (tools/vm/cluster --cut
+#   8 the same with node 1's link cut (tools/vm/cluster --cut
 #     1@file:cut1), grace time 0: both nodes see the domain DOWN, node 1
 #     revokes its import, node 0 reclaims the memory. Last: the link stays
 #     cut
 #
-# A node killed under a mapping is selftests/cluster/kill.sh's (on the
-# debug kernel, for kmemleak on the survivor).
+# A node killed under a mapping, and under a team bind waiting for one of
+# its devices, is selftests/cluster/kill.sh's (on the debug kernel, for
+# kmemleak on the survivor).
 #
 # Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
 # CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
@@ -36,6 +43,7 @@ nodes=${CUFAB_NODES:?}
 dir=${CUFAB_CLUSTER_DIR:?}
 here=$(cd "$(dirname "$0")" && pwd)
 mem=$here/fabric_mem
+team=$here/fabric_team
 imexd=$here/../bin/cufab-imexd
 dbg=/sys/kernel/debug/cufab
 size=$((4 << 20))
@@ -117,7 +125,7 @@ done
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"
-echo "1..7"
+echo "1..8"
 echo "# node $me of $nodes"
 
 # IMEX's keys; grace 0: a lost node is cleaned up at once
@@ -148,7 +156,14 @@ free_after=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
 rc=0
 [ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
 echo "# window: $(cat "$dbg/window")"
-result "$rc" 2 "node $me's FABRIC allocation takes $size bytes of its window slice"
+# a pool grows by 32 MiB chunks: only a slice that holds one can check it
+slice=$(sed -n 's/.* slice \([0-9]*\).*/\1/p' "$dbg/window")
+if [ "${slice:-0}" -ge $((32 << 20)) ]; then
+	"$team" pool "$dir" || rc=1
+else
+	echo "# FABRIC pool chunk not checked: the slice ($slice bytes) is smaller than a 32 MiB pool chunk (tools/vm/cluster --window-mib 128)"
+fi
+result "$rc" 2 "node $me's FABRIC allocation and FABRIC pool chunk are in its window slice"
 
 t=$(date +%s)
 rc=0
@@ -183,6 +198,20 @@ wait "$exporter"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memory is SYSTEM_NOT_READY"
 
+# The daemons again, for the team.
+barrier team
+"$imexd" -c "$cfg" 2>>"$log" &
+daemon=$!
+rc=0
+wait_state UP || rc=1
+t=$(date +%s)
+"$team" run "$dir" || rc=1
+echo "# team case in $(($(date +%s) - t)) s"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 6 "a multicast team over $nodes nodes forms, broadcasts and reduces"
+kill -TERM "$daemon"
+wait "$daemon"
+
 # Revocation: node 1 maps memory node 0 lends, then node 0's daemon
 # stops: node 0's exports end on node 1.
 barrier revoke
@@ -201,11 +230,11 @@ if [ "$me" = 0 ]; then
 	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
 	touch "$dir/h-rev.gone"
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 6 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
+	result "$rc" 7 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
 else
 	"$mem" hold "$dir/h-rev" "$size" || rc=1
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 6 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
+	result "$rc" 7 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
 fi
 
 # A link cut: node 1 is cut off from the switch while it maps node 0's
@@ -235,7 +264,7 @@ else
 	wait "$holder" || rc=1
 fi
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
-result "$rc" 7 "with node 1's link cut (grace 0), node 1 revokes its import and node 0 reclaims the memory"
+result "$rc" 8 "with node 1's link cut (grace 0), node 1 revokes its import and node 0 reclaims the memory"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

@@ -13,6 +13,9 @@
 #     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
 #     copy, map and export ILLEGAL_STATE, unmap and release succeed)
 #     (node 1 only: node 0 prints nothing more)
+#   3 in the same death, node 1's bind to a multicast team still waiting
+#     for a device of node 0 fails with CUDA_ERROR_SYSTEM_NOT_READY, and
+#     so does the next one (fabric_team half / hold)
 #
 # Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
 # CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
@@ -21,6 +24,7 @@ me=${CUFAB_NODE_INDEX:?not run by tools/vm/cluster}
 dir=${CUFAB_CLUSTER_DIR:?}
 here=$(cd "$(dirname "$0")" && pwd)
 mem=$here/fabric_mem
+team=$here/fabric_team
 imexd=$here/../bin/cufab-imexd
 size=$((4 << 20))
 log=/tmp/imexd.log
@@ -48,6 +52,17 @@ wait_state()
 	[ "$n" -lt 600 ]
 }
 
+# wait_for FILE: 120 s at most.
+wait_for()
+{
+	n=0
+	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -e "$1" ]
+}
+
 # the library takes IMEX channel 0
 major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
 mkdir -p /dev/cufab-imex-channels
@@ -55,7 +70,7 @@ mknod -m 0600 /dev/cufab-imex-channels/channel0 c "$major" 0 2>/dev/null
 
 echo "TAP version 13"
 echo "# cluster suite: failure"
-echo "1..2"
+echo "1..3"
 cfg=/tmp/imex.cfg
 printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
 	"$CUFAB_NODE_CONFIG" >"$cfg"
@@ -69,12 +84,16 @@ echo "# domain UP after $(($(date +%s) - start)) s"
 result "$rc" 1 "node $me's cufab-imexd sees the domain UP"
 
 if [ "$me" = 0 ]; then
-	"$mem" lend "$dir/h-kill" "$size" && touch "$dir/kill0"
+	"$team" half "$dir" &
+	"$mem" lend "$dir/h-kill" "$size" &&
+		wait_for "$dir/mc-kill.waiting" && touch "$dir/kill0"
 	# killed here
 	wait
 	exit "$failed"
 fi
 rc=0
+"$team" hold "$dir" &
+teamer=$!
 "$mem" hold "$dir/h-kill" "$size" &
 holder=$!
 t=$(date +%s)
@@ -84,6 +103,9 @@ touch "$dir/h-kill.gone"
 wait "$holder" || rc=1
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 2 "node $me's import is revoked when node 0 dies under its mapping"
+rc=0
+wait "$teamer" || rc=1
+result "$rc" 3 "node $me's bind waiting for node 0's device fails when node 0 dies"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

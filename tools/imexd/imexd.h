@@ -38,6 +38,12 @@ enum imexd_msg_type {
 	/* 1.1, optional: an older peer ignores them (Failure, multinode.rst) */
 	IMEXD_REVOKE = IMEXD_MSG_OPTIONAL | 0x20,
 	IMEXD_REVOKE_DONE,
+	/*
+	 * 1.1: teams across nodes; the payload is the kernels' TEAM record,
+	 * carried unread (Documentation/multinode.rst)
+	 */
+	IMEXD_TEAM_JOIN = IMEXD_MSG_OPTIONAL | 0x10,
+	IMEXD_TEAM_STATE = IMEXD_MSG_OPTIONAL | 0x11,
 };
 
 struct imexd_hdr {
@@ -72,7 +78,14 @@ struct imexd_resolved {
 	uint64_t offset;
 	uint64_t length;
 	uint64_t token;
+	/* 1.1, absent from a 1.0 peer (then zero: memory) */
+	uint32_t kind;		/* CUFAB_IMEX_KIND_* */
+	uint32_t devices;	/* a multicast object's numDevices */
+	uint64_t id;		/* its allocation id on its home node */
 } __attribute__((packed));
+
+/* the bytes of a 1.0 RESOLVED */
+#define IMEXD_RESOLVED_V10	40
 
 struct imexd_release {
 	uint64_t token;
@@ -136,6 +149,7 @@ int kernel_export_put(int node, uint64_t token);
 int kernel_node_down(int node);
 int kernel_revoke(int node);
 void kernel_drain(struct imexd *d);
+int kernel_team(uint16_t type, int node, const void *rec, uint32_t len);
 void kernel_close(void);
 
 /* peer.c */
@@ -147,6 +161,8 @@ void peer_writable(struct imexd *d, struct peer *p);
 int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
 		 const uint8_t *handle);
 void peer_release(struct imexd *d, int node, uint64_t token);
+void peer_team(struct imexd *d, uint16_t type, int node, const void *rec,
+	       uint32_t len);
 void peer_bye(struct imexd *d);
 int peer_revoke_all(struct imexd *d);
 bool peer_revoking(const struct imexd *d);

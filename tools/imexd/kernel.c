@@ -32,6 +32,10 @@ static struct nla_policy policy[CUFAB_IMEX_A_MAX + 1] = {
 	[CUFAB_IMEX_A_LENGTH] = { .type = NLA_U64 },
 	[CUFAB_IMEX_A_TOKEN] = { .type = NLA_U64 },
 	[CUFAB_IMEX_A_DEV] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_TEAM] = { .maxlen = CUFAB_IMEX_TEAM_MAX },
+	[CUFAB_IMEX_A_KIND] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_DEVICES] = { .type = NLA_U32 },
+	[CUFAB_IMEX_A_ID] = { .type = NLA_U64 },
 };
 
 static struct nl_sock *open_sock(void)
@@ -153,6 +157,15 @@ static int on_request(struct nl_msg *msg, void *arg)
 			peer_release(d, nla_get_u32(tb[CUFAB_IMEX_A_NODE]),
 				     nla_get_u64(tb[CUFAB_IMEX_A_TOKEN]));
 		break;
+	case CUFAB_IMEX_CMD_TEAM_JOIN:
+	case CUFAB_IMEX_CMD_TEAM_STATE:
+		if (tb[CUFAB_IMEX_A_NODE] && tb[CUFAB_IMEX_A_TEAM])
+			peer_team(d, gh->cmd == CUFAB_IMEX_CMD_TEAM_JOIN ?
+				  IMEXD_TEAM_JOIN : IMEXD_TEAM_STATE,
+				  nla_get_u32(tb[CUFAB_IMEX_A_NODE]),
+				  nla_data(tb[CUFAB_IMEX_A_TEAM]),
+				  nla_len(tb[CUFAB_IMEX_A_TEAM]));
+		break;
 	}
 	return NL_OK;
 }
@@ -181,6 +194,9 @@ int kernel_open(struct imexd *d)
 		return -1;
 	}
 	nl_socket_disable_seq_check(ev_sock);
+	/* a TEAM record is up to 60000 bytes: read each message whole */
+	nl_socket_enable_msg_peek(ev_sock);
+	nl_socket_set_buffer_size(ev_sock, 1 << 20, 0);
 	nl_socket_modify_cb(ev_sock, NL_CB_VALID, NL_CB_CUSTOM, on_request, d);
 	msg = new_msg(CUFAB_IMEX_CMD_REGISTER);
 	if (!msg || nla_put_u32(msg, CUFAB_IMEX_A_NODE, d->me)) {
@@ -209,7 +225,11 @@ int kernel_resolved(uint64_t req_id, const struct imexd_resolved *r)
 	     (nla_put_u64(msg, CUFAB_IMEX_A_OFFSET, r->offset) ||
 	      nla_put_u64(msg, CUFAB_IMEX_A_LENGTH, r->length) ||
 	      nla_put_u64(msg, CUFAB_IMEX_A_TOKEN, r->token) ||
-	      nla_put_u32(msg, CUFAB_IMEX_A_DEV, r->dev)))) {
+	      nla_put_u32(msg, CUFAB_IMEX_A_DEV, r->dev))) ||
+	    (!r->status && r->kind &&
+	     (nla_put_u32(msg, CUFAB_IMEX_A_KIND, r->kind) ||
+	      nla_put_u32(msg, CUFAB_IMEX_A_DEVICES, r->devices) ||
+	      nla_put_u64(msg, CUFAB_IMEX_A_ID, r->id)))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -238,6 +258,12 @@ static int on_export(struct nl_msg *msg, void *arg)
 	r->length = nla_get_u64(tb[CUFAB_IMEX_A_LENGTH]);
 	r->token = nla_get_u64(tb[CUFAB_IMEX_A_TOKEN]);
 	r->dev = nla_get_u32(tb[CUFAB_IMEX_A_DEV]);
+	if (tb[CUFAB_IMEX_A_KIND])
+		r->kind = nla_get_u32(tb[CUFAB_IMEX_A_KIND]);
+	if (tb[CUFAB_IMEX_A_DEVICES])
+		r->devices = nla_get_u32(tb[CUFAB_IMEX_A_DEVICES]);
+	if (tb[CUFAB_IMEX_A_ID])
+		r->id = nla_get_u64(tb[CUFAB_IMEX_A_ID]);
 	return NL_OK;
 }
 
@@ -302,6 +328,24 @@ void kernel_drain(struct imexd *d)
 
 	while (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLIN))
 		kernel_receive(d);
+}
+
+/* A TEAM record of node @node for this node's kernel. */
+int kernel_team(uint16_t type, int node, const void *rec, uint32_t len)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(len + 256);
+
+	if (!msg)
+		return -ENOMEM;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0,
+			 type == IMEXD_TEAM_JOIN ? CUFAB_IMEX_CMD_TEAM_JOIN :
+			 CUFAB_IMEX_CMD_TEAM_STATE, CUFAB_IMEX_GENL_VERSION) ||
+	    nla_put_u32(msg, CUFAB_IMEX_A_NODE, node) ||
+	    nla_put(msg, CUFAB_IMEX_A_TEAM, len, rec)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return send_cmd(msg);
 }
 
 void kernel_close(void)

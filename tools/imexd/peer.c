@@ -62,7 +62,8 @@ const char *peer_state_letter(const struct peer *p)
 static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 		    const void *payload, uint32_t len)
 {
-	unsigned char buf[sizeof(struct imexd_hdr) + 128];
+	unsigned char small[sizeof(struct imexd_hdr) + 128], *buf = small;
+	ssize_t sent;
 	struct imexd_hdr h = {
 		.magic = htole32(IMEXD_MAGIC),
 		.version = htole16(IMEXD_VERSION),
@@ -74,12 +75,20 @@ static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 		.instance = htole64(d->instance),
 	};
 
-	if (p->fd < 0 || len > sizeof(buf) - sizeof(h))
+	if (p->fd < 0 || len > IMEXD_MAX_PAYLOAD)
+		return -1;
+	/* one send, so that a message is never split by another's */
+	if (len > sizeof(small) - sizeof(h))
+		buf = malloc(sizeof(h) + len);
+	if (!buf)
 		return -1;
 	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), payload, len);
-	if (send(p->fd, buf, sizeof(h) + len, MSG_NOSIGNAL) !=
-	    (ssize_t)(sizeof(h) + len))
+	if (len)
+		memcpy(buf + sizeof(h), payload, len);
+	sent = send(p->fd, buf, sizeof(h) + len, MSG_NOSIGNAL);
+	if (buf != small)
+		free(buf);
+	if (sent != (ssize_t)(sizeof(h) + len))
 		return -1;
 	p->last_tx = time(NULL);
 	return 0;
@@ -203,21 +212,29 @@ static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
 	r.offset = htole64(r.offset);
 	r.length = htole64(r.length);
 	r.token = htole64(r.token);
+	r.kind = htole32(r.kind);
+	r.devices = htole32(r.devices);
+	r.id = htole64(r.id);
 	send_msg(d, p, IMEXD_RESOLVED, &r, sizeof(r));
 }
 
-static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
+static void on_resolved(struct imexd *d, struct peer *p, const void *payload,
+			uint32_t len)
 {
-	const struct imexd_resolved *m = payload;
-	struct imexd_resolved r;
+	struct imexd_resolved all = { 0 }, *m = &all, r;
 	int i;
 
+	/* a 1.0 peer's answer ends before kind: memory */
+	memcpy(&all, payload, len < sizeof(all) ? len : sizeof(all));
 	r.req_id = le64toh(m->req_id);
 	r.status = (int32_t)le32toh(m->status);
 	r.dev = le32toh(m->dev);
 	r.offset = le64toh(m->offset);
 	r.length = le64toh(m->length);
 	r.token = le64toh(m->token);
+	r.kind = le32toh(m->kind);
+	r.devices = le32toh(m->devices);
+	r.id = le64toh(m->id);
 	for (i = 0; i < IMEXD_MAX_PENDING; i++) {
 		if (d->pending[i].used && d->pending[i].req_id == r.req_id &&
 		    d->pending[i].node == p->index) {
@@ -263,7 +280,7 @@ static const uint32_t min_len[] = {
 	[IMEXD_HELLO] = sizeof(struct imexd_hello),
 	[IMEXD_HELLO_ACK] = sizeof(struct imexd_hello),
 	[IMEXD_RESOLVE] = sizeof(struct imexd_resolve),
-	[IMEXD_RESOLVED] = sizeof(struct imexd_resolved),
+	[IMEXD_RESOLVED] = IMEXD_RESOLVED_V10,
 	[IMEXD_RELEASE] = sizeof(struct imexd_release),
 };
 
@@ -290,7 +307,13 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 		on_resolve(d, p, payload);
 		return true;
 	case IMEXD_RESOLVED:
-		on_resolved(d, p, payload);
+		on_resolved(d, p, payload, len);
+		return true;
+	case IMEXD_TEAM_JOIN:
+	case IMEXD_TEAM_STATE:
+		if (kernel_team(type, p->index, payload, len))
+			imexd_log("node %d: the kernel refused a team message (type 0x%x, %u bytes)",
+				  p->index, type, len);
 		return true;
 	case IMEXD_RELEASE:
 		kernel_export_put(p->index,
@@ -532,6 +555,19 @@ void peer_release(struct imexd *d, int node, uint64_t token)
 	    send_msg(d, &d->peers[node], IMEXD_RELEASE, &m, sizeof(m)))
 		imexd_log("node %d: release of import %llu not delivered (node %s)",
 			  node, (unsigned long long)token,
+			  node >= 0 && node < d->nodes ?
+			  state_names[d->peers[node].state] : "unknown");
+}
+
+/* A team record of this node's kernel for node @node, carried unread. */
+void peer_team(struct imexd *d, uint16_t type, int node, const void *rec,
+	       uint32_t len)
+{
+	if (node < 0 || node >= d->nodes || node == d->me ||
+	    d->peers[node].state != PEER_UP ||
+	    send_msg(d, &d->peers[node], type, rec, len))
+		imexd_log("node %d: team message (type 0x%x) not delivered (node %s)",
+			  node, type,
 			  node >= 0 && node < d->nodes ?
 			  state_names[d->peers[node].state] : "unknown");
 }

@@ -49,6 +49,15 @@ enum cufab_imex_cmd {
 	 * released (RELEASE) once no page of it is in use; returns then
 	 */
 	CUFAB_IMEX_CMD_REVOKE,
+	/*
+	 * both ways, a multicast team across nodes: kernel to daemon, NODE is
+	 * the node the TEAM record is for; daemon to kernel (do), NODE is the
+	 * node it came from. JOIN asks the team's home node for a member;
+	 * STATE carries members and bindings (Documentation/multinode.rst,
+	 * "Teams across nodes"). The daemons carry TEAM unread.
+	 */
+	CUFAB_IMEX_CMD_TEAM_JOIN,
+	CUFAB_IMEX_CMD_TEAM_STATE,
 	__CUFAB_IMEX_CMD_MAX,
 };
 
@@ -66,9 +75,20 @@ enum cufab_imex_attr {
 	CUFAB_IMEX_A_LENGTH,	/* u64, its length in bytes */
 	CUFAB_IMEX_A_TOKEN,	/* u64, the exporter's name of one import */
 	CUFAB_IMEX_A_DEV,	/* u32, the exporter's GPU of the allocation */
+	CUFAB_IMEX_A_TEAM,	/* binary, a team record, kernel to kernel */
+	CUFAB_IMEX_A_KIND,	/* u32, CUFAB_IMEX_KIND_*; absent: memory */
+	CUFAB_IMEX_A_DEVICES,	/* u32, a multicast object's numDevices */
+	CUFAB_IMEX_A_ID,	/* u64, its allocation id on its home node */
 	__CUFAB_IMEX_A_MAX,
 };
 
 #define CUFAB_IMEX_A_MAX (__CUFAB_IMEX_A_MAX - 1)
+
+/* what an EXPORT_GET / RESOLVED answer names */
+#define CUFAB_IMEX_KIND_MEMORY		0
+#define CUFAB_IMEX_KIND_MULTICAST	1
+
+/* the largest TEAM record, within the daemons' 64 KiB payload */
+#define CUFAB_IMEX_TEAM_MAX		60000
 
 #endif /* _UAPI_LINUX_CUFAB_IMEX_H */

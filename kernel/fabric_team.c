@@ -1,0 +1,799 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Multicast teams across nodes (Documentation/multinode.rst, "Teams across
+ * nodes"): a multicast object exported as FABRIC on its home node and
+ * imported on others, whose devices join from every node.
+ *
+ * The home node orders the team: its object's team (team.c) holds every
+ * member, this node's and the other nodes', and the other nodes join
+ * through it (TEAM_JOIN, answered by a TEAM_STATE that echoes the
+ * request). An importing node holds an object of its own for the team
+ * (cufab_mc_create_span()), whose team mirrors the home's members. Each
+ * node owns the bindings of its own members and tells them (TEAM_STATE):
+ * an importer to the home node, the home node to every importer. Another
+ * node's binding is a window range of that node; here it becomes an
+ * allocation over those window pages (cufab_remote_pages), so multimem
+ * stores, loads and reductions reach every member's replica wherever it
+ * is, and a bind waits for remote members as for local ones.
+ *
+ * A lost node (NODE_DOWN) breaks every team with a member on it, every
+ * incomplete team it imported, and every team whose home it was: their
+ * waits, binds and adds fail with -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY)
+ * and its replicas leave the team.
+ *
+ * Layering: multicast.c calls in through struct cufab_mc_span_ops and
+ * fabric_remote.c through struct cufab_remote_team_ops, both registered
+ * here; this file calls down into both, never the other way.
+ *
+ * Locking: cufab_team_fabric_lock protects the requests waiting for an
+ * answer and serializes imports (one object per team and node); it is
+ * never held across a send, a wait or a call into a team.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+#include <linux/cufab.h>
+#include <linux/cufab_imex.h>
+
+#include "cufab.h"
+#include "fabric.h"
+
+/* how long a join waits for the home node's answer */
+#define CUFAB_TEAM_TIMEOUT	(10 * HZ)
+/* bindings one TEAM_STATE carries: 32 bytes each, within the 60000 */
+#define CUFAB_TEAM_MAX_BINDINGS	1024
+
+/* the TEAM record, little-endian, as the daemons carry it */
+struct cufab_wire_member {
+	__le16 node;
+	__le16 gpu;
+	__le32 clique;
+} __packed;
+
+struct cufab_wire_binding {
+	__le16 member;		/* index in the record's members */
+	__le16 reserved;
+	__le32 reserved2;
+	__le64 offset;		/* in the object */
+	__le64 size;
+	__le64 window;		/* where the memory is in the window */
+} __packed;
+
+/**
+ * struct cufab_wire_team - TEAM_JOIN and TEAM_STATE
+ * @req_id: a JOIN's request, echoed by the STATE that answers it; 0
+ * @id: the object's allocation id on its home node
+ * @home: the home node
+ * @kind: 1, a multicast object
+ * @nmembers: entries of @members
+ * @nbindings: bindings after the members
+ * @size: devices the team wants
+ * @status: with @req_id, the join's answer; without, 0 or the errno the
+ *	team is broken with
+ * @members: a JOIN's member, or a STATE's members
+ */
+struct cufab_wire_team {
+	__le64 req_id;
+	__le64 id;
+	__le16 home;
+	__le16 kind;
+	__le16 nmembers;
+	__le16 nbindings;
+	__le32 size;
+	__le32 status;
+	struct cufab_wire_member members[];
+} __packed;
+
+#define CUFAB_WIRE_KIND_MC	1
+
+static_assert(sizeof(struct cufab_wire_team) == 32);
+
+/* the state of an object imported from its home node (mc->span) */
+struct cufab_mc_span {
+	unsigned int home;
+	u64 id;
+	u64 token;
+};
+
+/* a join waiting for the home node's answer */
+struct cufab_team_req {
+	struct completion done;
+	bool answered;
+	unsigned int home;
+	int status;
+};
+
+static DEFINE_MUTEX(cufab_team_fabric_lock);
+static DEFINE_MUTEX(cufab_team_import_lock);
+static DEFINE_XARRAY_ALLOC1(cufab_team_reqs);
+
+/* ---- the record ---- */
+
+static size_t cufab_wire_size(u32 nmembers, u32 nbindings)
+{
+	return sizeof(struct cufab_wire_team) +
+	       nmembers * sizeof(struct cufab_wire_member) +
+	       nbindings * sizeof(struct cufab_wire_binding);
+}
+
+static struct cufab_wire_binding *cufab_wire_bindings(struct cufab_wire_team *w)
+{
+	return (struct cufab_wire_binding *)&w->members[le16_to_cpu(w->nmembers)];
+}
+
+/* Where a binding's memory starts in the window; false: not there. */
+static bool cufab_team_window_of(const struct cufab_binding *b, u64 *off)
+{
+	const struct cufab_alloc *alloc = b->alloc;
+
+	if (alloc->provider == &cufab_window_pages)
+		*off = cufab_window_alloc_offset(alloc);
+	else if (alloc->provider == &cufab_remote_pages)
+		*off = ((const struct cufab_remote_import *)alloc->priv)->offset;
+	else
+		return false;
+	*off += b->mem_offset;
+	return true;
+}
+
+/* One member and its bindings into @w. Context: team->lock held. */
+static void cufab_team_fill_member(struct cufab_team *team, u32 i,
+				   struct cufab_wire_team *w, u32 max_b)
+{
+	struct cufab_team_member *m = &team->members[i];
+	u16 idx = le16_to_cpu(w->nmembers);
+	struct cufab_wire_binding *wb;
+	struct cufab_gpu_facts f;
+	struct cufab_binding *b;
+	u64 window;
+
+	w->members[idx].node = cpu_to_le16(m->node);
+	w->members[idx].gpu = cpu_to_le16(m->gpu);
+	w->members[idx].clique = cpu_to_le32(team->clique);
+	if (cufab_team_member_local(m) && !cufab_gpu_facts(m->gpu, &f))
+		w->members[idx].clique = cpu_to_le32(f.clique);
+	w->nmembers = cpu_to_le16(idx + 1);
+	for (b = cufab_bindmap_first_from(&m->map, 0); b;
+	     b = cufab_bindmap_next(b)) {
+		if (le16_to_cpu(w->nbindings) >= max_b) {
+			pr_warn_ratelimited("%s: more than %u bindings: the other nodes see the first %u\n",
+					    team->name, max_b, max_b);
+			return;
+		}
+		if (!cufab_team_window_of(b, &window))
+			continue;
+		/* bindings follow the members: written once these are */
+		wb = (struct cufab_wire_binding *)((u8 *)w + sizeof(*w) +
+			team->size * sizeof(struct cufab_wire_member)) +
+		     le16_to_cpu(w->nbindings);
+		wb->member = cpu_to_le16(idx);
+		wb->offset = cpu_to_le64(b->offset);
+		wb->size = cpu_to_le64(b->size);
+		wb->window = cpu_to_le64(window);
+		le16_add_cpu(&w->nbindings, 1);
+	}
+}
+
+/*
+ * The record of @team: every member (only this node's when @local) and
+ * their bindings. Bindings are written after room for team->size members
+ * and moved up to follow the members actually written. NULL on -ENOMEM.
+ */
+static struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
+						unsigned int home, u64 id,
+						bool local, size_t *len)
+{
+	u32 max_b = min_t(u64, cufab_team_bindings(team) + 16,
+			  CUFAB_TEAM_MAX_BINDINGS);
+	struct cufab_wire_team *w;
+	u32 i, nm, nb;
+
+	w = kvzalloc(cufab_wire_size(team->size, max_b), GFP_KERNEL);
+	if (!w)
+		return NULL;
+	w->id = cpu_to_le64(id);
+	w->home = cpu_to_le16(home);
+	w->kind = cpu_to_le16(CUFAB_WIRE_KIND_MC);
+	w->size = cpu_to_le32(team->size);
+	mutex_lock(&team->lock);
+	w->status = cpu_to_le32(team->broken);
+	for (i = 0; i < team->joined; i++)
+		if (!local || cufab_team_member_local(&team->members[i]))
+			cufab_team_fill_member(team, i, w, max_b);
+	mutex_unlock(&team->lock);
+	nm = le16_to_cpu(w->nmembers);
+	nb = le16_to_cpu(w->nbindings);
+	memmove(&w->members[nm], &w->members[team->size],
+		nb * sizeof(struct cufab_wire_binding));
+	*len = cufab_wire_size(nm, nb);
+	return w;
+}
+
+/* Is a record from another node whole and sane? */
+static struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
+						unsigned int *from)
+{
+	struct cufab_wire_team *w;
+	struct cufab_wire_binding *wb;
+	size_t len;
+	u32 i, nm;
+
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_TEAM))
+		return NULL;
+	*from = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	w = nla_data(info->attrs[CUFAB_IMEX_A_TEAM]);
+	len = nla_len(info->attrs[CUFAB_IMEX_A_TEAM]);
+	if (*from == cufab_node.node_index || *from >= cufab_domain_nodes() ||
+	    len < sizeof(*w))
+		return NULL;
+	nm = le16_to_cpu(w->nmembers);
+	if (le16_to_cpu(w->kind) != CUFAB_WIRE_KIND_MC ||
+	    nm > CUFAB_MAX_GPUS ||
+	    len != cufab_wire_size(nm, le16_to_cpu(w->nbindings)))
+		return NULL;
+	for (i = 0; i < nm; i++)
+		if (le16_to_cpu(w->members[i].node) >= cufab_domain_nodes() ||
+		    le16_to_cpu(w->members[i].gpu) >= CUFAB_MAX_GPUS)
+			return NULL;
+	wb = cufab_wire_bindings(w);
+	for (i = 0; i < le16_to_cpu(w->nbindings); i++)
+		if (le16_to_cpu(wb[i].member) >= nm)
+			return NULL;
+	return w;
+}
+
+/* ---- another node's replicas ---- */
+
+static void cufab_team_view_release(struct cufab_alloc *alloc)
+{
+	kfree(alloc->priv);
+}
+
+/*
+ * Another node's bound memory, seen where it is in the window: no pages
+ * of this node, never a handle, only a binding of a team.
+ */
+static const struct cufab_alloc_ops cufab_team_view_ops = {
+	.name = "team replica of another node",
+	.flags = CUFAB_ALLOC_REMOTE,
+	.page = cufab_alloc_store_page,
+	.release = cufab_team_view_release,
+};
+
+/* A binding of @team for another node's @wb, or NULL (logged). */
+static struct cufab_binding *cufab_team_view(struct cufab_team *team,
+					     unsigned int node, u32 gpu,
+					     const struct cufab_wire_binding *wb)
+{
+	u64 off = le64_to_cpu(wb->offset), size = le64_to_cpu(wb->size);
+	struct cufab_alloc_desc desc = {
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = gpu,
+		.length = size,
+		.ops = &cufab_team_view_ops,
+		.provider = &cufab_remote_pages,
+	};
+	struct cufab_remote_import *imp;
+	struct cufab_binding *b;
+	struct cufab_alloc *alloc;
+
+	if (!size || !IS_ALIGNED(off | size, team->align) ||
+	    off > team->length || size > team->length - off ||
+	    !cufab_window_owns(le64_to_cpu(wb->window), size, node)) {
+		pr_warn_ratelimited("%s: node %u gpu %u: binding [0x%llx, +0x%llx) at window 0x%llx is outside the object or the node's slice: ignored\n",
+				    team->name, node, gpu, off, size,
+				    le64_to_cpu(wb->window));
+		return NULL;
+	}
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	if (!imp)
+		return NULL;
+	imp->node = node;
+	imp->offset = le64_to_cpu(wb->window);
+	desc.priv = imp;
+	alloc = cufab_alloc_create(&desc);
+	if (IS_ERR(alloc)) {
+		kfree(imp);
+		return NULL;
+	}
+	b = cufab_binding_new(off, size, alloc, 0, NULL, NULL);
+	cufab_alloc_put(alloc);		/* the binding's, if any, remains */
+	return b;
+}
+
+/* Member @idx of @w (another node's) gets exactly the bindings @w lists. */
+static void cufab_team_apply_bindings(struct cufab_team *team,
+				      struct cufab_wire_team *w, u32 idx)
+{
+	struct cufab_wire_binding *wb = cufab_wire_bindings(w);
+	unsigned int node = le16_to_cpu(w->members[idx].node);
+	u32 gpu = le16_to_cpu(w->members[idx].gpu), i;
+	struct cufab_binding *b;
+	LIST_HEAD(fresh);
+	LIST_HEAD(old);
+
+	for (i = 0; i < le16_to_cpu(w->nbindings); i++) {
+		if (le16_to_cpu(wb[i].member) != idx)
+			continue;
+		b = cufab_team_view(team, node, gpu, &wb[i]);
+		if (b)
+			list_add_tail(&b->list, &fresh);
+	}
+	cufab_team_replace_bindings(team, node, gpu, &fresh, &old);
+	/* overlapping ones stayed on @fresh */
+	cufab_bindings_free(&fresh);
+	cufab_bindings_free(&old);
+}
+
+/* ---- sending ---- */
+
+/* TEAM_STATE of @mc (this node is its home) to every importer but @skip. */
+static void cufab_team_broadcast(struct cufab_mc *mc, int skip, int to,
+				 u64 req_id, int status)
+{
+	unsigned long *nodes;
+	struct cufab_wire_team *w;
+	unsigned int node;
+	size_t len;
+
+	nodes = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
+	if (!nodes)
+		return;
+	cufab_remote_importers(mc->alloc, nodes);
+	if (to >= 0)
+		__set_bit(to, nodes);
+	if (bitmap_empty(nodes, CUFAB_MAX_NODES))
+		goto out;
+	w = cufab_team_build(mc->team, cufab_node.node_index, mc->alloc->id,
+			     false, &len);
+	if (!w)
+		goto out;
+	for_each_set_bit(node, nodes, CUFAB_MAX_NODES) {
+		if (node == skip)
+			continue;
+		w->req_id = cpu_to_le64(node == to ? req_id : 0);
+		if (node == to && status)
+			w->status = cpu_to_le32(status);
+		if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, node, w, len))
+			pr_info_ratelimited("%s: node %u could not be told the team's state (no cufab-imexd)\n",
+					    mc->team->name, node);
+		w->status = cpu_to_le32(READ_ONCE(mc->team->broken));
+	}
+	kvfree(w);
+out:
+	bitmap_free(nodes);
+}
+
+/* This node's members of an imported object and their bindings, home. */
+static void cufab_team_report(struct cufab_mc *mc)
+{
+	struct cufab_mc_span *span = mc->span;
+	struct cufab_wire_team *w;
+	size_t len;
+
+	w = cufab_team_build(mc->team, span->home, span->id, true, &len);
+	if (!w)
+		return;
+	if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, span->home, w, len))
+		pr_info_ratelimited("%s: home node %u could not be told this node's bindings (no cufab-imexd)\n",
+				    mc->team->name, span->home);
+	kvfree(w);
+}
+
+/*
+ * Send @w (a JOIN) to the home node of @span and wait for its answer.
+ * 0 or the home's refusal; -EHOSTDOWN without a daemon or when the home
+ * node is lost; -ETIMEDOUT; -EINTR on a fatal signal.
+ */
+static int cufab_team_ask(struct cufab_mc_span *span,
+			  struct cufab_wire_team *w, size_t len)
+{
+	struct cufab_team_req req = { .home = span->home };
+	u32 id;
+	int ret;
+
+	init_completion(&req.done);
+	mutex_lock(&cufab_team_fabric_lock);
+	ret = xa_alloc(&cufab_team_reqs, &id, &req, xa_limit_32b, GFP_KERNEL);
+	mutex_unlock(&cufab_team_fabric_lock);
+	if (ret)
+		return ret;
+	w->req_id = cpu_to_le64(id);
+	ret = cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_JOIN, span->home, w,
+				   len);
+	if (!ret &&
+	    !wait_for_completion_killable_timeout(&req.done,
+						  CUFAB_TEAM_TIMEOUT))
+		ret = -ETIMEDOUT;
+	mutex_lock(&cufab_team_fabric_lock);
+	xa_erase(&cufab_team_reqs, id);
+	if (req.answered)
+		ret = req.status;
+	else if (!ret)
+		ret = -EINTR;
+	mutex_unlock(&cufab_team_fabric_lock);
+	return ret;
+}
+
+/* Answer request @id of this node, if it still waits. */
+static void cufab_team_answer(u64 id, unsigned int home, int status)
+{
+	struct cufab_team_req *req;
+
+	mutex_lock(&cufab_team_fabric_lock);
+	req = id <= U32_MAX ? xa_load(&cufab_team_reqs, id) : NULL;
+	if (req && !req->answered && req->home == home) {
+		req->status = status;
+		req->answered = true;
+		complete(&req->done);
+	}
+	mutex_unlock(&cufab_team_fabric_lock);
+}
+
+/* ---- multicast.c's hooks ---- */
+
+static int cufab_team_join(struct cufab_mc *mc, u32 gpu,
+			   const struct cufab_team_who *who)
+{
+	struct cufab_mc_span *span = mc->span;
+	struct {
+		struct cufab_wire_team w;
+		struct cufab_wire_member m;
+	} __packed rec = {
+		.w.id = cpu_to_le64(span->id),
+		.w.home = cpu_to_le16(span->home),
+		.w.kind = cpu_to_le16(CUFAB_WIRE_KIND_MC),
+		.w.nmembers = cpu_to_le16(1),
+		.w.size = cpu_to_le32(mc->team->size),
+		.m.node = cpu_to_le16(cufab_node.node_index),
+		.m.gpu = cpu_to_le16(gpu),
+	};
+	struct cufab_gpu_facts f;
+	int ret;
+
+	if (cufab_gpu_facts(gpu, &f))
+		return -ENODEV;
+	if (READ_ONCE(mc->team->broken))
+		return mc->team->broken;
+	rec.m.clique = cpu_to_le32(f.clique);
+	ret = cufab_team_ask(span, &rec.w, sizeof(rec));
+	if (ret && ret != -EEXIST && ret != -ENOSPC)
+		pr_info_ratelimited("pid %d (%s): %s: %s: gpu %u: home node %u answered %d\n",
+				    pid_nr(who->client->tgid), who->client->comm,
+				    who->call, mc->team->name, gpu, span->home,
+				    ret);
+	return ret;
+}
+
+static void cufab_team_changed(struct cufab_mc *mc)
+{
+	if (mc->span)
+		cufab_team_report(mc);
+	else
+		cufab_team_broadcast(mc, -1, -1, 0, 0);
+}
+
+static void cufab_team_release(struct cufab_mc *mc)
+{
+	struct cufab_mc_span *span = mc->span;
+
+	cufab_remote_release_send(span->home, span->token);
+	kfree(span);
+}
+
+static const struct cufab_mc_span_ops cufab_team_mc_ops = {
+	.add_device = cufab_team_join,
+	.changed = cufab_team_changed,
+	.release = cufab_team_release,
+};
+
+/* ---- fabric_remote.c's hooks ---- */
+
+struct cufab_team_find {
+	unsigned int home;
+	u64 id;
+	struct cufab_mc *found;
+};
+
+static int cufab_team_find_one(struct cufab_mc *mc, void *arg)
+{
+	struct cufab_team_find *f = arg;
+	struct cufab_mc_span *span = mc->span;
+
+	if (!span || span->home != f->home || span->id != f->id)
+		return 0;
+	cufab_alloc_get(mc->alloc);
+	f->found = mc;
+	return 1;
+}
+
+/* This node's object for team @id of @home, referenced, or NULL. */
+static struct cufab_mc *cufab_team_find(unsigned int home, u64 id)
+{
+	struct cufab_team_find f = { .home = home, .id = id };
+
+	cufab_mc_for_each(0, cufab_team_find_one, &f);
+	return f.found;
+}
+
+/* A new object for the team, synchronized with its home node. */
+static struct cufab_alloc *cufab_team_import_new(unsigned int home, u64 id,
+						 u64 token, u64 length,
+						 u32 devices)
+{
+	struct cufab_wire_team sync = {
+		.id = cpu_to_le64(id),
+		.home = cpu_to_le16(home),
+		.kind = cpu_to_le16(CUFAB_WIRE_KIND_MC),
+		.size = cpu_to_le32(devices),
+	};
+	struct cufab_mc_span *span;
+	struct cufab_alloc *alloc;
+	int ret;
+
+	span = kzalloc(sizeof(*span), GFP_KERNEL_ACCOUNT);
+	if (!span)
+		return ERR_PTR(-ENOMEM);
+	span->home = home;
+	span->id = id;
+	alloc = cufab_mc_create_span(length, devices, span);
+	if (IS_ERR(alloc)) {
+		kfree(span);
+		return alloc;
+	}
+	/* a JOIN of no member: the answer brings the team as it is */
+	ret = cufab_team_ask(span, &sync, sizeof(sync));
+	if (ret) {
+		pr_info_ratelimited("multicast %llu of node %u: its home did not tell the team: %d\n",
+				    id, home, ret);
+		/* the caller releases the token: no release of our own */
+		cufab_alloc_mc(alloc)->span = NULL;
+		cufab_alloc_put(alloc);
+		kfree(span);
+		return ERR_PTR(ret);
+	}
+	span->token = token;
+	return alloc;
+}
+
+static struct cufab_alloc *cufab_team_import(unsigned int home, u64 id,
+					     u64 token, u64 length, u32 devices)
+{
+	struct cufab_alloc *alloc;
+	struct cufab_mc *mc;
+
+	if (!devices || devices > CUFAB_MAX_GPUS || !length) {
+		pr_warn("node %u answered an import of multicast %llu with %u devices of %llu bytes\n",
+			home, id, devices, length);
+		return ERR_PTR(-EPROTO);
+	}
+	/* one object per team and node: a second import shares it */
+	mutex_lock(&cufab_team_import_lock);
+	mc = cufab_team_find(home, id);
+	if (mc) {
+		alloc = mc->alloc;
+		cufab_remote_release_send(home, token);
+	} else {
+		alloc = cufab_team_import_new(home, id, token, length, devices);
+	}
+	mutex_unlock(&cufab_team_import_lock);
+	return alloc;
+}
+
+struct cufab_team_down {
+	unsigned int node;
+	unsigned long *importers;
+};
+
+/* @mc's team after the loss of d->node. */
+static int cufab_team_node_down_one(struct cufab_mc *mc, void *arg)
+{
+	struct cufab_team_down *d = arg;
+	struct cufab_mc_span *span = mc->span;
+	struct cufab_team *team = mc->team;
+	bool lost;
+	LIST_HEAD(old);
+
+	if (!(mc->alloc->handle_types & CUFAB_HANDLE_FABRIC))
+		return 0;
+	if (span) {
+		lost = span->home == d->node || cufab_team_spans(team, d->node);
+	} else {
+		bitmap_zero(d->importers, CUFAB_MAX_NODES);
+		cufab_remote_importers(mc->alloc, d->importers);
+		lost = cufab_team_spans(team, d->node) ||
+		       (test_bit(d->node, d->importers) &&
+			!cufab_team_complete(team));
+	}
+	if (!lost)
+		return 0;
+	pr_info("%s: node %u is lost: the team is broken, waits and binds fail with -EHOSTDOWN\n",
+		team->name, d->node);
+	cufab_team_break(team, -EHOSTDOWN);
+	cufab_team_drop_node(team, d->node, &old);
+	cufab_bindings_free(&old);
+	if (!span)
+		cufab_team_broadcast(mc, d->node, -1, 0, 0);
+	return 0;
+}
+
+static void cufab_team_node_down(unsigned int node)
+{
+	struct cufab_team_down d = { .node = node };
+	struct cufab_team_req *req;
+	unsigned long id;
+
+	mutex_lock(&cufab_team_fabric_lock);
+	xa_for_each(&cufab_team_reqs, id, req) {
+		if (req->home != node || req->answered)
+			continue;
+		req->status = -EHOSTDOWN;
+		req->answered = true;
+		complete(&req->done);
+	}
+	mutex_unlock(&cufab_team_fabric_lock);
+	d.importers = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
+	if (!d.importers)
+		return;
+	cufab_mc_for_each(0, cufab_team_node_down_one, &d);
+	bitmap_free(d.importers);
+}
+
+static const struct cufab_remote_team_ops cufab_team_remote_ops = {
+	.import_mc = cufab_team_import,
+	.node_down = cufab_team_node_down,
+};
+
+/* ---- from the daemon ---- */
+
+/* Home: member @m of node @from asks to join. */
+static int cufab_team_join_member(struct cufab_mc *mc, unsigned int from,
+				  const struct cufab_wire_member *m)
+{
+	if (le16_to_cpu(m->node) != from)
+		return -EPERM;
+	return cufab_team_add_remote(mc->team, from, le16_to_cpu(m->gpu),
+				     (s32)le32_to_cpu(m->clique));
+}
+
+int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cufab_wire_team *w;
+	struct cufab_alloc *alloc;
+	unsigned int from;
+	struct cufab_mc *mc;
+	int status = 0;
+
+	w = cufab_wire_check(info, &from);
+	if (!w || le16_to_cpu(w->home) != cufab_node.node_index ||
+	    le16_to_cpu(w->nmembers) > 1) {
+		NL_SET_ERR_MSG(info->extack, "not a TEAM_JOIN for this node");
+		return -EINVAL;
+	}
+	alloc = cufab_remote_imported_by(from, le64_to_cpu(w->id));
+	mc = alloc ? cufab_alloc_mc(alloc) : NULL;
+	if (!mc) {
+		pr_warn_ratelimited("node %u asked to join multicast %llu, which it has not imported\n",
+				    from, le64_to_cpu(w->id));
+		if (alloc)
+			cufab_alloc_put(alloc);
+		w->nmembers = 0;
+		w->nbindings = 0;
+		w->status = cpu_to_le32(-ENOENT);
+		cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, from, w,
+				     sizeof(*w));
+		return 0;
+	}
+	if (w->nmembers)
+		status = cufab_team_join_member(mc, from, &w->members[0]);
+	cufab_team_broadcast(mc, -1, from, le64_to_cpu(w->req_id), status);
+	cufab_alloc_put(alloc);
+	return 0;
+}
+
+/* Home: node @from's members and their bindings, passed on to the others. */
+static void cufab_team_from_importer(struct cufab_wire_team *w,
+				     unsigned int from)
+{
+	struct cufab_alloc *alloc;
+	struct cufab_mc *mc;
+	u32 i;
+
+	alloc = cufab_remote_imported_by(from, le64_to_cpu(w->id));
+	mc = alloc ? cufab_alloc_mc(alloc) : NULL;
+	if (!mc) {
+		if (alloc)
+			cufab_alloc_put(alloc);
+		return;
+	}
+	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+		if (le16_to_cpu(w->members[i].node) == from)
+			cufab_team_apply_bindings(mc->team, w, i);
+	cufab_team_broadcast(mc, from, -1, 0, 0);
+	cufab_alloc_put(alloc);
+}
+
+/* Importer: the home's team, members first. */
+static void cufab_team_apply_member(struct cufab_team *team,
+				    const struct cufab_wire_member *m)
+{
+	u16 node = le16_to_cpu(m->node);
+	u32 gpu = le16_to_cpu(m->gpu);
+
+	if (cufab_team_has_member(team, node, gpu))
+		return;
+	if (node == cufab_node.node_index)
+		cufab_team_add_device(team, gpu, NULL);
+	else
+		cufab_team_add_remote(team, node, gpu,
+				      (s32)le32_to_cpu(m->clique));
+}
+
+static void cufab_team_from_home(struct cufab_wire_team *w, unsigned int from)
+{
+	int status = (s32)le32_to_cpu(w->status);
+	u64 req_id = le64_to_cpu(w->req_id);
+	struct cufab_mc *mc;
+	u32 i;
+
+	mc = cufab_team_find(from, le64_to_cpu(w->id));
+	if (mc) {
+		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+			cufab_team_apply_member(mc->team, &w->members[i]);
+		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+			if (le16_to_cpu(w->members[i].node) != cufab_node.node_index)
+				cufab_team_apply_bindings(mc->team, w, i);
+		if (!req_id && status < 0)
+			cufab_team_break(mc->team, status);
+		cufab_alloc_put(mc->alloc);
+	}
+	if (req_id)
+		cufab_team_answer(req_id, from, status);
+}
+
+int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct cufab_wire_team *w;
+	unsigned int from, home;
+
+	w = cufab_wire_check(info, &from);
+	if (!w) {
+		NL_SET_ERR_MSG(info->extack, "not a well-formed TEAM_STATE");
+		return -EINVAL;
+	}
+	home = le16_to_cpu(w->home);
+	if (home == cufab_node.node_index)
+		cufab_team_from_importer(w, from);
+	else if (home == from)
+		cufab_team_from_home(w, from);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- load, unload ---- */
+
+/* Only a node with a window shares teams: a node alone changes nothing. */
+void cufab_team_fabric_init(void)
+{
+	if (!cufab_window_present())
+		return;
+	cufab_remote_set_team_ops(&cufab_team_remote_ops);
+	cufab_mc_set_span_ops(&cufab_team_mc_ops);
+}
+
+/* After cufab_remote_exit(): no client, no import, no request is left. */
+void cufab_team_fabric_exit(void)
+{
+	cufab_mc_set_span_ops(NULL);
+	cufab_remote_set_team_ops(NULL);
+	WARN_ON(!xa_empty(&cufab_team_reqs));
+	xa_destroy(&cufab_team_reqs);
+}
