@@ -2074,8 +2074,10 @@ enum cufab_op_state {
  * @name: for messages and stream show
  * @skip_on_error: does not run once the stream has an error; completes
  *	with it instead
- * @run_inline: costs nothing: its submitter may run it when the stream is
- *	idle (cufab_stream_queue_claim())
+ * @run_inline: costs less than waking the engine and never parks: its
+ *	submitter may run it when the stream is idle
+ *	(cufab_stream_queue_claim()), in the submitting process (current->mm
+ *	is then the one the operation was prepared in)
  * @prepare: check and take what the operation needs at submit time
  *	(called before the operation is queued); may be NULL
  * @deps: optional, after @prepare: the fences the operation waits for
