@@ -1252,6 +1252,9 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
 			      u64 addr, u64 length, void *arg),
 		    void *arg);
+int cufab_va_cpu_watch(struct cufab_client *client, struct mm_struct *mm,
+		       u64 addr);
+extern void (*cufab_va_cpu_store_hook)(unsigned long addr);
 /* cufab_va_locked() in @mm, the client's, from any task (the engine's) */
 int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 		       u64 addr, u64 length,
