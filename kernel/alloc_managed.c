@@ -1127,9 +1127,15 @@ static void cufab_op_attach_cleanup(struct cufab_op *op)
 	mmdrop(op->u.attach.mm);
 }
 
+/*
+ * On an idle stream the submitter applies the association itself
+ * (run_inline): it is a few locks and at most a zap of what the CPU
+ * touched, less than a round trip through the engine's worker.
+ */
 const struct cufab_op_type cufab_op_attach = {
 	.name = "attach",
 	.skip_on_error = true,
+	.run_inline = true,
 	.prepare = cufab_op_attach_prepare,
 	.execute = cufab_op_attach_execute,
 	.cleanup = cufab_op_attach_cleanup,

@@ -1261,6 +1261,9 @@ int cufab_va_locked(struct cufab_client *client, u64 addr, u64 length,
 		    int (*fn)(struct cufab_va *va, struct vm_area_struct *vma,
 			      u64 addr, u64 length, void *arg),
 		    void *arg);
+int cufab_va_cpu_watch(struct cufab_client *client, struct mm_struct *mm,
+		       u64 addr);
+extern void (*cufab_va_cpu_store_hook)(unsigned long addr);
 /* cufab_va_locked() in @mm, the client's, from any task (the engine's) */
 int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 		       u64 addr, u64 length,
@@ -2136,8 +2139,10 @@ enum cufab_op_state {
  * @name: for messages and stream show
  * @skip_on_error: does not run once the stream has an error; completes
  *	with it instead
- * @run_inline: costs nothing: its submitter may run it when the stream is
- *	idle (cufab_stream_queue_claim())
+ * @run_inline: costs less than waking the engine and never parks: its
+ *	submitter may run it when the stream is idle
+ *	(cufab_stream_queue_claim()), in the submitting process (current->mm
+ *	is then the one the operation was prepared in)
  * @prepare: check and take what the operation needs at submit time
  *	(called before the operation is queued); may be NULL
  * @deps: optional, after @prepare: the fences the operation waits for

@@ -19,9 +19,11 @@
  * and runs again when its type wakes it. Completing an operation
  * publishes its sequence number in the stream's slot, signals its fence
  * and queues the work again for the next head. An operation that costs
- * nothing (event records and waits) submitted to an idle stream with
- * nothing to wait for runs in its submitter instead, so that recording an
- * event and synchronizing with it costs one syscall and no wakeup.
+ * less than a wakeup (event records and waits, a host function's hand-off
+ * to the host thread, an attach, a batch of value writes) submitted to an
+ * idle stream with nothing to wait for runs in its submitter instead, so
+ * that recording an event and synchronizing with it costs one syscall and
+ * no wakeup.
  *
  * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
  * the lock of space->host_tokens, space->slot_lock. Fence callbacks take
@@ -371,7 +373,7 @@ static bool cufab_op_deps_done(const struct cufab_op *op)
 
 /*
  * May the submitter run @op itself, now? Only an operation that costs
- * nothing (its type says so), alone on its stream with nothing to wait
+ * little (its type says so), alone on its stream with nothing to wait
  * for, and not while the race knob is to hold it back. This saves a trip
  * through the engine's workqueue, which an event record on an idle stream
  * would otherwise pay, wakeups and all. Context: stream->lock held.

@@ -408,13 +408,21 @@ static int cufab_op_host_prepare(struct cufab_op *op,
 	return 0;
 }
 
-/* Hand the operation to the host thread; CUFAB_IOCTL_HOSTFN completes it. */
+/*
+ * Hand the operation to the host thread; CUFAB_IOCTL_HOSTFN completes it.
+ * On an idle stream the submitter does this itself (run_inline): the host
+ * thread is then woken straight from the submitting call, without a trip
+ * through the engine's worker first. A submitter may get here after
+ * cufab_stream_cancel() took the host queue (the engine's worker never
+ * does: the cancel waits for it), hence the stream's dead flag: it is set
+ * before the cancel takes this lock.
+ */
 static int cufab_op_host_execute(struct cufab_op *op)
 {
 	struct cufab_stream_space *space = op->stream->space;
 
 	xa_lock(&space->host_tokens);
-	if (space->dead) {
+	if (space->dead || READ_ONCE(op->stream->dead)) {
 		xa_unlock(&space->host_tokens);
 		return -ECANCELED;
 	}
@@ -427,6 +435,7 @@ static int cufab_op_host_execute(struct cufab_op *op)
 
 const struct cufab_op_type cufab_op_host = {
 	.name = "host",
+	.run_inline = true,
 	.prepare = cufab_op_host_prepare,
 	.execute = cufab_op_host_execute,
 };

@@ -15,12 +15,23 @@
  * - at once by every write of a batch, of any stream of any process
  *   (the waits of the whole node are re-checked: another process may map
  *   the same memory);
+ * - by a CPU store of its own process to the page of the word it waits
+ *   for, when that word is in a cufab mapping: parking zaps the page's
+ *   PTE in the process (cufab_va_cpu_watch()), so the store takes a
+ *   fault, and the fault handler wakes the batch (cufab_memop_cpu_store()).
+ *   A CPU store makes no system call; a fault is the one thing it can
+ *   make the kernel hear. The fault comes before the store lands: the
+ *   re-check it triggers may still read the old value and park again,
+ *   and the timer's first step (10 us) finds it then. One fault per park:
+ *   the PTE is zapped again only after a store woke the batch.
  * - by its timer, which re-checks it first after 10 us, then after twice
- *   as long each time up to 1 ms. This is what notices a CPU store (the
- *   process's own, or another process's through memory they share), of
- *   which the kernel hears nothing. It is a bounded re-check, not busy
- *   polling: a parked batch costs at most a thousand short wakeups of the
- *   engine a second, and no thread of the process spins.
+ *   as long each time up to 1 ms. This is what notices the stores the
+ *   fault does not: to plain memory (malloc()), from another process
+ *   through memory they share (its own view of it is not zapped), or
+ *   after a fault on a neighbouring page of the same 2 MiB block mapped
+ *   the page back. It is a bounded re-check, not busy polling: a parked
+ *   batch costs at most a thousand short wakeups of the engine a second,
+ *   and no thread of the process spins.
  *
  * A batch is on cufab_memop_waits from its first wait's first check until
  * it completes or is cancelled (@unpark), so a write between a check and
@@ -55,6 +66,8 @@
  * @node: on cufab_memop_waits while a wait of it may be unmet
  * @timer: wakes it for a re-check while parked
  * @interval_ns: the timer's next delay
+ * @watch_page: the page whose PTE it zapped, when @watched
+ * @watched: a CPU store to @watch_page in @mm wakes it (cufab_memop_lock)
  * @dev: the stream's GPU, which performs the accesses
  * @next: the first entry not done
  * @count: entries
@@ -66,6 +79,8 @@ struct cufab_memop_job {
 	struct list_head node;
 	struct hrtimer timer;
 	u64 interval_ns;
+	unsigned long watch_page;
+	bool watched;
 	u32 dev;
 	u32 next;
 	u32 count;
@@ -156,6 +171,58 @@ static enum hrtimer_restart cufab_memop_timer(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+/*
+ * cufab_va_cpu_store_hook: the CPU of @current is storing to @addr of a
+ * cufab mapping. Every batch watching that page of this mm checks again.
+ */
+static void cufab_memop_cpu_store(unsigned long addr)
+{
+	struct cufab_memop_job *job;
+	unsigned long flags;
+
+	if (list_empty_careful(&cufab_memop_waits))
+		return;
+	spin_lock_irqsave(&cufab_memop_lock, flags);
+	list_for_each_entry(job, &cufab_memop_waits, node) {
+		if (!job->watched || job->mm != current->mm ||
+		    job->watch_page != (addr & PAGE_MASK))
+			continue;
+		job->watched = false;
+		job->interval_ns = CUFAB_MEMOP_RECHECK_MIN_NS;
+		cufab_op_wake(job->op);
+	}
+	spin_unlock_irqrestore(&cufab_memop_lock, flags);
+}
+
+/*
+ * Wait @m is not met: make the CPU's next store to its page fault, unless
+ * that is done already. True when it was done now: the caller reads the
+ * value again, as a store between its read and the zap went unseen.
+ */
+static bool cufab_memop_watch(struct cufab_memop_job *job,
+			      const struct cufab_memop *m)
+{
+	unsigned long page = m->addr & PAGE_MASK, flags;
+	bool armed;
+
+	spin_lock_irqsave(&cufab_memop_lock, flags);
+	armed = job->watched && job->watch_page == page;
+	/* before the zap: a store right after it finds the batch watching */
+	job->watched = true;
+	job->watch_page = page;
+	spin_unlock_irqrestore(&cufab_memop_lock, flags);
+	if (armed)
+		return false;
+	WRITE_ONCE(cufab_va_cpu_store_hook, cufab_memop_cpu_store);
+	if (!cufab_va_cpu_watch(job->op->stream->client, job->mm, m->addr))
+		return true;
+	/* plain memory: no fault to hear of; the timer alone */
+	spin_lock_irqsave(&cufab_memop_lock, flags);
+	job->watched = false;
+	spin_unlock_irqrestore(&cufab_memop_lock, flags);
+	return false;
+}
+
 /* Parking: the next re-check, and the one after it twice as late. */
 static void cufab_memop_arm(struct cufab_memop_job *job)
 {
@@ -243,7 +310,7 @@ static int cufab_memop_execute(struct cufab_op *op)
 {
 	struct cufab_memop_job *job = op->u.memop.job;
 	struct cufab_charge charge;
-	bool wrote = false;
+	bool wrote = false, own;
 	int ret = 0;
 
 	/*
@@ -251,22 +318,29 @@ static int cufab_memop_execute(struct cufab_op *op)
 	 * are read after that, as a waker writes before it sets woken.
 	 */
 	smp_mb();
-	if (!mmget_not_zero(job->mm))
+	/* run inline (writes only), the submitter is in job->mm already */
+	own = current->mm == job->mm;
+	if (!own && !mmget_not_zero(job->mm))
 		return -ESRCH;
-	kthread_use_mm(job->mm);
+	if (!own)
+		kthread_use_mm(job->mm);
 	cufab_charge_begin(&charge, job->mm);
 	while (!ret && job->next < job->count) {
 		const struct cufab_memop *m = &job->ops[job->next];
 
 		ret = cufab_memop_one(job, m);
+		if (ret == CUFAB_OP_PARK && cufab_memop_watch(job, m))
+			ret = cufab_memop_one(job, m);
 		if (ret)
 			break;
 		wrote |= !cufab_memop_is_wait(m);
 		job->next++;
 	}
 	cufab_charge_end(&charge);
-	kthread_unuse_mm(job->mm);
-	mmput_async(job->mm);
+	if (!own) {
+		kthread_unuse_mm(job->mm);
+		mmput_async(job->mm);
+	}
 	if (wrote)
 		cufab_memop_wake_all();
 	if (ret == CUFAB_OP_PARK)
@@ -300,6 +374,30 @@ static const struct cufab_op_type cufab_op_memop = {
 	.cleanup = cufab_memop_cleanup,
 	.unpark = cufab_memop_unpark,
 };
+
+/*
+ * A batch of writes only never parks and costs a page lookup and a store
+ * each: on an idle stream its submitter runs it (run_inline), sparing the
+ * wakeup of the engine's worker, which costs many times more.
+ */
+static const struct cufab_op_type cufab_op_memop_writes = {
+	.name = "memop",
+	.skip_on_error = true,
+	.run_inline = true,
+	.execute = cufab_memop_execute,
+	.cleanup = cufab_memop_cleanup,
+	.unpark = cufab_memop_unpark,
+};
+
+static bool cufab_memop_has_wait(const struct cufab_memop_job *job)
+{
+	u32 i;
+
+	for (i = 0; i < job->count; i++)
+		if (cufab_memop_is_wait(&job->ops[i]))
+			return true;
+	return false;
+}
 
 /* ---- submission ---- */
 
@@ -429,7 +527,8 @@ int cufab_ioctl_stream_memop(struct cufab_ucmd *ucmd)
 		cufab_stream_put(stream);
 		return PTR_ERR(op);
 	}
-	op->type = &cufab_op_memop;
+	op->type = cufab_memop_has_wait(job) ? &cufab_op_memop :
+		   &cufab_op_memop_writes;
 	op->u.memop.job = job;
 	job->op = op;
 	/* from here the op owns the stream reference and the batch */

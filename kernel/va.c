@@ -368,6 +368,22 @@ static void cufab_va_fault_around(struct vm_area_struct *vma,
 	}
 }
 
+/*
+ * Called, when set, on every CPU write fault of a cufab mapping: a store
+ * a parked cuStreamWaitValue may be waiting for (streammem.c sets it when
+ * it first watches a word, cufab_va_cpu_watch()). A pointer, not a call:
+ * the view knows nothing of streams.
+ */
+void (*cufab_va_cpu_store_hook)(unsigned long addr) __read_mostly;
+
+static void cufab_va_cpu_store(unsigned long addr)
+{
+	void (*hook)(unsigned long addr) = READ_ONCE(cufab_va_cpu_store_hook);
+
+	if (hook)
+		hook(addr);
+}
+
 /**
  * cufab_va_fault() - the fault handler of a reservation's CPU view
  * @va: the reservation holding the faulting address
@@ -428,6 +444,8 @@ vm_fault_t cufab_va_fault(struct cufab_va *va, struct vm_fault *vmf)
 		cufab_va_fault_around(vma, map, addr, prot);
 out:
 	up_read(&va->lock);
+	if (write && ret == VM_FAULT_NOPAGE)
+		cufab_va_cpu_store(addr);
 	return ret;
 }
 
@@ -442,6 +460,8 @@ vm_fault_t cufab_va_pfn_mkwrite(struct cufab_va *va, struct vm_fault *vmf)
 	if (map && cufab_map_cpu_access(map) == CUFAB_ACCESS_RW)
 		ret = 0;
 	up_read(&va->lock);
+	if (!ret)
+		cufab_va_cpu_store(vmf->address);
 	return ret;
 }
 
@@ -972,6 +992,42 @@ int cufab_va_locked_mm(struct cufab_client *client, struct mm_struct *mm,
 	ret = cufab_va_mm_locked_vma(mm, va, addr, length, fn, arg);
 	cufab_va_put(va);
 	return ret;
+}
+
+static int cufab_va_do_watch(struct cufab_va *va, struct vm_area_struct *vma,
+			     u64 addr, u64 length, void *arg)
+{
+	struct cufab_va_map *map = cufab_va_map_at(va, addr);
+
+	if (!map || !cufab_alloc_cpu_mappable(map->alloc))
+		return -EINVAL;
+	if (map->cpu_mapped)
+		zap_vma_ptes(vma, addr, length);
+	return 0;
+}
+
+/**
+ * cufab_va_cpu_watch() - make the next CPU store to a page fault
+ * @client: whose reservation holds @addr
+ * @mm: the client's mm, which maps the reservation
+ * @addr: any byte of the page
+ *
+ * Zaps the page's PTE in @mm, if the CPU mapped it: the next access
+ * faults, and a store then calls cufab_va_cpu_store_hook. Only @mm's view
+ * is zapped (a process that imported the memory maps it in its own, and
+ * its stores go unseen), and a fault on a neighbouring page of the same
+ * 2 MiB block maps it back (cufab_va_fault_around()) without a store
+ * being seen: the caller keeps another way to notice them.
+ *
+ * Context: process, no lock of the client's reservations held.
+ * Return: 0, or -EINVAL when @addr is not in a CPU-mappable cufab mapping
+ * of @mm.
+ */
+int cufab_va_cpu_watch(struct cufab_client *client, struct mm_struct *mm,
+		       u64 addr)
+{
+	return cufab_va_locked_mm(client, mm, addr & PAGE_MASK, PAGE_SIZE,
+				  cufab_va_do_watch, NULL);
 }
 
 /*

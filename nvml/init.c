@@ -164,10 +164,12 @@ NVML_EXPORT nvmlReturn_t nvmlShutdown(void)
 	nvmlReturn_t res = NVML_SUCCESS;
 
 	pthread_mutex_lock(&nvml_lock);
-	if (nvml_refs == 0)
+	if (nvml_refs == 0) {
 		res = NVML_ERROR_UNINITIALIZED;
-	else if (--nvml_refs == 0)
+	} else if (--nvml_refs == 0) {
 		nvml_count = 0;
+		nvml_nl_close();
+	}
 	pthread_mutex_unlock(&nvml_lock);
 	return res;
 }

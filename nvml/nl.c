@@ -7,8 +7,16 @@
  * NVML never opens /dev/cufab: it is not a CUDA client, so holding NVML
  * initialised does not stop an administrator's DEV_SET or TOPO_SET, and
  * every answer is read again from the kernel when it is asked for.
+ *
+ * The socket, the family's id and the reply buffer are kept from one
+ * query to the next (a query was socket, bind, a family lookup, the
+ * request and close: four syscalls and a round trip more than the request
+ * itself). A process that forked opens its own (the parent's socket
+ * would get its replies too); a family id gone stale (the module reloaded)
+ * is looked up again once.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,37 +282,93 @@ static int parse_topo(char *buf, int len, struct nvml_topo *t)
 	return 0;
 }
 
-int nvml_topo_read(struct nvml_topo *t)
+/* The kept socket (nl_lock): fd -1 when none is open. */
+static pthread_mutex_t nl_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int fd;
+	int family;
+	pid_t pid;	/* the process that opened it */
+	__u32 seq;
+	char *buf;
+} nl = { .fd = -1 };
+
+/* Forget the kept socket. Context: nl_lock held. */
+static void nl_drop(void)
+{
+	if (nl.fd >= 0)
+		close(nl.fd);
+	nl.fd = -1;
+	free(nl.buf);
+	nl.buf = NULL;
+}
+
+/* The kept socket, opened and its family looked up if need be. */
+static int nl_open(void)
 {
 	struct sockaddr_nl self = { .nl_family = AF_NETLINK };
+	int family;
+
+	if (nl.fd >= 0 && nl.pid == getpid())
+		return 0;
+	nl_drop();
+	nl.buf = malloc(NL_BUF_SIZE);
+	if (!nl.buf)
+		return -ENOMEM;
+	nl.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl.fd < 0 ||
+	    bind(nl.fd, (struct sockaddr *)&self, sizeof(self)) < 0) {
+		family = -errno;
+		goto err;
+	}
+	family = nl_family(nl.fd, nl.buf);
+	if (family < 0)
+		goto err;
+	nl.family = family;
+	nl.pid = getpid();
+	nl.seq = 1;
+	return 0;
+err:
+	nl_drop();
+	return family;
+}
+
+static int nl_topo_get(struct nvml_topo *t)
+{
 	struct nl_req req;
-	char *buf;
-	int fd, family, len, ret;
+	int len, ret;
+
+	ret = nl_open();
+	if (ret)
+		return ret;
+	nl_req_init(&req, nl.family, CUFAB_NL_CMD_TOPO_GET, ++nl.seq);
+	len = nl_exchange(nl.fd, &req, nl.buf);
+	if (len < 0)
+		return len;
+	return parse_topo(nl.buf, len, t);
+}
+
+int nvml_topo_read(struct nvml_topo *t)
+{
+	int ret;
 
 	memset(t, 0, sizeof(*t));
-	buf = malloc(NL_BUF_SIZE);
-	if (!buf)
-		return -ENOMEM;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out_free;
+	pthread_mutex_lock(&nl_lock);
+	ret = nl_topo_get(t);
+	/* a stale family id (module reloaded), or a socket gone bad */
+	if (ret < 0 && ret != -ENOMEM) {
+		nl_drop();
+		memset(t, 0, sizeof(*t));
+		ret = nl_topo_get(t);
 	}
-	if (bind(fd, (struct sockaddr *)&self, sizeof(self)) < 0) {
-		ret = -errno;
-		goto out_close;
-	}
-	family = nl_family(fd, buf);
-	if (family < 0) {
-		ret = family;
-		goto out_close;
-	}
-	nl_req_init(&req, family, CUFAB_NL_CMD_TOPO_GET, 2);
-	len = nl_exchange(fd, &req, buf);
-	ret = len < 0 ? len : parse_topo(buf, len, t);
-out_close:
-	close(fd);
-out_free:
-	free(buf);
+	if (ret < 0)
+		nl_drop();
+	pthread_mutex_unlock(&nl_lock);
 	return ret;
+}
+
+void nvml_nl_close(void)
+{
+	pthread_mutex_lock(&nl_lock);
+	nl_drop();
+	pthread_mutex_unlock(&nl_lock);
 }

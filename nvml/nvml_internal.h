@@ -44,6 +44,7 @@ struct nvml_topo {
 
 /* nl.c: 0, -ENOENT (module not loaded), -EPROTO (too old) or -errno. */
 int nvml_topo_read(struct nvml_topo *t);
+void nvml_nl_close(void);
 
 /* init.c */
 struct nvmlDevice_st {

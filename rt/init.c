@@ -33,6 +33,8 @@ static struct rt_device rt_devices[RT_MAX_DEVICES];
 
 static pthread_once_t rt_once = PTHREAD_ONCE_INIT;
 static CUresult rt_init_result;
+/* rt_once has run: every runtime call checks this before pthread_once */
+static int rt_init_done;
 
 struct rt_thread {
 	int device;		/* cudaSetDevice's, or the adopted context's */
@@ -42,7 +44,13 @@ struct rt_thread {
 	int sticky;		/* last_error survives cudaGetLastError */
 };
 
-static __thread struct rt_thread rt_self;
+/*
+ * initial-exec: every runtime call reads it (rt_init, rt_error), and the
+ * default model for a shared library costs a __tls_get_addr() call per
+ * function; it is small enough for the static TLS surplus a dlopen()ed
+ * library may use, as libcufab's thread state is.
+ */
+static __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 
 void rt_log(const char *fmt, ...)
 {
@@ -128,6 +136,7 @@ static void rt_atfork_child(void)
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 	rt_once = once;
+	__atomic_store_n(&rt_init_done, 0, __ATOMIC_RELAXED);
 	rt_lock = lock;
 	memset(rt_devices, 0, sizeof(rt_devices));
 	rt_self.active = 0;
@@ -145,11 +154,14 @@ static void rt_driver_once(void)
 	if (rt_init_result != CUDA_SUCCESS)
 		rt_log("cuInit failed with %d: no runtime call can succeed",
 		       rt_init_result);
+	__atomic_store_n(&rt_init_done, 1, __ATOMIC_RELEASE);
 }
 
 CUresult rt_driver_init(void)
 {
-	pthread_once(&rt_once, rt_driver_once);
+	/* pairs with the release in rt_driver_once(): the result is set */
+	if (!__atomic_load_n(&rt_init_done, __ATOMIC_ACQUIRE))
+		pthread_once(&rt_once, rt_driver_once);
 	return rt_init_result;
 }
 

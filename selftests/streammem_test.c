@@ -286,6 +286,31 @@ TEST_F(mo, cpu_store_satisfies)
 	pthread_join(t, NULL);
 }
 
+/*
+ * A parked wait makes the CPU's next store to its page fault, and the
+ * fault wakes it: stores to that page which do not satisfy it land and
+ * leave it parked (watching again), the one that does completes it.
+ */
+TEST_F(mo, cpu_store_to_watched_page)
+{
+	SETUP_SKIPPED();
+	*u32p(self->d) = 0;
+	ASSERT_CU(CUDA_SUCCESS, cuStreamWaitValue32(self->s, self->d, 3,
+						    CU_STREAM_WAIT_VALUE_EQ));
+	ASSERT_TRUE(still_waiting(self->s));
+	/* the same page, another word: the store lands, the wait stays */
+	*u32p(self->d + 8) = 3;
+	ASSERT_TRUE(still_waiting(self->s));
+	EXPECT_EQ(3, *u32p(self->d + 8));
+	/* the word, a value that does not satisfy it */
+	*u32p(self->d) = 2;
+	ASSERT_TRUE(still_waiting(self->s));
+	EXPECT_EQ(2, *u32p(self->d));
+	*u32p(self->d) = 3;
+	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(self->s));
+	EXPECT_EQ(3, *u32p(self->d));
+}
+
 /* A batch: a barrier takes no place, the rest runs in order. */
 TEST_F(mo, batch)
 {

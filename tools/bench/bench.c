@@ -810,13 +810,14 @@ static int usage(void)
 	fprintf(stderr, "usage: cufab-bench [-q] [-n iterations] [-r repetitions] [-o file] [-f text]...\n"
 		"  -q  quick: 2000 iterations, 3 repetitions (a smoke run, not figures)\n"
 		"  -f  only the call rows whose name contains text (repeatable), and of the\n"
-		"      other figures only multicast_broadcast and graph_launch, when text is\n"
-		"      part of that name\n");
+		"      other figures only multicast_broadcast, graph_launch,\n"
+		"      host_function_latency and wait_value_cpu_write_latency, when text\n"
+		"      is part of that name\n");
 	return 2;
 }
 
 /* -f: the rows a targeted run measures; none given, all of them. */
-#define MAX_FILTERS	8
+#define MAX_FILTERS	16
 static const char *filters[MAX_FILTERS];
 static int nfilters;
 
@@ -868,6 +869,25 @@ static int figure_wanted(const char *name)
 	for (i = 0; i < nfilters; i++)
 		if (strstr(name, filters[i]))
 			return 1;
+	return 0;
+}
+
+/*
+ * -f host_function, -f wait_value: the two latency figures alone (each
+ * line of theirs ends in a comma, closed by "latency_figures").
+ */
+static int figure_wanted_latency(FILE *out, int reps)
+{
+	int host = figure_wanted("host_function_latency");
+	int wait = figure_wanted("wait_value_cpu_write_latency");
+
+	if (!host && !wait)
+		return 0;
+	fprintf(out, ",\n");
+	if ((host && stream_bench_host_row(out, reps)) ||
+	    (wait && streammem_bench_extra(out, reps)))
+		return -1;
+	fprintf(out, "  \"latency_figures\": %d", host + wait);
 	return 0;
 }
 
@@ -991,6 +1011,8 @@ int main(int argc, char **argv)
 	if (nfilters) {
 		if (b.mc_ok && figure_wanted("multicast_broadcast"))
 			mc_broadcast_rows(out, reps);
+		if (figure_wanted_latency(out, reps))
+			return 1;
 		if (figure_wanted("graph_launch") &&
 		    (fprintf(out, ",\n") < 0 || graph_bench_extra(out, reps, 1)))
 			return 1;

@@ -111,8 +111,8 @@ static void CUDA_CB host_fn(void *p)
 	host_started = now_ns();
 }
 
-/* From cuLaunchHostFunc returning to the function running. */
-static int host_row(FILE *out, int reps)
+/* From cuLaunchHostFunc being called to the function running. */
+int stream_bench_host_row(FILE *out, int reps)
 {
 	double *lat = calloc(reps, sizeof(double));
 	int r, ret = -1;
@@ -138,7 +138,7 @@ out:
 
 int stream_bench_extra(FILE *out, int reps)
 {
-	if (copy_row(out, reps) || host_row(out, reps))
+	if (copy_row(out, reps) || stream_bench_host_row(out, reps))
 		return -1;
 	return 0;
 }

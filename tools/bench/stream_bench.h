@@ -25,5 +25,7 @@ int sb_step_record_sync(struct bench *b);
  * memcpy) and "host_function_latency_ns" members; 0 or -1.
  */
 int stream_bench_extra(FILE *out, int reps);
+/* host_function_latency_ns alone (cufab-bench -f host_function) */
+int stream_bench_host_row(FILE *out, int reps);
 
 #endif /* CUFAB_STREAM_BENCH_H */
