@@ -3,7 +3,7 @@
  * Managed memory: the allocation kind behind cuMemAllocManaged, and
  * cuMemAdvise, cuMemPrefetchAsync and cuMemRangeGetAttribute(s) on it.
  *
- * A managed allocation is a legacy allocation (MEM_ALLOC makes, maps and
+ * A managed allocation is a linear allocation (MEM_ALLOC makes, maps and
  * MEM_FREE frees it exactly like cuMemAlloc's, and the process's death
  * unmaps it) of host memory charged to no GPU, readable and writable by
  * the CPU and every GPU. Its struct cufab_managed (alloc->priv) holds
@@ -490,7 +490,7 @@ static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
 		pr_info("pid %d (%s): CPU access to managed memory at 0x%lx (allocation %llu, attached %s) while stream %llu of gpu %u has work and the GPU has CONCURRENT_MANAGED_ACCESS 0: SIGSEGV\n",
 			pid_nr(client->tgid), client->comm, addr, alloc->id,
 			cufab_attach_name(f.attach), f.stream_uid, f.dev);
-		/* a legacy allocation: mapped whole at va->start */
+		/* a linear allocation: mapped whole at va->start */
 		cufab_managed_nl_event(CUFAB_MANAGED_EV_CPU_FAULT, client,
 				       addr - va->start, alloc, &f, 0);
 	}
@@ -510,7 +510,7 @@ static int cufab_managed_fence_va(struct cufab_va *va,
 	struct cufab_managed *m;
 	bool fenced;
 
-	map = va->legacy ? mtree_load(&va->maps, va->start) : NULL;
+	map = va->linear ? mtree_load(&va->maps, va->start) : NULL;
 	if (!map || !cufab_alloc_is_managed(map->alloc))
 		return 0;
 	m = map->alloc->priv;
@@ -528,7 +528,7 @@ static int cufab_managed_fence_va(struct cufab_va *va,
  */
 const struct cufab_alloc_ops cufab_managed_alloc_ops = {
 	.name = "cuMemAllocManaged",
-	.flags = CUFAB_ALLOC_LEGACY | CUFAB_ALLOC_MANAGED,
+	.flags = CUFAB_ALLOC_LINEAR | CUFAB_ALLOC_MANAGED,
 	.page = cufab_managed_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_managed_release,
@@ -602,7 +602,7 @@ static int cufab_managed_range_get(struct cufab_client *client,
 	r->length = round_up(end, PAGE_SIZE) - r->start;
 	r->alloc = NULL;
 	va = cufab_va_find(client, r->start);
-	if (va && va->legacy &&
+	if (va && va->linear &&
 	    cufab_range_inside(r->start, r->length, va->start, va->length)) {
 		down_read(&va->lock);
 		map = va->dead ? NULL : mtree_load(&va->maps, va->start);
@@ -958,7 +958,7 @@ static struct cufab_alloc *cufab_managed_at(struct cufab_va *va)
 
 	down_read(&va->lock);
 	map = va->dead ? NULL : mtree_load(&va->maps, va->start);
-	if (map && va->legacy && cufab_alloc_is_managed(map->alloc)) {
+	if (map && va->linear && cufab_alloc_is_managed(map->alloc)) {
 		alloc = map->alloc;
 		cufab_alloc_get(alloc);
 	}
@@ -1258,7 +1258,7 @@ static int cufab_managed_access(struct cufab_op *op, u64 addr, u64 length)
 		if (!va)
 			break;
 		stop = min(end, va->start + va->length);
-		alloc = va->legacy ? cufab_managed_at(va) : NULL;
+		alloc = va->linear ? cufab_managed_at(va) : NULL;
 		if (alloc) {
 			ret = cufab_managed_check_one(op, alloc, cur,
 						      cur - va->start, mode);
