@@ -1213,6 +1213,18 @@ bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 void cufab_va_arena_forget(struct cufab_client *client);
 bool cufab_va_arena_in_mm(const struct cufab_va *va,
 			  const struct mm_struct *mm);
+#ifdef CUFAB_KUNIT
+/* va_arena_test.c: an arena no process maps, and its gap search */
+struct cufab_va_arena *cufab_va_arena_test_new(unsigned long start,
+					       unsigned long end);
+int cufab_va_arena_test_carve(struct cufab_va_arena *arena,
+			      struct cufab_va *va, u64 hint, u64 align);
+void cufab_va_arena_test_erase(struct cufab_va_arena *arena,
+			       struct cufab_va *va);
+int cufab_va_arena_test_close(struct cufab_va_arena *arena,
+			      unsigned long start, u64 length);
+void cufab_va_arena_test_put(struct cufab_va_arena *arena);
+#endif
 
 /* Access through a mapping (KUnit: kernel/tests/va_test.c). */
 u32 cufab_map_cpu_access(const struct cufab_va_map *map);
