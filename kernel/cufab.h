@@ -2328,6 +2328,9 @@ void cufab_event_put(struct cufab_event *event);
 int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
+/* CUFAB_WAIT_EVENT of STREAM_WAIT, in stream.c's cufab_waits[] */
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
+		     int *out_error);
 /* share_ipc.c */
 int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
@@ -2340,7 +2343,5 @@ int cufab_hostreg_get_pages(struct cufab_client *client, u64 addr,
 bool cufab_hostreg_contains(struct cufab_client *client, u64 addr);
 bool cufab_hostreg_pointer_info(struct cufab_client *client,
 				struct cufab_pointer_info *cmd);
-int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
-		     int *out_error);
 
 #endif /* _CUFAB_H */
