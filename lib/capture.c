@@ -674,7 +674,7 @@ static CUresult end(CUstream h, int pt, CUgraph *phGraph)
 	struct cufab_lstream *s;
 	CUresult res;
 
-	res = cufab_call_args(phGraph != NULL);
+	res = cufab_call_args(!!phGraph);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = cufab_stream_resolve(h, pt, &s);

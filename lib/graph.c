@@ -394,7 +394,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode,
 	CUresult res;
 	__u32 kdev;
 
-	res = cufab_call_args(memsetParams != NULL);
+	res = cufab_call_args(!!memsetParams);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = node_kdev(ctx, &kdev);
@@ -478,7 +478,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode,
 	CUresult res;
 	__u32 kdev;
 
-	res = cufab_call_args(copyParams != NULL);
+	res = cufab_call_args(!!copyParams);
 	if (res != CUDA_SUCCESS)
 		return res;
 	res = node_kdev(ctx, &kdev);
@@ -599,7 +599,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode,
 {
 	CUresult res;
 
-	res = cufab_call_args(type != NULL);
+	res = cufab_call_args(!!type);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
@@ -618,7 +618,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph,
 	size_t i;
 	CUresult res;
 
-	res = cufab_call_args(numNodes != NULL);
+	res = cufab_call_args(!!numNodes);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
@@ -1062,7 +1062,7 @@ static CUresult exec_update(CUgraphExec h, CUgraph g,
 	struct CUgraphExec_st *x;
 	CUresult res;
 
-	res = cufab_call_args(info != NULL);
+	res = cufab_call_args(!!info);
 	if (res != CUDA_SUCCESS)
 		return res;
 	x = exec_get(h);

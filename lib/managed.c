@@ -239,14 +239,14 @@ static void range_attr_write(void *data, size_t size,
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
 		*out = attr_location(a->out_preferred_type,
-				       a->out_preferred_id);
+				     a->out_preferred_id);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY:
 		accessed_by_fill(out, size / 4, a);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
 		*out = attr_location(a->out_prefetch_type,
-				       a->out_prefetch_id);
+				     a->out_prefetch_id);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE:
 		*(CUmemLocationType *)data = a->out_preferred_type;
