@@ -846,8 +846,8 @@ static int cufab_nl_put_alloc(struct cufab_alloc *alloc, void *arg)
 			      cufab_alloc_resident(alloc), CUFAB_NL_A_PAD) ||
 	    nla_put_u32(skb, CUFAB_NL_A_ALLOC_HANDLE_TYPES,
 			alloc->handle_types) ||
-	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LEGACY,
-		       cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	    nla_put_u8(skb, CUFAB_NL_A_ALLOC_LINEAR,
+		       cufab_alloc_has(alloc, CUFAB_ALLOC_LINEAR)) ||
 	    (alloc->ops->nl_put && alloc->ops->nl_put(skb, alloc))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

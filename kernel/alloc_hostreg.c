@@ -149,7 +149,7 @@ static int cufab_hostreg_cufab_mem(struct cufab_client *client, u64 addr,
 	if (va) {
 		down_read(&va->lock);
 		map = va->dead ? NULL : cufab_va_map_load(va, addr);
-		if (map && va->legacy && !READ_ONCE(va->ipc) &&
+		if (map && va->linear && !READ_ONCE(va->ipc) &&
 		    map->alloc->location_type == CUFAB_LOC_HOST &&
 		    !cufab_alloc_has(map->alloc, CUFAB_ALLOC_MANAGED))
 			ret = -EEXIST;

@@ -3,7 +3,7 @@
  * Managed memory: the allocation kind behind cuMemAllocManaged, and
  * cuMemAdvise, cuMemPrefetchAsync and cuMemRangeGetAttribute(s) on it.
  *
- * A managed allocation is a legacy allocation (MEM_ALLOC makes, maps and
+ * A managed allocation is a linear allocation (MEM_ALLOC makes, maps and
  * MEM_FREE frees it exactly like cuMemAlloc's, and the process's death
  * unmaps it) of host memory charged to no GPU, readable and writable by
  * the CPU and every GPU. Its struct cufab_managed (alloc->priv) holds
@@ -59,30 +59,9 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "managed_seg.h"
 #include "trace.h"
 #include <net/genetlink.h>
-
-/* A location as advice and prefetches record it. */
-struct cufab_managed_loc {
-	u32 type;	/* 0: none */
-	s32 id;
-	int nid;	/* where its pages go, NUMA_NO_NODE: anywhere */
-};
-
-struct cufab_managed_advice {
-	bool read_mostly;
-	bool accessed_host;
-	u64 accessed_gpus;
-	struct cufab_managed_loc preferred;
-	struct cufab_managed_loc prefetch;
-};
-
-/* Pages [start, end) of the allocation. */
-struct cufab_managed_seg {
-	u64 start;
-	u64 end;
-	struct cufab_managed_advice adv;
-};
 
 /**
  * struct cufab_managed - managed state of one allocation (alloc->priv)
@@ -93,9 +72,7 @@ struct cufab_managed_seg {
  * @stream: with CUFAB_ATTACH_SINGLE, that stream (see below)
  * @stream_uid: its node-wide uid, for reports
  * @single_node: on @stream's managed_single while @stream is set
- * @nr: segments in use
- * @cap: segments allocated
- * @segs: sorted, contiguous, covering every page of the allocation
+ * @segs: the advice of each page (managed_seg.c)
  */
 struct cufab_managed {
 	struct mutex lock;	/* see above */
@@ -104,9 +81,7 @@ struct cufab_managed {
 	struct cufab_stream *stream;
 	u64 stream_uid;
 	struct list_head single_node;
-	u32 nr;
-	u32 cap;
-	struct cufab_managed_seg *segs;
+	struct cufab_managed_segs segs;
 };
 
 /*
@@ -166,185 +141,36 @@ static int cufab_managed_nl_put(struct sk_buff *skb, struct cufab_alloc *alloc)
 	return 0;
 }
 
-/* ---- segments ---- */
-
-static bool cufab_loc_equal(const struct cufab_managed_loc *a,
-			    const struct cufab_managed_loc *b)
-{
-	return a->type == b->type && (!a->type || a->id == b->id);
-}
-
-static bool cufab_advice_equal(const struct cufab_managed_advice *a,
-			       const struct cufab_managed_advice *b)
-{
-	return a->read_mostly == b->read_mostly &&
-	       a->accessed_host == b->accessed_host &&
-	       a->accessed_gpus == b->accessed_gpus &&
-	       cufab_loc_equal(&a->preferred, &b->preferred) &&
-	       cufab_loc_equal(&a->prefetch, &b->prefetch);
-}
-
-/* Room for two more segments (one range splits at most two). */
-static int cufab_managed_reserve(struct cufab_managed *m)
-{
-	struct cufab_managed_seg *segs;
-	u32 cap;
-
-	if (m->nr + 2 <= m->cap)
-		return 0;
-	cap = max(m->cap * 2, m->nr + 2);
-	segs = krealloc_array(m->segs, cap, sizeof(*segs), GFP_KERNEL_ACCOUNT);
-	if (!segs)
-		return -ENOMEM;
-	m->segs = segs;
-	m->cap = cap;
-	return 0;
-}
-
-/* Make @at a segment boundary. Context: room reserved. */
-static void cufab_managed_split(struct cufab_managed *m, u64 at)
-{
-	struct cufab_managed_seg *s;
-	u32 i;
-
-	for (i = 0; i < m->nr; i++) {
-		s = &m->segs[i];
-		if (at <= s->start || at >= s->end)
-			continue;
-		memmove(&m->segs[i + 2], &m->segs[i + 1],
-			(m->nr - i - 1) * sizeof(*s));
-		m->segs[i + 1] = *s;
-		m->segs[i + 1].start = at;
-		s->end = at;
-		m->nr++;
-		return;
-	}
-}
-
-static void cufab_managed_merge(struct cufab_managed *m)
-{
-	u32 i, out = 0;
-
-	for (i = 1; i < m->nr; i++) {
-		if (cufab_advice_equal(&m->segs[out].adv, &m->segs[i].adv))
-			m->segs[out].end = m->segs[i].end;
-		else
-			m->segs[++out] = m->segs[i];
-	}
-	m->nr = out + 1;
-}
-
-/* One change of advice, applied to every segment of a range. */
-struct cufab_advice_change {
-	u32 advice;	/* enum cufab_mem_advice, or 0 for a prefetch */
-	struct cufab_managed_loc loc;
-};
-
-static void cufab_advice_apply(struct cufab_managed_advice *adv,
-			       const struct cufab_advice_change *c)
-{
-	bool host = c->loc.type != CUFAB_LOC_DEVICE;
-	u64 gpu = host ? 0 : BIT_ULL(c->loc.id);
-
-	switch (c->advice) {
-	case CUFAB_ADVISE_SET_READ_MOSTLY:
-	case CUFAB_ADVISE_UNSET_READ_MOSTLY:
-		adv->read_mostly = c->advice == CUFAB_ADVISE_SET_READ_MOSTLY;
-		break;
-	case CUFAB_ADVISE_SET_PREFERRED_LOCATION:
-		adv->preferred = c->loc;
-		break;
-	case CUFAB_ADVISE_UNSET_PREFERRED_LOCATION:
-		adv->preferred = (struct cufab_managed_loc){ .nid = NUMA_NO_NODE };
-		break;
-	case CUFAB_ADVISE_SET_ACCESSED_BY:
-		adv->accessed_gpus |= gpu;
-		adv->accessed_host |= host;
-		break;
-	case CUFAB_ADVISE_UNSET_ACCESSED_BY:
-		adv->accessed_gpus &= ~gpu;
-		if (host)
-			adv->accessed_host = false;
-		break;
-	default:	/* a prefetch */
-		adv->prefetch = c->loc;
-		break;
-	}
-}
+/* ---- advice ---- */
 
 /* Apply @c to pages [first, last). Return: 0 or -ENOMEM (nothing changed). */
 static int cufab_managed_change(struct cufab_managed *m, u64 first, u64 last,
 				const struct cufab_advice_change *c)
 {
-	u32 i;
 	int ret;
 
 	mutex_lock(&m->lock);
-	ret = cufab_managed_reserve(m);
-	if (!ret) {
-		cufab_managed_split(m, first);
-		cufab_managed_split(m, last);
-		for (i = 0; i < m->nr; i++)
-			if (m->segs[i].start >= first && m->segs[i].end <= last)
-				cufab_advice_apply(&m->segs[i].adv, c);
-		cufab_managed_merge(m);
-	}
+	ret = cufab_managed_segs_change(&m->segs, first, last, c);
 	mutex_unlock(&m->lock);
 	return ret;
-}
-
-/* A location shared by every segment so far, or none. */
-static void cufab_loc_fold(struct cufab_managed_loc *acc,
-			   const struct cufab_managed_loc *loc, bool first)
-{
-	if (first)
-		*acc = *loc;
-	else if (!cufab_loc_equal(acc, loc))
-		acc->type = 0;
 }
 
 /* What pages [first, last) have in common. */
 static void cufab_managed_query(struct cufab_managed *m, u64 first, u64 last,
 				struct cufab_managed_advice *out)
 {
-	const struct cufab_managed_seg *s;
-	bool none = true;
-	u32 i;
-
-	memset(out, 0, sizeof(*out));
 	mutex_lock(&m->lock);
-	for (i = 0; i < m->nr; i++) {
-		s = &m->segs[i];
-		if (s->end <= first || s->start >= last)
-			continue;
-		cufab_loc_fold(&out->preferred, &s->adv.preferred, none);
-		cufab_loc_fold(&out->prefetch, &s->adv.prefetch, none);
-		out->read_mostly = s->adv.read_mostly && (none || out->read_mostly);
-		out->accessed_host = s->adv.accessed_host &&
-				     (none || out->accessed_host);
-		out->accessed_gpus = none ? s->adv.accessed_gpus :
-				     out->accessed_gpus & s->adv.accessed_gpus;
-		none = false;
-	}
+	cufab_managed_segs_query(&m->segs, first, last, out);
 	mutex_unlock(&m->lock);
 }
 
 /* The node a page populated now goes to, NUMA_NO_NODE: anywhere. */
 static int cufab_managed_page_nid(struct cufab_managed *m, pgoff_t index)
 {
-	const struct cufab_managed_seg *s;
-	int nid = NUMA_NO_NODE;
-	u32 i;
+	int nid;
 
 	mutex_lock(&m->lock);
-	for (i = 0; i < m->nr; i++) {
-		s = &m->segs[i];
-		if (index < s->start || index >= s->end)
-			continue;
-		nid = s->adv.prefetch.type ? s->adv.prefetch.nid :
-		      s->adv.preferred.nid;
-		break;
-	}
+	nid = cufab_managed_segs_nid(&m->segs, index);
 	mutex_unlock(&m->lock);
 	return nid;
 }
@@ -368,7 +194,7 @@ void cufab_managed_free(void *priv)
 		mutex_unlock(&cufab_managed_single_lock);
 	}
 	mutex_destroy(&m->lock);
-	kfree(m->segs);
+	cufab_managed_segs_destroy(&m->segs);
 	kfree(m);
 	cufab_live_objects_dec();
 }
@@ -490,7 +316,7 @@ static vm_fault_t cufab_managed_cpu_fault(struct cufab_alloc *alloc,
 		pr_info("pid %d (%s): CPU access to managed memory at 0x%lx (allocation %llu, attached %s) while stream %llu of gpu %u has work and the GPU has CONCURRENT_MANAGED_ACCESS 0: SIGSEGV\n",
 			pid_nr(client->tgid), client->comm, addr, alloc->id,
 			cufab_attach_name(f.attach), f.stream_uid, f.dev);
-		/* a legacy allocation: mapped whole at va->start */
+		/* a linear allocation: mapped whole at va->start */
 		cufab_managed_nl_event(CUFAB_MANAGED_EV_CPU_FAULT, client,
 				       addr - va->start, alloc, &f, 0);
 	}
@@ -510,7 +336,7 @@ static int cufab_managed_fence_va(struct cufab_va *va,
 	struct cufab_managed *m;
 	bool fenced;
 
-	map = va->legacy ? mtree_load(&va->maps, va->start) : NULL;
+	map = va->linear ? mtree_load(&va->maps, va->start) : NULL;
 	if (!map || !cufab_alloc_is_managed(map->alloc))
 		return 0;
 	m = map->alloc->priv;
@@ -528,7 +354,7 @@ static int cufab_managed_fence_va(struct cufab_va *va,
  */
 const struct cufab_alloc_ops cufab_managed_alloc_ops = {
 	.name = "cuMemAllocManaged",
-	.flags = CUFAB_ALLOC_LEGACY | CUFAB_ALLOC_MANAGED,
+	.flags = CUFAB_ALLOC_LINEAR | CUFAB_ALLOC_MANAGED,
 	.page = cufab_managed_page,
 	.map_prepare = cufab_alloc_map_check,
 	.release = cufab_managed_release,
@@ -543,8 +369,7 @@ void *cufab_managed_new(u64 length, u32 attach)
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return NULL;
-	m->segs = kcalloc(4, sizeof(*m->segs), GFP_KERNEL_ACCOUNT);
-	if (!m->segs) {
+	if (cufab_managed_segs_init(&m->segs, length >> PAGE_SHIFT)) {
 		kfree(m);
 		return NULL;
 	}
@@ -552,11 +377,6 @@ void *cufab_managed_new(u64 length, u32 attach)
 	m->attach = attach;
 	m->attach_now = attach;
 	INIT_LIST_HEAD(&m->single_node);
-	m->cap = 4;
-	m->nr = 1;
-	m->segs[0].end = length >> PAGE_SHIFT;
-	m->segs[0].adv.preferred.nid = NUMA_NO_NODE;
-	m->segs[0].adv.prefetch.nid = NUMA_NO_NODE;
 	cufab_live_objects_inc();
 	return m;
 }
@@ -602,7 +422,7 @@ static int cufab_managed_range_get(struct cufab_client *client,
 	r->length = round_up(end, PAGE_SIZE) - r->start;
 	r->alloc = NULL;
 	va = cufab_va_find(client, r->start);
-	if (va && va->legacy &&
+	if (va && va->linear &&
 	    cufab_range_inside(r->start, r->length, va->start, va->length)) {
 		down_read(&va->lock);
 		map = va->dead ? NULL : mtree_load(&va->maps, va->start);
@@ -958,7 +778,7 @@ static struct cufab_alloc *cufab_managed_at(struct cufab_va *va)
 
 	down_read(&va->lock);
 	map = va->dead ? NULL : mtree_load(&va->maps, va->start);
-	if (map && va->legacy && cufab_alloc_is_managed(map->alloc)) {
+	if (map && va->linear && cufab_alloc_is_managed(map->alloc)) {
 		alloc = map->alloc;
 		cufab_alloc_get(alloc);
 	}
@@ -1264,7 +1084,7 @@ static int cufab_managed_access(struct cufab_op *op, u64 addr, u64 length)
 		if (!va)
 			break;
 		stop = min(end, va->start + va->length);
-		alloc = va->legacy ? cufab_managed_at(va) : NULL;
+		alloc = va->linear ? cufab_managed_at(va) : NULL;
 		if (alloc) {
 			ret = cufab_managed_check_one(op, alloc, cur,
 						      cur - va->start, mode);

@@ -10,7 +10,7 @@
 
 /*
  * Destroying a context drops its peer access links, from it and to it,
- * and frees its legacy allocations (cuCtxDestroy,
+ * and frees its linear allocations (cuCtxDestroy,
  * cuDevicePrimaryCtxReset and the last cuDevicePrimaryCtxRelease all end
  * in CUFAB_IOCTL_DESTROY of the context).
  */

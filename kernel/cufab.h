@@ -688,7 +688,7 @@ static inline bool cufab_range_inside(u64 start, u64 length, u64 outer,
  * per kind:
  *
  *   alloc_vmm.c     cuMemCreate (CUFAB_IOCTL_MEM_CREATE)
- *   alloc_legacy.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
+ *   alloc_linear.c  cuMemAlloc, cuMemAllocHost (CUFAB_IOCTL_MEM_ALLOC)
  *   alloc_managed.c cuMemAllocManaged (CUFAB_IOCTL_MEM_ALLOC, MANAGED)
  *   pool.c          pool chunks (cuMemAllocAsync): never a handle
  *   multicast.c     multicast objects: a handle with no memory of its own
@@ -774,7 +774,7 @@ extern const struct cufab_page_provider cufab_local_pages;
  * cuMemAlloc memory: mapped only into the reservation made for it, which
  * only cuMemFree (or its context's destroy) ends
  */
-#define CUFAB_ALLOC_LEGACY	BIT(1)
+#define CUFAB_ALLOC_LINEAR	BIT(1)
 /*
  * cuMemAllocManaged memory: pointer queries report it managed, and device
  * memory wherever its pages are; cuMemFree (not cuMemFreeHost) frees it
@@ -990,9 +990,9 @@ struct cufab_charge {
 void cufab_charge_begin(struct cufab_charge *c, struct mm_struct *mm);
 void cufab_charge_end(struct cufab_charge *c);
 
-/* The kinds with memory (alloc_vmm.c, alloc_legacy.c, alloc_managed.c) */
+/* The kinds with memory (alloc_vmm.c, alloc_linear.c, alloc_managed.c) */
 extern const struct cufab_alloc_ops cufab_vmm_alloc_ops;
-extern const struct cufab_alloc_ops cufab_legacy_alloc_ops;
+extern const struct cufab_alloc_ops cufab_linear_alloc_ops;
 extern const struct cufab_alloc_ops cufab_managed_alloc_ops;
 
 /*
@@ -1095,7 +1095,7 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @pending_task: the task doing it; only its mmap of /dev/cufab succeeds
  * @arena: the process's VA arena (va_arena.c), a reference, or NULL
  * @no_arena: mapping one failed (RLIMIT_AS, say): this client stops trying
- * @nr_legacy: reservations of MEM_ALLOC in @ranges; none: a context's
+ * @nr_linear: reservations of MEM_ALLOC in @ranges; none: a context's
  *	destroy has none to look for
  * @nr_kept: entries of @kept, oldest first
  * @kept: arena reservations this client freed and keeps, in @ranges and
@@ -1110,7 +1110,7 @@ struct cufab_va_space {
 	struct task_struct *pending_task;
 	struct cufab_va_arena *arena;
 	bool no_arena;
-	atomic_t nr_legacy;
+	atomic_t nr_linear;
 	unsigned int nr_kept;
 	struct cufab_va *kept[CUFAB_VA_KEPT];
 };
@@ -1121,12 +1121,12 @@ struct cufab_va_space {
  * @client: owner; valid while a VMA exists (the VMA holds the file)
  * @start: first address
  * @length: bytes
- * @legacy: made by MEM_ALLOC; freed only by MEM_FREE
+ * @linear: made by MEM_ALLOC; freed only by MEM_FREE
  * @pool: a chunk or imported pointer of a memory pool (pool.c); only the
  *	pool calls map, unmap, free it or change its access
- * @legacy_dev: MEM_ALLOC's device (pointer info of host memory)
- * @legacy_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
- *	frees the reservation (alloc_legacy.c). Written once, under the space's
+ * @linear_dev: MEM_ALLOC's device (pointer info of host memory)
+ * @linear_ctx: MEM_ALLOC's context id, 0 for none; the context's destroy
+ *	frees the reservation (alloc_linear.c). Written once, under the space's
  *	lock, while that context cannot be destroyed.
  * @vmas: VMAs referring to this reservation (1 except during mremap)
  * @lock: protects @maps, the mappings' access and @dead; taken by the
@@ -1152,11 +1152,11 @@ struct cufab_va {
 	struct cufab_client *client;
 	u64 start;
 	u64 length;
-	bool legacy;
+	bool linear;
 	bool pool;
-	bool ipc;		/* a legacy view of another process's cuMemAlloc */
-	s32 legacy_dev;
-	u32 legacy_ctx;
+	bool ipc;		/* a linear view of another process's cuMemAlloc */
+	s32 linear_dev;
+	u32 linear_ctx;
 	u32 host_flags;		/* cuMemHostAlloc's CUFAB_HOSTALLOC_* */
 	atomic_t vmas;
 	struct rw_semaphore lock;
@@ -1222,6 +1222,18 @@ bool cufab_va_arena_vma(const struct vm_area_struct *vma,
 void cufab_va_arena_forget(struct cufab_client *client);
 bool cufab_va_arena_in_mm(const struct cufab_va *va,
 			  const struct mm_struct *mm);
+#ifdef CUFAB_KUNIT
+/* va_arena_test.c: an arena no process maps, and its gap search */
+struct cufab_va_arena *cufab_va_arena_test_new(unsigned long start,
+					       unsigned long end);
+int cufab_va_arena_test_carve(struct cufab_va_arena *arena,
+			      struct cufab_va *va, u64 hint, u64 align);
+void cufab_va_arena_test_erase(struct cufab_va_arena *arena,
+			       struct cufab_va *va);
+int cufab_va_arena_test_close(struct cufab_va_arena *arena,
+			      unsigned long start, u64 length);
+void cufab_va_arena_test_put(struct cufab_va_arena *arena);
+#endif
 
 /* Access through a mapping (KUnit: kernel/tests/va_test.c). */
 u32 cufab_map_cpu_access(const struct cufab_va_map *map);
@@ -1229,13 +1241,13 @@ u32 cufab_map_dev_access(const struct cufab_va_map *map, u32 dev);
 
 /* In-kernel building blocks (MEM_ALLOC uses them). */
 int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
-		     u64 alignment, bool legacy, s32 legacy_dev, u64 *out);
+		     u64 alignment, bool linear, s32 linear_dev, u64 *out);
 int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 		       u64 offset, struct cufab_alloc *alloc, u32 handle);
 int cufab_va_set_access_all(struct cufab_client *client, u64 addr,
 			    u64 length, u32 host, u64 gpu_read, u64 gpu_write);
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
-			  bool legacy);
+			  bool linear);
 struct cufab_va *cufab_va_find(struct cufab_client *client, u64 addr);
 int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
 		       struct page **pages, unsigned int max);
@@ -1571,14 +1583,14 @@ int cufab_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @dev: kernel index of the GPU; valid for the context's lifetime because
  *	the topology cannot change while its client is open
  * @flags: CUctx_flags given at creation
- * @legacy: MEM_ALLOC has tied an allocation to it (set under the client's
+ * @linear: MEM_ALLOC has tied an allocation to it (set under the client's
  *	va.lock, cufab_mem_free_ctx() reads it there)
  */
 struct cufab_ctx {
 	struct cufab_object obj;
 	u32 dev;
 	u32 flags;
-	bool legacy;
+	bool linear;
 };
 
 static_assert(offsetof(struct cufab_ctx, obj) == 0);
@@ -1827,7 +1839,7 @@ int cufab_ioctl_mc_bind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mc_unbind(struct cufab_ucmd *ucmd);
 int cufab_ioctl_multimem(struct cufab_ucmd *ucmd);
 
-/* The allocation kinds' ioctls (alloc_vmm.c, alloc_legacy.c). */
+/* The allocation kinds' ioctls (alloc_vmm.c, alloc_linear.c). */
 int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd);
 int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd);
@@ -2383,6 +2395,9 @@ void cufab_event_put(struct cufab_event *event);
 int cufab_ioctl_event_create(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_event_import(struct cufab_ucmd *ucmd);
+/* CUFAB_WAIT_EVENT of STREAM_WAIT, in stream.c's cufab_waits[] */
+int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
+		     int *out_error);
 /* share_ipc.c */
 int cufab_ioctl_ipc_mem_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_ipc_mem_import(struct cufab_ucmd *ucmd);
@@ -2395,7 +2410,5 @@ int cufab_hostreg_get_pages(struct cufab_client *client, u64 addr,
 bool cufab_hostreg_contains(struct cufab_client *client, u64 addr);
 bool cufab_hostreg_pointer_info(struct cufab_client *client,
 				struct cufab_pointer_info *cmd);
-int cufab_event_wait(struct cufab_client *client, u32 id, u64 seq, bool poll,
-		     int *out_error);
 
 #endif /* _CUFAB_H */

@@ -403,15 +403,15 @@ static void cufab_pointer_info_fill(struct cufab_pointer_info *cmd,
 			       cufab_alloc_has(alloc, CUFAB_ALLOC_MANAGED) ?
 			       2 : 1;	/* CU_MEMORYTYPE_DEVICE : _HOST */
 	cmd->out_dev = alloc->gpu >= 0 ? alloc->gpu :
-		       va->legacy ? va->legacy_dev : -1;
+		       va->linear ? va->linear_dev : -1;
 	cmd->out_handle_types = alloc->handle_types;
 	cmd->out_alloc_id = alloc->id;
 	cmd->out_access_flags = map->host;
 	cmd->out_alloc_flags = alloc->alloc_flags;
-	if (va->legacy) {
-		cmd->out_flags |= CUFAB_PTR_F_LEGACY;
+	if (va->linear) {
+		cmd->out_flags |= CUFAB_PTR_F_LINEAR;
 		cmd->out_host_flags = READ_ONCE(va->host_flags);
-		cmd->out_ctx_id = READ_ONCE(va->legacy_ctx);
+		cmd->out_ctx_id = READ_ONCE(va->linear_ctx);
 		cmd->out_range_base = va->start;
 		cmd->out_range_length = va->length;
 	} else {

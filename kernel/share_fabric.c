@@ -258,7 +258,7 @@ cufab_fabric_record(struct cufab_alloc *alloc, struct cufab_fabric_exports *ext,
 /**
  * cufab_fabric_export_as() - the handle of an allocation, of one kind
  * @alloc: the caller holds a reference
- * @magic: the kind: FABRIC, or a legacy IPC handle (share_ipc.c)
+ * @magic: the kind: FABRIC, or a CUDA IPC handle (share_ipc.c)
  * @channel: the exporter's IMEX channel (checked by the caller)
  * @out: the 64-byte handle
  *
@@ -374,7 +374,7 @@ void cufab_fabric_show(struct seq_file *m)
 
 	mutex_lock(&cufab_fabric_lock);
 	xa_for_each(&cufab_fabric_exports, index, rec) {
-		/* legacy IPC records are on no channel */
+		/* CUDA IPC records are on no channel */
 		if (rec->magic != CUFAB_FABRIC_MAGIC)
 			continue;
 		seq_printf(m, "%u %d %llu %llu %d %s\n", rec->id, rec->channel,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy IPC memory: CUFAB_IOCTL_IPC_MEM_EXPORT (cuIpcGetMemHandle) and
+ * CUDA IPC memory: CUFAB_IOCTL_IPC_MEM_EXPORT (cuIpcGetMemHandle) and
  * CUFAB_IOCTL_IPC_MEM_IMPORT (cuIpcOpenMemHandle); cuIpcCloseMemHandle is
- * MEM_FREE with CUFAB_MEM_FREE_IPC (alloc_legacy.c).
+ * MEM_FREE with CUFAB_MEM_FREE_IPC (alloc_linear.c).
  *
  * The rules are the driver's:
  *  - only cuMemAlloc memory is exported (not cuMemAllocHost, managed, VMM
@@ -13,7 +13,7 @@
  *    allocation does, and a handle of freed memory names nothing (-ESRCH);
  *  - the process that made the allocation cannot open it (-ELOOP: driver
  *    580 answers CUDA_ERROR_INVALID_CONTEXT);
- *  - an import maps the whole allocation at a new legacy reservation of
+ *  - an import maps the whole allocation at a new linear reservation of
  *    the importer, read-write for the allocation's GPU and, if asked, a
  *    peer of it; the mapping holds the allocation, so the exporter's
  *    cuMemFree does not take the pages from under the importer.
@@ -54,8 +54,8 @@ static struct cufab_alloc *cufab_ipc_alloc_at(struct cufab_client *client,
 	}
 	down_read(&va->lock);
 	map = va->dead ? NULL : mtree_load(&va->maps, va->start);
-	if (va->legacy && !READ_ONCE(va->ipc) && map &&
-	    map->alloc->ops == &cufab_legacy_alloc_ops &&
+	if (va->linear && !READ_ONCE(va->ipc) && map &&
+	    map->alloc->ops == &cufab_linear_alloc_ops &&
 	    map->alloc->location_type == CUFAB_LOC_DEVICE) {
 		alloc = map->alloc;
 		cufab_alloc_get(alloc);
@@ -149,9 +149,9 @@ static void cufab_ipc_set_va(struct cufab_client *client, u64 addr,
 	va = mtree_load(&client->va.ranges, addr);
 	if (va && !xa_is_value(va)) {
 		WRITE_ONCE(va->ipc, true);
-		WRITE_ONCE(va->legacy_ctx, ctx->obj.id);
+		WRITE_ONCE(va->linear_ctx, ctx->obj.id);
 	}
-	ctx->legacy = true;
+	ctx->linear = true;
 	mutex_unlock(&client->va.lock);
 }
 

@@ -22,6 +22,7 @@
 #include <linux/atomic.h>
 #include <linux/err.h>
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/sched/signal.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -701,9 +702,12 @@ static void cufab_ctx_streams(struct cufab_stream_space *space, u32 ctx_id,
 	mutex_unlock(&space->lock);
 }
 
-/* Every stream of the context as far as submitted when the call began. */
-static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
-			  int *out_error)
+/*
+ * Every stream of the context as far as submitted when the call began;
+ * there is no sequence number to wait for, and no poll.
+ */
+static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id, u64 seq,
+			  bool poll, int *out_error)
 {
 	struct cufab_stream_space *space = cufab_stream_space(client);
 	struct cufab_stream *s, *tmp;
@@ -712,6 +716,8 @@ static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
 	int ret = 0, err;
 	u64 submitted;
 
+	if (seq || poll)
+		return -EINVAL;
 	if (IS_ERR(space))
 		return PTR_ERR(space);
 	ctx = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
@@ -736,6 +742,19 @@ static int cufab_ctx_wait(struct cufab_client *client, u32 ctx_id,
 	return ret;
 }
 
+/*
+ * What STREAM_WAIT waits for, by CUFAB_WAIT_*, each defined beside its
+ * concern as the engine's operation types are: an event's wait is
+ * event.c's, which stands above this file and is named here, not called.
+ */
+static int (*const cufab_waits[CUFAB_WAIT_MAX])(struct cufab_client *client,
+						u32 id, u64 seq, bool poll,
+						int *out_error) = {
+	[CUFAB_WAIT_STREAM] = cufab_stream_wait,
+	[CUFAB_WAIT_EVENT] = cufab_event_wait,
+	[CUFAB_WAIT_CTX] = cufab_ctx_wait,
+};
+
 int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd)
 {
 	struct cufab_stream_wait *cmd = ucmd->cmd;
@@ -749,20 +768,8 @@ int cufab_ioctl_stream_wait(struct cufab_ucmd *ucmd)
 			      CUFAB_WAIT_POLL);
 		return -EINVAL;
 	}
-	switch (cmd->what) {
-	case CUFAB_WAIT_STREAM:
-		ret = cufab_stream_wait(ucmd->client, cmd->id, cmd->seq, poll,
-					&err);
-		break;
-	case CUFAB_WAIT_EVENT:
-		ret = cufab_event_wait(ucmd->client, cmd->id, cmd->seq, poll,
-				       &err);
-		break;
-	default:
-		ret = cmd->seq || poll ? -EINVAL :
-		      cufab_ctx_wait(ucmd->client, cmd->id, &err);
-		break;
-	}
+	ret = cufab_waits[array_index_nospec(cmd->what, CUFAB_WAIT_MAX)]
+		(ucmd->client, cmd->id, cmd->seq, poll, &err);
 	if (ret)
 		return ret;
 	cmd->out_error = err;

@@ -92,7 +92,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	space->arena = NULL;
 	space->no_arena = false;
 	space->nr_kept = 0;
-	atomic_set(&space->nr_legacy, 0);
+	atomic_set(&space->nr_linear, 0);
 }
 
 /*
@@ -247,8 +247,8 @@ void cufab_va_teardown(struct cufab_va *va)
 	mutex_lock(&space->lock);
 	in_tree = cufab_mt_swap(&space->ranges, va->start, va->length, va,
 				NULL);
-	if (in_tree && va->legacy)
-		atomic_dec(&space->nr_legacy);
+	if (in_tree && va->linear)
+		atomic_dec(&space->nr_linear);
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
@@ -529,7 +529,7 @@ int cufab_va_mmap(struct file *filp, struct vm_area_struct *vma)
 }
 
 static struct cufab_va *cufab_va_new(struct cufab_client *client,
-				     u64 length, bool legacy, s32 legacy_dev)
+				     u64 length, bool linear, s32 linear_dev)
 {
 	struct cufab_va *va;
 
@@ -539,8 +539,8 @@ static struct cufab_va *cufab_va_new(struct cufab_client *client,
 	kref_init(&va->ref);
 	va->client = client;
 	va->length = length;
-	va->legacy = legacy;
-	va->legacy_dev = legacy_dev;
+	va->linear = linear;
+	va->linear_dev = linear_dev;
 	init_rwsem(&va->lock);
 	mt_init(&va->maps);
 	cufab_live_objects_inc();
@@ -609,7 +609,7 @@ static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 	long addr, ret = -ENOMEM;
 	int tries;
 
-	if (hint && (va->legacy ||
+	if (hint && (va->linear ||
 		     !cufab_va_arena_covers(client, hint, va->length))) {
 		ret = cufab_va_mmap_at(client, va, hint);
 		if (!IS_ERR_VALUE(ret))
@@ -620,7 +620,7 @@ static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
 	 * cuMemAlloc memory keeps a VMA of its own: its free leaves the
 	 * range unmapped, as cuMemFree's callers see with mincore().
 	 */
-	ret = va->legacy ? -ENOSPC :
+	ret = va->linear ? -ENOSPC :
 	      cufab_va_arena_place(client, va, hint, align);
 	if (!ret)
 		return va->start;
@@ -644,14 +644,14 @@ static long cufab_va_place(struct cufab_client *client, struct cufab_va *va,
  * @hint: preferred address, 0 for none
  * @length: bytes, a multiple of PAGE_SIZE
  * @alignment: a power of two, at least PAGE_SIZE
- * @legacy: for MEM_ALLOC
- * @legacy_dev: MEM_ALLOC's device
+ * @linear: for MEM_ALLOC
+ * @linear_dev: MEM_ALLOC's device
  * @out: the address
  *
  * Return: 0, -ENOMEM when no hole is large enough.
  */
 int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
-		     u64 alignment, bool legacy, s32 legacy_dev, u64 *out)
+		     u64 alignment, bool linear, s32 linear_dev, u64 *out)
 {
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
@@ -664,7 +664,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		hint = 0;
 	mutex_lock(&space->reserve_lock);
 	/* one the client freed and kept: no allocation, no tree write */
-	va = legacy ? NULL :
+	va = linear ? NULL :
 	     cufab_va_arena_revive(client, hint, length, alignment);
 	if (va) {
 		*out = va->start;
@@ -672,7 +672,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		cufab_va_put(va);
 		return 0;
 	}
-	va = cufab_va_new(client, length, legacy, legacy_dev);
+	va = cufab_va_new(client, length, linear, linear_dev);
 	if (!va) {
 		mutex_unlock(&space->reserve_lock);
 		return -ENOMEM;
@@ -691,8 +691,8 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 					 GFP_KERNEL_ACCOUNT);
 	if (!ret) {
 		kref_get(&va->ref);	/* the tree's */
-		if (legacy)
-			atomic_inc(&space->nr_legacy);
+		if (linear)
+			atomic_inc(&space->nr_linear);
 	}
 	mutex_unlock(&space->lock);
 	if (ret) {
@@ -714,14 +714,14 @@ out:
  * @client: owner
  * @addr: must be the reservation's start
  * @length: must be its length, or 0 for "whatever it is" (MEM_FREE)
- * @legacy: VA_FREE frees only cuMemAddressReserve ranges, MEM_FREE only
+ * @linear: VA_FREE frees only cuMemAddressReserve ranges, MEM_FREE only
  *	cuMemAlloc ones
  *
  * Return: 0, -EINVAL when @addr/@length do not name such a reservation or
  * (VA_FREE) something is still mapped in it.
  */
 int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
-			  bool legacy)
+			  bool linear)
 {
 	struct cufab_va_space *space = &client->va;
 	struct cufab_va *va;
@@ -730,9 +730,9 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 
 	mutex_lock(&space->reserve_lock);
 	va = cufab_va_find(client, addr);
-	if (!va || va->start != addr || va->legacy != legacy || va->pool ||
+	if (!va || va->start != addr || va->linear != linear || va->pool ||
 	    (length && va->length != length)) {
-		if (!legacy)
+		if (!linear)
 			cufab_pr_info(client, "cuMemAddressFree: address 0x%llx size 0x%llx: not the start and size of a cuMemAddressReserve range\n",
 				      addr, length);
 		ret = -EINVAL;
@@ -742,7 +742,7 @@ int cufab_va_unmap_munmap(struct cufab_client *client, u64 addr, u64 length,
 	if (va->arena) {
 		ret = cufab_va_arena_drop(va, true);
 		busy = ret == -EBUSY;
-	} else if (!legacy) {
+	} else if (!linear) {
 		down_read(&va->lock);
 		busy = va->nr_maps;
 		up_read(&va->lock);
@@ -875,7 +875,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	if (!cufab_range_inside(addr, length, va->start, va->length))
 		goto out;
 	/* cuMemAlloc ranges are made whole by MEM_ALLOC alone, pools' by pool.c */
-	if ((va->legacy && !cufab_alloc_has(alloc, CUFAB_ALLOC_LEGACY)) ||
+	if ((va->linear && !cufab_alloc_has(alloc, CUFAB_ALLOC_LINEAR)) ||
 	    va->pool)
 		goto out;
 	ret = -ENOMEM;
@@ -1185,7 +1185,7 @@ static int cufab_va_do_unmap(struct cufab_va *va, struct vm_area_struct *vma,
 	u64 cur = addr;
 	int ret;
 
-	if (va->legacy || va->pool)
+	if (va->linear || va->pool)
 		return -EINVAL;
 	ret = cufab_va_zap_whole(va, vma, addr, length);
 	if (ret)
@@ -1443,7 +1443,7 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 		map = cufab_va_map_at(va, cur);
 		if (!map) {
 			ret = -EFAULT;
-		} else if (!va->legacy &&
+		} else if (!va->linear &&
 			   (cufab_map_dev_access(map, dev) & need) != need) {
 			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
 					    task_tgid_nr(current),
@@ -1500,7 +1500,7 @@ int cufab_va_resolve(struct cufab_client *client, u64 addr, u64 length,
 			      addr);
 		return -EINVAL;
 	}
-	if (va->legacy) {
+	if (va->linear) {
 		cufab_pr_info(client, "bind address 0x%llx: memory from cuMemAlloc cannot be bound; use cuMemCreate\n",
 			      addr);
 		goto out;
@@ -1764,7 +1764,7 @@ static struct cufab_alloc *cufab_va_mapped_alloc(struct cufab_client *client,
 		return NULL;
 	down_read(&va->lock);
 	map = cufab_va_map_at(va, addr);
-	if (map && !va->legacy && !va->pool) {
+	if (map && !va->linear && !va->pool) {
 		alloc = map->alloc;
 		*mapped_with = map->handle;
 		cufab_alloc_get(alloc);

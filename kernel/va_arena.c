@@ -856,3 +856,65 @@ void cufab_va_arena_undo(struct cufab_va *va)
 {
 	cufab_arena_drop(va, false, false);
 }
+
+#ifdef CUFAB_KUNIT
+/*
+ * va_arena_test.c: the gap search of an arena of [start, end) that no
+ * process maps. It stays whole, so carving never looks at an mm.
+ */
+struct cufab_va_arena *cufab_va_arena_test_new(unsigned long start,
+					       unsigned long end)
+{
+	struct cufab_va_arena *arena;
+
+	arena = kzalloc(sizeof(*arena), GFP_KERNEL);
+	if (!arena)
+		return NULL;
+	kref_init(&arena->ref);
+	mutex_init(&arena->lock);
+	mt_init_flags(&arena->ranges, MT_FLAGS_ALLOC_RANGE);
+	INIT_LIST_HEAD(&arena->node);
+	arena->start = start;
+	arena->end = end;
+	arena->attached = true;
+	arena->whole = true;
+	return arena;
+}
+
+int cufab_va_arena_test_carve(struct cufab_va_arena *arena,
+			      struct cufab_va *va, u64 hint, u64 align)
+{
+	int ret;
+
+	mutex_lock(&arena->lock);
+	ret = cufab_arena_carve(arena, va, hint, align);
+	mutex_unlock(&arena->lock);
+	return ret;
+}
+
+void cufab_va_arena_test_erase(struct cufab_va_arena *arena,
+			       struct cufab_va *va)
+{
+	mutex_lock(&arena->lock);
+	mtree_erase(&arena->ranges, va->start);
+	mutex_unlock(&arena->lock);
+}
+
+/* [start, start + length) as a closed piece leaves it: never carved again */
+int cufab_va_arena_test_close(struct cufab_va_arena *arena,
+			      unsigned long start, u64 length)
+{
+	int ret;
+
+	mutex_lock(&arena->lock);
+	ret = mtree_store_range(&arena->ranges, start, start + length - 1,
+				CUFAB_ARENA_GONE, GFP_KERNEL);
+	mutex_unlock(&arena->lock);
+	return ret;
+}
+
+void cufab_va_arena_test_put(struct cufab_va_arena *arena)
+{
+	cufab_arena_put(arena);
+}
+#endif

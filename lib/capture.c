@@ -540,10 +540,10 @@ static CUresult begin(CUstream h, int pt, CUstreamCaptureMode mode)
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if ((unsigned int)mode > CU_STREAM_CAPTURE_MODE_RELAXED)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args((unsigned int)mode <=
+			      CU_STREAM_CAPTURE_MODE_RELAXED);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -619,11 +619,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamBeginCapture_ptsz(CUstream hStream)
 CUFAB_EXPORT CUresult CUDAAPI cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
 	CUstreamCaptureMode old = tls_mode;
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!mode || (unsigned int)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(mode &&
+			      (unsigned int)*mode <= CU_STREAM_CAPTURE_MODE_RELAXED);
+	if (res != CUDA_SUCCESS)
+		return res;
 	tls_mode = *mode;
 	*mode = old;
 	return CUDA_SUCCESS;
@@ -673,10 +674,9 @@ static CUresult end(CUstream h, int pt, CUgraph *phGraph)
 	struct cufab_lstream *s;
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phGraph)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!phGraph);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(h, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;

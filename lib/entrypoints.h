@@ -62,7 +62,7 @@ CUFAB_ENTRY(cuCtxSynchronize, cuCtxSynchronize, 2000)
 CUFAB_ENTRY(cuCtxSynchronize_v2, cuCtxSynchronize, 13000)
 CUFAB_ENTRY(cuCtxGetApiVersion, cuCtxGetApiVersion, 3020)
 
-/* legacy_mem.c */
+/* linear_mem.c */
 CUFAB_ENTRY(cuMemHostGetDevicePointer_v2, cuMemHostGetDevicePointer, 3020)
 
 /* ipc_mem.c, compat.c */
@@ -109,7 +109,7 @@ CUFAB_ENTRY(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, 1002
 /* dmabuf_range.c */
 CUFAB_ENTRY(cuMemGetHandleForAddressRange, cuMemGetHandleForAddressRange, 11070)
 
-/* legacy_mem.c */
+/* linear_mem.c */
 CUFAB_ENTRY(cuMemAlloc_v2, cuMemAlloc, 3020)
 CUFAB_ENTRY(cuMemFree_v2, cuMemFree, 3020)
 CUFAB_ENTRY(cuMemAllocHost_v2, cuMemAllocHost, 3020)

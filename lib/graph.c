@@ -242,10 +242,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph,
 {
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!phGraph || flags)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phGraph && !flags);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
 	res = cufab_graph_new_locked(1, phGraph);
 	pthread_mutex_unlock(&cufab_graph_lock);
@@ -254,8 +253,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphCreate(CUgraph *phGraph,
 
 CUFAB_EXPORT CUresult CUDAAPI cuGraphDestroy(CUgraph hGraph)
 {
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	CUresult res;
+
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
 	if (!cufab_graph_live_locked(hGraph)) {
 		pthread_mutex_unlock(&cufab_graph_lock);
@@ -346,9 +348,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddEmptyNode(CUgraphNode *phGraphNode,
 						  size_t numDependencies)
 {
 	struct CUgraphNode_st t = { .type = CU_GRAPH_NODE_TYPE_EMPTY };
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	return add_node(phGraphNode, hGraph, dependencies, numDependencies,
 			&t);
 }
@@ -401,10 +405,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddMemsetNode(CUgraphNode *phGraphNode,
 	CUresult res;
 	__u32 kdev;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!memsetParams)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!memsetParams);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = node_kdev(ctx, &kdev);
 	if (res == CUDA_SUCCESS)
 		res = memset_ops(memsetParams, kdev, &t);
@@ -486,10 +489,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddMemcpyNode(CUgraphNode *phGraphNode,
 	CUresult res;
 	__u32 kdev;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!copyParams)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!copyParams);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = node_kdev(ctx, &kdev);
 	if (res == CUDA_ERROR_INVALID_CONTEXT && ctx)
 		/* cuGraphAddMemcpyNode documents no INVALID_CONTEXT */
@@ -509,11 +511,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddHostNode(CUgraphNode *phGraphNode,
 						 const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
 	struct CUgraphNode_st t = { .type = CU_GRAPH_NODE_TYPE_HOST };
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!nodeParams || !nodeParams->fn)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(nodeParams && nodeParams->fn);
+	if (res != CUDA_SUCCESS)
+		return res;
 	t.fn = nodeParams->fn;
 	t.data = nodeParams->userData;
 	return add_node(phGraphNode, hGraph, dependencies, numDependencies,
@@ -526,9 +528,11 @@ static CUresult add_event_node(CUgraphNode *out, CUgraph g,
 {
 	struct CUgraphNode_st t = { .type = type, .event = event };
 	__u32 kid, ctx_kid;
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	if (cufab_event_info(event, &kid, &ctx_kid) != CUDA_SUCCESS)
 		return CUDA_ERROR_INVALID_VALUE;
 	return add_node(out, g, deps, ndeps, &t);
@@ -566,8 +570,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddChildGraphNode(CUgraphNode *phGraphNode,
 	struct CUgraphNode_st t = { .type = CU_GRAPH_NODE_TYPE_GRAPH };
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
 	res = cufab_graph_live_locked(childGraph) && childGraph != hGraph ?
 	      cufab_graph_clone_locked(childGraph, &t.child) :
@@ -586,12 +591,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 						      size_t numDependencies,
 						      const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
+	CUresult res;
+
 	(void)phGraphNode;
 	(void)hGraph;
 	(void)dependencies;
 	(void)numDependencies;
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	cufab_dbg("refused: function %p: cufab runs no device code, a graph can hold memset, memcpy, host, event, empty and child-graph nodes",
 		  nodeParams ? (void *)nodeParams->func : NULL);
 	return CUDA_ERROR_INVALID_VALUE;
@@ -600,17 +608,16 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode,
 CUFAB_EXPORT CUresult CUDAAPI cuGraphNodeGetType(CUgraphNode hNode,
 						 CUgraphNodeType *type)
 {
-	CUresult res = CUDA_ERROR_INVALID_VALUE;
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!type)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!type);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
-	if (node_graph_locked(hNode)) {
+	if (node_graph_locked(hNode))
 		*type = hNode->type;
-		res = CUDA_SUCCESS;
-	}
+	else
+		res = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_unlock(&cufab_graph_lock);
 	return res;
 }
@@ -620,11 +627,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphGetNodes(CUgraph hGraph,
 					      size_t *numNodes)
 {
 	size_t i;
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!numNodes)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!numNodes);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
 	if (!cufab_graph_live_locked(hGraph)) {
 		pthread_mutex_unlock(&cufab_graph_lock);
@@ -800,15 +807,15 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphEx
 	struct CUgraphExec_st *x;
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
 	/*
 	 * AUTO_FREE_ON_LAUNCH concerns allocation nodes and USE_NODE_PRIORITY
 	 * kernel nodes, neither of which a graph here can hold; DEVICE_LAUNCH
 	 * needs a GPU that launches, and UPLOAD is for WithParams only.
 	 */
-	if (!phGraphExec || (flags & ~(unsigned long long)INSTANTIATE_FLAGS))
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(phGraphExec &&
+			      !(flags & ~(unsigned long long)INSTANTIATE_FLAGS));
+	if (res != CUDA_SUCCESS)
+		return res;
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -885,9 +892,11 @@ static struct CUgraphExec_st *exec_get(CUgraphExec h)
 CUFAB_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
 	struct CUgraphExec_st *x;
+	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	pthread_mutex_lock(&cufab_graph_lock);
 	x = ptr_has((void *const *)execs, nexecs, hGraphExec) ? hGraphExec :
 	    NULL;
@@ -945,8 +954,9 @@ static CUresult launch(CUgraphExec h, CUstream hs, int pt)
 	int handled = 0;
 	size_t i, n;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
+	res = cufab_call_args(1);
+	if (res != CUDA_SUCCESS)
+		return res;
 	res = cufab_stream_resolve(hs, pt, &s);
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -1063,10 +1073,9 @@ static CUresult exec_update(CUgraphExec h, CUgraph g,
 	struct CUgraphExec_st *x;
 	CUresult res;
 
-	if (cufab_call_args(1))
-		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!info)
-		return CUDA_ERROR_INVALID_VALUE;
+	res = cufab_call_args(!!info);
+	if (res != CUDA_SUCCESS)
+		return res;
 	x = exec_get(h);
 	if (!x)
 		return CUDA_ERROR_INVALID_VALUE;

@@ -35,7 +35,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
 				  Flags);
 		return res;
 	}
-	res = cufab_legacy_alloc_host(pp ? &p : NULL, bytesize,
+	res = cufab_linear_alloc_host(pp ? &p : NULL, bytesize,
 				      CUFAB_MEM_ALLOC_HOST, 0, Flags);
 	if (res == CUDA_SUCCESS)
 		*pp = (void *)(uintptr_t)p;
@@ -63,7 +63,7 @@ static CUresult host_info(int args_ok, void *p, struct cufab_pointer_info *info)
 CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 {
 	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED |
-			   CUFAB_PTR_F_LEGACY;
+			   CUFAB_PTR_F_LINEAR;
 	struct cufab_pointer_info info = { 0 };
 	CUresult res;
 

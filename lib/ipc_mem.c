@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Legacy IPC memory: cuIpcGetMemHandle, cuIpcOpenMemHandle_v2 and
+ * CUDA IPC memory: cuIpcGetMemHandle, cuIpcOpenMemHandle_v2 and
  * cuIpcCloseMemHandle for cuMemAlloc memory (kernel/share_ipc.c).
  *
  * The kernel owns the handle (64 bytes only it reads) and the mapping; the

@@ -3,7 +3,7 @@
  * Managed memory: cuMemAllocManaged, cuMemAdvise (and its CUDA 8.0 form),
  * cuMemPrefetchAsync (and its CUDA 8.0 form), cuMemRangeGetAttribute(s).
  *
- * The kernel owns the allocation (a legacy allocation: cuMemFree frees
+ * The kernel owns the allocation (a linear allocation: cuMemFree frees
  * it, cuCtxDestroy of its context too), the advice and the placement of
  * its pages; these calls translate devices and locations between CUdevice
  * ordinals and kernel indexes and format the answers. One ioctl each.
@@ -28,7 +28,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocManaged(CUdeviceptr *dptr,
 						size_t bytesize,
 						unsigned int flags)
 {
-	return cufab_legacy_alloc(dptr, bytesize, CUFAB_MEM_ALLOC_MANAGED,
+	return cufab_linear_alloc(dptr, bytesize, CUFAB_MEM_ALLOC_MANAGED,
 				  flags);
 }
 
@@ -189,7 +189,7 @@ static int range_attr_ok(const void *data, size_t size,
 }
 
 /* A kernel location as the CUDA 8.0 attributes report it. */
-static int legacy_location(__u32 type, __s32 id)
+static int attr_location(__u32 type, __s32 id)
 {
 	int ord;
 
@@ -238,15 +238,15 @@ static void range_attr_write(void *data, size_t size,
 		*out = (int)a->out_read_mostly;
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION:
-		*out = legacy_location(a->out_preferred_type,
-				       a->out_preferred_id);
+		*out = attr_location(a->out_preferred_type,
+				     a->out_preferred_id);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY:
 		accessed_by_fill(out, size / 4, a);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION:
-		*out = legacy_location(a->out_prefetch_type,
-				       a->out_prefetch_id);
+		*out = attr_location(a->out_prefetch_type,
+				     a->out_prefetch_id);
 		break;
 	case CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE:
 		*(CUmemLocationType *)data = a->out_preferred_type;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Helpers shared by the memory API groups (vmm.c, legacy_mem.c,
+ * Helpers shared by the memory API groups (vmm.c, linear_mem.c,
  * pointer.c, share.c, imex.c).
  *
  * The kernel owns allocations, reservations, mappings and every rule about
@@ -73,13 +73,13 @@ static inline CUresult cufab_location_to_kernel(const CUmemLocation *loc,
 void cufab_imex_prepare(void);
 
 /*
- * legacy_mem.c: MEM_ALLOC in the current context (cuMemAlloc,
+ * linear_mem.c: MEM_ALLOC in the current context (cuMemAlloc,
  * cuMemAllocHost, cuMemAllocManaged with its attach flags).
  */
-CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
+CUresult cufab_linear_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach);
 /* the same with cuMemHostAlloc's flags (CUFAB_HOSTALLOC_*) */
-CUresult cufab_legacy_alloc_host(CUdeviceptr *out, size_t bytesize,
+CUresult cufab_linear_alloc_host(CUdeviceptr *out, size_t bytesize,
 				 __u32 flags, __u32 attach, __u32 host_flags);
 
 /*

@@ -53,9 +53,9 @@ static int ptr_mapped(const struct ptr_query *q)
 	       (CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED);
 }
 
-static int ptr_legacy(const struct ptr_query *q)
+static int ptr_linear(const struct ptr_query *q)
 {
-	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LEGACY);
+	return ptr_mapped(q) && (q->info.out_flags & CUFAB_PTR_F_LINEAR);
 }
 
 /* cuMemHostRegister memory */
@@ -127,9 +127,9 @@ static int ptr_managed(const struct ptr_query *q)
 }
 
 /* cuMemAlloc device memory (not managed memory, which reads as device) */
-static int ptr_legacy_device(const struct ptr_query *q)
+static int ptr_linear_device(const struct ptr_query *q)
 {
-	return ptr_legacy(q) && !ptr_managed(q) &&
+	return ptr_linear(q) && !ptr_managed(q) &&
 	       q->info.out_memory_type == CU_MEMORYTYPE_DEVICE;
 }
 
@@ -172,7 +172,7 @@ static int ptr_gdr(const struct ptr_query *q)
 
 	if (q->info.out_alloc_flags & CUFAB_ALLOC_F_GPU_DIRECT_RDMA)
 		return 1;
-	return ptr_legacy_device(q) &&
+	return ptr_linear_device(q) &&
 	       d && d->attrs[CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED];
 }
 
@@ -186,10 +186,10 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT:
 		/*
-		 * Only legacy and registered memory belong to a context;
+		 * Only linear and registered memory belong to a context;
 		 * VMM memory: NULL.
 		 */
-		if ((ptr_legacy(q) || ptr_hostreg(q)) && i->out_ctx_id) {
+		if ((ptr_linear(q) || ptr_hostreg(q)) && i->out_ctx_id) {
 			ctx = cufab_ctx_by_kid(i->out_ctx_id);
 			if (!ctx)
 				return CUDA_ERROR_INVALID_VALUE;
@@ -220,7 +220,7 @@ static CUresult ptr_attr(const struct ptr_query *q, CUpointer_attribute attr,
 		*(int *)data = ptr_ordinal(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
-		*(int *)data = ptr_legacy_device(q);
+		*(int *)data = ptr_linear_device(q);
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
 		/* The reservation; a module that does not report it: the mapping. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Legacy IPC memory: cudaIpcGetMemHandle, cudaIpcOpenMemHandle and
+ * CUDA IPC memory: cudaIpcGetMemHandle, cudaIpcOpenMemHandle and
  * cudaIpcCloseMemHandle over their driver twins. cudaIpcMemHandle_t and
  * CUipcMemHandle are the same 64 bytes, cudaIpcMemLazyEnablePeerAccess is
  * CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, and the driver's codes are the

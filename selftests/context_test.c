@@ -137,7 +137,7 @@ TEST(create_zeroed_params)
 }
 
 /* The symbols of older headers: cuCtxCreate_v2 and _v3. */
-TEST(create_legacy)
+TEST(create_old_symbols)
 {
 	CUresult (*v2)(CUcontext *, unsigned int, CUdevice);
 	CUresult (*v3)(CUcontext *, CUexecAffinityParam *, int, unsigned int, CUdevice);

@@ -571,7 +571,7 @@ static void ipc_mem_exporter(int rd, int wr)
 }
 
 /*
- * MEM_FREE of a legacy range (@flags 0: cuMemFree; CUFAB_MEM_FREE_IPC:
+ * MEM_FREE of a linear range (@flags 0: cuMemFree; CUFAB_MEM_FREE_IPC:
  * cuIpcCloseMemHandle), else munmap() when an injected fault made MEM_FREE
  * fail: the range's VMA holds the file, so what it maps would outlive
  * close() and stay in live_objects. Its error goes to *@err if none yet.
@@ -603,7 +603,7 @@ static int ipc_mem_pipe(int fds[2])
 }
 
 /*
- * Legacy IPC memory: this process exports a page of its own, and opens
+ * CUDA IPC memory: this process exports a page of its own, and opens
  * and closes a child's (a process cannot open its own), then frees its
  * page. The child is reaped before returning, so its objects are gone
  * too. 0 or an errno.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy IPC memory (lib/ipc_mem.c, kernel/share_ipc.c): cuIpcGetMemHandle,
+ * CUDA IPC memory (lib/ipc_mem.c, kernel/share_ipc.c): cuIpcGetMemHandle,
  * cuIpcOpenMemHandle and cuIpcCloseMemHandle between two processes, each
  * documented code, the driver's rules (cuMemAlloc memory only, not in the
  * exporting process, handles of freed memory, per-context reference

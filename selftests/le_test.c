@@ -463,7 +463,7 @@ TEST_F(le, unicast_bind_rules)
 	CUlogicalEndpointProp p = uprop(0, LE_SIZE, 0);
 	CUmemGenericAllocationHandle h, h1, big;
 	CUlogicalEndpointId id;
-	CUdeviceptr legacy;
+	CUdeviceptr linear;
 	struct vbuf vb;
 
 	SETUP_SKIPPED();
@@ -511,10 +511,10 @@ TEST_F(le, unicast_bind_rules)
 		  NULL, LE_GRAN, 0));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointBindAddr(id, 0, 10 * LE_GRAN,
 		  (void *)(uintptr_t)(64 * GIB), LE_GRAN, 0));
-	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&legacy, 2 * LE_GRAN));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&linear, 2 * LE_GRAN));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuLogicalEndpointBindAddr(id, 0, 10 * LE_GRAN,
-		  (void *)((legacy + LE_GRAN - 1) & ~(LE_GRAN - 1)), LE_GRAN, 0));
-	EXPECT_CU(CUDA_SUCCESS, cuMemFree(legacy));
+		  (void *)((linear + LE_GRAN - 1) & ~(LE_GRAN - 1)), LE_GRAN, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuMemFree(linear));
 
 	/* bindings keep the memory: release and unmap everything first */
 	EXPECT_CU(CUDA_SUCCESS, vbuf_drop(&vb));

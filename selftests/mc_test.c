@@ -170,7 +170,7 @@ TEST_F(ctx, bind_errors)
 }
 
 /* cuMemAlloc memory is not cuMemCreate memory. */
-TEST_F(ctx, bind_legacy_refused)
+TEST_F(ctx, bind_linear_refused)
 {
 	CUmemGenericAllocationHandle h;
 	CUdeviceptr p;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the memory selftests (vmm_test, legacy_mem_test,
+ * Helpers of the memory selftests (vmm_test, linear_mem_test,
  * pointer_test): everything goes through libcufab.
  */
 #ifndef _CUFAB_MEM_HELPERS_H

@@ -2,7 +2,7 @@
 /*
  * Memory ioctls through raw ioctls (uAPI header only): cuMemCreate and
  * friends, VA reservations with their CPU view, cuMemMap/Unmap/SetAccess,
- * legacy allocations, copies, sets, pointer info, accounting, process
+ * linear allocations, copies, sets, pointer info, accounting, process
  * death, fault injection and host-NUMA placement.
  *
  * Each test opens its own client. Without /dev/cufab every test skips.
@@ -696,7 +696,7 @@ TEST_F(mem, retain_and_pointer_info)
 	EXPECT_EQ(0, va_free(self->fd, b, g));
 }
 
-TEST_F(mem, legacy_alloc_free)
+TEST_F(mem, linear_alloc_free)
 {
 	struct cufab_mem_retain r = { .size = sizeof(r) };
 	struct cufab_pointer_info pi;
@@ -723,7 +723,7 @@ TEST_F(mem, legacy_alloc_free)
 	EXPECT_EQ(0, probe(hst + 99, true, 9, NULL));
 
 	ASSERT_EQ(0, ptr_info(self->fd, d + 5000, &pi));
-	EXPECT_EQ((__u32)CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED | CUFAB_PTR_F_LEGACY,
+	EXPECT_EQ((__u32)CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED | CUFAB_PTR_F_LINEAR,
 		  pi.out_flags);
 	EXPECT_EQ(2U, pi.out_memory_type);
 	EXPECT_EQ(0, pi.out_dev);
@@ -733,7 +733,7 @@ TEST_F(mem, legacy_alloc_free)
 	EXPECT_EQ(1U, pi.out_memory_type);
 	EXPECT_EQ(0, pi.out_dev);
 
-	/* the VMM calls refuse legacy memory */
+	/* the VMM calls refuse linear memory */
 	r.addr = d;
 	EXPECT_EQ(EINVAL, xioctl(self->fd, CUFAB_IOCTL_MEM_RETAIN, &r));
 	EXPECT_EQ(EINVAL, mem_unmap(self->fd, d, 3 * PG));
@@ -778,7 +778,7 @@ static int obj_destroy(int fd, __u32 id)
  * and a caller compiled before the field (shorter size) gets no context.
  * POINTER_INFO reports the context in out_ctx_id.
  */
-TEST_F(mem, legacy_alloc_ctx)
+TEST_F(mem, linear_alloc_ctx)
 {
 	struct cufab_mem_alloc c = { .size = sizeof(c), .length = PG };
 	struct cufab_pointer_info pi;
@@ -930,12 +930,12 @@ static unsigned char *guard_at(__u64 addr)
 }
 
 /*
- * A legacy allocation with a plain page right after its range, so that a
+ * A linear allocation with a plain page right after its range, so that a
  * set or copy running past the end would land in memory we can inspect.
  * Placement is the kernel's (top down): when the next allocation lands
  * right below the previous one, freeing the previous one makes room.
  */
-static int legacy_with_guard(int fd, __u64 *base, __u64 *len,
+static int linear_with_guard(int fd, __u64 *base, __u64 *len,
 			     unsigned char **guard)
 {
 	struct cufab_pointer_info pi;
@@ -968,7 +968,7 @@ TEST_F(mem, range_past_end_is_efault)
 
 	if (skipped(_metadata))
 		return;
-	ASSERT_EQ(0, legacy_with_guard(self->fd, &base, &len, &guard));
+	ASSERT_EQ(0, linear_with_guard(self->fd, &base, &len, &guard));
 	memset(guard, 0x5a, PG);
 	EXPECT_EQ(0, mem_set(self->fd, 0, base, 1, 0xa5, len));
 	EXPECT_EQ(EFAULT, mem_set(self->fd, 0, base, 1, 0xa5, len + 1));

@@ -36,7 +36,7 @@ TEST(own_allocation)
 	EXPECT_NE(NULL, strstr(out, "\"location\":\"gpu1\""));
 	EXPECT_NE(NULL, strstr(out, "\"size\":2097152,"));
 	EXPECT_NE(NULL, strstr(out, "\"handle_types\":[\"posix-fd\"]"));
-	EXPECT_NE(NULL, strstr(out, "\"legacy\":false"));
+	EXPECT_NE(NULL, strstr(out, "\"linear\":false"));
 
 	/* the text table names the process and the allocation */
 	snprintf(args, sizeof(args), "mem show pid %d", getpid());

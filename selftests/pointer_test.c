@@ -42,7 +42,7 @@ TEST(not_initialized)
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuPointerGetAttributes(1, &a, &data, 4096));
 }
 
-TEST_F(ctx, legacy_device)
+TEST_F(ctx, linear_device)
 {
 	CUdeviceptr d, d2, ptr;
 	CUcontext c;
@@ -104,7 +104,7 @@ TEST_F(ctx, legacy_device)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFree(d2));
 }
 
-TEST_F(ctx, legacy_host)
+TEST_F(ctx, linear_host)
 {
 	CUcontext c;
 	void *h, *hp;

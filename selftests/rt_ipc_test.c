@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The runtime's legacy IPC memory (cudaIpcGetMemHandle, OpenMemHandle,
+ * The runtime's CUDA IPC memory (cudaIpcGetMemHandle, OpenMemHandle,
  * CloseMemHandle) and its device limits (cudaDeviceGetLimit/SetLimit),
  * written against NVIDIA's cuda_runtime_api.h as a user's program is.
  */

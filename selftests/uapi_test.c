@@ -586,7 +586,7 @@ static void prepare_mem_alloc(struct __test_metadata *_metadata, int fd,
 }
 
 /* cuMemAlloc of one page of GPU 0: its address. */
-static __u64 legacy_page(struct __test_metadata *_metadata, int fd)
+static __u64 linear_page(struct __test_metadata *_metadata, int fd)
 {
 	struct cufab_mem_alloc a = { .size = sizeof(a), .length = 4096 };
 
@@ -600,7 +600,7 @@ static void prepare_mem_free(struct __test_metadata *_metadata, int fd,
 {
 	struct cufab_mem_free *cmd = buf;
 
-	cmd->addr = legacy_page(_metadata, fd);
+	cmd->addr = linear_page(_metadata, fd);
 }
 
 static void prepare_ipc_mem_export(struct __test_metadata *_metadata, int fd,
@@ -608,7 +608,7 @@ static void prepare_ipc_mem_export(struct __test_metadata *_metadata, int fd,
 {
 	struct cufab_ipc_mem_export *cmd = buf;
 
-	cmd->addr = legacy_page(_metadata, fd);
+	cmd->addr = linear_page(_metadata, fd);
 }
 
 /*
@@ -628,7 +628,7 @@ static void ipc_mem_foreign_handle(struct __test_metadata *_metadata,
 	if (!fork()) {
 		close(to_child[1]);
 		cfd = open(CUFAB_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-		ex.addr = legacy_page(_metadata, cfd);
+		ex.addr = linear_page(_metadata, cfd);
 		if (cfd < 0 || cufab_ioc(cfd, CUFAB_IOCTL_IPC_MEM_EXPORT, &ex))
 			memset(ex.out_handle, 0, sizeof(ex.out_handle));
 		if (write(to_parent[1], ex.out_handle,
@@ -704,7 +704,7 @@ static void prepare_mem_copy(struct __test_metadata *_metadata, int fd,
 {
 	struct cufab_mem_copy *cmd = buf;
 
-	cmd->dst = legacy_page(_metadata, fd);
+	cmd->dst = linear_page(_metadata, fd);
 	cmd->src = (uintptr_t)host_bytes;
 	cmd->length = sizeof(host_bytes);
 }
@@ -714,7 +714,7 @@ static void prepare_mem_set(struct __test_metadata *_metadata, int fd,
 {
 	struct cufab_mem_set *cmd = buf;
 
-	cmd->dst = legacy_page(_metadata, fd);
+	cmd->dst = linear_page(_metadata, fd);
 	cmd->elem_size = 1;
 	cmd->count = 64;
 }
@@ -728,7 +728,7 @@ static void prepare_stream_memop(struct __test_metadata *_metadata, int fd,
 	struct cufab_stream_memop *cmd = buf;
 
 	memop_entry.op = CUFAB_MEMOP_WRITE32;
-	memop_entry.addr = legacy_page(_metadata, fd);
+	memop_entry.addr = linear_page(_metadata, fd);
 	memop_entry.value = 1;
 	cmd->stream_id = new_stream(_metadata, fd);
 	cmd->count = 1;
@@ -759,7 +759,7 @@ static void prepare_pointer_info(struct __test_metadata *_metadata, int fd,
 {
 	struct cufab_pointer_info *cmd = buf;
 
-	cmd->addr = legacy_page(_metadata, fd);
+	cmd->addr = linear_page(_metadata, fd);
 }
 
 static void prepare_mem_export(struct __test_metadata *_metadata, int fd,

@@ -33,14 +33,14 @@ struct bindmap_test_ctx {
 	u64 live;
 };
 
-/* Legacy host memory: needs no GPU, the map only counts references. */
+/* Linear host memory: needs no GPU, the map only counts references. */
 static int bindmap_test_init(struct kunit *test)
 {
 	const struct cufab_alloc_desc desc = {
 		.location_type = CUFAB_LOC_HOST,
 		.location_id = -1,
 		.length = 64 * U,
-		.ops = &cufab_legacy_alloc_ops,
+		.ops = &cufab_linear_alloc_ops,
 	};
 	struct bindmap_test_ctx *ctx;
 

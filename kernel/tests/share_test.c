@@ -22,7 +22,7 @@
 
 #include "cufab.h"
 
-/* Legacy host memory: no GPU capacity is charged, pages only on touch. */
+/* Linear host memory: no GPU capacity is charged, pages only on touch. */
 static struct cufab_alloc *share_test_alloc(struct kunit *test)
 {
 	const struct cufab_alloc_desc desc = {
@@ -30,7 +30,7 @@ static struct cufab_alloc *share_test_alloc(struct kunit *test)
 		.location_id = -1,
 		.handle_types = CUFAB_HANDLE_POSIX_FD | CUFAB_HANDLE_FABRIC,
 		.length = 4 * PAGE_SIZE,
-		.ops = &cufab_legacy_alloc_ops,
+		.ops = &cufab_linear_alloc_ops,
 	};
 	struct cufab_alloc *alloc = cufab_alloc_create(&desc);
 

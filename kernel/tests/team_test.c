@@ -136,14 +136,14 @@ static struct cufab_team *team_pair(struct kunit *test, u64 length, u64 align)
 }
 
 static struct cufab_alloc *team_alloc(struct kunit *test, u32 type, s32 id,
-				      u64 length, bool legacy)
+				      u64 length, bool linear)
 {
 	const struct cufab_alloc_desc desc = {
 		.location_type = type,
 		.location_id = id,
 		.handle_types = CUFAB_HANDLE_FABRIC,
 		.length = length,
-		.ops = legacy ? &cufab_legacy_alloc_ops : &cufab_vmm_alloc_ops,
+		.ops = linear ? &cufab_linear_alloc_ops : &cufab_vmm_alloc_ops,
 	};
 	struct cufab_alloc *alloc = cufab_alloc_create(&desc);
 
@@ -342,12 +342,12 @@ static void bind_rules(struct kunit *test)
 {
 	struct team_test_ctx *ctx = team_test_pair(test);
 	struct cufab_team *team = team_pair(test, 4 * G, G);
-	struct cufab_alloc *mem_a, *mem_b, *legacy, *host;
+	struct cufab_alloc *mem_a, *mem_b, *linear, *host;
 	u32 a = ctx->gpu_a, b = ctx->gpu_b;
 
 	mem_a = team_alloc(test, CUFAB_LOC_DEVICE, a, 2 * G, false);
 	mem_b = team_alloc(test, CUFAB_LOC_DEVICE, b, G, false);
-	legacy = team_alloc(test, CUFAB_LOC_HOST, -1, G, true);
+	linear = team_alloc(test, CUFAB_LOC_HOST, -1, G, true);
 	host = team_alloc(test, CUFAB_LOC_HOST, -1, G, false);
 
 	KUNIT_EXPECT_EQ(test, 0, team_bind(team, a, 0, G, mem_a, 0, A, NULL));
@@ -381,7 +381,7 @@ static void bind_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			team_bind(team, a, G, G, mem_b, 0, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
-			team_bind(team, a, G, G, legacy, 0, A, NULL));
+			team_bind(team, a, G, G, linear, 0, A, NULL));
 	KUNIT_EXPECT_EQ(test, -EINVAL,
 			team_bind(team, a, G, G, host, 0, A, NULL));
 	/* not a member */
@@ -396,7 +396,7 @@ static void bind_rules(struct kunit *test)
 	/* none of the refusals kept a reference */
 	KUNIT_EXPECT_EQ(test, 2u, kref_read(&mem_a->ref));
 	KUNIT_EXPECT_EQ(test, 2u, kref_read(&mem_b->ref));
-	KUNIT_EXPECT_EQ(test, 1u, kref_read(&legacy->ref));
+	KUNIT_EXPECT_EQ(test, 1u, kref_read(&linear->ref));
 	KUNIT_EXPECT_EQ(test, 1u, kref_read(&host->ref));
 	/* the second half of the memory, at the end of the object */
 	KUNIT_EXPECT_EQ(test, 0,
@@ -408,7 +408,7 @@ static void bind_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1u, kref_read(&mem_b->ref));
 	cufab_alloc_put(mem_a);
 	cufab_alloc_put(mem_b);
-	cufab_alloc_put(legacy);
+	cufab_alloc_put(linear);
 	cufab_alloc_put(host);
 }
 

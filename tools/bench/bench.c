@@ -366,7 +366,7 @@ static const struct row rows[] = {
 	/* stream memory operations (streammem_bench.c) */
 	{ "cuStreamWriteValue32 enqueue", smb_step_write_value, 1, 0, 1, NULL,
 	  smb_undo_sync },
-	/* legacy IPC from another process (ipc_bench.c) */
+	/* CUDA IPC from another process (ipc_bench.c) */
 	{ "cuIpcOpenMemHandle+cuIpcCloseMemHandle", ipcb_step_open_close, 10, 0, 2 },
 	/* NVML: one netlink request each (nvml_bench.c) */
 	{ "nvmlDeviceGetHandleByIndex", nvb_step_handle, 1 },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy IPC rows of cufab-bench: cuIpcOpenMemHandle+cuIpcCloseMemHandle
+ * CUDA IPC rows of cufab-bench: cuIpcOpenMemHandle+cuIpcCloseMemHandle
  * of memory another process exported with cuIpcGetMemHandle (a process
  * cannot open its own handle). The exporter is a child that keeps its
  * allocation until the bench closes the pipe it waits on.

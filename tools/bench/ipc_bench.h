@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Legacy IPC rows of cufab-bench (ipc_bench.c).
+ * CUDA IPC rows of cufab-bench (ipc_bench.c).
  */
 #ifndef CUFAB_IPC_BENCH_H
 #define CUFAB_IPC_BENCH_H

@@ -23,7 +23,7 @@ struct alloc_info {
 	uint64_t size;
 	uint64_t resident;
 	uint32_t handle_types;
-	bool legacy;
+	bool linear;
 	uint32_t attach;	/* managed: CUFAB_ATTACH_*, else 0 */
 	uint64_t attach_stream;
 };
@@ -46,7 +46,7 @@ static const struct {
 void mem_help(FILE *f)
 {
 	fputs("cufabctl mem show [ pid PID ]\n"
-	      "  live allocations (cuMemCreate, legacy cuMemAlloc and managed\n"
+	      "  live allocations (cuMemCreate, linear cuMemAlloc and managed\n"
 	      "  cuMemAllocManaged) grouped by the process that created them:\n"
 	      "  location, size, bytes populated so far, exportable handle types\n"
 	      "  and, for managed memory, its attachment (global, host, or the\n"
@@ -95,8 +95,8 @@ static int mem_show_cb(uint8_t cmd, struct nlattr **tb, struct nlmsghdr *nlh,
 		a->resident = nla_get_u64(tb[CUFAB_NL_A_ALLOC_RESIDENT]);
 	if (tb[CUFAB_NL_A_ALLOC_HANDLE_TYPES])
 		a->handle_types = nla_get_u32(tb[CUFAB_NL_A_ALLOC_HANDLE_TYPES]);
-	if (tb[CUFAB_NL_A_ALLOC_LEGACY])
-		a->legacy = nla_get_u8(tb[CUFAB_NL_A_ALLOC_LEGACY]);
+	if (tb[CUFAB_NL_A_ALLOC_LINEAR])
+		a->linear = nla_get_u8(tb[CUFAB_NL_A_ALLOC_LINEAR]);
 	if (tb[CUFAB_NL_A_MANAGED_ATTACH])
 		a->attach = nla_get_u32(tb[CUFAB_NL_A_MANAGED_ATTACH]);
 	if (tb[CUFAB_NL_A_MANAGED_STREAM])
@@ -183,7 +183,7 @@ static const char *attach_name(uint32_t attach)
 
 /*
  * pid 1234 (memshow_test)
- *     id      location  size        resident    handles          legacy
+ *     id      location  size        resident    handles          linear
  *     12      gpu1      2 MiB       0 B         posix-fd         no
  *     13      host      4 KiB       4 KiB       none             yes  managed single 7
  */
@@ -203,7 +203,7 @@ static void mem_print(const struct mem_show_state *s)
 				 a->comm);
 			print_fp("    %-7s %-9s %-11s %-11s %-16s %s\n", "id",
 				 "location", "size", "resident", "handles",
-				 "legacy");
+				 "linear");
 		}
 		format_location(loc, sizeof(loc), a);
 		open_object(NULL);
@@ -214,8 +214,8 @@ static void mem_print(const struct mem_show_state *s)
 		print_size(PRINT_ANY, "size", "%-11s ", a->size);
 		print_size(PRINT_ANY, "resident", "%-11s ", a->resident);
 		mem_print_handle_types(a->handle_types);
-		print_bool(PRINT_JSON, "legacy", NULL, a->legacy);
-		print_fp(" %s", a->legacy ? "yes" : "no");
+		print_bool(PRINT_JSON, "linear", NULL, a->linear);
+		print_fp(" %s", a->linear ? "yes" : "no");
 		if (a->attach) {
 			print_string(PRINT_ANY, "managed", "  managed %s",
 				     attach_name(a->attach));

@@ -283,7 +283,7 @@ static __inline__ int cufab_ctx_flags_ok(__u32 flags)
 	return !(flags & ~CUFAB_CTX_FLAGS_VALID) && !(sched & (sched - 1));
 }
 
-/* ---- memory (cuMemCreate, VMM, legacy, sharing, IMEX) ---- */
+/* ---- memory (cuMemCreate, VMM, linear, sharing, IMEX) ---- */
 
 /* CUmemLocationType values */
 enum cufab_mem_location {
@@ -592,13 +592,13 @@ struct cufab_pointer_info {
 	__u32 out_memory_type;		/* CUmemorytype: 1 host, 2 device */
 	__s32 out_dev;			/* GPU index, -1 for host memory */
 	__u32 out_handle_types;
-	__aligned_u64 out_range_base;	/* allocation (legacy) or mapping start */
+	__aligned_u64 out_range_base;	/* allocation (linear) or mapping start */
 	__aligned_u64 out_range_length;
 	/* node-wide id of the allocation, for CU_POINTER_ATTRIBUTE_BUFFER_ID */
 	__aligned_u64 out_alloc_id;
 	__u32 out_access_flags;		/* for the host */
 	__u32 out_alloc_flags;
-	__aligned_u64 out_va_base;	/* reservation or legacy range, 0: none */
+	__aligned_u64 out_va_base;	/* reservation or linear range, 0: none */
 	__aligned_u64 out_va_length;	/* its length (RANGE_START_ADDR/SIZE) */
 	/* appended in 1.4: cuMemAlloc memory's context (kernel id), else 0 */
 	__u32 out_ctx_id;
@@ -614,7 +614,7 @@ struct cufab_pointer_info {
 #define CUFAB_IOCTL_POINTER_INFO	_IO(CUFAB_TYPE, CUFAB_CMD_POINTER_INFO)
 #define CUFAB_PTR_F_CUFAB		0x1	/* addr is in a cufab range */
 #define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
-#define CUFAB_PTR_F_LEGACY		0x4	/* from MEM_ALLOC */
+#define CUFAB_PTR_F_LINEAR		0x4	/* from MEM_ALLOC */
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
 #define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
@@ -2034,7 +2034,7 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_ALLOC_SIZE,		/* u64, bytes */
 	CUFAB_NL_A_ALLOC_RESIDENT,	/* u64, bytes populated so far */
 	CUFAB_NL_A_ALLOC_HANDLE_TYPES,	/* u32, CUmemAllocationHandleType bits */
-	CUFAB_NL_A_ALLOC_LEGACY,	/* u8: a legacy (cuMemAlloc) allocation */
+	CUFAB_NL_A_ALLOC_LINEAR,	/* u8: a linear (cuMemAlloc) allocation */
 	CUFAB_NL_A_DEV_MEM_GRAN,	/* u64, cuMemCreate MINIMUM granularity */
 	CUFAB_NL_A_DEV_MEM_GRAN_REC,	/* u64, RECOMMENDED */
 	CUFAB_NL_A_DEV_MC_GRAN,		/* u64, multicast MINIMUM granularity */

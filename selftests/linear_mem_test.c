@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Legacy memory through libcufab: cuMemAlloc/cuMemFree,
+ * Linear memory through libcufab: cuMemAlloc/cuMemFree,
  * cuMemAllocHost/cuMemFreeHost, synchronous copies and memsets,
  * cuMemGetAddressRange; every call needs a current context.
  */
@@ -13,7 +13,7 @@ CTX_FIXTURE();
 
 /*
  * The end of a mapping followed by reserved, unmapped addresses: copies
- * running past it fail whatever the kernel placed next to legacy memory.
+ * running past it fail whatever the kernel placed next to linear memory.
  * Leaked on purpose, the test process ends soon.
  */
 static CUdeviceptr tail_mapped_end(void)
@@ -50,7 +50,7 @@ TEST(not_initialized)
 	EXPECT_CU(CUDA_ERROR_NOT_INITIALIZED, cuMemHostGetDevicePointer(&d, &d, 0));
 }
 
-/* Legacy calls need a current context (VMM calls do not). */
+/* Linear calls need a current context (VMM calls do not). */
 TEST(no_context)
 {
 	unsigned char buf[16];
@@ -430,7 +430,7 @@ TEST_F(ctx, address_range)
 	EXPECT_CU(CUDA_SUCCESS, cuMemFreeHost(h));
 }
 
-/* Process death frees legacy allocations and their charge. */
+/* Process death frees linear allocations and their charge. */
 TEST_F(ctx, process_death)
 {
 	long long before = live_objects();

@@ -4,9 +4,9 @@
  * cuMemAllocHost/cuMemFreeHost; cuMemAllocManaged's memory is made and
  * freed here the same way, with its own kind (alloc_managed.c).
  *
- * A legacy allocation is create + reserve + map + access in one call, on
+ * A linear allocation is create + reserve + map + access in one call, on
  * the same building blocks as the VMM calls. Its reservation is marked
- * legacy (struct cufab_va) so that the VMM calls refuse it and pointer
+ * linear (struct cufab_va) so that the VMM calls refuse it and pointer
  * queries report the whole allocation, and is tied to the context it was
  * made in, whose destroy frees it.
  *
@@ -21,9 +21,9 @@
 
 #include "cufab.h"
 
-const struct cufab_alloc_ops cufab_legacy_alloc_ops = {
+const struct cufab_alloc_ops cufab_linear_alloc_ops = {
 	.name = "cuMemAlloc",
-	.flags = CUFAB_ALLOC_LEGACY,
+	.flags = CUFAB_ALLOC_LINEAR,
 	.page = cufab_alloc_store_page,
 	.map_prepare = cufab_alloc_map_check,
 };
@@ -37,7 +37,7 @@ static u64 cufab_all_gpus_mask(void)
 }
 
 /*
- * Tie the new legacy reservation at @addr to context @ctx (NULL: none).
+ * Tie the new linear reservation at @addr to context @ctx (NULL: none).
  * The caller holds the context, so its destroy (cufab_mem_free_ctx())
  * cannot be walking the reservations meanwhile; the context is marked as
  * having had one, under the lock that walk reads the mark under.
@@ -50,21 +50,21 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
 	mutex_lock(&client->va.lock);
 	va = mtree_load(&client->va.ranges, addr);
 	if (va && !xa_is_value(va)) {
-		WRITE_ONCE(va->legacy_ctx, ctx ? ctx->obj.id : 0);
+		WRITE_ONCE(va->linear_ctx, ctx ? ctx->obj.id : 0);
 		/* cuMemHostAlloc's flags, for cuMemHostGetFlags */
 		WRITE_ONCE(va->host_flags, host_flags);
 	}
 	if (ctx)
-		ctx->legacy = true;
+		ctx->linear = true;
 	mutex_unlock(&client->va.lock);
 }
 
 /*
- * Create, reserve, map and open up a legacy allocation; its address.
+ * Create, reserve, map and open up a linear allocation; its address.
  * Host and managed memory is on no GPU's capacity and every GPU reaches
  * it; @attach (CUFAB_ATTACH_*) makes it managed (alloc_managed.c).
  */
-static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
+static int cufab_mem_alloc_linear(struct cufab_client *client, u32 dev,
 				  bool host, u32 attach, u64 length,
 				  struct cufab_ctx *ctx, u32 host_flags,
 				  u64 *out)
@@ -73,7 +73,7 @@ static int cufab_mem_alloc_legacy(struct cufab_client *client, u32 dev,
 		.location_type = host ? CUFAB_LOC_HOST : CUFAB_LOC_DEVICE,
 		.location_id = host ? -1 : dev,
 		.length = length,
-		.ops = &cufab_legacy_alloc_ops,
+		.ops = &cufab_linear_alloc_ops,
 	};
 	struct cufab_alloc *alloc;
 	u64 addr, gpus;
@@ -185,7 +185,7 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
-	ret = cufab_mem_alloc_legacy(ucmd->client, cmd->dev, host || managed,
+	ret = cufab_mem_alloc_linear(ucmd->client, cmd->dev, host || managed,
 				     managed ? cmd->attach : 0, length,
 				     ctx ? container_of(ctx, struct cufab_ctx,
 							obj) : NULL,
@@ -203,7 +203,7 @@ out:
 }
 
 /**
- * cufab_mem_free_ctx() - free the legacy allocations of a context
+ * cufab_mem_free_ctx() - free the linear allocations of a context
  * @ctx: the context being destroyed
  *
  * cuCtxDestroy frees what cuMemAlloc and cuMemAllocHost made in the
@@ -214,7 +214,7 @@ out:
  * tried from a process that may not own the mm.
  *
  * The walk visits every reservation of the process, so a context that
- * never had a legacy allocation (cufab_mem_set_ctx() marks one that had)
+ * never had a linear allocation (cufab_mem_set_ctx() marks one that had)
  * skips it.
  */
 void cufab_mem_free_ctx(struct cufab_ctx *ctx)
@@ -227,18 +227,18 @@ void cufab_mem_free_ctx(struct cufab_ctx *ctx)
 	u64 addr;
 
 	if (!cufab_client_is_owner(client) || !current->mm ||
-	    (current->flags & PF_EXITING) || !atomic_read(&space->nr_legacy))
+	    (current->flags & PF_EXITING) || !atomic_read(&space->nr_linear))
 		return;
 	do {
 		mutex_lock(&space->lock);
-		if (!ctx->legacy) {
+		if (!ctx->linear) {
 			mutex_unlock(&space->lock);
 			return;
 		}
 		va = mt_find(&space->ranges, &index, ULONG_MAX);
 		/* a value is the mark of a kept arena range (va_arena.c) */
-		addr = va && !xa_is_value(va) && va->legacy &&
-		       va->legacy_ctx == ctx_id ?
+		addr = va && !xa_is_value(va) && va->linear &&
+		       va->linear_ctx == ctx_id ?
 		       va->start : 0;
 		mutex_unlock(&space->lock);
 		/* the VMA's close drops the reservation and its allocation */
@@ -248,7 +248,7 @@ void cufab_mem_free_ctx(struct cufab_ctx *ctx)
 }
 
 /*
- * cuMemFree / cuMemFreeHost: the exact base of a legacy allocation;
+ * cuMemFree / cuMemFreeHost: the exact base of a linear allocation;
  * cuIpcCloseMemHandle (CUFAB_MEM_FREE_IPC): the exact base of an IPC view
  * (share_ipc.c), which the other two never free.
  */
@@ -267,7 +267,7 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 	va = cufab_va_find(ucmd->client, cmd->addr);
 	if (!va)
 		return -EINVAL;
-	if (va->legacy && READ_ONCE(va->ipc) == ipc && va->start == cmd->addr) {
+	if (va->linear && READ_ONCE(va->ipc) == ipc && va->start == cmd->addr) {
 		down_read(&va->lock);
 		map = mtree_load(&va->maps, va->start);
 		/* cuMemFree frees device and managed memory */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * Legacy memory: cuMemAlloc/cuMemFree, cuMemAllocHost/cuMemFreeHost,
+ * Linear memory: cuMemAlloc/cuMemFree, cuMemAllocHost/cuMemFreeHost,
  * synchronous copies and memsets, cuMemGetAddressRange; the allocation
  * and freeing of managed memory (managed.c) go the same way.
  *
@@ -38,13 +38,13 @@ static CUresult current_ioctl(unsigned long request, void *arg)
 	return cufab_mem_result(-cufab_ioctl(request, arg));
 }
 
-CUresult cufab_legacy_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
+CUresult cufab_linear_alloc(CUdeviceptr *out, size_t bytesize, __u32 flags,
 			    __u32 attach)
 {
-	return cufab_legacy_alloc_host(out, bytesize, flags, attach, 0);
+	return cufab_linear_alloc_host(out, bytesize, flags, attach, 0);
 }
 
-CUresult cufab_legacy_alloc_host(CUdeviceptr *out, size_t bytesize,
+CUresult cufab_linear_alloc_host(CUdeviceptr *out, size_t bytesize,
 				 __u32 flags, __u32 attach, __u32 host_flags)
 {
 	struct cufab_mem_alloc arg = {
@@ -84,7 +84,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	/* not stream ordered: a capture would not see it */
 	CUresult res = cufab_capture_unsafe("cuMemAlloc");
 
-	return res ?: cufab_legacy_alloc(dptr, bytesize, 0, 0);
+	return res ?: cufab_linear_alloc(dptr, bytesize, 0, 0);
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
@@ -111,7 +111,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemAllocHost_v2(void **pp, size_t bytesize)
 	res = cufab_call_args(!!pp);
 	if (res != CUDA_SUCCESS)
 		return res;
-	res = cufab_legacy_alloc(&p, bytesize, CUFAB_MEM_ALLOC_HOST,
+	res = cufab_linear_alloc(&p, bytesize, CUFAB_MEM_ALLOC_HOST,
 				 0);
 	if (res == CUDA_SUCCESS)
 		*pp = (void *)(uintptr_t)p;
@@ -146,7 +146,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
 		return res;
 	if (cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &info) ||
 	    (info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
-	    !(info.out_flags & (CUFAB_PTR_F_LEGACY | CUFAB_PTR_F_HOSTREG)) ||
+	    !(info.out_flags & (CUFAB_PTR_F_LINEAR | CUFAB_PTR_F_HOSTREG)) ||
 	    info.out_memory_type != CU_MEMORYTYPE_HOST)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pdptr = (uintptr_t)p;
