@@ -197,7 +197,7 @@ static struct cufab_va *cufab_range_va(struct cufab_client *client, u64 addr,
 	if (!cufab_range_inside(addr, length, va->start, va->length)) {
 		cufab_pr_info(client, CUFAB_RANGE_CALL "(0x%llx, %llu): runs past the end of the %s [0x%llx, +0x%llx)\n",
 			      addr, length,
-			      va->legacy ? "allocation" : "reservation",
+			      va->linear ? "allocation" : "reservation",
 			      va->start, va->length);
 		cufab_va_put(va);
 		return ERR_PTR(-EINVAL);

@@ -141,7 +141,7 @@ TEST_F(ctx, attributes)
  * whose mapping reads what cuMemcpyHtoD wrote and whose writes
  * cuMemcpyDtoH reads.
  */
-TEST_F(ctx, legacy_range)
+TEST_F(ctx, linear_range)
 {
 	unsigned char back[64];
 	struct dma_buf_sync sync = {

@@ -651,7 +651,7 @@ static void prepare_mem_range_export(struct __test_metadata *_metadata,
 {
 	struct cufab_mem_range_export *cmd = buf;
 
-	cmd->addr = legacy_page(_metadata, fd);
+	cmd->addr = linear_page(_metadata, fd);
 	cmd->length = 4096;
 }
 
