@@ -66,6 +66,7 @@ CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.
 CTL_BIN		:= $(BUILD)/bin/cufabctl
 IMEXD_SRCS	:= $(wildcard tools/imexd/*.c)
 IMEXD_BIN	:= $(BUILD)/bin/cufab-imexd
+IMEXD_TEST	:= $(BUILD)/tools/imexd_handshake_test
 JSONCHECK	:= $(if $(wildcard tools/cufabctl/jsoncheck.c),$(BUILD)/bin/jsoncheck)
 
 KSFT_DIR	:= $(BUILD)/ksft
@@ -202,12 +203,20 @@ $(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
 		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
-tools: $(CTL_BIN) $(IMEXD_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN)
+tools: $(CTL_BIN) $(IMEXD_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN) \
+	$(IMEXD_TEST)
 
 # The node daemon of a fabric domain (Documentation/multinode.rst).
 $(IMEXD_BIN): $(IMEXD_SRCS) tools/imexd/imexd.h include/uapi/linux/cufab_imex.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(IMEXD_SRCS) $(NL_LIBS)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(IMEXD_SRCS) $(NL_LIBS) \
+		-lcrypto
+
+# The daemons' handshake on the host (make check: static imexd-handshake).
+$(IMEXD_TEST): tools/imexd/test/handshake_test.c tools/imexd/auth.c \
+		tools/imexd/peer.c tools/imexd/imexd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -o $@ $(filter %.c,$^) -lcrypto
 
 $(VSWITCH_BIN): tools/vm/vswitch.c
 	@mkdir -p $(dir $@)

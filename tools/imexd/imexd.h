@@ -19,7 +19,7 @@
 /* the wire protocol between daemons, little-endian */
 #define IMEXD_MAGIC		0x58494643u	/* "CFIX" */
 #define IMEXD_VERSION_MAJOR	1
-#define IMEXD_VERSION_MINOR	0
+#define IMEXD_VERSION_MINOR	1
 #define IMEXD_VERSION		(IMEXD_VERSION_MAJOR << 8 | IMEXD_VERSION_MINOR)
 #define IMEXD_MAX_PAYLOAD	65536
 /* type bit: a receiver that does not know the type ignores the message */
@@ -33,6 +33,7 @@ enum imexd_msg_type {
 	IMEXD_RESOLVED,
 	IMEXD_RELEASE,
 	IMEXD_BYE,
+	IMEXD_AUTH,		/* 1.1: the connector's answer (auth.c) */
 };
 
 struct imexd_hdr {
@@ -46,11 +47,26 @@ struct imexd_hdr {
 	uint64_t instance;
 } __attribute__((packed));
 
+#define IMEXD_KEY_LEN		32
+#define IMEXD_NONCE_LEN		32
+#define IMEXD_MAC_LEN		32
+
 struct imexd_hello {
 	uint16_t version_min;
 	uint16_t version_max;
 	uint32_t nodes;
 	uint8_t cluster[16];	/* reserved for the domain's identity, zero */
+	/* 1.1 (auth.c): the sender's challenge, its answer to the other's */
+	uint8_t nonce[IMEXD_NONCE_LEN];
+	uint8_t mac[IMEXD_MAC_LEN];	/* HELLO_ACK only; zero without key */
+} __attribute__((packed));
+
+/* a 1.0 HELLO ends before the nonce; a later minor may add bytes */
+#define IMEXD_HELLO_MIN		24
+#define IMEXD_HELLO_MAX		256
+
+struct imexd_auth_msg {
+	uint8_t mac[IMEXD_MAC_LEN];
 } __attribute__((packed));
 
 struct imexd_resolve {
@@ -95,6 +111,14 @@ struct peer {
 	uint64_t seq;
 	unsigned char *rbuf;
 	size_t rlen;
+	uint8_t nonce[IMEXD_NONCE_LEN];	/* our challenge in its HELLO */
+	bool auth_logged;	/* its failure is logged; quiet until it succeeds */
+};
+
+/* the domain key (auth.c); without it, peers are not authenticated */
+struct imexd_auth {
+	bool keyed;
+	uint8_t key[IMEXD_KEY_LEN];
 };
 
 struct imexd {
@@ -109,6 +133,7 @@ struct imexd {
 	int sfd;		/* SIGTERM, SIGINT (signalfd) */
 	int stop;		/* the signal that stops the daemon */
 	bool registered;
+	struct imexd_auth auth;
 	struct peer peers[IMEXD_MAX_NODES];
 	/* RESOLVE requests forwarded to a peer: kernel request id, node */
 	struct {
@@ -129,7 +154,20 @@ int kernel_export_put(int node, uint64_t token);
 int kernel_node_down(int node);
 void kernel_close(void);
 
+/* auth.c */
+int auth_load_key(struct imexd_auth *a, const char *path);
+bool hello_ok(struct imexd *d, const struct imexd_hdr *h, const void *payload);
+void hello_send(struct imexd *d, struct peer *p);
+bool hello_ack_take(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
+		    const void *payload);
+int hello_accept(struct imexd *d, int fd, uint64_t *instance);
+
 /* peer.c */
+int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
+		const void *payload, uint32_t len);
+int peer_send(struct imexd *d, struct peer *p, uint16_t type,
+	      const void *payload, uint32_t len);
+int read_full(int fd, void *buf, size_t len);
 void peer_init(struct imexd *d);
 void peer_tick(struct imexd *d, time_t now);
 void peer_accept(struct imexd *d);

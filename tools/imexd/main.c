@@ -11,7 +11,8 @@
  * CONFIG has IMEX's keys (KEY=VALUE lines): IMEX_NODE_CONFIG_FILE (the node
  * list, one address a line, a node's index is its line), SERVER_PORT
  * (50000), BIND_INTERFACE_IP, IMEX_NODE_DISCONNECTED_GRACE_TIME (-1),
- * IMEX_CMD_PORT (50005). Without CONFIG, the node list is -n or
+ * IMEX_CMD_PORT (50005), and cufab's own CUFAB_DOMAIN_KEY_FILE (the
+ * domain's key, auth.c; also from the environment). Without CONFIG, the node list is -n or
  * $CUFAB_NODE_CONFIG. The daemon's index is the line of an address of its
  * own interfaces (or BIND_INTERFACE_IP's, or -i); the kernel refuses a
  * daemon whose index is not its node_index.
@@ -51,6 +52,7 @@ void imexd_log(const char *fmt, ...)
 
 struct config {
 	char nodes_file[256];
+	char key_file[256];
 	char bind_ip[64];
 	int port;
 	int cmd_port;
@@ -91,6 +93,8 @@ static int read_config(const char *path, struct config *c)
 			c->grace = atoi(eq);
 		else if (!strcmp(line, "IMEX_CMD_PORT"))
 			c->cmd_port = atoi(eq);
+		else if (!strcmp(line, "CUFAB_DOMAIN_KEY_FILE"))
+			snprintf(c->key_file, sizeof(c->key_file), "%s", eq);
 	}
 	fclose(f);
 	return 0;
@@ -325,12 +329,15 @@ int main(int argc, char **argv)
 			    .index = -1 };
 	static struct imexd d;
 	const char *env = getenv("CUFAB_NODE_CONFIG");
+	const char *key = getenv("CUFAB_DOMAIN_KEY_FILE");
 	sigset_t stop;
 	char query = 0;
 	int opt;
 
 	if (env)
 		snprintf(c.nodes_file, sizeof(c.nodes_file), "%s", env);
+	if (key)
+		snprintf(c.key_file, sizeof(c.key_file), "%s", key);
 	while ((opt = getopt(argc, argv, "c:n:i:qNh")) != -1) {
 		switch (opt) {
 		case 'c':
@@ -364,6 +371,10 @@ int main(int argc, char **argv)
 	if (read_nodes(&d, &c))
 		return 1;
 	log_node = d.me;
+	if (c.key_file[0] && auth_load_key(&d.auth, c.key_file))
+		return 2;
+	if (!d.auth.keyed)
+		imexd_log("no domain key (CUFAB_DOMAIN_KEY_FILE): the daemons do not authenticate each other and trust their network");
 	d.port = c.port;
 	d.cmd_port = c.cmd_port;
 	d.grace = c.grace;

@@ -52,8 +52,9 @@ const char *peer_state_letter(const struct peer *p)
 	}
 }
 
-static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
-		    const void *payload, uint32_t len)
+/* One message on @fd to node @dst; the handshake's sends name no peer yet. */
+int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
+		const void *payload, uint32_t len)
 {
 	unsigned char buf[sizeof(struct imexd_hdr) + 128];
 	struct imexd_hdr h = {
@@ -62,31 +63,28 @@ static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 		.type = htole16(type),
 		.length = htole32(len),
 		.src = htole16(d->me),
-		.dst = htole16(p->index),
-		.seq = htole64(++p->seq),
+		.dst = htole16(dst),
+		.seq = htole64(seq),
 		.instance = htole64(d->instance),
 	};
 
-	if (p->fd < 0 || len > sizeof(buf) - sizeof(h))
+	if (fd < 0 || len > sizeof(buf) - sizeof(h))
 		return -1;
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), payload, len);
-	if (send(p->fd, buf, sizeof(h) + len, MSG_NOSIGNAL) !=
+	if (send(fd, buf, sizeof(h) + len, MSG_NOSIGNAL) !=
 	    (ssize_t)(sizeof(h) + len))
 		return -1;
-	p->last_tx = time(NULL);
 	return 0;
 }
 
-static void hello(struct imexd *d, struct peer *p, uint16_t type)
+int peer_send(struct imexd *d, struct peer *p, uint16_t type,
+	      const void *payload, uint32_t len)
 {
-	struct imexd_hello m = {
-		.version_min = htole16(IMEXD_VERSION_MAJOR << 8),
-		.version_max = htole16(IMEXD_VERSION),
-		.nodes = htole32(d->nodes),
-	};
-
-	send_msg(d, p, type, &m, sizeof(m));
+	if (msg_send_fd(d, p->fd, p->index, ++p->seq, type, payload, len))
+		return -1;
+	p->last_tx = time(NULL);
+	return 0;
 }
 
 /* The kernel forgets what it exported to @p, and what waits for it. */
@@ -160,20 +158,9 @@ static void peer_up(struct imexd *d, struct peer *p, uint64_t instance)
 	p->state = PEER_UP;
 	p->lost_at = 0;
 	p->last_rx = time(NULL);
-	imexd_log("node %d (%s): connected", p->index, p->addr);
-}
-
-static bool hello_ok(struct imexd *d, const struct imexd_hdr *h,
-		     const void *payload)
-{
-	const struct imexd_hello *m = payload;
-
-	if (le32toh(h->length) < sizeof(*m) || le16toh(h->dst) != d->me)
-		return false;
-	/* the majors must meet: minors only add what may be ignored */
-	return le16toh(m->version_min) >> 8 <= IMEXD_VERSION_MAJOR &&
-	       le16toh(m->version_max) >> 8 >= IMEXD_VERSION_MAJOR &&
-	       (int)le32toh(m->nodes) == d->nodes;
+	p->auth_logged = false;
+	imexd_log("node %d (%s): connected%s", p->index, p->addr,
+		  d->auth.keyed ? ", authenticated by the domain key" : "");
 }
 
 static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
@@ -191,7 +178,7 @@ static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
 	r.offset = htole64(r.offset);
 	r.length = htole64(r.length);
 	r.token = htole64(r.token);
-	send_msg(d, p, IMEXD_RESOLVED, &r, sizeof(r));
+	peer_send(d, p, IMEXD_RESOLVED, &r, sizeof(r));
 }
 
 static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
@@ -224,8 +211,8 @@ static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
 }
 
 static const uint32_t min_len[] = {
-	[IMEXD_HELLO] = sizeof(struct imexd_hello),
-	[IMEXD_HELLO_ACK] = sizeof(struct imexd_hello),
+	[IMEXD_HELLO] = IMEXD_HELLO_MIN,
+	[IMEXD_HELLO_ACK] = IMEXD_HELLO_MIN,
 	[IMEXD_RESOLVE] = sizeof(struct imexd_resolve),
 	[IMEXD_RESOLVED] = sizeof(struct imexd_resolved),
 	[IMEXD_RELEASE] = sizeof(struct imexd_release),
@@ -244,7 +231,7 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 		return false;
 	switch (type) {
 	case IMEXD_HELLO_ACK:
-		if (p->state != PEER_HELLO || !hello_ok(d, h, payload))
+		if (p->state != PEER_HELLO || !hello_ack_take(d, p, h, payload))
 			return false;
 		peer_up(d, p, le64toh(h->instance));
 		return true;
@@ -325,7 +312,7 @@ void peer_readable(struct imexd *d, int fd)
 	}
 }
 
-static int read_full(int fd, void *buf, size_t len)
+int read_full(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 	ssize_t n;
@@ -350,13 +337,13 @@ static void set_timeouts(int fd)
 }
 
 /*
- * A lower node connects: its HELLO comes at once (two seconds at most),
- * so it is read here, before the connection counts as the node's.
+ * A lower node connects: the handshake (auth.c) is done here, its
+ * messages come at once (two seconds at most each), before the connection
+ * counts as the node's.
  */
 void peer_accept(struct imexd *d)
 {
-	unsigned char buf[sizeof(struct imexd_hdr) + sizeof(struct imexd_hello)];
-	struct imexd_hdr h;
+	uint64_t instance;
 	struct peer *p;
 	int fd, src;
 
@@ -364,26 +351,17 @@ void peer_accept(struct imexd *d)
 	if (fd < 0)
 		return;
 	set_timeouts(fd);
-	if (read_full(fd, buf, sizeof(buf)))
-		goto bad;
-	memcpy(&h, buf, sizeof(h));
-	src = le16toh(h.src);
-	if (le32toh(h.magic) != IMEXD_MAGIC ||
-	    le16toh(h.type) != IMEXD_HELLO ||
-	    le32toh(h.length) != sizeof(struct imexd_hello) ||
-	    src >= d->me || !hello_ok(d, &h, buf + sizeof(h))) {
-		imexd_log("refused a connection: not a HELLO of a lower node of this domain");
-		goto bad;
+	src = hello_accept(d, fd, &instance);
+	if (src < 0) {
+		close(fd);
+		return;
 	}
 	p = &d->peers[src];
 	if (p->fd >= 0)
 		peer_down(d, p, "it connected again", false);
 	p->fd = fd;
-	peer_up(d, p, le64toh(h.instance));
-	hello(d, p, IMEXD_HELLO_ACK);
-	return;
-bad:
-	close(fd);
+	p->seq = 1;
+	peer_up(d, p, instance);
 }
 
 static void peer_connect(struct imexd *d, struct peer *p, time_t now)
@@ -427,7 +405,7 @@ void peer_writable(struct imexd *d, struct peer *p)
 	set_timeouts(p->fd);
 	p->state = PEER_HELLO;
 	p->last_rx = time(NULL);
-	hello(d, p, IMEXD_HELLO);
+	hello_send(d, p);
 }
 
 void peer_tick(struct imexd *d, time_t now)
@@ -442,7 +420,7 @@ void peer_tick(struct imexd *d, time_t now)
 		if (i > d->me && p->fd < 0 && now >= p->next_try)
 			peer_connect(d, p, now);
 		if (p->state == PEER_UP && now - p->last_tx >= 1)
-			send_msg(d, p, IMEXD_HEARTBEAT, NULL, 0);
+			peer_send(d, p, IMEXD_HEARTBEAT, NULL, 0);
 		if (p->state == PEER_UP && now - p->last_rx >= 3)
 			peer_down(d, p, "no heartbeat for 3 s", false);
 		if ((p->state == PEER_HELLO || p->state == PEER_CONNECTING) &&
@@ -472,7 +450,7 @@ int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
 	if (i == IMEXD_MAX_PENDING)
 		return -EBUSY;
 	memcpy(m.handle, handle, sizeof(m.handle));
-	if (send_msg(d, &d->peers[node], IMEXD_RESOLVE, &m, sizeof(m))) {
+	if (peer_send(d, &d->peers[node], IMEXD_RESOLVE, &m, sizeof(m))) {
 		peer_down(d, &d->peers[node], "send failed", false);
 		return -EHOSTDOWN;
 	}
@@ -487,7 +465,7 @@ void peer_release(struct imexd *d, int node, uint64_t token)
 	struct imexd_release m = { .token = htole64(token) };
 
 	if (node < 0 || node >= d->nodes || d->peers[node].state != PEER_UP ||
-	    send_msg(d, &d->peers[node], IMEXD_RELEASE, &m, sizeof(m)))
+	    peer_send(d, &d->peers[node], IMEXD_RELEASE, &m, sizeof(m)))
 		imexd_log("node %d: release of import %llu not delivered (node %s)",
 			  node, (unsigned long long)token,
 			  node >= 0 && node < d->nodes ?
@@ -501,7 +479,7 @@ void peer_bye(struct imexd *d)
 
 	for (i = 0; i < d->nodes; i++)
 		if (d->peers[i].state == PEER_UP)
-			send_msg(d, &d->peers[i], IMEXD_BYE, NULL, 0);
+			peer_send(d, &d->peers[i], IMEXD_BYE, NULL, 0);
 }
 
 void peer_init(struct imexd *d)
