@@ -42,6 +42,11 @@ enum cufab_imex_cmd {
 	 * exports are dropped, requests waiting for it fail (-EHOSTDOWN)
 	 */
 	CUFAB_IMEX_CMD_NODE_DOWN,
+	/*
+	 * daemon: do (NODE, LINK = enum cufab_domain_link): its connection to
+	 * NODE, for the cufab family's DOMAIN_GET; forgotten with the daemon
+	 */
+	CUFAB_IMEX_CMD_LINK,
 	__CUFAB_IMEX_CMD_MAX,
 };
 
@@ -59,6 +64,7 @@ enum cufab_imex_attr {
 	CUFAB_IMEX_A_LENGTH,	/* u64, its length in bytes */
 	CUFAB_IMEX_A_TOKEN,	/* u64, the exporter's name of one import */
 	CUFAB_IMEX_A_DEV,	/* u32, the exporter's GPU of the allocation */
+	CUFAB_IMEX_A_LINK,	/* u32, enum cufab_domain_link (linux/cufab.h) */
 	__CUFAB_IMEX_A_MAX,
 };
 
