@@ -152,6 +152,7 @@ int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
 		      struct imexd_resolved *r);
 int kernel_export_put(int node, uint64_t token);
 int kernel_node_down(int node);
+void kernel_links(struct imexd *d);
 void kernel_close(void);
 
 /* auth.c */

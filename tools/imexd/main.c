@@ -280,6 +280,7 @@ static void loop(struct imexd *d)
 
 	while (!d->stop) {
 		peer_tick(d, time(NULL));
+		kernel_links(d);
 		fds[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
 		fds[1] = (struct pollfd){ .fd = d->cfd, .events = POLLIN };
 		fds[2] = (struct pollfd){ .fd = kernel_fd(), .events = POLLIN };
