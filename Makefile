@@ -8,6 +8,8 @@
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
+#   make demo-cluster     boot two nodes: domain key, domain show, imexd -N,
+#                         FABRIC memory across them
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #                         (BENCH_ARGS=-q for a quick smoke run)
 #   make cluster-check    boot a 2-node test cluster (tools/vm/cluster) and run
@@ -93,7 +95,7 @@ APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
 .PHONY: all module lib tools selftests examples bench check demo bench-run \
 	soak fuzz install uninstall clean print-kmod-path FORCE cluster-tests \
-	cluster-check
+	cluster-check demo-cluster
 
 all: module lib tools selftests cluster-tests examples bench
 
@@ -371,6 +373,14 @@ demo:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
+# Two nodes booted in parallel (tools/vm/demo-cluster.sh): the daemons
+# with a domain key, cufabctl domain show, cufab-imexd -N, FABRIC memory
+# exported on each node and imported on the other.
+demo-cluster:
+	tools/check --setup
+	$(MAKE) all KDIR=$(VM_KDIR)
+	tools/vm/cluster --nodes 2 --gpus 2 -- tools/vm/demo-cluster.sh
+
 # Two nodes booted in parallel, the smoke test then the fabric suite on
 # each (node 0 killed at its end): what make check's "cluster smoke" and
 # "cluster fabric" run, alone.
@@ -378,7 +388,7 @@ cluster-check:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/cluster --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
-		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/fabric.sh || s=1; exit $$s'
+		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/domain.sh || s=1; build/cluster/fabric.sh || s=1; exit $$s'
 
 # make check runs the soak for 20 s per boot; this runs a long one.
 DURATION	?= 600

@@ -133,6 +133,13 @@ static void cufab_domain_hdr_fill(struct cufab_domain_hdr *h,
 	h->record = cpu_to_le32(CUFAB_DOMAIN_RECORD);
 }
 
+/* A little-endian field of 4 or 8 bytes. */
+static u64 cufab_domain_field(const void *p, size_t len)
+{
+	return len == 4 ? le32_to_cpu(*(const __le32 *)p) :
+	       le64_to_cpu(*(const __le64 *)p);
+}
+
 /*
  * The first field of the window's header @h that differs from @want
  * (this node's), logged; 0 when they agree.
@@ -145,15 +152,22 @@ static int cufab_domain_hdr_check(const struct cufab_domain_hdr *h,
 		size_t off;
 		size_t len;
 	} fields[] = {
-#define F(f) { #f, offsetof(struct cufab_domain_hdr, f), \
-	       sizeof_field(struct cufab_domain_hdr, f) }
-		F(layout), F(num_nodes), F(cluster_uuid), F(window_size),
-		F(slice_start), F(slice_size), F(unit), F(table), F(record),
-#undef F
+		{ "layout", offsetof(struct cufab_domain_hdr, layout), 4 },
+		{ "num_nodes", offsetof(struct cufab_domain_hdr, num_nodes), 4 },
+		{ "cluster_uuid",
+		  offsetof(struct cufab_domain_hdr, cluster_uuid), 16 },
+		{ "window_size",
+		  offsetof(struct cufab_domain_hdr, window_size), 8 },
+		{ "slice_start",
+		  offsetof(struct cufab_domain_hdr, slice_start), 8 },
+		{ "slice_size", offsetof(struct cufab_domain_hdr, slice_size), 8 },
+		{ "unit", offsetof(struct cufab_domain_hdr, unit), 8 },
+		{ "table", offsetof(struct cufab_domain_hdr, table), 8 },
+		{ "record", offsetof(struct cufab_domain_hdr, record), 4 },
 	};
 	const void *a = h, *b = want;
 	unsigned int i;
-	u64 x = 0, y = 0;
+	u64 x, y;
 
 	for (i = 0; i < ARRAY_SIZE(fields); i++) {
 		if (!memcmp(a + fields[i].off, b + fields[i].off, fields[i].len))
@@ -164,11 +178,10 @@ static int cufab_domain_hdr_check(const struct cufab_domain_hdr *h,
 			       want->cluster_uuid);
 			return -EINVAL;
 		}
-		memcpy(&x, a + fields[i].off, fields[i].len);
-		memcpy(&y, b + fields[i].off, fields[i].len);
+		x = cufab_domain_field(a + fields[i].off, fields[i].len);
+		y = cufab_domain_field(b + fields[i].off, fields[i].len);
 		pr_err("fabric window: node 0's domain header has %s %llu, node %u's is %llu: window refused\n",
-		       fields[i].name, le64_to_cpu((__force __le64)x),
-		       cufab_node.node_index, le64_to_cpu((__force __le64)y));
+		       fields[i].name, x, cufab_node.node_index, y);
 		return -EINVAL;
 	}
 	return 0;
@@ -189,12 +202,14 @@ static void cufab_domain_write_hdr(void *virt,
 	    !memcmp(h, want, sizeof(*h)))
 		return;
 	WRITE_ONCE(h->magic, 0);
+	/* no node takes the old magic for the new fields */
 	smp_wmb();
 	memset(virt + sizeof(*h), 0,
 	       CUFAB_DOMAIN_TABLE - sizeof(*h) +
 	       (size_t)nodes * CUFAB_DOMAIN_RECORD);
 	memcpy((void *)h + sizeof(h->magic), (const void *)want + sizeof(h->magic),
 	       sizeof(*h) - sizeof(h->magic));
+	/* the fields before the magic that vouches for them */
 	smp_wmb();
 	WRITE_ONCE(h->magic, want->magic);
 }
@@ -207,6 +222,7 @@ static int cufab_domain_wait_hdr(void *virt)
 
 	for (waited = 0; waited < CUFAB_DOMAIN_WAIT_MS; waited += 100) {
 		if (READ_ONCE(h->magic) == cpu_to_le64(CUFAB_DOMAIN_MAGIC)) {
+			/* pairs with node 0's smp_wmb() before the magic */
 			smp_rmb();
 			return 0;
 		}
@@ -243,6 +259,7 @@ static void cufab_domain_publish(struct cufab_domain *d)
 	u32 i, n = min_t(u32, cufab_node.num_gpus, CUFAB_MAX_GPUS);
 
 	WRITE_ONCE(r->state, cpu_to_le32(CUFAB_DOMAIN_ABSENT));
+	/* no reader takes the new fields for the previous life's */
 	smp_wmb();
 	d->generation = le64_to_cpu(READ_ONCE(r->generation)) + 1;
 	WRITE_ONCE(r->instance, cpu_to_le64(d->instance));
@@ -253,6 +270,7 @@ static void cufab_domain_publish(struct cufab_domain *d)
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(r->clique[i], cpu_to_le32(cufab_node.gpus[i].clique));
 	up_read(&cufab_topo_rwsem);
+	/* the record before the state that says it is whole */
 	smp_wmb();
 	WRITE_ONCE(r->state, cpu_to_le32(CUFAB_DOMAIN_UP));
 }
@@ -429,6 +447,7 @@ int cufab_domain_node_info(unsigned int node, struct cufab_domain_info *info)
 	r = cufab_domain_rec(d->virt, node);
 	memset(info, 0, sizeof(*info));
 	info->state = le32_to_cpu(READ_ONCE(r->state));
+	/* pairs with cufab_domain_publish()'s smp_wmb() before the state */
 	smp_rmb();
 	info->instance = le64_to_cpu(READ_ONCE(r->instance));
 	info->generation = le64_to_cpu(READ_ONCE(r->generation));

@@ -112,6 +112,8 @@ struct peer {
 	unsigned char *rbuf;
 	size_t rlen;
 	uint8_t nonce[IMEXD_NONCE_LEN];	/* our challenge in its HELLO */
+	char row[IMEXD_MAX_NODES];	/* its -N row, from its HEARTBEAT */
+	int row_len;
 	bool auth_logged;	/* its failure is logged; quiet until it succeeds */
 };
 
@@ -179,6 +181,7 @@ int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
 void peer_release(struct imexd *d, int node, uint64_t token);
 void peer_bye(struct imexd *d);
 const char *peer_state_letter(const struct peer *p);
+int peer_row(const struct imexd *d, char *row);
 
 void imexd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

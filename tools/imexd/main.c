@@ -184,7 +184,27 @@ static const char *domain_state(const struct imexd *d)
 	return up == d->nodes ? "UP" : up > 1 ? "DEGRADED" : "DOWN";
 }
 
-/* What -N prints: this node's row of nvidia-imex-ctl -N's table. */
+/*
+ * One row of the table: this node's from its own state, another's from
+ * its last HEARTBEAT while it is connected ("?" for what is not known).
+ */
+static void status_row(const struct imexd *d, int node, FILE *out)
+{
+	const struct peer *p = &d->peers[node];
+	char row[IMEXD_MAX_NODES];
+	int i, n = 0;
+
+	if (node == d->me)
+		n = peer_row(d, row);
+	else if (p->state == PEER_UP)
+		n = p->row_len;
+	fprintf(out, "\n       %3d      ", node);
+	for (i = 0; i < d->nodes; i++)
+		fprintf(out, " %3c", i >= n ? '?' :
+			node == d->me ? row[i] : p->row[i]);
+}
+
+/* What -N prints: nvidia-imex-ctl -N's table, every node's row. */
 static void status_table(const struct imexd *d, FILE *out)
 {
 	int i;
@@ -194,7 +214,8 @@ static void status_table(const struct imexd *d, FILE *out)
 		"A - Authenticating - the peer's HELLO is awaited\n"
 		"R - Recovering - Connection was lost, but clean up has not yet been triggered.\n"
 		"D - Disconnected - Connection was lost, and clean up has been triggered.\n"
-		"C - Connected - Ready for operation\n\nNodes:\n");
+		"C - Connected - Ready for operation\n"
+		"? - Unknown - that node's row is known only while it is connected\n\nNodes:\n");
 	for (i = 0; i < d->nodes; i++)
 		fprintf(out, "Node #%-3d - %-15s - %s\n", i, d->peers[i].addr,
 			i == d->me ? "READY" :
@@ -202,10 +223,8 @@ static void status_table(const struct imexd *d, FILE *out)
 	fprintf(out, "\n Nodes From\\To ");
 	for (i = 0; i < d->nodes; i++)
 		fprintf(out, " %3d", i);
-	fprintf(out, "\n       %3d      ", d->me);
 	for (i = 0; i < d->nodes; i++)
-		fprintf(out, " %3s", i == d->me ? "C" :
-			peer_state_letter(&d->peers[i]));
+		status_row(d, i, out);
 	fprintf(out, "\nDomain State: %s\n", domain_state(d));
 }
 

@@ -210,6 +210,26 @@ static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
 		peer_release(d, p->index, r.token);
 }
 
+/*
+ * This node's row of the -N table, a letter per node: what its HEARTBEAT
+ * carries (1.1; an older peer ignores payload it does not know).
+ */
+int peer_row(const struct imexd *d, char *row)
+{
+	int i;
+
+	for (i = 0; i < d->nodes; i++)
+		row[i] = i == d->me ? 'C' : peer_state_letter(&d->peers[i])[0];
+	return d->nodes;
+}
+
+static void heartbeat(struct imexd *d, struct peer *p)
+{
+	char row[IMEXD_MAX_NODES];
+
+	peer_send(d, p, IMEXD_HEARTBEAT, row, peer_row(d, row));
+}
+
 static const uint32_t min_len[] = {
 	[IMEXD_HELLO] = IMEXD_HELLO_MIN,
 	[IMEXD_HELLO_ACK] = IMEXD_HELLO_MIN,
@@ -236,6 +256,8 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 		peer_up(d, p, le64toh(h->instance));
 		return true;
 	case IMEXD_HEARTBEAT:
+		p->row_len = len <= IMEXD_MAX_NODES ? len : 0;
+		memcpy(p->row, payload, p->row_len);
 		return true;
 	case IMEXD_RESOLVE:
 		on_resolve(d, p, payload);
@@ -420,7 +442,7 @@ void peer_tick(struct imexd *d, time_t now)
 		if (i > d->me && p->fd < 0 && now >= p->next_try)
 			peer_connect(d, p, now);
 		if (p->state == PEER_UP && now - p->last_tx >= 1)
-			peer_send(d, p, IMEXD_HEARTBEAT, NULL, 0);
+			heartbeat(d, p);
 		if (p->state == PEER_UP && now - p->last_rx >= 3)
 			peer_down(d, p, "no heartbeat for 3 s", false);
 		if ((p->state == PEER_HELLO || p->state == PEER_CONNECTING) &&

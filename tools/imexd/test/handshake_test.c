@@ -50,12 +50,12 @@ int kernel_node_down(int node)
 int kernel_export_get(const uint8_t *handle, uint32_t channel, int node,
 		      struct imexd_resolved *r)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 int kernel_export_put(int node, uint64_t token)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static int failed, tests;
@@ -70,7 +70,7 @@ static void result(bool ok, const char *what)
 	}
 }
 
-static char dir[] = "/tmp/imexd-handshake-XXXXXX";
+static char dir[64];
 
 /* A key file of @len bytes of @fill, mode @mode. */
 static const char *key_file(const char *name, int fill, size_t len, mode_t mode)
@@ -178,6 +178,7 @@ int main(void)
 	const char *k1, *k2;
 	int r;
 
+	snprintf(dir, sizeof(dir), "/tmp/imexd-handshake-XXXXXX");
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		return 1;
