@@ -72,12 +72,12 @@ domain_state()
 # until SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s).
 until_ok()
 {
-	t=$(($1 * 5))
+	tries=$(($1 * 5))
 	shift
-	while [ "$t" -gt 0 ]; do
+	while [ "$tries" -gt 0 ]; do
 		"$@" && return 0
 		sleep 0.2
-		t=$((t - 1))
+		tries=$((tries - 1))
 	done
 	return 1
 }
@@ -107,6 +107,7 @@ stop_daemon()
 
 addr_of() { sed -n "$(($1 + 1))p" "${CUFAB_NODE_CONFIG:?}"; }
 
+suite_start=$(date +%s)
 echo "TAP version 13"
 echo "# cluster suite: domain"
 echo "1..6"
@@ -223,4 +224,5 @@ fi
 [ "$rc" = 0 ] || sed 's/^/# /' "$dbg/window"
 result "$rc" 6 "a node loaded with another num_nodes refuses the window; reloaded, its generation moves on"
 barrier domaindone
+echo "# domain suite: $(($(date +%s) - suite_start)) s"
 exit "$failed"

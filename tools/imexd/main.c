@@ -211,7 +211,7 @@ static void status_table(const struct imexd *d, FILE *out)
 
 	fprintf(out, "Connectivity Table Legend:\n"
 		"N - Never Connected\n"
-		"A - Authenticating - the peer's HELLO is awaited\n"
+		"A - Authenticating - the handshake with the peer is in progress\n"
 		"R - Recovering - Connection was lost, but clean up has not yet been triggered.\n"
 		"D - Disconnected - Connection was lost, and clean up has been triggered.\n"
 		"C - Connected - Ready for operation\n"
