@@ -51,6 +51,7 @@ struct cufab_domain_info {
 
 u64 cufab_domain_header_size(unsigned int nodes, u64 unit);
 int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g);
+int cufab_domain_check(void *virt, const struct cufab_domain_geometry *g);
 void cufab_domain_leave(void);
 u64 cufab_domain_generation(unsigned int node);
 int cufab_domain_node_info(unsigned int node, struct cufab_domain_info *info);

@@ -233,6 +233,27 @@ static int cufab_domain_wait_hdr(void *virt)
 	return -ETIMEDOUT;
 }
 
+/**
+ * cufab_domain_check() - does node 0's header describe geometry @g?
+ * @virt: the window
+ * @g: this node's geometry
+ *
+ * Waits for the header (CUFAB_DOMAIN_WAIT_MS at most).
+ *
+ * Return: 0; -EINVAL when a field differs (logged, naming the field),
+ * -ETIMEDOUT when no header came.
+ */
+int cufab_domain_check(void *virt, const struct cufab_domain_geometry *g)
+{
+	struct cufab_domain_hdr want;
+	int ret;
+
+	cufab_domain_hdr_fill(&want, g);
+	ret = cufab_domain_wait_hdr(virt);
+	return ret ? ret : cufab_domain_hdr_check(cufab_domain_hdr(virt),
+						    &want);
+}
+
 /*
  * A record left "up" is a node that died, or another kernel loaded with
  * this node_index: the latter's heartbeat still moves.
@@ -369,14 +390,11 @@ int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g)
 	struct cufab_domain *d;
 	int ret;
 
-	cufab_domain_hdr_fill(&want, g);
 	if (cufab_node.node_index == 0) {
+		cufab_domain_hdr_fill(&want, g);
 		cufab_domain_write_hdr(virt, &want, g->nodes);
 	} else {
-		ret = cufab_domain_wait_hdr(virt);
-		if (!ret)
-			ret = cufab_domain_hdr_check(cufab_domain_hdr(virt),
-						     &want);
+		ret = cufab_domain_check(virt, g);
 		if (ret)
 			return ret;
 	}

@@ -223,7 +223,7 @@ void hello_send(struct imexd *d, struct peer *p)
 	hello_fill(d, &m);
 	auth_nonce(p->nonce);
 	memcpy(m.nonce, p->nonce, IMEXD_NONCE_LEN);
-	peer_send(d, p, IMEXD_HELLO, &m, sizeof(m));
+	send_msg(d, p, IMEXD_HELLO, &m, sizeof(m));
 }
 
 /*
@@ -251,7 +251,7 @@ bool hello_ack_take(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 	if (!full || !auth_mac(&d->auth, m->nonce, d->me, p->index,
 			       d->instance, inst, am.mac))
 		memset(am.mac, 0, sizeof(am.mac));
-	return !peer_send(d, p, IMEXD_AUTH, &am, sizeof(am));
+	return !send_msg(d, p, IMEXD_AUTH, &am, sizeof(am));
 }
 
 static void peer_address(int fd, char *buf, size_t len)

@@ -78,7 +78,7 @@ int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
 	return 0;
 }
 
-int peer_send(struct imexd *d, struct peer *p, uint16_t type,
+int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 	      const void *payload, uint32_t len)
 {
 	if (msg_send_fd(d, p->fd, p->index, ++p->seq, type, payload, len))
@@ -178,7 +178,7 @@ static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
 	r.offset = htole64(r.offset);
 	r.length = htole64(r.length);
 	r.token = htole64(r.token);
-	peer_send(d, p, IMEXD_RESOLVED, &r, sizeof(r));
+	send_msg(d, p, IMEXD_RESOLVED, &r, sizeof(r));
 }
 
 static void on_resolved(struct imexd *d, struct peer *p, const void *payload)
@@ -227,7 +227,7 @@ static void heartbeat(struct imexd *d, struct peer *p)
 {
 	char row[IMEXD_MAX_NODES];
 
-	peer_send(d, p, IMEXD_HEARTBEAT, row, peer_row(d, row));
+	send_msg(d, p, IMEXD_HEARTBEAT, row, peer_row(d, row));
 }
 
 static const uint32_t min_len[] = {
@@ -472,7 +472,7 @@ int peer_resolve(struct imexd *d, uint64_t req_id, int node, uint32_t channel,
 	if (i == IMEXD_MAX_PENDING)
 		return -EBUSY;
 	memcpy(m.handle, handle, sizeof(m.handle));
-	if (peer_send(d, &d->peers[node], IMEXD_RESOLVE, &m, sizeof(m))) {
+	if (send_msg(d, &d->peers[node], IMEXD_RESOLVE, &m, sizeof(m))) {
 		peer_down(d, &d->peers[node], "send failed", false);
 		return -EHOSTDOWN;
 	}
@@ -487,7 +487,7 @@ void peer_release(struct imexd *d, int node, uint64_t token)
 	struct imexd_release m = { .token = htole64(token) };
 
 	if (node < 0 || node >= d->nodes || d->peers[node].state != PEER_UP ||
-	    peer_send(d, &d->peers[node], IMEXD_RELEASE, &m, sizeof(m)))
+	    send_msg(d, &d->peers[node], IMEXD_RELEASE, &m, sizeof(m)))
 		imexd_log("node %d: release of import %llu not delivered (node %s)",
 			  node, (unsigned long long)token,
 			  node >= 0 && node < d->nodes ?
@@ -501,7 +501,7 @@ void peer_bye(struct imexd *d)
 
 	for (i = 0; i < d->nodes; i++)
 		if (d->peers[i].state == PEER_UP)
-			peer_send(d, &d->peers[i], IMEXD_BYE, NULL, 0);
+			send_msg(d, &d->peers[i], IMEXD_BYE, NULL, 0);
 }
 
 void peer_init(struct imexd *d)
