@@ -135,7 +135,7 @@ grep -q "^cliques: 0 ($gpus GPUs on $nodes nodes)$" /tmp/domain.txt || rc=1
 # the JSON: an array of the nodes, each with its GPUs
 json=$here/../bin/jsoncheck
 if [ -x "$json" ]; then
-	[ "$("$ctl" -j domain show | "$json" -c)" = "$nodes" ] || rc=1
+	[ "$("$ctl" -j domain show | "$json" -c .)" = "$nodes" ] || rc=1
 	[ "$("$ctl" -j domain show | "$json" ".[$me].self")" = true ] || rc=1
 	[ "$("$ctl" -j domain show | "$json" -c ".[$me].gpus")" = \
 	  "$(cat /sys/module/cufab/parameters/num_gpus)" ] || rc=1
