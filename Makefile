@@ -8,6 +8,8 @@
 #   make module KDIR=..   cufab.ko for that kernel tree (KUNIT=1 adds KUnit suites)
 #   make check            everything, static checks, KUnit and selftests in qemu
 #   make demo             boot the VM and run the examples
+#   make demo-cluster     boot two nodes: domain key, domain show, imexd -N,
+#                         FABRIC memory across them
 #   make bench-run        run tools/bench inside the VM: JSON and SVG plots in build/bench/
 #                         (BENCH_ARGS=-q for a quick smoke run)
 #   make cluster-check    boot a 2-node test cluster (tools/vm/cluster) and run
@@ -66,6 +68,7 @@ CTL_SRCS	:= $(filter-out tools/cufabctl/jsoncheck.c,$(wildcard tools/cufabctl/*.
 CTL_BIN		:= $(BUILD)/bin/cufabctl
 IMEXD_SRCS	:= $(wildcard tools/imexd/*.c)
 IMEXD_BIN	:= $(BUILD)/bin/cufab-imexd
+IMEXD_TEST	:= $(BUILD)/tools/imexd_handshake_test
 JSONCHECK	:= $(if $(wildcard tools/cufabctl/jsoncheck.c),$(BUILD)/bin/jsoncheck)
 
 KSFT_DIR	:= $(BUILD)/ksft
@@ -92,7 +95,7 @@ APP_LDFLAGS	= -L$(BUILD)/lib -Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
 .PHONY: all module lib tools selftests examples bench check demo bench-run \
 	soak fuzz install uninstall clean print-kmod-path FORCE cluster-tests \
-	cluster-check
+	cluster-check demo-cluster
 
 all: module lib tools selftests cluster-tests examples bench
 
@@ -202,12 +205,20 @@ $(NVML_SO): $(NVML_SRCS) $(wildcard nvml/*.h) nvml/libnvidia-ml.map \
 		-o $@ $(NVML_SRCS) -lpthread -ldl
 
 # ---- tools ---------------------------------------------------------------
-tools: $(CTL_BIN) $(IMEXD_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN)
+tools: $(CTL_BIN) $(IMEXD_BIN) $(JSONCHECK) $(FUZZ_BIN) $(VSWITCH_BIN) \
+	$(IMEXD_TEST)
 
 # The node daemon of a fabric domain (Documentation/multinode.rst).
 $(IMEXD_BIN): $(IMEXD_SRCS) tools/imexd/imexd.h include/uapi/linux/cufab_imex.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(IMEXD_SRCS) $(NL_LIBS)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) $(NL_CFLAGS) -o $@ $(IMEXD_SRCS) $(NL_LIBS) \
+		-lcrypto
+
+# The daemons' handshake on the host (make check: static imexd-handshake).
+$(IMEXD_TEST): tools/imexd/test/handshake_test.c tools/imexd/auth.c \
+		tools/imexd/peer.c tools/imexd/imexd.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CPPFLAGS_COMMON) -o $@ $(filter %.c,$^) -lcrypto
 
 $(VSWITCH_BIN): tools/vm/vswitch.c
 	@mkdir -p $(dir $@)
@@ -367,6 +378,14 @@ demo:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	tools/vm/run -- tools/vm/demo.sh
 
+# Two nodes booted in parallel (tools/vm/demo-cluster.sh): the daemons
+# with a domain key, cufabctl domain show, cufab-imexd -N, FABRIC memory
+# exported on each node and imported on the other.
+demo-cluster:
+	tools/check --setup
+	$(MAKE) all KDIR=$(VM_KDIR)
+	tools/vm/cluster --nodes 2 --gpus 2 -- tools/vm/demo-cluster.sh
+
 # Two nodes booted in parallel, the smoke test then the fabric suite on
 # each (node 1's link cut at its end), and two on the debug kernel, the
 # failure suite (node 0 killed): what make check's "cluster smoke",
@@ -376,7 +395,7 @@ cluster-check:
 	$(MAKE) all KDIR=$(VM_KDIR)
 	$(MAKE) module KDIR=$$(tools/vm/kernel debug | sed -n 's/^DEBUG_KDIR=//p') KUNIT=1
 	tools/vm/cluster --nodes 2 --gpus 2 --cut 1@file:cut1 -- \
-		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/fabric.sh || s=1; exit $$s'
+		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/domain.sh || s=1; build/cluster/fabric.sh || s=1; exit $$s'
 	tools/vm/cluster --debug --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
 		build/cluster/kill.sh
 

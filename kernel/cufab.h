@@ -1569,6 +1569,8 @@ int cufab_clients_for_each(unsigned long skip,
 			   void *arg);
 /* PROC_GET: the processes with /dev/cufab open (client_netlink.c) */
 int cufab_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int cufab_nl_domain_get_dumpit(struct sk_buff *skb,
+			       struct netlink_callback *cb);
 
 /*
  * Contexts: the kernel half of a CUcontext. The library keeps the thread's

@@ -9,6 +9,7 @@
 
 #include <linux/mm_types.h>
 #include <linux/types.h>
+#include <linux/cufab.h>
 
 struct cufab_alloc;
 struct cufab_page_provider;
@@ -29,6 +30,37 @@ bool cufab_window_owns(u64 offset, u64 length, unsigned int node);
 void cufab_window_show(struct seq_file *m);
 extern const struct cufab_page_provider cufab_window_pages;
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc);
+
+/* fabric_domain.c: the window's domain header */
+struct cufab_domain_geometry {
+	u64 size;
+	u64 slice_start;
+	u64 slice;
+	u64 unit;
+	unsigned int nodes;
+};
+
+/* what the header says of one node (enum cufab_domain_state: uapi) */
+struct cufab_domain_info {
+	u32 state;
+	bool alive;
+	u64 instance;
+	u64 generation;
+	u64 heartbeat;
+	u32 num_gpus;
+	u32 clique[CUFAB_MAX_GPUS];
+};
+
+u64 cufab_domain_header_size(unsigned int nodes, u64 unit);
+int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g);
+int cufab_domain_check(void *virt, const struct cufab_domain_geometry *g);
+void cufab_domain_leave(void);
+u64 cufab_domain_generation(unsigned int node);
+int cufab_domain_node_info(unsigned int node, struct cufab_domain_info *info);
+void cufab_domain_show(struct seq_file *m);
+void cufab_domain_set_link(unsigned int node, u32 link);
+u32 cufab_domain_link(unsigned int node);
+void cufab_domain_forget_links(void);
 
 /* pages_window.c, pages_remote.c */
 extern const struct cufab_page_provider cufab_remote_pages;
@@ -56,6 +88,7 @@ struct cufab_remote_import {
 	struct list_head link;
 	bool revoked;
 	bool released;
+	u64 generation;	/* the exporter's, when imported (fabric_domain.c) */
 };
 
 /* fabric_remote.c */
@@ -112,5 +145,7 @@ void cufab_team_fabric_init(void);
 void cufab_team_fabric_exit(void);
 int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info);
 int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info);
+
+bool cufab_remote_daemon(void);
 
 #endif /* _CUFAB_FABRIC_H */

@@ -390,6 +390,8 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
 	/* the handle was well-formed to be sent: its id is at most 32 bits */
 	memcpy(&h, handle, sizeof(h));
 	imp->export_id = le64_to_cpu(h.export_id);
+	/* the exporter's life this import belongs to (pages_remote.c) */
+	imp->generation = cufab_domain_generation(req->node);
 	desc.priv = imp;
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
@@ -814,6 +816,7 @@ static int cufab_imex_register_doit(struct sk_buff *skb,
 		ret = -EBUSY;
 	} else {
 		cufab_imexd_portid = info->snd_portid;
+		cufab_domain_forget_links();
 	}
 	mutex_unlock(&cufab_remote_lock);
 	if (!ret) {
@@ -880,6 +883,28 @@ static int cufab_imex_resolved_doit(struct sk_buff *skb,
 	return ret;
 }
 
+/* Is a daemon registered? For DOMAIN_GET (domain_netlink.c). */
+bool cufab_remote_daemon(void)
+{
+	bool ret;
+
+	mutex_lock(&cufab_remote_lock);
+	ret = cufab_imexd_portid;
+	mutex_unlock(&cufab_remote_lock);
+	return ret;
+}
+
+/* LINK: the daemon's connection to a node, shown by DOMAIN_GET. */
+static int cufab_imex_link_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE) ||
+	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_LINK))
+		return -EINVAL;
+	cufab_domain_set_link(nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]),
+			      nla_get_u32(info->attrs[CUFAB_IMEX_A_LINK]));
+	return 0;
+}
+
 /* The daemon's socket closed: it is dead, whatever it was doing. */
 static int cufab_imex_netlink_event(struct notifier_block *nb,
 				    unsigned long event, void *ptr)
@@ -894,6 +919,7 @@ static int cufab_imex_netlink_event(struct notifier_block *nb,
 	if (cufab_imexd_portid && n->portid == cufab_imexd_portid) {
 		cufab_imexd_portid = 0;
 		cufab_remote_fail_reqs(-1);
+		cufab_domain_forget_links();
 		gone = true;
 	}
 	mutex_unlock(&cufab_remote_lock);
@@ -921,6 +947,7 @@ static const struct nla_policy cufab_imex_policy[CUFAB_IMEX_A_MAX + 1] = {
 	[CUFAB_IMEX_A_KIND] = { .type = NLA_U32 },
 	[CUFAB_IMEX_A_DEVICES] = { .type = NLA_U32 },
 	[CUFAB_IMEX_A_ID] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_LINK] = NLA_POLICY_MAX(NLA_U32, CUFAB_LINK_GONE),
 };
 
 static const struct genl_ops cufab_imex_ops[] = {
@@ -962,6 +989,11 @@ static const struct genl_ops cufab_imex_ops[] = {
 	{
 		.cmd = CUFAB_IMEX_CMD_TEAM_STATE,
 		.doit = cufab_imex_team_state_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = CUFAB_IMEX_CMD_LINK,
+		.doit = cufab_imex_link_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
 };

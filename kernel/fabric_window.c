@@ -9,10 +9,13 @@
  * gives the whole BAR struct pages (memremap_pages(), MEMORY_DEVICE_GENERIC:
  * the CPU view, copies and dma-bufs keep working on pages) and cuts it:
  *
- *   [0, 2 MiB)                       reserved for a domain header
- *   [2 MiB + n * S, 2 MiB + (n+1) S) the slice of node n, S = the rest / N
+ *   [0, H)                   the domain header (fabric_domain.c)
+ *   [H + n * S, H + (n+1) S) the slice of node n, S = the rest / N
  *
- * in 2 MiB units, N being the module parameter num_nodes. A node allocates
+ * in 2 MiB units, N being the module parameter num_nodes and H the
+ * header's size rounded up to the unit (2 MiB up to 1024 nodes). Node 0
+ * writes the geometry into the header; every other node checks it there
+ * and refuses the window when it differs. A node allocates
  * only from its own slice, a bitmap of its units (the kernel's genalloc
  * is not built into every kernel: only drivers select it), so no
  * allocator state is shared
@@ -47,8 +50,6 @@
 
 #define CUFAB_WINDOW_BAR	2
 #define CUFAB_WINDOW_UNIT	SZ_2M
-/* the domain header's block, before the first slice */
-#define CUFAB_WINDOW_HEADER	SZ_2M
 
 static unsigned int num_nodes = 1;
 module_param(num_nodes, uint, 0444);
@@ -66,6 +67,7 @@ MODULE_PARM_DESC(num_nodes,
  * @units: units in a slice
  * @free: units not reserved
  * @slice: bytes per node
+ * @slice_start: where node 0's slice starts, after the domain header
  */
 struct cufab_window {
 	struct pci_dev *pdev;
@@ -78,6 +80,7 @@ struct cufab_window {
 	unsigned long units;
 	unsigned long free;
 	u64 slice;
+	u64 slice_start;
 };
 
 static struct cufab_window *cufab_window;
@@ -95,7 +98,7 @@ unsigned int cufab_domain_nodes(void)
 static u64 cufab_window_slice_start(const struct cufab_window *w,
 				    unsigned int node)
 {
-	return CUFAB_WINDOW_HEADER + (u64)node * w->slice;
+	return w->slice_start + (u64)node * w->slice;
 }
 
 /* Read without the lock: a figure for messages and debugfs. */
@@ -211,6 +214,7 @@ void cufab_window_show(struct seq_file *m)
 		   cufab_node.node_index,
 		   cufab_window_slice_start(w, cufab_node.node_index),
 		   cufab_window_free_bytes(w));
+	cufab_domain_show(m);
 }
 
 /* ---- the PCI device ---- */
@@ -244,11 +248,12 @@ static int cufab_window_geometry(struct cufab_window *w)
 		       cufab_node.node_index, num_nodes);
 		return -EINVAL;
 	}
-	usable = w->size > CUFAB_WINDOW_HEADER ? w->size - CUFAB_WINDOW_HEADER : 0;
+	w->slice_start = cufab_domain_header_size(num_nodes, CUFAB_WINDOW_UNIT);
+	usable = w->size > w->slice_start ? w->size - w->slice_start : 0;
 	w->slice = round_down(div_u64(usable, num_nodes), CUFAB_WINDOW_UNIT);
 	if (!w->slice) {
-		pr_err("fabric window: %llu bytes cannot hold a 2 MiB header and %u slices of 2 MiB\n",
-		       w->size, num_nodes);
+		pr_err("fabric window: %llu bytes cannot hold a %llu-byte domain header and %u slices of 2 MiB\n",
+		       w->size, w->slice_start, num_nodes);
 		return -EINVAL;
 	}
 	return 0;
@@ -261,6 +266,20 @@ static int cufab_window_pool(struct cufab_window *w)
 	w->free = w->units;
 	w->used = bitmap_zalloc(w->units, GFP_KERNEL);
 	return w->used ? 0 : -ENOMEM;
+}
+
+/* The domain header: node 0 writes it, the others check theirs against it. */
+static int cufab_window_join(struct cufab_window *w)
+{
+	struct cufab_domain_geometry g = {
+		.size = w->size,
+		.slice_start = w->slice_start,
+		.slice = w->slice,
+		.unit = CUFAB_WINDOW_UNIT,
+		.nodes = num_nodes,
+	};
+
+	return cufab_domain_join(w->virt, &g);
 }
 
 static int cufab_window_probe(struct pci_dev *pdev,
@@ -299,9 +318,12 @@ static int cufab_window_probe(struct pci_dev *pdev,
 		       pci_name(pdev), w->size, &w->base, ret);
 		goto err_region;
 	}
-	ret = cufab_window_pool(w);
+	ret = cufab_window_join(w);
 	if (ret)
 		goto err_region;
+	ret = cufab_window_pool(w);
+	if (ret)
+		goto err_leave;
 	pci_set_drvdata(pdev, w);
 	cufab_window = w;
 	pr_info("fabric window %s: %llu MiB, %u nodes, node %u's slice %llu MiB at offset %llu MiB\n",
@@ -310,6 +332,8 @@ static int cufab_window_probe(struct pci_dev *pdev,
 		cufab_window_slice_start(w, cufab_node.node_index) >> 20);
 	return 0;
 
+err_leave:
+	cufab_domain_leave();
 err_region:
 	pci_release_region(pdev, CUFAB_WINDOW_BAR);
 	return ret;
@@ -320,6 +344,7 @@ static void cufab_window_remove(struct pci_dev *pdev)
 	struct cufab_window *w = pci_get_drvdata(pdev);
 
 	cufab_window = NULL;
+	cufab_domain_leave();
 	bitmap_free(w->used);
 	/* the pages go with the device (devm), before the region */
 	devm_memunmap_pages(&pdev->dev, &w->pgmap);

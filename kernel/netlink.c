@@ -15,7 +15,7 @@
  * node_netlink.c; the dumps of per-process objects sit beside their
  * objects: ALLOC_GET in alloc.c, LE_GET in le.c, MC_GET in multicast.c,
  * PEER_GET in peer.c, POOL_GET in pool.c, STREAM_GET in stream_netlink.c,
- * PROC_GET in client_netlink.c.
+ * PROC_GET in client_netlink.c, DOMAIN_GET in domain_netlink.c.
  *
  * Locking: the family is not parallel_ops, so genl_mutex serialises the
  * handlers. Under it: cufab_clients_lock -> cufab_topo_rwsem (device.c),
@@ -146,6 +146,10 @@ static const struct genl_ops cufab_nl_ops[] = {
 	{
 		.cmd = CUFAB_NL_CMD_PROC_GET,
 		.dumpit = cufab_nl_proc_get_dumpit,
+	},
+	{
+		.cmd = CUFAB_NL_CMD_DOMAIN_GET,
+		.dumpit = cufab_nl_domain_get_dumpit,
 	},
 };
 

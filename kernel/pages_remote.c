@@ -6,17 +6,31 @@
  * is reserved or freed here: the range is the exporter's, and lives until
  * the exporter hears that the import let go.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/mm.h>
 
 #include "cufab.h"
 #include "fabric.h"
 
-/* The exporter's page at @index: its window range, mapped on every node. */
+/*
+ * The exporter's page at @index: its window range, mapped on every node.
+ * None once the exporter joined the domain again (its generation in the
+ * window's header moved on): the range may be another allocation of its
+ * new life, which this import must not reach. The fence.
+ */
 static struct page *cufab_remote_get_page(struct cufab_alloc *alloc,
 					  pgoff_t index, int nid, gfp_t gfp)
 {
 	const struct cufab_remote_import *imp = alloc->priv;
+	u64 gen = cufab_domain_generation(imp->node);
 
+	if (gen != imp->generation) {
+		pr_warn_ratelimited("import %llu of node %u's memory is fenced: node %u is at generation %llu, the import of generation %llu\n",
+				    alloc->id, imp->node, imp->node, gen,
+				    imp->generation);
+		return NULL;
+	}
 	return cufab_window_page(imp->offset + ((u64)index << PAGE_SHIFT));
 }
 

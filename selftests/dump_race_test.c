@@ -42,7 +42,7 @@ static const char *const debugfs_files[] = {
 static const unsigned char dump_cmds[] = {
 	CUFAB_NL_CMD_DEV_GET, CUFAB_NL_CMD_ALLOC_GET, CUFAB_NL_CMD_LE_GET,
 	CUFAB_NL_CMD_MC_GET, CUFAB_NL_CMD_PEER_GET, CUFAB_NL_CMD_POOL_GET,
-	CUFAB_NL_CMD_STREAM_GET, CUFAB_NL_CMD_PROC_GET,
+	CUFAB_NL_CMD_STREAM_GET, CUFAB_NL_CMD_PROC_GET, CUFAB_NL_CMD_DOMAIN_GET,
 };
 
 static double race_seconds(void)

@@ -308,7 +308,7 @@ EOF
 # the #defines the spec mentions. Attribute types come from the comment
 # after each attribute ("u32", "string", ...; none for UNSPEC and PAD).
 awk '
-/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature|cufab_managed_event|cufab_fabric_state) *\{/ {
+/^enum (cufab_genl_cmd|cufab_genl_attr|cufab_device_feature|cufab_managed_event|cufab_fabric_state|cufab_domain_state|cufab_domain_link) *\{/ {
 	inenum = $2; next
 }
 inenum && /^\};/ { inenum = ""; next }

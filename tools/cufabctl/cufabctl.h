@@ -160,6 +160,7 @@ extern const struct feature features[];
 extern const unsigned int num_features;
 
 int dev_from_attrs(struct nlattr **tb, struct dev_info *d);
+void dev_format_uuid(char *buf, size_t len, const uint8_t *u);
 void dev_print(const struct dev_info *d, const char *key);
 void dev_help(FILE *f);
 int do_dev(struct ctl *ctl, int argc, char **argv);
@@ -231,6 +232,11 @@ void stream_print_event(struct nlattr **tb);
 
 void imex_help(FILE *f);
 int do_imex(struct ctl *ctl, int argc, char **argv);
+
+/* ---- domain.c -------------------------------------------------------- */
+
+void domain_help(FILE *f);
+int do_domain(struct ctl *ctl, int argc, char **argv);
 
 /* ---- monitor.c ------------------------------------------------------- */
 

@@ -60,7 +60,7 @@ void dev_help(FILE *f)
 			features[i].attribute);
 }
 
-static void format_uuid(char *buf, size_t len, const uint8_t *u)
+void dev_format_uuid(char *buf, size_t len, const uint8_t *u)
 {
 	snprintf(buf, len,
 		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
@@ -119,7 +119,7 @@ static void print_ids(const struct dev_info *d)
 
 	print_fp("    ");
 	if (d->has_uuid) {
-		format_uuid(uuid, sizeof(uuid), d->uuid);
+		dev_format_uuid(uuid, sizeof(uuid), d->uuid);
 		print_string(PRINT_ANY, "uuid", "uuid %s  ", uuid);
 	}
 	if (d->has_bus_id)

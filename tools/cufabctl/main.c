@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: cufabctl [OPTIONS] OBJECT COMMAND [ARGS]\n"
 	      "       cufabctl help\n"
-	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | stream | proc | imex | monitor | help }\n"
+	      "OBJECT := { dev | topo | mem | le | mc | peer | pool | stream | proc | imex | domain | monitor | help }\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n"
 	      "  -j, --json     JSON output (sizes in bytes)\n"
 	      "  -p, --pretty   indented JSON output (implies -j)\n"
@@ -44,6 +44,8 @@ static void usage(FILE *f)
 	fputc('\n', f);
 	imex_help(f);
 	fputc('\n', f);
+	domain_help(f);
+	fputc('\n', f);
 	monitor_help(f);
 	fputs("\n"
 	      "Changes need CAP_NET_ADMIN and are refused while any program has\n"
@@ -66,6 +68,7 @@ static void usage(FILE *f)
 	      "  cufabctl proc show\n"
 	      "  cufabctl topo set race-delay-us 500 race-seed 7\n"
 	      "  cufabctl imex show\n"
+	      "  cufabctl domain show\n"
 	      "  cufabctl -j monitor\n"
 	      "\n"
 	      "Exit status: 0 success, 1 error, 2 cufab.ko not loaded.\n", f);
@@ -82,6 +85,7 @@ static const struct cmd objects[] = {
 	{ "stream",	do_stream },
 	{ "proc",	do_proc },
 	{ "imex",	do_imex },
+	{ "domain",	do_domain },
 	{ "monitor",	do_monitor },
 	{ NULL,		NULL },
 };

@@ -145,6 +145,15 @@ static const char * const attr_names[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= "dev-pci-subsys-id",
 	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = "topo-nvswitch-bus-id",
 	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = "topo-nvswitch-pci-id",
+	[CUFAB_NL_A_DOMAIN_NODE]	= "domain-node",
+	[CUFAB_NL_A_DOMAIN_SELF]	= "domain-self",
+	[CUFAB_NL_A_DOMAIN_STATE]	= "domain-state",
+	[CUFAB_NL_A_DOMAIN_ALIVE]	= "domain-alive",
+	[CUFAB_NL_A_DOMAIN_GENERATION]	= "domain-generation",
+	[CUFAB_NL_A_DOMAIN_INSTANCE]	= "domain-instance",
+	[CUFAB_NL_A_DOMAIN_HEARTBEAT]	= "domain-heartbeat",
+	[CUFAB_NL_A_DOMAIN_DAEMON]	= "domain-daemon",
+	[CUFAB_NL_A_DOMAIN_LINK]	= "domain-link",
 };
 
 static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
@@ -162,6 +171,7 @@ static const char * const cmd_names[CUFAB_NL_CMD_MAX + 1] = {
 	[CUFAB_NL_CMD_STREAM_EVENT]	= "stream-event",
 	[CUFAB_NL_CMD_MANAGED_EVENT]	= "managed-event",
 	[CUFAB_NL_CMD_PROC_GET]		= "proc-get",
+	[CUFAB_NL_CMD_DOMAIN_GET]	= "domain-get",
 };
 
 /*
@@ -289,6 +299,15 @@ static struct nla_policy policy[CUFAB_NL_A_MAX + 1] = {
 	[CUFAB_NL_A_DEV_PCI_SUBSYS_ID]	= { .type = NLA_U32 },
 	[CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID] = { .type = NLA_STRING },
 	[CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID] = { .type = NLA_U32 },
+	[CUFAB_NL_A_DOMAIN_NODE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DOMAIN_SELF]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_DOMAIN_STATE]	= { .type = NLA_U32 },
+	[CUFAB_NL_A_DOMAIN_ALIVE]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_DOMAIN_GENERATION]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DOMAIN_INSTANCE]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DOMAIN_HEARTBEAT]	= { .type = NLA_U64 },
+	[CUFAB_NL_A_DOMAIN_DAEMON]	= { .type = NLA_U8 },
+	[CUFAB_NL_A_DOMAIN_LINK]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy extack_policy[NLMSGERR_ATTR_MAX + 1] = {

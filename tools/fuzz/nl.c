@@ -67,6 +67,7 @@ static const struct nl_cmd_desc nl_cmds[] = {
 	NLCMD(POOL_GET, true, false, false, A(POOL_ID, A_U32)),
 	NLCMD(STREAM_GET, true, false, false, A(STREAM_UID, A_U64)),
 	NLCMD(PROC_GET, true, false, false, A(PID, A_U32)),
+	NLCMD(DOMAIN_GET, true, false, false, A(DOMAIN_NODE, A_U32)),
 };
 
 /*
@@ -80,6 +81,7 @@ const unsigned int fuzz_nl_ncmds = ARRAY_SIZE(nl_cmds);
 const char *const fuzz_nl_names[] = {
 	"DEV_GET", "DEV_SET", "TOPO_GET", "TOPO_SET", "ALLOC_GET", "LE_GET",
 	"MC_GET", "PEER_GET", "POOL_GET", "STREAM_GET", "PROC_GET",
+	"DOMAIN_GET",
 };
 
 static int family;

@@ -35,6 +35,7 @@ enum imexd_msg_type {
 	IMEXD_RESOLVED,
 	IMEXD_RELEASE,
 	IMEXD_BYE,
+	IMEXD_AUTH,		/* 1.1: the connector's answer (auth.c) */
 	/* 1.1, optional: an older peer ignores them (Failure, multinode.rst) */
 	IMEXD_REVOKE = IMEXD_MSG_OPTIONAL | 0x20,
 	IMEXD_REVOKE_DONE,
@@ -57,11 +58,26 @@ struct imexd_hdr {
 	uint64_t instance;
 } __attribute__((packed));
 
+#define IMEXD_KEY_LEN		32
+#define IMEXD_NONCE_LEN		32
+#define IMEXD_MAC_LEN		32
+
 struct imexd_hello {
 	uint16_t version_min;
 	uint16_t version_max;
 	uint32_t nodes;
 	uint8_t cluster[16];	/* reserved for the domain's identity, zero */
+	/* 1.1 (auth.c): the sender's challenge, its answer to the other's */
+	uint8_t nonce[IMEXD_NONCE_LEN];
+	uint8_t mac[IMEXD_MAC_LEN];	/* HELLO_ACK only; zero without key */
+} __attribute__((packed));
+
+/* a 1.0 HELLO ends before the nonce; a later minor may add bytes */
+#define IMEXD_HELLO_MIN		24
+#define IMEXD_HELLO_MAX		256
+
+struct imexd_auth_msg {
+	uint8_t mac[IMEXD_MAC_LEN];
 } __attribute__((packed));
 
 struct imexd_resolve {
@@ -114,6 +130,16 @@ struct peer {
 	unsigned char *rbuf;
 	size_t rlen;
 	bool revoking;		/* REVOKE sent, its REVOKE_DONE awaited */
+	uint8_t nonce[IMEXD_NONCE_LEN];	/* our challenge in its HELLO */
+	char row[IMEXD_MAX_NODES];	/* its -N row, from its HEARTBEAT */
+	int row_len;
+	bool auth_logged;	/* its failure is logged; quiet until it succeeds */
+};
+
+/* the domain key (auth.c); without it, peers are not authenticated */
+struct imexd_auth {
+	bool keyed;
+	uint8_t key[IMEXD_KEY_LEN];
 };
 
 struct imexd {
@@ -129,6 +155,7 @@ struct imexd {
 	int stop;		/* the signal that stops the daemon */
 	bool stopping;		/* ending its exports: no import is granted */
 	bool registered;
+	struct imexd_auth auth;
 	struct peer peers[IMEXD_MAX_NODES];
 	/* RESOLVE requests forwarded to a peer: kernel request id, node */
 	struct {
@@ -150,9 +177,23 @@ int kernel_node_down(int node);
 int kernel_revoke(int node);
 void kernel_drain(struct imexd *d);
 int kernel_team(uint16_t type, int node, const void *rec, uint32_t len);
+void kernel_links(struct imexd *d);
 void kernel_close(void);
 
+/* auth.c */
+int auth_load_key(struct imexd_auth *a, const char *path);
+bool hello_ok(struct imexd *d, const struct imexd_hdr *h, const void *payload);
+void hello_send(struct imexd *d, struct peer *p);
+bool hello_ack_take(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
+		    const void *payload);
+int hello_accept(struct imexd *d, int fd, uint64_t *instance);
+
 /* peer.c */
+int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
+		const void *payload, uint32_t len);
+int send_msg(struct imexd *d, struct peer *p, uint16_t type,
+	      const void *payload, uint32_t len);
+int read_full(int fd, void *buf, size_t len);
 void peer_init(struct imexd *d);
 void peer_tick(struct imexd *d, time_t now);
 void peer_accept(struct imexd *d);
@@ -167,6 +208,7 @@ void peer_bye(struct imexd *d);
 int peer_revoke_all(struct imexd *d);
 bool peer_revoking(const struct imexd *d);
 const char *peer_state_letter(const struct peer *p);
+int peer_row(const struct imexd *d, char *row);
 
 void imexd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
+#include <linux/cufab.h>
 #include <linux/cufab_imex.h>
 
 #include "imexd.h"
@@ -36,6 +37,7 @@ static struct nla_policy policy[CUFAB_IMEX_A_MAX + 1] = {
 	[CUFAB_IMEX_A_KIND] = { .type = NLA_U32 },
 	[CUFAB_IMEX_A_DEVICES] = { .type = NLA_U32 },
 	[CUFAB_IMEX_A_ID] = { .type = NLA_U64 },
+	[CUFAB_IMEX_A_LINK] = { .type = NLA_U32 },
 };
 
 static struct nl_sock *open_sock(void)
@@ -346,6 +348,52 @@ int kernel_team(uint16_t type, int node, const void *rec, uint32_t len)
 		return -EMSGSIZE;
 	}
 	return send_cmd(msg);
+}
+
+/* -N's letter of a peer, as the kernel's enum cufab_domain_link. */
+static uint32_t link_of(const struct peer *p)
+{
+	switch (peer_state_letter(p)[0]) {
+	case 'C':
+		return CUFAB_LINK_UP;
+	case 'A':
+		return CUFAB_LINK_AUTH;
+	case 'R':
+		return CUFAB_LINK_LOST;
+	case 'D':
+		return CUFAB_LINK_GONE;
+	default:
+		return CUFAB_LINK_NEVER;
+	}
+}
+
+/*
+ * Tell the kernel of every link that changed since last told (cufabctl
+ * domain show reads them there). The kernel forgets them when a daemon
+ * registers, so the first call tells all.
+ */
+void kernel_links(struct imexd *d)
+{
+	static uint8_t told[IMEXD_MAX_NODES];
+	struct nl_msg *msg;
+	uint32_t link;
+	int i;
+
+	for (i = 0; i < d->nodes; i++) {
+		if (i == d->me)
+			continue;
+		link = link_of(&d->peers[i]);
+		if (told[i] == link)
+			continue;
+		msg = new_msg(CUFAB_IMEX_CMD_LINK);
+		if (!msg || nla_put_u32(msg, CUFAB_IMEX_A_NODE, i) ||
+		    nla_put_u32(msg, CUFAB_IMEX_A_LINK, link)) {
+			nlmsg_free(msg);
+			return;
+		}
+		if (!send_cmd(msg))
+			told[i] = link;
+	}
 }
 
 void kernel_close(void)

@@ -11,7 +11,8 @@
  * CONFIG has IMEX's keys (KEY=VALUE lines): IMEX_NODE_CONFIG_FILE (the node
  * list, one address a line, a node's index is its line), SERVER_PORT
  * (50000), BIND_INTERFACE_IP, IMEX_NODE_DISCONNECTED_GRACE_TIME (-1),
- * IMEX_CMD_PORT (50005). Without CONFIG, the node list is -n or
+ * IMEX_CMD_PORT (50005), and cufab's own CUFAB_DOMAIN_KEY_FILE (the
+ * domain's key, auth.c; also from the environment). Without CONFIG, the node list is -n or
  * $CUFAB_NODE_CONFIG. The daemon's index is the line of an address of its
  * own interfaces (or BIND_INTERFACE_IP's, or -i); the kernel refuses a
  * daemon whose index is not its node_index.
@@ -52,6 +53,7 @@ void imexd_log(const char *fmt, ...)
 
 struct config {
 	char nodes_file[256];
+	char key_file[256];
 	char bind_ip[64];
 	int port;
 	int cmd_port;
@@ -92,6 +94,8 @@ static int read_config(const char *path, struct config *c)
 			c->grace = atoi(eq);
 		else if (!strcmp(line, "IMEX_CMD_PORT"))
 			c->cmd_port = atoi(eq);
+		else if (!strcmp(line, "CUFAB_DOMAIN_KEY_FILE"))
+			snprintf(c->key_file, sizeof(c->key_file), "%s", eq);
 	}
 	fclose(f);
 	return 0;
@@ -181,17 +185,38 @@ static const char *domain_state(const struct imexd *d)
 	return up == d->nodes ? "UP" : up > 1 ? "DEGRADED" : "DOWN";
 }
 
-/* What -N prints: this node's row of nvidia-imex-ctl -N's table. */
+/*
+ * One row of the table: this node's from its own state, another's from
+ * its last HEARTBEAT while it is connected ("?" for what is not known).
+ */
+static void status_row(const struct imexd *d, int node, FILE *out)
+{
+	const struct peer *p = &d->peers[node];
+	char row[IMEXD_MAX_NODES];
+	int i, n = 0;
+
+	if (node == d->me)
+		n = peer_row(d, row);
+	else if (p->state == PEER_UP)
+		n = p->row_len;
+	fprintf(out, "\n       %3d      ", node);
+	for (i = 0; i < d->nodes; i++)
+		fprintf(out, " %3c", i >= n ? '?' :
+			node == d->me ? row[i] : p->row[i]);
+}
+
+/* What -N prints: nvidia-imex-ctl -N's table, every node's row. */
 static void status_table(const struct imexd *d, FILE *out)
 {
 	int i;
 
 	fprintf(out, "Connectivity Table Legend:\n"
 		"N - Never Connected\n"
-		"A - Authenticating - the peer's HELLO is awaited\n"
+		"A - Authenticating - the handshake with the peer is in progress\n"
 		"R - Recovering - Connection was lost, but clean up has not yet been triggered.\n"
 		"D - Disconnected - Connection was lost, and clean up has been triggered.\n"
-		"C - Connected - Ready for operation\n\nNodes:\n");
+		"C - Connected - Ready for operation\n"
+		"? - Unknown - that node's row is known only while it is connected\n\nNodes:\n");
 	for (i = 0; i < d->nodes; i++)
 		fprintf(out, "Node #%-3d - %-15s - %s\n", i, d->peers[i].addr,
 			i == d->me ? "READY" :
@@ -199,10 +224,8 @@ static void status_table(const struct imexd *d, FILE *out)
 	fprintf(out, "\n Nodes From\\To ");
 	for (i = 0; i < d->nodes; i++)
 		fprintf(out, " %3d", i);
-	fprintf(out, "\n       %3d      ", d->me);
 	for (i = 0; i < d->nodes; i++)
-		fprintf(out, " %3s", i == d->me ? "C" :
-			peer_state_letter(&d->peers[i]));
+		status_row(d, i, out);
 	fprintf(out, "\nDomain State: %s\n", domain_state(d));
 }
 
@@ -277,6 +300,7 @@ static void loop_once(struct imexd *d)
 	int n, i, k;
 
 	peer_tick(d, time(NULL));
+	kernel_links(d);
 	fds[0] = (struct pollfd){ .fd = d->lfd, .events = POLLIN };
 	fds[1] = (struct pollfd){ .fd = d->cfd, .events = POLLIN };
 	fds[2] = (struct pollfd){ .fd = kernel_fd(), .events = POLLIN };
@@ -353,12 +377,15 @@ int main(int argc, char **argv)
 			    .index = -1 };
 	static struct imexd d;
 	const char *env = getenv("CUFAB_NODE_CONFIG");
+	const char *key = getenv("CUFAB_DOMAIN_KEY_FILE");
 	sigset_t stop;
 	char query = 0;
 	int opt;
 
 	if (env)
 		snprintf(c.nodes_file, sizeof(c.nodes_file), "%s", env);
+	if (key)
+		snprintf(c.key_file, sizeof(c.key_file), "%s", key);
 	while ((opt = getopt(argc, argv, "c:n:i:qNh")) != -1) {
 		switch (opt) {
 		case 'c':
@@ -392,6 +419,10 @@ int main(int argc, char **argv)
 	if (read_nodes(&d, &c))
 		return 1;
 	log_node = d.me;
+	if (c.key_file[0] && auth_load_key(&d.auth, c.key_file))
+		return 2;
+	if (!d.auth.keyed)
+		imexd_log("no domain key (CUFAB_DOMAIN_KEY_FILE): the daemons do not authenticate each other and trust their network");
 	d.port = c.port;
 	d.cmd_port = c.cmd_port;
 	d.grace = c.grace;

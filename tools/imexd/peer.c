@@ -59,8 +59,9 @@ const char *peer_state_letter(const struct peer *p)
 	}
 }
 
-static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
-		    const void *payload, uint32_t len)
+/* One message on @fd to node @dst; the handshake's sends name no peer yet. */
+int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
+		const void *payload, uint32_t len)
 {
 	unsigned char small[sizeof(struct imexd_hdr) + 128], *buf = small;
 	ssize_t sent;
@@ -70,12 +71,12 @@ static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 		.type = htole16(type),
 		.length = htole32(len),
 		.src = htole16(d->me),
-		.dst = htole16(p->index),
-		.seq = htole64(++p->seq),
+		.dst = htole16(dst),
+		.seq = htole64(seq),
 		.instance = htole64(d->instance),
 	};
 
-	if (p->fd < 0 || len > IMEXD_MAX_PAYLOAD)
+	if (fd < 0 || len > IMEXD_MAX_PAYLOAD)
 		return -1;
 	/* one send, so that a message is never split by another's */
 	if (len > sizeof(small) - sizeof(h))
@@ -85,24 +86,21 @@ static int send_msg(struct imexd *d, struct peer *p, uint16_t type,
 	memcpy(buf, &h, sizeof(h));
 	if (len)
 		memcpy(buf + sizeof(h), payload, len);
-	sent = send(p->fd, buf, sizeof(h) + len, MSG_NOSIGNAL);
+	sent = send(fd, buf, sizeof(h) + len, MSG_NOSIGNAL);
 	if (buf != small)
 		free(buf);
 	if (sent != (ssize_t)(sizeof(h) + len))
 		return -1;
-	p->last_tx = time(NULL);
 	return 0;
 }
 
-static void hello(struct imexd *d, struct peer *p, uint16_t type)
+int send_msg(struct imexd *d, struct peer *p, uint16_t type,
+	      const void *payload, uint32_t len)
 {
-	struct imexd_hello m = {
-		.version_min = htole16(IMEXD_VERSION_MAJOR << 8),
-		.version_max = htole16(IMEXD_VERSION),
-		.nodes = htole32(d->nodes),
-	};
-
-	send_msg(d, p, type, &m, sizeof(m));
+	if (msg_send_fd(d, p->fd, p->index, ++p->seq, type, payload, len))
+		return -1;
+	p->last_tx = time(NULL);
+	return 0;
 }
 
 /* The kernel forgets what it exported to @p, and what waits for it. */
@@ -177,20 +175,9 @@ static void peer_up(struct imexd *d, struct peer *p, uint64_t instance)
 	p->state = PEER_UP;
 	p->lost_at = 0;
 	p->last_rx = time(NULL);
-	imexd_log("node %d (%s): connected", p->index, p->addr);
-}
-
-static bool hello_ok(struct imexd *d, const struct imexd_hdr *h,
-		     const void *payload)
-{
-	const struct imexd_hello *m = payload;
-
-	if (le32toh(h->length) < sizeof(*m) || le16toh(h->dst) != d->me)
-		return false;
-	/* the majors must meet: minors only add what may be ignored */
-	return le16toh(m->version_min) >> 8 <= IMEXD_VERSION_MAJOR &&
-	       le16toh(m->version_max) >> 8 >= IMEXD_VERSION_MAJOR &&
-	       (int)le32toh(m->nodes) == d->nodes;
+	p->auth_logged = false;
+	imexd_log("node %d (%s): connected%s", p->index, p->addr,
+		  d->auth.keyed ? ", authenticated by the domain key" : "");
 }
 
 static void on_resolve(struct imexd *d, struct peer *p, const void *payload)
@@ -276,9 +263,29 @@ static void on_revoke_done(struct imexd *d, struct peer *p)
 	(void)d;
 }
 
+/*
+ * This node's row of the -N table, a letter per node: what its HEARTBEAT
+ * carries (1.1; an older peer ignores payload it does not know).
+ */
+int peer_row(const struct imexd *d, char *row)
+{
+	int i;
+
+	for (i = 0; i < d->nodes; i++)
+		row[i] = i == d->me ? 'C' : peer_state_letter(&d->peers[i])[0];
+	return d->nodes;
+}
+
+static void heartbeat(struct imexd *d, struct peer *p)
+{
+	char row[IMEXD_MAX_NODES];
+
+	send_msg(d, p, IMEXD_HEARTBEAT, row, peer_row(d, row));
+}
+
 static const uint32_t min_len[] = {
-	[IMEXD_HELLO] = sizeof(struct imexd_hello),
-	[IMEXD_HELLO_ACK] = sizeof(struct imexd_hello),
+	[IMEXD_HELLO] = IMEXD_HELLO_MIN,
+	[IMEXD_HELLO_ACK] = IMEXD_HELLO_MIN,
 	[IMEXD_RESOLVE] = sizeof(struct imexd_resolve),
 	[IMEXD_RESOLVED] = IMEXD_RESOLVED_V10,
 	[IMEXD_RELEASE] = sizeof(struct imexd_release),
@@ -297,11 +304,13 @@ static bool handle(struct imexd *d, struct peer *p, const struct imexd_hdr *h,
 		return false;
 	switch (type) {
 	case IMEXD_HELLO_ACK:
-		if (p->state != PEER_HELLO || !hello_ok(d, h, payload))
+		if (p->state != PEER_HELLO || !hello_ack_take(d, p, h, payload))
 			return false;
 		peer_up(d, p, le64toh(h->instance));
 		return true;
 	case IMEXD_HEARTBEAT:
+		p->row_len = len <= IMEXD_MAX_NODES ? len : 0;
+		memcpy(p->row, payload, p->row_len);
 		return true;
 	case IMEXD_RESOLVE:
 		on_resolve(d, p, payload);
@@ -390,7 +399,7 @@ void peer_readable(struct imexd *d, int fd)
 	}
 }
 
-static int read_full(int fd, void *buf, size_t len)
+int read_full(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
 	ssize_t n;
@@ -415,13 +424,13 @@ static void set_timeouts(int fd)
 }
 
 /*
- * A lower node connects: its HELLO comes at once (two seconds at most),
- * so it is read here, before the connection counts as the node's.
+ * A lower node connects: the handshake (auth.c) is done here, its
+ * messages come at once (two seconds at most each), before the connection
+ * counts as the node's.
  */
 void peer_accept(struct imexd *d)
 {
-	unsigned char buf[sizeof(struct imexd_hdr) + sizeof(struct imexd_hello)];
-	struct imexd_hdr h;
+	uint64_t instance;
 	struct peer *p;
 	int fd, src;
 
@@ -429,26 +438,17 @@ void peer_accept(struct imexd *d)
 	if (fd < 0)
 		return;
 	set_timeouts(fd);
-	if (read_full(fd, buf, sizeof(buf)))
-		goto bad;
-	memcpy(&h, buf, sizeof(h));
-	src = le16toh(h.src);
-	if (le32toh(h.magic) != IMEXD_MAGIC ||
-	    le16toh(h.type) != IMEXD_HELLO ||
-	    le32toh(h.length) != sizeof(struct imexd_hello) ||
-	    src >= d->me || !hello_ok(d, &h, buf + sizeof(h))) {
-		imexd_log("refused a connection: not a HELLO of a lower node of this domain");
-		goto bad;
+	src = hello_accept(d, fd, &instance);
+	if (src < 0) {
+		close(fd);
+		return;
 	}
 	p = &d->peers[src];
 	if (p->fd >= 0)
 		peer_down(d, p, "it connected again", false);
 	p->fd = fd;
-	peer_up(d, p, le64toh(h.instance));
-	hello(d, p, IMEXD_HELLO_ACK);
-	return;
-bad:
-	close(fd);
+	p->seq = 1;
+	peer_up(d, p, instance);
 }
 
 static void peer_connect(struct imexd *d, struct peer *p, time_t now)
@@ -492,7 +492,7 @@ void peer_writable(struct imexd *d, struct peer *p)
 	set_timeouts(p->fd);
 	p->state = PEER_HELLO;
 	p->last_rx = time(NULL);
-	hello(d, p, IMEXD_HELLO);
+	hello_send(d, p);
 }
 
 void peer_tick(struct imexd *d, time_t now)
@@ -507,7 +507,7 @@ void peer_tick(struct imexd *d, time_t now)
 		if (i > d->me && p->fd < 0 && now >= p->next_try)
 			peer_connect(d, p, now);
 		if (p->state == PEER_UP && now - p->last_tx >= 1)
-			send_msg(d, p, IMEXD_HEARTBEAT, NULL, 0);
+			heartbeat(d, p);
 		if (p->state == PEER_UP && now - p->last_rx >= 3)
 			peer_down(d, p, "no heartbeat for 3 s", false);
 		if ((p->state == PEER_HELLO || p->state == PEER_CONNECTING) &&

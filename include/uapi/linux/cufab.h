@@ -1972,6 +1972,7 @@ enum cufab_genl_cmd {
 	CUFAB_NL_CMD_STREAM_EVENT,	/* notification: a stream failed */
 	CUFAB_NL_CMD_MANAGED_EVENT,	/* notification: managed memory access refused/reported */
 	CUFAB_NL_CMD_PROC_GET,	/* dump: one message per process with /dev/cufab open */
+	CUFAB_NL_CMD_DOMAIN_GET,	/* dump: one message per node of the fabric domain */
 	__CUFAB_NL_CMD_MAX,
 };
 
@@ -2000,6 +2001,31 @@ enum cufab_managed_event {
  * DEGRADED is usable, with fewer links than the topology's: only its
  * health reports (NVML) say so.
  */
+/*
+ * CUFAB_NL_A_DOMAIN_STATE: what a node's record in the fabric window's
+ * domain header says (Documentation/multinode.rst "The domain header").
+ * A node without a window knows only itself: UP.
+ */
+enum cufab_domain_state {
+	CUFAB_DOMAIN_ABSENT,	/* never joined this window */
+	CUFAB_DOMAIN_UP,	/* joined; ALIVE says whether it still beats */
+	CUFAB_DOMAIN_LEFT,	/* unloaded cufab */
+};
+
+/*
+ * CUFAB_NL_A_DOMAIN_LINK: this node's daemon's connection to that node, as
+ * the daemon last reported it (cufab_imex LINK); nvidia-imex-ctl -N's
+ * letters in parentheses.
+ */
+enum cufab_domain_link {
+	CUFAB_LINK_UNKNOWN,	/* no daemon, or it has not said */
+	CUFAB_LINK_NEVER,	/* never connected (N) */
+	CUFAB_LINK_AUTH,	/* connected, handshake in progress (A) */
+	CUFAB_LINK_UP,		/* connected (C) */
+	CUFAB_LINK_LOST,	/* lost, within the grace time (R) */
+	CUFAB_LINK_GONE,	/* lost and cleaned up, or its daemon stopped (D) */
+};
+
 enum cufab_fabric_state {
 	CUFAB_FABRIC_OK,
 	CUFAB_FABRIC_NOT_READY,
@@ -2125,6 +2151,15 @@ enum cufab_genl_attr {
 	CUFAB_NL_A_DEV_PCI_SUBSYS_ID,	/* u32, subsystem << 16 | vendor (140) */
 	CUFAB_NL_A_TOPO_NVSWITCH_BUS_ID,	/* string, the virtual NVSwitch's PCI id */
 	CUFAB_NL_A_TOPO_NVSWITCH_PCI_ID,	/* u32, its device << 16 | vendor */
+	CUFAB_NL_A_DOMAIN_NODE,		/* u32, a node index (DOMAIN_GET) */
+	CUFAB_NL_A_DOMAIN_SELF,		/* u8, the node that answers */
+	CUFAB_NL_A_DOMAIN_STATE,	/* u32, enum cufab_domain_state */
+	CUFAB_NL_A_DOMAIN_ALIVE,	/* u8, its heartbeat moves in the window */
+	CUFAB_NL_A_DOMAIN_GENERATION,	/* u64, its loads since the window's start */
+	CUFAB_NL_A_DOMAIN_INSTANCE,	/* u64, its kernel's instance id */
+	CUFAB_NL_A_DOMAIN_HEARTBEAT,	/* u64, its heartbeat (one a second) */
+	CUFAB_NL_A_DOMAIN_DAEMON,	/* u8, SELF only: a cufab-imexd is registered */
+	CUFAB_NL_A_DOMAIN_LINK,		/* u32, enum cufab_domain_link (the daemon's) */
 	__CUFAB_NL_A_MAX,
 };
 

@@ -58,6 +58,11 @@ enum cufab_imex_cmd {
 	 */
 	CUFAB_IMEX_CMD_TEAM_JOIN,
 	CUFAB_IMEX_CMD_TEAM_STATE,
+	/*
+	 * daemon: do (NODE, LINK = enum cufab_domain_link): its connection to
+	 * NODE, for the cufab family's DOMAIN_GET; forgotten with the daemon
+	 */
+	CUFAB_IMEX_CMD_LINK,
 	__CUFAB_IMEX_CMD_MAX,
 };
 
@@ -79,6 +84,7 @@ enum cufab_imex_attr {
 	CUFAB_IMEX_A_KIND,	/* u32, CUFAB_IMEX_KIND_*; absent: memory */
 	CUFAB_IMEX_A_DEVICES,	/* u32, a multicast object's numDevices */
 	CUFAB_IMEX_A_ID,	/* u64, its allocation id on its home node */
+	CUFAB_IMEX_A_LINK,	/* u32, enum cufab_domain_link (linux/cufab.h) */
 	__CUFAB_IMEX_A_MAX,
 };
 

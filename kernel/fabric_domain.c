@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fabric window's domain header (Documentation/multinode.rst "The
+ * domain header"): the first pages of the window say what the domain is,
+ * so that nodes loaded with different parameters refuse the window rather
+ * than disagree silently about where the slices are, and say who is in it:
+ *
+ *   offset 0     struct cufab_domain_hdr, written by node 0 only: magic,
+ *                layout version, cluster UUID, the slice geometry
+ *   offset 4096  one struct cufab_domain_node per node, each written by
+ *                its node only: instance id, generation, heartbeat, state,
+ *                its GPUs' cliques
+ *
+ * Every other node waits for node 0's header (CUFAB_DOMAIN_WAIT at most),
+ * checks every field against its own parameters and refuses the window
+ * with a log line naming the first that differs. A node that joins bumps
+ * its generation; an import records its exporter's generation, and
+ * refuses to hand out pages of a generation that is not the exporter's
+ * current one (pages_remote.c): a restarted node's slice is fenced.
+ *
+ * No lock is shared between nodes: each writes only its own record (node 0
+ * also the header, before any other node reads it), fields are read and
+ * written whole (READ_ONCE/WRITE_ONCE of aligned u64 and u32), and the
+ * record's state is written last. The window is the same host memory on
+ * every node (x86, write-back, coherent), so ordering needs no more than
+ * smp_wmb()/smp_rmb().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/uuid.h>
+#include <linux/workqueue.h>
+#include <linux/cufab.h>
+
+#include "cufab.h"
+#include "fabric.h"
+
+#define CUFAB_DOMAIN_MAGIC	0x4e4d4f4442414643ULL	/* "CFABDOMN" */
+#define CUFAB_DOMAIN_LAYOUT	1
+#define CUFAB_DOMAIN_TABLE	SZ_4K
+#define CUFAB_DOMAIN_RECORD	512
+/* how long a node waits for node 0's header at load */
+#define CUFAB_DOMAIN_WAIT_MS	30000
+/* a node whose heartbeat did not move for this long is not alive */
+#define CUFAB_DOMAIN_STALE	(3 * HZ)
+
+/* the header, at the window's offset 0; little-endian */
+struct cufab_domain_hdr {
+	__le64 magic;
+	__le32 layout;
+	__le32 num_nodes;
+	u8 cluster_uuid[16];
+	__le64 window_size;
+	__le64 slice_start;
+	__le64 slice_size;
+	__le64 unit;
+	__le64 table;
+	__le32 record;
+	__le32 reserved;
+};
+
+/* node n's record, at CUFAB_DOMAIN_TABLE + n * CUFAB_DOMAIN_RECORD */
+struct cufab_domain_node {
+	__le64 instance;
+	__le64 generation;
+	__le64 heartbeat;
+	__le32 state;		/* enum cufab_domain_state */
+	__le32 num_gpus;
+	__le32 clique[CUFAB_MAX_GPUS];
+};
+
+static_assert(sizeof(struct cufab_domain_hdr) <= CUFAB_DOMAIN_TABLE);
+static_assert(sizeof(struct cufab_domain_node) <= CUFAB_DOMAIN_RECORD);
+
+/*
+ * This node's view: where the window is, and what it last saw of every
+ * node's heartbeat (to tell a live node from one that stopped).
+ */
+static struct cufab_domain {
+	void *virt;
+	unsigned int nodes;
+	u64 instance;
+	u64 generation;
+	u64 *seen_beat;
+	unsigned long *seen_at;
+	u64 *seen_gen;
+	struct delayed_work beat;
+} *cufab_domain;
+
+/**
+ * cufab_domain_header_size() - bytes the header needs for @nodes nodes
+ * @nodes: the domain's size
+ * @unit: the slices' allocation unit
+ *
+ * Return: the header's size rounded up to @unit: where the first slice
+ * starts.
+ */
+u64 cufab_domain_header_size(unsigned int nodes, u64 unit)
+{
+	return round_up(CUFAB_DOMAIN_TABLE + (u64)nodes * CUFAB_DOMAIN_RECORD,
+			unit);
+}
+
+static struct cufab_domain_hdr *cufab_domain_hdr(void *virt)
+{
+	return virt;
+}
+
+static struct cufab_domain_node *cufab_domain_rec(void *virt,
+						  unsigned int node)
+{
+	return virt + CUFAB_DOMAIN_TABLE + (size_t)node * CUFAB_DOMAIN_RECORD;
+}
+
+static void cufab_domain_hdr_fill(struct cufab_domain_hdr *h,
+				  const struct cufab_domain_geometry *g)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = cpu_to_le64(CUFAB_DOMAIN_MAGIC);
+	h->layout = cpu_to_le32(CUFAB_DOMAIN_LAYOUT);
+	h->num_nodes = cpu_to_le32(g->nodes);
+	memcpy(h->cluster_uuid, &cufab_node.cluster_uuid, 16);
+	h->window_size = cpu_to_le64(g->size);
+	h->slice_start = cpu_to_le64(g->slice_start);
+	h->slice_size = cpu_to_le64(g->slice);
+	h->unit = cpu_to_le64(g->unit);
+	h->table = cpu_to_le64(CUFAB_DOMAIN_TABLE);
+	h->record = cpu_to_le32(CUFAB_DOMAIN_RECORD);
+}
+
+/* A little-endian field of 4 or 8 bytes. */
+static u64 cufab_domain_field(const void *p, size_t len)
+{
+	return len == 4 ? le32_to_cpu(*(const __le32 *)p) :
+	       le64_to_cpu(*(const __le64 *)p);
+}
+
+/*
+ * The first field of the window's header @h that differs from @want
+ * (this node's), logged; 0 when they agree.
+ */
+static int cufab_domain_hdr_check(const struct cufab_domain_hdr *h,
+				  const struct cufab_domain_hdr *want)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		size_t len;
+	} fields[] = {
+		{ "layout", offsetof(struct cufab_domain_hdr, layout), 4 },
+		{ "num_nodes", offsetof(struct cufab_domain_hdr, num_nodes), 4 },
+		{ "cluster_uuid",
+		  offsetof(struct cufab_domain_hdr, cluster_uuid), 16 },
+		{ "window_size",
+		  offsetof(struct cufab_domain_hdr, window_size), 8 },
+		{ "slice_start",
+		  offsetof(struct cufab_domain_hdr, slice_start), 8 },
+		{ "slice_size", offsetof(struct cufab_domain_hdr, slice_size), 8 },
+		{ "unit", offsetof(struct cufab_domain_hdr, unit), 8 },
+		{ "table", offsetof(struct cufab_domain_hdr, table), 8 },
+		{ "record", offsetof(struct cufab_domain_hdr, record), 4 },
+	};
+	const void *a = h, *b = want;
+	unsigned int i;
+	u64 x, y;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (!memcmp(a + fields[i].off, b + fields[i].off, fields[i].len))
+			continue;
+		if (fields[i].len == 16) {
+			pr_err("fabric window: node 0's domain header has cluster_uuid %pUb, node %u's is %pUb: window refused\n",
+			       h->cluster_uuid, cufab_node.node_index,
+			       want->cluster_uuid);
+			return -EINVAL;
+		}
+		x = cufab_domain_field(a + fields[i].off, fields[i].len);
+		y = cufab_domain_field(b + fields[i].off, fields[i].len);
+		pr_err("fabric window: node 0's domain header has %s %llu, node %u's is %llu: window refused\n",
+		       fields[i].name, x, cufab_node.node_index, y);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Node 0 writes the header, unless the one there already describes this
+ * very domain (node 0 restarted while others live: their records stay).
+ * The magic goes last, so no node reads a half-written header.
+ */
+static void cufab_domain_write_hdr(void *virt,
+				   const struct cufab_domain_hdr *want,
+				   unsigned int nodes)
+{
+	struct cufab_domain_hdr *h = cufab_domain_hdr(virt);
+
+	if (READ_ONCE(h->magic) == want->magic &&
+	    !memcmp(h, want, sizeof(*h)))
+		return;
+	WRITE_ONCE(h->magic, 0);
+	/* no node takes the old magic for the new fields */
+	smp_wmb();
+	memset(virt + sizeof(*h), 0,
+	       CUFAB_DOMAIN_TABLE - sizeof(*h) +
+	       (size_t)nodes * CUFAB_DOMAIN_RECORD);
+	memcpy((void *)h + sizeof(h->magic), (const void *)want + sizeof(h->magic),
+	       sizeof(*h) - sizeof(h->magic));
+	/* the fields before the magic that vouches for them */
+	smp_wmb();
+	WRITE_ONCE(h->magic, want->magic);
+}
+
+/* Every other node: node 0's header, once it is there. */
+static int cufab_domain_wait_hdr(void *virt)
+{
+	struct cufab_domain_hdr *h = cufab_domain_hdr(virt);
+	unsigned int waited;
+
+	for (waited = 0; waited < CUFAB_DOMAIN_WAIT_MS; waited += 100) {
+		if (READ_ONCE(h->magic) == cpu_to_le64(CUFAB_DOMAIN_MAGIC)) {
+			/* pairs with node 0's smp_wmb() before the magic */
+			smp_rmb();
+			return 0;
+		}
+		msleep(100);
+	}
+	pr_err("fabric window: no domain header from node 0 after %u s (magic %#llx): window refused\n",
+	       CUFAB_DOMAIN_WAIT_MS / 1000, le64_to_cpu(READ_ONCE(h->magic)));
+	return -ETIMEDOUT;
+}
+
+/**
+ * cufab_domain_check() - does node 0's header describe geometry @g?
+ * @virt: the window
+ * @g: this node's geometry
+ *
+ * Waits for the header (CUFAB_DOMAIN_WAIT_MS at most).
+ *
+ * Return: 0; -EINVAL when a field differs (logged, naming the field),
+ * -ETIMEDOUT when no header came.
+ */
+int cufab_domain_check(void *virt, const struct cufab_domain_geometry *g)
+{
+	struct cufab_domain_hdr want;
+	int ret;
+
+	cufab_domain_hdr_fill(&want, g);
+	ret = cufab_domain_wait_hdr(virt);
+	return ret ? ret : cufab_domain_hdr_check(cufab_domain_hdr(virt),
+						    &want);
+}
+
+/*
+ * A record left "up" is a node that died, or another kernel loaded with
+ * this node_index: the latter's heartbeat still moves.
+ */
+static int cufab_domain_check_twin(struct cufab_domain_node *r)
+{
+	u64 beat;
+
+	if (le32_to_cpu(READ_ONCE(r->state)) != CUFAB_DOMAIN_UP)
+		return 0;
+	beat = le64_to_cpu(READ_ONCE(r->heartbeat));
+	msleep(jiffies_to_msecs(CUFAB_DOMAIN_STALE));
+	if (le64_to_cpu(READ_ONCE(r->heartbeat)) == beat)
+		return 0;
+	pr_err("fabric window: node_index %u is live in the domain (instance %016llx, its heartbeat moves): window refused\n",
+	       cufab_node.node_index, le64_to_cpu(READ_ONCE(r->instance)));
+	return -EBUSY;
+}
+
+static void cufab_domain_publish(struct cufab_domain *d)
+{
+	struct cufab_domain_node *r = cufab_domain_rec(d->virt,
+						       cufab_node.node_index);
+	u32 i, n = min_t(u32, cufab_node.num_gpus, CUFAB_MAX_GPUS);
+
+	WRITE_ONCE(r->state, cpu_to_le32(CUFAB_DOMAIN_ABSENT));
+	/* no reader takes the new fields for the previous life's */
+	smp_wmb();
+	d->generation = le64_to_cpu(READ_ONCE(r->generation)) + 1;
+	WRITE_ONCE(r->instance, cpu_to_le64(d->instance));
+	WRITE_ONCE(r->generation, cpu_to_le64(d->generation));
+	WRITE_ONCE(r->heartbeat, 0);
+	WRITE_ONCE(r->num_gpus, cpu_to_le32(n));
+	down_read(&cufab_topo_rwsem);
+	for (i = 0; i < n; i++)
+		WRITE_ONCE(r->clique[i], cpu_to_le32(cufab_node.gpus[i].clique));
+	up_read(&cufab_topo_rwsem);
+	/* the record before the state that says it is whole */
+	smp_wmb();
+	WRITE_ONCE(r->state, cpu_to_le32(CUFAB_DOMAIN_UP));
+}
+
+/*
+ * Every second: this node's heartbeat, and a look at the others' (a
+ * heartbeat that moved is a live node; a generation that changed is a
+ * node that restarted, whose previous memory is now fenced).
+ */
+static void cufab_domain_beat(struct work_struct *work)
+{
+	struct cufab_domain *d = container_of(to_delayed_work(work),
+					      struct cufab_domain, beat);
+	struct cufab_domain_node *r;
+	unsigned int n;
+	u64 beat, gen;
+
+	r = cufab_domain_rec(d->virt, cufab_node.node_index);
+	WRITE_ONCE(r->heartbeat,
+		   cpu_to_le64(le64_to_cpu(READ_ONCE(r->heartbeat)) + 1));
+	for (n = 0; n < d->nodes; n++) {
+		r = cufab_domain_rec(d->virt, n);
+		beat = le64_to_cpu(READ_ONCE(r->heartbeat));
+		gen = le64_to_cpu(READ_ONCE(r->generation));
+		if (beat != d->seen_beat[n]) {
+			d->seen_beat[n] = beat;
+			d->seen_at[n] = jiffies;
+		}
+		if (gen != d->seen_gen[n] && d->seen_gen[n] &&
+		    n != cufab_node.node_index)
+			pr_info("fabric window: node %u joined again (generation %llu, was %llu): what this node imported of its previous generation is fenced\n",
+				n, gen, d->seen_gen[n]);
+		d->seen_gen[n] = gen;
+	}
+	schedule_delayed_work(&d->beat, HZ);
+}
+
+static int cufab_domain_alloc(struct cufab_domain **dp, void *virt,
+			      unsigned int nodes)
+{
+	struct cufab_domain *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	struct cufab_domain_node *r;
+	unsigned int n;
+
+	if (!d)
+		return -ENOMEM;
+	d->seen_beat = kcalloc(nodes, sizeof(u64), GFP_KERNEL);
+	d->seen_at = kcalloc(nodes, sizeof(unsigned long), GFP_KERNEL);
+	d->seen_gen = kcalloc(nodes, sizeof(u64), GFP_KERNEL);
+	if (!d->seen_beat || !d->seen_at || !d->seen_gen) {
+		kfree(d->seen_beat);
+		kfree(d->seen_at);
+		kfree(d->seen_gen);
+		kfree(d);
+		return -ENOMEM;
+	}
+	d->virt = virt;
+	d->nodes = nodes;
+	/* a node is alive once its heartbeat moves while this node looks */
+	for (n = 0; n < nodes; n++) {
+		r = cufab_domain_rec(virt, n);
+		d->seen_beat[n] = le64_to_cpu(READ_ONCE(r->heartbeat));
+		d->seen_gen[n] = le64_to_cpu(READ_ONCE(r->generation));
+		d->seen_at[n] = jiffies - CUFAB_DOMAIN_STALE - 1;
+	}
+	d->instance = get_random_u64() ?: 1;
+	INIT_DELAYED_WORK(&d->beat, cufab_domain_beat);
+	*dp = d;
+	return 0;
+}
+
+static void cufab_domain_free(struct cufab_domain *d)
+{
+	kfree(d->seen_beat);
+	kfree(d->seen_at);
+	kfree(d->seen_gen);
+	kfree(d);
+}
+
+/**
+ * cufab_domain_join() - check or write the header, take this node's record
+ * @virt: the kernel's mapping of the whole window
+ * @g: the geometry this node derived from its parameters and the window
+ *
+ * Node 0 writes the header; every other node waits for it and checks it.
+ * Then the node's record gets a new instance and the next generation.
+ *
+ * Context: may sleep (up to CUFAB_DOMAIN_WAIT_MS waiting for node 0).
+ * Return: 0; -EINVAL when node 0's header differs (logged: the field),
+ * -ETIMEDOUT without one, -EBUSY when another live kernel holds this
+ * node_index, -ENOMEM.
+ */
+int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g)
+{
+	struct cufab_domain_hdr want;
+	struct cufab_domain *d;
+	int ret;
+
+	if (cufab_node.node_index == 0) {
+		cufab_domain_hdr_fill(&want, g);
+		cufab_domain_write_hdr(virt, &want, g->nodes);
+	} else {
+		ret = cufab_domain_check(virt, g);
+		if (ret)
+			return ret;
+	}
+	ret = cufab_domain_check_twin(cufab_domain_rec(virt,
+						       cufab_node.node_index));
+	if (ret)
+		return ret;
+	ret = cufab_domain_alloc(&d, virt, g->nodes);
+	if (ret)
+		return ret;
+	cufab_domain_publish(d);
+	cufab_domain = d;
+	pr_info("fabric window: node %u joined the domain, generation %llu, instance %016llx\n",
+		cufab_node.node_index, d->generation, d->instance);
+	cufab_domain_beat(&d->beat.work);
+	return 0;
+}
+
+/* At unload: this node's record says it left. */
+void cufab_domain_leave(void)
+{
+	struct cufab_domain *d = cufab_domain;
+
+	if (!d)
+		return;
+	cancel_delayed_work_sync(&d->beat);
+	WRITE_ONCE(cufab_domain_rec(d->virt, cufab_node.node_index)->state,
+		   cpu_to_le32(CUFAB_DOMAIN_LEFT));
+	cufab_domain = NULL;
+	cufab_domain_free(d);
+}
+
+/**
+ * cufab_domain_generation() - node @node's generation in the header
+ *
+ * Return: its current generation, 0 without a window or for a node that
+ * never joined.
+ */
+u64 cufab_domain_generation(unsigned int node)
+{
+	struct cufab_domain *d = cufab_domain;
+
+	if (!d || node >= d->nodes)
+		return 0;
+	return le64_to_cpu(READ_ONCE(cufab_domain_rec(d->virt, node)->generation));
+}
+
+/**
+ * cufab_domain_node_info() - what the header says of node @node
+ * @node: a node index of the domain
+ * @info: out
+ *
+ * A record read field by field while its node may rewrite it: a
+ * snapshot, good for observation only.
+ *
+ * Return: 0, -ENODEV without a window, -ENOENT past the domain's end.
+ */
+int cufab_domain_node_info(unsigned int node, struct cufab_domain_info *info)
+{
+	struct cufab_domain *d = cufab_domain;
+	struct cufab_domain_node *r;
+	u32 i;
+
+	if (!d)
+		return -ENODEV;
+	if (node >= d->nodes)
+		return -ENOENT;
+	r = cufab_domain_rec(d->virt, node);
+	memset(info, 0, sizeof(*info));
+	info->state = le32_to_cpu(READ_ONCE(r->state));
+	/* pairs with cufab_domain_publish()'s smp_wmb() before the state */
+	smp_rmb();
+	info->instance = le64_to_cpu(READ_ONCE(r->instance));
+	info->generation = le64_to_cpu(READ_ONCE(r->generation));
+	info->heartbeat = le64_to_cpu(READ_ONCE(r->heartbeat));
+	info->num_gpus = min_t(u32, le32_to_cpu(READ_ONCE(r->num_gpus)),
+			       CUFAB_MAX_GPUS);
+	for (i = 0; i < info->num_gpus; i++)
+		info->clique[i] = le32_to_cpu(READ_ONCE(r->clique[i]));
+	info->alive = node == cufab_node.node_index ||
+		      (info->state == CUFAB_DOMAIN_UP &&
+		       time_before(jiffies, READ_ONCE(d->seen_at[node]) +
+				   CUFAB_DOMAIN_STALE));
+	return 0;
+}
+
+/* debugfs "window": the header's view of every node. */
+void cufab_domain_show(struct seq_file *m)
+{
+	static const char *const states[] = {
+		[CUFAB_DOMAIN_ABSENT] = "absent",
+		[CUFAB_DOMAIN_UP] = "up",
+		[CUFAB_DOMAIN_LEFT] = "left",
+	};
+	struct cufab_domain_info info;
+	unsigned int n;
+
+	if (!cufab_domain)
+		return;
+	for (n = 0; n < cufab_domain->nodes; n++) {
+		if (cufab_domain_node_info(n, &info))
+			break;
+		seq_printf(m, "node %u state %s%s generation %llu instance %016llx heartbeat %llu gpus %u\n",
+			   n, info.state < ARRAY_SIZE(states) ?
+			   states[info.state] : "?",
+			   info.state == CUFAB_DOMAIN_UP && !info.alive ?
+			   " (stale)" : "", info.generation, info.instance,
+			   info.heartbeat, info.num_gpus);
+	}
+}
+
+/*
+ * The daemon's connections, as it reports them (cufab_imex LINK), for
+ * DOMAIN_GET: a byte per node, read and written whole; forgotten when the
+ * daemon goes or a new one registers.
+ */
+static u8 cufab_domain_links[CUFAB_MAX_NODES];
+
+void cufab_domain_set_link(unsigned int node, u32 link)
+{
+	if (node < CUFAB_MAX_NODES && link <= CUFAB_LINK_GONE)
+		WRITE_ONCE(cufab_domain_links[node], link);
+}
+
+u32 cufab_domain_link(unsigned int node)
+{
+	return node < CUFAB_MAX_NODES ? READ_ONCE(cufab_domain_links[node]) :
+	       CUFAB_LINK_UNKNOWN;
+}
+
+void cufab_domain_forget_links(void)
+{
+	unsigned int n;
+
+	for (n = 0; n < CUFAB_MAX_NODES; n++)
+		WRITE_ONCE(cufab_domain_links[n], CUFAB_LINK_UNKNOWN);
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the fabric window's domain header (kernel/fabric_domain.c) on a
+ * window of plain memory: node 0 writes it, a node of the same geometry
+ * accepts it and one of another refuses it, each load is one generation
+ * more, unload marks the record left, and node 0 loaded with another
+ * geometry starts the domain afresh. Node 0 only (the module's
+ * node_index), and only on a node without a real window.
+ */
+#include <kunit/test.h>
+#include <linux/sizes.h>
+#include <linux/vmalloc.h>
+
+#include "cufab.h"
+#include "fabric.h"
+
+#define DOMAIN_TEST_NODES	2
+
+static const struct cufab_domain_geometry domain_test_geo = {
+	.size = SZ_64M,
+	.slice_start = SZ_2M,
+	.slice = 30 * SZ_1M,
+	.unit = SZ_2M,
+	.nodes = DOMAIN_TEST_NODES,
+};
+
+static void *domain_test_window(struct kunit *test)
+{
+	void *virt;
+
+	if (cufab_window_present())
+		kunit_skip(test, "this node has a real fabric window");
+	if (cufab_node.node_index)
+		kunit_skip(test, "node_index %u: only node 0 writes the header",
+			   cufab_node.node_index);
+	virt = vzalloc(cufab_domain_header_size(DOMAIN_TEST_NODES, SZ_2M));
+	KUNIT_ASSERT_NOT_NULL(test, virt);
+	return virt;
+}
+
+static void domain_header_size(struct kunit *test)
+{
+	/* 4 KiB + 512 bytes a node, in 2 MiB units: 2 MiB up to 1024 nodes */
+	KUNIT_EXPECT_EQ(test, (u64)SZ_2M, cufab_domain_header_size(1, SZ_2M));
+	KUNIT_EXPECT_EQ(test, (u64)SZ_2M,
+			cufab_domain_header_size(CUFAB_MAX_NODES, SZ_2M));
+	KUNIT_EXPECT_EQ(test, (u64)SZ_8K, cufab_domain_header_size(8, SZ_4K));
+}
+
+static void domain_join_check_leave(struct kunit *test)
+{
+	struct cufab_domain_geometry other = domain_test_geo;
+	struct cufab_domain_info info;
+	void *virt = domain_test_window(test);
+
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &domain_test_geo));
+	KUNIT_EXPECT_EQ(test, 1ULL, cufab_domain_generation(0));
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_node_info(0, &info));
+	KUNIT_EXPECT_EQ(test, (u32)CUFAB_DOMAIN_UP, info.state);
+	KUNIT_EXPECT_TRUE(test, info.alive);
+	KUNIT_EXPECT_EQ(test, cufab_node.num_gpus, info.num_gpus);
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_node_info(1, &info));
+	KUNIT_EXPECT_EQ(test, (u32)CUFAB_DOMAIN_ABSENT, info.state);
+	KUNIT_EXPECT_EQ(test, -ENOENT, cufab_domain_node_info(2, &info));
+
+	/* what another node checks at its load */
+	KUNIT_EXPECT_EQ(test, 0, cufab_domain_check(virt, &domain_test_geo));
+	other.nodes = 3;
+	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_domain_check(virt, &other));
+	other = domain_test_geo;
+	other.slice -= SZ_2M;
+	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_domain_check(virt, &other));
+	other = domain_test_geo;
+	other.size *= 2;
+	KUNIT_EXPECT_EQ(test, -EINVAL, cufab_domain_check(virt, &other));
+
+	cufab_domain_leave();
+	KUNIT_EXPECT_EQ(test, 0ULL, cufab_domain_generation(0));
+	KUNIT_EXPECT_EQ(test, -ENODEV, cufab_domain_node_info(0, &info));
+
+	/* the same domain again: the record stays, one generation more */
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &domain_test_geo));
+	KUNIT_EXPECT_EQ(test, 2ULL, cufab_domain_generation(0));
+	cufab_domain_leave();
+
+	/* another geometry: node 0 starts the domain afresh */
+	other = domain_test_geo;
+	other.slice -= SZ_2M;
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &other));
+	KUNIT_EXPECT_EQ(test, 1ULL, cufab_domain_generation(0));
+	KUNIT_EXPECT_EQ(test, 0, cufab_domain_check(virt, &other));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			cufab_domain_check(virt, &domain_test_geo));
+	cufab_domain_leave();
+	vfree(virt);
+}
+
+/* A record left "left" by unload is not a live twin: no wait, no refusal. */
+static void domain_left_record_rejoins(struct kunit *test)
+{
+	struct cufab_domain_info info;
+	void *virt = domain_test_window(test);
+
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &domain_test_geo));
+	cufab_domain_leave();
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &domain_test_geo));
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_node_info(0, &info));
+	KUNIT_EXPECT_EQ(test, (u32)CUFAB_DOMAIN_UP, info.state);
+	KUNIT_EXPECT_EQ(test, 2ULL, info.generation);
+	cufab_domain_leave();
+	vfree(virt);
+}
+
+static struct kunit_case cufab_domain_cases[] = {
+	KUNIT_CASE(domain_header_size),
+	KUNIT_CASE(domain_join_check_leave),
+	KUNIT_CASE(domain_left_record_rejoins),
+	{}
+};
+
+static struct kunit_suite cufab_domain_suite = {
+	.name = "cufab_domain",
+	.test_cases = cufab_domain_cases,
+};
+
+kunit_test_suites(&cufab_domain_suite);
