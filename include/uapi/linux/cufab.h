@@ -34,7 +34,7 @@
  * was built with.
  */
 #define CUFAB_VERSION_MAJOR		1
-#define CUFAB_VERSION_MINOR		9
+#define CUFAB_VERSION_MINOR		10
 
 /* Limits of the virtual node. */
 #define CUFAB_MAX_GPUS			64
@@ -615,6 +615,8 @@ struct cufab_pointer_info {
 #define CUFAB_PTR_F_CUFAB		0x1	/* addr is in a cufab range */
 #define CUFAB_PTR_F_MAPPED		0x2	/* backed by an allocation */
 #define CUFAB_PTR_F_LINEAR		0x4	/* from MEM_ALLOC */
+/* the name before 1.10, kept so that programs using it still build */
+#define CUFAB_PTR_F_LEGACY		CUFAB_PTR_F_LINEAR
 #define CUFAB_PTR_F_VMM			0x8	/* from MEM_MAP */
 #define CUFAB_PTR_F_POOL		0x10	/* a memory pool's chunk or imported pointer */
 #define CUFAB_PTR_F_MANAGED		0x20	/* managed memory (1.5) */
@@ -2164,5 +2166,7 @@ enum cufab_genl_attr {
 };
 
 #define CUFAB_NL_A_MAX (__CUFAB_NL_A_MAX - 1)
+/* the name before 1.10, kept so that programs using it still build */
+#define CUFAB_NL_A_ALLOC_LEGACY CUFAB_NL_A_ALLOC_LINEAR
 
 #endif /* _UAPI_LINUX_CUFAB_H */

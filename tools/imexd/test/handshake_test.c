@@ -58,6 +58,20 @@ int kernel_export_put(int node, uint64_t token)
 	return -EOPNOTSUPP;
 }
 
+int kernel_revoke(int node)
+{
+	return -EOPNOTSUPP;
+}
+
+void kernel_drain(struct imexd *d)
+{
+}
+
+int kernel_team(uint16_t type, int node, const void *rec, uint32_t len)
+{
+	return -EOPNOTSUPP;
+}
+
 static int failed, tests;
 
 static void result(bool ok, const char *what)
