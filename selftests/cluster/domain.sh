@@ -30,44 +30,8 @@ imexd=$here/../bin/cufab-imexd
 ctl=$here/../bin/cufabctl
 dbg=/sys/kernel/debug/cufab
 last=$((nodes - 1))
-failed=0
 log=/tmp/imexd-domain.log
-
-result()
-{
-	if [ "$1" = 0 ]; then
-		echo "ok $2 $3"
-	else
-		echo "not ok $2 $3"
-		failed=1
-	fi
-}
-
-# wait_for FILE: 120 s at most.
-wait_for()
-{
-	n=0
-	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ -e "$1" ]
-}
-
-barrier()
-{
-	touch "$dir/$1.$me"
-	j=0
-	while [ "$j" -lt "$nodes" ]; do
-		wait_for "$dir/$1.$j" || { echo "# barrier $1: node $j never came"; return 1; }
-		j=$((j + 1))
-	done
-}
-
-domain_state()
-{
-	"$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p'
-}
+. "$here/lib.sh"
 
 # until SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s).
 until_ok()

@@ -48,56 +48,8 @@ imexd=$here/../bin/cufab-imexd
 dbg=/sys/kernel/debug/cufab
 size=$((4 << 20))
 other=$(((me + 1) % nodes))
-failed=0
 log=/tmp/imexd.log
-
-result()
-{
-	if [ "$1" = 0 ]; then
-		echo "ok $2 $3"
-	else
-		echo "not ok $2 $3"
-		failed=1
-	fi
-}
-
-# wait_for FILE: 120 s at most.
-wait_for()
-{
-	n=0
-	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ -e "$1" ]
-}
-
-barrier()
-{
-	touch "$dir/$1.$me"
-	j=0
-	while [ "$j" -lt "$nodes" ]; do
-		wait_for "$dir/$1.$j" || { echo "# barrier $1: node $j never came"; return 1; }
-		j=$((j + 1))
-	done
-}
-
-# domain_state: the last word of cufab-imexd -N.
-domain_state()
-{
-	"$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p'
-}
-
-# wait_state STATE: 30 s at most.
-wait_state()
-{
-	n=0
-	while [ "$(domain_state)" != "$1" ] && [ "$n" -lt 300 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ "$(domain_state)" = "$1" ]
-}
+. "$here/lib.sh"
 
 # window_free: the free bytes of this node's window slice.
 window_free()
@@ -117,11 +69,7 @@ wait_free()
 }
 
 # Two IMEX channels; the library takes the lowest it can open, channel 0.
-major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
-mkdir -p /dev/cufab-imex-channels
-for c in 0 1; do
-	mknod -m 0600 /dev/cufab-imex-channels/channel$c c "$major" $c 2>/dev/null
-done
+imex_channels 2
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"

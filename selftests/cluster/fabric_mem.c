@@ -134,18 +134,21 @@ static CUresult unmap(CUdeviceptr va, size_t size)
 	return res ? res : cuMemAddressFree(va, size);
 }
 
-static int do_export(const char *file, size_t size, bool offer)
+/*
+ * FABRIC memory of @size bytes, mapped at *@va and filled with this node's
+ * pattern, its handle written to @file for the other node (atomically).
+ */
+static int publish(const char *file, size_t size,
+		   CUmemGenericAllocationHandle *h, CUdeviceptr *va)
 {
 	CUmemFabricHandle fh;
-	CUmemGenericAllocationHandle h;
-	char path[512], tmp[512];
-	CUdeviceptr va;
+	char tmp[512];
 	FILE *f;
 
-	TRY(create(size, &h));
-	TRY(map(h, size, &va));
-	fill((uint64_t *)va, size / 8, node);
-	TRY(cuMemExportToShareableHandle(&fh, h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+	TRY(create(size, h));
+	TRY(map(*h, size, va));
+	fill((uint64_t *)*va, size / 8, node);
+	TRY(cuMemExportToShareableHandle(&fh, *h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
 	f = fopen(tmp, "w");
 	if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 || fclose(f) ||
@@ -154,6 +157,17 @@ static int do_export(const char *file, size_t size, bool offer)
 			strerror(errno));
 		return 1;
 	}
+	return 0;
+}
+
+static int do_export(const char *file, size_t size, bool offer)
+{
+	CUmemGenericAllocationHandle h;
+	char path[512];
+	CUdeviceptr va;
+
+	if (publish(file, size, &h, &va))
+		return 1;
 	snprintf(path, sizeof(path), "%s.checked", file);
 	if (wait_file(path))
 		return 1;
@@ -361,24 +375,12 @@ static int revoked_checks(CUmemGenericAllocationHandle h, CUdeviceptr va,
 /* The exporter's side of do_hold(): only the importer keeps the memory. */
 static int do_lend(const char *file, size_t size)
 {
-	CUmemFabricHandle fh;
 	CUmemGenericAllocationHandle h;
-	char path[512], tmp[512];
+	char path[512];
 	CUdeviceptr va;
-	FILE *f;
 
-	TRY(create(size, &h));
-	TRY(map(h, size, &va));
-	fill((uint64_t *)va, size / 8, node);
-	TRY(cuMemExportToShareableHandle(&fh, h, CU_MEM_HANDLE_TYPE_FABRIC, 0));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", file);
-	f = fopen(tmp, "w");
-	if (!f || fwrite(&fh, sizeof(fh), 1, f) != 1 || fclose(f) ||
-	    rename(tmp, file)) {
-		fprintf(stderr, "fabric_mem: cannot write %s: %s\n", file,
-			strerror(errno));
+	if (publish(file, size, &h, &va))
 		return 1;
-	}
 	snprintf(path, sizeof(path), "%s.mapped", file);
 	if (wait_file(path))
 		return 1;

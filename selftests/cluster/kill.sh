@@ -28,45 +28,10 @@ team=$here/fabric_team
 imexd=$here/../bin/cufab-imexd
 size=$((4 << 20))
 log=/tmp/imexd.log
-failed=0
-
-result()
-{
-	if [ "$1" = 0 ]; then
-		echo "ok $2 $3"
-	else
-		echo "not ok $2 $3"
-		failed=1
-	fi
-}
-
-# wait_state STATE: the last word of cufab-imexd -N, 60 s at most.
-wait_state()
-{
-	n=0
-	while [ "$("$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p')" != "$1" ] &&
-	      [ "$n" -lt 600 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ "$n" -lt 600 ]
-}
-
-# wait_for FILE: 120 s at most.
-wait_for()
-{
-	n=0
-	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ -e "$1" ]
-}
+. "$here/lib.sh"
 
 # the library takes IMEX channel 0
-major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
-mkdir -p /dev/cufab-imex-channels
-mknod -m 0600 /dev/cufab-imex-channels/channel0 c "$major" 0 2>/dev/null
+imex_channels 1
 
 echo "TAP version 13"
 echo "# cluster suite: failure"

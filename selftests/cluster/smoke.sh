@@ -27,39 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 window=$here/window
 ctl=$here/../bin/cufabctl
 slice=$((1 << 20))
-failed=0
-
-result()
-{
-	if [ "$1" = 0 ]; then
-		echo "ok $2 $3"
-	else
-		echo "not ok $2 $3"
-		failed=1
-	fi
-}
-
-# barrier NAME: wait (120 s at most) until every node reached NAME. After
-# one node missed a barrier, the later ones fail at once.
-lost=
-barrier()
-{
-	touch "$dir/$1.$me"
-	[ -z "$lost" ] || return 1
-	n=0
-	while [ "$n" -lt 1200 ]; do
-		j=0
-		while [ "$j" -lt "$nodes" ] && [ -e "$dir/$1.$j" ]; do
-			j=$((j + 1))
-		done
-		[ "$j" -lt "$nodes" ] || return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	echo "# barrier $1: node $j never came" >&2
-	lost=$j
-	return 1
-}
+. "$here/lib.sh"
 
 others()
 {

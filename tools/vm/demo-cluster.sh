@@ -17,6 +17,7 @@ build=$(cd "$here/../../build" && pwd) || exit 1
 imexd=$build/bin/cufab-imexd
 other=$(((me + 1) % nodes))
 size=$((4 << 20))
+. "$build/cluster/lib.sh"
 rc=0
 
 section()
@@ -24,31 +25,8 @@ section()
 	printf '\n=== %s\n' "$*"
 }
 
-wait_for()
-{
-	n=0
-	while [ ! -e "$1" ] && [ "$n" -lt 600 ]; do
-		sleep 0.2
-		n=$((n + 1))
-	done
-	[ -e "$1" ]
-}
-
-# every node reaches NAME before any goes on
-barrier()
-{
-	touch "$dir/$1.$me"
-	j=0
-	while [ "$j" -lt "$nodes" ]; do
-		wait_for "$dir/$1.$j" || return 1
-		j=$((j + 1))
-	done
-}
-
 # IMEX channel 0, which FABRIC handles need (the library opens the lowest)
-major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
-mkdir -p /dev/cufab-imex-channels
-mknod -m 0600 /dev/cufab-imex-channels/channel0 c "$major" 0 2>/dev/null
+imex_channels 1
 
 # the domain key, as a job launcher would hand it out
 [ "$me" = 0 ] && head -c 32 /dev/urandom >"$dir/key.tmp" && mv "$dir/key.tmp" "$dir/key"

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What every script a node of the test cluster runs shares (sourced, after
+# it set me, nodes, dir and, for the daemon's helpers, imexd): KTAP
+# results, waiting for a file or for every node, the daemon's view of the
+# domain, and the IMEX channels the library opens.
+
+failed=0
+
+# result STATUS NUMBER TEXT: one KTAP line; a failure makes the exit 1.
+result()
+{
+	if [ "$1" = 0 ]; then
+		echo "ok $2 $3"
+	else
+		echo "not ok $2 $3"
+		failed=1
+	fi
+}
+
+# wait_for FILE: 120 s at most.
+wait_for()
+{
+	n=0
+	while [ ! -e "$1" ] && [ "$n" -lt 1200 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -e "$1" ]
+}
+
+# barrier NAME: wait (120 s at most) until every node reached NAME. After
+# one node missed a barrier, the later ones fail at once.
+lost=
+barrier()
+{
+	touch "$dir/$1.$me"
+	[ -z "$lost" ] || return 1
+	n=0
+	while [ "$n" -lt 1200 ]; do
+		j=0
+		while [ "$j" -lt "$nodes" ] && [ -e "$dir/$1.$j" ]; do
+			j=$((j + 1))
+		done
+		[ "$j" -lt "$nodes" ] || return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	echo "# barrier $1: node $j never came"
+	lost=$j
+	return 1
+}
+
+# domain_state: the last word of cufab-imexd -N.
+domain_state()
+{
+	"$imexd" -N 2>/dev/null | sed -n 's/^Domain State: //p'
+}
+
+# wait_state STATE [SECONDS]: until domain_state says STATE, 60 s at most.
+wait_state()
+{
+	n=0
+	while [ "$(domain_state)" != "$1" ] && [ "$n" -lt "$((${2:-60} * 10))" ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(domain_state)" = "$1" ]
+}
+
+# imex_channels N: channels 0 to N-1 (the library opens the lowest it can).
+imex_channels()
+{
+	major=$(awk '/^Block devices:/ { exit } $2 == "cufab-imex-channels" { print $1 }' /proc/devices)
+	mkdir -p /dev/cufab-imex-channels
+	c=0
+	while [ "$c" -lt "$1" ]; do
+		mknod -m 0600 /dev/cufab-imex-channels/channel$c c "$major" $c 2>/dev/null
+		c=$((c + 1))
+	done
+}
