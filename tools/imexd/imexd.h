@@ -192,7 +192,7 @@ int hello_accept(struct imexd *d, int fd, uint64_t *instance);
 int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
 		const void *payload, uint32_t len);
 int send_msg(struct imexd *d, struct peer *p, uint16_t type,
-	      const void *payload, uint32_t len);
+	     const void *payload, uint32_t len);
 int read_full(int fd, void *buf, size_t len);
 void peer_init(struct imexd *d);
 void peer_tick(struct imexd *d, time_t now);

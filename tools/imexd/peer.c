@@ -95,7 +95,7 @@ int msg_send_fd(struct imexd *d, int fd, int dst, uint64_t seq, uint16_t type,
 }
 
 int send_msg(struct imexd *d, struct peer *p, uint16_t type,
-	      const void *payload, uint32_t len)
+	     const void *payload, uint32_t len)
 {
 	if (msg_send_fd(d, p->fd, p->index, ++p->seq, type, payload, len))
 		return -1;
