@@ -319,17 +319,21 @@ static void inline_when_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seq, slot_seq(s));
 	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
 
-	/* a host operation holds the stream: the next one waits its turn */
+	/*
+	 * a host operation is its submitter's to hand to the host thread too,
+	 * and then holds the stream until HOSTFN: the next one waits its turn
+	 */
 	held = env_op(test, s, cufab_op_types[CUFAB_OP_HOST], NULL);
 	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, held, &seq, &aux,
 							  &claimed));
-	KUNIT_EXPECT_FALSE(test, claimed);
+	KUNIT_ASSERT_TRUE(test, claimed);
+	cufab_op_run(held);
 	op = env_op(test, s, &test_inline_type, NULL);
 	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, op, &seq, &aux,
 							  &claimed));
 	KUNIT_EXPECT_FALSE(test, claimed);
 	cufab_stream_put(s);
-	/* cancels both, the held host operation included */
+	/* cancels both, the host-queued operation included */
 	engine_env_fini(&env);
 }
 
