@@ -297,6 +297,8 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 		return NULL;
 	imp->node = node;
 	imp->offset = le64_to_cpu(wb->window);
+	/* the exporter's life the replica belongs to (pages_remote.c) */
+	imp->generation = cufab_domain_generation(node);
 	desc.priv = imp;
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
