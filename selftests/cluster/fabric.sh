@@ -76,31 +76,21 @@ echo "# cluster suite: fabric"
 echo "1..8"
 echo "# node $me of $nodes"
 
-# IMEX's keys; grace 0: a lost node is cleaned up at once
-cfg=/tmp/imex.cfg
-printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
-	"$CUFAB_NODE_CONFIG" >"$cfg"
 start=$(date +%s)
-"$imexd" -c "$cfg" 2>"$log" &
-daemon=$!
-rc=1
-n=0
-while [ "$n" -lt 300 ]; do
-	[ "$(domain_state)" = UP ] && { rc=0; break; }
-	sleep 0.1
-	n=$((n + 1))
-done
+start_daemon
+rc=0
+wait_state UP 30 || rc=1
 ready=$("$imexd" -q)
 [ "$ready" = READY ] || rc=1
 echo "# domain UP after $(($(date +%s) - start)) s, -q: $ready"
 [ "$rc" = 0 ] || { "$imexd" -N | sed 's/^/# /'; sed 's/^/# /' "$log"; }
 result "$rc" 1 "node $me's cufab-imexd is READY and the domain UP"
 
-free_before=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
+free_before=$(window_free)
 "$mem" export "$dir/h$me" "$size" &
 exporter=$!
 wait_for "$dir/h$me"
-free_after=$(sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window")
+free_after=$(window_free)
 rc=0
 [ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
 echo "# window: $(cat "$dbg/window")"
@@ -148,8 +138,7 @@ result "$rc" 5 "without its cufab-imexd, node $me's import of node $other's memo
 
 # The daemons again, for the team.
 barrier team
-"$imexd" -c "$cfg" 2>>"$log" &
-daemon=$!
+start_daemon
 rc=0
 wait_state UP || rc=1
 t=$(date +%s)
@@ -163,8 +152,7 @@ wait "$daemon"
 # Revocation: node 1 maps memory node 0 lends, then node 0's daemon
 # stops: node 0's exports end on node 1.
 barrier revoke
-"$imexd" -c "$cfg" 2>>"$log" &
-daemon=$!
+start_daemon
 rc=0
 wait_state UP || rc=1
 if [ "$me" = 0 ]; then
@@ -190,8 +178,7 @@ fi
 barrier cut
 rc=0
 if [ "$me" = 0 ]; then
-	"$imexd" -c "$cfg" 2>>"$log" &
-	daemon=$!
+	start_daemon
 fi
 wait_state UP || rc=1
 if [ "$me" = 0 ]; then

@@ -36,12 +36,8 @@ imex_channels 1
 echo "TAP version 13"
 echo "# cluster suite: failure"
 echo "1..3"
-cfg=/tmp/imex.cfg
-printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
-	"$CUFAB_NODE_CONFIG" >"$cfg"
 start=$(date +%s)
-"$imexd" -c "$cfg" 2>"$log" &
-daemon=$!
+start_daemon
 rc=0
 wait_state UP || rc=1
 echo "# domain UP after $(($(date +%s) - start)) s"

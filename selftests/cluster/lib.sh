@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What every script a node of the test cluster runs shares (sourced, after
-# it set me, nodes, dir and, for the daemon's helpers, imexd): KTAP
+# it set me, nodes, dir and, for the daemon's helpers, imexd and log): KTAP
 # results, waiting for a file or for every node, the daemon's view of the
 # domain, and the IMEX channels the library opens.
 
@@ -66,6 +66,16 @@ wait_state()
 		n=$((n + 1))
 	done
 	[ "$(domain_state)" = "$1" ]
+}
+
+# start_daemon: cufab-imexd on IMEX's keys with grace time 0 (a lost node
+# is cleaned up at once), its stderr appended to $log; its pid in $daemon.
+start_daemon()
+{
+	printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
+		"$CUFAB_NODE_CONFIG" >/tmp/imex.cfg
+	"$imexd" -c /tmp/imex.cfg 2>>"$log" &
+	daemon=$!
 }
 
 # imex_channels N: channels 0 to N-1 (the library opens the lowest it can).
