@@ -3,8 +3,9 @@
  * Every refusal says why (README, CUFAB_DEBUG): one table row per
  * refusal path of the multicast calls, the virtual memory calls
  * (reserve, map, access, retain, free, export), streams and their memory
- * operations, events, memory pools, logical endpoints, peer access, host
- * registration, IPC memory handles and graphs. Each row makes the refused call
+ * operations, copies and sets (and a POSIX_FD import), events, memory
+ * pools, logical endpoints, peer access, host registration, IPC memory
+ * handles and graphs. Each row makes the refused call
  * and asserts (for those the library refuses itself, only its
  * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
@@ -438,6 +439,84 @@ static const struct refusal stream_refusals[] = {
 	  "operation 99: not a CUstreamBatchMemOpType" },
 	{ "batch: misaligned entry", IV, "cuStreamBatchMemOp",
 	  "memory operation 0 of 2 (wait32)", batch_misaligned },
+};
+
+/* ---- copies and sets (cuMemcpy*, cuMemset*) ---- */
+
+#define WRAP_ADDR	((CUdeviceptr)-4096)	/* + 8192 wraps */
+
+static CUresult memcpy_wrap(struct world *w)
+{
+	return cuMemcpy((CUdeviceptr)w->host, WRAP_ADDR, 8192);
+}
+
+static CUresult memset16_misaligned(struct world *w)
+{
+	return cuMemsetD16((CUdeviceptr)(w->host + 1), 0, 1);
+}
+
+static CUresult memset32_overflow(struct world *w)
+{
+	return cuMemsetD32((CUdeviceptr)w->host, 0, (size_t)1 << 62);
+}
+
+static CUresult memset8_wrap(struct world *w)
+{
+	return cuMemsetD8(WRAP_ADDR, 0, 8192);
+}
+
+static CUresult memcpy_async_wrap(struct world *w)
+{
+	return cuMemcpyAsync((CUdeviceptr)w->host, WRAP_ADDR, 8192, w->st);
+}
+
+static CUresult memset16_async_misaligned(struct world *w)
+{
+	return cuMemsetD16Async((CUdeviceptr)(w->host + 1), 0, 1, w->st);
+}
+
+static CUresult memset32_async_overflow(struct world *w)
+{
+	return cuMemsetD32Async((CUdeviceptr)w->host, 0, (size_t)1 << 62,
+				w->st);
+}
+
+static CUresult import_not_dmabuf(struct world *w)
+{
+	CUmemGenericAllocationHandle h;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CUresult res;
+
+	res = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	close(fd);
+	return res;
+}
+
+static const struct refusal memop_refusals[] = {
+	{ "memcpy: range wraps", IV, "cuMemcpy",
+	  "size 8192: a range wraps past the end of the address space",
+	  memcpy_wrap },
+	{ "memsetD16: misaligned", IV, "cuMemsetD16",
+	  ": must be aligned to the 2-byte element", memset16_misaligned },
+	{ "memsetD32: size overflows", IV, "cuMemsetD32",
+	  "count 4611686018427387904: the size in bytes overflows 64 bits",
+	  memset32_overflow },
+	{ "memsetD8: range wraps", IV, "cuMemsetD8",
+	  "dst 0xfffffffffffff000 size 8192: the range wraps past the end",
+	  memset8_wrap },
+	{ "memcpyAsync: range wraps", IV, "cuMemcpyAsync",
+	  "size 8192: a range wraps past the end of the address space",
+	  memcpy_async_wrap },
+	{ "memsetD16Async: misaligned", IV, "cuMemsetD16Async",
+	  "dst must be aligned to the 2-byte element",
+	  memset16_async_misaligned },
+	{ "memsetD32Async: size overflows", IV, "cuMemsetD32Async",
+	  "count 4611686018427387904: the size in bytes overflows 64 bits",
+	  memset32_async_overflow },
+	{ "import: not a dma-buf", IV, "cuMemImportFromShareableHandle",
+	  ": not a dma-buf, so not a POSIX_FD handle of a cufab allocation",
+	  import_not_dmabuf },
 };
 
 /* ---- events ---- */
@@ -1373,6 +1452,14 @@ TEST_F(refusal, streams)
 	SETUP_SKIPPED();
 	ASSERT_EQ(0, streams_make(&self->w));
 	RUN_TABLE(stream_refusals);
+	streams_drop(&self->w);
+}
+
+TEST_F(refusal, memops)
+{
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(&self->w));
+	RUN_TABLE(memop_refusals);
 	streams_drop(&self->w);
 }
 
