@@ -493,6 +493,23 @@ static CUresult import_not_dmabuf(struct world *w)
 	return res;
 }
 
+static CUresult free_plain(struct world *w)
+{
+	return cuMemFree((CUdeviceptr)w->host);
+}
+
+static CUresult free_inside(struct world *w)
+{
+	return cuMemFree(w->dmem + 256);
+}
+
+static CUresult alloc_huge(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAlloc(&p, (size_t)1 << 62);
+}
+
 static const struct refusal memop_refusals[] = {
 	{ "memcpy: range wraps", IV, "cuMemcpy",
 	  "size 8192: a range wraps past the end of the address space",
@@ -517,6 +534,16 @@ static const struct refusal memop_refusals[] = {
 	{ "import: not a dma-buf", IV, "cuMemImportFromShareableHandle",
 	  ": not a dma-buf, so not a POSIX_FD handle of a cufab allocation",
 	  import_not_dmabuf },
+	{ "free: plain memory", IV, "cuMemFree",
+	  ": not the start of a live cuMemAlloc or cuMemAllocManaged allocation",
+	  free_plain },
+	{ "free: inside an allocation", IV, "cuMemFree",
+	  ": not the start of a live cuMemAlloc or cuMemAllocManaged allocation",
+	  free_inside },
+	{ "alloc: past the address space", CUDA_ERROR_OUT_OF_MEMORY,
+	  "cuMemAlloc",
+	  "size 4611686018427387904: larger than the process address space",
+	  alloc_huge },
 };
 
 /* ---- events ---- */
@@ -1459,7 +1486,9 @@ TEST_F(refusal, memops)
 {
 	SETUP_SKIPPED();
 	ASSERT_EQ(0, streams_make(&self->w));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&self->w.dmem, 4096));
 	RUN_TABLE(memop_refusals);
+	cuMemFree(self->w.dmem);
 	streams_drop(&self->w);
 }
 
