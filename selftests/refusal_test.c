@@ -1240,7 +1240,15 @@ static CUresult graph_past_queue_max(struct world *w)
 	return r;
 }
 
+/* the library's argument check: its line names the arguments */
+static CUresult graph_create_null(struct world *w)
+{
+	return cuGraphCreate(NULL, 0);
+}
+
 static const struct refusal graph_refusals[] = {
+	{ "create: NULL graph pointer", IV, "cuGraphCreate", NULL,
+	  graph_create_null, "refused: arguments: phGraph && !flags: must hold" },
 	{ "add kernel node", IV, "cuGraphAddKernelNode", NULL,
 	  graph_kernel_node, ": cufab runs no device code" },
 	{ "add node: destroyed graph", IV, "cuGraphAddEmptyNode", NULL,
