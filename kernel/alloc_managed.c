@@ -523,6 +523,10 @@ int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd)
 	default:
 		ret = -EINVAL;
 	}
+	if (ret == -EINVAL)
+		cufab_pr_info(ucmd->client, "cuMemAdvise: advice %u location type %u id %d: not a CUmem_advise, or a location the advice does not take (accessed-by: a device or the host; a NUMA node must be online)\n",
+			      cmd->advice, cmd->location_type,
+			      cmd->location_id);
 	if (ret)
 		return ret;
 	ret = cufab_managed_range_get(ucmd->client, "cuMemAdvise", cmd->addr,
@@ -591,6 +595,9 @@ static int cufab_prefetch_check(struct cufab_client *client, u32 dev,
 	if (ret < 0 && ret != NUMA_NO_NODE)
 		return ret;
 	ret = cufab_managed_loc_get(type, id, false, &c->loc);
+	if (ret == -EINVAL)
+		cufab_pr_info(client, "cuMemPrefetchAsync: location type %u id %d: not a device, the host or an online NUMA node\n",
+			      type, id);
 	if (ret)
 		return ret;
 	return cufab_managed_range_get(client, "cuMemPrefetchAsync", addr,

@@ -49,6 +49,7 @@ struct world {
 	CUmemoryPool pool, pool_small, defpool;
 	CUlogicalEndpointId le;		/* le: unicast on gpu 0; le + 1 free */
 	CUdeviceptr dmem;		/* cuMemAlloc */
+	CUdeviceptr managed;		/* cuMemAllocManaged */
 	void *pinned;			/* cuMemAllocHost */
 	CUgraph graph, graph_gone;
 	CUgraphNode node;
@@ -510,6 +511,13 @@ static CUresult alloc_huge(struct world *w)
 	return cuMemAlloc(&p, (size_t)1 << 62);
 }
 
+static CUresult advise_bad(struct world *w)
+{
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+
+	return cuMemAdvise_v2(w->managed, 4096, (CUmem_advise)99, loc);
+}
+
 static const struct refusal memop_refusals[] = {
 	{ "memcpy: range wraps", IV, "cuMemcpy",
 	  "size 8192: a range wraps past the end of the address space",
@@ -544,6 +552,8 @@ static const struct refusal memop_refusals[] = {
 	  "cuMemAlloc",
 	  "size 4611686018427387904: larger than the process address space",
 	  alloc_huge },
+	{ "advise: not an advice", IV, "cuMemAdvise",
+	  "advice 99 location type ", advise_bad },
 };
 
 /* ---- events ---- */
@@ -1495,7 +1505,10 @@ TEST_F(refusal, memops)
 	SETUP_SKIPPED();
 	ASSERT_EQ(0, streams_make(&self->w));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&self->w.dmem, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&self->w.managed, 4096,
+						  CU_MEM_ATTACH_GLOBAL));
 	RUN_TABLE(memop_refusals);
+	cuMemFree(self->w.managed);
 	cuMemFree(self->w.dmem);
 	streams_drop(&self->w);
 }
