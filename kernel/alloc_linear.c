@@ -158,9 +158,15 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	u64 length, addr;
 	int ret;
 
+	const char *call = managed ? "cuMemAllocManaged" :
+			   host ? "cuMemHostAlloc" : "cuMemAlloc";
+
 	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_ALLOC_MANAGED)) ||
-	    (host && managed) || !cmd->length)
+	    (host && managed) || !cmd->length) {
+		cufab_pr_info(ucmd->client, "%s: flags 0x%x size %llu: the size must be non-zero, the memory host or managed, not both\n",
+			      call, cmd->flags, cmd->length);
 		return -EINVAL;
+	}
 	if ((cmd->host_flags & ~CUFAB_HOSTALLOC_VALID) ||
 	    (cmd->host_flags && !host)) {
 		pr_info_ratelimited("pid %d (%s): cuMemHostAlloc flags 0x%x: only PORTABLE, DEVICEMAP and WRITECOMBINED, for host memory\n",
@@ -168,8 +174,11 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 				    cmd->host_flags);
 		return -EINVAL;
 	}
-	if (!managed && cmd->attach)
+	if (!managed && cmd->attach) {
+		cufab_pr_info(ucmd->client, "%s: attach 0x%x: only cuMemAllocManaged takes attach flags\n",
+			      call, cmd->attach);
 		return -EINVAL;
+	}
 	if (managed && !cufab_attach_default_ok(cmd->attach)) {
 		pr_info_ratelimited("pid %d (%s): cuMemAllocManaged flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
 				    task_tgid_nr(current), current->comm,
@@ -178,8 +187,11 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	}
 	if (!cufab_node_gpu_exists(cmd->dev))
 		return -ENODEV;
-	if (cmd->length > TASK_SIZE)
+	if (cmd->length > TASK_SIZE) {
+		cufab_pr_info(ucmd->client, "%s: size %llu: larger than the process address space\n",
+			      call, cmd->length);
 		return -ENOMEM;
+	}
 	length = PAGE_ALIGN(cmd->length);
 	ctx = cufab_mem_alloc_ctx(ucmd->client, cmd->ctx_id, cmd->dev);
 	if (IS_ERR(ctx))
@@ -259,14 +271,19 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 	bool ipc = cmd->flags & CUFAB_MEM_FREE_IPC;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
+	const char *call = ipc ? "cuIpcCloseMemHandle" :
+			   host ? "cuMemFreeHost" : "cuMemFree";
 	bool match = false;
 
 	if ((cmd->flags & ~(CUFAB_MEM_ALLOC_HOST | CUFAB_MEM_FREE_IPC)) ||
-	    (host && ipc))
+	    (host && ipc)) {
+		cufab_pr_info(ucmd->client, "%s: flags 0x%x: HOST or IPC, not both\n",
+			      call, cmd->flags);
 		return -EINVAL;
+	}
 	va = cufab_va_find(ucmd->client, cmd->addr);
 	if (!va)
-		return -EINVAL;
+		goto refuse;
 	if (va->linear && READ_ONCE(va->ipc) == ipc && va->start == cmd->addr) {
 		down_read(&va->lock);
 		map = mtree_load(&va->maps, va->start);
@@ -278,7 +295,12 @@ int cufab_ioctl_mem_free(struct cufab_ucmd *ucmd)
 		up_read(&va->lock);
 	}
 	cufab_va_put(va);
-	if (!match)
-		return -EINVAL;
-	return cufab_va_unmap_munmap(ucmd->client, cmd->addr, 0, true);
+	if (match)
+		return cufab_va_unmap_munmap(ucmd->client, cmd->addr, 0, true);
+refuse:
+	cufab_pr_info(ucmd->client, "%s: 0x%llx: not the start of a live %s allocation of this process\n",
+		      call, cmd->addr,
+		      ipc ? "cuIpcOpenMemHandle" :
+		      host ? "cuMemAllocHost" : "cuMemAlloc or cuMemAllocManaged");
+	return -EINVAL;
 }

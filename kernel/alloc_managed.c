@@ -523,6 +523,10 @@ int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd)
 	default:
 		ret = -EINVAL;
 	}
+	if (ret == -EINVAL)
+		cufab_pr_info(ucmd->client, "cuMemAdvise: advice %u location type %u id %d: not a CUmem_advise, or a location the advice does not take (accessed-by: a device or the host; a NUMA node must be online)\n",
+			      cmd->advice, cmd->location_type,
+			      cmd->location_id);
 	if (ret)
 		return ret;
 	ret = cufab_managed_range_get(ucmd->client, "cuMemAdvise", cmd->addr,
@@ -591,6 +595,9 @@ static int cufab_prefetch_check(struct cufab_client *client, u32 dev,
 	if (ret < 0 && ret != NUMA_NO_NODE)
 		return ret;
 	ret = cufab_managed_loc_get(type, id, false, &c->loc);
+	if (ret == -EINVAL)
+		cufab_pr_info(client, "cuMemPrefetchAsync: location type %u id %d: not a device, the host or an online NUMA node\n",
+			      type, id);
 	if (ret)
 		return ret;
 	return cufab_managed_range_get(client, "cuMemPrefetchAsync", addr,
@@ -622,8 +629,11 @@ int cufab_ioctl_mem_prefetch(struct cufab_ucmd *ucmd)
 	struct cufab_managed_range r;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(ucmd->client, "cuMemPrefetchAsync: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	ret = cufab_prefetch_check(ucmd->client, cmd->dev, cmd->location_type,
 				   cmd->location_id, cmd->addr, cmd->length,
 				   &c, &r);
@@ -651,8 +661,11 @@ static int cufab_op_prefetch_prepare(struct cufab_op *op,
 
 	if (cmd->src || cmd->host_fn || cmd->host_data || cmd->event_id ||
 	    cmd->src_dev != CUFAB_DEV_STREAM ||
-	    cmd->dst_dev != CUFAB_DEV_STREAM)
+	    cmd->dst_dev != CUFAB_DEV_STREAM) {
+		cufab_pr_info(op->stream->client, "cuMemPrefetchAsync: stream %llu: src, host_fn, host_data, event_id and the devices must be unset for a prefetch\n",
+			      op->stream->uid);
 		return -EINVAL;
+	}
 	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
@@ -734,8 +747,11 @@ int cufab_ioctl_mem_range_attrs(struct cufab_ucmd *ucmd)
 	struct cufab_managed *m;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved || cmd->__reserved2)
+	if (cmd->flags || cmd->__reserved || cmd->__reserved2) {
+		cufab_pr_info(ucmd->client, "cuMemRangeGetAttribute: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	ret = cufab_managed_range_get(ucmd->client, "cuMemRangeGetAttribute",
 				      cmd->addr, cmd->length, &r);
 	if (ret)
@@ -876,8 +892,11 @@ static int cufab_op_attach_prepare(struct cufab_op *op,
 	}
 	if (cmd->src || cmd->elem_size || cmd->host_fn || cmd->host_data ||
 	    cmd->event_id || cmd->src_dev != CUFAB_DEV_STREAM ||
-	    cmd->dst_dev != CUFAB_DEV_STREAM)
+	    cmd->dst_dev != CUFAB_DEV_STREAM) {
+		cufab_attach_refused(cmd,
+				     "src, elem_size, host_fn, host_data, event_id and the devices must be unset");
 		return -EINVAL;
+	}
 	op->u.attach.flags = flags;
 	va = cufab_va_find(op->stream->client, cmd->dst);
 	if (!va)

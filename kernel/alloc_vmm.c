@@ -68,7 +68,7 @@ static int cufab_mem_create_check(struct cufab_client *client,
 	if (ret)
 		return ret;
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
-		return cufab_imex_check(client, "cuMemCreate with CU_MEM_HANDLE_TYPE_FABRIC");
+		return cufab_imex_check(client, "cuMemCreate");
 	return 0;
 }
 

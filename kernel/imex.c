@@ -178,7 +178,7 @@ int cufab_imex_channel(const struct cufab_client *client)
 /**
  * cufab_imex_check() - may this client use FABRIC handles?
  * @client: the caller
- * @what: the operation, for the log line ("cuMemCreate with ...")
+ * @what: the cu* call, for the log line ("cuMemCreate")
  *
  * Logs once per client what the administrator or user has to do, since
  * a bare CUDA_ERROR_NOT_PERMITTED is otherwise a riddle.
@@ -192,10 +192,10 @@ int cufab_imex_check(struct cufab_client *client, const char *what)
 	if (test_and_set_bit(CUFAB_CLIENT_IMEX_WARNED, &client->imex_flags))
 		return -EPERM;
 	if (!cufab_imex_channel_count())
-		pr_warn("pid %d (%s): %s needs an IMEX channel, but IMEX channels are disabled (imex_channel_count=0)\n",
+		pr_warn("pid %d (%s): %s: handle type FABRIC: needs an IMEX channel, but IMEX channels are disabled (imex_channel_count=0)\n",
 			pid_nr(client->tgid), client->comm, what);
 	else
-		pr_warn("pid %d (%s): %s needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded (root makes one: cufab-imex-channels, or create_imex_channel0=1)\n",
+		pr_warn("pid %d (%s): %s: handle type FABRIC: needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded (root makes one: cufab-imex-channels, or create_imex_channel0=1)\n",
 			pid_nr(client->tgid), client->comm, what,
 			CUFAB_IMEX_DIR, cufab_imex_major());
 	return -EPERM;

@@ -486,7 +486,7 @@ int cufab_ioctl_le_create(struct cufab_ucmd *ucmd)
 		return ret;
 	if (cmd->prop.ipc_handle_types & CUFAB_LE_IPC_FABRIC) {
 		ret = cufab_imex_check(client,
-				       "cuLogicalEndpointCreate with CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC");
+				       "cuLogicalEndpointCreate");
 		if (ret)
 			return ret;
 	}

@@ -325,15 +325,21 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 	struct cufab_span s = { .client = ucmd->client, .addr = cmd->src };
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(ucmd->client, "cuMemcpy: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	if (!cufab_node_gpu_exists(cmd->dev))
 		return -ENODEV;
 	if (!cmd->length)
 		return 0;
 	if (!cufab_range_ok(cmd->src, cmd->length) ||
-	    !cufab_range_ok(cmd->dst, cmd->length))
+	    !cufab_range_ok(cmd->dst, cmd->length)) {
+		cufab_pr_info(ucmd->client, "cuMemcpy: dst 0x%llx src 0x%llx size %llu: a range wraps past the end of the address space\n",
+			      cmd->dst, cmd->src, cmd->length);
 		return -EINVAL;
+	}
 	/* both ranges checked before a byte moves, pages taken meanwhile */
 	ret = cufab_span_check(&s, cmd->length, cmd->dev, CUFAB_ACCESS_READ);
 	if (!ret)
@@ -354,23 +360,41 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 	u64 length;
 	int ret;
 
-	if (cmd->flags || cmd->__reserved)
+	if (cmd->flags || cmd->__reserved) {
+		cufab_pr_info(ucmd->client, "cuMemsetD8/D16/D32: flags 0x%x: must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
-	if (cmd->elem_size != 1 && cmd->elem_size != 2 && cmd->elem_size != 4)
+	}
+	if (cmd->elem_size != 1 && cmd->elem_size != 2 && cmd->elem_size != 4) {
+		cufab_pr_info(ucmd->client, "cuMemsetD8/D16/D32: element size %u: must be 1, 2 or 4\n",
+			      cmd->elem_size);
 		return -EINVAL;
+	}
 	/* cuMemsetD16/D32 need an element-aligned destination */
-	if (!IS_ALIGNED(cmd->dst, cmd->elem_size))
+	if (!IS_ALIGNED(cmd->dst, cmd->elem_size)) {
+		cufab_pr_info(ucmd->client, "cuMemsetD%u: dst 0x%llx: must be aligned to the %u-byte element\n",
+			      cmd->elem_size * 8, cmd->dst, cmd->elem_size);
 		return -EINVAL;
-	if (cmd->elem_size < 4 && cmd->value >> (8 * cmd->elem_size))
+	}
+	if (cmd->elem_size < 4 && cmd->value >> (8 * cmd->elem_size)) {
+		cufab_pr_info(ucmd->client, "cuMemsetD%u: value 0x%x: wider than the %u-byte element\n",
+			      cmd->elem_size * 8, cmd->value, cmd->elem_size);
 		return -EINVAL;
+	}
 	if (!cufab_node_gpu_exists(cmd->dev))
 		return -ENODEV;
-	if (check_mul_overflow(cmd->count, (u64)cmd->elem_size, &length))
+	if (check_mul_overflow(cmd->count, (u64)cmd->elem_size, &length)) {
+		cufab_pr_info(ucmd->client, "cuMemsetD%u: count %llu: the size in bytes overflows 64 bits\n",
+			      cmd->elem_size * 8, cmd->count);
 		return -EINVAL;
+	}
 	if (!length)
 		return 0;
-	if (!cufab_range_ok(cmd->dst, length))
+	if (!cufab_range_ok(cmd->dst, length)) {
+		cufab_pr_info(ucmd->client, "cuMemsetD%u: dst 0x%llx size %llu: the range wraps past the end of the address space\n",
+			      cmd->elem_size * 8, cmd->dst, length);
 		return -EINVAL;
+	}
 	d.addr = cmd->dst;
 	ret = cufab_span_check(&d, length, cmd->dev, CUFAB_ACCESS_RW);
 	if (ret)
@@ -490,29 +514,52 @@ static int cufab_op_mem_prepare(struct cufab_op *op,
 	if (dst_dev == CUFAB_DEV_STREAM)
 		dst_dev = stream->dev;
 	if (cmd->op == CUFAB_OP_SET) {
-		if (cmd->src || cmd->src_dev != CUFAB_DEV_STREAM)
+		if (cmd->src || cmd->src_dev != CUFAB_DEV_STREAM) {
+			cufab_pr_info(stream->client, "cuMemsetD8/D16/D32Async: src 0x%llx src_dev %u: a set has no source\n",
+				      cmd->src, cmd->src_dev);
 			return -EINVAL;
+		}
 		if (cmd->elem_size != 1 && cmd->elem_size != 2 &&
-		    cmd->elem_size != 4)
+		    cmd->elem_size != 4) {
+			cufab_pr_info(stream->client, "cuMemsetD8/D16/D32Async: element size %u: must be 1, 2 or 4\n",
+				      cmd->elem_size);
 			return -EINVAL;
+		}
 		if (!IS_ALIGNED(cmd->dst, cmd->elem_size) ||
 		    (cmd->elem_size < 4 &&
-		     cmd->value >> (8 * cmd->elem_size)))
+		     cmd->value >> (8 * cmd->elem_size))) {
+			cufab_pr_info(stream->client, "cuMemsetD%uAsync: dst 0x%llx value 0x%x: dst must be aligned to the %u-byte element and the value fit in it\n",
+				      cmd->elem_size * 8, cmd->dst, cmd->value,
+				      cmd->elem_size);
 			return -EINVAL;
+		}
 		if (check_mul_overflow(cmd->length, (u64)cmd->elem_size,
-				       &length))
+				       &length)) {
+			cufab_pr_info(stream->client, "cuMemsetD%uAsync: count %llu: the size in bytes overflows 64 bits\n",
+				      cmd->elem_size * 8, cmd->length);
 			return -EINVAL;
+		}
 	} else if (cmd->value || cmd->elem_size) {
+		cufab_pr_info(stream->client, "cuMemcpyAsync: value 0x%x element size %u: a copy has neither\n",
+			      cmd->value, cmd->elem_size);
 		return -EINVAL;
 	}
-	if (cmd->host_fn || cmd->host_data || cmd->event_id)
+	if (cmd->host_fn || cmd->host_data || cmd->event_id) {
+		cufab_pr_info(stream->client, "%s: host_fn, host_data and event_id: must be 0 for a copy or set\n",
+			      cmd->op == CUFAB_OP_SET ? "cuMemsetD8/D16/D32Async" :
+			      "cuMemcpyAsync");
 		return -EINVAL;
+	}
 	if (!cufab_node_gpu_exists(src_dev) || !cufab_node_gpu_exists(dst_dev))
 		return -ENODEV;
 	if (length && (!cufab_range_ok(cmd->dst, length) ||
 		       (cmd->op == CUFAB_OP_COPY &&
-			!cufab_range_ok(cmd->src, length))))
+			!cufab_range_ok(cmd->src, length)))) {
+		cufab_pr_info(stream->client, "%s: dst 0x%llx src 0x%llx size %llu: a range wraps past the end of the address space\n",
+			      cmd->op == CUFAB_OP_SET ? "cuMemsetD8/D16/D32Async" :
+			      "cuMemcpyAsync", cmd->dst, cmd->src, length);
 		return -EINVAL;
+	}
 	if (length && cmd->op == CUFAB_OP_SET &&
 	    cufab_set_unreachable(stream->client, cmd->dst, dst_dev)) {
 		cufab_pr_info(stream->client, "cuMemsetD%uAsync: 0x%llx is pageable host memory and GPU %u has PAGEABLE_MEMORY_ACCESS 0\n",

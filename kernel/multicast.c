@@ -312,7 +312,7 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	}
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
 		return cufab_imex_check(client,
-					"cuMulticastCreate with CU_MEM_HANDLE_TYPE_FABRIC");
+					"cuMulticastCreate");
 	return 0;
 }
 

@@ -1079,7 +1079,7 @@ static int cufab_pool_export_fabric(struct cufab_client *client,
 	int ret;
 
 	ret = cufab_imex_check(client,
-			       "cuMemPoolExportToShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
+			       "cuMemPoolExportToShareableHandle");
 	if (ret)
 		return ret;
 	mutex_lock(&pool->lock);

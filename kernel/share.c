@@ -62,7 +62,7 @@ static int cufab_export_fabric(struct cufab_ucmd *ucmd,
 	int ret;
 
 	ret = cufab_imex_check(ucmd->client,
-			       "cuMemExportToShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
+			       "cuMemExportToShareableHandle");
 	if (ret)
 		return ret;
 	ret = cufab_fabric_export(alloc, cufab_imex_channel(ucmd->client),
@@ -122,7 +122,7 @@ static struct cufab_alloc *cufab_import_fabric(struct cufab_client *client,
 	unsigned int node;
 
 	ret = cufab_imex_check(client,
-			       "cuMemImportFromShareableHandle with CU_MEM_HANDLE_TYPE_FABRIC");
+			       "cuMemImportFromShareableHandle");
 	if (ret)
 		return ERR_PTR(ret);
 	/* another node checks its own export, channel included */

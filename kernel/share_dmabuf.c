@@ -356,19 +356,19 @@ struct cufab_alloc *cufab_dmabuf_to_alloc(int fd)
 	dmabuf = dma_buf_get(fd);
 	if (IS_ERR(dmabuf)) {
 		if (PTR_ERR(dmabuf) == -EINVAL)
-			pr_warn_ratelimited("pid %d (%s): fd %d is not a dma-buf, so not a cufab allocation\n",
+			pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: fd %d: not a dma-buf, so not a POSIX_FD handle of a cufab allocation\n",
 					    task_tgid_nr(current), current->comm,
 					    fd);
 		return ERR_CAST(dmabuf);
 	}
 	if (dmabuf->ops == &cufab_dmabuf_range_ops) {
-		pr_warn_ratelimited("pid %d (%s): fd %d is the dma-buf of an address range (cuMemGetHandleForAddressRange), not a POSIX_FD handle of an allocation\n",
+		pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: fd %d: the dma-buf of an address range (cuMemGetHandleForAddressRange), not a POSIX_FD handle of an allocation\n",
 				    task_tgid_nr(current), current->comm, fd);
 		dma_buf_put(dmabuf);
 		return ERR_PTR(-EINVAL);
 	}
 	if (dmabuf->ops != &cufab_dmabuf_ops) {
-		pr_warn_ratelimited("pid %d (%s): fd %d is a dma-buf of %s, not a cufab allocation\n",
+		pr_warn_ratelimited("pid %d (%s): cuMemImportFromShareableHandle: fd %d: a dma-buf of %s, not a POSIX_FD handle of a cufab allocation\n",
 				    task_tgid_nr(current), current->comm, fd,
 				    dmabuf->exp_name);
 		dma_buf_put(dmabuf);

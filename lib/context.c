@@ -380,6 +380,19 @@ static int cufab_ready(void)
 }
 
 /*
+ * The line of a refused argument check: the check's own text names the
+ * arguments and the range, unless it is only a variable's name.
+ */
+static void cufab_args_refused(const char *rule)
+{
+	if (rule && strcmp(rule, "args_ok") && strcmp(rule, "1"))
+		cufab_dbg("refused: arguments: %s: must hold (a pointer argument is NULL or a value is out of the call's range)",
+			  rule);
+	else
+		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
+}
+
+/*
  * The common prologue of the entry points (struct cufab_call): it lives
  * with the thread's current context, the last thing it checks.
  */
@@ -394,7 +407,7 @@ CUresult cufab_call(struct cufab_call *c)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	}
 	if (!c->args_ok) {
-		cufab_dbg("refused: a pointer argument is NULL or a value is out of the call's range");
+		cufab_args_refused(c->args_rule);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (c->need & CUFAB_NEED_DEV) {

@@ -180,6 +180,8 @@ CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
  * struct cufab_call - what an entry point checks before its ioctl
  * @need: CUFAB_NEED_* bits
  * @args_ok: the entry point's own NULL and range checks passed
+ * @args_rule: the text of that check, for the refusal's CUFAB_DEBUG line
+ *	(NULL: the line gives the generic rule)
  * @dev: the CUdevice ordinal the call names (CUFAB_NEED_DEV)
  * @bad_dev: what an ordinal with no GPU behind it is: INVALID_DEVICE, or
  *	INVALID_VALUE where the call's documentation lists no INVALID_DEVICE
@@ -195,6 +197,7 @@ CUresult cufab_proc_address(const char *symbol, void **pfn, int version,
 struct cufab_call {
 	unsigned int need;
 	int args_ok;
+	const char *args_rule;
 	CUdevice dev;
 	CUresult bad_dev;
 	const struct cufab_device *d;
@@ -204,25 +207,30 @@ struct cufab_call {
 
 CUresult cufab_call(struct cufab_call *c);
 
-/* cufab_call() for a call that names no device and needs no context. */
-static inline CUresult cufab_call_args(int args_ok)
+/*
+ * cufab_call() for a call that names no device and needs no context.
+ * The macro passes the check's text, so that a refusal names the argument.
+ */
+static inline CUresult cufab_call_args_rule(int args_ok, const char *rule)
 {
-	struct cufab_call c = { .args_ok = args_ok };
+	struct cufab_call c = { .args_ok = args_ok, .args_rule = rule };
 
 	return cufab_call(&c);
 }
+
+#define cufab_call_args(args_ok) cufab_call_args_rule((args_ok), #args_ok)
 
 /*
  * cufab_call() for a call that names device @dev: @bad_dev for an ordinal
  * with no GPU behind it; the device in *@d when @d is not NULL.
  */
-static inline CUresult cufab_call_dev(int args_ok, CUdevice dev,
-				      CUresult bad_dev,
-				      const struct cufab_device **d)
+static inline CUresult cufab_call_dev_rule(int args_ok, const char *rule,
+					   CUdevice dev, CUresult bad_dev,
+					   const struct cufab_device **d)
 {
 	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
-		.bad_dev = bad_dev,
+		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .args_rule = rule,
+		.dev = dev, .bad_dev = bad_dev,
 	};
 	CUresult res = cufab_call(&c);
 
@@ -230,6 +238,9 @@ static inline CUresult cufab_call_dev(int args_ok, CUdevice dev,
 		*d = c.d;
 	return res;
 }
+
+#define cufab_call_dev(args_ok, dev, bad_dev, d) \
+	cufab_call_dev_rule((args_ok), #args_ok, (dev), (bad_dev), (d))
 
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)

@@ -32,6 +32,7 @@ static CUresult ipc_call(int args_ok, struct cufab_call *c)
 {
 	c->need = CUFAB_NEED_CTX;
 	c->args_ok = args_ok;
+	c->args_rule = NULL;
 	return cufab_call(c);
 }
 

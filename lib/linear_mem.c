@@ -24,6 +24,7 @@ static CUresult current_call(int args_ok, struct cufab_call *c)
 {
 	c->need = CUFAB_NEED_CTX;
 	c->args_ok = args_ok;
+	c->args_rule = NULL;
 	return cufab_call(c);
 }
 

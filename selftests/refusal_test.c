@@ -3,8 +3,9 @@
  * Every refusal says why (README, CUFAB_DEBUG): one table row per
  * refusal path of the multicast calls, the virtual memory calls
  * (reserve, map, access, retain, free, export), streams and their memory
- * operations, events, memory pools, logical endpoints, peer access, host
- * registration, IPC memory handles and graphs. Each row makes the refused call
+ * operations, copies and sets (and a POSIX_FD import), events, memory
+ * pools, logical endpoints, peer access, host registration, IPC memory
+ * handles and graphs. Each row makes the refused call
  * and asserts (for those the library refuses itself, only its
  * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
@@ -48,6 +49,7 @@ struct world {
 	CUmemoryPool pool, pool_small, defpool;
 	CUlogicalEndpointId le;		/* le: unicast on gpu 0; le + 1 free */
 	CUdeviceptr dmem;		/* cuMemAlloc */
+	CUdeviceptr managed;		/* cuMemAllocManaged */
 	void *pinned;			/* cuMemAllocHost */
 	CUgraph graph, graph_gone;
 	CUgraphNode node;
@@ -438,6 +440,120 @@ static const struct refusal stream_refusals[] = {
 	  "operation 99: not a CUstreamBatchMemOpType" },
 	{ "batch: misaligned entry", IV, "cuStreamBatchMemOp",
 	  "memory operation 0 of 2 (wait32)", batch_misaligned },
+};
+
+/* ---- copies and sets (cuMemcpy*, cuMemset*) ---- */
+
+#define WRAP_ADDR	((CUdeviceptr)-4096)	/* + 8192 wraps */
+
+static CUresult memcpy_wrap(struct world *w)
+{
+	return cuMemcpy((CUdeviceptr)w->host, WRAP_ADDR, 8192);
+}
+
+static CUresult memset16_misaligned(struct world *w)
+{
+	return cuMemsetD16((CUdeviceptr)(w->host + 1), 0, 1);
+}
+
+static CUresult memset32_overflow(struct world *w)
+{
+	return cuMemsetD32((CUdeviceptr)w->host, 0, (size_t)1 << 62);
+}
+
+static CUresult memset8_wrap(struct world *w)
+{
+	return cuMemsetD8(WRAP_ADDR, 0, 8192);
+}
+
+static CUresult memcpy_async_wrap(struct world *w)
+{
+	return cuMemcpyAsync((CUdeviceptr)w->host, WRAP_ADDR, 8192, w->st);
+}
+
+static CUresult memset16_async_misaligned(struct world *w)
+{
+	return cuMemsetD16Async((CUdeviceptr)(w->host + 1), 0, 1, w->st);
+}
+
+static CUresult memset32_async_overflow(struct world *w)
+{
+	return cuMemsetD32Async((CUdeviceptr)w->host, 0, (size_t)1 << 62,
+				w->st);
+}
+
+static CUresult import_not_dmabuf(struct world *w)
+{
+	CUmemGenericAllocationHandle h;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CUresult res;
+
+	res = cuMemImportFromShareableHandle(&h, (void *)(uintptr_t)fd,
+			CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	close(fd);
+	return res;
+}
+
+static CUresult free_plain(struct world *w)
+{
+	return cuMemFree((CUdeviceptr)w->host);
+}
+
+static CUresult free_inside(struct world *w)
+{
+	return cuMemFree(w->dmem + 256);
+}
+
+static CUresult alloc_huge(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAlloc(&p, (size_t)1 << 62);
+}
+
+static CUresult advise_bad(struct world *w)
+{
+	CUmemLocation loc = { CU_MEM_LOCATION_TYPE_DEVICE, 0 };
+
+	return cuMemAdvise_v2(w->managed, 4096, (CUmem_advise)99, loc);
+}
+
+static const struct refusal memop_refusals[] = {
+	{ "memcpy: range wraps", IV, "cuMemcpy",
+	  "size 8192: a range wraps past the end of the address space",
+	  memcpy_wrap },
+	{ "memsetD16: misaligned", IV, "cuMemsetD16",
+	  ": must be aligned to the 2-byte element", memset16_misaligned },
+	{ "memsetD32: size overflows", IV, "cuMemsetD32",
+	  "count 4611686018427387904: the size in bytes overflows 64 bits",
+	  memset32_overflow },
+	{ "memsetD8: range wraps", IV, "cuMemsetD8",
+	  "dst 0xfffffffffffff000 size 8192: the range wraps past the end",
+	  memset8_wrap },
+	{ "memcpyAsync: range wraps", IV, "cuMemcpyAsync",
+	  "size 8192: a range wraps past the end of the address space",
+	  memcpy_async_wrap },
+	{ "memsetD16Async: misaligned", IV, "cuMemsetD16Async",
+	  "dst must be aligned to the 2-byte element",
+	  memset16_async_misaligned },
+	{ "memsetD32Async: size overflows", IV, "cuMemsetD32Async",
+	  "count 4611686018427387904: the size in bytes overflows 64 bits",
+	  memset32_async_overflow },
+	{ "import: not a dma-buf", IV, "cuMemImportFromShareableHandle",
+	  ": not a dma-buf, so not a POSIX_FD handle of a cufab allocation",
+	  import_not_dmabuf },
+	{ "free: plain memory", IV, "cuMemFree",
+	  ": not the start of a live cuMemAlloc or cuMemAllocManaged allocation",
+	  free_plain },
+	{ "free: inside an allocation", IV, "cuMemFree",
+	  ": not the start of a live cuMemAlloc or cuMemAllocManaged allocation",
+	  free_inside },
+	{ "alloc: past the address space", CUDA_ERROR_OUT_OF_MEMORY,
+	  "cuMemAlloc",
+	  "size 4611686018427387904: larger than the process address space",
+	  alloc_huge },
+	{ "advise: not an advice", IV, "cuMemAdvise",
+	  "advice 99 location type ", advise_bad },
 };
 
 /* ---- events ---- */
@@ -1134,7 +1250,15 @@ static CUresult graph_past_queue_max(struct world *w)
 	return r;
 }
 
+/* the library's argument check: its line names the arguments */
+static CUresult graph_create_null(struct world *w)
+{
+	return cuGraphCreate(NULL, 0);
+}
+
 static const struct refusal graph_refusals[] = {
+	{ "create: NULL graph pointer", IV, "cuGraphCreate", NULL,
+	  graph_create_null, "refused: arguments: phGraph && !flags: must hold" },
 	{ "add kernel node", IV, "cuGraphAddKernelNode", NULL,
 	  graph_kernel_node, ": cufab runs no device code" },
 	{ "add node: destroyed graph", IV, "cuGraphAddEmptyNode", NULL,
@@ -1373,6 +1497,19 @@ TEST_F(refusal, streams)
 	SETUP_SKIPPED();
 	ASSERT_EQ(0, streams_make(&self->w));
 	RUN_TABLE(stream_refusals);
+	streams_drop(&self->w);
+}
+
+TEST_F(refusal, memops)
+{
+	SETUP_SKIPPED();
+	ASSERT_EQ(0, streams_make(&self->w));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&self->w.dmem, 4096));
+	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&self->w.managed, 4096,
+						  CU_MEM_ATTACH_GLOBAL));
+	RUN_TABLE(memop_refusals);
+	cuMemFree(self->w.managed);
+	cuMemFree(self->w.dmem);
 	streams_drop(&self->w);
 }
 
