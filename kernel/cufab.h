@@ -922,6 +922,9 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
  *	create on (@ops->release frees it)
  * @provider: where the pages come from, for a kind with memory; NULL:
  *	this node's (cufab_local_pages)
+ * @client: whose call creates it, for a refusal's line
+ * @call: that cu* call; NULL (a creation no call of the process makes):
+ *	no line
  */
 struct cufab_alloc_desc {
 	const struct cufab_alloc_ops *ops;
@@ -932,6 +935,8 @@ struct cufab_alloc_desc {
 	u64 length;
 	void *priv;
 	const struct cufab_page_provider *provider;
+	const struct cufab_client *client;
+	const char *call;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
@@ -1294,11 +1299,12 @@ void cufab_va_walk_locked(struct cufab_client *client,
 /*
  * Access check of a device (or the CPU when @dev < 0) over a user range:
  * 0 when every byte inside a cufab reservation is mapped and grants @need
- * (CUFAB_ACCESS_READ or _RW), -EACCES/-EFAULT otherwise. Bytes outside
- * reservations are plain host memory and always allowed.
+ * (CUFAB_ACCESS_READ or _RW), -EACCES/-EFAULT otherwise, with a line
+ * naming @call (NULL: none). Bytes outside reservations are plain host
+ * memory and always allowed.
  */
-int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
-			  s32 dev, u32 need);
+int cufab_va_check_access(struct cufab_client *client, const char *call,
+			  u64 addr, u64 length, s32 dev, u32 need);
 
 /**
  * struct cufab_va_first - pages taken while a copy's range is checked
@@ -1314,8 +1320,9 @@ struct cufab_va_first {
 	struct page **pages;
 };
 
-int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
-			s32 dev, u32 need, struct cufab_va_first *first);
+int cufab_va_check_take(struct cufab_client *client, const char *call,
+			u64 addr, u64 length, s32 dev, u32 need,
+			struct cufab_va_first *first);
 
 /*
  * The allocation mapped at [addr, addr + length), which must lie inside

@@ -151,6 +151,46 @@ static void cufab_span_advance(struct cufab_span *sp, size_t n)
 		sp->next++;
 }
 
+/* The cu* call of a set of @elem-byte elements (1, 2 or 4), for its lines. */
+static const char *cufab_set_call(u32 elem, bool async)
+{
+	static const char *const calls[2][3] = {
+		{ "cuMemsetD8", "cuMemsetD16", "cuMemsetD32" },
+		{ "cuMemsetD8Async", "cuMemsetD16Async", "cuMemsetD32Async" },
+	};
+
+	return calls[async][elem == 1 ? 0 : elem == 2 ? 1 : 2];
+}
+
+/*
+ * A copy or set names a GPU the node does not have: the library sends the
+ * current context's, so only a GPU removed since gets here.
+ */
+static int cufab_memop_no_gpu(const struct cufab_client *client,
+			      const char *call, u32 dev)
+{
+	cufab_pr_info(client, "%s: gpu %u: no such GPU on this node\n",
+		      call, dev);
+	return -ENODEV;
+}
+
+/*
+ * The line of a copy or set that stopped after @moved bytes: a page of
+ * plain memory not there or read-only (-EFAULT), or no memory for a page
+ * of a cufab allocation (-ENOMEM). @src is 0 for a set.
+ */
+static void cufab_move_failed(const struct cufab_client *client,
+			      const char *call, u64 dst, u64 src, u64 moved,
+			      u64 length, int err)
+{
+	if (err == -EFAULT)
+		cufab_pr_info(client, "%s: dst 0x%llx src 0x%llx size %llu: at byte %llu: no page there, or a read-only one to write\n",
+			      call, dst, src, length, moved);
+	else if (err == -ENOMEM)
+		cufab_pr_info(client, "%s: dst 0x%llx src 0x%llx size %llu: at byte %llu: no memory for a page (the GPU's capacity or the kernel's)\n",
+			      call, dst, src, length, moved);
+}
+
 /* Fill @len bytes at @p with @value in units of @elem bytes. */
 static void cufab_fill_pattern(void *p, size_t len, u32 value, u32 elem)
 {
@@ -171,8 +211,8 @@ static void cufab_fill_pattern(void *p, size_t len, u32 value, u32 elem)
  * Check one side of a copy by @dev over @length bytes and take its first
  * pages in the same pass (cufab_va_check_take()).
  */
-static int cufab_span_check(struct cufab_span *sp, u64 length, s32 dev,
-			    u32 need)
+static int cufab_span_check(struct cufab_span *sp, const char *call,
+			    u64 length, s32 dev, u32 need)
 {
 	struct cufab_va_first first = {
 		.write = sp->write,
@@ -181,8 +221,8 @@ static int cufab_span_check(struct cufab_span *sp, u64 length, s32 dev,
 	};
 	int ret;
 
-	ret = cufab_va_check_take(sp->client, sp->addr, length, dev, need,
-				  &first);
+	ret = cufab_va_check_take(sp->client, call, sp->addr, length, dev,
+				  need, &first);
 	if (ret)
 		return ret;
 	sp->plain = first.nr == -ENOENT;
@@ -323,6 +363,7 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 		.client = ucmd->client, .addr = cmd->dst, .write = true,
 	};
 	struct cufab_span s = { .client = ucmd->client, .addr = cmd->src };
+	u64 moved;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved) {
@@ -331,7 +372,7 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	if (!cufab_node_gpu_exists(cmd->dev))
-		return -ENODEV;
+		return cufab_memop_no_gpu(ucmd->client, "cuMemcpy", cmd->dev);
 	if (!cmd->length)
 		return 0;
 	if (!cufab_range_ok(cmd->src, cmd->length) ||
@@ -341,15 +382,20 @@ int cufab_ioctl_mem_copy(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	/* both ranges checked before a byte moves, pages taken meanwhile */
-	ret = cufab_span_check(&s, cmd->length, cmd->dev, CUFAB_ACCESS_READ);
+	ret = cufab_span_check(&s, "cuMemcpy", cmd->length, cmd->dev,
+			       CUFAB_ACCESS_READ);
 	if (!ret)
-		ret = cufab_span_check(&d, cmd->length, cmd->dev,
+		ret = cufab_span_check(&d, "cuMemcpy", cmd->length, cmd->dev,
 				       CUFAB_ACCESS_RW);
 	if (ret) {
 		cufab_span_release(&s);
 		return ret;
 	}
-	return cufab_move_spans(&d, &s, cmd->length, false, 0, 0, NULL);
+	ret = cufab_move_spans(&d, &s, cmd->length, false, 0, 0, &moved);
+	if (ret)
+		cufab_move_failed(ucmd->client, "cuMemcpy", cmd->dst, cmd->src,
+				  moved, cmd->length, ret);
+	return ret;
 }
 
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
@@ -357,7 +403,7 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 	struct cufab_mem_set *cmd = ucmd->cmd;
 	struct cufab_span d = { .client = ucmd->client, .write = true };
 	struct cufab_span s = { .client = ucmd->client };
-	u64 length;
+	u64 length, moved;
 	int ret;
 
 	if (cmd->flags || cmd->__reserved) {
@@ -382,7 +428,9 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	if (!cufab_node_gpu_exists(cmd->dev))
-		return -ENODEV;
+		return cufab_memop_no_gpu(ucmd->client,
+					  cufab_set_call(cmd->elem_size, false),
+					  cmd->dev);
 	if (check_mul_overflow(cmd->count, (u64)cmd->elem_size, &length)) {
 		cufab_pr_info(ucmd->client, "cuMemsetD%u: count %llu: the size in bytes overflows 64 bits\n",
 			      cmd->elem_size * 8, cmd->count);
@@ -396,7 +444,8 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	d.addr = cmd->dst;
-	ret = cufab_span_check(&d, length, cmd->dev, CUFAB_ACCESS_RW);
+	ret = cufab_span_check(&d, cufab_set_call(cmd->elem_size, false),
+			       length, cmd->dev, CUFAB_ACCESS_RW);
 	if (ret)
 		return ret;
 	if (d.plain && cufab_set_unreachable(ucmd->client, cmd->dst, cmd->dev)) {
@@ -404,8 +453,13 @@ int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd)
 			      cmd->elem_size * 8, cmd->dst, cmd->dev);
 		return -EINVAL;
 	}
-	return cufab_move_spans(&d, &s, length, true, cmd->value,
-				cmd->elem_size, NULL);
+	ret = cufab_move_spans(&d, &s, length, true, cmd->value,
+			       cmd->elem_size, &moved);
+	if (ret)
+		cufab_move_failed(ucmd->client,
+				  cufab_set_call(cmd->elem_size, false),
+				  cmd->dst, 0, moved, length, ret);
+	return ret;
 }
 
 /* Fill the answer from the mapping at the address. */
@@ -452,8 +506,11 @@ int cufab_ioctl_pointer_info(struct cufab_ucmd *ucmd)
 	struct cufab_va *va;
 	u64 addr = cmd->addr;
 
-	if (cmd->flags || cmd->__reserved || cmd->__reserved2)
+	if (cmd->flags || cmd->__reserved || cmd->__reserved2) {
+		cufab_pr_info(ucmd->client, "cuPointerGetAttribute: flags 0x%x: flags and reserved fields must be 0\n",
+			      cmd->flags);
 		return -EINVAL;
+	}
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->size = sizeof(*cmd);
 	cmd->addr = addr;
@@ -496,7 +553,8 @@ int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd)
 	}
 	up_read(&cufab_topo_rwsem);
 	if (!gpu)
-		return -ENODEV;
+		return cufab_memop_no_gpu(ucmd->client, "cuMemGetInfo",
+					  cmd->dev);
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -551,7 +609,12 @@ static int cufab_op_mem_prepare(struct cufab_op *op,
 		return -EINVAL;
 	}
 	if (!cufab_node_gpu_exists(src_dev) || !cufab_node_gpu_exists(dst_dev))
-		return -ENODEV;
+		return cufab_memop_no_gpu(stream->client,
+					  cmd->op == CUFAB_OP_SET ?
+					  cufab_set_call(cmd->elem_size, true) :
+					  "cuMemcpyAsync",
+					  cufab_node_gpu_exists(src_dev) ?
+					  dst_dev : src_dev);
 	if (length && (!cufab_range_ok(cmd->dst, length) ||
 		       (cmd->op == CUFAB_OP_COPY &&
 			!cufab_range_ok(cmd->src, length)))) {
@@ -624,7 +687,14 @@ static int cufab_op_mem_step(struct cufab_op *op)
 	if (ret == -EBUSY)
 		return cufab_op_mem_stalled(op);
 	op->stalled_since = 0;
-	return ret == -EAGAIN ? cufab_op_yield(op, 0) : ret;
+	if (ret == -EAGAIN)
+		return cufab_op_yield(op, 0);
+	if (ret)
+		cufab_move_failed(op->stream->client,
+				  mv.fill ? cufab_set_call(mv.elem, true) :
+				  "cuMemcpyAsync", mv.dst, mv.fill ? 0 : mv.src,
+				  mv.done, mv.length, ret);
+	return ret;
 }
 
 /*
@@ -639,6 +709,8 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	struct cufab_client *client = op->stream->client;
 	struct mm_struct *mm = op->u.mem.mm;
 	bool copy = op->type == &cufab_op_copy;
+	const char *call = copy ? "cuMemcpyAsync" :
+			   cufab_set_call(op->u.mem.elem_size, true);
 	u64 len = op->u.mem.length;
 	struct cufab_charge charge;
 	int ret;
@@ -654,10 +726,10 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 		ret = cufab_op_mem_step(op);
 		goto out;
 	}
-	ret = cufab_va_check_access(client, op->u.mem.dst, len,
+	ret = cufab_va_check_access(client, call, op->u.mem.dst, len,
 				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
 	if (!ret && copy)
-		ret = cufab_va_check_access(client, op->u.mem.src, len,
+		ret = cufab_va_check_access(client, call, op->u.mem.src, len,
 					    op->u.mem.src_dev,
 					    CUFAB_ACCESS_READ);
 	if (!ret)
@@ -669,8 +741,11 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	 * the GPU faults there, whatever the process mapped there meanwhile
 	 */
 	if (!ret && !copy &&
-	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev))
+	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev)) {
+		cufab_pr_info(client, "%s: dst 0x%llx: not cufab memory any more and GPU %u has PAGEABLE_MEMORY_ACCESS 0: freed since the set was queued\n",
+			      call, op->u.mem.dst, op->u.mem.dst_dev);
 		ret = -EFAULT;
+	}
 	if (!ret)
 		ret = cufab_op_mem_step(op);
 out:

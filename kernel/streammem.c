@@ -238,6 +238,29 @@ static void cufab_memop_arm(struct cufab_memop_job *job)
 
 /* ---- running a batch ---- */
 
+static const char *const cufab_memop_names[CUFAB_MEMOP_MAX] = {
+	[CUFAB_MEMOP_WAIT32] = "wait32",
+	[CUFAB_MEMOP_WRITE32] = "write32",
+	[CUFAB_MEMOP_WAIT64] = "wait64",
+	[CUFAB_MEMOP_WRITE64] = "write64",
+};
+
+/* The call a one-entry batch comes from, for its refusal line. */
+static const char *const cufab_memop_calls[CUFAB_MEMOP_MAX] = {
+	[CUFAB_MEMOP_WAIT32] = "cuStreamWaitValue32",
+	[CUFAB_MEMOP_WRITE32] = "cuStreamWriteValue32",
+	[CUFAB_MEMOP_WAIT64] = "cuStreamWaitValue64",
+	[CUFAB_MEMOP_WRITE64] = "cuStreamWriteValue64",
+};
+
+/* The call entry @m of @job comes from: a batch of one is the single call. */
+static const char *cufab_memop_call(const struct cufab_memop_job *job,
+				    const struct cufab_memop *m)
+{
+	return job->count == 1 && m->op && m->op < CUFAB_MEMOP_MAX ?
+	       cufab_memop_calls[m->op] : "cuStreamBatchMemOp";
+}
+
 /*
  * Read (a wait) or write the @size-byte value at @addr of the current mm
  * through its page, as the engine's copies reach memory.
@@ -285,22 +308,30 @@ static int cufab_memop_one(struct cufab_memop_job *job,
 			   const struct cufab_memop *m)
 {
 	struct cufab_client *client = job->op->stream->client;
+	const char *call = cufab_memop_call(job, m);
 	bool wait = cufab_memop_is_wait(m);
 	u32 size = cufab_memop_size(m);
 	u64 v = m->value;
 	int ret;
 
-	ret = cufab_va_check_access(client, m->addr, size, job->dev,
+	ret = cufab_va_check_access(client, call, m->addr, size, job->dev,
 				    wait ? CUFAB_ACCESS_READ : CUFAB_ACCESS_RW);
 	/* device memory freed since the submission: the GPU faults there */
-	if (!ret && cufab_set_unreachable(client, m->addr, job->dev))
+	if (!ret && cufab_set_unreachable(client, m->addr, job->dev)) {
+		cufab_pr_info(client, "%s: address 0x%llx: not cufab memory any more and gpu %u has PAGEABLE_MEMORY_ACCESS 0: freed since it was queued\n",
+			      call, m->addr, job->dev);
 		ret = -EFAULT;
+	}
 	if (ret)
 		return ret;
 	/* listed before the read: a write after it wakes the batch */
 	if (wait)
 		cufab_memop_list(job);
 	ret = cufab_memop_access(client, m->addr, size, !wait, &v);
+	if (ret)
+		cufab_pr_info(client, "%s: address 0x%llx: %s\n", call, m->addr,
+			      ret == -ENOMEM ? "no memory for its page" :
+			      "no page there, or a read-only one to write");
 	if (ret || !wait)
 		return ret;
 	return cufab_memop_met(m, v) ? 0 : CUFAB_OP_PARK;
@@ -401,21 +432,6 @@ static bool cufab_memop_has_wait(const struct cufab_memop_job *job)
 
 /* ---- submission ---- */
 
-static const char *const cufab_memop_names[CUFAB_MEMOP_MAX] = {
-	[CUFAB_MEMOP_WAIT32] = "wait32",
-	[CUFAB_MEMOP_WRITE32] = "write32",
-	[CUFAB_MEMOP_WAIT64] = "wait64",
-	[CUFAB_MEMOP_WRITE64] = "write64",
-};
-
-/* The call a one-entry batch comes from, for its refusal line. */
-static const char *const cufab_memop_calls[CUFAB_MEMOP_MAX] = {
-	[CUFAB_MEMOP_WAIT32] = "cuStreamWaitValue32",
-	[CUFAB_MEMOP_WRITE32] = "cuStreamWriteValue32",
-	[CUFAB_MEMOP_WAIT64] = "cuStreamWaitValue64",
-	[CUFAB_MEMOP_WRITE64] = "cuStreamWriteValue64",
-};
-
 /* The rule entry @i of a batch on @stream breaks, for the message. */
 static const char *cufab_memop_rule(const struct cufab_stream *stream,
 				    const struct cufab_memop *m)
@@ -454,8 +470,7 @@ static int cufab_memop_check(const struct cufab_stream *stream,
 		/* one entry: the single-value call (or a batch of one) */
 		cufab_pr_info(stream->client,
 			      "%s: stream %llu: memory operation %u of %u (%s) at 0x%llx, value 0x%llx, flags 0x%x: %s\n",
-			      job->count == 1 && m->op && m->op < CUFAB_MEMOP_MAX ?
-			      cufab_memop_calls[m->op] : "cuStreamBatchMemOp",
+			      cufab_memop_call(job, m),
 			      stream->uid, i, job->count,
 			      m->op && m->op < CUFAB_MEMOP_MAX ?
 			      cufab_memop_names[m->op] : "?",

@@ -1359,12 +1359,12 @@ int cufab_va_get_pages(struct cufab_client *client, u64 addr, bool write,
  *
  * Return: 0, -EFAULT for an unmapped byte of a reservation or a range that
  * mixes plain host memory and reservations, -EACCES when a VMM mapping does
- * not grant @need to @dev.
+ * not grant @need to @dev; with a line naming @call (NULL: no line).
  */
-int cufab_va_check_access(struct cufab_client *client, u64 addr, u64 length,
-			  s32 dev, u32 need)
+int cufab_va_check_access(struct cufab_client *client, const char *call,
+			  u64 addr, u64 length, s32 dev, u32 need)
 {
-	return cufab_va_check_take(client, addr, length, dev, need, NULL);
+	return cufab_va_check_take(client, call, addr, length, dev, need, NULL);
 }
 
 /*
@@ -1387,9 +1387,39 @@ static void cufab_va_first_put(struct cufab_va_first *first)
 		put_page(first->pages[--first->nr]);
 }
 
+/* Why cufab_va_check_take() refused a range. */
+enum cufab_va_refusal {
+	CUFAB_VA_MIXED,		/* plain host memory and cufab mappings */
+	CUFAB_VA_UNMAPPED,	/* a reserved byte with no mapping */
+	CUFAB_VA_NO_READ,	/* cuMemSetAccess granted the device less */
+	CUFAB_VA_NO_WRITE,
+};
+
+static const char *const cufab_va_refusal_rule[] = {
+	[CUFAB_VA_MIXED] = "plain host memory and a cufab mapping meet there: a range is all one or all the other",
+	[CUFAB_VA_UNMAPPED] = "reserved (cuMemAddressReserve) but not mapped (cuMemMap)",
+	[CUFAB_VA_NO_READ] = "the device has no read access there (cuMemSetAccess)",
+	[CUFAB_VA_NO_WRITE] = "the device has no write access there (cuMemSetAccess)",
+};
+
+/*
+ * The line of a refused range, naming @call; none for a probe (@call
+ * NULL). @client's process, not current: the engine checks stream work.
+ */
+static void cufab_va_check_refused(const struct cufab_client *client,
+				   const char *call, u64 addr, u64 length,
+				   s32 dev, u64 at, enum cufab_va_refusal why)
+{
+	if (call)
+		cufab_pr_info(client, "%s: range 0x%llx size 0x%llx by gpu %d: at 0x%llx: %s\n",
+			      call, addr, length, dev, at,
+			      cufab_va_refusal_rule[why]);
+}
+
 /**
  * cufab_va_check_take() - cufab_va_check_access(), and the first pages
  * @client: owner
+ * @call: the cu* call a refusal's line names; NULL for a probe, no line
  * @addr: start
  * @length: bytes, the range does not wrap
  * @dev: GPU index
@@ -1405,8 +1435,9 @@ static void cufab_va_first_put(struct cufab_va_first *first)
  *
  * Return: as cufab_va_check_access(); on error no page is held.
  */
-int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
-			s32 dev, u32 need, struct cufab_va_first *first)
+int cufab_va_check_take(struct cufab_client *client, const char *call,
+			u64 addr, u64 length, s32 dev, u32 need,
+			struct cufab_va_first *first)
 {
 	u64 cur = addr, end = addr + length;
 	struct cufab_va_map *map;
@@ -1431,6 +1462,9 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 			 * memory smash whatever lies next to it.
 			 */
 			if (va || cur != addr) {
+				cufab_va_check_refused(client, call, addr, length,
+						       dev, va ? va->start : cur,
+						       CUFAB_VA_MIXED);
 				if (va)
 					cufab_va_put(va);
 				goto fault;
@@ -1442,14 +1476,15 @@ int cufab_va_check_take(struct cufab_client *client, u64 addr, u64 length,
 		down_read(&va->lock);
 		map = cufab_va_map_at(va, cur);
 		if (!map) {
+			cufab_va_check_refused(client, call, addr, length, dev, cur,
+					       CUFAB_VA_UNMAPPED);
 			ret = -EFAULT;
 		} else if (!va->linear &&
 			   (cufab_map_dev_access(map, dev) & need) != need) {
-			pr_warn_ratelimited("pid %d (%s): device %d has no %s access to 0x%llx (cuMemSetAccess)\n",
-					    task_tgid_nr(current),
-					    current->comm, dev,
-					    need == CUFAB_ACCESS_RW ?
-					    "write" : "read", cur);
+			cufab_va_check_refused(client, call, addr, length, dev, cur,
+					       need == CUFAB_ACCESS_RW ?
+					       CUFAB_VA_NO_WRITE :
+					       CUFAB_VA_NO_READ);
 			ret = -EACCES;
 		} else {
 			if (first && cur == addr)
