@@ -89,23 +89,42 @@ void cufab_gpu_uncharge(atomic64_t *used, u64 bytes)
 }
 
 /*
+ * A refused creation's line, in the form of the calls' own: the call,
+ * the object and the rule (none for a creation no call of the process
+ * asked for: desc->call NULL).
+ */
+#define cufab_alloc_refused(desc, fmt, ...)				\
+	do {								\
+		const struct cufab_alloc_desc *__d = (desc);		\
+									\
+		if (__d->call)						\
+			cufab_pr_info(__d->client, "%s: size 0x%llx" fmt, \
+				      __d->call, __d->length,		\
+				      ##__VA_ARGS__);			\
+	} while (0)
+
+/*
  * Charge a DEVICE allocation and pick the node its pages live on. No
  * topology lock, here or at the uncharge: the client creating it is open,
  * and the allocation itself is counted live until after its uncharge,
  * and either makes a topology change wait (cufab_topo_change_begin()).
  */
-static int cufab_alloc_charge(struct cufab_alloc *alloc)
+static int cufab_alloc_charge(struct cufab_alloc *alloc,
+			      const struct cufab_alloc_desc *desc)
 {
 	struct cufab_gpu *gpu = cufab_node_gpu_stable(alloc->gpu);
 	int ret;
 
-	if (!gpu)
+	if (!gpu) {
+		cufab_alloc_refused(desc, " on gpu %d: no such GPU on this node\n",
+				    alloc->gpu);
 		return -ENODEV;
+	}
 	alloc->nid = gpu->numa_node;
 	ret = cufab_gpu_charge(&gpu->mem_used, gpu->mem_total, alloc->length);
 	if (ret)
-		pr_warn_ratelimited("gpu %d: cuMemCreate of %llu bytes exceeds capacity (used %lld of %llu)\n",
-				    alloc->gpu, alloc->length,
+		cufab_alloc_refused(desc, " on gpu %d: more than its free memory (%lld of %llu bytes used)\n",
+				    alloc->gpu,
 				    (s64)atomic64_read(&gpu->mem_used),
 				    gpu->mem_total);
 	return ret;
@@ -127,23 +146,33 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	alloc->nid = NUMA_NO_NODE;
 	switch (desc->location_type) {
 	case CUFAB_LOC_DEVICE:
-		if (desc->location_id < 0)
+		if (desc->location_id < 0) {
+			cufab_alloc_refused(desc, " on gpu %d: no such GPU on this node\n",
+					    desc->location_id);
 			return -ENODEV;
+		}
 		if (desc->ops->flags & CUFAB_ALLOC_REMOTE)
 			return 0;
 		alloc->gpu = desc->location_id;
-		return cufab_alloc_charge(alloc);
+		return cufab_alloc_charge(alloc, desc);
 	case CUFAB_LOC_HOST_NUMA:
 		if (desc->location_id < 0 || desc->location_id >= MAX_NUMNODES ||
-		    !node_online(desc->location_id))
+		    !node_online(desc->location_id)) {
+			cufab_alloc_refused(desc, " on host NUMA node %d: not an online node\n",
+					    desc->location_id);
 			return -EINVAL;
+		}
 		alloc->nid = desc->location_id;
 		return 0;
 	case CUFAB_LOC_HOST:
 		return 0;
 	case 0:		/* no memory of its own, so no place for it */
-		return desc->ops->page ? -EINVAL : 0;
+		if (!desc->ops->page)
+			return 0;
+		fallthrough;
 	default:
+		cufab_alloc_refused(desc, " location type %u: not a GPU, the host or a host NUMA node\n",
+				    desc->location_type);
 		return -EINVAL;
 	}
 }
@@ -197,11 +226,13 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	int ret;
 
 	/* a kind without memory injects its failures in its own create */
-	if (desc->ops->page && cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
+	alloc = NULL;
+	if (!desc->ops->page || !cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
+		alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	if (!alloc) {
+		cufab_alloc_refused(desc, ": the kernel has no memory for its bookkeeping\n");
 		return ERR_PTR(-ENOMEM);
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
-	if (!alloc)
-		return ERR_PTR(-ENOMEM);
+	}
 	alloc->ops = desc->ops;
 	alloc->length = desc->length;
 	alloc->location_type = desc->location_type;
@@ -213,8 +244,11 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	if (ret)
 		goto out_free;
 	ret = cufab_alloc_attach(alloc, desc);
-	if (ret)
+	if (ret) {
+		cufab_alloc_refused(desc, ": no backing for its pages (%d)\n",
+				    ret);
 		goto out_uncharge;
+	}
 	alloc->priv = desc->priv;
 	cufab_alloc_publish(alloc);
 	return alloc;

@@ -140,8 +140,8 @@ static int cufab_hostreg_cufab_mem(struct cufab_client *client, u64 addr,
 	struct cufab_va *va;
 	int ret;
 
-	ret = cufab_va_check_take(client, addr, length, 0, CUFAB_ACCESS_READ,
-				  &first);
+	ret = cufab_va_check_take(client, NULL, addr, length, 0,
+				  CUFAB_ACCESS_READ, &first);
 	if (!ret && first.nr == -ENOENT)
 		return 0;	/* plain memory all of it */
 	va = cufab_va_find(client, addr);
@@ -268,6 +268,8 @@ static struct cufab_hostreg *cufab_hostreg_new(struct cufab_client *client,
 	reg->pages = kvmalloc_array(reg->npages, sizeof(*reg->pages),
 				    GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!reg->pages) {
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx, %lu pages: no kernel memory for the list of its pages\n",
+			      addr, reg->npages);
 		ret = -ENOMEM;
 		goto err_free;
 	}
@@ -280,6 +282,10 @@ static struct cufab_hostreg *cufab_hostreg_new(struct cufab_client *client,
 	}
 	ret = cufab_hostreg_pin(reg);
 	if (ret) {
+		cufab_pr_info(client, "cuMemHostRegister: 0x%llx size 0x%llx: %s\n",
+			      addr, length, ret == -ENOMEM ?
+			      "no memory to pin its pages" :
+			      "a page of it is not mapped, or read-only and CU_MEMHOSTREGISTER_READ_ONLY not given");
 		account_locked_vm(reg->mm, reg->npages, false);
 		goto err_free;
 	}

@@ -64,8 +64,9 @@ static void cufab_mem_set_ctx(struct cufab_client *client, u64 addr,
  * Host and managed memory is on no GPU's capacity and every GPU reaches
  * it; @attach (CUFAB_ATTACH_*) makes it managed (alloc_managed.c).
  */
-static int cufab_mem_alloc_linear(struct cufab_client *client, u32 dev,
-				  bool host, u32 attach, u64 length,
+static int cufab_mem_alloc_linear(struct cufab_client *client,
+				  const char *call, u32 dev, bool host,
+				  u32 attach, u64 length,
 				  struct cufab_ctx *ctx, u32 host_flags,
 				  u64 *out)
 {
@@ -74,6 +75,8 @@ static int cufab_mem_alloc_linear(struct cufab_client *client, u32 dev,
 		.location_id = host ? -1 : dev,
 		.length = length,
 		.ops = &cufab_linear_alloc_ops,
+		.client = client,
+		.call = call,
 	};
 	struct cufab_alloc *alloc;
 	u64 addr, gpus;
@@ -82,8 +85,11 @@ static int cufab_mem_alloc_linear(struct cufab_client *client, u32 dev,
 	if (attach) {
 		desc.ops = &cufab_managed_alloc_ops;
 		desc.priv = cufab_managed_new(length, attach);
-		if (!desc.priv)
+		if (!desc.priv) {
+			cufab_pr_info(client, "%s: size 0x%llx: no kernel memory for the state of its pages\n",
+				      call, length);
 			return -ENOMEM;
+		}
 	}
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
@@ -92,8 +98,11 @@ static int cufab_mem_alloc_linear(struct cufab_client *client, u32 dev,
 		return PTR_ERR(alloc);
 	}
 	ret = cufab_va_reserve(client, 0, length, PAGE_SIZE, true, dev, &addr);
-	if (ret)
+	if (ret) {
+		cufab_pr_info(client, "%s: size 0x%llx: no free range that large in the process's address space\n",
+			      call, length);
 		goto out;
+	}
 	cufab_mem_set_ctx(client, addr, ctx, host_flags);
 	ret = cufab_va_map_alloc(client, addr, length, 0, alloc, 0);
 	if (ret)
@@ -128,15 +137,14 @@ static struct cufab_object *cufab_mem_alloc_ctx(struct cufab_client *client,
 		return NULL;
 	obj = cufab_object_get(client, ctx_id, CUFAB_OBJ_CTX);
 	if (IS_ERR(obj)) {
-		pr_info_ratelimited("pid %d (%s): cuMemAlloc in context %u: no such context\n",
-				    task_tgid_nr(current), current->comm, ctx_id);
+		cufab_pr_info(client, "cuMemAlloc: context %u: no such context\n",
+			      ctx_id);
 		return obj;
 	}
 	if (container_of(obj, struct cufab_ctx, obj)->dev != dev) {
-		pr_info_ratelimited("pid %d (%s): cuMemAlloc on gpu %u in context %u of gpu %u: a context allocates on its own device\n",
-				    task_tgid_nr(current), current->comm, dev,
-				    ctx_id,
-				    container_of(obj, struct cufab_ctx, obj)->dev);
+		cufab_pr_info(client, "cuMemAlloc: gpu %u in context %u of gpu %u: a context allocates on its own device\n",
+			      dev, ctx_id,
+			      container_of(obj, struct cufab_ctx, obj)->dev);
 		cufab_object_put(obj);
 		return ERR_PTR(-EINVAL);
 	}
@@ -169,9 +177,8 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	}
 	if ((cmd->host_flags & ~CUFAB_HOSTALLOC_VALID) ||
 	    (cmd->host_flags && !host)) {
-		pr_info_ratelimited("pid %d (%s): cuMemHostAlloc flags 0x%x: only PORTABLE, DEVICEMAP and WRITECOMBINED, for host memory\n",
-				    task_tgid_nr(current), current->comm,
-				    cmd->host_flags);
+		cufab_pr_info(ucmd->client, "cuMemHostAlloc: flags 0x%x: only PORTABLE, DEVICEMAP and WRITECOMBINED, for host memory\n",
+			      cmd->host_flags);
 		return -EINVAL;
 	}
 	if (!managed && cmd->attach) {
@@ -180,13 +187,15 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 		return -EINVAL;
 	}
 	if (managed && !cufab_attach_default_ok(cmd->attach)) {
-		pr_info_ratelimited("pid %d (%s): cuMemAllocManaged flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
-				    task_tgid_nr(current), current->comm,
-				    cmd->attach);
+		cufab_pr_info(ucmd->client, "cuMemAllocManaged: flags 0x%x: must be CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\n",
+			      cmd->attach);
 		return -EINVAL;
 	}
-	if (!cufab_node_gpu_exists(cmd->dev))
+	if (!cufab_node_gpu_exists(cmd->dev)) {
+		cufab_pr_info(ucmd->client, "%s: gpu %u: no such GPU on this node\n",
+			      call, cmd->dev);
 		return -ENODEV;
+	}
 	if (cmd->length > TASK_SIZE) {
 		cufab_pr_info(ucmd->client, "%s: size %llu: larger than the process address space\n",
 			      call, cmd->length);
@@ -197,7 +206,8 @@ int cufab_ioctl_mem_alloc(struct cufab_ucmd *ucmd)
 	if (IS_ERR(ctx))
 		return PTR_ERR(ctx);
 
-	ret = cufab_mem_alloc_linear(ucmd->client, cmd->dev, host || managed,
+	ret = cufab_mem_alloc_linear(ucmd->client, call, cmd->dev,
+				     host || managed,
 				     managed ? cmd->attach : 0, length,
 				     ctx ? container_of(ctx, struct cufab_ctx,
 							obj) : NULL,

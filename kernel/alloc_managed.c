@@ -444,20 +444,22 @@ static int cufab_managed_range_get(struct cufab_client *client,
 	return 0;
 }
 
-/* A GPU that exists and has concurrent managed access: its node, or -ENODEV. */
-static int cufab_managed_gpu_nid(s32 index)
+/*
+ * A GPU that exists and has concurrent managed access: its node, or
+ * -ENODEV with a line naming @call.
+ */
+static int cufab_managed_gpu_nid(const struct cufab_client *client,
+				 const char *call, s32 index)
 {
 	struct cufab_gpu_facts facts;
 	int nid = -ENODEV;
 
-	if (index < 0)
-		return -ENODEV;
-	if (!cufab_gpu_facts(index, &facts) &&
+	if (index >= 0 && !cufab_gpu_facts(index, &facts) &&
 	    (facts.features & CUFAB_DEV_F_CONCURRENT_MANAGED))
 		nid = facts.numa_node;
 	if (nid == -ENODEV)
-		pr_info_ratelimited("pid %d (%s): gpu %d does not exist or has concurrent managed access off\n",
-				    task_tgid_nr(current), current->comm, index);
+		cufab_pr_info(client, "%s: gpu %d: no such GPU, or its CONCURRENT_MANAGED_ACCESS is 0\n",
+			      call, index);
 	return nid;
 }
 
@@ -465,8 +467,9 @@ static int cufab_managed_gpu_nid(s32 index)
  * A uAPI location as advice records it. @host_only: only DEVICE and HOST
  * are valid (accessed-by). Return: 0, -EINVAL, -ENODEV.
  */
-static int cufab_managed_loc_get(u32 type, s32 id, bool host_only,
-				 struct cufab_managed_loc *loc)
+static int cufab_managed_loc_get(const struct cufab_client *client,
+				 const char *call, u32 type, s32 id,
+				 bool host_only, struct cufab_managed_loc *loc)
 {
 	int nid;
 
@@ -475,7 +478,7 @@ static int cufab_managed_loc_get(u32 type, s32 id, bool host_only,
 	loc->nid = NUMA_NO_NODE;
 	switch (type) {
 	case CUFAB_LOC_DEVICE:
-		nid = cufab_managed_gpu_nid(id);
+		nid = cufab_managed_gpu_nid(client, call, id);
 		if (nid < 0 && nid != NUMA_NO_NODE)
 			return nid;
 		loc->nid = nid;
@@ -511,7 +514,8 @@ int cufab_ioctl_mem_advise(struct cufab_ucmd *ucmd)
 	case CUFAB_ADVISE_SET_PREFERRED_LOCATION:
 	case CUFAB_ADVISE_SET_ACCESSED_BY:
 	case CUFAB_ADVISE_UNSET_ACCESSED_BY:
-		ret = cufab_managed_loc_get(cmd->location_type,
+		ret = cufab_managed_loc_get(ucmd->client, "cuMemAdvise",
+					    cmd->location_type,
 					    cmd->location_id,
 					    cmd->advice != CUFAB_ADVISE_SET_PREFERRED_LOCATION,
 					    &c.loc);
@@ -590,11 +594,12 @@ static int cufab_prefetch_check(struct cufab_client *client, u32 dev,
 				struct cufab_advice_change *c,
 				struct cufab_managed_range *r)
 {
-	int ret = cufab_managed_gpu_nid(dev);
+	int ret = cufab_managed_gpu_nid(client, "cuMemPrefetchAsync", dev);
 
 	if (ret < 0 && ret != NUMA_NO_NODE)
 		return ret;
-	ret = cufab_managed_loc_get(type, id, false, &c->loc);
+	ret = cufab_managed_loc_get(client, "cuMemPrefetchAsync", type, id,
+				    false, &c->loc);
 	if (ret == -EINVAL)
 		cufab_pr_info(client, "cuMemPrefetchAsync: location type %u id %d: not a device, the host or an online NUMA node\n",
 			      type, id);

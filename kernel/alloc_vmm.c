@@ -25,19 +25,20 @@ const struct cufab_alloc_ops cufab_vmm_alloc_ops = {
  * The size must be a multiple of the location's minimum granularity (0
  * for a GPU that does not exist: cufab_alloc_locate() reports that).
  */
-static int cufab_mem_create_gran_check(const struct cufab_mem_create *cmd)
+static int cufab_mem_create_gran_check(struct cufab_client *client,
+				       const struct cufab_mem_create *cmd)
 {
 	u64 gran = cufab_loc_mem_gran(cmd->location_type, cmd->location_id,
 				      false);
 
 	if (!gran || IS_ALIGNED(cmd->length, gran))
 		return 0;
-	pr_info_ratelimited("pid %d (%s): cuMemCreate of %llu bytes on %s %d: not a multiple of its granularity 0x%llx (cuMemGetAllocationGranularity)\n",
-			    task_tgid_nr(current), current->comm, cmd->length,
-			    cmd->location_type == CUFAB_LOC_DEVICE ? "gpu" :
-			    cmd->location_type == CUFAB_LOC_HOST ? "host" :
-			    "host NUMA node",
-			    cmd->location_id, gran);
+	cufab_pr_info(client, "cuMemCreate: size 0x%llx on %s %d: not a multiple of its granularity 0x%llx (cuMemGetAllocationGranularity)\n",
+		      cmd->length,
+		      cmd->location_type == CUFAB_LOC_DEVICE ? "gpu" :
+		      cmd->location_type == CUFAB_LOC_HOST ? "host" :
+		      "host NUMA node",
+		      cmd->location_id, gran);
 	return -EINVAL;
 }
 
@@ -49,22 +50,37 @@ static int cufab_mem_create_check(struct cufab_client *client,
 
 	if (cmd->flags || cmd->__reserved ||
 	    (cmd->handle_types & ~CUFAB_HANDLE_VALID) ||
-	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID))
+	    (cmd->alloc_flags & ~CUFAB_ALLOC_F_VALID)) {
+		cufab_pr_info(client, "cuMemCreate: flags 0x%x requestedHandleTypes 0x%x allocFlags 0x%x: unknown bits (handle types 0x%x, allocFlags 0x%x)\n",
+			      cmd->flags, cmd->handle_types, cmd->alloc_flags,
+			      CUFAB_HANDLE_VALID, CUFAB_ALLOC_F_VALID);
 		return -EINVAL;
+	}
 	/* HOST as well: 13.0 accepts it, attribute 145 says so */
 	if (cmd->location_type != CUFAB_LOC_DEVICE &&
 	    cmd->location_type != CUFAB_LOC_HOST_NUMA &&
-	    cmd->location_type != CUFAB_LOC_HOST)
+	    cmd->location_type != CUFAB_LOC_HOST) {
+		cufab_pr_info(client, "cuMemCreate: location type %u: must be DEVICE, HOST or HOST_NUMA\n",
+			      cmd->location_type);
 		return -EINVAL;
+	}
 	/* "HOST allocations are not IPC capable" (cuMemCreate) */
-	if (cmd->location_type == CUFAB_LOC_HOST && cmd->handle_types)
+	if (cmd->location_type == CUFAB_LOC_HOST && cmd->handle_types) {
+		cufab_pr_info(client, "cuMemCreate: requestedHandleTypes 0x%x: HOST allocations are not IPC capable\n",
+			      cmd->handle_types);
 		return -EINVAL;
+	}
 	/* no virtual GPU compresses: like a GPU without compression */
-	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE)
+	if (cmd->alloc_flags & CUFAB_ALLOC_F_COMPRESSIBLE) {
+		cufab_pr_info(client, "cuMemCreate: allocFlags 0x%x: no virtual GPU compresses\n",
+			      cmd->alloc_flags);
 		return -EOPNOTSUPP;
-	if (!cmd->length)
+	}
+	if (!cmd->length) {
+		cufab_pr_info(client, "cuMemCreate: size 0: must be non-zero\n");
 		return -EINVAL;
-	ret = cufab_mem_create_gran_check(cmd);
+	}
+	ret = cufab_mem_create_gran_check(client, cmd);
 	if (ret)
 		return ret;
 	if (cmd->handle_types & CUFAB_HANDLE_FABRIC)
@@ -82,6 +98,8 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 		.alloc_flags = cmd->alloc_flags,
 		.length = cmd->length,
 		.ops = &cufab_vmm_alloc_ops,
+		.client = ucmd->client,
+		.call = "cuMemCreate",
 	};
 	struct cufab_alloc *alloc;
 	int ret;

@@ -692,6 +692,8 @@ static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 		.handle_types = pool->handle_types,
 		.length = length,
 		.priv = pool,
+		.client = client,
+		.call = "cuMemAllocFromPoolAsync",
 	};
 	struct cufab_alloc *alloc;
 	int ret;
