@@ -46,13 +46,11 @@ static size_t clique_list(const struct cufab_device *d, CUcliqueInfo out[4])
 
 /*
  * The checks every call of the group makes, in CUDA's order: initialised,
- * then the caller's pointers (@args_ok), then the ordinal.
+ * then the caller's pointers (@args_ok, whose text the refusal's line
+ * gives), then the ordinal.
  */
-static CUresult clique_device(bool args_ok, CUdevice dev,
-			      const struct cufab_device **d)
-{
-	return cufab_call_dev(args_ok, dev, CUDA_ERROR_INVALID_DEVICE, d);
-}
+#define clique_device(args_ok, dev, d) \
+	cufab_call_dev(args_ok, dev, CUDA_ERROR_INVALID_DEVICE, d)
 
 CUFAB_EXPORT CUresult CUDAAPI cuDeviceGetCliqueCount(size_t *count, CUdevice dev)
 {

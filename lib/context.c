@@ -469,14 +469,20 @@ static CUresult ctx_arg(CUcontext h, struct cufab_ctx **c, int destroyed_ok)
 	return res;
 }
 
-/* The prologue of the calls on one context (NULL: the current one). */
-static CUresult ctx_query(int args_ok, CUcontext h, struct cufab_ctx **c,
-			  int destroyed_ok)
+/*
+ * The prologue of the calls on one context (NULL: the current one); the
+ * macro passes the text of @args_ok, for the refusal's line.
+ */
+static CUresult ctx_query_rule(int args_ok, const char *rule, CUcontext h,
+			       struct cufab_ctx **c, int destroyed_ok)
 {
-	CUresult res = cufab_call_args(args_ok);
+	CUresult res = cufab_call_args_rule(args_ok, rule);
 
 	return res == CUDA_SUCCESS ? ctx_arg(h, c, destroyed_ok) : res;
 }
+
+#define ctx_query(args_ok, h, c, destroyed_ok) \
+	ctx_query_rule(!!(args_ok), #args_ok, (h), (c), (destroyed_ok))
 
 /* Creation and destruction. */
 

@@ -125,17 +125,24 @@ void cufab_ctx_config_reset_locked(void)
 	pthread_mutex_init(&config_lock, NULL);
 }
 
-/* The current context: its kernel id and CUdevice ordinal. */
-static CUresult current(int args_ok, __u32 *ctx_kid, CUdevice *dev)
+/*
+ * The current context: its kernel id and CUdevice ordinal. The macro
+ * passes the text of @args_ok, for the refusal's line.
+ */
+static CUresult current_rule(int args_ok, const char *rule, __u32 *ctx_kid,
+			     CUdevice *dev)
 {
-	struct cufab_call c = { .need = CUFAB_NEED_CTX, .args_ok = args_ok };
-	CUresult res = cufab_call(&c);
+	struct cufab_call c;
+	CUresult res = cufab_call_ctx_rule(&c, args_ok, rule);
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	*ctx_kid = c.ctx_kid;
 	return dev ? cuCtxGetDevice(dev) : CUDA_SUCCESS;
 }
+
+#define current(args_ok, ctx_kid, dev) \
+	current_rule(!!(args_ok), #args_ok, (ctx_kid), (dev))
 
 static size_t dev_attr(CUdevice dev, CUdevice_attribute attr)
 {

@@ -42,14 +42,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostAlloc(void **pp, size_t bytesize,
 	return res;
 }
 
-/* POINTER_INFO of @p in the current context. */
-static CUresult host_info(int args_ok, void *p, struct cufab_pointer_info *info)
+/* POINTER_INFO of @p. */
+static CUresult host_info(void *p, struct cufab_pointer_info *info)
 {
-	struct cufab_call c = { .need = CUFAB_NEED_CTX, .args_ok = args_ok };
-	CUresult res = cufab_call(&c);
-
-	if (res != CUDA_SUCCESS)
-		return res;
 	info->size = sizeof(*info);
 	info->addr = (uintptr_t)p;
 	return cufab_mem_result(-cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, info));
@@ -65,14 +60,17 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetFlags(unsigned int *pFlags, void *p)
 	const __u32 want = CUFAB_PTR_F_CUFAB | CUFAB_PTR_F_MAPPED |
 			   CUFAB_PTR_F_LINEAR;
 	struct cufab_pointer_info info = { 0 };
+	struct cufab_call c;
 	CUresult res;
 
-	res = host_info(pFlags && p, p, &info);
+	res = cufab_call_ctx(&c, pFlags && p);
+	if (res == CUDA_SUCCESS)
+		res = host_info(p, &info);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if ((info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
 	    info.out_memory_type != CU_MEMORYTYPE_HOST) {
-		cufab_dbg("cuMemHostGetFlags: %p is not cuMemHostAlloc memory", p);
+		cufab_dbg("refused: %p: not cuMemHostAlloc or cuMemAllocHost memory", p);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	*pFlags = info.out_host_flags;
@@ -101,11 +99,9 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostRegister_v2(void *p, size_t bytesize,
 		.size = sizeof(arg), .flags = Flags, .addr = (uintptr_t)p,
 		.length = bytesize,
 	};
-	struct cufab_call c = {
-		.need = CUFAB_NEED_CTX,
-		.args_ok = p && bytesize && !(Flags & ~HOSTREG_FLAGS),
-	};
-	CUresult res = cufab_call(&c);
+	struct cufab_call c;
+	CUresult res = cufab_call_ctx(&c, p && bytesize &&
+				      !(Flags & ~HOSTREG_FLAGS));
 
 	if (res == CUDA_ERROR_INVALID_VALUE && (Flags & ~HOSTREG_FLAGS))
 		cufab_dbg("refused: Flags 0x%x: unknown bits (CU_MEMHOSTREGISTER_* are 0x%x)",
@@ -128,8 +124,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostUnregister(void *p)
 	struct cufab_host_unregister arg = {
 		.size = sizeof(arg), .addr = (uintptr_t)p,
 	};
-	struct cufab_call c = { .need = CUFAB_NEED_CTX, .args_ok = !!p };
-	CUresult res = cufab_call(&c);
+	struct cufab_call c;
+	CUresult res = cufab_call_ctx(&c, !!p);
 	int ret;
 
 	if (res != CUDA_SUCCESS)

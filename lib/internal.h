@@ -218,7 +218,7 @@ static inline CUresult cufab_call_args_rule(int args_ok, const char *rule)
 	return cufab_call(&c);
 }
 
-#define cufab_call_args(args_ok) cufab_call_args_rule((args_ok), #args_ok)
+#define cufab_call_args(args_ok) cufab_call_args_rule(!!(args_ok), #args_ok)
 
 /*
  * cufab_call() for a call that names device @dev: @bad_dev for an ordinal
@@ -240,7 +240,23 @@ static inline CUresult cufab_call_dev_rule(int args_ok, const char *rule,
 }
 
 #define cufab_call_dev(args_ok, dev, bad_dev, d) \
-	cufab_call_dev_rule((args_ok), #args_ok, (dev), (bad_dev), (d))
+	cufab_call_dev_rule(!!(args_ok), #args_ok, (dev), (bad_dev), (d))
+
+/*
+ * cufab_call() for a call that works in the current context: *@c is
+ * filled in, the context, its kernel id and its device with it.
+ */
+static inline CUresult cufab_call_ctx_rule(struct cufab_call *c, int args_ok,
+					   const char *rule)
+{
+	*c = (struct cufab_call){
+		.need = CUFAB_NEED_CTX, .args_ok = args_ok, .args_rule = rule,
+	};
+	return cufab_call(c);
+}
+
+#define cufab_call_ctx(c, args_ok) \
+	cufab_call_ctx_rule((c), !!(args_ok), #args_ok)
 
 /* The device behind a CUdevice ordinal, or NULL for a bad ordinal. */
 static inline const struct cufab_device *cufab_device(CUdevice dev)

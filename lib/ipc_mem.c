@@ -28,14 +28,6 @@ struct ipc_open {
 static struct ipc_open *opened;
 static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static CUresult ipc_call(int args_ok, struct cufab_call *c)
-{
-	c->need = CUFAB_NEED_CTX;
-	c->args_ok = args_ok;
-	c->args_rule = NULL;
-	return cufab_call(c);
-}
-
 CUFAB_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle,
 						CUdeviceptr dptr)
 {
@@ -44,7 +36,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcGetMemHandle(CUipcMemHandle *pHandle,
 	CUresult res;
 	int ret;
 
-	res = ipc_call(!!pHandle, &c);
+	res = cufab_call_ctx(&c, pHandle);
 	if (res != CUDA_SUCCESS)
 		return res;
 	ret = cufab_ioctl(CUFAB_IOCTL_IPC_MEM_EXPORT, &arg);
@@ -97,8 +89,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr,
 	struct ipc_open *o;
 	CUresult res;
 
-	res = ipc_call(pdptr && Flags == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
-		       &c);
+	res = cufab_call_ctx(&c, pdptr &&
+			     Flags == CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS);
 	if (res == CUDA_ERROR_INVALID_VALUE &&
 	    Flags != CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS)
 		cufab_dbg("refused: Flags 0x%x: must be CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS (0x1)",
@@ -143,7 +135,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuIpcCloseMemHandle(CUdeviceptr dptr)
 	struct cufab_call c;
 	CUresult res;
 
-	res = ipc_call(1, &c);
+	res = cufab_call_ctx(&c, 1);
 	if (res != CUDA_SUCCESS)
 		return res;
 	pthread_mutex_lock(&ipc_lock);

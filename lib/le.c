@@ -63,40 +63,42 @@ static CUresult le_prop(const CUlogicalEndpointProp *prop,
 	return CUDA_SUCCESS;
 }
 
-/* @args_ok is the caller's NULL and zero checks (struct cufab_call). */
-static CUresult le_ready(int args_ok)
+/*
+ * @args_ok is the caller's NULL and zero checks (struct cufab_call); the
+ * macro passes its text, for the refusal's line.
+ */
+static CUresult le_call_rule(int args_ok, const char *rule,
+			     unsigned long request, void *arg)
 {
-	struct cufab_call c = { .args_ok = args_ok };
-
-	return cufab_call(&c);
-}
-
-static CUresult le_call(int args_ok, unsigned long request, void *arg)
-{
-	CUresult res = le_ready(args_ok);
+	CUresult res = cufab_call_args_rule(args_ok, rule);
 
 	return res == CUDA_SUCCESS ? le_ioctl(request, arg) : res;
 }
+
+#define le_call(args_ok, request, arg) \
+	le_call_rule(!!(args_ok), #args_ok, (request), (arg))
 
 /*
  * The calls on one GPU of an endpoint. The kernel knows GPUs by index,
  * not by this process's ordinals (CUDA_VISIBLE_DEVICES), so an ordinal
  * with no GPU behind it is INVALID_VALUE here.
  */
-static CUresult le_dev_call(int args_ok, CUdevice dev, __u32 *kindex,
-			    unsigned long request, void *arg)
+static CUresult le_dev_call_rule(int args_ok, const char *rule, CUdevice dev,
+				 __u32 *kindex, unsigned long request,
+				 void *arg)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = args_ok, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_VALUE,
-	};
-	CUresult res = cufab_call(&c);
+	const struct cufab_device *d;
+	CUresult res = cufab_call_dev_rule(args_ok, rule, dev,
+					   CUDA_ERROR_INVALID_VALUE, &d);
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	*kindex = c.d->index;
+	*kindex = d->index;
 	return le_ioctl(request, arg);
 }
+
+#define le_dev_call(args_ok, dev, kindex, request, arg) \
+	le_dev_call_rule(!!(args_ok), #args_ok, (dev), (kindex), (request), (arg))
 
 /*
  * A FABRIC handle needs this process's IMEX channel in the kernel before
@@ -138,7 +140,7 @@ cuLogicalEndpointGetLimits(cuuint64_t *bindAlignment, cuuint64_t *maxSize,
 	struct cufab_le_get_limits arg = { .size = sizeof(arg) };
 	CUresult res;
 
-	res = le_ready(bindAlignment && maxSize);
+	res = cufab_call_args(bindAlignment && maxSize);
 	if (res == CUDA_SUCCESS)
 		res = le_prop(prop, &arg.prop);
 	if (res == CUDA_SUCCESS)
@@ -157,7 +159,7 @@ cuLogicalEndpointCreate(CUlogicalEndpointId leId,
 	struct cufab_le_create arg = { .size = sizeof(arg), .id = leId };
 	CUresult res;
 
-	res = le_ready(1);
+	res = cufab_call_args(1);
 	if (res == CUDA_SUCCESS)
 		res = le_prop(prop, &arg.prop);
 	if (res != CUDA_SUCCESS)
@@ -250,7 +252,7 @@ cuLogicalEndpointExport(void *handle, CUlogicalEndpointId leId,
 	};
 	CUresult res;
 
-	res = le_ready(!!handle);
+	res = cufab_call_args(!!handle);
 	if (res == CUDA_SUCCESS)
 		res = le_share_ioctl(handleType == CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC,
 				     CUFAB_IOCTL_LE_EXPORT, &arg);
@@ -267,7 +269,7 @@ cuLogicalEndpointImport(CUlogicalEndpointId leId, const void *handle,
 		.size = sizeof(arg), .id = leId, .handle_type = (__u32)handleType,
 		.dev = -1,
 	};
-	CUresult res = le_ready(!!handle);
+	CUresult res = cufab_call_args(!!handle);
 	CUdevice dev;
 
 	if (res != CUDA_SUCCESS)

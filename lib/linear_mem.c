@@ -19,20 +19,11 @@
 #include "mem.h"
 #include "pool.h"
 
-/* The calls of this file: in the current context, on its device. */
-static CUresult current_call(int args_ok, struct cufab_call *c)
-{
-	c->need = CUFAB_NEED_CTX;
-	c->args_ok = args_ok;
-	c->args_rule = NULL;
-	return cufab_call(c);
-}
-
 /* @request under a current context, its errno as a memory CUresult. */
 static CUresult current_ioctl(unsigned long request, void *arg)
 {
 	struct cufab_call c;
-	CUresult res = current_call(1, &c);
+	CUresult res = cufab_call_ctx(&c, 1);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -56,11 +47,14 @@ CUresult cufab_linear_alloc_host(CUdeviceptr *out, size_t bytesize,
 	CUresult res;
 	int ret;
 
-	res = current_call(!!out, &c);
+	res = cufab_call_ctx_rule(&c, !!out,
+				  "the pointer for the address (dptr or pp) is not NULL");
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (bytesize == 0)
+	if (bytesize == 0) {
+		cufab_dbg("refused: bytesize 0: an allocation has a size");
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	arg.dev = c.d->index;
 	/* cuCtxDestroy of this context frees the allocation */
 	arg.ctx_id = c.ctx_kid;
@@ -92,7 +86,7 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemFree_v2(CUdeviceptr dptr)
 {
 	struct cufab_mem_free arg = { .size = sizeof(arg), .addr = dptr };
 	struct cufab_call c;
-	CUresult res = current_call(1, &c);
+	CUresult res = cufab_call_ctx(&c, 1);
 
 	if (res == CUDA_SUCCESS)
 		res = cufab_capture_unsafe("cuMemFree");
@@ -142,14 +136,17 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr,
 	struct cufab_call c;
 	CUresult res;
 
-	res = current_call(pdptr && p && !Flags, &c);
+	res = cufab_call_ctx(&c, pdptr && p && !Flags);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (cufab_ioctl(CUFAB_IOCTL_POINTER_INFO, &info) ||
 	    (info.out_flags & (want | CUFAB_PTR_F_MANAGED)) != want ||
 	    !(info.out_flags & (CUFAB_PTR_F_LINEAR | CUFAB_PTR_F_HOSTREG)) ||
-	    info.out_memory_type != CU_MEMORYTYPE_HOST)
+	    info.out_memory_type != CU_MEMORYTYPE_HOST) {
+		cufab_dbg("refused: %p: not page-locked host memory (cuMemAllocHost, cuMemHostAlloc, cuMemHostRegister)",
+			  p);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	*pdptr = (uintptr_t)p;
 	return CUDA_SUCCESS;
 }
@@ -161,7 +158,7 @@ static CUresult mem_copy(CUdeviceptr dst, CUdeviceptr src, size_t count)
 		.size = sizeof(arg), .dst = dst, .src = src, .length = count,
 	};
 	struct cufab_call c;
-	CUresult res = current_call(1, &c);
+	CUresult res = cufab_call_ctx(&c, 1);
 
 	if (res != CUDA_SUCCESS)
 		return res;
@@ -204,7 +201,7 @@ static CUresult mem_set(CUdeviceptr dst, __u32 value, __u32 elem_size,
 		.count = n, .value = value,
 	};
 	struct cufab_call c;
-	CUresult res = current_call(1, &c);
+	CUresult res = cufab_call_ctx(&c, 1);
 
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -38,7 +38,18 @@ static CUresult mc_ready(void)
 	res = cufab_call_args(1);
 	if (res != CUDA_SUCCESS)
 		return res;
-	return mc_supported() ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED;
+	if (mc_supported())
+		return CUDA_SUCCESS;
+	cufab_dbg("refused: no GPU of this node has MULTICAST_SUPPORTED (an NVSwitch and the multicast feature)");
+	return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* A handle that cannot be one of the kernel's (0, or past 32 bits). */
+static CUresult mc_bad_handle(CUmemGenericAllocationHandle h)
+{
+	cufab_dbg("refused: handle 0x%llx: not a handle cuMulticastCreate or cuMemCreate returns",
+		  (unsigned long long)h);
+	return CUDA_ERROR_INVALID_VALUE;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mcHandle,
@@ -50,8 +61,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mc
 
 	if (res != CUDA_SUCCESS)
 		return res;
-	if (!mcHandle || !prop || prop->handleTypes > 0xffffffffULL)
+	if (!mcHandle || !prop || prop->handleTypes > 0xffffffffULL) {
+		cufab_dbg("refused: mcHandle %p prop %p: both needed, and handleTypes of 32 bits",
+			  (void *)mcHandle, (const void *)prop);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	arg.num_devices = prop->numDevices;
 	arg.handle_types = (__u32)prop->handleTypes;
 	arg.length = prop->size;
@@ -72,21 +86,18 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastCreate(CUmemGenericAllocationHandle *mc
 static CUresult mc_member(CUmemGenericAllocationHandle mcHandle, CUdevice dev,
 			  __u32 *handle, __u32 *kindex)
 {
-	struct cufab_call c = {
-		.need = CUFAB_NEED_DEV, .args_ok = 1, .dev = dev,
-		.bad_dev = CUDA_ERROR_INVALID_DEVICE,
-	};
+	const struct cufab_device *d;
 	CUresult res = mc_ready();
 
 	/* the device before the handle, as CUDA checks them */
 	if (res == CUDA_SUCCESS)
-		res = cufab_call(&c);
+		res = cufab_call_dev(1, dev, CUDA_ERROR_INVALID_DEVICE, &d);
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!cufab_mem_handle_ok(mcHandle))
-		return CUDA_ERROR_INVALID_VALUE;
+		return mc_bad_handle(mcHandle);
 	*handle = (__u32)mcHandle;
-	*kindex = c.d->index;
+	*kindex = d->index;
 	return CUDA_SUCCESS;
 }
 
@@ -110,7 +121,7 @@ static CUresult mc_bind(struct cufab_mc_bind *arg,
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (!cufab_mem_handle_ok(mcHandle))
-		return CUDA_ERROR_INVALID_VALUE;
+		return mc_bad_handle(mcHandle);
 	arg->size = sizeof(*arg);
 	arg->handle = (__u32)mcHandle;
 	arg->dev = -1;	/* the device the memory lives on */
@@ -178,8 +189,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMulticastGetGranularity(size_t *granularity,
 		return res;
 	if (!granularity || !prop ||
 	    (option != CU_MULTICAST_GRANULARITY_MINIMUM &&
-	     option != CU_MULTICAST_GRANULARITY_RECOMMENDED))
+	     option != CU_MULTICAST_GRANULARITY_RECOMMENDED)) {
+		cufab_dbg("refused: granularity %p prop %p option %d: both pointers needed, option MINIMUM (0) or RECOMMENDED (1)",
+			  (void *)granularity, (const void *)prop, (int)option);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	for (i = 0; i < cufab.num_kdev; i++) {
 		v = option == CU_MULTICAST_GRANULARITY_MINIMUM ?
 		    cufab.kdev[i].mc_granularity :

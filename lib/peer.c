@@ -38,8 +38,8 @@ static CUresult peer_result(int err)
  */
 static CUresult peer_ids(CUcontext peerContext, struct cufab_peer *arg)
 {
-	struct cufab_call c = { .need = CUFAB_NEED_CTX, .args_ok = 1 };
-	CUresult res = cufab_call(&c);
+	struct cufab_call c;
+	CUresult res = cufab_call_ctx(&c, 1);
 
 	if (res != CUDA_SUCCESS)
 		return res;

@@ -1480,14 +1480,21 @@ static CUresult location_check(const CUmemLocation *location,
 	return *slot < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
-/* The prologue of the calls on a location's current or default pool. */
-static CUresult location_call(int args_ok, const CUmemLocation *location,
-			      CUmemAllocationType type, int *slot)
+/*
+ * The prologue of the calls on a location's current or default pool; the
+ * macro passes the text of @args_ok, for the refusal's line.
+ */
+static CUresult location_call_rule(int args_ok, const char *rule,
+				   const CUmemLocation *location,
+				   CUmemAllocationType type, int *slot)
 {
-	CUresult res = cufab_call_args(args_ok);
+	CUresult res = cufab_call_args_rule(args_ok, rule);
 
 	return res == CUDA_SUCCESS ? location_check(location, type, slot) : res;
 }
+
+#define location_call(args_ok, location, type, slot) \
+	location_call_rule(!!(args_ok), #args_ok, (location), (type), (slot))
 
 /* cuMemGetDefaultMemPool and cuMemGetMemPool: @get under the pool lock. */
 static CUresult location_pool_get(CUmemoryPool *out, CUmemLocation *location,

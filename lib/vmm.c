@@ -23,14 +23,23 @@ static CUresult create_alloc_flags(const CUmemAllocationProp *prop, __u32 *out)
 
 	*out = 0;
 	for (i = 0; i < sizeof(prop->allocFlags.reserved); i++)
-		if (prop->allocFlags.reserved[i])
+		if (prop->allocFlags.reserved[i]) {
+			cufab_dbg("refused: allocFlags.reserved[%u] 0x%x: must be 0",
+				  i, prop->allocFlags.reserved[i]);
 			return CUDA_ERROR_INVALID_VALUE;
+		}
 	if (prop->allocFlags.usage & ~(CU_MEM_CREATE_USAGE_TILE_POOL |
-				       CU_MEM_CREATE_USAGE_HW_DECOMPRESS))
+				       CU_MEM_CREATE_USAGE_HW_DECOMPRESS)) {
+		cufab_dbg("refused: allocFlags.usage 0x%x: unknown bits",
+			  prop->allocFlags.usage);
 		return CUDA_ERROR_INVALID_VALUE;
+	}
 	/* No sparse arrays and no decompression engine to serve them. */
-	if (prop->allocFlags.usage)
+	if (prop->allocFlags.usage) {
+		cufab_dbg("refused: allocFlags.usage 0x%x: no virtual GPU has tile pools or a decompression engine",
+			  prop->allocFlags.usage);
 		return CUDA_ERROR_NOT_SUPPORTED;
+	}
 	switch (prop->allocFlags.compressionType) {
 	case CU_MEM_ALLOCATION_COMP_NONE:
 		break;
@@ -38,6 +47,8 @@ static CUresult create_alloc_flags(const CUmemAllocationProp *prop, __u32 *out)
 		*out |= CUFAB_ALLOC_F_COMPRESSIBLE;
 		break;
 	default:
+		cufab_dbg("refused: allocFlags.compressionType 0x%x: must be NONE or GENERIC",
+			  prop->allocFlags.compressionType);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	if (prop->allocFlags.gpuDirectRDMACapable)
@@ -51,12 +62,19 @@ static CUresult create_args(const CUmemAllocationProp *prop, size_t size,
 {
 	CUresult res;
 
-	if (flags > 0xffffffffULL || prop->win32HandleMetaData)
+	if (flags > 0xffffffffULL || prop->win32HandleMetaData) {
+		cufab_dbg("refused: flags 0x%llx win32HandleMetaData %p: flags of 32 bits, no Windows metadata",
+			  flags, prop->win32HandleMetaData);
 		return CUDA_ERROR_INVALID_VALUE;
-	if (prop->type == CU_MEM_ALLOCATION_TYPE_MANAGED)
-		return CUDA_ERROR_NOT_SUPPORTED;
-	if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
-		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (prop->type != CU_MEM_ALLOCATION_TYPE_PINNED) {
+		cufab_dbg("refused: type %d: only CU_MEM_ALLOCATION_TYPE_PINNED (1)%s",
+			  (int)prop->type,
+			  prop->type == CU_MEM_ALLOCATION_TYPE_MANAGED ?
+			  "; MANAGED is not supported" : "");
+		return prop->type == CU_MEM_ALLOCATION_TYPE_MANAGED ?
+		       CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
+	}
 	res = cufab_location_to_kernel(&prop->location, &arg->location_type,
 				       &arg->location_id);
 	if (res != CUDA_SUCCESS)
