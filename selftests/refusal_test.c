@@ -5,7 +5,8 @@
  * (reserve, map, access, retain, free, export), streams and their memory
  * operations, copies and sets (and a POSIX_FD import), events, memory
  * pools, logical endpoints, peer access, host registration, IPC memory
- * handles and graphs. Each row makes the refused call
+ * handles and graphs; and the requests only a raw ioctl makes (a GPU the
+ * node lacks, malformed fields). Each row makes the refused call
  * and asserts (for those the library refuses itself, only its
  * CUFAB_DEBUG line, which then names the rule)
  *   - the documented CUresult;
@@ -53,6 +54,7 @@ struct world {
 	void *pinned;			/* cuMemAllocHost */
 	CUgraph graph, graph_gone;
 	CUgraphNode node;
+	size_t total;			/* gpu 0's memory */
 };
 
 struct refusal {
@@ -149,6 +151,11 @@ static CUresult add_memory_handle(struct world *w)
 static CUresult add_no_device(struct world *w)
 {
 	return cuMulticastAddDevice(w->half, 99);
+}
+
+static CUresult add_handle_zero(struct world *w)
+{
+	return cuMulticastAddDevice(0, 0);
 }
 
 static CUresult unbind_no_device(struct world *w)
@@ -254,6 +261,15 @@ static CUresult export_untyped(struct world *w)
 					    0);
 }
 
+static CUresult create_managed(struct world *w)
+{
+	CUmemAllocationProp mp = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+
+	mp.type = CU_MEM_ALLOCATION_TYPE_MANAGED;
+	return cuMemCreate(&h, w->g, &mp, 0);
+}
+
 #define IV	CUDA_ERROR_INVALID_VALUE
 
 static const struct refusal vmm_refusals[] = {
@@ -284,6 +300,9 @@ static const struct refusal vmm_refusals[] = {
 	{ "export: type not requested", IV, "cuMemExportToShareableHandle",
 	  "exporting it as CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR needs that type requested at cuMemCreate",
 	  export_untyped },
+	{ "create: managed type", CUDA_ERROR_NOT_SUPPORTED, "cuMemCreate", NULL,
+	  create_managed,
+	  "refused: type 2: only CU_MEM_ALLOCATION_TYPE_PINNED (1); MANAGED is not supported" },
 };
 
 static const struct refusal refusals[] = {
@@ -334,6 +353,8 @@ static const struct refusal refusals[] = {
 	{ "unbind: no such device", CUDA_ERROR_INVALID_DEVICE,
 	  "cuMulticastUnbind", NULL, unbind_no_device,
 	  "refused: device 99: no such device" },
+	{ "add: handle 0", IV, "cuMulticastAddDevice", NULL, add_handle_zero,
+	  "refused: handle 0x0: not a handle cuMulticastCreate or cuMemCreate returns" },
 };
 
 /* ---- streams ---- */
@@ -518,6 +539,53 @@ static CUresult advise_bad(struct world *w)
 	return cuMemAdvise_v2(w->managed, 4096, (CUmem_advise)99, loc);
 }
 
+/* the ranges a copy touches, checked before a byte moves (va.c) */
+static CUresult memcpy_unmapped(struct world *w)
+{
+	return cuMemcpy(w->va + w->g, (CUdeviceptr)w->host, 4096);
+}
+
+/* the world's mapping: cuMemSetAccess never gave gpu 0 any access */
+static CUresult memcpy_no_write(struct world *w)
+{
+	return cuMemcpy(w->va, (CUdeviceptr)w->host, 4096);
+}
+
+static CUresult memcpy_no_read(struct world *w)
+{
+	return cuMemcpy((CUdeviceptr)w->host, w->va, 4096);
+}
+
+#define NO_PAGE_ADDR	((CUdeviceptr)0x1000)	/* below mmap_min_addr */
+
+static CUresult memcpy_no_page(struct world *w)
+{
+	return cuMemcpy((CUdeviceptr)w->host, NO_PAGE_ADDR, 16);
+}
+
+static CUresult alloc_zero(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAlloc(&p, 0);
+}
+
+/* more than gpu 0 has: a granule past its memory */
+static CUresult alloc_past_capacity(struct world *w)
+{
+	CUdeviceptr p;
+
+	return cuMemAlloc(&p, w->total + w->g);
+}
+
+static CUresult create_past_capacity(struct world *w)
+{
+	CUmemAllocationProp mp = dev_prop(0, 0);
+	CUmemGenericAllocationHandle h;
+
+	return cuMemCreate(&h, (w->total / w->g + 1) * w->g, &mp, 0);
+}
+
 static const struct refusal memop_refusals[] = {
 	{ "memcpy: range wraps", IV, "cuMemcpy",
 	  "size 8192: a range wraps past the end of the address space",
@@ -554,6 +622,26 @@ static const struct refusal memop_refusals[] = {
 	  alloc_huge },
 	{ "advise: not an advice", IV, "cuMemAdvise",
 	  "advice 99 location type ", advise_bad },
+	{ "memcpy: reserved, not mapped", IV, "cuMemcpy",
+	  "reserved (cuMemAddressReserve) but not mapped (cuMemMap)",
+	  memcpy_unmapped },
+	{ "memcpy: no write access", IV, "cuMemcpy",
+	  ": the device has no write access there (cuMemSetAccess)",
+	  memcpy_no_write },
+	{ "memcpy: no read access", IV, "cuMemcpy",
+	  ": the device has no read access there (cuMemSetAccess)",
+	  memcpy_no_read },
+	{ "memcpy: no page", IV, "cuMemcpy",
+	  "at byte 0: no page there, or a read-only one to write",
+	  memcpy_no_page },
+	{ "alloc: past the GPU's memory", CUDA_ERROR_OUT_OF_MEMORY,
+	  "cuMemAlloc", "on gpu 0: more than its free memory",
+	  alloc_past_capacity },
+	{ "create: past the GPU's memory", CUDA_ERROR_OUT_OF_MEMORY,
+	  "cuMemCreate", "on gpu 0: more than its free memory",
+	  create_past_capacity },
+	{ "alloc: size 0", IV, "cuMemAlloc", NULL, alloc_zero,
+	  "refused: bytesize 0: an allocation has a size" },
 };
 
 /* ---- events ---- */
@@ -1107,6 +1195,27 @@ static CUresult hostreg_flags(struct world *w)
 	return cuMemHostRegister(w->host + 4096, 4096, 0x100);
 }
 
+static CUresult host_flags_null(struct world *w)
+{
+	return cuMemHostGetFlags(NULL, w->pinned);
+}
+
+/* a page the registration cannot pin for writing */
+static CUresult hostreg_read_only(struct world *w)
+{
+	void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	CUresult r;
+
+	if (p == MAP_FAILED)
+		return CUDA_ERROR_UNKNOWN;
+	r = cuMemHostRegister(p, 4096, 0);
+	if (r == CUDA_SUCCESS)
+		cuMemHostUnregister(p);
+	munmap(p, 4096);
+	return r;
+}
+
 static const struct refusal hostreg_refusals[] = {
 	{ "register: twice", CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
 	  "cuMemHostRegister", "size 0x1000: a page of it is registered already",
@@ -1125,6 +1234,11 @@ static const struct refusal hostreg_refusals[] = {
 	  hostreg_iomem },
 	{ "register: flags", IV, "cuMemHostRegister", NULL, hostreg_flags,
 	  "Flags 0x100: unknown bits" },
+	{ "get flags: NULL pointer", IV, "cuMemHostGetFlags", NULL,
+	  host_flags_null, "refused: arguments: pFlags && p: must hold" },
+	{ "register: read-only memory", IV, "cuMemHostRegister",
+	  "a page of it is not mapped, or read-only and CU_MEMHOSTREGISTER_READ_ONLY not given",
+	  hostreg_read_only },
 };
 
 /* ---- IPC memory handles ---- */
@@ -1176,6 +1290,11 @@ static CUresult ipc_close_unopened(struct world *w)
 	return cuIpcCloseMemHandle(w->dmem);
 }
 
+static CUresult ipc_get_null(struct world *w)
+{
+	return cuIpcGetMemHandle(NULL, w->dmem);
+}
+
 static const struct refusal ipc_refusals[] = {
 	{ "open: forged handle", IV, "cuIpcOpenMemHandle",
 	  "the handle: not an IPC memory handle of this module",
@@ -1192,6 +1311,8 @@ static const struct refusal ipc_refusals[] = {
 	{ "close: never opened", IV, "cuIpcCloseMemHandle", NULL,
 	  ipc_close_unopened,
 	  ": not an address cuIpcOpenMemHandle returned in this process" },
+	{ "get: NULL handle pointer", IV, "cuIpcGetMemHandle", NULL,
+	  ipc_get_null, "refused: arguments: pHandle: must hold" },
 };
 
 /* ---- graphs ---- */
@@ -1268,6 +1389,112 @@ static const struct refusal graph_refusals[] = {
 	{ "launch: more than the queue bound", IV, "cuGraphLaunch",
 	  "3 operations: more than stream_queue_max (2) can ever be queued",
 	  graph_past_queue_max },
+};
+
+/* ---- requests no library call sends: the kernel's rules below it ---- */
+
+struct raw_refusal {
+	const char *name;
+	int want;		/* errno */
+	const char *call;
+	const char *rule;
+	int (*fn)(int fd);
+};
+
+#define NO_GPU	99
+
+static int raw_copy_no_gpu(int fd)
+{
+	char buf[16] = { 0 };
+	struct cufab_mem_copy c = {
+		.size = sizeof(c), .dev = NO_GPU, .dst = (uintptr_t)buf,
+		.src = (uintptr_t)(buf + 8), .length = 8,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_COPY, &c);
+}
+
+static int raw_set_no_gpu(int fd)
+{
+	char buf[16];
+	struct cufab_mem_set c = {
+		.size = sizeof(c), .dev = NO_GPU, .elem_size = 1,
+		.dst = (uintptr_t)buf, .count = sizeof(buf),
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_SET, &c);
+}
+
+static int raw_get_info_no_gpu(int fd)
+{
+	struct cufab_mem_get_info c = { .size = sizeof(c), .dev = NO_GPU };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_GET_INFO, &c);
+}
+
+static int raw_alloc_no_gpu(int fd)
+{
+	struct cufab_mem_alloc c = {
+		.size = sizeof(c), .dev = NO_GPU, .length = 4096,
+	};
+
+	return cufab_ioc(fd, CUFAB_IOCTL_MEM_ALLOC, &c);
+}
+
+static int raw_create(int fd, __u32 type, __s32 id, __u64 length)
+{
+	struct cufab_mem_create c = {
+		.size = sizeof(c), .location_type = type, .location_id = id,
+		.length = length,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_MEM_CREATE, &c);
+
+	if (!ret)
+		mem_release(fd, c.out_handle);
+	return ret;
+}
+
+static int raw_create_no_gpu(int fd)
+{
+	return raw_create(fd, CU_MEM_LOCATION_TYPE_DEVICE, NO_GPU, BINDSZ);
+}
+
+static int raw_create_type(int fd)
+{
+	return raw_create(fd, 9, 0, BINDSZ);
+}
+
+static int raw_create_empty(int fd)
+{
+	return raw_create(fd, CU_MEM_LOCATION_TYPE_DEVICE, 0, 0);
+}
+
+static int raw_pointer_flags(int fd)
+{
+	struct cufab_pointer_info c = { .size = sizeof(c), .flags = 1 };
+
+	return cufab_ioc(fd, CUFAB_IOCTL_POINTER_INFO, &c);
+}
+
+static const struct raw_refusal raw_refusals[] = {
+	{ "copy: no such GPU", ENODEV, "cuMemcpy",
+	  "gpu 99: no such GPU on this node", raw_copy_no_gpu },
+	{ "set: no such GPU", ENODEV, "cuMemsetD8",
+	  "gpu 99: no such GPU on this node", raw_set_no_gpu },
+	{ "get info: no such GPU", ENODEV, "cuMemGetInfo",
+	  "gpu 99: no such GPU on this node", raw_get_info_no_gpu },
+	{ "alloc: no such GPU", ENODEV, "cuMemAlloc",
+	  "gpu 99: no such GPU on this node", raw_alloc_no_gpu },
+	{ "create: no such GPU", ENODEV, "cuMemCreate",
+	  "size 0x200000 on gpu 99: no such GPU on this node",
+	  raw_create_no_gpu },
+	{ "create: location type", EINVAL, "cuMemCreate",
+	  "location type 9: must be DEVICE, HOST or HOST_NUMA",
+	  raw_create_type },
+	{ "create: size 0", EINVAL, "cuMemCreate", "size 0: must be non-zero",
+	  raw_create_empty },
+	{ "pointer info: flags", EINVAL, "cuPointerGetAttribute",
+	  "flags 0x1: flags and reserved fields must be 0", raw_pointer_flags },
 };
 
 /* Does a kernel log record after @fd's position hold @n needles in order? */
@@ -1384,6 +1611,30 @@ static void check_refusal(struct __test_metadata *_metadata,
 				 call, r->rule);
 	EXPECT_TRUE(dbg_has(dbg, r->call, NULL))
 		TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
+}
+
+/* One raw row: the errno and the kernel's line; no library is involved. */
+static void check_raw(struct __test_metadata *_metadata,
+		      const struct raw_refusal *r, int fd)
+{
+	char who[64], call[96];
+	const char *needles[] = { who, call, r->rule };
+	int try, kmsg, seen = 0;
+
+	snprintf(who, sizeof(who), "cufab: pid %d (", (int)getpid());
+	snprintf(call, sizeof(call), "): %s: ", r->call);
+	for (try = 0; try < 2 && !seen; try++) {
+		if (try)
+			sleep(6);	/* one rate-limit interval */
+		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ASSERT_LE(0, kmsg);
+		lseek(kmsg, 0, SEEK_END);
+		EXPECT_EQ(r->want, r->fn(fd)) TH_LOG("%s", r->name);
+		seen = kmsg_has(kmsg, needles, 3);
+		close(kmsg);
+	}
+	EXPECT_TRUE(seen) TH_LOG("%s: no kernel line \"%s...%s\"", r->name,
+				 call, r->rule);
 }
 
 FIXTURE(refusal) {
@@ -1504,6 +1755,7 @@ TEST_F(refusal, memops)
 {
 	SETUP_SKIPPED();
 	ASSERT_EQ(0, streams_make(&self->w));
+	ASSERT_CU(CUDA_SUCCESS, cuDeviceTotalMem(&self->w.total, 0));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAlloc(&self->w.dmem, 4096));
 	ASSERT_CU(CUDA_SUCCESS, cuMemAllocManaged(&self->w.managed, 4096,
 						  CU_MEM_ATTACH_GLOBAL));
@@ -1641,6 +1893,19 @@ TEST_F(refusal, graphs)
 	RUN_TABLE(graph_refusals);
 	cuGraphDestroy(w->graph);
 	streams_drop(w);
+}
+
+TEST_F(refusal, raw)
+{
+	int fd;
+	size_t i;
+
+	SETUP_SKIPPED();
+	fd = cufab_open();
+	ASSERT_LE(0, fd);
+	for (i = 0; i < sizeof(raw_refusals) / sizeof(raw_refusals[0]); i++)
+		check_raw(_metadata, &raw_refusals[i], fd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN
