@@ -93,7 +93,7 @@ void cufab_gpu_uncharge(atomic64_t *used, u64 bytes)
  * the object and the rule (none for a creation no call of the process
  * asked for: desc->call NULL).
  */
-#define cufab_alloc_refused(desc, fmt, ...)				\
+#define cufab_alloc_info(desc, fmt, ...)				\
 	do {								\
 		const struct cufab_alloc_desc *__d = (desc);		\
 									\
@@ -116,17 +116,17 @@ static int cufab_alloc_charge(struct cufab_alloc *alloc,
 	int ret;
 
 	if (!gpu) {
-		cufab_alloc_refused(desc, " on gpu %d: no such GPU on this node\n",
-				    alloc->gpu);
+		cufab_alloc_info(desc, " on gpu %d: no such GPU on this node\n",
+				 alloc->gpu);
 		return -ENODEV;
 	}
 	alloc->nid = gpu->numa_node;
 	ret = cufab_gpu_charge(&gpu->mem_used, gpu->mem_total, alloc->length);
 	if (ret)
-		cufab_alloc_refused(desc, " on gpu %d: more than its free memory (%lld of %llu bytes used)\n",
-				    alloc->gpu,
-				    (s64)atomic64_read(&gpu->mem_used),
-				    gpu->mem_total);
+		cufab_alloc_info(desc, " on gpu %d: more than its free memory (%lld of %llu bytes used)\n",
+				 alloc->gpu,
+				 (s64)atomic64_read(&gpu->mem_used),
+				 gpu->mem_total);
 	return ret;
 }
 
@@ -147,8 +147,8 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	switch (desc->location_type) {
 	case CUFAB_LOC_DEVICE:
 		if (desc->location_id < 0) {
-			cufab_alloc_refused(desc, " on gpu %d: no such GPU on this node\n",
-					    desc->location_id);
+			cufab_alloc_info(desc, " on gpu %d: no such GPU on this node\n",
+					 desc->location_id);
 			return -ENODEV;
 		}
 		if (desc->ops->flags & CUFAB_ALLOC_REMOTE)
@@ -158,8 +158,8 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 	case CUFAB_LOC_HOST_NUMA:
 		if (desc->location_id < 0 || desc->location_id >= MAX_NUMNODES ||
 		    !node_online(desc->location_id)) {
-			cufab_alloc_refused(desc, " on host NUMA node %d: not an online node\n",
-					    desc->location_id);
+			cufab_alloc_info(desc, " on host NUMA node %d: not an online node\n",
+					 desc->location_id);
 			return -EINVAL;
 		}
 		alloc->nid = desc->location_id;
@@ -171,8 +171,8 @@ static int cufab_alloc_locate(struct cufab_alloc *alloc,
 			return 0;
 		fallthrough;
 	default:
-		cufab_alloc_refused(desc, " location type %u: not a GPU, the host or a host NUMA node\n",
-				    desc->location_type);
+		cufab_alloc_info(desc, " location type %u: not a GPU, the host or a host NUMA node\n",
+				 desc->location_type);
 		return -EINVAL;
 	}
 }
@@ -226,13 +226,12 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	int ret;
 
 	/* a kind without memory injects its failures in its own create */
-	alloc = NULL;
-	if (!desc->ops->page || !cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
-		alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
-	if (!alloc) {
-		cufab_alloc_refused(desc, ": the kernel has no memory for its bookkeeping\n");
+	if (desc->ops->page && cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
 		return ERR_PTR(-ENOMEM);
-	}
+	/* without a line: the allocator warns of its own failures */
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	if (!alloc)
+		return ERR_PTR(-ENOMEM);
 	alloc->ops = desc->ops;
 	alloc->length = desc->length;
 	alloc->location_type = desc->location_type;
@@ -245,8 +244,8 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 		goto out_free;
 	ret = cufab_alloc_attach(alloc, desc);
 	if (ret) {
-		cufab_alloc_refused(desc, ": no backing for its pages (%d)\n",
-				    ret);
+		cufab_alloc_info(desc, ": no backing for its pages (%d)\n",
+				 ret);
 		goto out_uncharge;
 	}
 	alloc->priv = desc->priv;

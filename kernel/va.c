@@ -1396,10 +1396,14 @@ enum cufab_va_refusal {
 };
 
 static const char *const cufab_va_refusal_rule[] = {
-	[CUFAB_VA_MIXED] = "plain host memory and a cufab mapping meet there: a range is all one or all the other",
-	[CUFAB_VA_UNMAPPED] = "reserved (cuMemAddressReserve) but not mapped (cuMemMap)",
-	[CUFAB_VA_NO_READ] = "the device has no read access there (cuMemSetAccess)",
-	[CUFAB_VA_NO_WRITE] = "the device has no write access there (cuMemSetAccess)",
+	[CUFAB_VA_MIXED] =
+		"plain host memory and a cufab mapping meet there: a range is all one or all the other",
+	[CUFAB_VA_UNMAPPED] =
+		"reserved (cuMemAddressReserve) but not mapped (cuMemMap)",
+	[CUFAB_VA_NO_READ] =
+		"the device has no read access there (cuMemSetAccess)",
+	[CUFAB_VA_NO_WRITE] =
+		"the device has no write access there (cuMemSetAccess)",
 };
 
 /*
