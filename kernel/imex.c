@@ -195,9 +195,10 @@ int cufab_imex_check(struct cufab_client *client, const char *what)
 		pr_warn("pid %d (%s): %s: handle type FABRIC: needs an IMEX channel, but IMEX channels are disabled (imex_channel_count=0)\n",
 			pid_nr(client->tgid), client->comm, what);
 	else
-		pr_warn("pid %d (%s): %s: handle type FABRIC: needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded (root makes one: cufab-imex-channels, or create_imex_channel0=1)\n",
+		pr_warn("pid %d (%s): %s: handle type FABRIC: needs an IMEX channel: open %s/channelN (major %u) first; no channel recorded (root makes one: a line in /etc/cufab/imex-channels, then cufab-imex-channels; or mknod %s/channel0 c %u 0; or load with create_imex_channel0=1)\n",
 			pid_nr(client->tgid), client->comm, what,
-			CUFAB_IMEX_DIR, cufab_imex_major());
+			CUFAB_IMEX_DIR, cufab_imex_major(), CUFAB_IMEX_DIR,
+			cufab_imex_major());
 	return -EPERM;
 }
 
