@@ -1978,6 +1978,7 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+/* pool_share.c */
 int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
