@@ -1985,6 +1985,7 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_shrink(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_set_access(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd);
+/* pool_share.c */
 int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd);
 int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd);
@@ -2061,7 +2062,10 @@ struct cufab_stream_space {
 
 /**
  * struct cufab_stream - an ordered queue of operations on one GPU
- * @ref: the stream object, each queued operation, a queued @work
+ * @ref: the stream object, each queued operation, a queued @work; the
+ *	engine's to drop (cufab_stream_put()), which calls
+ *	@owner->release with the last
+ * @owner: the owner's release (stream.c), given to cufab_stream_init()
  * @lock: @ops, @last, @submitted, @error, @dead, @running
  * @ops: queued operations, head first; the head may be running
  * @node: entry in the space's @streams
@@ -2092,6 +2096,7 @@ struct cufab_stream_space {
  */
 struct cufab_stream {
 	struct kref ref;
+	const struct cufab_stream_ops *owner;
 	spinlock_t lock;		/* queue and state, see above */
 	struct list_head ops;
 	struct list_head node;
@@ -2331,7 +2336,23 @@ void cufab_op_wake(struct cufab_op *op);
 int cufab_op_yield(struct cufab_op *op, unsigned int us);
 void cufab_stream_kick(struct cufab_stream *stream);
 void cufab_stream_cancel(struct cufab_stream *stream, int err);
-void cufab_stream_init_work(struct cufab_stream *stream);
+/**
+ * struct cufab_stream_ops - what the engine calls of its streams' owner
+ * @release: the last reference is gone: the stream is destroyed and
+ *	drained, free it. Context: process (the engine's worker or whoever
+ *	dropped the last reference); may sleep
+ *
+ * The engine holds a stream as drm_sched's jobs hold their entity: each
+ * queued operation and queued work keeps a reference, and the engine
+ * drops them without knowing what a stream's end involves.
+ */
+struct cufab_stream_ops {
+	void (*release)(struct cufab_stream *stream);
+};
+
+void cufab_stream_init(struct cufab_stream *stream,
+		       const struct cufab_stream_ops *ops);
+void cufab_stream_put(struct cufab_stream *stream);
 void cufab_op_complete(struct cufab_op *op, int err);
 void cufab_op_free(struct cufab_op *op);
 int cufab_op_add_dep(struct cufab_op *op, struct dma_fence *f);
@@ -2359,7 +2380,6 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 				      struct cufab_stream_space *space,
 				      u32 ctx_id, u32 dev, u32 flags,
 				      s32 priority);
-void cufab_stream_put(struct cufab_stream *stream);
 void cufab_streams_ctx_destroy(struct cufab_client *client, u32 ctx_id);
 int cufab_streams_mmap(struct file *filp, struct vm_area_struct *vma);
 void cufab_streams_show(struct seq_file *m);

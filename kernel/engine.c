@@ -795,8 +795,34 @@ const struct cufab_op_type *const cufab_op_types[CUFAB_OP_MAX] = {
 	[CUFAB_OP_PREFETCH] = &cufab_op_prefetch,
 };
 
-/* for the work item, set up by stream.c */
-void cufab_stream_init_work(struct cufab_stream *stream)
+/**
+ * cufab_stream_init() - the engine's part of a new stream
+ * @stream: being made by its owner (stream.c)
+ * @ops: how the owner frees it once the last reference is gone
+ *
+ * The stream starts with one reference, its maker's.
+ */
+void cufab_stream_init(struct cufab_stream *stream,
+		       const struct cufab_stream_ops *ops)
 {
+	kref_init(&stream->ref);
+	stream->owner = ops;
 	INIT_DELAYED_WORK(&stream->work, cufab_stream_work);
+}
+
+static void cufab_stream_last_put(struct kref *ref)
+{
+	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
+						   ref);
+
+	stream->owner->release(stream);
+}
+
+/*
+ * Drop a reference: the stream object's, an operation's or a queued
+ * work's. Process context only: the owner's release may sleep.
+ */
+void cufab_stream_put(struct cufab_stream *stream)
+{
+	kref_put(&stream->ref, cufab_stream_last_put);
 }

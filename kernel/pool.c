@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory pools: cuMemPoolCreate/Destroy, their attributes and access, the
- * chunks cuMemAllocAsync sub-allocates from, and sharing pools and pool
- * pointers between processes.
+ * chunks cuMemAllocAsync sub-allocates from, and the lifetime of the
+ * records of exported pointers. Sharing pools and pool pointers between
+ * processes (the handles, the export data, the imports) is pool_share.c.
  *
  * The kernel owns what must hold across calls and processes: the pool's
  * properties and cap, the memory it reserved (in chunks of
@@ -54,122 +55,12 @@
 
 #include "cufab.h"
 #include "fabric.h"
+#include "pool.h"
 #include "trace.h"
 
-#define CUFAB_FABRIC_POOL_MAGIC	0x504d4643	/* "CFMP": pools */
-#define CUFAB_POOL_PTR_MAGIC	0x50504643	/* "CFPP": pool pointers */
-#define CUFAB_POOL_PTR_SECRET	CUFAB_FABRIC_SECRET_LEN
 #define CUFAB_POOL_REUSE_ALL	(BIT(CUFAB_POOL_ATTR_REUSE_FOLLOW_EVENT_DEPS) | \
 				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC) | \
 				 BIT(CUFAB_POOL_ATTR_REUSE_ALLOW_INTERNAL_DEPS))
-
-/**
- * struct cufab_pool - one memory pool, node-wide
- * @ref: pool objects, exported fds, chunks
- * @id: index in cufab_pools
- * @location_type: CUFAB_LOC_DEVICE, _HOST or _HOST_NUMA
- * @location_id: GPU, NUMA node, -1 (HOST)
- * @handle_types: CUFAB_HANDLE_* bits it may be exported as
- * @is_default: a client's default pool of its location
- * @max_size: the cap, a multiple of CUFAB_POOL_CHUNK
- * @owner_pid: tgid of the creator, for cufabctl
- * @owner_comm: its name
- * @lock: @ptrs, @fabric_*
- * @ptrs: struct cufab_pool_ptr by id
- * @fabric_channel: IMEX channel of the FABRIC export, -1 before one
- * @fabric_secret: what its handle carries
- * @stat_lock: the counters below
- * @reuse: BIT(attr) for the reuse policies that are on
- * @release_threshold: bytes the library keeps reserved past a sync
- * @reserved: bytes of live chunks
- * @reserved_high: high-water mark of @reserved, resettable to 0
- * @importers: pool objects of other clients
- */
-struct cufab_pool {
-	struct kref ref;
-	u32 id;
-	u32 location_type;
-	s32 location_id;
-	u32 handle_types;
-	bool is_default;
-	u64 max_size;
-	pid_t owner_pid;
-	char owner_comm[TASK_COMM_LEN];
-	struct mutex lock;	/* see above */
-	struct xarray ptrs;
-	int fabric_channel;
-	u8 fabric_secret[CUFAB_FABRIC_SECRET_LEN];
-	spinlock_t stat_lock;	/* see above */
-	u32 reuse;
-	u64 release_threshold;
-	u64 reserved;
-	u64 reserved_high;
-	u32 importers;
-};
-
-/**
- * struct cufab_pool_ptr - an exported pool pointer
- * @id: index in pool->ptrs
- * @secret: what CUmemPoolPtrExportData must carry
- * @chunk: the chunk (one reference)
- * @offset: of the range in @chunk
- * @length: bytes
- * @addr: the range's address in the exporter
- * @imports: live import mappings
- * @exported: the exporter has not ended the export
- */
-struct cufab_pool_ptr {
-	u32 id;
-	u8 secret[CUFAB_POOL_PTR_SECRET];
-	struct cufab_alloc *chunk;
-	u64 offset;
-	u64 length;
-	u64 addr;
-	u32 imports;
-	bool exported;
-};
-
-/* CUmemPoolPtrExportData as cufab fills it */
-struct cufab_pool_ptr_data {
-	__le32 magic;
-	__le32 ptr_id;
-	__le64 pool_id;
-	u8 secret[CUFAB_POOL_PTR_SECRET];
-};
-
-static_assert(sizeof(struct cufab_pool_ptr_data) == CUFAB_POOL_PTR_DATA_LEN);
-
-/* A chunk mapped in the owner, or an imported pointer mapped in an importer. */
-struct cufab_pool_range {
-	struct list_head node;
-	u64 addr;		/* the reservation's start */
-	u64 length;		/* its bytes */
-	u64 user_addr;		/* what the caller was given */
-	struct cufab_alloc *alloc;	/* chunk: one reference */
-	struct cufab_pool_ptr *ptr;	/* import: its record */
-};
-
-/**
- * struct cufab_pool_handle - CUFAB_OBJ_POOL, a client's CUmemoryPool
- * @obj: object header
- * @pool: one reference
- * @imported: made by POOL_IMPORT: cannot grow, maps imported pointers
- * @lock: @ranges and the access below
- * @gpu_read: GPUs that may read the pool's memory in this client
- * @gpu_write: GPUs that may write it (a subset of @gpu_read)
- * @ranges: struct cufab_pool_range
- */
-struct cufab_pool_handle {
-	struct cufab_object obj;
-	struct cufab_pool *pool;
-	bool imported;
-	struct mutex lock;	/* see above */
-	u64 gpu_read;
-	u64 gpu_write;
-	struct list_head ranges;
-};
-
-static_assert(offsetof(struct cufab_pool_handle, obj) == 0);
 
 static DEFINE_MUTEX(cufab_pools_lock);
 static DEFINE_XARRAY_ALLOC1(cufab_pools);
@@ -201,9 +92,22 @@ static void cufab_pool_free(struct kref *ref)
 	cufab_live_objects_dec();
 }
 
-static void cufab_pool_put(struct cufab_pool *pool)
+void cufab_pool_put(struct cufab_pool *pool)
 {
 	kref_put(&pool->ref, cufab_pool_free);
+}
+
+/* Pool @id of the node with a reference, or NULL when there is none. */
+struct cufab_pool *cufab_pool_find(u32 id)
+{
+	struct cufab_pool *pool;
+
+	mutex_lock(&cufab_pools_lock);
+	pool = xa_load(&cufab_pools, id);
+	if (pool && !kref_get_unless_zero(&pool->ref))
+		pool = NULL;
+	mutex_unlock(&cufab_pools_lock);
+	return pool;
 }
 
 /* The location's memory: the default and the upper bound of the cap. */
@@ -349,8 +253,8 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 
 /* ---- pool objects (CUFAB_OBJ_POOL) ---- */
 
-static struct cufab_pool_handle *cufab_pool_handle_get(struct cufab_client *client,
-						       u32 id)
+struct cufab_pool_handle *cufab_pool_handle_get(struct cufab_client *client,
+						u32 id)
 {
 	struct cufab_object *obj;
 
@@ -360,7 +264,7 @@ static struct cufab_pool_handle *cufab_pool_handle_get(struct cufab_client *clie
 	return container_of(obj, struct cufab_pool_handle, obj);
 }
 
-static void cufab_pool_handle_put(struct cufab_pool_handle *ph)
+void cufab_pool_handle_put(struct cufab_pool_handle *ph)
 {
 	cufab_object_put(&ph->obj);
 }
@@ -371,8 +275,8 @@ static void cufab_pool_handle_put(struct cufab_pool_handle *ph)
  * the same export cannot both free the record. True when @ptr is out of
  * @pool->ptrs and the caller frees it (cufab_pool_ptr_free()).
  */
-static bool cufab_pool_ptr_drop_locked(struct cufab_pool *pool,
-				       struct cufab_pool_ptr *ptr, bool import)
+bool cufab_pool_ptr_drop_locked(struct cufab_pool *pool,
+				struct cufab_pool_ptr *ptr, bool import)
 {
 	lockdep_assert_held(&pool->lock);
 	if (import)
@@ -385,7 +289,7 @@ static bool cufab_pool_ptr_drop_locked(struct cufab_pool *pool,
 	return true;
 }
 
-static void cufab_pool_ptr_free(struct cufab_pool_ptr *ptr)
+void cufab_pool_ptr_free(struct cufab_pool_ptr *ptr)
 {
 	cufab_alloc_put(ptr->chunk);
 	kfree(ptr);
@@ -393,8 +297,8 @@ static void cufab_pool_ptr_free(struct cufab_pool_ptr *ptr)
 }
 
 /* Drop one import of @ptr; the record goes with its last user. */
-static void cufab_pool_ptr_unuse(struct cufab_pool *pool,
-				 struct cufab_pool_ptr *ptr, bool import)
+void cufab_pool_ptr_unuse(struct cufab_pool *pool,
+			  struct cufab_pool_ptr *ptr, bool import)
 {
 	bool last;
 
@@ -485,9 +389,9 @@ static u64 cufab_pool_resident_gpus(const struct cufab_pool *pool)
  * A new pool object on @pool (taking a reference) for the reply, published
  * only if the reply reached the caller.
  */
-static int cufab_pool_handle_respond(struct cufab_ucmd *ucmd,
-				     struct cufab_pool *pool, bool imported,
-				     u32 *out_id, size_t cmd_len)
+int cufab_pool_handle_respond(struct cufab_ucmd *ucmd,
+			      struct cufab_pool *pool, bool imported,
+			      u32 *out_id, size_t cmd_len)
 {
 	struct cufab_pool_handle *ph;
 	int ret;
@@ -776,9 +680,9 @@ static int cufab_pool_grow(struct cufab_pool_handle *ph,
  * (shrink and release look it up on the list), so the reply's failure
  * frees exactly what this call made, and nothing another thread freed.
  */
-static int cufab_pool_range_respond(struct cufab_ucmd *ucmd,
-				    struct cufab_pool_handle *ph,
-				    struct cufab_pool_range *r, size_t len)
+int cufab_pool_range_respond(struct cufab_ucmd *ucmd,
+			     struct cufab_pool_handle *ph,
+			     struct cufab_pool_range *r, size_t len)
 {
 	int ret = cufab_ucmd_respond(ucmd, len);
 
@@ -832,8 +736,8 @@ int cufab_ioctl_pool_grow(struct cufab_ucmd *ucmd)
  * The client's range at @addr of @ph, freed when it is a chunk (@import
  * false) or an imported pointer (@import true); -EINVAL when it is not.
  */
-static int cufab_pool_range_release(struct cufab_pool_handle *ph, u64 addr,
-				    bool import)
+int cufab_pool_range_release(struct cufab_pool_handle *ph, u64 addr,
+			     bool import)
 {
 	struct cufab_pool_range *r;
 	int ret = -EINVAL;
@@ -852,10 +756,10 @@ static int cufab_pool_range_release(struct cufab_pool_handle *ph, u64 addr,
  * SHRINK and PTR_RELEASE name a range of a pool handle by address in the
  * same layout: check the flags, find the handle and let @release act.
  */
-static int cufab_pool_addr_cmd(struct cufab_ucmd *ucmd, u32 flags,
-			       u32 reserved, u32 pool_id, u64 addr,
-			       int (*release)(struct cufab_pool_handle *ph,
-					      u64 addr))
+int cufab_pool_addr_cmd(struct cufab_ucmd *ucmd, u32 flags,
+			u32 reserved, u32 pool_id, u64 addr,
+			int (*release)(struct cufab_pool_handle *ph,
+				       u64 addr))
 {
 	struct cufab_pool_handle *ph;
 	int ret;
@@ -1028,479 +932,6 @@ int cufab_ioctl_pool_get_access(struct cufab_ucmd *ucmd)
 	mutex_unlock(&ph->lock);
 	cufab_pool_handle_put(ph);
 	return ret ? ret : cufab_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-/* ---- sharing pools ---- */
-
-static int cufab_pool_fd_release(struct inode *inode, struct file *file)
-{
-	cufab_pool_put(file->private_data);
-	return 0;
-}
-
-static const struct file_operations cufab_pool_fops = {
-	.owner = THIS_MODULE,
-	.release = cufab_pool_fd_release,
-};
-
-/* The fd is installed only once the reply reached the caller. */
-static int cufab_pool_export_fd(struct cufab_ucmd *ucmd,
-				struct cufab_pool *pool, s32 *out_fd,
-				size_t cmd_len)
-{
-	struct file *file;
-	int fd, ret;
-
-	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0)
-		return fd;
-	kref_get(&pool->ref);
-	file = anon_inode_getfile("[cufab-pool]", &cufab_pool_fops, pool,
-				  O_RDWR);
-	if (IS_ERR(file)) {
-		cufab_pool_put(pool);
-		put_unused_fd(fd);
-		return PTR_ERR(file);
-	}
-	*out_fd = fd;
-	ret = cufab_ucmd_respond(ucmd, cmd_len);
-	if (ret) {
-		fput(file);	/* its release drops the pool */
-		put_unused_fd(fd);
-		return ret;
-	}
-	fd_install(fd, file);
-	return 0;
-}
-
-/* The handle names the pool and carries a secret made at the first export. */
-static int cufab_pool_export_fabric(struct cufab_client *client,
-				    struct cufab_pool *pool, u8 *out)
-{
-	int channel = cufab_imex_channel(client);
-	int ret;
-
-	ret = cufab_imex_check(client,
-			       "cuMemPoolExportToShareableHandle");
-	if (ret)
-		return ret;
-	mutex_lock(&pool->lock);
-	if (pool->fabric_channel == CUFAB_IMEX_NO_CHANNEL) {
-		get_random_bytes(pool->fabric_secret, sizeof(pool->fabric_secret));
-		pool->fabric_channel = channel;
-	}
-	if (pool->fabric_channel != channel) {
-		cufab_pr_info(client, "cuMemPoolExportToShareableHandle: memory pool %u is exported on IMEX channel %d, not on this process's channel %d\n",
-			      pool->id, pool->fabric_channel, channel);
-		ret = -EPERM;
-	} else {
-		cufab_fabric_encode_as(CUFAB_FABRIC_POOL_MAGIC, pool->id,
-				       pool->fabric_secret, out);
-	}
-	mutex_unlock(&pool->lock);
-	return ret;
-}
-
-int cufab_ioctl_pool_export(struct cufab_ucmd *ucmd)
-{
-	struct cufab_pool_export *cmd = ucmd->cmd;
-	struct cufab_pool_handle *ph;
-	struct cufab_pool *pool;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved ||
-	    (cmd->handle_type != CUFAB_HANDLE_POSIX_FD &&
-	     cmd->handle_type != CUFAB_HANDLE_FABRIC)) {
-		cufab_pr_info(ucmd->client, "cuMemPoolExportToShareableHandle: handle type 0x%x, flags 0x%x: must be POSIX_FILE_DESCRIPTOR or FABRIC, flags 0\n",
-			      cmd->handle_type, cmd->flags);
-		return -EINVAL;
-	}
-	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
-	if (IS_ERR(ph))
-		return PTR_ERR(ph);
-	pool = ph->pool;
-	ret = -EINVAL;
-	if (ph->imported || !(pool->handle_types & cmd->handle_type)) {
-		cufab_pr_info(ucmd->client, "cuMemPoolExportToShareableHandle: pool %u: handle type 0x%x %s\n",
-			      pool->id, cmd->handle_type,
-			      ph->imported ? "of an imported pool" :
-			      "was not in its handleTypes");
-		goto out;
-	}
-	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM : 0;
-	if (ret)
-		goto out;
-	cmd->out_fd = -1;
-	if (cmd->handle_type == CUFAB_HANDLE_FABRIC) {
-		ret = cufab_pool_export_fabric(ucmd->client, pool,
-					       cmd->out_fabric);
-		if (!ret)
-			ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-		goto out;
-	}
-	ret = cufab_pool_export_fd(ucmd, pool, &cmd->out_fd, sizeof(*cmd));
-out:
-	if (!ret)
-		trace_cufab_pool_export(pool->id, cmd->handle_type);
-	cufab_pool_handle_put(ph);
-	return ret;
-}
-
-/* A pool from the bytes of a FABRIC handle, with a reference. */
-static struct cufab_pool *cufab_pool_from_fabric(struct cufab_client *client,
-						 const u8 *in)
-{
-	struct cufab_pool *pool;
-	const u8 *secret;
-	u32 id;
-	int ret;
-
-	ret = cufab_fabric_decode_as(CUFAB_FABRIC_POOL_MAGIC, in, &id, &secret);
-	if (ret)
-		return ERR_PTR(-EINVAL);
-	mutex_lock(&cufab_pools_lock);
-	pool = xa_load(&cufab_pools, id);
-	if (!pool || !kref_get_unless_zero(&pool->ref))
-		pool = ERR_PTR(-EINVAL);
-	mutex_unlock(&cufab_pools_lock);
-	if (IS_ERR(pool))
-		return pool;
-	mutex_lock(&pool->lock);
-	if (pool->fabric_channel == CUFAB_IMEX_NO_CHANNEL ||
-	    !cufab_fabric_secret_ok(secret, pool->fabric_secret))
-		ret = -EINVAL;
-	else if (cufab_imex_channel(client) != pool->fabric_channel)
-		ret = -EPERM;
-	mutex_unlock(&pool->lock);
-	if (ret == -EPERM)
-		cufab_pr_info(client, "cuMemPoolImportFromShareableHandle: pool %u was exported on IMEX channel %d; this process has channel %d\n",
-			      pool->id, pool->fabric_channel,
-			      cufab_imex_channel(client));
-	if (ret) {
-		cufab_pool_put(pool);
-		return ERR_PTR(ret);
-	}
-	return pool;
-}
-
-static struct cufab_pool *cufab_pool_from_fd(int fd)
-{
-	struct cufab_pool *pool = ERR_PTR(-EINVAL);
-	struct file *file = fget(fd);
-
-	if (!file)
-		return ERR_PTR(-EINVAL);
-	if (file->f_op == &cufab_pool_fops) {
-		pool = file->private_data;
-		kref_get(&pool->ref);
-	}
-	fput(file);
-	return pool;
-}
-
-int cufab_ioctl_pool_import(struct cufab_ucmd *ucmd)
-{
-	struct cufab_pool_import *cmd = ucmd->cmd;
-	struct cufab_pool *pool;
-	int ret;
-
-	if (cmd->flags)
-		return -EINVAL;
-	if (cmd->handle_type == CUFAB_HANDLE_POSIX_FD)
-		pool = cufab_pool_from_fd(cmd->fd);
-	else if (cmd->handle_type == CUFAB_HANDLE_FABRIC)
-		pool = cufab_pool_from_fabric(ucmd->client, cmd->fabric);
-	else
-		pool = ERR_PTR(-EINVAL);
-	if (pool == ERR_PTR(-EINVAL))
-		cufab_pr_info(ucmd->client, "cuMemPoolImportFromShareableHandle: handle type 0x%x: %s\n",
-			      cmd->handle_type,
-			      cmd->handle_type == CUFAB_HANDLE_POSIX_FD ?
-			      "the fd is not a memory pool's" :
-			      cmd->handle_type == CUFAB_HANDLE_FABRIC ?
-			      "it names no exported pool (forged, or gone)" :
-			      "not POSIX_FILE_DESCRIPTOR or FABRIC");
-	if (IS_ERR(pool))
-		return PTR_ERR(pool);
-	if (!(pool->handle_types & cmd->handle_type)) {
-		cufab_pr_info(ucmd->client, "cuMemPoolImportFromShareableHandle: pool %u: handle type 0x%x is not in its handleTypes 0x%x\n",
-			      pool->id, cmd->handle_type, pool->handle_types);
-		cufab_pool_put(pool);
-		return -EINVAL;
-	}
-	cmd->out_pool_id = pool->id;
-	cmd->out_location_type = pool->location_type;
-	cmd->out_location_id = pool->location_id;
-	cmd->out_handle_types = pool->handle_types;
-	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM :
-	      cufab_pool_handle_respond(ucmd, pool, true, &cmd->out_pool,
-					sizeof(*cmd));
-	if (!ret)
-		trace_cufab_pool_import(pool->id, cmd->handle_type);
-	cufab_pool_put(pool);
-	return ret;
-}
-
-/* ---- sharing pointers ---- */
-
-/* The chunk of @ph holding [addr, addr + length), under ph->lock. */
-static struct cufab_pool_range *cufab_pool_chunk_of(struct cufab_pool_handle *ph,
-						    u64 addr, u64 length)
-{
-	struct cufab_pool_range *r;
-
-	list_for_each_entry(r, &ph->ranges, node)
-		if (r->alloc && cufab_range_inside(addr, length, r->addr,
-						   r->length))
-			return r;
-	return NULL;
-}
-
-/*
- * The record of [offset, offset + length) of @chunk, or a new one that is
- * not exported yet (*@created): no import can use it and no other export
- * finds it until cufab_pool_ptr_publish().
- */
-static struct cufab_pool_ptr *cufab_pool_ptr_get(struct cufab_pool *pool,
-						 struct cufab_alloc *chunk,
-						 u64 offset, u64 length,
-						 u64 addr, bool *created)
-{
-	struct cufab_pool_ptr *ptr;
-	unsigned long index;
-	int ret;
-
-	lockdep_assert_held(&pool->lock);
-	xa_for_each(&pool->ptrs, index, ptr)
-		if (ptr->exported && ptr->chunk == chunk &&
-		    ptr->offset == offset && ptr->length == length)
-			return ptr;
-	if (cufab_should_fail(CUFAB_FAULT_POOL))
-		return ERR_PTR(-ENOMEM);
-	ptr = kzalloc(sizeof(*ptr), GFP_KERNEL_ACCOUNT);
-	if (!ptr)
-		return ERR_PTR(-ENOMEM);
-	ret = xa_alloc(&pool->ptrs, &ptr->id, ptr, xa_limit_31b, GFP_KERNEL);
-	if (ret) {
-		kfree(ptr);
-		return ERR_PTR(ret);
-	}
-	get_random_bytes(ptr->secret, sizeof(ptr->secret));
-	cufab_alloc_get(chunk);
-	ptr->chunk = chunk;
-	ptr->offset = offset;
-	ptr->length = length;
-	ptr->addr = addr;
-	cufab_live_objects_inc();
-	*created = true;
-	return ptr;
-}
-
-/*
- * A new record becomes exported once the reply carrying its data reached
- * the caller; when the reply could not be written nobody can name it, and
- * it goes.
- */
-static void cufab_pool_ptr_publish(struct cufab_pool *pool,
-				   struct cufab_pool_ptr *ptr, bool replied)
-{
-	mutex_lock(&pool->lock);
-	if (replied)
-		ptr->exported = true;
-	else
-		xa_erase(&pool->ptrs, ptr->id);
-	mutex_unlock(&pool->lock);
-	if (!replied)
-		cufab_pool_ptr_free(ptr);
-}
-
-static void cufab_pool_ptr_encode(const struct cufab_pool *pool,
-				  const struct cufab_pool_ptr *ptr, u8 *out)
-{
-	struct cufab_pool_ptr_data d = {
-		.magic = cpu_to_le32(CUFAB_POOL_PTR_MAGIC),
-		.ptr_id = cpu_to_le32(ptr->id),
-		.pool_id = cpu_to_le64(pool->id),
-	};
-
-	memcpy(d.secret, ptr->secret, sizeof(d.secret));
-	memcpy(out, &d, sizeof(d));
-}
-
-int cufab_ioctl_pool_ptr_export(struct cufab_ucmd *ucmd)
-{
-	struct cufab_pool_ptr_export *cmd = ucmd->cmd;
-	struct cufab_pool_handle *ph;
-	struct cufab_pool_range *r;
-	struct cufab_pool_ptr *ptr = ERR_PTR(-EINVAL);
-	bool created = false;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved ||
-	    !cufab_range_ok(cmd->addr, cmd->length))
-		return -EINVAL;
-	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
-	if (IS_ERR(ph))
-		return PTR_ERR(ph);
-	mutex_lock(&ph->lock);
-	r = ph->imported ? NULL :
-	    cufab_pool_chunk_of(ph, cmd->addr, cmd->length);
-	if (r) {
-		mutex_lock(&ph->pool->lock);
-		ptr = cufab_pool_ptr_get(ph->pool, r->alloc,
-					 cmd->addr - r->addr, cmd->length,
-					 cmd->addr, &created);
-		if (!IS_ERR(ptr)) {
-			cufab_pool_ptr_encode(ph->pool, ptr, cmd->out_data);
-			trace_cufab_pool_ptr_export(ph->pool->id, ptr->id,
-						    ptr->chunk->id, ptr->offset,
-						    ptr->length);
-		}
-		mutex_unlock(&ph->pool->lock);
-	} else {
-		cufab_pr_info(ucmd->client, "cuMemPoolExportPointer: 0x%llx + %llu is not memory of pool %u allocated in this process\n",
-			      cmd->addr, cmd->length, ph->pool->id);
-	}
-	mutex_unlock(&ph->lock);
-	if (IS_ERR(ptr)) {
-		cufab_pool_handle_put(ph);
-		return PTR_ERR(ptr);
-	}
-	ret = cufab_ucmd_respond(ucmd, sizeof(*cmd));
-	if (created)
-		cufab_pool_ptr_publish(ph->pool, ptr, !ret);
-	cufab_pool_handle_put(ph);
-	return ret;
-}
-
-/* The record @data names in @pool, one import counted on it. */
-static struct cufab_pool_ptr *cufab_pool_ptr_use(struct cufab_pool *pool,
-						 const u8 *data)
-{
-	struct cufab_pool_ptr_data d;
-	struct cufab_pool_ptr *ptr;
-
-	memcpy(&d, data, sizeof(d));
-	if (le32_to_cpu(d.magic) != CUFAB_POOL_PTR_MAGIC ||
-	    le64_to_cpu(d.pool_id) != pool->id)
-		return ERR_PTR(-EINVAL);
-	mutex_lock(&pool->lock);
-	ptr = xa_load(&pool->ptrs, le32_to_cpu(d.ptr_id));
-	if (!ptr || !ptr->exported ||
-	    !cufab_fabric_secret_ok(ptr->secret, d.secret))
-		ptr = ERR_PTR(-EINVAL);
-	else
-		ptr->imports++;
-	mutex_unlock(&pool->lock);
-	return ptr;
-}
-
-/* @ptr mapped for @ph's client in *@out, unpublished as by grow. */
-static int cufab_pool_ptr_map(struct cufab_pool_handle *ph,
-			      struct cufab_pool_ptr *ptr,
-			      struct cufab_pool_range **out)
-{
-	u64 start = round_down(ptr->offset, PAGE_SIZE);
-	u64 end = round_up(ptr->offset + ptr->length, PAGE_SIZE);
-	struct cufab_pool_range *r;
-	int ret;
-
-	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
-	if (!r)
-		return -ENOMEM;
-	ret = cufab_should_fail(CUFAB_FAULT_POOL) ? -ENOMEM :
-	      cufab_va_pool_map(ph->obj.client, ptr->chunk, start, end - start,
-				PAGE_SIZE, ph->gpu_read, ph->gpu_write,
-				&r->addr);
-	if (ret) {
-		kfree(r);
-		return ret;
-	}
-	INIT_LIST_HEAD(&r->node);
-	r->length = end - start;
-	r->user_addr = r->addr + ptr->offset - start;
-	r->ptr = ptr;
-	cufab_live_objects_inc();
-	*out = r;
-	return 0;
-}
-
-int cufab_ioctl_pool_ptr_import(struct cufab_ucmd *ucmd)
-{
-	struct cufab_pool_ptr_import *cmd = ucmd->cmd;
-	struct cufab_pool_handle *ph;
-	struct cufab_pool_range *r;
-	struct cufab_pool_ptr *ptr;
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EINVAL;
-	ph = cufab_pool_handle_get(ucmd->client, cmd->pool);
-	if (IS_ERR(ph))
-		return PTR_ERR(ph);
-	ptr = ph->imported ? cufab_pool_ptr_use(ph->pool, cmd->data) :
-	      ERR_PTR(-EINVAL);
-	if (IS_ERR(ptr)) {
-		cufab_pr_info(ucmd->client, "cuMemPoolImportPointer: the export data name no live pointer of %s pool %u\n",
-			      ph->imported ? "imported" : "the non-imported",
-			      ph->pool->id);
-		ret = PTR_ERR(ptr);
-		goto out;
-	}
-	mutex_lock(&ph->lock);
-	ret = cufab_pool_ptr_map(ph, ptr, &r);
-	mutex_unlock(&ph->lock);
-	if (ret) {
-		cufab_pool_ptr_unuse(ph->pool, ptr, true);
-		goto out;
-	}
-	/* the range's import keeps @ptr until the range is freed */
-	cmd->out_addr = r->user_addr;
-	cmd->out_length = ptr->length;
-	trace_cufab_pool_ptr_import(ph->pool->id, ptr->id, ptr->chunk->id,
-				    ptr->offset, ptr->length);
-	ret = cufab_pool_range_respond(ucmd, ph, r, sizeof(*cmd));
-out:
-	cufab_pool_handle_put(ph);
-	return ret;
-}
-
-/* The exporter ends the export of the range at @addr. */
-static int cufab_pool_ptr_unexport(struct cufab_pool *pool, u64 addr)
-{
-	struct cufab_pool_ptr *ptr, *found = NULL;
-	unsigned long index;
-	bool last = false;
-	int ret = -EINVAL;
-
-	mutex_lock(&pool->lock);
-	xa_for_each(&pool->ptrs, index, ptr)
-		if (ptr->exported && ptr->addr == addr)
-			found = ptr;
-	if (found)
-		ret = found->imports ? -EBUSY : 0;
-	if (!ret)
-		last = cufab_pool_ptr_drop_locked(pool, found, false);
-	mutex_unlock(&pool->lock);
-	if (last)
-		cufab_pool_ptr_free(found);
-	return ret;
-}
-
-/* The importer unmaps its pointer; the exporter ends its export. */
-static int cufab_pool_ptr_end(struct cufab_pool_handle *ph, u64 addr)
-{
-	if (ph->imported)
-		return cufab_pool_range_release(ph, addr, true);
-	return cufab_pool_ptr_unexport(ph->pool, addr);
-}
-
-int cufab_ioctl_pool_ptr_release(struct cufab_ucmd *ucmd)
-{
-	struct cufab_pool_ptr_release *cmd = ucmd->cmd;
-
-	return cufab_pool_addr_cmd(ucmd, cmd->flags, cmd->__reserved,
-				   cmd->pool, cmd->addr, cufab_pool_ptr_end);
 }
 
 /* ---- observation ---- */

@@ -172,10 +172,9 @@ static void cufab_stream_free(struct cufab_stream *stream)
 		wake_up_var(&space->nr_streams);
 }
 
-static void cufab_stream_release(struct kref *ref)
+/* The engine dropped the last reference (cufab_stream_put()). */
+static void cufab_stream_release(struct cufab_stream *stream)
 {
-	struct cufab_stream *stream = container_of(ref, struct cufab_stream,
-						   ref);
 	struct cufab_stream_space *space = stream->space;
 
 	trace_cufab_stream_destroy(stream);
@@ -187,11 +186,9 @@ static void cufab_stream_release(struct kref *ref)
 	cufab_stream_free(stream);
 }
 
-/* Process context only: the last put takes space->lock. */
-void cufab_stream_put(struct cufab_stream *stream)
-{
-	kref_put(&stream->ref, cufab_stream_release);
-}
+static const struct cufab_stream_ops cufab_stream_end_ops = {
+	.release = cufab_stream_release,
+};
 
 static void cufab_stream_obj_destroy(struct cufab_object *obj)
 {
@@ -261,14 +258,13 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	if (IS_ERR(stream))
 		return stream;
 	atomic_inc(&space->nr_streams);
-	kref_init(&stream->ref);
 	spin_lock_init(&stream->lock);
 	INIT_LIST_HEAD(&stream->ops);
 	INIT_LIST_HEAD(&stream->node);
 	INIT_LIST_HEAD(&stream->gone_node);
 	INIT_LIST_HEAD(&stream->fence_node);
 	INIT_LIST_HEAD(&stream->managed_single);
-	cufab_stream_init_work(stream);
+	cufab_stream_init(stream, &cufab_stream_end_ops);
 	stream->space = space;
 	stream->client = client;
 	stream->fence_ctx = dma_fence_context_alloc(1);

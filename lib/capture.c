@@ -44,7 +44,6 @@ struct cufab_capture {
 	struct cufab_lstream **streams;	/* the origin and the joined ones */
 };
 
-int cufab_captures_live;
 static struct cufab_capture **caps;	/* cufab_graph_lock */
 static size_t ncaps, caps_room;
 static unsigned long long cap_ids;
@@ -233,9 +232,9 @@ static CUresult capture_node_locked(struct cufab_lstream *s,
 	return CUDA_SUCCESS;
 }
 
-CUresult cufab_capture_submit(struct cufab_lstream *s,
-			      const struct cufab_stream_submit *arg,
-			      int *handled)
+static CUresult capture_submit(struct cufab_lstream *s,
+			       const struct cufab_stream_submit *arg,
+			       int *handled)
 {
 	struct CUgraphNode_st t = { 0 };
 	CUresult res = CUDA_SUCCESS;
@@ -278,8 +277,8 @@ out:
 	return res;
 }
 
-CUresult cufab_capture_host(struct cufab_lstream *s, CUhostFn fn,
-			    int callback, void *data, int *handled)
+static CUresult capture_host(struct cufab_lstream *s, CUhostFn fn,
+			     int callback, void *data, int *handled)
 {
 	struct CUgraphNode_st t = {
 		.type = CU_GRAPH_NODE_TYPE_HOST, .fn = fn, .data = data,
@@ -306,8 +305,8 @@ CUresult cufab_capture_host(struct cufab_lstream *s, CUhostFn fn,
 }
 
 /* cuGraphLaunch into a capture: a child-graph node of its graph. */
-CUresult cufab_capture_graph(struct cufab_lstream *s,
-			     const struct CUgraph_st *g, int *handled)
+static CUresult capture_graph(struct cufab_lstream *s,
+			      const struct CUgraph_st *g, int *handled)
 {
 	struct CUgraphNode_st t = { .type = CU_GRAPH_NODE_TYPE_GRAPH };
 	CUresult res = CUDA_SUCCESS;
@@ -338,7 +337,7 @@ out:
  * cuStreamQuery, cuStreamSynchronize, the stream memory operations: not
  * while @s captures (nor on the legacy stream while its context does).
  */
-CUresult cufab_capture_refuse(struct cufab_lstream *s, const char *what)
+static CUresult capture_refuse(struct cufab_lstream *s, const char *what)
 {
 	int handled = 0;
 	CUresult res;
@@ -354,7 +353,7 @@ CUresult cufab_capture_refuse(struct cufab_lstream *s, const char *what)
 	return res;
 }
 
-void cufab_capture_event_clear(struct cufab_capev *ev)
+static void capture_event_clear(struct cufab_capev *ev)
 {
 	pthread_mutex_lock(&cufab_graph_lock);
 	free(ev->deps);
@@ -364,9 +363,9 @@ void cufab_capture_event_clear(struct cufab_capev *ev)
 	pthread_mutex_unlock(&cufab_graph_lock);
 }
 
-CUresult cufab_capture_record(struct cufab_lstream *s,
-			      struct cufab_capev *ev, CUevent h, int external,
-			      int *handled)
+static CUresult capture_record(struct cufab_lstream *s,
+			       struct cufab_capev *ev, CUevent h, int external,
+			       int *handled)
 {
 	struct CUgraphNode_st t = {
 		.type = CU_GRAPH_NODE_TYPE_EVENT_RECORD, .event = h,
@@ -433,8 +432,8 @@ static CUresult wait_captured_locked(struct cufab_lstream *s,
 	return res;
 }
 
-CUresult cufab_capture_wait(struct cufab_lstream *s, struct cufab_capev *ev,
-			    CUevent h, int external, int *handled)
+static CUresult capture_wait(struct cufab_lstream *s, struct cufab_capev *ev,
+			     CUevent h, int external, int *handled)
 {
 	struct CUgraphNode_st t = {
 		.type = CU_GRAPH_NODE_TYPE_WAIT_EVENT, .event = h,
@@ -469,7 +468,7 @@ CUresult cufab_capture_wait(struct cufab_lstream *s, struct cufab_capev *ev,
 }
 
 /* A destroyed stream leaves its capture, which cannot end well. */
-void cufab_capture_stream_gone(struct cufab_lstream *s)
+static void capture_stream_gone(struct cufab_lstream *s)
 {
 	struct cufab_capture *c;
 	size_t i;
@@ -513,7 +512,7 @@ static struct cufab_capture *unsafe_locked(void)
 	return NULL;
 }
 
-CUresult cufab_capture_unsafe(const char *call)
+static CUresult capture_unsafe(const char *call)
 {
 	struct cufab_capture *c;
 	CUresult res = CUDA_SUCCESS;
@@ -530,6 +529,25 @@ CUresult cufab_capture_unsafe(const char *call)
 	}
 	pthread_mutex_unlock(&cufab_graph_lock);
 	return res;
+}
+
+/* What the calls that submit ask of capture (stream.h). */
+static const struct cufab_capture_ops capture_ops = {
+	.submit = capture_submit,
+	.host = capture_host,
+	.graph = capture_graph,
+	.record = capture_record,
+	.wait = capture_wait,
+	.event_clear = capture_event_clear,
+	.stream_gone = capture_stream_gone,
+	.refuse = capture_refuse,
+	.unsafe = capture_unsafe,
+};
+
+__attribute__((constructor))
+static void capture_hook(void)
+{
+	cufab_capture_register(&capture_ops);
 }
 
 /* Beginning and ending. */

@@ -39,21 +39,7 @@ struct CUgraph_st {
 	struct CUgraphNode_st **nodes;
 };
 
-/* What an event recorded in a capture joins a stream to. */
-struct cufab_capev {
-	unsigned long long cap_id;	/* 0: not recorded in a capture */
-	CUgraphNode *deps;
-	size_t n;
-};
-
 extern pthread_mutex_t cufab_graph_lock;
-/* Captures in progress in the process: hooks cost one load while 0. */
-extern int cufab_captures_live;
-
-static inline int cufab_capture_any(void)
-{
-	return __atomic_load_n(&cufab_captures_live, __ATOMIC_ACQUIRE) != 0;
-}
 
 /* graph.c, cufab_graph_lock held */
 CUresult cufab_graph_new_locked(int user, struct CUgraph_st **out);
@@ -65,26 +51,6 @@ CUresult cufab_graph_node_add_locked(struct CUgraph_st *g,
 				     struct CUgraphNode_st **out);
 CUresult cufab_graph_clone_locked(const struct CUgraph_st *g,
 				  struct CUgraph_st **out);
-
-/* capture.c: hooks of the stream and event calls */
-CUresult cufab_capture_submit(struct cufab_lstream *s,
-			      const struct cufab_stream_submit *arg,
-			      int *handled);
-CUresult cufab_capture_host(struct cufab_lstream *s, CUhostFn fn,
-			    int callback, void *data, int *handled);
-/* a call on @s that cannot be captured (@what it is) */
-CUresult cufab_capture_refuse(struct cufab_lstream *s, const char *what);
-CUresult cufab_capture_graph(struct cufab_lstream *s,
-			     const struct CUgraph_st *g, int *handled);
-CUresult cufab_capture_record(struct cufab_lstream *s,
-			      struct cufab_capev *ev, CUevent h, int external,
-			      int *handled);
-CUresult cufab_capture_wait(struct cufab_lstream *s, struct cufab_capev *ev,
-			    CUevent h, int external, int *handled);
-void cufab_capture_event_clear(struct cufab_capev *ev);
-void cufab_capture_stream_gone(struct cufab_lstream *s);
-/* cuMemAlloc, cuMemFree, cuCtxSynchronize: "potentially unsafe" calls */
-CUresult cufab_capture_unsafe(const char *call);
 
 /* event.c */
 CUresult cufab_event_info(CUevent h, __u32 *kid, __u32 *ctx_kid);

@@ -15,9 +15,9 @@
  * (struct cufab_pointer_info's out_ctx_id): the library keeps no copy.
  */
 
-#include "graph.h"
 #include "mem.h"
 #include "pool.h"
+#include "stream.h"
 
 /* @request under a current context, its errno as a memory CUresult. */
 static CUresult current_ioctl(unsigned long request, void *arg)
@@ -250,4 +250,65 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemGetAddressRange_v2(CUdeviceptr *pbase,
 	if (psize)
 		*psize = arg.out_range_length;
 	return CUDA_SUCCESS;
+}
+
+/*
+ * The synchronous copies and sets of a per-thread build: ordered after the
+ * calling thread's default stream (when it has one) instead of the
+ * legacy stream, then as above.
+ */
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src,
+					    size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemcpy(dst, src, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dst,
+						   const void *src, size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemcpyHtoD_v2(dst, src, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src,
+						   size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemcpyDtoH_v2(dst, src, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dst,
+						   CUdeviceptr src, size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemcpyDtoD_v2(dst, src, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dst,
+						 unsigned char v, size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemsetD8_v2(dst, v, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dst,
+						  unsigned short v, size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemsetD16_v2(dst, v, n) : res;
+}
+
+CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dst,
+						  unsigned int v, size_t n)
+{
+	CUresult res = cufab_stream_pt_drain();
+
+	return res == CUDA_SUCCESS ? cuMemsetD32_v2(dst, v, n) : res;
 }

@@ -34,7 +34,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "graph.h"
 #include "mem.h"
 #include "pool.h"
 #include "stream.h"

@@ -140,6 +140,15 @@ void cufab_sync_stream_waited(const struct cufab_lstream *waiter,
 		obs->stream_waited(waiter, src, gen, seq);
 }
 
+/* Set once by capture.c's constructor (struct cufab_capture_ops). */
+const struct cufab_capture_ops *cufab_capture_hooks;
+int cufab_captures_live;
+
+void cufab_capture_register(const struct cufab_capture_ops *ops)
+{
+	__atomic_store_n(&cufab_capture_hooks, ops, __ATOMIC_RELEASE);
+}
+
 /* Map the kernel's completion slots, once per process (cufab_lock held). */
 CUresult cufab_slots_map(void)
 {
@@ -1385,11 +1394,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuStreamAddCallback_ptsz(CUstream h,
 }
 
 /*
- * The synchronous copies and sets of a per-thread build: ordered after the
- * calling thread's default stream (when it has one) instead of the
+ * For the synchronous copies and sets of a per-thread build (linear_mem.c):
+ * ordered after the calling thread's default stream instead of the
  * legacy stream.
  */
-static CUresult pt_drain(void)
+CUresult cufab_stream_pt_drain(void)
 {
 	struct cufab_lstream *s;
 	CUresult res;
@@ -1399,60 +1408,4 @@ static CUresult pt_drain(void)
 		return res;
 	res = per_thread_stream(&s);
 	return res == CUDA_SUCCESS ? stream_sync(s) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src,
-					    size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemcpy(dst, src, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemcpyHtoD_v2_ptds(CUdeviceptr dst,
-						   const void *src, size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemcpyHtoD_v2(dst, src, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src,
-						   size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemcpyDtoH_v2(dst, src, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemcpyDtoD_v2_ptds(CUdeviceptr dst,
-						   CUdeviceptr src, size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemcpyDtoD_v2(dst, src, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemsetD8_v2_ptds(CUdeviceptr dst,
-						 unsigned char v, size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemsetD8_v2(dst, v, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemsetD16_v2_ptds(CUdeviceptr dst,
-						  unsigned short v, size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemsetD16_v2(dst, v, n) : res;
-}
-
-CUFAB_EXPORT CUresult CUDAAPI cuMemsetD32_v2_ptds(CUdeviceptr dst,
-						  unsigned int v, size_t n)
-{
-	CUresult res = pt_drain();
-
-	return res == CUDA_SUCCESS ? cuMemsetD32_v2(dst, v, n) : res;
 }

@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "compat.h"
-#include "graph.h"
 #include "stream.h"
 
 /* The condition bits of a wait's flags. */

@@ -9,12 +9,18 @@
  *
  * The operations here are a test type that records the order it ran in,
  * and the real host type to hold a stream at its head.
+ *
+ * Each case's client is a KUnit resource: its teardown runs however the
+ * case ends and waits at most ENGINE_RELEASE_TIMEOUT for the engine to
+ * release the streams, failing the case instead of hanging the load.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include "cufab.h"
 
@@ -46,27 +52,97 @@ static const struct cufab_op_type test_op_type = {
 	.execute = test_execute,
 };
 
+/*
+ * How long a case's teardown waits for the engine to release its streams.
+ * A case that leaves an operation unfinished (claimed and never run, at
+ * the host thread and never completed) or a reference unput would
+ * otherwise hang the module's load, and the boot with it, in the client's
+ * teardown (cufab_streams_client_free() waits without limit, as a
+ * process's release must).
+ */
+#define ENGINE_RELEASE_TIMEOUT	(30 * HZ)
+
+/*
+ * A client and its stream space, torn down when the case ends however it
+ * ends (a failed assertion included): a KUnit resource.
+ */
 struct engine_env {
+	struct kunit *test;
 	struct cufab_client *client;
 	struct cufab_stream_space *space;
 };
 
-static void engine_env_init(struct kunit *test, struct engine_env *env)
+/* Has every stream of @env been released, within @timeout jiffies? */
+static bool engine_env_released(struct engine_env *env, long timeout)
 {
+	struct cufab_stream_space *space = env->space;
+
+	return !space ||
+	       wait_var_event_timeout(&space->nr_streams,
+				      !atomic_read(&space->nr_streams),
+				      timeout);
+}
+
+/* Cancel what is left, wait (bounded) for the releases, free the client. */
+static void engine_env_fini(struct engine_env *env)
+{
+	struct cufab_stream_space *space = env->space;
+
+	if (!env->client)
+		return;
+	cufab_stream_work_client_part.teardown(env->client);
+	if (!engine_env_released(env, ENGINE_RELEASE_TIMEOUT)) {
+		KUNIT_FAIL(env->test,
+			   "teardown: %d stream(s) of the case still unreleased %d s after their cancellation (an operation never completed, or a reference the case kept); the client is leaked so that the module load goes on",
+			   atomic_read(&space->nr_streams),
+			   ENGINE_RELEASE_TIMEOUT / HZ);
+		env->client = NULL;
+		return;
+	}
+	cufab_client_free(env->client);
+	env->client = NULL;
+}
+
+static int engine_env_res_init(struct kunit_resource *res, void *env)
+{
+	res->data = env;
+	return 0;
+}
+
+static void engine_env_res_free(struct kunit_resource *res)
+{
+	engine_env_fini(res->data);
+	kfree(res->data);
+}
+
+/*
+ * A fresh client and stream space. What the engine's operations of the
+ * case use (engine_log, a hold or park state) is allocated before it, so
+ * that it outlives the teardown, which KUnit runs in reverse order.
+ */
+static struct engine_env *engine_env_new(struct kunit *test)
+{
+	struct engine_env *env;
+
 	engine_log = kunit_kzalloc(test, sizeof(*engine_log), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, engine_log);
 	spin_lock_init(&engine_log->lock);
+	env = kzalloc(sizeof(*env), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, env);
+	env->test = test;
+	if (!kunit_alloc_resource(test, engine_env_res_init,
+				  engine_env_res_free, GFP_KERNEL, env)) {
+		kfree(env);
+		KUNIT_ASSERT_FAILURE(test, "no memory for the test resource");
+	}
 	env->client = cufab_client_alloc();
-	KUNIT_ASSERT_FALSE(test, IS_ERR(env->client));
+	if (IS_ERR(env->client)) {
+		env->client = NULL;
+		KUNIT_ASSERT_FAILURE(test, "cufab_client_alloc() failed");
+	}
 	env->space = cufab_stream_space(env->client);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(env->space));
-}
-
-static void engine_env_fini(struct engine_env *env)
-{
-	/* cancels what is left and frees the space */
-	cufab_stream_work_client_part.teardown(env->client);
-	cufab_client_free(env->client);
+	return env;
 }
 
 static struct cufab_stream *env_stream(struct kunit *test,
@@ -142,13 +218,13 @@ static u64 slot_seq(struct cufab_stream *s)
 /* Operations of one stream run in submission order. */
 static void runs_in_order(struct kunit *test)
 {
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_stream *s;
 	struct dma_fence *last;
 	unsigned int i;
 
-	engine_env_init(test, &env);
-	s = env_stream(test, &env);
+	env = engine_env_new(test);
+	s = env_stream(test, env);
 	for (i = 0; i < NOPS; i++)
 		env_queue(test, s, &test_op_type, NULL, i == NOPS - 1 ?
 			  &last : NULL);
@@ -161,7 +237,7 @@ static void runs_in_order(struct kunit *test)
 	for (i = 0; i < NOPS; i++)
 		KUNIT_EXPECT_EQ(test, (u64)i + 1, engine_log->seq[i]);
 	cufab_stream_put(s);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /*
@@ -173,12 +249,12 @@ static void dependency_holds(struct kunit *test)
 	const struct cufab_op_type *host = cufab_op_types[CUFAB_OP_HOST];
 	struct dma_fence *fa, *fb;
 	struct cufab_stream *a, *b;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_op *op;
 
-	engine_env_init(test, &env);
-	a = env_stream(test, &env);
-	b = env_stream(test, &env);
+	env = engine_env_new(test);
+	a = env_stream(test, env);
+	b = env_stream(test, env);
 	env_queue(test, a, host, NULL, NULL);
 	env_queue(test, a, &test_op_type, NULL, &fa);
 	env_queue(test, b, &test_op_type, fa, &fb);
@@ -189,12 +265,12 @@ static void dependency_holds(struct kunit *test)
 	/* what the host thread does: take the operation, report it done */
 	op = NULL;
 	while (!op) {
-		xa_lock(&env.space->host_tokens);
-		op = list_first_entry_or_null(&env.space->host_queue,
+		xa_lock(&env->space->host_tokens);
+		op = list_first_entry_or_null(&env->space->host_queue,
 					      struct cufab_op, host_node);
 		if (op)
 			list_del_init(&op->host_node);
-		xa_unlock(&env.space->host_tokens);
+		xa_unlock(&env->space->host_tokens);
 		if (!op)
 			usleep_range(5000, 6000);
 	}
@@ -207,20 +283,20 @@ static void dependency_holds(struct kunit *test)
 	dma_fence_put(fb);
 	cufab_stream_put(a);
 	cufab_stream_put(b);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /* A failure is the stream's from then on; later test ops do not run. */
 static void error_is_sticky(struct kunit *test)
 {
 	struct cufab_stream_space *space;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_stream *s;
 	struct dma_fence *last;
 
-	engine_env_init(test, &env);
+	env = engine_env_new(test);
 	engine_log->fail_seq = 2;
-	s = env_stream(test, &env);
+	s = env_stream(test, env);
 	space = s->space;
 	env_queue(test, s, &test_op_type, NULL, NULL);
 	env_queue(test, s, &test_op_type, NULL, NULL);
@@ -233,7 +309,7 @@ static void error_is_sticky(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, -EIO, READ_ONCE(space->slots[s->slot].error));
 	dma_fence_put(last);
 	cufab_stream_put(s);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /* Cancel: everything queued completes with -ECANCELED, nothing runs. */
@@ -242,11 +318,11 @@ static void cancel_completes_all(struct kunit *test)
 	const struct cufab_op_type *host = cufab_op_types[CUFAB_OP_HOST];
 	struct dma_fence *fh, *last, *dep_b;
 	struct cufab_stream *a, *b;
-	struct engine_env env;
+	struct engine_env *env;
 
-	engine_env_init(test, &env);
-	a = env_stream(test, &env);
-	b = env_stream(test, &env);
+	env = engine_env_new(test);
+	a = env_stream(test, env);
+	b = env_stream(test, env);
 	env_queue(test, a, host, NULL, &fh);
 	env_queue(test, a, &test_op_type, NULL, NULL);
 	env_queue(test, a, &test_op_type, NULL, &last);
@@ -270,30 +346,30 @@ static void cancel_completes_all(struct kunit *test)
 	dma_fence_put(dep_b);
 	cufab_stream_put(a);
 	cufab_stream_put(b);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /* A slot never goes back: an older completion changes nothing. */
 static void slot_is_monotonic(struct kunit *test)
 {
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_seq_slot *s;
 	int slot;
 
-	engine_env_init(test, &env);
-	slot = cufab_slot_alloc(env.space);
+	env = engine_env_new(test);
+	slot = cufab_slot_alloc(env->space);
 	KUNIT_ASSERT_GE(test, slot, 0);
-	s = &env.space->slots[slot];
-	cufab_slot_publish(env.space, slot, 5, 500, 0);
-	cufab_slot_publish(env.space, slot, 3, 300, -EIO);
+	s = &env->space->slots[slot];
+	cufab_slot_publish(env->space, slot, 5, 500, 0);
+	cufab_slot_publish(env->space, slot, 3, 300, -EIO);
 	KUNIT_EXPECT_EQ(test, 5ULL, s->seq);
 	KUNIT_EXPECT_EQ(test, 500ULL, s->time_ns);
 	KUNIT_EXPECT_EQ(test, 0, s->error);
-	cufab_slot_publish(env.space, slot, 6, 600, -EIO);
+	cufab_slot_publish(env->space, slot, 6, 600, -EIO);
 	KUNIT_EXPECT_EQ(test, 6ULL, s->seq);
 	KUNIT_EXPECT_EQ(test, -EIO, s->error);
-	cufab_slot_free(env.space, slot);
-	engine_env_fini(&env);
+	cufab_slot_free(env->space, slot);
+	engine_env_fini(env);
 }
 
 /*
@@ -303,13 +379,13 @@ static void slot_is_monotonic(struct kunit *test)
 static void inline_when_idle(struct kunit *test)
 {
 	struct cufab_op *op, *held;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_stream *s;
 	bool claimed;
 	u64 seq, aux;
 
-	engine_env_init(test, &env);
-	s = env_stream(test, &env);
+	env = engine_env_new(test);
+	s = env_stream(test, env);
 	op = env_op(test, s, &test_inline_type, NULL);
 	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue_claim(s, op, &seq, &aux,
 							  &claimed));
@@ -334,7 +410,7 @@ static void inline_when_idle(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, claimed);
 	cufab_stream_put(s);
 	/* cancels both, the host-queued operation included */
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /* A test operation that runs until the test lets it go. */
@@ -348,7 +424,10 @@ static struct engine_hold *engine_hold;
 static int hold_execute(struct cufab_op *op)
 {
 	complete(&engine_hold->started);
-	wait_for_completion(&engine_hold->go);
+	/* a case that never lets go fails, and its teardown goes on */
+	if (!wait_for_completion_timeout(&engine_hold->go,
+					 ENGINE_RELEASE_TIMEOUT))
+		return -ETIMEDOUT;
 	return 0;
 }
 
@@ -368,29 +447,30 @@ static const struct cufab_op_type test_hold_type = {
 static void teardown_waits_for_release(struct kunit *test)
 {
 	u64 live = cufab_live_objects();
-	struct engine_hold hold;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_stream *s;
 	bool started;
 	int i;
 
-	engine_env_init(test, &env);
-	init_completion(&hold.started);
-	init_completion(&hold.go);
-	engine_hold = &hold;
-	s = env_stream(test, &env);
+	/* before the client: the operation may use it until the teardown */
+	engine_hold = kunit_kzalloc(test, sizeof(*engine_hold), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, engine_hold);
+	init_completion(&engine_hold->started);
+	init_completion(&engine_hold->go);
+	env = engine_env_new(test);
+	s = env_stream(test, env);
 	env_queue(test, s, &test_hold_type, NULL, NULL);
-	started = wait_for_completion_timeout(&hold.started, 10 * HZ);
+	started = wait_for_completion_timeout(&engine_hold->started, 10 * HZ);
 	/* what cuStreamDestroy drops: the work holds the rest */
 	cufab_stream_put(s);
-	mutex_lock(&env.space->lock);
-	complete(&hold.go);
+	mutex_lock(&env->space->lock);
+	complete(&engine_hold->go);
 	/* s is not freed before its release has taken the lock */
 	for (i = 0; i < 1000 && kref_read(&s->ref); i++)
 		usleep_range(5000, 6000);
 	KUNIT_EXPECT_EQ(test, 0U, kref_read(&s->ref));
-	mutex_unlock(&env.space->lock);
-	engine_env_fini(&env);
+	mutex_unlock(&env->space->lock);
+	engine_env_fini(env);
 	KUNIT_EXPECT_TRUE(test, started);
 	KUNIT_EXPECT_EQ(test, live, cufab_live_objects());
 }
@@ -428,7 +508,7 @@ static bool head_waiting(struct cufab_stream *s)
 static void dep_callback_done_before_run(struct kunit *test)
 {
 	struct dma_fence *last;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_stream *s;
 	struct cufab_fence *dep;
 	unsigned int ran = 0;
@@ -437,14 +517,14 @@ static void dep_callback_done_before_run(struct kunit *test)
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs a second CPU for the engine");
-	engine_env_init(test, &env);
+	env = engine_env_new(test);
 	/* freed by its last put, as any fence */
 	dep = kzalloc(sizeof(*dep), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, dep);
 	spin_lock_init(&dep->lock);
 	dma_fence_init(&dep->base, &test_fence_ops, &dep->lock,
 		       dma_fence_context_alloc(1), 1);
-	s = env_stream(test, &env);
+	s = env_stream(test, env);
 	env_queue(test, s, &test_op_type, &dep->base, &last);
 	for (i = 0; i < 1000 && !head_waiting(s); i++)
 		usleep_range(1000, 2000);
@@ -466,7 +546,7 @@ static void dep_callback_done_before_run(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
 	dma_fence_put(last);
 	cufab_stream_put(s);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 	dma_fence_put(&dep->base);
 }
 
@@ -514,7 +594,6 @@ static struct task_struct *publish_race_start(struct kunit *test,
 	struct task_struct *t;
 	unsigned int cpu;
 
-	engine_env_init(test, env);
 	r->space = env->space;
 	r->slot = cufab_slot_alloc(env->space);
 	KUNIT_ASSERT_GE(test, r->slot, 0);
@@ -561,18 +640,19 @@ static void slot_publish_concurrent(struct kunit *test)
 	unsigned long end = jiffies + 3 * HZ;
 	unsigned int k, bad = 0;
 	struct task_struct *t;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_seq_slot *s;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	t = publish_race_start(test, &env, &r);
-	s = &env.space->slots[r.slot];
+	env = engine_env_new(test);
+	t = publish_race_start(test, env, &r);
+	s = &env->space->slots[r.slot];
 	wake_up_process(t);
 	for (k = 1; k <= r.rounds && time_before(jiffies, end); k++) {
 		atomic_set(&r.go, k);
 		ndelay((k * 3) % 5 * 20);
-		cufab_slot_publish(env.space, r.slot, 2 * k, 2 * k, 0);
+		cufab_slot_publish(env->space, r.slot, 2 * k, 2 * k, 0);
 		while (atomic_read(&r.done) < k)
 			cond_resched();
 		if (!publish_round_ok(s, k))
@@ -582,7 +662,7 @@ static void slot_publish_concurrent(struct kunit *test)
 		WRITE_ONCE(s->time_ns, 2 * k);
 		WRITE_ONCE(s->seq, 2 * k);
 	}
-	publish_race_end(test, &env, &r, t, bad, k - 1);
+	publish_race_end(test, env, &r, t, bad, k - 1);
 }
 
 static struct publish_race *publish_window_race;
@@ -616,13 +696,14 @@ static void slot_publish_window(struct kunit *test)
 	unsigned long end = jiffies + 3 * HZ;
 	unsigned int k, bad = 0;
 	struct task_struct *t;
-	struct engine_env env;
+	struct engine_env *env;
 	struct cufab_seq_slot *s;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two CPUs");
-	t = publish_race_start(test, &env, &r);
-	s = &env.space->slots[r.slot];
+	env = engine_env_new(test);
+	t = publish_race_start(test, env, &r);
+	s = &env->space->slots[r.slot];
 	publish_window_race = &r;
 	WRITE_ONCE(cufab_slot_publish_hook, publish_hold_older);
 	wake_up_process(t);
@@ -630,7 +711,7 @@ static void slot_publish_window(struct kunit *test)
 		atomic_set(&r.go, k);
 		while (atomic_read(&r.held) < 2 * k - 1)
 			cond_resched();
-		cufab_slot_publish(env.space, r.slot, 2 * k, 2 * k, 0);
+		cufab_slot_publish(env->space, r.slot, 2 * k, 2 * k, 0);
 		atomic_set(&r.newer, 2 * k);
 		while (atomic_read(&r.done) < k)
 			cond_resched();
@@ -638,7 +719,7 @@ static void slot_publish_window(struct kunit *test)
 			bad++;
 	}
 	WRITE_ONCE(cufab_slot_publish_hook, NULL);
-	publish_race_end(test, &env, &r, t, bad, k - 1);
+	publish_race_end(test, env, &r, t, bad, k - 1);
 }
 
 /* A test operation that parks until engine_park->ready, counting. */
@@ -659,6 +740,14 @@ static int park_execute(struct cufab_op *op)
 static void park_unpark(struct cufab_op *op)
 {
 	atomic_inc(&engine_park->unparks);
+}
+
+/* Before the client: a parked operation may be unparked by its teardown. */
+static struct engine_park *engine_park_new(struct kunit *test)
+{
+	engine_park = kunit_kzalloc(test, sizeof(*engine_park), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, engine_park);
+	return engine_park;
 }
 
 static const struct cufab_op_type test_park_type = {
@@ -694,63 +783,61 @@ static void parked_holds_stream_until_woken(struct kunit *test)
 {
 	struct cufab_stream *s, *other;
 	struct dma_fence *last, *f;
-	struct engine_park park = {};
-	struct engine_env env;
+	struct engine_park *park = engine_park_new(test);
+	struct engine_env *env;
 	struct cufab_op *op;
 	u64 seq, aux;
 	int i;
 
-	engine_env_init(test, &env);
-	engine_park = &park;
-	s = env_stream(test, &env);
-	other = env_stream(test, &env);
+	env = engine_env_new(test);
+	s = env_stream(test, env);
+	other = env_stream(test, env);
 	op = env_op(test, s, &test_park_type, NULL);
 	KUNIT_ASSERT_EQ(test, 0, cufab_stream_queue(s, op, &seq, &aux));
 	env_queue(test, s, &test_op_type, NULL, &last);
 	env_queue(test, other, &test_op_type, NULL, &f);
 	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(f, false, 10 * HZ), 0L);
 	KUNIT_ASSERT_TRUE(test, head_parked(s));
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park->runs));
 	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(s));
 	KUNIT_EXPECT_EQ(test, 1U, engine_log->n);
 	/* a wake with the condition still unmet: one more run, parked again */
 	cufab_op_wake(op);
-	for (i = 0; i < 1000 && atomic_read(&park.runs) < 2; i++)
+	for (i = 0; i < 1000 && atomic_read(&park->runs) < 2; i++)
 		usleep_range(1000, 2000);
 	KUNIT_ASSERT_TRUE(test, head_parked(s));
-	KUNIT_EXPECT_EQ(test, 2, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 2, atomic_read(&park->runs));
 	KUNIT_EXPECT_EQ(test, 0ULL, slot_seq(s));
-	WRITE_ONCE(park.ready, true);
+	WRITE_ONCE(park->ready, true);
 	cufab_op_wake(op);
 	KUNIT_EXPECT_GT(test, dma_fence_wait_timeout(last, false, 10 * HZ),
 			0L);
 	KUNIT_EXPECT_EQ(test, 0, last->error);
-	KUNIT_EXPECT_EQ(test, 3, atomic_read(&park.runs));
+	KUNIT_EXPECT_EQ(test, 3, atomic_read(&park->runs));
 	KUNIT_EXPECT_EQ(test, 2ULL, slot_seq(s));
-	KUNIT_EXPECT_EQ(test, 0, atomic_read(&park.unparks));
+	KUNIT_EXPECT_EQ(test, 0, atomic_read(&park->unparks));
 	dma_fence_put(last);
 	dma_fence_put(f);
 	cufab_stream_put(s);
 	cufab_stream_put(other);
-	engine_env_fini(&env);
+	engine_env_fini(env);
 }
 
 /* Cancelling a stream takes its parked head back through unpark. */
 static void cancel_takes_parked(struct kunit *test)
 {
-	struct engine_park park = {};
-	struct engine_env env;
+	struct engine_park *park = engine_park_new(test);
+	struct engine_env *env;
 	struct cufab_stream *s;
 	struct dma_fence *f, *last;
 
-	engine_env_init(test, &env);
-	engine_park = &park;
-	s = env_stream(test, &env);
+	env = engine_env_new(test);
+	s = env_stream(test, env);
 	env_queue(test, s, &test_park_type, NULL, &f);
 	env_queue(test, s, &test_op_type, NULL, &last);
 	KUNIT_ASSERT_TRUE(test, head_parked(s));
 	cufab_stream_cancel(s, -ECANCELED);
-	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park.unparks));
+	KUNIT_EXPECT_EQ(test, 1, atomic_read(&park->unparks));
 	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(f));
 	KUNIT_EXPECT_EQ(test, -ECANCELED, f->error);
 	KUNIT_EXPECT_EQ(test, -ECANCELED, last->error);
@@ -759,7 +846,24 @@ static void cancel_takes_parked(struct kunit *test)
 	dma_fence_put(f);
 	dma_fence_put(last);
 	cufab_stream_put(s);
-	engine_env_fini(&env);
+	engine_env_fini(env);
+}
+
+/*
+ * A stream the case keeps costs its teardown a bounded wait: the wait for
+ * its release gives up, and succeeds once the reference is dropped.
+ */
+static void release_wait_is_bounded(struct kunit *test)
+{
+	struct engine_env *env;
+	struct cufab_stream *s;
+
+	env = engine_env_new(test);
+	s = env_stream(test, env);
+	KUNIT_EXPECT_FALSE(test, engine_env_released(env, HZ / 10));
+	cufab_stream_put(s);
+	KUNIT_EXPECT_TRUE(test, engine_env_released(env, 10 * HZ));
+	engine_env_fini(env);
 }
 
 static struct kunit_case engine_cases[] = {
@@ -775,6 +879,7 @@ static struct kunit_case engine_cases[] = {
 	KUNIT_CASE(slot_publish_window),
 	KUNIT_CASE(parked_holds_stream_until_woken),
 	KUNIT_CASE(cancel_takes_parked),
+	KUNIT_CASE(release_wait_is_bounded),
 	{}
 };
 
