@@ -933,9 +933,9 @@ static bool cufab_remote_daemon_end(u32 portid, bool died)
 }
 
 /*
- * UNREGISTER (not in protocol 1's first commands: the reclaim fence's):
- * the registered daemon stops cleanly, after it ended this node's exports
- * and said BYE; its socket's close that follows is no death.
+ * UNREGISTER (fabric_fence.c's): the registered daemon stops cleanly,
+ * after it ended this node's exports and said BYE; its socket's close
+ * that follows is no death.
  */
 static int cufab_imex_unregister_doit(struct sk_buff *skb,
 				      struct genl_info *info)
