@@ -22,6 +22,7 @@ struct page;
 int cufab_window_init(void);
 void cufab_window_exit(void);
 bool cufab_window_present(void);
+u64 cufab_window_unit(void);
 unsigned int cufab_domain_nodes(void);
 struct page *cufab_window_page(u64 offset);
 int cufab_window_reserve(u64 length, u64 *offset);
@@ -61,6 +62,9 @@ void cufab_domain_show(struct seq_file *m);
 void cufab_domain_set_link(unsigned int node, u32 link);
 u32 cufab_domain_link(unsigned int node);
 void cufab_domain_forget_links(void);
+void cufab_domain_set_holds(unsigned int node, bool holds);
+const char *cufab_domain_let_go(unsigned int node, u64 gen);
+int cufab_domain_slice_fenced(void);
 
 /* pages_window.c, pages_remote.c */
 extern const struct cufab_page_provider cufab_remote_pages;
@@ -89,6 +93,8 @@ struct cufab_remote_import {
 	bool revoked;
 	bool released;
 	u64 generation;	/* the exporter's, when imported (fabric_domain.c) */
+	bool tracked;	/* listed: it counts in its node's fence bit */
+	bool idle;	/* revoked or let go, no copy holds its pages */
 };
 
 /* fabric_remote.c */
@@ -99,9 +105,20 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 void cufab_remote_show(struct seq_file *m);
 void cufab_remote_release_send(unsigned int node, u64 token);
 void cufab_remote_fail_node(unsigned int node, bool lost);
+unsigned int cufab_remote_node_down(unsigned int node);
+unsigned int cufab_remote_drop_fenced(unsigned int node);
+
+/* fabric_fence.c: the reclaim fence and the daemon's death */
+void cufab_fence_init(void);
+void cufab_fence_exit(void);
+void cufab_fence_daemon_register(int grace);
+void cufab_fence_daemon_died(void);
+void cufab_fence_hold(unsigned int node, unsigned int imports);
+void cufab_fence_node_reloaded(unsigned int node);
 
 /* fabric_revoke.c: imports of another node's memory that end */
-u32 cufab_revoke_gen(unsigned int node);
+u32 cufab_revoke_ask(unsigned int node);
+void cufab_revoke_asked(unsigned int node);
 int cufab_revoke_track(struct cufab_remote_import *imp, u32 gen);
 bool cufab_revoke_untrack(struct cufab_remote_import *imp);
 unsigned int cufab_revoke_node(unsigned int node, bool lost);

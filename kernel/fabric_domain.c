@@ -41,13 +41,16 @@
 #include "fabric.h"
 
 #define CUFAB_DOMAIN_MAGIC	0x4e4d4f4442414643ULL	/* "CFABDOMN" */
-#define CUFAB_DOMAIN_LAYOUT	1
+/* 2: a node's record says which nodes' memory it may still touch */
+#define CUFAB_DOMAIN_LAYOUT	2
 #define CUFAB_DOMAIN_TABLE	SZ_4K
 #define CUFAB_DOMAIN_RECORD	512
 /* how long a node waits for node 0's header at load */
 #define CUFAB_DOMAIN_WAIT_MS	30000
 /* a node whose heartbeat did not move for this long is not alive */
 #define CUFAB_DOMAIN_STALE	(3 * HZ)
+/* how long a node that joins again waits for the others to let go */
+#define CUFAB_DOMAIN_FENCE_WAIT	(10 * HZ)
 
 /* the header, at the window's offset 0; little-endian */
 struct cufab_domain_hdr {
@@ -72,6 +75,12 @@ struct cufab_domain_node {
 	__le32 state;		/* enum cufab_domain_state */
 	__le32 num_gpus;
 	__le32 clique[CUFAB_MAX_GPUS];
+	/*
+	 * bit n: this node may still touch node n's memory (an import not
+	 * yet revoked and idle, or one being asked for): node n must not
+	 * reuse what it lent this node while it is set
+	 */
+	__le64 holds[CUFAB_MAX_NODES / 64];
 };
 
 static_assert(sizeof(struct cufab_domain_hdr) <= CUFAB_DOMAIN_TABLE);
@@ -89,6 +98,8 @@ static struct cufab_domain {
 	u64 *seen_beat;
 	unsigned long *seen_at;
 	u64 *seen_gen;
+	unsigned long joined_at;
+	bool slice_free;
 	struct delayed_work beat;
 } *cufab_domain;
 
@@ -287,6 +298,9 @@ static void cufab_domain_publish(struct cufab_domain *d)
 	WRITE_ONCE(r->generation, cpu_to_le64(d->generation));
 	WRITE_ONCE(r->heartbeat, 0);
 	WRITE_ONCE(r->num_gpus, cpu_to_le32(n));
+	/* a new life holds nothing of anyone yet */
+	for (i = 0; i < ARRAY_SIZE(r->holds); i++)
+		WRITE_ONCE(r->holds[i], 0);
 	down_read(&cufab_topo_rwsem);
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(r->clique[i], cpu_to_le32(cufab_node.gpus[i].clique));
@@ -321,9 +335,11 @@ static void cufab_domain_beat(struct work_struct *work)
 			d->seen_at[n] = jiffies;
 		}
 		if (gen != d->seen_gen[n] && d->seen_gen[n] &&
-		    n != cufab_node.node_index)
+		    n != cufab_node.node_index) {
 			pr_info("fabric window: node %u joined again (generation %llu, was %llu): what this node imported of its previous generation is fenced\n",
 				n, gen, d->seen_gen[n]);
+			cufab_fence_node_reloaded(n);
+		}
 		d->seen_gen[n] = gen;
 	}
 	schedule_delayed_work(&d->beat, HZ);
@@ -358,6 +374,7 @@ static int cufab_domain_alloc(struct cufab_domain **dp, void *virt,
 		d->seen_at[n] = jiffies - CUFAB_DOMAIN_STALE - 1;
 	}
 	d->instance = get_random_u64() ?: 1;
+	d->joined_at = jiffies;
 	INIT_DELAYED_WORK(&d->beat, cufab_domain_beat);
 	*dp = d;
 	return 0;
@@ -369,6 +386,156 @@ static void cufab_domain_free(struct cufab_domain *d)
 	kfree(d->seen_at);
 	kfree(d->seen_gen);
 	kfree(d);
+}
+
+/* Does record @r say its node may still touch node @of's memory? */
+static bool cufab_domain_rec_holds(struct cufab_domain_node *r,
+				   unsigned int of)
+{
+	return le64_to_cpu(READ_ONCE(r->holds[of / 64])) & BIT_ULL(of % 64);
+}
+
+/*
+ * Is node @n dead? Its heartbeat did not move for CUFAB_DOMAIN_STALE
+ * while this node looked: a kernel that stopped touches nothing. Until
+ * this node has looked that long (a heartbeat more), it cannot tell.
+ */
+static bool cufab_domain_dead(struct cufab_domain *d, unsigned int n)
+{
+	return time_after(jiffies, d->joined_at + CUFAB_DOMAIN_STALE + HZ) &&
+	       !time_before(jiffies,
+			    READ_ONCE(d->seen_at[n]) + CUFAB_DOMAIN_STALE);
+}
+
+/* The first other live node that may still touch this node's memory; -1. */
+static int cufab_domain_holder(struct cufab_domain *d)
+{
+	unsigned int me = cufab_node.node_index, n;
+	struct cufab_domain_node *r;
+
+	for (n = 0; n < d->nodes; n++) {
+		if (n == me)
+			continue;
+		r = cufab_domain_rec(d->virt, n);
+		if (le32_to_cpu(READ_ONCE(r->state)) != CUFAB_DOMAIN_UP)
+			continue;
+		/* pairs with cufab_domain_publish()'s smp_wmb() */
+		smp_rmb();
+		if (cufab_domain_rec_holds(r, me) && !cufab_domain_dead(d, n))
+			return n;
+	}
+	return -1;
+}
+
+/*
+ * A node that joins again may find others still mapping pages of its
+ * previous generation's slice: each revokes those imports once it sees
+ * the new generation (within a heartbeat) and clears its bit for this
+ * node. Until then the slice is not this node's to reuse: wait for it
+ * here, CUFAB_DOMAIN_FENCE_WAIT at most; past that,
+ * cufab_domain_slice_fenced() refuses allocations while a holder is left.
+ */
+static void cufab_domain_fence_wait(struct cufab_domain *d)
+{
+	unsigned int me = cufab_node.node_index;
+	unsigned long start = jiffies;
+	int holder = cufab_domain_holder(d);
+
+	if (holder < 0) {
+		WRITE_ONCE(d->slice_free, true);
+		return;
+	}
+	pr_info("fabric window: node %d still maps memory of node %u's previous generation: its slice is used again once every node revoked that\n",
+		holder, me);
+	while (time_before(jiffies, start + CUFAB_DOMAIN_FENCE_WAIT)) {
+		msleep(100);
+		holder = cufab_domain_holder(d);
+		if (holder < 0) {
+			WRITE_ONCE(d->slice_free, true);
+			pr_info("fabric window: every node let go of node %u's previous generation after %u ms\n",
+				me, jiffies_to_msecs(jiffies - start));
+			return;
+		}
+	}
+	pr_warn("fabric window: node %d still maps memory of node %u's previous generation after %u s: FABRIC allocations of this node fail until it lets go\n",
+		holder, me, CUFAB_DOMAIN_FENCE_WAIT / HZ);
+}
+
+/**
+ * cufab_domain_slice_fenced() - is this node's slice still fenced?
+ *
+ * Return: a node that still maps pages of this node's previous
+ * generation (this node must not reuse its slice under it), or -1.
+ */
+int cufab_domain_slice_fenced(void)
+{
+	struct cufab_domain *d = cufab_domain;
+	int holder;
+
+	if (!d || READ_ONCE(d->slice_free))
+		return -1;
+	holder = cufab_domain_holder(d);
+	if (holder < 0)
+		WRITE_ONCE(d->slice_free, true);
+	return holder;
+}
+
+/**
+ * cufab_domain_set_holds() - say whether this node may touch @node's memory
+ * @node: another node of the domain
+ * @holds: an import of its memory is live, or being asked for
+ *
+ * Node @node does not reuse what it lent this node while the bit is set
+ * (cufab_domain_let_go()). Callers serialise (fabric_revoke.c's lock).
+ */
+void cufab_domain_set_holds(unsigned int node, bool holds)
+{
+	struct cufab_domain *d = cufab_domain;
+	__le64 *w;
+	u64 v;
+
+	if (!d || node >= d->nodes)
+		return;
+	w = &cufab_domain_rec(d->virt, cufab_node.node_index)->holds[node / 64];
+	v = le64_to_cpu(READ_ONCE(*w));
+	if (holds) {
+		WRITE_ONCE(*w, cpu_to_le64(v | BIT_ULL(node % 64)));
+		/* set before the request that could make it true goes */
+		smp_mb();
+	} else {
+		/* the zaps and the waits for copies before the word */
+		smp_mb();
+		WRITE_ONCE(*w, cpu_to_le64(v & ~BIT_ULL(node % 64)));
+	}
+}
+
+/**
+ * cufab_domain_let_go() - has node @node let go of this node's memory?
+ * @node: an importer this node cleaned up
+ * @gen: its generation then
+ *
+ * Return: NULL while it may still touch pages this node lent it; else
+ * why it no longer can, for the log line.
+ */
+const char *cufab_domain_let_go(unsigned int node, u64 gen)
+{
+	struct cufab_domain *d = cufab_domain;
+	struct cufab_domain_node *r;
+
+	if (!d || node >= d->nodes)
+		return "it has no window";
+	r = cufab_domain_rec(d->virt, node);
+	if (le32_to_cpu(READ_ONCE(r->state)) != CUFAB_DOMAIN_UP)
+		return "it is not up in the domain";
+	/* pairs with cufab_domain_publish()'s smp_wmb() before the state */
+	smp_rmb();
+	if (le64_to_cpu(READ_ONCE(r->generation)) != gen)
+		return "it joined again";
+	if (!cufab_domain_rec_holds(r, cufab_node.node_index))
+		return "it revoked its imports";
+	if (cufab_domain_dead(d, node))
+		return "its heartbeat stopped";
+	return NULL;
 }
 
 /**
@@ -410,6 +577,7 @@ int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g)
 	pr_info("fabric window: node %u joined the domain, generation %llu, instance %016llx\n",
 		cufab_node.node_index, d->generation, d->instance);
 	cufab_domain_beat(&d->beat.work);
+	cufab_domain_fence_wait(d);
 	return 0;
 }
 
@@ -421,6 +589,11 @@ void cufab_domain_leave(void)
 	if (!d)
 		return;
 	cancel_delayed_work_sync(&d->beat);
+	/* no client is left: nothing of anyone is mapped here */
+	memset(cufab_domain_rec(d->virt, cufab_node.node_index)->holds, 0,
+	       sizeof_field(struct cufab_domain_node, holds));
+	/* the bits before the state: a reader of "left" sees them clear */
+	smp_wmb();
 	WRITE_ONCE(cufab_domain_rec(d->virt, cufab_node.node_index)->state,
 		   cpu_to_le32(CUFAB_DOMAIN_LEFT));
 	cufab_domain = NULL;

@@ -92,10 +92,15 @@ struct cufab_remote_req {
 	u64 id;
 };
 
-/* exporting side: one import of one of this node's allocations */
+/*
+ * exporting side: one import of one of this node's allocations; @fenced:
+ * its node was cleaned up, the reference goes once that node let go of
+ * the memory (fabric_fence.c)
+ */
 struct cufab_remote_ref {
 	struct cufab_alloc *alloc;
 	unsigned int node;
+	bool fenced;
 };
 
 static struct genl_family cufab_imex_family;
@@ -282,7 +287,7 @@ static void cufab_remote_alloc_release(struct cufab_alloc *alloc)
 {
 	struct cufab_remote_import *imp = alloc->priv;
 
-	if (cufab_revoke_untrack(imp) && cufab_revoke_quiesce(alloc))
+	if (cufab_revoke_untrack(imp))
 		cufab_remote_release_send(imp->node, imp->token);
 	kfree(imp);
 }
@@ -437,27 +442,15 @@ static struct cufab_alloc *cufab_remote_import_team(struct cufab_remote_req *req
  * answer in time; whatever the exporter's checks say (-EINVAL for a handle
  * that names nothing, -EPERM for another IMEX channel).
  */
-struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
-					const u8 *handle, unsigned int node)
+/* What the exporter answers becomes the import; its request is in flight. */
+static struct cufab_alloc *cufab_remote_import_asked(struct cufab_client *client,
+						     const u8 *handle,
+						     unsigned int node, u32 gen)
 {
 	struct cufab_remote_req req = { .node = node };
-	u32 gen;
 	int ret;
 
-	/* a node outside the domain produced nothing: a forged handle */
-	if (node >= cufab_domain_nodes()) {
-		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: the domain has %u nodes (num_nodes)\n",
-				    pid_nr(client->tgid), client->comm, node,
-				    cufab_domain_nodes());
-		return ERR_PTR(-EINVAL);
-	}
-	if (!cufab_window_present()) {
-		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: this node has no fabric window to reach it\n",
-				    pid_nr(client->tgid), client->comm, node);
-		return ERR_PTR(-EHOSTDOWN);
-	}
 	init_completion(&req.done);
-	gen = cufab_revoke_gen(node);
 	ret = cufab_remote_ask(&req, handle, cufab_imex_channel(client));
 	if (ret) {
 		pr_warn_ratelimited("pid %d (%s): FABRIC import from node %u failed: %d%s\n",
@@ -481,6 +474,31 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 		return ERR_PTR(-EPROTO);
 	}
 	return cufab_remote_alloc(&req, handle, gen);
+}
+
+struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
+					const u8 *handle, unsigned int node)
+{
+	struct cufab_alloc *alloc;
+	u32 gen;
+
+	/* a node outside the domain produced nothing: a forged handle */
+	if (node >= cufab_domain_nodes()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: the domain has %u nodes (num_nodes)\n",
+				    pid_nr(client->tgid), client->comm, node,
+				    cufab_domain_nodes());
+		return ERR_PTR(-EINVAL);
+	}
+	if (!cufab_window_present()) {
+		pr_warn_ratelimited("pid %d (%s): FABRIC handle of node %u: this node has no fabric window to reach it\n",
+				    pid_nr(client->tgid), client->comm, node);
+		return ERR_PTR(-EHOSTDOWN);
+	}
+	/* the exporter must not reclaim what it answers on the way (the fence) */
+	gen = cufab_revoke_ask(node);
+	alloc = cufab_remote_import_asked(client, handle, node, gen);
+	cufab_revoke_asked(node);
+	return alloc;
 }
 
 /* ---- exporting side ---- */
@@ -707,6 +725,50 @@ static void cufab_remote_drop_node(int node)
 			cufab_remote_ref_drop(token);
 }
 
+/*
+ * @node was cleaned up: the imports it holds of this node's memory go, but
+ * only once it let go of them (the reclaim fence, fabric_fence.c): its
+ * kernel may not have revoked them yet.
+ */
+static void cufab_remote_fence_node(unsigned int node)
+{
+	struct cufab_remote_ref *ref;
+	unsigned long token;
+	unsigned int n = 0;
+
+	mutex_lock(&cufab_remote_lock);
+	xa_for_each(&cufab_remote_refs, token, ref) {
+		if (ref->node == node) {
+			ref->fenced = true;
+			n++;
+		}
+	}
+	mutex_unlock(&cufab_remote_lock);
+	if (n)
+		cufab_fence_hold(node, n);
+}
+
+/**
+ * cufab_remote_drop_fenced() - the fence of @node is lifted
+ * @node: an importer that let go of this node's memory
+ *
+ * Return: the number of its imports dropped.
+ */
+unsigned int cufab_remote_drop_fenced(unsigned int node)
+{
+	struct cufab_remote_ref *ref;
+	unsigned long token;
+	unsigned int n = 0;
+
+	xa_for_each(&cufab_remote_refs, token, ref) {
+		if (ref->node == node && READ_ONCE(ref->fenced)) {
+			cufab_remote_ref_drop(token);
+			n++;
+		}
+	}
+	return n;
+}
+
 static int cufab_imex_node_down_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
@@ -722,13 +784,31 @@ static int cufab_imex_node_down_doit(struct sk_buff *skb,
 	}
 	pr_info("node %u is down: revoking this node's imports of its memory, dropping its imports of this node's\n",
 		node);
+	cufab_remote_node_down(node);
+	return 0;
+}
+
+/**
+ * cufab_remote_node_down() - @node is lost and cleaned up
+ * @node: another node of the domain
+ *
+ * Requests waiting for it fail, its teams break, this node's imports of
+ * its memory are revoked, and its imports of this node's memory go once
+ * it let go of them (the fence). Context: under genl_mutex (the daemon's
+ * commands, or fabric_fence.c), may sleep.
+ * Return: the number of this node's imports revoked.
+ */
+unsigned int cufab_remote_node_down(unsigned int node)
+{
+	unsigned int n;
+
 	cufab_remote_fail_node(node, true);
 	/* the teams first: which objects the node imported tells which */
 	if (READ_ONCE(cufab_remote_team))
 		cufab_remote_team->node_down(node);
-	cufab_revoke_node(node, true);
-	cufab_remote_drop_node(node);
-	return 0;
+	n = cufab_revoke_node(node, true);
+	cufab_remote_fence_node(node);
+	return n;
 }
 
 /* Another node of the domain, from a daemon's command; else -EINVAL. */
@@ -822,9 +902,50 @@ static int cufab_imex_register_doit(struct sk_buff *skb,
 	if (!ret) {
 		pr_info("cufab-imexd registered (netlink port %u)\n",
 			info->snd_portid);
+		/* before the releases: a previous daemon's death ends them */
+		cufab_fence_daemon_register(info->attrs[CUFAB_IMEX_A_GRACE] ?
+			nla_get_s32(info->attrs[CUFAB_IMEX_A_GRACE]) : -1);
 		cufab_remote_flush(info->snd_portid);
 	}
 	return ret;
+}
+
+/*
+ * The daemon's end, its socket's close (@died) or UNREGISTER: nothing more
+ * goes to it. Return: @portid was the registered daemon's.
+ */
+static bool cufab_remote_daemon_end(u32 portid, bool died)
+{
+	bool was;
+
+	mutex_lock(&cufab_remote_lock);
+	was = cufab_imexd_portid && portid == cufab_imexd_portid;
+	if (was) {
+		cufab_imexd_portid = 0;
+		cufab_remote_fail_reqs(-1);
+		cufab_domain_forget_links();
+	}
+	mutex_unlock(&cufab_remote_lock);
+	if (was)
+		pr_info("cufab-imexd %s: imports from other nodes fail with -EHOSTDOWN until one registers\n",
+			died ? "is gone" : "stopped");
+	return was;
+}
+
+/*
+ * UNREGISTER (fabric_fence.c's): the registered daemon stops cleanly,
+ * after it ended this node's exports and said BYE; its socket's close
+ * that follows is no death.
+ */
+static int cufab_imex_unregister_doit(struct sk_buff *skb,
+				      struct genl_info *info)
+{
+	if (!cufab_remote_daemon_end(info->snd_portid, false)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "this socket is not the registered cufab-imexd's");
+		return -ENOENT;
+	}
+	return 0;
 }
 
 /* What a RESOLVED names beyond memory (absent: memory, as before). */
@@ -905,26 +1026,20 @@ static int cufab_imex_link_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* The daemon's socket closed: it is dead, whatever it was doing. */
+/*
+ * The daemon's socket closed without UNREGISTER: it died (SIGKILL, a
+ * crash), and its peers will clean this node up (fabric_fence.c).
+ */
 static int cufab_imex_netlink_event(struct notifier_block *nb,
 				    unsigned long event, void *ptr)
 {
 	struct netlink_notify *n = ptr;
-	bool gone = false;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
 	    !net_eq(n->net, &init_net))
 		return NOTIFY_DONE;
-	mutex_lock(&cufab_remote_lock);
-	if (cufab_imexd_portid && n->portid == cufab_imexd_portid) {
-		cufab_imexd_portid = 0;
-		cufab_remote_fail_reqs(-1);
-		cufab_domain_forget_links();
-		gone = true;
-	}
-	mutex_unlock(&cufab_remote_lock);
-	if (gone)
-		pr_info("cufab-imexd is gone: imports from other nodes fail with -EHOSTDOWN until one registers\n");
+	if (cufab_remote_daemon_end(n->portid, true))
+		cufab_fence_daemon_died();
 	return NOTIFY_DONE;
 }
 
@@ -948,6 +1063,8 @@ static const struct nla_policy cufab_imex_policy[CUFAB_IMEX_A_MAX + 1] = {
 	[CUFAB_IMEX_A_DEVICES] = { .type = NLA_U32 },
 	[CUFAB_IMEX_A_ID] = { .type = NLA_U64 },
 	[CUFAB_IMEX_A_LINK] = NLA_POLICY_MAX(NLA_U32, CUFAB_LINK_GONE),
+	/* the reclaim fence's */
+	[CUFAB_IMEX_A_GRACE] = NLA_POLICY_MIN(NLA_S32, -1),
 };
 
 static const struct genl_ops cufab_imex_ops[] = {
@@ -996,6 +1113,12 @@ static const struct genl_ops cufab_imex_ops[] = {
 		.doit = cufab_imex_link_doit,
 		.flags = GENL_ADMIN_PERM,
 	},
+	/* the reclaim fence's: a daemon that stops, not dies */
+	{
+		.cmd = CUFAB_IMEX_CMD_UNREGISTER,
+		.doit = cufab_imex_unregister_doit,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static struct genl_family cufab_imex_family __ro_after_init = {
@@ -1028,6 +1151,7 @@ int cufab_remote_init(void)
 {
 	int ret;
 
+	cufab_fence_init();
 	ret = netlink_register_notifier(&cufab_imex_notifier);
 	if (ret)
 		return ret;
@@ -1047,6 +1171,8 @@ void cufab_remote_exit(void)
 
 	genl_unregister_family(&cufab_imex_family);
 	netlink_unregister_notifier(&cufab_imex_notifier);
+	/* nothing is fenced any more: the module and its window go */
+	cufab_fence_exit();
 	cufab_remote_drop_node(-1);
 	list_for_each_entry_safe(u, tmp, &cufab_remote_unsent, node) {
 		pr_info("unload: node %u never heard that this node released its import %llu\n",

@@ -32,9 +32,17 @@
  * does the RELEASE go. The final put of an import waits the same way
  * before its RELEASE.
  *
- * Locking: cufab_revoke_lock protects the list, each import's @revoked
- * and @released, and the per-node generations. It is never held across
- * the zap, the wait or a send.
+ * The reclaim fence (Documentation/multinode.rst "Failure"): this node's
+ * record in the window's domain header says, a bit per node, which nodes'
+ * memory it may still touch: an import asked for, or one live and not yet
+ * revoked and idle. The bit is set before the request goes and cleared
+ * only once the last such import of the node is revoked and no copy holds
+ * its pages; the exporter reclaims what it lent this node only then (or
+ * once this node is dead or loaded again), whatever its own clock says.
+ *
+ * Locking: cufab_revoke_lock protects the list, each import's @revoked,
+ * @released and @idle, the per-node generations and counts. It is never
+ * held across the zap, the wait or a send.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -56,22 +64,59 @@ static DEFINE_MUTEX(cufab_revoke_lock);
 static LIST_HEAD(cufab_revoke_imports);
 /* per node: bumped by each revocation of its imports */
 static u32 cufab_revoke_gens[CUFAB_MAX_NODES];
+/*
+ * per node: requests in flight and imports that may still touch its
+ * memory; its bit in the domain header is set while this is not zero
+ */
+static u32 cufab_revoke_holding[CUFAB_MAX_NODES];
 
-/* The generation of @node's imports, read before an import asks. */
-u32 cufab_revoke_gen(unsigned int node)
+static void cufab_revoke_hold(unsigned int node)
+{
+	lockdep_assert_held(&cufab_revoke_lock);
+	if (!cufab_revoke_holding[node]++)
+		cufab_domain_set_holds(node, true);
+}
+
+static void cufab_revoke_unhold(unsigned int node)
+{
+	lockdep_assert_held(&cufab_revoke_lock);
+	if (WARN_ON_ONCE(!cufab_revoke_holding[node]))
+		return;
+	if (!--cufab_revoke_holding[node])
+		cufab_domain_set_holds(node, false);
+}
+
+/**
+ * cufab_revoke_ask() - an import of @node's memory is about to be asked for
+ * @node: the exporting node
+ *
+ * Until cufab_revoke_asked(), this node may come to touch @node's memory:
+ * its exporter must not reclaim what it lends on the way.
+ * Return: the generation of @node's imports, for cufab_revoke_track().
+ */
+u32 cufab_revoke_ask(unsigned int node)
 {
 	u32 gen;
 
 	mutex_lock(&cufab_revoke_lock);
+	cufab_revoke_hold(node);
 	gen = cufab_revoke_gens[node];
 	mutex_unlock(&cufab_revoke_lock);
 	return gen;
 }
 
+/* The request of cufab_revoke_ask() ended (the import is tracked or failed). */
+void cufab_revoke_asked(unsigned int node)
+{
+	mutex_lock(&cufab_revoke_lock);
+	cufab_revoke_unhold(node);
+	mutex_unlock(&cufab_revoke_lock);
+}
+
 /**
  * cufab_revoke_track() - list a new import, unless its node was revoked
  * @imp: the import, imp->alloc set
- * @gen: cufab_revoke_gen() of its node before the import asked
+ * @gen: cufab_revoke_ask() of its node before the import asked
  *
  * An answer the exporter sent before it revoked may reach this node's
  * importer after the revocation ran: the import then never starts.
@@ -82,25 +127,58 @@ int cufab_revoke_track(struct cufab_remote_import *imp, u32 gen)
 	int ret = 0;
 
 	mutex_lock(&cufab_revoke_lock);
-	if (cufab_revoke_gens[imp->node] != gen)
+	if (cufab_revoke_gens[imp->node] != gen) {
 		ret = -EHOSTDOWN;
-	else
+	} else {
 		list_add_tail(&imp->link, &cufab_revoke_imports);
+		imp->tracked = true;
+		cufab_revoke_hold(imp->node);
+	}
 	mutex_unlock(&cufab_revoke_lock);
 	return ret;
 }
 
-/* From the final put: off the list. Return: its RELEASE is still owed. */
+/*
+ * @imp touches its exporter's memory no more: once the last of its node
+ * does not, the exporter may reclaim. Idempotent.
+ */
+static void cufab_revoke_idle(struct cufab_remote_import *imp)
+{
+	lockdep_assert_held(&cufab_revoke_lock);
+	if (imp->idle || !imp->tracked)
+		return;
+	imp->idle = true;
+	cufab_revoke_unhold(imp->node);
+}
+
+/**
+ * cufab_revoke_untrack() - the final put of an import
+ * @imp: the import, tracked or not
+ *
+ * Takes it off the list and, once no copy holds its pages, lets its
+ * exporter reclaim (the fence); an import a copy still holds keeps the
+ * fence up until this node is lost.
+ *
+ * Return: its RELEASE is still owed and may go.
+ */
 bool cufab_revoke_untrack(struct cufab_remote_import *imp)
 {
-	bool owed;
+	bool owed, idle;
 
 	mutex_lock(&cufab_revoke_lock);
 	list_del_init(&imp->link);
 	owed = !imp->released;
 	imp->released = true;
+	idle = imp->idle;
 	mutex_unlock(&cufab_revoke_lock);
-	return owed;
+	if (idle)
+		return owed;
+	idle = cufab_revoke_quiesce(imp->alloc);
+	mutex_lock(&cufab_revoke_lock);
+	if (idle)
+		cufab_revoke_idle(imp);
+	mutex_unlock(&cufab_revoke_lock);
+	return owed && idle;
 }
 
 static struct cufab_remote_import *cufab_revoke_imp(const struct cufab_alloc *alloc)
@@ -217,8 +295,12 @@ static struct cufab_alloc *cufab_revoke_next(unsigned int node, bool lost)
 	return alloc;
 }
 
-/* Give the range back to its exporter, once nothing here uses it. */
-static void cufab_revoke_release(struct cufab_alloc *alloc, bool idle)
+/*
+ * Give the range back to its exporter, once nothing here uses it: the
+ * fence (lost), or the RELEASE too (its exports ended).
+ */
+static void cufab_revoke_release(struct cufab_alloc *alloc, bool idle,
+				 bool lost)
 {
 	struct cufab_remote_import *imp = alloc->priv;
 	bool owed;
@@ -226,7 +308,8 @@ static void cufab_revoke_release(struct cufab_alloc *alloc, bool idle)
 	if (!idle)
 		return;
 	mutex_lock(&cufab_revoke_lock);
-	owed = !imp->released;
+	cufab_revoke_idle(imp);
+	owed = !imp->released && !lost;
 	imp->released = true;
 	mutex_unlock(&cufab_revoke_lock);
 	if (owed)
@@ -261,8 +344,7 @@ unsigned int cufab_revoke_node(unsigned int node, bool lost)
 		pr_info("node %u: import of its export %u (allocation %llu, %llu bytes) revoked: %s\n",
 			node, imp->export_id, alloc->id, alloc->length,
 			lost ? "the node is lost" : "it ended its exports");
-		if (!lost)
-			cufab_revoke_release(alloc, idle);
+		cufab_revoke_release(alloc, idle, lost);
 		cufab_alloc_put(alloc);
 		n++;
 	}
@@ -276,9 +358,10 @@ void cufab_revoke_show(struct seq_file *m)
 
 	mutex_lock(&cufab_revoke_lock);
 	list_for_each_entry(imp, &cufab_revoke_imports, link)
-		seq_printf(m, "imported node %u export %u token %llu alloc %llu length %llu%s\n",
+		seq_printf(m, "imported node %u export %u token %llu alloc %llu length %llu%s%s\n",
 			   imp->node, imp->export_id, imp->token,
 			   imp->alloc->id, imp->alloc->length,
-			   imp->revoked ? " revoked" : "");
+			   imp->revoked ? " revoked" : "",
+			   imp->idle ? " idle" : "");
 	mutex_unlock(&cufab_revoke_lock);
 }

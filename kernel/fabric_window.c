@@ -90,6 +90,15 @@ bool cufab_window_present(void)
 	return cufab_window;
 }
 
+/*
+ * The window's allocation unit: FABRIC memory pools grow by it instead of
+ * by CUFAB_POOL_CHUNK, since a slice is much smaller than a GPU.
+ */
+u64 cufab_window_unit(void)
+{
+	return CUFAB_WINDOW_UNIT;
+}
+
 unsigned int cufab_domain_nodes(void)
 {
 	return num_nodes;
@@ -149,16 +158,24 @@ bool cufab_window_owns(u64 offset, u64 length, unsigned int node)
  * cuMemCreate, as a full GPU does, never a later fault.
  *
  * Context: may sleep (zeroing). Return: 0, -ENOMEM when the slice has no
- * such range, -ENODEV without a window.
+ * such range or is still fenced (another node maps pages of this node's
+ * previous generation), -ENODEV without a window.
  */
 int cufab_window_reserve(u64 length, u64 *offset)
 {
 	struct cufab_window *w = cufab_window;
 	u64 len = round_up(length, CUFAB_WINDOW_UNIT), done;
 	unsigned long n, idx;
+	int holder;
 
 	if (!w)
 		return -ENODEV;
+	holder = cufab_domain_slice_fenced();
+	if (holder >= 0) {
+		pr_warn_ratelimited("fabric window: node %u's slice is fenced: node %d still maps memory of its previous generation\n",
+				    cufab_node.node_index, holder);
+		return -ENOMEM;
+	}
 	n = div_u64(len, CUFAB_WINDOW_UNIT);
 	mutex_lock(&w->lock);
 	idx = n <= w->units ?

@@ -584,6 +584,19 @@ static void cufab_pool_unreserve(struct cufab_pool *pool, u64 length)
 	spin_unlock(&pool->stat_lock);
 }
 
+/*
+ * What a chunk's length is rounded up to: CUFAB_POOL_CHUNK, as NVIDIA's
+ * driver reserves; a FABRIC pool's chunks in the fabric window take its
+ * 2 MiB units, since a node's slice is far smaller than a GPU (30 MiB in
+ * the test cluster's default window) and would hold no 32 MiB chunk.
+ */
+static u64 cufab_pool_chunk_unit(const struct cufab_pool *pool)
+{
+	if ((pool->handle_types & CUFAB_HANDLE_FABRIC) && cufab_window_present())
+		return cufab_window_unit();
+	return CUFAB_POOL_CHUNK;
+}
+
 /* A chunk's allocation; its bytes are counted in the pool from here on. */
 static struct cufab_alloc *cufab_pool_chunk_alloc(struct cufab_client *client,
 						  struct cufab_pool *pool,
@@ -642,7 +655,7 @@ static int cufab_pool_grow(struct cufab_pool_handle *ph,
 
 	if (cmd->length > U64_MAX - CUFAB_POOL_CHUNK)
 		return -ENOMEM;
-	length = round_up(cmd->length, CUFAB_POOL_CHUNK);
+	length = round_up(cmd->length, cufab_pool_chunk_unit(ph->pool));
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;

@@ -4,8 +4,10 @@
  * window of plain memory: node 0 writes it, a node of the same geometry
  * accepts it and one of another refuses it, each load is one generation
  * more, unload marks the record left, and node 0 loaded with another
- * geometry starts the domain afresh. Node 0 only (the module's
- * node_index), and only on a node without a real window.
+ * geometry starts the domain afresh, and the reclaim fence's bits: what
+ * this node says it holds, what another node's record says of it. Node 0
+ * only (the module's node_index), and only on a node without a real
+ * window.
  */
 #include <kunit/test.h>
 #include <linux/sizes.h>
@@ -15,6 +17,26 @@
 #include "fabric.h"
 
 #define DOMAIN_TEST_NODES	2
+
+/* node records as multinode.rst documents them: 4 KiB on, 512 bytes each */
+#define REC(virt, n)		((u8 *)(virt) + SZ_4K + (n) * 512)
+#define REC_GENERATION		8
+#define REC_STATE		24
+/* after instance, generation, heartbeat, state, num_gpus, 64 cliques */
+#define REC_HOLDS		(8 * 3 + 4 + 4 + 4 * 64)
+
+static u64 rec_word(void *virt, unsigned int n, size_t off)
+{
+	return le64_to_cpu(*(__le64 *)(REC(virt, n) + off));
+}
+
+static void rec_set(void *virt, unsigned int n, size_t off, u64 v, size_t len)
+{
+	if (len == 4)
+		*(__le32 *)(REC(virt, n) + off) = cpu_to_le32(v);
+	else
+		*(__le64 *)(REC(virt, n) + off) = cpu_to_le64(v);
+}
 
 static const struct cufab_domain_geometry domain_test_geo = {
 	.size = SZ_64M,
@@ -111,10 +133,54 @@ static void domain_left_record_rejoins(struct kunit *test)
 	vfree(virt);
 }
 
+/* cufab_domain_let_go(), "" for NULL: a string to compare either way */
+static const char *let_go(unsigned int node, u64 gen)
+{
+	return cufab_domain_let_go(node, gen) ?: "";
+}
+
+/*
+ * The fence's bits: this node's record says whose memory it holds; node
+ * 1's record, written here as node 1 would, says whether it let go of
+ * node 0's.
+ */
+static void domain_holds_and_let_go(struct kunit *test)
+{
+	void *virt = domain_test_window(test);
+
+	KUNIT_ASSERT_EQ(test, 0, cufab_domain_join(virt, &domain_test_geo));
+	KUNIT_EXPECT_EQ(test, -1, cufab_domain_slice_fenced());
+	cufab_domain_set_holds(1, true);
+	KUNIT_EXPECT_EQ(test, 2ULL, rec_word(virt, 0, REC_HOLDS));
+	cufab_domain_set_holds(1, false);
+	KUNIT_EXPECT_EQ(test, 0ULL, rec_word(virt, 0, REC_HOLDS));
+
+	/* node 1 never joined: nothing of node 0 is its */
+	KUNIT_EXPECT_STREQ(test, "it is not up in the domain", let_go(1, 0));
+	rec_set(virt, 1, REC_GENERATION, 5, 8);
+	rec_set(virt, 1, REC_HOLDS, 1, 8);
+	rec_set(virt, 1, REC_STATE, CUFAB_DOMAIN_UP, 4);
+	/* up, generation 5, its bit for node 0 set: not let go */
+	KUNIT_EXPECT_STREQ(test, "", let_go(1, 5));
+	KUNIT_EXPECT_STREQ(test, "it joined again", let_go(1, 4));
+	rec_set(virt, 1, REC_HOLDS, 0, 8);
+	KUNIT_EXPECT_STREQ(test, "it revoked its imports",
+			   let_go(1, 5));
+	rec_set(virt, 1, REC_STATE, CUFAB_DOMAIN_LEFT, 4);
+	KUNIT_EXPECT_STREQ(test, "it is not up in the domain", let_go(1, 5));
+
+	/* a node that leaves holds nothing */
+	cufab_domain_set_holds(1, true);
+	cufab_domain_leave();
+	KUNIT_EXPECT_EQ(test, 0ULL, rec_word(virt, 0, REC_HOLDS));
+	vfree(virt);
+}
+
 static struct kunit_case cufab_domain_cases[] = {
 	KUNIT_CASE(domain_header_size),
 	KUNIT_CASE(domain_join_check_leave),
 	KUNIT_CASE(domain_left_record_rejoins),
+	KUNIT_CASE(domain_holds_and_let_go),
 	{}
 };
 

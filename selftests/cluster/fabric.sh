@@ -8,8 +8,8 @@
 #
 #   1 the daemon is up: cufab-imexd -q says READY, -N "Domain State: UP"
 #   2 FABRIC memory is in the window (debugfs window: the slice shrank),
-#     and so is a FABRIC memory pool's chunk (fabric_team pool) when the
-#     slice can hold a 32 MiB chunk (--window-mib 128; not by default)
+#     and so is a FABRIC memory pool's chunk (fabric_team pool), which
+#     takes the window's 2 MiB units
 #   3 this node's export is read and written by the other node, and this
 #     node reads and writes the other's (both ways at once), with a copy
 #     out of the remote memory timed against a local copy
@@ -27,9 +27,10 @@
 #     copy, map and export ILLEGAL_STATE, unmap and release succeed), and
 #     node 0 has the memory back once node 1 confirmed
 #   8 the same with node 1's link cut (tools/vm/cluster --cut
-#     1@file:cut1), grace time 0: both nodes see the domain DOWN, node 1
-#     revokes its import, node 0 reclaims the memory. Last: the link stays
-#     cut
+#     1@file:cut1), node 0's grace time 0 and node 1's 4 s: both nodes see
+#     the domain DOWN, node 0 cleans node 1 up first but keeps the memory
+#     (the reclaim fence) until node 1 revoked its import 4 s later, then
+#     reclaims it. Last: the link stays cut
 #
 # A node killed under a mapping, and under a team bind waiting for one of
 # its devices, is selftests/cluster/kill.sh's (on the debug kernel, for
@@ -50,23 +51,6 @@ size=$((4 << 20))
 other=$(((me + 1) % nodes))
 log=/tmp/imexd.log
 . "$here/lib.sh"
-
-# window_free: the free bytes of this node's window slice.
-window_free()
-{
-	sed -n 's/.* free \([0-9]*\).*/\1/p' "$dbg/window"
-}
-
-# wait_free BYTES: until the slice has BYTES free again, 15 s at most.
-wait_free()
-{
-	n=0
-	while [ "$(window_free)" != "$1" ] && [ "$n" -lt 150 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ "$(window_free)" = "$1" ]
-}
 
 # Two IMEX channels; the library takes the lowest it can open, channel 0.
 imex_channels 2
@@ -94,13 +78,7 @@ free_after=$(window_free)
 rc=0
 [ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
 echo "# window: $(cat "$dbg/window")"
-# a pool grows by 32 MiB chunks: only a slice that holds one can check it
-slice=$(sed -n 's/.* slice \([0-9]*\).*/\1/p' "$dbg/window")
-if [ "${slice:-0}" -ge $((32 << 20)) ]; then
-	"$team" pool "$dir" || rc=1
-else
-	echo "# FABRIC pool chunk not checked: the slice ($slice bytes) is smaller than a 32 MiB pool chunk (tools/vm/cluster --window-mib 128)"
-fi
+"$team" pool "$dir" || rc=1
 result "$rc" 2 "node $me's FABRIC allocation and FABRIC pool chunk are in its window slice"
 
 t=$(date +%s)
@@ -174,11 +152,16 @@ else
 fi
 
 # A link cut: node 1 is cut off from the switch while it maps node 0's
-# memory; with grace 0 each node cleans the other up.
+# memory. Node 0 (grace 0) cleans node 1 up 4 s before node 1 (grace 4)
+# revokes: the fence keeps node 0 from reclaiming until then.
 barrier cut
 rc=0
 if [ "$me" = 0 ]; then
 	start_daemon
+else
+	kill -TERM "$daemon"
+	wait "$daemon"
+	start_daemon 4
 fi
 wait_state UP || rc=1
 if [ "$me" = 0 ]; then
@@ -188,6 +171,11 @@ if [ "$me" = 0 ]; then
 	wait_state DOWN || rc=1
 	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
 	echo "# node 0: node 1 cut off, its import dropped after $(($(date +%s) - t)) s"
+	dmesg | grep -q "node 1: 1 imports of this node's memory are kept until" || rc=1
+	fence=$(dmesg | sed -n 's/.*node 1: reclaim fence lifted after \([0-9]*\) ms (it revoked its imports).*/\1/p' | tail -n 1)
+	echo "# node 0: reclaim fence held ${fence:-?} ms until node 1 revoked"
+	# node 1 revokes 4 s after node 0's cleanup, give or take a heartbeat
+	[ "${fence:-0}" -ge 1500 ] || rc=1
 else
 	"$mem" hold "$dir/h-cut" "$size" &
 	holder=$!
@@ -195,11 +183,13 @@ else
 	t=$(date +%s)
 	wait_state DOWN || rc=1
 	echo "# node 1: cut off, domain $(domain_state) after $(($(date +%s) - t)) s"
+	wait_revoked || rc=1
+	echo "# node 1: import revoked $(($(date +%s) - t)) s after the cut was seen (grace 4)"
 	touch "$dir/h-cut.gone"
 	wait "$holder" || rc=1
 fi
-[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-result "$rc" 8 "with node 1's link cut (grace 0), node 1 revokes its import and node 0 reclaims the memory"
+[ "$rc" = 0 ] || { sed 's/^/# /' "$log"; dmesg | grep -i 'fence\|revoked' | sed 's/^/# /'; }
+result "$rc" 8 "with node 1's link cut, node 0 reclaims the memory only once node 1 revoked its import (reclaim fence)"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

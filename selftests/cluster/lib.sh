@@ -68,12 +68,13 @@ wait_state()
 	[ "$(domain_state)" = "$1" ]
 }
 
-# start_daemon: cufab-imexd on IMEX's keys with grace time 0 (a lost node
-# is cleaned up at once), its stderr appended to $log; its pid in $daemon.
+# start_daemon [GRACE]: cufab-imexd on IMEX's keys with grace time GRACE
+# (default 0: a lost node is cleaned up at once), its stderr appended to
+# $log; its pid in $daemon.
 start_daemon()
 {
-	printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=0\n' \
-		"$CUFAB_NODE_CONFIG" >/tmp/imex.cfg
+	printf 'IMEX_NODE_CONFIG_FILE=%s\nIMEX_NODE_DISCONNECTED_GRACE_TIME=%s\n' \
+		"$CUFAB_NODE_CONFIG" "${1:-0}" >/tmp/imex.cfg
 	"$imexd" -c /tmp/imex.cfg 2>>"$log" &
 	daemon=$!
 }
@@ -88,4 +89,38 @@ imex_channels()
 		mknod -m 0600 /dev/cufab-imex-channels/channel$c c "$major" $c 2>/dev/null
 		c=$((c + 1))
 	done
+}
+
+# window_free: the free bytes of this node's window slice.
+window_free()
+{
+	sed -n 's/.* free \([0-9]*\).*/\1/p' /sys/kernel/debug/cufab/window
+}
+
+# wait_free BYTES: until the slice has BYTES free again, 15 s at most.
+wait_free()
+{
+	n=0
+	while [ "$(window_free)" != "$1" ] && [ "$n" -lt 150 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(window_free)" = "$1" ]
+}
+
+# revoked: this node holds a revoked import (debugfs fabric_remote).
+revoked()
+{
+	grep -q ' revoked' /sys/kernel/debug/cufab/fabric_remote
+}
+
+# wait_revoked [SECONDS]: until revoked, 30 s at most.
+wait_revoked()
+{
+	n=0
+	while ! revoked && [ "$n" -lt "$((${1:-30} * 10))" ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	revoked
 }

@@ -178,6 +178,7 @@ int kernel_revoke(int node);
 void kernel_drain(struct imexd *d);
 int kernel_team(uint16_t type, int node, const void *rec, uint32_t len);
 void kernel_links(struct imexd *d);
+void kernel_unregister(void);
 void kernel_close(void);
 
 /* auth.c */

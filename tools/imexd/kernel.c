@@ -201,7 +201,9 @@ int kernel_open(struct imexd *d)
 	nl_socket_set_buffer_size(ev_sock, 1 << 20, 0);
 	nl_socket_modify_cb(ev_sock, NL_CB_VALID, NL_CB_CUSTOM, on_request, d);
 	msg = new_msg(CUFAB_IMEX_CMD_REGISTER);
-	if (!msg || nla_put_u32(msg, CUFAB_IMEX_A_NODE, d->me)) {
+	/* the grace time: the kernel revokes its imports by it if we die */
+	if (!msg || nla_put_u32(msg, CUFAB_IMEX_A_NODE, d->me) ||
+	    nla_put_s32(msg, CUFAB_IMEX_A_GRACE, d->grace)) {
 		nlmsg_free(msg);
 		return -1;
 	}
@@ -394,6 +396,22 @@ void kernel_links(struct imexd *d)
 		if (!send_cmd(msg))
 			told[i] = link;
 	}
+}
+
+/*
+ * A clean stop (after REVOKE and BYE): the registered socket's close is
+ * then no death, and the kernel keeps its imports. The kernel handles the
+ * command within the send; its acknowledgment is not waited for.
+ */
+void kernel_unregister(void)
+{
+	struct nl_msg *msg = new_msg(CUFAB_IMEX_CMD_UNREGISTER);
+
+	if (!msg)
+		return;
+	if (nl_send_auto(ev_sock, msg) < 0)
+		imexd_log("UNREGISTER not sent: the kernel takes this stop for a death");
+	nlmsg_free(msg);
 }
 
 void kernel_close(void)

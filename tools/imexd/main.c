@@ -19,7 +19,10 @@
  *
  * The daemon runs in the foreground, logs to stderr, and stops on SIGTERM
  * or SIGINT after ending its node's exports on every peer (REVOKE, which
- * each confirms) and saying BYE.
+ * each confirms), saying BYE and telling its kernel (UNREGISTER). A daemon
+ * that dies without UNREGISTER (SIGKILL) is lost to its peers, and its
+ * kernel revokes what the node imported by the grace time it registered
+ * with.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -447,6 +450,7 @@ int main(int argc, char **argv)
 	revoke_exports(&d);
 	imexd_log("signal %d: saying goodbye to the other nodes", d.stop);
 	peer_bye(&d);
+	kernel_unregister();
 	kernel_close();
 	return 0;
 }

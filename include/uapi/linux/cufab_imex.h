@@ -13,6 +13,9 @@
  *   E: EXPORT_GET from its daemon, answered; the daemons: RESOLVED;
  *   I: RESOLVED from its daemon. Its end: I sends RELEASE, E gets
  *   EXPORT_PUT. When E's daemon stops: I gets REVOKE, then sends RELEASE.
+ * When I's daemon dies (no UNREGISTER), I's kernel revokes its imports
+ * after the grace time; E drops them once I's record in the window says
+ * it let go (the reclaim fence).
  */
 #ifndef _UAPI_LINUX_CUFAB_IMEX_H
 #define _UAPI_LINUX_CUFAB_IMEX_H
@@ -22,7 +25,7 @@
 
 enum cufab_imex_cmd {
 	CUFAB_IMEX_CMD_UNSPEC,
-	/* daemon: do (NODE = its node index, must be the module's) */
+	/* daemon: do (NODE = its node index, must be the module's; GRACE) */
 	CUFAB_IMEX_CMD_REGISTER,
 	/* kernel to daemon: import REQ_ID of HANDLE from NODE, on CHANNEL */
 	CUFAB_IMEX_CMD_RESOLVE,
@@ -63,6 +66,14 @@ enum cufab_imex_cmd {
 	 * NODE, for the cufab family's DOMAIN_GET; forgotten with the daemon
 	 */
 	CUFAB_IMEX_CMD_LINK,
+	/*
+	 * The reclaim fence (Documentation/multinode.rst "Failure").
+	 * daemon: do, on the socket that registered: it stops cleanly (after
+	 * its REVOKEs and BYE); its socket's close without this is its death,
+	 * after which the kernel revokes its imports by the GRACE time the
+	 * daemon registered with
+	 */
+	CUFAB_IMEX_CMD_UNREGISTER,
 	__CUFAB_IMEX_CMD_MAX,
 };
 
@@ -85,6 +96,11 @@ enum cufab_imex_attr {
 	CUFAB_IMEX_A_DEVICES,	/* u32, a multicast object's numDevices */
 	CUFAB_IMEX_A_ID,	/* u64, its allocation id on its home node */
 	CUFAB_IMEX_A_LINK,	/* u32, enum cufab_domain_link (linux/cufab.h) */
+	/*
+	 * The reclaim fence: s32, REGISTER's grace time in seconds (-1: wait
+	 * forever; absent: -1), IMEX_NODE_DISCONNECTED_GRACE_TIME
+	 */
+	CUFAB_IMEX_A_GRACE,
 	__CUFAB_IMEX_A_MAX,
 };
 
