@@ -142,8 +142,10 @@ RT_PTDS_SRCS	:= rt/copy.c rt/event.c rt/graph.c rt/managed.c rt/pool.c \
 		   rt/procaddr.c rt/stream.c
 RT_OBJS		:= $(patsubst rt/%.c,$(BUILD)/rt/%.o,$(RT_SRCS)) \
 		   $(patsubst rt/%.c,$(BUILD)/rt/%.ptds.o,$(filter $(RT_SRCS),$(RT_PTDS_SRCS)))
+# -fno-plt: each runtime call is a driver call, taken through the GOT in
+# one indirect call rather than a call to a PLT stub that jumps through it.
 RT_CFLAGS	= $(CFLAGS) $(CPPFLAGS_COMMON) -isystem $(CUDA_INC_DIR) -fPIC \
-		  -fvisibility=hidden
+		  -fvisibility=hidden -fno-plt
 RT_DROPIN	:= $(BUILD)/lib/cuda/libcudart.so.13
 # NVIDIA's libcudart.so.13, where installed: every symbol libcufabrt
 # exports must be one it exports too (a misspelt entry point would never

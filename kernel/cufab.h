@@ -1878,6 +1878,14 @@ struct cufab_move {
 /* Bytes an engine worker moves before another stream may have it. */
 #define CUFAB_ENGINE_PIECE	SZ_2M
 
+/* One stream copy or set as STREAM_SUBMIT asked for it, checked. */
+struct cufab_mem_desc {
+	u64 dst, src, length;	/* length in bytes */
+	u32 src_dev, dst_dev;
+	u32 value, elem_size;
+	bool fill;		/* a set */
+};
+
 int cufab_move_user_step(struct cufab_client *client, struct cufab_move *mv);
 bool cufab_set_unreachable(struct cufab_client *client, u64 dst, s32 dev);
 int cufab_ioctl_mem_set(struct cufab_ucmd *ucmd);
@@ -2224,6 +2232,8 @@ struct cufab_op_type {
  * @token: the host token (HOSTRUN)
  * @resume_us: a PARKED op that yielded runs again this much later
  * @stalled_since: jiffies since its faults would sleep (mem ops), or 0
+ * @width: entries of a batch it stands for (0 means 1): it takes that many
+ *	sequence numbers (@seq is the last) and places in the queue bound
  * @u: per-type arguments
  */
 struct cufab_op {
@@ -2247,13 +2257,14 @@ struct cufab_op {
 	u32 token;
 	unsigned int resume_us;
 	unsigned long stalled_since;
+	u32 width;
 	union {
 		struct {
 			struct mm_struct *mm;
-			u64 dst, src, length;
-			u32 src_dev, dst_dev;
-			u32 value, elem_size;
-			u64 done;
+			struct cufab_mem_desc one;
+			struct cufab_mem_desc *descs;	/* &one, or a run */
+			u32 nr, cur;	/* entries of @descs, the one moving */
+			u64 done;	/* bytes of descs[cur] moved */
 		} mem;
 		struct {
 			u64 fn, data;
@@ -2360,7 +2371,8 @@ int cufab_op_add_dep(struct cufab_op *op, struct dma_fence *f);
 int cufab_stream_access(struct cufab_op *op, u64 addr, u64 length);
 void cufab_stream_gone(struct cufab_stream *stream);
 int cufab_stream_queue_reserve(struct cufab_stream_space *space);
-void cufab_stream_queue_unreserve(struct cufab_stream_space *space);
+void cufab_stream_queue_unreserve(struct cufab_stream_space *space,
+				  u32 n);
 extern unsigned int cufab_stream_queue_max;
 void cufab_slot_publish(struct cufab_stream_space *space, u32 slot, u64 seq,
 			u64 time_ns, int err);
@@ -2404,6 +2416,10 @@ int cufab_stream_submit_reserved(struct cufab_stream *stream,
 				 struct cufab_op *op, u64 *seq, u64 *aux);
 struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 			      const struct cufab_stream_submit *cmd);
+/* memops.c: consecutive copies and sets of a batch as one operation */
+struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream,
+				      const struct cufab_stream_submit *ents,
+				      u32 n);
 
 /* stream_batch.c */
 int cufab_ioctl_stream_batch(struct cufab_ucmd *ucmd);

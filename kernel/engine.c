@@ -96,9 +96,10 @@ int cufab_stream_queue_reserve(struct cufab_stream_space *space)
 					cufab_queue_take(space));
 }
 
-void cufab_stream_queue_unreserve(struct cufab_stream_space *space)
+/* Give back @n places of the queue bound. */
+void cufab_stream_queue_unreserve(struct cufab_stream_space *space, u32 n)
 {
-	atomic_dec(&space->queued);
+	atomic_sub(n, &space->queued);
 	/* pairs with the barrier of the waiter's prepare_to_wait() */
 	if (wq_has_sleeper(&space->depth_wq))
 		wake_up(&space->depth_wq);
@@ -253,7 +254,8 @@ void cufab_op_free(struct cufab_op *op)
 	else
 		kfree(op->fence);	/* never initialised */
 	if (op->stream && op->reserved)
-		cufab_stream_queue_unreserve(op->stream->space);
+		cufab_stream_queue_unreserve(op->stream->space,
+					     op->width ?: 1);
 	if (op->stream)
 		cufab_stream_put(op->stream);
 	kfree(op);
@@ -421,7 +423,8 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 		cufab_stream_busy_put(stream);
 		return -ESHUTDOWN;
 	}
-	op->seq = ++stream->submitted;
+	stream->submitted += op->width ?: 1;
+	op->seq = stream->submitted;
 	dma_fence_init(&op->fence->base, &cufab_fence_ops, &op->fence->lock,
 		       stream->fence_ctx, op->seq);
 	if (op->type->queued)
@@ -431,7 +434,7 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 	prev = stream->last;
 	stream->last = dma_fence_get(&op->fence->base);
 	list_add_tail(&op->node, &stream->ops);
-	stream->depth++;
+	stream->depth += op->width ?: 1;
 	trace_cufab_stream_submit(op, 0);
 	if (claimed)
 		mine = cufab_op_claim(stream, op);
@@ -694,7 +697,7 @@ void cufab_op_complete(struct cufab_op *op, int err)
 				      err);
 	}
 	list_del(&op->node);
-	stream->depth--;
+	stream->depth -= op->width ?: 1;
 	if (op->state == CUFAB_OP_RUNNING || op->state == CUFAB_OP_HOSTRUN ||
 	    op->state == CUFAB_OP_PARKED)
 		stream->running = NULL;

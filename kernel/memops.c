@@ -560,10 +560,15 @@ int cufab_ioctl_mem_get_info(struct cufab_ucmd *ucmd)
 
 /* ---- stream operations: copy and set ---- */
 
-static int cufab_op_mem_prepare(struct cufab_op *op,
-				const struct cufab_stream_submit *cmd)
+/*
+ * Check a STREAM_SUBMIT copy or set on @stream and fill @d. A set's
+ * destination is checked against the device's reach now, so that
+ * cuMemsetD*Async refuses pageable memory as the driver does.
+ */
+static int cufab_mem_desc_check(struct cufab_stream *stream,
+				const struct cufab_stream_submit *cmd,
+				struct cufab_mem_desc *d)
 {
-	struct cufab_stream *stream = op->stream;
 	u32 src_dev = cmd->src_dev, dst_dev = cmd->dst_dev;
 	u64 length = cmd->length;
 
@@ -629,13 +634,26 @@ static int cufab_op_mem_prepare(struct cufab_op *op,
 			      cmd->elem_size * 8, cmd->dst, dst_dev);
 		return -EINVAL;
 	}
-	op->u.mem.dst = cmd->dst;
-	op->u.mem.src = cmd->src;
-	op->u.mem.length = length;
-	op->u.mem.src_dev = src_dev;
-	op->u.mem.dst_dev = dst_dev;
-	op->u.mem.value = cmd->value;
-	op->u.mem.elem_size = cmd->elem_size;
+	d->dst = cmd->dst;
+	d->src = cmd->src;
+	d->length = length;
+	d->src_dev = src_dev;
+	d->dst_dev = dst_dev;
+	d->value = cmd->value;
+	d->elem_size = cmd->elem_size;
+	d->fill = cmd->op == CUFAB_OP_SET;
+	return 0;
+}
+
+static int cufab_op_mem_prepare(struct cufab_op *op,
+				const struct cufab_stream_submit *cmd)
+{
+	int ret = cufab_mem_desc_check(op->stream, cmd, &op->u.mem.one);
+
+	if (ret)
+		return ret;
+	op->u.mem.descs = &op->u.mem.one;
+	op->u.mem.nr = 1;
 	op->u.mem.mm = current->mm;
 	mmgrab(op->u.mem.mm);
 	return 0;
@@ -644,6 +662,14 @@ static int cufab_op_mem_prepare(struct cufab_op *op,
 static void cufab_op_mem_cleanup(struct cufab_op *op)
 {
 	mmdrop(op->u.mem.mm);
+	if (op->u.mem.descs != &op->u.mem.one)
+		kvfree(op->u.mem.descs);
+}
+
+/* The copy or set moving now. */
+static const struct cufab_mem_desc *cufab_op_mem_desc(const struct cufab_op *op)
+{
+	return &op->u.mem.descs[op->u.mem.cur];
 }
 
 /*
@@ -664,7 +690,7 @@ static int cufab_op_mem_stalled(struct cufab_op *op)
 		cufab_pr_info(op->stream->client,
 			      "stream %llu: %s (seq %llu) at 0x%llx: a user page could not be faulted in for %u ms (fault_timeout_ms): illegal address\n",
 			      op->stream->uid, op->type->name, op->seq,
-			      op->u.mem.dst + op->u.mem.done,
+			      cufab_op_mem_desc(op)->dst + op->u.mem.done,
 			      cufab_fault_timeout_ms);
 		return -EFAULT;
 	}
@@ -672,14 +698,14 @@ static int cufab_op_mem_stalled(struct cufab_op *op)
 					  USEC_PER_MSEC, CUFAB_STALL_MAX_US));
 }
 
-/* The next piece of a copy or set, in the process's address space. */
+/* The next piece of the copy or set moving, in the process's address space. */
 static int cufab_op_mem_step(struct cufab_op *op)
 {
+	const struct cufab_mem_desc *d = cufab_op_mem_desc(op);
 	struct cufab_move mv = {
-		.dst = op->u.mem.dst, .src = op->u.mem.src,
-		.length = op->u.mem.length, .done = op->u.mem.done,
-		.value = op->u.mem.value, .elem = op->u.mem.elem_size,
-		.fill = op->type != &cufab_op_copy,
+		.dst = d->dst, .src = d->src, .length = d->length,
+		.done = op->u.mem.done, .value = d->value,
+		.elem = d->elem_size, .fill = d->fill,
 	};
 	int ret = cufab_move_user_step(op->stream->client, &mv);
 
@@ -698,57 +724,92 @@ static int cufab_op_mem_step(struct cufab_op *op)
 }
 
 /*
- * Check access when the operation starts, as a GPU would fault then, and
- * move the bytes in the process's address space a piece at a time
- * (cufab_op_yield(): the engine comes back for the rest). A process whose
- * address space is already gone fails the operation (-ESRCH): nobody is
- * left to see it.
+ * Start the copy or set descs[cur]: check access, as a GPU would fault
+ * then, and move its first piece.
+ */
+static int cufab_op_mem_start(struct cufab_op *op)
+{
+	struct cufab_client *client = op->stream->client;
+	const struct cufab_mem_desc *d = cufab_op_mem_desc(op);
+	const char *call = d->fill ? cufab_set_call(d->elem_size, true) :
+				     "cuMemcpyAsync";
+	int ret;
+
+	if (!d->length)
+		return 0;
+	ret = cufab_va_check_access(client, call, d->dst, d->length,
+				    d->dst_dev, CUFAB_ACCESS_RW);
+	if (!ret && !d->fill)
+		ret = cufab_va_check_access(client, call, d->src, d->length,
+					    d->src_dev, CUFAB_ACCESS_READ);
+	if (!ret)
+		ret = cufab_stream_access(op, d->dst, d->length);
+	if (!ret && !d->fill)
+		ret = cufab_stream_access(op, d->src, d->length);
+	/*
+	 * a set checked at submission whose device memory was freed since:
+	 * the GPU faults there, whatever the process mapped there meanwhile
+	 */
+	if (!ret && d->fill &&
+	    cufab_set_unreachable(client, d->dst, d->dst_dev)) {
+		cufab_pr_info(client, "%s: dst 0x%llx: not cufab memory any more and GPU %u has PAGEABLE_MEMORY_ACCESS 0: freed since the set was queued\n",
+			      call, d->dst, d->dst_dev);
+		ret = -EFAULT;
+	}
+	return ret ?: cufab_op_mem_step(op);
+}
+
+/*
+ * Copies and sets of a run that one turn of the engine may start: a run
+ * gives its worker back as a single copy does after CUFAB_ENGINE_PIECE.
+ */
+#define CUFAB_RUN_TURN	64
+
+/*
+ * Move the copies and sets from descs[cur] on, a piece at a time
+ * (cufab_op_yield(): the engine comes back for the rest), one after the
+ * other. Context: the process's mm in use.
+ */
+static int cufab_op_mem_turn(struct cufab_op *op)
+{
+	u64 budget = CUFAB_ENGINE_PIECE;
+	unsigned int started = 0;
+	int ret;
+
+	for (;;) {
+		/* started already: its checks were made when it began */
+		if (op->u.mem.done || op->stalled_since)
+			ret = cufab_op_mem_step(op);
+		else
+			ret = cufab_op_mem_start(op);
+		if (ret)
+			return ret;	/* failed, or parked until the rest */
+		budget -= min(budget, cufab_op_mem_desc(op)->length);
+		op->u.mem.done = 0;
+		if (++op->u.mem.cur == op->u.mem.nr)
+			return 0;
+		if (!budget || ++started == CUFAB_RUN_TURN)
+			return cufab_op_yield(op, 0);
+	}
+}
+
+/*
+ * A process whose address space is already gone fails the operation
+ * (-ESRCH): nobody is left to see it.
  */
 static int cufab_op_mem_execute(struct cufab_op *op)
 {
-	struct cufab_client *client = op->stream->client;
 	struct mm_struct *mm = op->u.mem.mm;
-	bool copy = op->type == &cufab_op_copy;
-	const char *call = copy ? "cuMemcpyAsync" :
-			   cufab_set_call(op->u.mem.elem_size, true);
-	u64 len = op->u.mem.length;
 	struct cufab_charge charge;
 	int ret;
 
-	if (!len)
+	if (op->u.mem.nr == 1 && !op->u.mem.one.length)
 		return 0;
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
 	kthread_use_mm(mm);
 	cufab_charge_begin(&charge, mm);
-	/* started: the checks were made when it began */
-	if (op->u.mem.done || op->stalled_since) {
-		ret = cufab_op_mem_step(op);
-		goto out;
-	}
-	ret = cufab_va_check_access(client, call, op->u.mem.dst, len,
-				    op->u.mem.dst_dev, CUFAB_ACCESS_RW);
-	if (!ret && copy)
-		ret = cufab_va_check_access(client, call, op->u.mem.src, len,
-					    op->u.mem.src_dev,
-					    CUFAB_ACCESS_READ);
-	if (!ret)
-		ret = cufab_stream_access(op, op->u.mem.dst, len);
-	if (!ret && copy)
-		ret = cufab_stream_access(op, op->u.mem.src, len);
-	/*
-	 * a set checked at submission whose device memory was freed since:
-	 * the GPU faults there, whatever the process mapped there meanwhile
-	 */
-	if (!ret && !copy &&
-	    cufab_set_unreachable(client, op->u.mem.dst, op->u.mem.dst_dev)) {
-		cufab_pr_info(client, "%s: dst 0x%llx: not cufab memory any more and GPU %u has PAGEABLE_MEMORY_ACCESS 0: freed since the set was queued\n",
-			      call, op->u.mem.dst, op->u.mem.dst_dev);
-		ret = -EFAULT;
-	}
-	if (!ret)
-		ret = cufab_op_mem_step(op);
-out:
+	ret = cufab_op_mem_turn(op);
 	cufab_charge_end(&charge);
 	kthread_unuse_mm(mm);
 	/* the last user may be us: exit_mmap() does not belong here */
@@ -771,3 +832,57 @@ const struct cufab_op_type cufab_op_set = {
 	.execute = cufab_op_mem_execute,
 	.cleanup = cufab_op_mem_cleanup,
 };
+
+/* A batch's consecutive copies and sets (cufab_op_mem_run_new()). */
+static const struct cufab_op_type cufab_op_mem_run = {
+	.name = "copies and sets",
+	.skip_on_error = true,
+	.execute = cufab_op_mem_execute,
+	.cleanup = cufab_op_mem_cleanup,
+};
+
+/**
+ * cufab_op_mem_run_new() - consecutive copies and sets of a batch as one
+ *	operation
+ * @stream: the stream, whose reference the operation takes over once it
+ *	is queued; on error the caller keeps it
+ * @ents: @n STREAM_BATCH entries, each CUFAB_OP_COPY or CUFAB_OP_SET
+ * @n: at least 1
+ *
+ * Each entry is checked as STREAM_SUBMIT checks it, and runs as it would,
+ * in order; the first that fails ends the operation with its error, which
+ * becomes the stream's, so the entries after it would not have run either
+ * (skip_on_error). One operation costs one allocation, one fence and one
+ * trip through the queue where @n would cost @n of each: what makes a
+ * graph launch of many nodes cheaper than as many stream calls. It stands
+ * for @n entries (op->width): @n sequence numbers and places.
+ *
+ * Return: the operation, or ERR_PTR(-errno).
+ */
+struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream,
+				      const struct cufab_stream_submit *ents,
+				      u32 n)
+{
+	struct cufab_mem_desc *descs;
+	struct cufab_op *op;
+	int ret = 0;
+	u32 i;
+
+	descs = kvmalloc_array(n, sizeof(*descs), GFP_KERNEL_ACCOUNT);
+	if (!descs)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < n && !ret; i++)
+		ret = cufab_mem_desc_check(stream, &ents[i], &descs[i]);
+	op = ret ? ERR_PTR(ret) : cufab_op_alloc(stream);
+	if (IS_ERR(op)) {
+		kvfree(descs);
+		return op;
+	}
+	op->type = &cufab_op_mem_run;
+	op->width = n;
+	op->u.mem.descs = descs;
+	op->u.mem.nr = n;
+	op->u.mem.mm = current->mm;
+	mmgrab(op->u.mem.mm);
+	return op;
+}

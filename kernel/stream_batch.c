@@ -14,6 +14,14 @@
  * at once (a batch never holds part of the bound while it waits for the
  * rest, so two batches cannot starve each other), and the operations are
  * queued in order.
+ *
+ * Consecutive copies and sets, checked one by one as STREAM_SUBMIT would,
+ * become one operation that runs them in order (cufab_op_mem_run_new()):
+ * most of what a submission costs is the operation, its fence and its trip
+ * through the queue, and a graph of memset and memcpy nodes would pay it
+ * per node. Such an operation still counts as its entries: each gets its
+ * own sequence number (the stream reaches them all when the run is done)
+ * and its place in the queue bound.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,13 +55,36 @@ static void cufab_batch_free_ops(struct cufab_op **ops, u32 from, u32 to)
 		cufab_op_free(ops[from++]);
 }
 
-/* Build every entry, each holding its own reference on @stream. */
-static int cufab_batch_build(struct cufab_stream *stream,
-			     const struct cufab_stream_submit *ents,
-			     struct cufab_op **ops, u32 count)
+/* Entries of a run a batch makes one operation of, at most. */
+#define CUFAB_BATCH_RUN_MAX	256
+
+static bool cufab_batch_is_mem(const struct cufab_stream_submit *e)
+{
+	return e->op == CUFAB_OP_COPY || e->op == CUFAB_OP_SET;
+}
+
+/*
+ * The entries from @i on that become one operation: a run of copies and
+ * sets (cufab_op_mem_run_new()), or the one entry.
+ */
+static u32 cufab_batch_width(const struct cufab_stream_submit *ents, u32 i,
+			     u32 count)
+{
+	u32 n = 1;
+
+	if (!cufab_batch_is_mem(&ents[i]))
+		return 1;
+	while (i + n < count && n < CUFAB_BATCH_RUN_MAX &&
+	       cufab_batch_is_mem(&ents[i + n]))
+		n++;
+	return n;
+}
+
+/* Why an entry of @count is refused, logged; -EINVAL if one is. */
+static int cufab_batch_check(struct cufab_stream *stream,
+			     const struct cufab_stream_submit *ents, u32 count)
 {
 	const char *rule;
-	struct cufab_op *op;
 	u32 i;
 
 	for (i = 0; i < count; i++) {
@@ -62,18 +93,38 @@ static int cufab_batch_build(struct cufab_stream *stream,
 			cufab_pr_info(stream->client,
 				      "cuGraphLaunch: stream %llu: batch entry %u of %u (op %u): %s\n",
 				      stream->uid, i, count, ents[i].op, rule);
-			cufab_batch_free_ops(ops, 0, i);
 			return -EINVAL;
 		}
+	}
+	return 0;
+}
+
+/*
+ * Build every entry, each operation holding its own reference on @stream;
+ * *@nops is set to the number of operations.
+ */
+static int cufab_batch_build(struct cufab_stream *stream,
+			     const struct cufab_stream_submit *ents,
+			     struct cufab_op **ops, u32 count, u32 *nops)
+{
+	struct cufab_op *op;
+	u32 i, n = 0, w;
+
+	if (cufab_batch_check(stream, ents, count))
+		return -EINVAL;
+	for (i = 0; i < count; i += w) {
+		w = cufab_batch_width(ents, i, count);
 		kref_get(&stream->ref);
-		op = cufab_op_new(stream, &ents[i]);
+		op = w > 1 ? cufab_op_mem_run_new(stream, &ents[i], w) :
+		     cufab_op_new(stream, &ents[i]);
 		if (IS_ERR(op)) {
 			cufab_stream_put(stream);
-			cufab_batch_free_ops(ops, 0, i);
+			cufab_batch_free_ops(ops, 0, n);
 			return PTR_ERR(op);
 		}
-		ops[i] = op;
+		ops[n++] = op;
 	}
+	*nops = n;
 	return 0;
 }
 
@@ -96,11 +147,12 @@ static bool cufab_batch_take(struct cufab_stream_space *space, u32 n,
 }
 
 /*
- * Wait for @count places (as cufab_stream_queue_reserve() for one); each
- * operation then gives its own back when it completes or is freed.
+ * Wait for @count places (as cufab_stream_queue_reserve() for one), one
+ * per entry; each operation then gives its own back (its width) when it
+ * completes or is freed.
  */
 static int cufab_batch_reserve(struct cufab_stream *stream,
-			       struct cufab_op **ops, u32 count)
+			       struct cufab_op **ops, u32 nops, u32 count)
 {
 	bool too_big = false;
 	int ret;
@@ -118,26 +170,34 @@ static int cufab_batch_reserve(struct cufab_stream *stream,
 			      READ_ONCE(cufab_stream_queue_max));
 		return -EINVAL;
 	}
-	for (i = 0; i < count; i++)
+	for (i = 0; i < nops; i++)
 		ops[i]->reserved = true;
 	return 0;
 }
 
-/* Queue the built operations in order; a cancelled stream stops it. */
+/*
+ * Queue the built operations in order; a cancelled stream stops it. The
+ * entries of an operation of width w get its w sequence numbers.
+ */
 static int cufab_batch_queue(struct cufab_stream *stream,
 			     struct cufab_stream_submit *ents,
-			     struct cufab_op **ops, u32 count)
+			     struct cufab_op **ops, u32 nops)
 {
+	u64 seq, aux;
+	u32 i, k, e = 0, w;
 	int ret;
-	u32 i;
 
-	for (i = 0; i < count; i++) {
-		ret = cufab_stream_submit_reserved(stream, ops[i],
-						   &ents[i].out_seq,
-						   &ents[i].out_event_seq);
+	for (i = 0; i < nops; i++) {
+		/* the operation may be done and freed once queued */
+		w = ops[i]->width ?: 1;
+		ret = cufab_stream_submit_reserved(stream, ops[i], &seq, &aux);
 		if (ret) {
-			cufab_batch_free_ops(ops, i + 1, count);
+			cufab_batch_free_ops(ops, i + 1, nops);
 			return ret;
+		}
+		for (k = 0; k < w; k++, e++) {
+			ents[e].out_seq = seq - (w - 1) + k;
+			ents[e].out_event_seq = aux;
 		}
 	}
 	return 0;
@@ -147,20 +207,21 @@ static int cufab_batch_run(struct cufab_stream *stream,
 			   struct cufab_stream_submit *ents, u32 count)
 {
 	struct cufab_op **ops;
+	u32 nops;
 	int ret;
 
 	ops = kvmalloc_array(count, sizeof(*ops), GFP_KERNEL_ACCOUNT);
 	if (!ops)
 		return -ENOMEM;
-	ret = cufab_batch_build(stream, ents, ops, count);
+	ret = cufab_batch_build(stream, ents, ops, count, &nops);
 	if (ret)
 		goto out;
-	ret = cufab_batch_reserve(stream, ops, count);
+	ret = cufab_batch_reserve(stream, ops, nops, count);
 	if (ret) {
-		cufab_batch_free_ops(ops, 0, count);
+		cufab_batch_free_ops(ops, 0, nops);
 		goto out;
 	}
-	ret = cufab_batch_queue(stream, ents, ops, count);
+	ret = cufab_batch_queue(stream, ents, ops, nops);
 out:
 	kvfree(ops);
 	return ret;

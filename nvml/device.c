@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * Device queries: index, name, UUID, PCI location, minor number, compute
- * capability, memory and NUMA node, each read from the kernel (TOPO_GET)
- * when asked, so they say what libcufab's cuDeviceGet* say for the same
- * GPU.
+ * capability, memory and NUMA node, each read from the kernel when asked
+ * (DEV_GET of the one GPU), so they say what libcufab's cuDeviceGet* say
+ * for the same GPU.
  */
 #include <stdio.h>
 #include <string.h>
@@ -47,46 +47,39 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device,
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name,
 					   unsigned int length)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!name, &t, &g);
+	res = nvml_gpu_get(device, !!name, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	res = nvml_copy_string(name, length, g->name);
-	nvml_topo_put(t);
-	return res;
+	return nvml_copy_string(name, length, g.name);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid,
 					   unsigned int length)
 {
 	char s[NVML_UUID_STR_LEN];
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!uuid, &t, &g);
+	res = nvml_gpu_get(device, !!uuid, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	nvml_uuid_format(g->uuid, s);
-	nvml_topo_put(t);
+	nvml_uuid_format(g.uuid, s);
 	return nvml_copy_string(uuid, length, s);
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device,
 						 nvmlPciInfo_t *pci)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!pci, &t, &g);
+	res = nvml_gpu_get(device, !!pci, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	nvml_pci_info(g, pci);
-	nvml_topo_put(t);
+	nvml_pci_info(&g, pci);
 	return NVML_SUCCESS;
 }
 
@@ -98,15 +91,13 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device,
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device,
 						  unsigned int *minorNumber)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!minorNumber, &t, &g);
+	res = nvml_gpu_get(device, !!minorNumber, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	*minorNumber = g->index;
-	nvml_topo_put(t);
+	*minorNumber = g.index;
 	return NVML_SUCCESS;
 }
 
@@ -114,16 +105,14 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device,
 							    int *major,
 							    int *minor)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, major && minor, &t, &g);
+	res = nvml_gpu_get(device, major && minor, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	*major = g->cc_major;
-	*minor = g->cc_minor;
-	nvml_topo_put(t);
+	*major = g.cc_major;
+	*minor = g.cc_minor;
 	return NVML_SUCCESS;
 }
 
@@ -139,35 +128,31 @@ static void memory_of(const struct nvml_gpu *g, unsigned long long *total,
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device,
 						 nvmlMemory_t *memory)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!memory, &t, &g);
+	res = nvml_gpu_get(device, !!memory, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	memory_of(g, &memory->total, &memory->free, &memory->used);
-	nvml_topo_put(t);
+	memory_of(&g, &memory->total, &memory->free, &memory->used);
 	return NVML_SUCCESS;
 }
 
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
 						    nvmlMemory_v2_t *memory)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!memory, &t, &g);
+	res = nvml_gpu_get(device, !!memory, &g);
 	if (res != NVML_SUCCESS)
 		return res;
 	if (memory->version != nvmlMemory_v2) {
 		res = NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
 	} else {
 		memory->reserved = 0;
-		memory_of(g, &memory->total, &memory->free, &memory->used);
+		memory_of(&g, &memory->total, &memory->free, &memory->used);
 	}
-	nvml_topo_put(t);
 	return res;
 }
 
@@ -180,17 +165,15 @@ NVML_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device,
 NVML_EXPORT nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device,
 						 unsigned int *node)
 {
-	const struct nvml_gpu *g;
-	struct nvml_topo *t;
+	struct nvml_gpu g;
 	nvmlReturn_t res;
 
-	res = nvml_device(device, !!node, &t, &g);
+	res = nvml_gpu_get(device, !!node, &g);
 	if (res != NVML_SUCCESS)
 		return res;
-	if (g->numa_node < 0)
+	if (g.numa_node < 0)
 		res = NVML_ERROR_NOT_SUPPORTED;
 	else
-		*node = g->numa_node;
-	nvml_topo_put(t);
+		*node = g.numa_node;
 	return res;
 }

@@ -114,6 +114,25 @@ nvmlReturn_t nvml_device(nvmlDevice_t device, int args_ok,
 	return NVML_SUCCESS;
 }
 
+nvmlReturn_t nvml_gpu_get(nvmlDevice_t device, int args_ok,
+			  struct nvml_gpu *g)
+{
+	int ret;
+
+	if (!nvml_initialised())
+		return NVML_ERROR_UNINITIALIZED;
+	if (!nvml_handle_ok(device) || !args_ok)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	ret = nvml_gpu_read(device->index, g);
+	/*
+	 * ENODEV: an administrator removed the GPU (TOPO_SET) after
+	 * nvmlInit; ENOENT: the module went away under an initialised library
+	 */
+	if (ret == -ENODEV || ret == -ENOENT)
+		return NVML_ERROR_GPU_IS_LOST;
+	return ret ? errno_result(ret) : NVML_SUCCESS;
+}
+
 nvmlReturn_t nvml_copy_string(char *dst, unsigned int length, const char *src)
 {
 	size_t n = strlen(src) + 1;

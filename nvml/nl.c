@@ -2,7 +2,8 @@
 /*
  * The NVML library's only way to the kernel: one TOPO_GET of the "cufab"
  * generic netlink family (the node and every GPU, as cufabctl sees them),
- * over a plain netlink socket so that the library needs nothing but libc.
+ * or for a query about one device one DEV_GET of its GPU, over a plain
+ * netlink socket so that the library needs nothing but libc.
  *
  * NVML never opens /dev/cufab: it is not a CUDA client, so holding NVML
  * initialised does not stop an administrator's DEV_SET or TOPO_SET, and
@@ -174,15 +175,13 @@ static int nl_family(int fd, char *buf)
 	return -EBADMSG;
 }
 
-static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
+/* The attributes of one GPU from @a on (@rem bytes): 1 if they name it. */
+static int parse_gpu(struct nlattr *a, int rem, struct nvml_gpu *gpu)
 {
 	struct nvml_gpu g = { .numa_node = -1 };
-	int rem = nla_len(nest);
-	struct nlattr *a;
 	int have_index = 0;
 
-	for (a = nla_first(nla_data(nest)); nla_ok(a, rem);
-	     a = nla_next(a, &rem)) {
+	for (; nla_ok(a, rem); a = nla_next(a, &rem)) {
 		switch (nla_type(a)) {
 		case CUFAB_NL_A_DEV_INDEX:
 			g.index = nla_u32(a);
@@ -230,7 +229,27 @@ static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
 			break;
 		}
 	}
-	if (have_index && g.index < CUFAB_MAX_GPUS && g.index == t->num_read) {
+	*gpu = g;
+	return have_index;
+}
+
+/* A GPU's attributes as the library reads them: -EPROTO if too old. */
+static int gpu_check(const struct nvml_gpu *g)
+{
+	unsigned int dom, bus, dev;
+
+	if (!g->cc_major ||
+	    sscanf(g->bus_id, "%x:%x:%x", &dom, &bus, &dev) != 3)
+		return -EPROTO;
+	return 0;
+}
+
+static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
+{
+	struct nvml_gpu g;
+
+	if (parse_gpu(nla_first(nla_data(nest)), nla_len(nest), &g) &&
+	    g.index < CUFAB_MAX_GPUS && g.index == t->num_read) {
 		t->gpus[g.index] = g;
 		t->num_read++;
 	}
@@ -239,8 +258,8 @@ static void parse_dev(struct nlattr *nest, struct nvml_topo *t)
 static int parse_topo(char *buf, int len, struct nvml_topo *t)
 {
 	int rem = len - NLMSG_LENGTH(GENL_HDRLEN);
-	unsigned int i, dom, bus, dev;
 	struct nlattr *a;
+	unsigned int i;
 
 	for (a = nla_first(buf + NLMSG_LENGTH(GENL_HDRLEN)); nla_ok(a, rem);
 	     a = nla_next(a, &rem)) {
@@ -273,11 +292,10 @@ static int parse_topo(char *buf, int len, struct nvml_topo *t)
 	}
 	/* A module without the attributes this library reads is too old. */
 	if (!t->num_gpus || t->num_read != t->num_gpus ||
-	    !t->have_fabric_state || !t->gpus[0].cc_major ||
-	    !t->nvswitch_bus_id[0])
+	    !t->have_fabric_state || !t->nvswitch_bus_id[0])
 		return -EPROTO;
 	for (i = 0; i < t->num_gpus; i++)
-		if (sscanf(t->gpus[i].bus_id, "%x:%x:%x", &dom, &bus, &dev) != 3)
+		if (gpu_check(&t->gpus[i]))
 			return -EPROTO;
 	return 0;
 }
@@ -361,6 +379,53 @@ int nvml_topo_read(struct nvml_topo *t)
 		ret = nl_topo_get(t);
 	}
 	if (ret < 0)
+		nl_drop();
+	pthread_mutex_unlock(&nl_lock);
+	return ret;
+}
+
+static int nl_gpu_get(unsigned int index, struct nvml_gpu *g)
+{
+	struct nl_req req;
+	struct nlattr *a;
+	__u32 i = index;
+	int len, ret;
+
+	ret = nl_open();
+	if (ret)
+		return ret;
+	nl_req_init(&req, nl.family, CUFAB_NL_CMD_DEV_GET, ++nl.seq);
+	a = (struct nlattr *)req.attrs;
+	a->nla_type = CUFAB_NL_A_DEV_INDEX;
+	a->nla_len = NLA_HDRLEN + sizeof(i);
+	memcpy(nla_data(a), &i, sizeof(i));
+	req.n.nlmsg_len += NLA_ALIGN(a->nla_len);
+	len = nl_exchange(nl.fd, &req, nl.buf);
+	if (len < 0)
+		return len;
+	if (!parse_gpu(nla_first(nl.buf + NLMSG_LENGTH(GENL_HDRLEN)),
+		       len - NLMSG_LENGTH(GENL_HDRLEN), g) ||
+	    g->index != index)
+		return -EPROTO;
+	return gpu_check(g);
+}
+
+/*
+ * One GPU's attributes (DEV_GET), for the queries about one device: a
+ * reply of one GPU, not of the node and all of its GPUs.
+ */
+int nvml_gpu_read(unsigned int index, struct nvml_gpu *g)
+{
+	int ret;
+
+	pthread_mutex_lock(&nl_lock);
+	ret = nl_gpu_get(index, g);
+	/* as nvml_topo_read(); a GPU gone (-ENODEV) is an answer */
+	if (ret < 0 && ret != -ENOMEM && ret != -ENODEV) {
+		nl_drop();
+		ret = nl_gpu_get(index, g);
+	}
+	if (ret < 0 && ret != -ENODEV)
 		nl_drop();
 	pthread_mutex_unlock(&nl_lock);
 	return ret;

@@ -44,6 +44,8 @@ struct nvml_topo {
 
 /* nl.c: 0, -ENOENT (module not loaded), -EPROTO (too old) or -errno. */
 int nvml_topo_read(struct nvml_topo *t);
+/* The same for GPU @index alone; -ENODEV when the node has no such GPU. */
+int nvml_gpu_read(unsigned int index, struct nvml_gpu *g);
 void nvml_nl_close(void);
 
 /* init.c */
@@ -60,6 +62,12 @@ struct nvmlDevice_st {
  */
 nvmlReturn_t nvml_device(nvmlDevice_t device, int args_ok,
 			 struct nvml_topo **t, const struct nvml_gpu **g);
+/*
+ * nvml_device() for a query about the device alone: *@g is its GPU, read
+ * now (DEV_GET), with nothing to release.
+ */
+nvmlReturn_t nvml_gpu_get(nvmlDevice_t device, int args_ok,
+			  struct nvml_gpu *g);
 /* The node alone, for an already checked library state. */
 nvmlReturn_t nvml_topo_get(struct nvml_topo **t);
 void nvml_topo_put(struct nvml_topo *t);

@@ -52,6 +52,10 @@ struct rt_thread {
  */
 static __thread struct rt_thread rt_self __attribute__((tls_model("initial-exec")));
 
+/* rt_init()'s fast path (internal.h): bumped by cudaDeviceReset. */
+unsigned int rt_epoch = 1;
+__thread unsigned int rt_ready __attribute__((tls_model("initial-exec")));
+
 void rt_log(const char *fmt, ...)
 {
 	const char *dbg = getenv("CUFAB_DEBUG");
@@ -101,17 +105,6 @@ cudaError_t rt_error(cudaError_t e)
 	return e;
 }
 
-/*
- * CUresult and cudaError_t agree on the number of every condition the
- * driver reports (CUDA_ERROR_INVALID_CONTEXT is cudaErrorDeviceUninitialized,
- * CUDA_ERROR_NOT_FOUND cudaErrorSymbolNotFound ...), so a driver result is
- * its own runtime code.
- */
-cudaError_t rt_result(CUresult res)
-{
-	return rt_error((cudaError_t)res);
-}
-
 RT_EXPORT cudaError_t cudaGetLastError(void)
 {
 	cudaError_t e = rt_self.last_error;
@@ -140,6 +133,7 @@ static void rt_atfork_child(void)
 	rt_lock = lock;
 	memset(rt_devices, 0, sizeof(rt_devices));
 	rt_self.active = 0;
+	rt_ready = 0;
 }
 
 static void rt_driver_once(void)
@@ -233,17 +227,26 @@ static int rt_current_gen(int dev)
 	       rt_self.gen;
 }
 
-CUresult rt_init(void)
+/*
+ * The epoch is read first: a reset after it leaves rt_ready behind the
+ * epoch it bumps, and the next call comes here again.
+ */
+CUresult rt_init_slow(void)
 {
+	unsigned int epoch = __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE);
 	CUresult res = rt_driver_init();
 
 	if (res != CUDA_SUCCESS)
 		return res;
 	if (rt_self.active && rt_current_gen(rt_self.device))
-		return CUDA_SUCCESS;
-	if (!rt_self.active && rt_adopt())
-		return CUDA_SUCCESS;
-	return rt_activate(rt_self.device);
+		res = CUDA_SUCCESS;
+	else if (!rt_self.active && rt_adopt())
+		res = CUDA_SUCCESS;
+	else
+		res = rt_activate(rt_self.device);
+	if (res == CUDA_SUCCESS)
+		rt_ready = epoch;
+	return res;
 }
 
 int rt_current_device(void)
@@ -264,11 +267,15 @@ CUresult rt_device_reset(int dev)
 		cuDevicePrimaryCtxRelease(dev);
 		rt_devices[dev].ctx = NULL;
 	}
-	if (res == CUDA_SUCCESS)
+	if (res == CUDA_SUCCESS) {
 		__atomic_store_n(&rt_devices[dev].gen, rt_devices[dev].gen + 1,
 				 __ATOMIC_RELEASE);
+		/* after the generation: every thread checks it again */
+		__atomic_store_n(&rt_epoch, rt_epoch + 1 ?: 1, __ATOMIC_RELEASE);
+	}
 	pthread_mutex_unlock(&rt_lock);
 	if (res == CUDA_SUCCESS) {
+		rt_ready = 0;
 		rt_self.active = 0;
 		rt_self.last_error = cudaSuccess;
 		rt_self.sticky = 0;

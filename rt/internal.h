@@ -40,8 +40,19 @@ void rt_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Records @e in the calling thread's last-error slot (not cudaSuccess). */
 cudaError_t rt_error(cudaError_t e);
-/* The runtime code of a driver result, recorded when it is an error. */
-cudaError_t rt_result(CUresult res);
+
+/*
+ * The runtime code of a driver result, recorded when it is an error.
+ * CUresult and cudaError_t agree on the number of every condition the
+ * driver reports (CUDA_ERROR_INVALID_CONTEXT is cudaErrorDeviceUninitialized,
+ * CUDA_ERROR_NOT_FOUND cudaErrorSymbolNotFound ...), so a driver result is
+ * its own runtime code. Inline: every runtime call ends here, and a
+ * success costs a compare.
+ */
+static inline cudaError_t rt_result(CUresult res)
+{
+	return res == CUDA_SUCCESS ? cudaSuccess : rt_error((cudaError_t)res);
+}
 
 /* cuInit once per process; its result for every later caller. */
 CUresult rt_driver_init(void);
@@ -50,7 +61,26 @@ CUresult rt_driver_init(void);
  * current on the calling thread: the one the thread already has (made
  * current through the driver API) or its current device's primary context.
  */
-CUresult rt_init(void);
+CUresult rt_init_slow(void);
+
+/*
+ * rt_epoch counts cudaDeviceReset calls (from 1); rt_ready is the epoch
+ * in which the calling thread last passed rt_init_slow(), 0 before. While
+ * they agree, the driver is initialised and the thread's context is of
+ * its device's live generation: what rt_init() needs, in two loads, on
+ * the path of every runtime call.
+ */
+extern unsigned int rt_epoch;
+extern __thread unsigned int rt_ready __attribute__((tls_model("initial-exec")));
+
+static inline CUresult rt_init(void)
+{
+	if (__builtin_expect(rt_ready ==
+			     __atomic_load_n(&rt_epoch, __ATOMIC_ACQUIRE), 1))
+		return CUDA_SUCCESS;
+	return rt_init_slow();
+}
+
 /* INVALID_DEVICE unless 0 <= @device < cuDeviceGetCount. */
 CUresult rt_device_check(int device);
 /*

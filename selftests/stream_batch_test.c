@@ -2,7 +2,8 @@
 /*
  * CUFAB_IOCTL_STREAM_BATCH below the library: every errno, a refused
  * entry queues nothing, the entries run in order with their sequence
- * numbers written back, the reply faults (the command, the entries), the
+ * numbers written back, runs of copies and sets (longer than one operation
+ * takes, a fault ending one), the reply faults (the command, the entries), the
  * queue bound, and submissions racing the destroy of their stream. The
  * size rule is uapi_test's row, the injected faults fault_test's stream
  * scenario.
@@ -199,6 +200,61 @@ TEST_F(batch, order_and_sequence_numbers)
 		EXPECT_EQ(2 * i + 1, self->host[64 * i]);
 		EXPECT_EQ(2 * i + 1, self->host[64 * i + 63]);
 	}
+}
+
+/*
+ * Consecutive copies and sets run as one operation of the stream: a run
+ * longer than the kernel makes at once (256) still runs every entry, in
+ * order, each with its own sequence number.
+ */
+TEST_F(batch, long_run_of_sets)
+{
+	static struct cufab_stream_submit e[301];
+	__u64 seq;
+	int err, i;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < 300; i++)
+		e[i] = set_op(self->page + i % 64, i & 0xff, 1);
+	e[300] = copy_op((uintptr_t)self->host, self->page, 64);
+	ASSERT_EQ(0, batch(self->fd, self->stream, e, 301, &seq));
+	for (i = 1; i < 301; i++)
+		EXPECT_EQ(e[0].out_seq + i, e[i].out_seq);
+	EXPECT_EQ(seq, e[300].out_seq);
+	ASSERT_EQ(0, sync_stream(self->fd, self->stream, &err));
+	EXPECT_EQ(0, err);
+	/* byte i was last set by entry 256 + i, or 192 + i past 299 */
+	for (i = 0; i < 64; i++)
+		EXPECT_EQ((i < 44 ? 256 + i : 192 + i) & 0xff, self->host[i]);
+}
+
+/*
+ * A copy of a run that faults when it runs ends the run there: the
+ * entries before it ran, the one after it did not, and the stream
+ * reports the fault.
+ */
+TEST_F(batch, a_faulting_copy_ends_its_run)
+{
+	struct cufab_stream_submit e[4];
+	void *none;
+	int err;
+
+	SETUP_SKIPPED();
+	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, none);
+	e[0] = set_op(self->page, 5, 16);
+	e[1] = copy_op((uintptr_t)self->host, self->page, 16);
+	e[2] = copy_op((uintptr_t)self->host + 64, (uintptr_t)none, 16);
+	e[3] = copy_op((uintptr_t)self->host + 32, self->page, 16);
+	ASSERT_EQ(0, batch(self->fd, self->stream, e, 4, NULL));
+	EXPECT_EQ(e[0].out_seq + 3, e[3].out_seq);
+	ASSERT_EQ(0, sync_stream(self->fd, self->stream, &err));
+	EXPECT_EQ(-EFAULT, err);
+	EXPECT_EQ(5, self->host[0]);
+	EXPECT_EQ(5, self->host[15]);
+	EXPECT_EQ(0, self->host[32]);
+	EXPECT_EQ(0, self->host[64]);
+	munmap(none, 4096);
 }
 
 /*
