@@ -65,6 +65,12 @@ void cufab_domain_forget_links(void);
 void cufab_domain_set_holds(unsigned int node, bool holds);
 const char *cufab_domain_let_go(unsigned int node, u64 gen);
 int cufab_domain_slice_fenced(void);
+/*
+ * Who hears that another node came back with a new generation: the
+ * fence (fabric_fence.c) registers itself, so the header calls nothing
+ * above it. Called from the heartbeat's work.
+ */
+void cufab_domain_on_reload(void (*fn)(unsigned int node));
 
 /* pages_window.c, pages_remote.c */
 extern const struct cufab_page_provider cufab_remote_pages;
@@ -114,7 +120,6 @@ void cufab_fence_exit(void);
 void cufab_fence_daemon_register(int grace);
 void cufab_fence_daemon_died(void);
 void cufab_fence_hold(unsigned int node, unsigned int imports);
-void cufab_fence_node_reloaded(unsigned int node);
 
 /* fabric_revoke.c: imports of another node's memory that end */
 u32 cufab_revoke_ask(unsigned int node);

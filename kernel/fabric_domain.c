@@ -310,6 +310,21 @@ static void cufab_domain_publish(struct cufab_domain *d)
 	WRITE_ONCE(r->state, cpu_to_le32(CUFAB_DOMAIN_UP));
 }
 
+static void (*cufab_domain_reload_fn)(unsigned int node);
+
+void cufab_domain_on_reload(void (*fn)(unsigned int node))
+{
+	WRITE_ONCE(cufab_domain_reload_fn, fn);
+}
+
+static void cufab_domain_reloaded(unsigned int node)
+{
+	void (*fn)(unsigned int node) = READ_ONCE(cufab_domain_reload_fn);
+
+	if (fn)
+		fn(node);
+}
+
 /*
  * Every second: this node's heartbeat, and a look at the others' (a
  * heartbeat that moved is a live node; a generation that changed is a
@@ -338,7 +353,7 @@ static void cufab_domain_beat(struct work_struct *work)
 		    n != cufab_node.node_index) {
 			pr_info("fabric window: node %u joined again (generation %llu, was %llu): what this node imported of its previous generation is fenced\n",
 				n, gen, d->seen_gen[n]);
-			cufab_fence_node_reloaded(n);
+			cufab_domain_reloaded(n);
 		}
 		d->seen_gen[n] = gen;
 	}

@@ -211,7 +211,7 @@ static void cufab_fence_poll_fn(struct work_struct *work)
  *
  * Context: any (the heartbeat's work); the cleanup runs in a work.
  */
-void cufab_fence_node_reloaded(unsigned int node)
+static void cufab_fence_node_reloaded(unsigned int node)
 {
 	spin_lock(&cufab_fence_reload_lock);
 	if (cufab_fence_live && node < CUFAB_MAX_NODES) {
@@ -238,6 +238,7 @@ static void cufab_fence_reload_fn(struct work_struct *work)
 
 void cufab_fence_init(void)
 {
+	cufab_domain_on_reload(cufab_fence_node_reloaded);
 	spin_lock(&cufab_fence_reload_lock);
 	cufab_fence_live = true;
 	spin_unlock(&cufab_fence_reload_lock);
