@@ -1579,62 +1579,88 @@ static CUresult call_captured(const struct refusal *r, struct world *w,
 	return res;
 }
 
-/* One row: the result, the kernel's line, the library's line. */
-static void check_refusal(struct __test_metadata *_metadata,
-			  const struct refusal *r, struct world *w)
+/* A refused call and its expectations, made with /dev/kmsg watched. */
+typedef void (*refuse_fn)(struct __test_metadata *_metadata, const void *row,
+			  void *ctx);
+
+/*
+ * Make the refused call with /dev/kmsg read from its end and look for this
+ * process's line naming @callname and @rule. The kernel's lines are
+ * rate-limited per call site, so a line printed by an earlier row may hide
+ * this one: try once more after one interval.
+ */
+static void check_kmsg_line(struct __test_metadata *_metadata,
+			    const char *name, const char *callname,
+			    const char *rule, refuse_fn refuse,
+			    const void *row, void *ctx)
 {
-	char who[64], call[96], dbg[8192];
-	const char *needles[] = { who, call, r->rule };
+	char who[64], call[96];
+	const char *needles[] = { who, call, rule };
 	int try, kmsg, seen = 0;
 
-	if (r->lib_rule) {
-		EXPECT_CU(r->want, call_captured(r, w, dbg, sizeof(dbg)))
-			TH_LOG("%s", r->name);
-		EXPECT_TRUE(dbg_has(dbg, r->call, r->lib_rule))
-			TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
-		return;
-	}
 	snprintf(who, sizeof(who), "cufab: pid %d (", (int)getpid());
-	snprintf(call, sizeof(call), "): %s: ", r->call);
+	snprintf(call, sizeof(call), "): %s: ", callname);
 	for (try = 0; try < 2 && !seen; try++) {
 		if (try)
 			sleep(6);	/* one rate-limit interval */
 		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		ASSERT_LE(0, kmsg);
 		lseek(kmsg, 0, SEEK_END);
-		EXPECT_CU(r->want, call_captured(r, w, dbg, sizeof(dbg)))
-			TH_LOG("%s", r->name);
+		refuse(_metadata, row, ctx);
 		seen = kmsg_has(kmsg, needles, 3);
 		close(kmsg);
 	}
-	EXPECT_TRUE(seen) TH_LOG("%s: no kernel line \"%s...%s\"", r->name,
-				 call, r->rule);
-	EXPECT_TRUE(dbg_has(dbg, r->call, NULL))
-		TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, dbg);
+	EXPECT_TRUE(seen) TH_LOG("%s: no kernel line \"%s...%s\"", name,
+				 call, rule);
+}
+
+struct refusal_ctx {
+	struct world *w;
+	char dbg[8192];		/* the library's CUFAB_DEBUG output */
+};
+
+static void refuse_row(struct __test_metadata *_metadata, const void *row,
+		       void *ctx)
+{
+	const struct refusal *r = row;
+	struct refusal_ctx *c = ctx;
+
+	EXPECT_CU(r->want, call_captured(r, c->w, c->dbg, sizeof(c->dbg)))
+		TH_LOG("%s", r->name);
+}
+
+/* One row: the result, the kernel's line, the library's line. */
+static void check_refusal(struct __test_metadata *_metadata,
+			  const struct refusal *r, struct world *w)
+{
+	struct refusal_ctx c = { .w = w };
+
+	if (r->lib_rule) {
+		refuse_row(_metadata, r, &c);
+		EXPECT_TRUE(dbg_has(c.dbg, r->call, r->lib_rule))
+			TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, c.dbg);
+		return;
+	}
+	check_kmsg_line(_metadata, r->name, r->call, r->rule, refuse_row, r,
+			&c);
+	EXPECT_TRUE(dbg_has(c.dbg, r->call, NULL))
+		TH_LOG("%s: CUFAB_DEBUG said \"%s\"", r->name, c.dbg);
+}
+
+static void refuse_raw(struct __test_metadata *_metadata, const void *row,
+		       void *ctx)
+{
+	const struct raw_refusal *r = row;
+
+	EXPECT_EQ(r->want, r->fn(*(int *)ctx)) TH_LOG("%s", r->name);
 }
 
 /* One raw row: the errno and the kernel's line; no library is involved. */
 static void check_raw(struct __test_metadata *_metadata,
 		      const struct raw_refusal *r, int fd)
 {
-	char who[64], call[96];
-	const char *needles[] = { who, call, r->rule };
-	int try, kmsg, seen = 0;
-
-	snprintf(who, sizeof(who), "cufab: pid %d (", (int)getpid());
-	snprintf(call, sizeof(call), "): %s: ", r->call);
-	for (try = 0; try < 2 && !seen; try++) {
-		if (try)
-			sleep(6);	/* one rate-limit interval */
-		kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		ASSERT_LE(0, kmsg);
-		lseek(kmsg, 0, SEEK_END);
-		EXPECT_EQ(r->want, r->fn(fd)) TH_LOG("%s", r->name);
-		seen = kmsg_has(kmsg, needles, 3);
-		close(kmsg);
-	}
-	EXPECT_TRUE(seen) TH_LOG("%s: no kernel line \"%s...%s\"", r->name,
-				 call, r->rule);
+	check_kmsg_line(_metadata, r->name, r->call, r->rule, refuse_raw, r,
+			&fd);
 }
 
 FIXTURE(refusal) {
