@@ -228,15 +228,15 @@ if [ "$me" = "$last" ]; then
 	# shellcheck disable=SC2086 # parameters are separate words
 	insmod /cufab.ko $params || rc=1
 	echo "# node $me: reloaded in $(($(date +%s) - t)) s"
-	dmesg | grep "let go of node $me's previous generation" | tail -n 1 | sed 's/^[^]]*] /# /'
-	dmesg | grep -q "every node let go of node $me's previous generation after [0-9]* ms" || rc=1
+	kernel_line "let go of node $me's previous generation" \
+		"every node let go of node $me's previous generation after [0-9]* ms" || rc=1
 	[ "$(window_free)" = "$(sed -n 's/.* slice \([0-9]*\).*/\1/p' "$dbg/window")" ] || rc=1
 elif [ "$me" = 0 ]; then
 	"$mem" hold "$dir/h-gen" "$size" &
 	holder=$!
 	wait_revoked 60 || rc=1
-	dmesg | grep "node $last joined again: " | tail -n 1 | sed 's/^[^]]*] /# /'
-	dmesg | grep -q "node $last joined again: 1 imports of its previous generation's memory revoked" || rc=1
+	kernel_line "node $last joined again: " \
+		"node $last joined again: 1 imports of its previous generation's memory revoked" || rc=1
 	touch "$dir/h-gen.gone"
 	wait "$holder" || rc=1
 	stop_daemon

@@ -58,8 +58,8 @@ if [ "$me" = 0 ]; then
 	"$mem" lend "$dir/h-orphan" "$size" || rc=1
 	wait_for "$dir/h-orphan.gone" || rc=1
 	wait_free "$free0" || { rc=1; echo "# window: $(cat /sys/kernel/debug/cufab/window)"; }
-	dmesg | grep "node 1: reclaim fence lifted" | tail -n 1 | sed 's/^[^]]*] /# /'
-	dmesg | grep -q "node 1: reclaim fence lifted after [0-9]* ms (it revoked its imports)" || rc=1
+	kernel_line "node 1: reclaim fence lifted" \
+		"node 1: reclaim fence lifted after [0-9]* ms (it revoked its imports)" || rc=1
 	wait_state UP || rc=1
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
 	result "$rc" 2 "node 0 has its memory back once node 1, whose daemon died, revoked its import"
@@ -70,8 +70,8 @@ else
 	kill -KILL "$daemon"
 	wait "$daemon"
 	wait_revoked 10 || rc=1
-	dmesg | grep "cufab-imexd died [0-9]* ms ago" | tail -n 1 | sed 's/^[^]]*] /# /'
-	dmesg | grep -q "cufab-imexd died [0-9]* ms ago (grace time 0)" || rc=1
+	kernel_line "cufab-imexd died [0-9]* ms ago" \
+		"cufab-imexd died [0-9]* ms ago (grace time 0)" || rc=1
 	touch "$dir/h-orphan.gone"
 	wait "$holder" || rc=1
 	start_daemon

@@ -97,6 +97,15 @@ window_free()
 	sed -n 's/.* free \([0-9]*\).*/\1/p' /sys/kernel/debug/cufab/window
 }
 
+# kernel_line SHOWN WANTED: show the newest kernel line matching SHOWN (a
+# figure for the log, or what the kernel said instead); succeed when a
+# line matches WANTED.
+kernel_line()
+{
+	dmesg | grep "$1" | tail -n 1 | sed 's/^[^]]*] /# /'
+	dmesg | grep -q "$2"
+}
+
 # wait_free BYTES: until the slice has BYTES free again, 15 s at most.
 wait_free()
 {
