@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -127,6 +129,62 @@ static inline int cg_join(const char *dir)
 
 	snprintf(me, sizeof(me), "%d", getpid());
 	return cg_write(dir, "cgroup.procs", me);
+}
+
+/*
+ * A child that fills its memory cgroup to the limit on purpose is
+ * OOM-killed by its next charge (a stack page, a page table, a kernel
+ * object of its next call): memcg doing its job, not what a test checks,
+ * and a matter of timing. So the child stops at a gate once the operation
+ * under test is over, and the parent lifts the limit before it lets the
+ * child go on. The gate is a shared page the child writes before the fill
+ * (cg_gate_arm()), and it waits with sched_yield(), also called before:
+ * waiting at the gate charges nothing.
+ */
+static inline volatile int *cg_gate_make(void)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	*(volatile int *)p = 0;
+	return p;
+}
+
+/* In the child, before the fill: what the wait touches is in place. */
+static inline void cg_gate_arm(volatile int *gate)
+{
+	*gate = 0;
+	sched_yield();
+}
+
+/* In the child, after the fill: wait until the limit is lifted. */
+static inline void cg_gate_wait(volatile int *gate)
+{
+	*gate = 1;
+	while (*gate != 2)
+		sched_yield();
+}
+
+/*
+ * In the parent: once child @pid waits at @gate (or has ended), lift the
+ * limit of @dir and let the child go on. The caller sets the limit again
+ * before its next child.
+ */
+static inline void cg_gate_open(volatile int *gate, const char *dir, pid_t pid)
+{
+	siginfo_t si;
+
+	while (*gate != 1) {
+		si.si_pid = 0;
+		if (!waitid(P_PID, pid, &si, WEXITED | WNOHANG | WNOWAIT) &&
+		    si.si_pid)
+			return;
+		usleep(1000);
+	}
+	cg_write(dir, "memory.max", "max");
+	*gate = 2;
 }
 
 /* Read a module parameter as an unsigned number (Y/N as 1/0), -1 if none. */

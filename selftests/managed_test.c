@@ -1350,7 +1350,7 @@ TEST(uapi_prefetch_op)
 #define MEMCG_SPAN	(64UL << 20)
 
 /* In the cgroup of @dir: prefetch 64 MiB in stream order. */
-static int memcg_prefetch_child(const char *dir)
+static int memcg_prefetch_child(const char *dir, volatile int *gate)
 {
 	__u64 d, uid, all, on;
 	__u32 ctx, st;
@@ -1363,9 +1363,11 @@ static int memcg_prefetch_child(const char *dir)
 	    m_alloc(fd, CUFAB_ATTACH_GLOBAL, MEMCG_SPAN, &d) ||
 	    raw_stream(fd, ctx, &st, &uid))
 		return 11;
+	cg_gate_arm(gate);
 	if (raw_prefetch(fd, st, d, MEMCG_SPAN, CUFAB_LOC_HOST, 0) ||
 	    raw_sync(fd, st))
 		return 12;
+	cg_gate_wait(gate);
 	if (m_resident(fd, d, MEMCG_SPAN, -1, &all, &on))
 		return 13;
 	/* the cgroup's limit held the prefetch back: its pages were charged */
@@ -1376,7 +1378,7 @@ static int memcg_prefetch_child(const char *dir)
  * In the cgroup of @dir: a stream-ordered set of 64 MiB of managed memory
  * fails for want of memory instead of populating it uncharged.
  */
-static int memcg_set_child(const char *dir)
+static int memcg_set_child(const char *dir, volatile int *gate)
 {
 	struct cufab_stream_wait w = { .size = sizeof(w),
 				       .what = CUFAB_WAIT_STREAM };
@@ -1399,9 +1401,11 @@ static int memcg_set_child(const char *dir)
 	c.stream_id = st;
 	c.dst = d;
 	w.id = st;
+	cg_gate_arm(gate);
 	if (cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c) ||
 	    cufab_ioc(fd, CUFAB_IOCTL_STREAM_WAIT, &w))
 		return 12;
+	cg_gate_wait(gate);
 	return w.out_error == -ENOMEM ? 0 : 13;
 }
 
@@ -1409,31 +1413,38 @@ static int memcg_set_child(const char *dir)
  * The engine populates a prefetch's pages, and a set's, for the process:
  * they count against its memory cgroup, as if it had touched them (a
  * prefetch is a hint: what does not fit is skipped; a set fails with
- * ENOMEM; nobody is OOM-killed).
+ * ENOMEM; nobody is OOM-killed). Each child then waits at a gate while
+ * its cgroup's limit is lifted: a cgroup left full OOM-kills whatever it
+ * charges next.
  */
 TEST(stream_ops_charged_to_memcg)
 {
+	volatile int *gate = cg_gate_make();
 	char dir[128];
 	int fd, status;
 	pid_t pid;
 
 	OPEN_OR_SKIP(fd);
 	close(fd);
+	ASSERT_NE(NULL, gate);
 	if (cg_make(dir, sizeof(dir), "cufab_managed"))
 		SKIP(return, "no cgroup v2 memory controller");
 	cg_write(dir, "memory.swap.max", "0");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		_exit(memcg_prefetch_child(dir));
+		_exit(memcg_prefetch_child(dir, gate));
+	cg_gate_open(gate, dir, pid);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
 	/* so are the pages a stream's set populates */
+	ASSERT_EQ(0, cg_write(dir, "memory.max", "16M"));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0)
-		_exit(memcg_set_child(dir));
+		_exit(memcg_set_child(dir, gate));
+	cg_gate_open(gate, dir, pid);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status)) TH_LOG("13: the set was not held back");
