@@ -323,14 +323,15 @@ static int pageable_access(void)
 TEST(set_of_pageable_memory)
 {
 	unsigned char *buf = malloc(4096);
-	CUresult want = pageable_access() ? CUDA_SUCCESS :
-			CUDA_ERROR_INVALID_VALUE;
 	CUdeviceptr d;
 	CUcontext ctx;
 	CUstream s;
+	CUresult want;
 
 	ASSERT_NE(NULL, buf);
 	CTX_OR_SKIP(ctx);
+	/* after cuInit: before it, the attribute query fails and says 0 */
+	want = pageable_access() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	memset(buf, 0x11, 4096);
 	ASSERT_CU(CUDA_SUCCESS, cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
 	EXPECT_CU(want, cuMemsetD8((uintptr_t)buf, 0x22, 4096));
