@@ -8,9 +8,17 @@
  * 64 MiB device to device on the GPU's engine and compares with memcpy of
  * the same mappings; the host function row is the time from
  * cuLaunchHostFunc to the function starting on the library's host thread.
+ * Beside it, the floor of any such latency on this machine: the time from
+ * a futex wake to the sleeping thread running, with no cufab in between
+ * (under TCG it is mostly the wake of an idle virtual CPU).
  */
+#include <linux/futex.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cufab/cuda.h>
 
@@ -111,6 +119,60 @@ static void CUDA_CB host_fn(void *p)
 	host_started = now_ns();
 }
 
+/* The sleeper of the wake floor: 0 asleep (or about to be), 1 woken. */
+static int wake_word;
+static volatile int wake_asleep, wake_stop;
+static volatile double wake_ran;
+
+static void *wake_sleeper(void *unused)
+{
+	(void)unused;
+	while (!wake_stop) {
+		wake_asleep = 1;
+		while (!__atomic_load_n(&wake_word, __ATOMIC_ACQUIRE))
+			syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, 0,
+				NULL, NULL, 0);
+		wake_ran = now_ns();
+		wake_asleep = 0;
+		__atomic_store_n(&wake_word, 0, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+/* From a futex wake to the sleeping thread running, in ns; -1 on error. */
+static double wake_floor(int reps)
+{
+	struct timespec settle = { 0, 200000 };
+	double *lat = calloc(reps, sizeof(double)), t, ret = -1;
+	pthread_t tid;
+	int r;
+
+	if (!lat || pthread_create(&tid, NULL, wake_sleeper, NULL)) {
+		free(lat);
+		return -1;
+	}
+	for (r = 0; r < reps; r++) {
+		while (!wake_asleep)
+			;
+		nanosleep(&settle, NULL);	/* asleep in the futex by now */
+		wake_ran = 0;
+		t = now_ns();
+		__atomic_store_n(&wake_word, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL,
+			NULL, 0);
+		while (__atomic_load_n(&wake_word, __ATOMIC_ACQUIRE))
+			;
+		lat[r] = wake_ran - t;
+	}
+	wake_stop = 1;
+	__atomic_store_n(&wake_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(tid, NULL);
+	ret = median(lat, reps);
+	free(lat);
+	return ret;
+}
+
 /* From cuLaunchHostFunc being called to the function running. */
 int stream_bench_host_row(FILE *out, int reps)
 {
@@ -130,6 +192,8 @@ int stream_bench_host_row(FILE *out, int reps)
 	}
 	fprintf(out, "  \"host_function_latency_ns\": %.0f,\n",
 		median(lat, reps));
+	fprintf(out, "  \"thread_wake_latency_ns\": %.0f,\n",
+		wake_floor(reps));
 	ret = 0;
 out:
 	free(lat);
