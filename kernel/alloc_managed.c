@@ -941,6 +941,26 @@ static int cufab_attach_fenced(struct cufab_va *va, struct vm_area_struct *vma,
 	return cufab_managed_fence_va(va, vma, addr, length, NULL);
 }
 
+/*
+ * The association the operation sets is the allocation's already (the
+ * common case: a stream attaching again what it attached before). Nothing
+ * changes, so nothing needs fencing again: the fence follows the
+ * association, and whichever set it last fenced what it covers (a CPU
+ * touch since was checked against it).
+ */
+static bool cufab_attach_unchanged(struct cufab_op *op)
+{
+	struct cufab_managed *m = op->u.attach.alloc->priv;
+	u32 flags = op->u.attach.flags;
+	bool same;
+
+	mutex_lock(&m->lock);
+	same = m->attach_now == flags &&
+	       (flags != CUFAB_ATTACH_SINGLE || m->stream == op->stream);
+	mutex_unlock(&m->lock);
+	return same;
+}
+
 static int cufab_op_attach_execute(struct cufab_op *op)
 {
 	struct cufab_alloc *alloc = op->u.attach.alloc;
@@ -950,6 +970,10 @@ static int cufab_op_attach_execute(struct cufab_op *op)
 	/* pageable memory: nothing of it is tracked */
 	if (!alloc)
 		return 0;
+	if (cufab_attach_unchanged(op)) {
+		trace_cufab_managed_attach(op);
+		return 0;
+	}
 	if (mmget_not_zero(mm)) {
 		ret = cufab_va_locked_mm(op->stream->client, mm,
 					 op->u.attach.addr, alloc->length,
