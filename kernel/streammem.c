@@ -21,10 +21,9 @@
  *   fault, and the fault handler wakes the batch (cufab_memop_cpu_store()).
  *   A CPU store makes no system call; a fault is the one thing it can
  *   make the kernel hear. The fault comes before the store lands: the
- *   re-check it triggers reads again for up to 20 us, as the store lands
- *   once the fault returns, before it parks again (the timer's first
- *   step, 10 us, then finds a store that was later still). One fault
- *   per park: the PTE is zapped again only after a store woke the batch.
+ *   re-check it triggers may still read the old value and park again,
+ *   and the timer's first step (10 us) finds it then. One fault per park:
+ *   the PTE is zapped again only after a store woke the batch.
  * - by its timer, which re-checks it first after 10 us, then after twice
  *   as long each time up to 1 ms. This is what notices the stores the
  *   fault does not: to plain memory (malloc()), from another process
@@ -51,7 +50,6 @@
 #include <linux/overflow.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <linux/cufab.h>
 
@@ -60,8 +58,6 @@
 /* The re-check timer of a parked batch: first delay, doubled up to max. */
 #define CUFAB_MEMOP_RECHECK_MIN_NS	(10 * NSEC_PER_USEC)
 #define CUFAB_MEMOP_RECHECK_MAX_NS	NSEC_PER_MSEC
-/* How long a batch woken by a CPU store's fault reads for the store. */
-#define CUFAB_MEMOP_STORE_POLL_NS	(20 * NSEC_PER_USEC)
 
 /**
  * struct cufab_memop_job - a batch of stream memory operations
@@ -72,7 +68,6 @@
  * @interval_ns: the timer's next delay
  * @watch_page: the page whose PTE it zapped, when @watched
  * @watched: a CPU store to @watch_page in @mm wakes it (cufab_memop_lock)
- * @stored: such a store woke it, and the next run has not looked yet
  * @dev: the stream's GPU, which performs the accesses
  * @next: the first entry not done
  * @count: entries
@@ -86,7 +81,6 @@ struct cufab_memop_job {
 	u64 interval_ns;
 	unsigned long watch_page;
 	bool watched;
-	bool stored;
 	u32 dev;
 	u32 next;
 	u32 count;
@@ -194,24 +188,10 @@ static void cufab_memop_cpu_store(unsigned long addr)
 		    job->watch_page != (addr & PAGE_MASK))
 			continue;
 		job->watched = false;
-		job->stored = true;
 		job->interval_ns = CUFAB_MEMOP_RECHECK_MIN_NS;
 		cufab_op_wake(job->op);
 	}
 	spin_unlock_irqrestore(&cufab_memop_lock, flags);
-}
-
-/* Did a CPU store's fault wake @job since it last looked? Clears it. */
-static bool cufab_memop_take_stored(struct cufab_memop_job *job)
-{
-	unsigned long flags;
-	bool stored;
-
-	spin_lock_irqsave(&cufab_memop_lock, flags);
-	stored = job->stored;
-	job->stored = false;
-	spin_unlock_irqrestore(&cufab_memop_lock, flags);
-	return stored;
 }
 
 /*
@@ -357,28 +337,6 @@ static int cufab_memop_one(struct cufab_memop_job *job,
 	return cufab_memop_met(m, v) ? 0 : CUFAB_OP_PARK;
 }
 
-/*
- * Wait @m is not met, but a CPU store to its page woke the batch: the
- * fault comes before the store lands, which it does within microseconds
- * of the fault's return. Reading again for a short while meets it, where
- * parking would cost the timer's first step and another wakeup of the
- * engine. A bounded poll, once per store heard, yielding to anyone else
- * who needs the CPU.
- */
-static int cufab_memop_await_store(struct cufab_memop_job *job,
-				   const struct cufab_memop *m)
-{
-	u64 end = ktime_get_ns() + CUFAB_MEMOP_STORE_POLL_NS;
-	int ret;
-
-	do {
-		cpu_relax();
-		ret = cufab_memop_one(job, m);
-	} while (ret == CUFAB_OP_PARK && !need_resched() &&
-		 ktime_get_ns() < end);
-	return ret;
-}
-
 static int cufab_memop_execute(struct cufab_op *op)
 {
 	struct cufab_memop_job *job = op->u.memop.job;
@@ -402,8 +360,6 @@ static int cufab_memop_execute(struct cufab_op *op)
 		const struct cufab_memop *m = &job->ops[job->next];
 
 		ret = cufab_memop_one(job, m);
-		if (ret == CUFAB_OP_PARK && cufab_memop_take_stored(job))
-			ret = cufab_memop_await_store(job, m);
 		if (ret == CUFAB_OP_PARK && cufab_memop_watch(job, m))
 			ret = cufab_memop_one(job, m);
 		if (ret)
