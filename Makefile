@@ -335,6 +335,11 @@ $(BUILD)/cluster/fabric_team: selftests/cluster/fabric_team.c $(LIB_SO)
 	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
+$(BUILD)/cluster/fabric_le: selftests/cluster/fabric_le.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
+
 $(BUILD)/cluster/%: selftests/cluster/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
