@@ -282,13 +282,26 @@ struct cufab_remote_le_ops {
 
 void cufab_remote_set_le_ops(const struct cufab_remote_le_ops *ops);
 
+/**
+ * struct cufab_team_le_ops - records of endpoint teams, for fabric_team.c
+ * @join: a TEAM_JOIN of CUFAB_WIRE_KIND_LE from node @from
+ * @state: a TEAM_STATE of CUFAB_WIRE_KIND_LE from node @from
+ *
+ * Both return what the command's doit returns. Registered by fabric_le.c,
+ * the layer above, which shares the record.
+ */
+struct cufab_team_le_ops {
+	int (*join)(struct cufab_wire_team *w, unsigned int from,
+		    struct genl_info *info);
+	int (*state)(struct cufab_wire_team *w, unsigned int from,
+		     struct genl_info *info);
+};
+
+void cufab_team_set_le_ops(const struct cufab_team_le_ops *ops);
+
 /* fabric_le.c */
 void cufab_le_fabric_init(void);
 void cufab_le_fabric_exit(void);
-int cufab_le_fabric_join(struct cufab_wire_team *w, unsigned int from,
-			 struct genl_info *info);
-int cufab_le_fabric_state(struct cufab_wire_team *w, unsigned int from,
-			  struct genl_info *info);
 
 bool cufab_remote_daemon(void);
 

@@ -28,9 +28,10 @@
  * (CUDA_ERROR_SYSTEM_NOT_READY) and its bindings leave the team.
  *
  * Layering: le.c, le_bind.c and le_share.c call in through struct
- * cufab_le_span_ops and fabric_remote.c through struct
- * cufab_remote_le_ops, both registered here; this file calls down into
- * them and into fabric_team.c's record, never the other way.
+ * cufab_le_span_ops, fabric_remote.c through struct cufab_remote_le_ops
+ * and fabric_team.c (records of endpoint teams) through struct
+ * cufab_team_le_ops, all registered here; this file calls down into them
+ * and into fabric_team.c's record, never the other way.
  *
  * Locking: cufab_le_fabric_lock protects the tokens and the list of
  * imported endpoints; it is never held across a send, a wait, a call into
@@ -569,8 +570,8 @@ static int cufab_le_join_member(struct cufab_le *le, unsigned int from,
 	return ret;
 }
 
-int cufab_le_fabric_join(struct cufab_wire_team *w, unsigned int from,
-			 struct genl_info *info)
+static int cufab_le_fabric_join(struct cufab_wire_team *w, unsigned int from,
+				struct genl_info *info)
 {
 	struct cufab_le *le;
 	int status = 0;
@@ -638,8 +639,8 @@ static void cufab_le_from_home(struct cufab_wire_team *w, unsigned int from)
 		cufab_team_answer(req_id, from, status);
 }
 
-int cufab_le_fabric_state(struct cufab_wire_team *w, unsigned int from,
-			  struct genl_info *info)
+static int cufab_le_fabric_state(struct cufab_wire_team *w,
+				 unsigned int from, struct genl_info *info)
 {
 	unsigned int home = le16_to_cpu(w->home);
 
@@ -657,11 +658,17 @@ int cufab_le_fabric_state(struct cufab_wire_team *w, unsigned int from,
 
 /* ---- load, unload ---- */
 
+static const struct cufab_team_le_ops cufab_le_team_ops = {
+	.join = cufab_le_fabric_join,
+	.state = cufab_le_fabric_state,
+};
+
 /* Only a node with a window shares teams: a node alone changes nothing. */
 void cufab_le_fabric_init(void)
 {
 	if (!cufab_window_present())
 		return;
+	cufab_team_set_le_ops(&cufab_le_team_ops);
 	cufab_remote_set_le_ops(&cufab_le_remote_ops);
 	cufab_le_set_span_ops(&cufab_le_fabric_span_ops);
 }
@@ -676,6 +683,7 @@ void cufab_le_fabric_exit(void)
 
 	cufab_le_set_span_ops(NULL);
 	cufab_remote_set_le_ops(NULL);
+	cufab_team_set_le_ops(NULL);
 	while ((ref = cufab_le_ref_take(-1))) {
 		cufab_le_put(ref->le);
 		kfree(ref);

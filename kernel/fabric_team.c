@@ -610,6 +610,22 @@ static const struct cufab_remote_team_ops cufab_team_remote_ops = {
 
 /* ---- from the daemon ---- */
 
+/* records of endpoint teams go to fabric_le.c; set at load, cleared at unload */
+static const struct cufab_team_le_ops *cufab_team_le;
+
+void cufab_team_set_le_ops(const struct cufab_team_le_ops *ops)
+{
+	WRITE_ONCE(cufab_team_le, ops);
+}
+
+/* A record of an endpoint team while this node shares none: refused. */
+static int cufab_team_no_le(struct genl_info *info)
+{
+	NL_SET_ERR_MSG(info->extack,
+		       "a record of an endpoint team: this node shares no endpoint team");
+	return -EOPNOTSUPP;
+}
+
 /* Home: member @m of node @from asks to join. */
 static int cufab_team_join_member(struct cufab_mc *mc, unsigned int from,
 				  const struct cufab_wire_member *m)
@@ -629,8 +645,11 @@ int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
 	int status = 0;
 
 	w = cufab_wire_check(info, &from);
-	if (w && le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE)
-		return cufab_le_fabric_join(w, from, info);
+	if (w && le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE) {
+		const struct cufab_team_le_ops *ops = READ_ONCE(cufab_team_le);
+
+		return ops ? ops->join(w, from, info) : cufab_team_no_le(info);
+	}
 	if (!w || le16_to_cpu(w->home) != cufab_node.node_index ||
 	    le16_to_cpu(w->nmembers) > 1) {
 		NL_SET_ERR_MSG(info->extack, "not a TEAM_JOIN for this node");
@@ -727,8 +746,11 @@ int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "not a well-formed TEAM_STATE");
 		return -EINVAL;
 	}
-	if (le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE)
-		return cufab_le_fabric_state(w, from, info);
+	if (le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE) {
+		const struct cufab_team_le_ops *ops = READ_ONCE(cufab_team_le);
+
+		return ops ? ops->state(w, from, info) : cufab_team_no_le(info);
+	}
 	home = le16_to_cpu(w->home);
 	if (home == cufab_node.node_index)
 		cufab_team_from_importer(w, from);
