@@ -335,6 +335,11 @@ $(BUILD)/cluster/fabric_team: selftests/cluster/fabric_team.c $(LIB_SO)
 	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
+$(BUILD)/cluster/fabric_le: selftests/cluster/fabric_le.c $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
+
 $(BUILD)/cluster/%: selftests/cluster/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
@@ -389,9 +394,10 @@ demo-cluster:
 	tools/vm/cluster --nodes 2 --gpus 2 -- tools/vm/demo-cluster.sh
 
 # Two nodes booted in parallel, the smoke test then the fabric suite on
-# each (node 1's link cut at its end), and two on the debug kernel, the
-# failure suite (node 0 killed): what make check's "cluster smoke",
-# "cluster fabric" and "cluster failure" run, alone.
+# each (node 1's link cut at its end), two on the debug kernel, the
+# failure suite (node 0 killed), and three running the smoke test and the
+# domain suite's cases 1 to 4 (DEGRADED): what make check's "cluster ..."
+# suites run, alone.
 cluster-check:
 	tools/check --setup
 	$(MAKE) all KDIR=$(VM_KDIR)
@@ -400,6 +406,8 @@ cluster-check:
 		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/domain.sh || s=1; build/cluster/fabric.sh || s=1; exit $$s'
 	tools/vm/cluster --debug --nodes 2 --gpus 2 --kill 0@file:kill0 -- \
 		build/cluster/kill.sh
+	tools/vm/cluster --nodes 3 --gpus 1 -- \
+		sh -c 'build/cluster/smoke.sh; s=$$?; build/cluster/domain.sh 4 || s=1; exit $$s'
 
 # make check runs the soak for 20 s per boot; this runs a long one.
 DURATION	?= 600

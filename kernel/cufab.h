@@ -1393,6 +1393,8 @@ struct cufab_le_space {
  * @creator_pid: tgid of the creating process
  * @exporter_pid: tgid of the first exporter, 0 while never exported
  * @exports: struct cufab_le_export records (le_share.c), under its lock
+ * @span: an endpoint imported from another node: the fabric layer's
+ *	(struct cufab_le_span_ops), NULL for one of this node
  * @team_mem: where @team is (cufab_team_init()), cufab_team_size() bytes
  */
 struct cufab_le {
@@ -1410,8 +1412,40 @@ struct cufab_le {
 	pid_t creator_pid;
 	pid_t exporter_pid;
 	struct list_head exports;
+	void *span;
 	struct cufab_team team_mem;	/* last: its members follow */
 };
+
+/**
+ * struct cufab_le_span_ops - an endpoint whose team may span nodes
+ * @import: cuLogicalEndpointImport of another node's handle: this node's
+ *	endpoint for that team, one reference, or an ERR_PTR
+ * @add_device: cuLogicalEndpointAddDevice of an endpoint imported from
+ *	another node (@le->span set): the join goes through its home node
+ * @changed: this node's part of the team changed (a device joined, a
+ *	bind, an unbind): tell the other nodes of the team
+ * @release: the final put of an endpoint with @span
+ *
+ * Registered by the fabric layer (fabric_le.c) on a node of a domain;
+ * @changed is called for endpoints exportable as FABRIC only.
+ */
+struct cufab_le_span_ops {
+	struct cufab_le *(*import)(struct cufab_client *client,
+				   const u8 *handle, unsigned int node);
+	int (*add_device)(struct cufab_le *le, u32 gpu,
+			  const struct cufab_team_who *who);
+	void (*changed)(struct cufab_le *le);
+	void (*release)(struct cufab_le *le);
+};
+
+void cufab_le_set_span_ops(const struct cufab_le_span_ops *ops);
+const struct cufab_le_span_ops *cufab_le_span_ops(void);
+void cufab_le_changed(struct cufab_le *le);
+struct cufab_le *cufab_le_create_span(u32 type, u32 owner_dev, u64 length,
+				      u64 align, u32 le_flags, u32 devices,
+				      void *span);
+void cufab_le_get(struct cufab_le *le);
+struct cufab_le *cufab_le_fabric_lookup(const u8 *fabric, int *channel);
 
 /**
  * struct cufab_le_alias - an associated id

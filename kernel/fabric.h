@@ -7,6 +7,8 @@
 #ifndef _CUFAB_FABRIC_H
 #define _CUFAB_FABRIC_H
 
+#include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/mm_types.h>
 #include <linux/types.h>
 #include <linux/cufab.h>
@@ -163,10 +165,143 @@ void cufab_remote_set_team_ops(const struct cufab_remote_team_ops *ops);
 /* fabric_team.c */
 struct sk_buff;
 struct genl_info;
+struct cufab_team;
 void cufab_team_fabric_init(void);
 void cufab_team_fabric_exit(void);
 int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info);
 int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* the TEAM record, little-endian, as the daemons carry it */
+struct cufab_wire_member {
+	__le16 node;
+	__le16 gpu;
+	__le32 clique;
+} __packed;
+
+struct cufab_wire_binding {
+	__le16 member;		/* index in the record's members */
+	__le16 reserved;
+	__le32 reserved2;
+	__le64 offset;		/* in the object */
+	__le64 size;
+	__le64 window;		/* where the memory is in the window */
+} __packed;
+
+/**
+ * struct cufab_wire_team - TEAM_JOIN and TEAM_STATE
+ * @req_id: a JOIN's request, echoed by the STATE that answers it; 0
+ * @id: the object's allocation id on its home node
+ * @home: the home node
+ * @kind: CUFAB_WIRE_KIND_MC or CUFAB_WIRE_KIND_LE: what the team is of
+ * @nmembers: entries of @members
+ * @nbindings: bindings after the members
+ * @size: devices the team wants
+ * @status: with @req_id, the join's answer; without, 0 or the errno the
+ *	team is broken with
+ * @members: a JOIN's member, or a STATE's members
+ */
+struct cufab_wire_team {
+	__le64 req_id;
+	__le64 id;
+	__le16 home;
+	__le16 kind;
+	__le16 nmembers;
+	__le16 nbindings;
+	__le32 size;
+	__le32 status;
+	struct cufab_wire_member members[];
+} __packed;
+
+#define CUFAB_WIRE_KIND_MC	1
+/* endpoint teams across nodes (fabric_le.c) */
+#define CUFAB_WIRE_KIND_LE	2
+
+static_assert(sizeof(struct cufab_wire_team) == 32);
+
+/* the record of a team's members and bindings (only this node's: @local) */
+struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
+					 unsigned int home, u64 id, u16 kind,
+					 bool local, size_t *len);
+struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
+					 unsigned int *from);
+void cufab_team_apply_member(struct cufab_team *team,
+			     const struct cufab_wire_member *m);
+void cufab_team_apply_bindings(struct cufab_team *team,
+			       struct cufab_wire_team *w, u32 idx);
+int cufab_team_ask(unsigned int home, struct cufab_wire_team *w, size_t len);
+void cufab_team_answer(u64 id, unsigned int home, int status);
+
+/*
+ * Endpoint teams across nodes (fabric_le.c): a logical endpoint exported
+ * as FABRIC on its home node and imported on others.
+ */
+
+/**
+ * struct cufab_remote_answer - what an exporting node answered an import
+ * @offset: memory: its start in the window; an endpoint: its bind
+ *	alignment ORed with its CUFAB_LE_FLAG_* bits
+ * @length: bytes
+ * @token: the exporter's name of this import
+ * @dev: memory: the exporter's GPU; a unicast endpoint: its owner GPU
+ * @kind: CUFAB_IMEX_KIND_*
+ * @devices: a team's numDevices
+ * @id: a multicast object's allocation id, an endpoint's number
+ */
+struct cufab_remote_answer {
+	u64 offset;
+	u64 length;
+	u64 token;
+	u32 dev;
+	u32 kind;
+	u32 devices;
+	u64 id;
+};
+
+int cufab_remote_resolve(struct cufab_client *client, const u8 *handle,
+			 unsigned int node, struct cufab_remote_answer *ans);
+
+/* an endpoint's import token: apart from the memory tokens (32 bits) */
+#define CUFAB_LE_TOKEN_BIT	BIT_ULL(32)
+
+/**
+ * struct cufab_remote_le_ops - endpoint teams across nodes, for
+ *	fabric_remote.c
+ * @export: EXPORT_GET of an endpoint's handle by @node on @channel: fill
+ *	@ans (with a token of CUFAB_LE_TOKEN_BIT); 0 or a negative errno
+ * @put: EXPORT_PUT of such a token: 0, or -ENOENT when @node holds none
+ * @node_down: @node is gone (NODE_DOWN)
+ *
+ * Registered by fabric_le.c, the layer above.
+ */
+struct cufab_remote_le_ops {
+	int (*export)(const u8 *handle, u32 channel, u32 node,
+		      struct cufab_remote_answer *ans);
+	int (*put)(u32 node, u64 token);
+	void (*node_down)(unsigned int node);
+};
+
+void cufab_remote_set_le_ops(const struct cufab_remote_le_ops *ops);
+
+/**
+ * struct cufab_team_le_ops - records of endpoint teams, for fabric_team.c
+ * @join: a TEAM_JOIN of CUFAB_WIRE_KIND_LE from node @from
+ * @state: a TEAM_STATE of CUFAB_WIRE_KIND_LE from node @from
+ *
+ * Both return what the command's doit returns. Registered by fabric_le.c,
+ * the layer above, which shares the record.
+ */
+struct cufab_team_le_ops {
+	int (*join)(struct cufab_wire_team *w, unsigned int from,
+		    struct genl_info *info);
+	int (*state)(struct cufab_wire_team *w, unsigned int from,
+		     struct genl_info *info);
+};
+
+void cufab_team_set_le_ops(const struct cufab_team_le_ops *ops);
+
+/* fabric_le.c */
+void cufab_le_fabric_init(void);
+void cufab_le_fabric_exit(void);
 
 bool cufab_remote_daemon(void);
 

@@ -501,7 +501,122 @@ struct cufab_alloc *cufab_remote_import(struct cufab_client *client,
 	return alloc;
 }
 
+/**
+ * cufab_remote_resolve() - ask another node what one of its handles names
+ * @client: the importer, its IMEX channel already checked
+ * @handle: the 64-byte handle
+ * @node: the node that exported it (not this one)
+ * @ans: out, the exporter's answer; its token is the caller's to release
+ *
+ * For handles other than memory's (fabric_le.c): the exporter checks the
+ * handle and the channel as for memory. Return: 0; -EINVAL for a node
+ * outside the domain; -EHOSTDOWN without a daemon or a window, or with the
+ * exporter unreachable; -ETIMEDOUT; -EINTR; the exporter's refusal.
+ */
+int cufab_remote_resolve(struct cufab_client *client, const u8 *handle,
+			 unsigned int node, struct cufab_remote_answer *ans)
+{
+	struct cufab_remote_req req = { .node = node };
+	int ret;
+
+	if (node >= cufab_domain_nodes())
+		return -EINVAL;
+	if (!cufab_window_present())
+		return -EHOSTDOWN;
+	init_completion(&req.done);
+	ret = cufab_remote_ask(&req, handle, cufab_imex_channel(client));
+	if (ret)
+		return ret;
+	ans->offset = req.offset;
+	ans->length = req.length;
+	ans->token = req.token;
+	ans->dev = req.dev;
+	ans->kind = req.kind;
+	ans->devices = req.devices;
+	ans->id = req.id;
+	return 0;
+}
+
 /* ---- exporting side ---- */
+
+/*
+ * Endpoint teams across nodes (fabric_le.c): what an endpoint's handle
+ * exports, and what a lost node ends. Set at load, cleared at unload.
+ */
+static const struct cufab_remote_le_ops *cufab_remote_le;
+
+void cufab_remote_set_le_ops(const struct cufab_remote_le_ops *ops)
+{
+	WRITE_ONCE(cufab_remote_le, ops);
+}
+
+/* Is @handle an endpoint's (whichever node made it)? */
+static bool cufab_remote_is_le(const u8 *handle)
+{
+	unsigned int node;
+
+	return !cufab_fabric_handle_node(CUFAB_FABRIC_LE_MAGIC, handle, &node);
+}
+
+/* EXPORT_GET of an endpoint: fabric_le.c checks and names it. */
+static int cufab_remote_export_le(const u8 *handle, u32 channel, u32 node,
+				  struct cufab_remote_answer *ans)
+{
+	const struct cufab_remote_le_ops *ops = READ_ONCE(cufab_remote_le);
+
+	if (!ops) {
+		pr_warn_ratelimited("node %u: import of an endpoint refused: this node has no fabric window\n",
+				    node);
+		return -EOPNOTSUPP;
+	}
+	return ops->export(handle, channel, node, ans);
+}
+
+static int cufab_remote_put_answer(struct sk_buff *msg,
+				   const struct cufab_remote_answer *ans)
+{
+	return nla_put_u64_64bit(msg, CUFAB_IMEX_A_OFFSET, ans->offset,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_LENGTH, ans->length,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_TOKEN, ans->token,
+				 CUFAB_IMEX_A_PAD) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_DEV, ans->dev) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_KIND, ans->kind) ||
+	       nla_put_u32(msg, CUFAB_IMEX_A_DEVICES, ans->devices) ||
+	       nla_put_u64_64bit(msg, CUFAB_IMEX_A_ID, ans->id,
+				 CUFAB_IMEX_A_PAD) ? -EMSGSIZE : 0;
+}
+
+/* EXPORT_GET's reply for an endpoint's handle. */
+static int cufab_imex_export_le(struct genl_info *info, const u8 *handle,
+				u32 channel, u32 node)
+{
+	const struct cufab_remote_le_ops *ops;
+	struct cufab_remote_answer ans = {};
+	struct sk_buff *msg;
+	void *hdr;
+	int status;
+
+	status = cufab_remote_export_le(handle, channel, node, &ans);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto err;
+	hdr = genlmsg_put_reply(msg, info, &cufab_imex_family, 0,
+				CUFAB_IMEX_CMD_EXPORT_GET);
+	if (!hdr || nla_put_s32(msg, CUFAB_IMEX_A_STATUS, status) ||
+	    (!status && cufab_remote_put_answer(msg, &ans))) {
+		nlmsg_free(msg);
+		goto err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	ops = READ_ONCE(cufab_remote_le);
+	if (!status && ops)
+		ops->put(node, ans.token);
+	return -ENOMEM;
+}
 
 static void cufab_remote_ref_drop(unsigned long token)
 {
@@ -651,6 +766,11 @@ static int cufab_imex_export_get_doit(struct sk_buff *skb,
 	    GENL_REQ_ATTR_CHECK(info, CUFAB_IMEX_A_NODE))
 		return -EINVAL;
 	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
+	if (cufab_remote_is_le(nla_data(info->attrs[CUFAB_IMEX_A_HANDLE])))
+		return cufab_imex_export_le(info,
+				nla_data(info->attrs[CUFAB_IMEX_A_HANDLE]),
+				nla_get_u32(info->attrs[CUFAB_IMEX_A_CHANNEL]),
+				node);
 	status = cufab_remote_export(nla_data(info->attrs[CUFAB_IMEX_A_HANDLE]),
 				     nla_get_u32(info->attrs[CUFAB_IMEX_A_CHANNEL]),
 				     node, &ref, &token);
@@ -697,6 +817,11 @@ static int cufab_imex_export_put_doit(struct sk_buff *skb,
 		return -EINVAL;
 	node = nla_get_u32(info->attrs[CUFAB_IMEX_A_NODE]);
 	token = nla_get_u64(info->attrs[CUFAB_IMEX_A_TOKEN]);
+	if (token & CUFAB_LE_TOKEN_BIT) {
+		const struct cufab_remote_le_ops *ops = READ_ONCE(cufab_remote_le);
+
+		return ops ? ops->put(node, token) : -ENOENT;
+	}
 	if (token > U32_MAX)
 		return -ENOENT;
 	/* a node may only give back what it was given */
@@ -806,6 +931,8 @@ unsigned int cufab_remote_node_down(unsigned int node)
 	/* the teams first: which objects the node imported tells which */
 	if (READ_ONCE(cufab_remote_team))
 		cufab_remote_team->node_down(node);
+	if (READ_ONCE(cufab_remote_le))
+		cufab_remote_le->node_down(node);
 	n = cufab_revoke_node(node, true);
 	cufab_remote_fence_node(node);
 	return n;

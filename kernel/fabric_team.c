@@ -49,51 +49,6 @@
 /* bindings one TEAM_STATE carries: 32 bytes each, within the 60000 */
 #define CUFAB_TEAM_MAX_BINDINGS	1024
 
-/* the TEAM record, little-endian, as the daemons carry it */
-struct cufab_wire_member {
-	__le16 node;
-	__le16 gpu;
-	__le32 clique;
-} __packed;
-
-struct cufab_wire_binding {
-	__le16 member;		/* index in the record's members */
-	__le16 reserved;
-	__le32 reserved2;
-	__le64 offset;		/* in the object */
-	__le64 size;
-	__le64 window;		/* where the memory is in the window */
-} __packed;
-
-/**
- * struct cufab_wire_team - TEAM_JOIN and TEAM_STATE
- * @req_id: a JOIN's request, echoed by the STATE that answers it; 0
- * @id: the object's allocation id on its home node
- * @home: the home node
- * @kind: 1, a multicast object
- * @nmembers: entries of @members
- * @nbindings: bindings after the members
- * @size: devices the team wants
- * @status: with @req_id, the join's answer; without, 0 or the errno the
- *	team is broken with
- * @members: a JOIN's member, or a STATE's members
- */
-struct cufab_wire_team {
-	__le64 req_id;
-	__le64 id;
-	__le16 home;
-	__le16 kind;
-	__le16 nmembers;
-	__le16 nbindings;
-	__le32 size;
-	__le32 status;
-	struct cufab_wire_member members[];
-} __packed;
-
-#define CUFAB_WIRE_KIND_MC	1
-
-static_assert(sizeof(struct cufab_wire_team) == 32);
-
 /* the state of an object imported from its home node (mc->span) */
 struct cufab_mc_span {
 	unsigned int home;
@@ -185,9 +140,9 @@ static void cufab_team_fill_member(struct cufab_team *team, u32 i,
  * their bindings. Bindings are written after room for team->size members
  * and moved up to follow the members actually written. NULL on -ENOMEM.
  */
-static struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
-						unsigned int home, u64 id,
-						bool local, size_t *len)
+struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
+					 unsigned int home, u64 id, u16 kind,
+					 bool local, size_t *len)
 {
 	u32 max_b = min_t(u64, cufab_team_bindings(team) + 16,
 			  CUFAB_TEAM_MAX_BINDINGS);
@@ -199,7 +154,7 @@ static struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
 		return NULL;
 	w->id = cpu_to_le64(id);
 	w->home = cpu_to_le16(home);
-	w->kind = cpu_to_le16(CUFAB_WIRE_KIND_MC);
+	w->kind = cpu_to_le16(kind);
 	w->size = cpu_to_le32(team->size);
 	mutex_lock(&team->lock);
 	w->status = cpu_to_le32(team->broken);
@@ -216,8 +171,8 @@ static struct cufab_wire_team *cufab_team_build(struct cufab_team *team,
 }
 
 /* Is a record from another node whole and sane? */
-static struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
-						unsigned int *from)
+struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
+					 unsigned int *from)
 {
 	struct cufab_wire_team *w;
 	struct cufab_wire_binding *wb;
@@ -234,7 +189,8 @@ static struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
 	    len < sizeof(*w))
 		return NULL;
 	nm = le16_to_cpu(w->nmembers);
-	if (le16_to_cpu(w->kind) != CUFAB_WIRE_KIND_MC ||
+	if ((le16_to_cpu(w->kind) != CUFAB_WIRE_KIND_MC &&
+	     le16_to_cpu(w->kind) != CUFAB_WIRE_KIND_LE) ||
 	    nm > CUFAB_MAX_GPUS ||
 	    len != cufab_wire_size(nm, le16_to_cpu(w->nbindings)))
 		return NULL;
@@ -311,8 +267,8 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 }
 
 /* Member @idx of @w (another node's) gets exactly the bindings @w lists. */
-static void cufab_team_apply_bindings(struct cufab_team *team,
-				      struct cufab_wire_team *w, u32 idx)
+void cufab_team_apply_bindings(struct cufab_team *team,
+			       struct cufab_wire_team *w, u32 idx)
 {
 	struct cufab_wire_binding *wb = cufab_wire_bindings(w);
 	unsigned int node = le16_to_cpu(w->members[idx].node);
@@ -354,7 +310,7 @@ static void cufab_team_broadcast(struct cufab_mc *mc, int skip, int to,
 	if (bitmap_empty(nodes, CUFAB_MAX_NODES))
 		goto out;
 	w = cufab_team_build(mc->team, cufab_node.node_index, mc->alloc->id,
-			     false, &len);
+			     CUFAB_WIRE_KIND_MC, false, &len);
 	if (!w)
 		goto out;
 	for_each_set_bit(node, nodes, CUFAB_MAX_NODES) {
@@ -380,7 +336,8 @@ static void cufab_team_report(struct cufab_mc *mc)
 	struct cufab_wire_team *w;
 	size_t len;
 
-	w = cufab_team_build(mc->team, span->home, span->id, true, &len);
+	w = cufab_team_build(mc->team, span->home, span->id,
+			     CUFAB_WIRE_KIND_MC, true, &len);
 	if (!w)
 		return;
 	if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, span->home, w, len))
@@ -390,14 +347,13 @@ static void cufab_team_report(struct cufab_mc *mc)
 }
 
 /*
- * Send @w (a JOIN) to the home node of @span and wait for its answer.
+ * Send @w (a JOIN) to the team's @home node and wait for its answer.
  * 0 or the home's refusal; -EHOSTDOWN without a daemon or when the home
  * node is lost; -ETIMEDOUT; -EINTR on a fatal signal.
  */
-static int cufab_team_ask(struct cufab_mc_span *span,
-			  struct cufab_wire_team *w, size_t len)
+int cufab_team_ask(unsigned int home, struct cufab_wire_team *w, size_t len)
 {
-	struct cufab_team_req req = { .home = span->home };
+	struct cufab_team_req req = { .home = home };
 	u32 id;
 	int ret;
 
@@ -408,8 +364,7 @@ static int cufab_team_ask(struct cufab_mc_span *span,
 	if (ret)
 		return ret;
 	w->req_id = cpu_to_le64(id);
-	ret = cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_JOIN, span->home, w,
-				   len);
+	ret = cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_JOIN, home, w, len);
 	if (!ret &&
 	    !wait_for_completion_killable_timeout(&req.done,
 						  CUFAB_TEAM_TIMEOUT))
@@ -425,7 +380,7 @@ static int cufab_team_ask(struct cufab_mc_span *span,
 }
 
 /* Answer request @id of this node, if it still waits. */
-static void cufab_team_answer(u64 id, unsigned int home, int status)
+void cufab_team_answer(u64 id, unsigned int home, int status)
 {
 	struct cufab_team_req *req;
 
@@ -465,7 +420,7 @@ static int cufab_team_join(struct cufab_mc *mc, u32 gpu,
 	if (READ_ONCE(mc->team->broken))
 		return mc->team->broken;
 	rec.m.clique = cpu_to_le32(f.clique);
-	ret = cufab_team_ask(span, &rec.w, sizeof(rec));
+	ret = cufab_team_ask(span->home, &rec.w, sizeof(rec));
 	if (ret && ret != -EEXIST && ret != -ENOSPC)
 		pr_info_ratelimited("pid %d (%s): %s: %s: gpu %u: home node %u answered %d\n",
 				    pid_nr(who->client->tgid), who->client->comm,
@@ -551,7 +506,7 @@ static struct cufab_alloc *cufab_team_import_new(unsigned int home, u64 id,
 		return alloc;
 	}
 	/* a JOIN of no member: the answer brings the team as it is */
-	ret = cufab_team_ask(span, &sync, sizeof(sync));
+	ret = cufab_team_ask(span->home, &sync, sizeof(sync));
 	if (ret) {
 		pr_info_ratelimited("multicast %llu of node %u: its home did not tell the team: %d\n",
 				    id, home, ret);
@@ -655,6 +610,22 @@ static const struct cufab_remote_team_ops cufab_team_remote_ops = {
 
 /* ---- from the daemon ---- */
 
+/* records of endpoint teams go to fabric_le.c; set at load, cleared at unload */
+static const struct cufab_team_le_ops *cufab_team_le;
+
+void cufab_team_set_le_ops(const struct cufab_team_le_ops *ops)
+{
+	WRITE_ONCE(cufab_team_le, ops);
+}
+
+/* A record of an endpoint team while this node shares none: refused. */
+static int cufab_team_no_le(struct genl_info *info)
+{
+	NL_SET_ERR_MSG(info->extack,
+		       "a record of an endpoint team: this node shares no endpoint team");
+	return -EOPNOTSUPP;
+}
+
 /* Home: member @m of node @from asks to join. */
 static int cufab_team_join_member(struct cufab_mc *mc, unsigned int from,
 				  const struct cufab_wire_member *m)
@@ -674,6 +645,11 @@ int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
 	int status = 0;
 
 	w = cufab_wire_check(info, &from);
+	if (w && le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE) {
+		const struct cufab_team_le_ops *ops = READ_ONCE(cufab_team_le);
+
+		return ops ? ops->join(w, from, info) : cufab_team_no_le(info);
+	}
 	if (!w || le16_to_cpu(w->home) != cufab_node.node_index ||
 	    le16_to_cpu(w->nmembers) > 1) {
 		NL_SET_ERR_MSG(info->extack, "not a TEAM_JOIN for this node");
@@ -723,8 +699,8 @@ static void cufab_team_from_importer(struct cufab_wire_team *w,
 }
 
 /* Importer: the home's team, members first. */
-static void cufab_team_apply_member(struct cufab_team *team,
-				    const struct cufab_wire_member *m)
+void cufab_team_apply_member(struct cufab_team *team,
+			     const struct cufab_wire_member *m)
 {
 	u16 node = le16_to_cpu(m->node);
 	u32 gpu = le16_to_cpu(m->gpu);
@@ -769,6 +745,11 @@ int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!w) {
 		NL_SET_ERR_MSG(info->extack, "not a well-formed TEAM_STATE");
 		return -EINVAL;
+	}
+	if (le16_to_cpu(w->kind) == CUFAB_WIRE_KIND_LE) {
+		const struct cufab_team_le_ops *ops = READ_ONCE(cufab_team_le);
+
+		return ops ? ops->state(w, from, info) : cufab_team_no_le(info);
 	}
 	home = le16_to_cpu(w->home);
 	if (home == cufab_node.node_index)

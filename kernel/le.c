@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 #include "trace.h"
 
 static unsigned int le_construct_delay_ms;
@@ -44,6 +45,33 @@ MODULE_PARM_DESC(le_max_size_gib,
 
 static atomic64_t cufab_le_numbers = ATOMIC64_INIT(0);
 static atomic64_t cufab_le_live = ATOMIC64_INIT(0);
+
+/*
+ * Endpoint teams across nodes: the fabric layer above (fabric_le.c)
+ * registers what an endpoint exportable as FABRIC does when its team may
+ * span nodes. Set once at module load, before any client, and cleared at
+ * unload.
+ */
+static const struct cufab_le_span_ops *cufab_le_span;
+
+void cufab_le_set_span_ops(const struct cufab_le_span_ops *ops)
+{
+	WRITE_ONCE(cufab_le_span, ops);
+}
+
+const struct cufab_le_span_ops *cufab_le_span_ops(void)
+{
+	return READ_ONCE(cufab_le_span);
+}
+
+/* Its team changed here: the other nodes of the team hear of it. */
+void cufab_le_changed(struct cufab_le *le)
+{
+	const struct cufab_le_span_ops *ops = READ_ONCE(cufab_le_span);
+
+	if (ops && (le->ipc_types & CUFAB_LE_IPC_FABRIC))
+		ops->changed(le);
+}
 
 /* Endpoints alive node-wide (module exit and tests). */
 u64 cufab_le_count(void)
@@ -71,12 +99,21 @@ static void cufab_le_release(struct kref *ref)
 {
 	struct cufab_le *le = container_of(ref, struct cufab_le, ref);
 
+	const struct cufab_le_span_ops *ops = READ_ONCE(cufab_le_span);
+
 	trace_cufab_le_destroy(le);
 	cufab_le_exports_drop(le);
+	if (ops && le->span)
+		ops->release(le);
 	cufab_team_fini(le->team);
 	kfree(le);
 	atomic64_dec(&cufab_le_live);
 	cufab_live_objects_dec();
+}
+
+void cufab_le_get(struct cufab_le *le)
+{
+	kref_get(&le->ref);
 }
 
 void cufab_le_put(struct cufab_le *le)
@@ -184,7 +221,8 @@ static void cufab_le_alias_drop(struct cufab_client *client,
 	struct cufab_le *le = alias->le;
 
 	xa_erase(&client->le.aliases, alias->id);
-	cufab_team_unbind_owner(le->team, client, alias);
+	if (cufab_team_unbind_owner(le->team, client, alias))
+		cufab_le_changed(le);
 	atomic_dec(&le->aliases);
 	kfree(alias);
 	cufab_live_objects_dec();
@@ -333,16 +371,22 @@ static int cufab_le_multicast_limits(struct cufab_client *client,
 				     const char *call,
 				     const struct cufab_le_prop *p, u64 *align)
 {
-	u32 need = CUFAB_DEV_F_LE_MULTICAST, n;
+	u32 need = CUFAB_DEV_F_LE_MULTICAST, n, max = cufab_node_num_gpus();
+	u32 nodes = 1;
 
+	/* exportable as FABRIC in a domain: every node has as many GPUs */
+	if (READ_ONCE(cufab_le_span) &&
+	    (p->ipc_handle_types & CUFAB_LE_IPC_FABRIC))
+		nodes = cufab_domain_nodes();
+	max = min_t(u32, CUFAB_MAX_GPUS, max * nodes);
 	if (p->le_flags & CUFAB_LE_FLAG_COUNTED_OPS)
 		need |= CUFAB_DEV_F_LE_COUNTED;
-	if (!p->dev_or_num || p->dev_or_num > cufab_node_num_gpus()) {
-		cufab_pr_info(client, "%s: numDevices %u is not 1..%u (GPUs of the node)\n",
-			      call, p->dev_or_num, cufab_node_num_gpus());
+	if (!p->dev_or_num || p->dev_or_num > max) {
+		cufab_pr_info(client, "%s: numDevices %u is not 1..%u (GPUs of the node, or of the domain for FABRIC)\n",
+			      call, p->dev_or_num, max);
 		return -EINVAL;
 	}
-	n = cufab_le_gpus_with(need);
+	n = min_t(u32, CUFAB_MAX_GPUS, cufab_le_gpus_with(need) * nodes);
 	if (n < p->dev_or_num) {
 		cufab_pr_info(client, "%s: numDevices %u but only %u GPUs support multicast%s logical endpoints (attributes 154/155)\n",
 			      call, p->dev_or_num, n,
@@ -420,8 +464,12 @@ static int cufab_le_size_check(struct cufab_client *client, u64 length,
 	return 0;
 }
 
-/* A new endpoint with one reference (the caller's). */
-static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
+/*
+ * A new endpoint with one reference (the caller's). With @span, its team
+ * is another node's: its members come from there, the owner too.
+ */
+static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align,
+				     void *span)
 {
 	bool unicast = p->type == CUFAB_LE_TYPE_UNICAST;
 	u32 devices = unicast ? 1 : p->dev_or_num;
@@ -452,7 +500,8 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align)
 		return ERR_PTR(ret);
 	}
 	le->team = &le->team_mem;
-	if (unicast) {
+	le->span = span;
+	if (unicast && !span) {
 		ret = cufab_team_add_device(le->team, p->dev_or_num, NULL);
 		if (ret) {
 			cufab_team_fini(le->team);
@@ -490,7 +539,7 @@ int cufab_ioctl_le_create(struct cufab_ucmd *ucmd)
 		if (ret)
 			return ret;
 	}
-	le = cufab_le_new(&cmd->prop, align);
+	le = cufab_le_new(&cmd->prop, align, NULL);
 	if (IS_ERR(le))
 		return PTR_ERR(le);
 	mutex_lock(&client->le.lock);
@@ -498,6 +547,34 @@ int cufab_ioctl_le_create(struct cufab_ucmd *ucmd)
 	mutex_unlock(&client->le.lock);
 	cufab_le_put(le);
 	return ret;
+}
+
+/**
+ * cufab_le_create_span() - this node's endpoint of another node's team
+ * @type: CUFAB_LE_TYPE_*
+ * @owner_dev: a unicast endpoint's owner GPU, on its home node
+ * @length: bytes bindable per device
+ * @align: bind alignment
+ * @le_flags: CUFAB_LE_FLAG_*
+ * @devices: the team's size
+ * @span: the fabric layer's, given back to ->release
+ *
+ * Return: the endpoint, exportable as FABRIC, with one reference; an
+ * ERR_PTR (@span stays the caller's).
+ */
+struct cufab_le *cufab_le_create_span(u32 type, u32 owner_dev, u64 length,
+				      u64 align, u32 le_flags, u32 devices,
+				      void *span)
+{
+	struct cufab_le_prop p = {
+		.type = type,
+		.dev_or_num = type == CUFAB_LE_TYPE_UNICAST ? owner_dev : devices,
+		.length = length,
+		.ipc_handle_types = CUFAB_LE_IPC_FABRIC,
+		.le_flags = le_flags,
+	};
+
+	return cufab_le_new(&p, align, span);
 }
 
 int cufab_ioctl_le_destroy(struct cufab_ucmd *ucmd)
@@ -526,6 +603,13 @@ static int cufab_le_query_locked(struct cufab_client *client, u32 base,
 		alias = cufab_le_alias_find(client, id, "cuLogicalEndpointQuery");
 		if (!alias)
 			return -EINVAL;
+		/* a member's node was lost: the endpoint never constructs */
+		if (READ_ONCE(alias->le->team->broken)) {
+			cufab_pr_info(client, "cuLogicalEndpointQuery: endpoint id %llu (endpoint %llu): a node of its team was lost (%d)\n",
+				      id, alias->le->number,
+				      alias->le->team->broken);
+			return alias->le->team->broken;
+		}
 		if (*ready && !cufab_le_ready(alias->le))
 			*ready = false;
 	}

@@ -49,10 +49,18 @@ static int cufab_le_add_locked(struct cufab_client *client, u32 id, u32 dev)
 	}
 	/*
 	 * Construction restarts with every device that joins, and only
-	 * then: a refused add leaves a complete endpoint ready.
+	 * then: a refused add leaves a complete endpoint ready. One of
+	 * another node's team joins through that node (fabric_le.c).
 	 */
-	ret = cufab_team_add_device_stamp(le->team, dev, &who, &le->ready_at,
-					  cufab_le_deadline());
+	if (le->span && cufab_le_span_ops()) {
+		ret = cufab_le_span_ops()->add_device(le, dev, &who);
+	} else {
+		ret = cufab_team_add_device_stamp(le->team, dev, &who,
+						  &le->ready_at,
+						  cufab_le_deadline());
+		if (!ret)
+			cufab_le_changed(le);
+	}
 	/* the team logged why; a full team or a repeat is a bad value */
 	if (ret == -EEXIST || ret == -ENOSPC)
 		ret = -EINVAL;
@@ -190,6 +198,8 @@ static int cufab_le_bind_locked(struct cufab_client *client,
 		req.alloc = alloc;
 		req.tag = alias;
 		ret = cufab_team_bind(le->team, &req);
+		if (!ret)
+			cufab_le_changed(le);
 	}
 	cufab_alloc_put(alloc);
 	return ret;
@@ -231,6 +241,8 @@ int cufab_ioctl_le_unbind(struct cufab_ucmd *ucmd)
 	if (alias)
 		ret = cufab_team_unbind(alias->le->team, cmd->dev, cmd->offset,
 					cmd->length, client, &who);
+	if (!ret)
+		cufab_le_changed(alias->le);
 	mutex_unlock(&client->le.lock);
 	return ret;
 }

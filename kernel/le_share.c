@@ -27,6 +27,7 @@
 #include <linux/cufab.h>
 
 #include "cufab.h"
+#include "fabric.h"
 #include "trace.h"
 
 /**
@@ -152,8 +153,8 @@ int cufab_ioctl_le_export(struct cufab_ucmd *ucmd)
 	return cufab_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-/* The endpoint a handle names, with a reference, and its channel. */
-static struct cufab_le *cufab_le_lookup(const u8 *fabric, int *channel)
+/* The endpoint a handle of this node names, with a reference, and its channel. */
+struct cufab_le *cufab_le_fabric_lookup(const u8 *fabric, int *channel)
 {
 	struct cufab_le *le = ERR_PTR(-EINVAL);
 	struct cufab_le_export *rec;
@@ -201,13 +202,55 @@ static int cufab_le_import_dev(struct cufab_client *client,
 	return 0;
 }
 
+/*
+ * Another node's endpoint: this node's endpoint of its team, made by the
+ * fabric layer (fabric_le.c); -EINVAL for a node outside the domain;
+ * -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY) on a node without a fabric
+ * window, as with IMEX down.
+ */
+static struct cufab_le *cufab_le_import_remote(struct cufab_client *client,
+					       const u8 *fabric,
+					       unsigned int node)
+{
+	const struct cufab_le_span_ops *ops = cufab_le_span_ops();
+	struct cufab_le *le;
+
+	/* a node outside the domain produced nothing: a forged handle */
+	if (node >= cufab_domain_nodes()) {
+		cufab_pr_info(client, "cuLogicalEndpointImport: the handle is of node %u; the domain has %u nodes (num_nodes)\n",
+			      node, cufab_domain_nodes());
+		return ERR_PTR(-EINVAL);
+	}
+	if (!ops) {
+		cufab_pr_info(client, "cuLogicalEndpointImport: the handle is of node %u; this node has no fabric window to reach it\n",
+			      node);
+		return ERR_PTR(-EHOSTDOWN);
+	}
+	le = ops->import(client, fabric, node);
+	if (IS_ERR(le))
+		cufab_pr_info(client, "cuLogicalEndpointImport: node %u's endpoint: %d%s\n",
+			      node, (int)PTR_ERR(le),
+			      PTR_ERR(le) == -EHOSTDOWN ?
+			      " (cufab-imexd not running, or node unreachable)" : "");
+	return le;
+}
+
 static int cufab_le_import(struct cufab_client *client,
 			   struct cufab_le_share *cmd)
 {
 	struct cufab_le *le;
+	unsigned int node;
 	int channel, ret;
 
-	le = cufab_le_lookup(cmd->fabric, &channel);
+	/* another node's: its home checks the handle and the channel */
+	if (!cufab_fabric_handle_node(CUFAB_FABRIC_LE_MAGIC, cmd->fabric,
+				      &node) && node != cufab_node.node_index) {
+		le = cufab_le_import_remote(client, cmd->fabric, node);
+		if (IS_ERR(le))
+			return PTR_ERR(le);
+		goto add;
+	}
+	le = cufab_le_fabric_lookup(cmd->fabric, &channel);
 	if (IS_ERR(le)) {
 		cufab_pr_info(client, "cuLogicalEndpointImport: the handle names no live endpoint of this node (forged, or every alias destroyed)\n");
 		return PTR_ERR(le);
@@ -219,6 +262,7 @@ static int cufab_le_import(struct cufab_client *client,
 		ret = -EPERM;
 		goto out;
 	}
+add:
 	ret = cufab_le_import_dev(client, le, cmd->dev);
 	if (ret)
 		goto out;

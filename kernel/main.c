@@ -239,6 +239,7 @@ static int __init cufab_init(void)
 		goto err_remote;
 	}
 	cufab_team_fabric_init();
+	cufab_le_fabric_init();
 	ret = misc_register(&cufab_misc);
 	if (ret) {
 		pr_err("cannot register /dev/%s: %d\n", CUFAB_DEVICE_NAME, ret);
@@ -250,6 +251,7 @@ static int __init cufab_init(void)
 	return 0;
 
 err_window:
+	cufab_le_fabric_exit();
 	cufab_team_fabric_exit();
 	cufab_window_exit();
 err_remote:
@@ -272,6 +274,7 @@ static void __exit cufab_exit(void)
 	/* other nodes' imports hold allocations: before the checks below */
 	cufab_remote_exit();
 	cufab_team_fabric_exit();
+	cufab_le_fabric_exit();
 	cufab_fabric_exit();
 	cufab_le_share_exit();
 	cufab_pools_exit();

@@ -21,12 +21,19 @@
 #     exported as FABRIC by node 0): the binds wait for the whole team,
 #     node 0's broadcast reaches every replica, every node's load-reduce
 #     sums every member, a reduce reaches every replica (fabric_team run)
-#   7 node 1 maps memory node 0 lends (only node 1's import keeps it),
+#   7 endpoint teams across nodes (fabric_le run): every node's unicast
+#     endpoint is imported by the other, ready at once, not bindable, its
+#     home's binding seen, an importer on another IMEX channel refused; a
+#     multicast endpoint of two devices per node (home node 0) forms
+#     across the nodes (Query polls until the last device of any node
+#     joined), every node's bindings reach every node's team and its
+#     unbinds leave it
+#   8 node 1 maps memory node 0 lends (only node 1's import keeps it),
 #     and node 0's daemon stops (SIGTERM): node 1's import is revoked
 #     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
 #     copy, map and export ILLEGAL_STATE, unmap and release succeed), and
 #     node 0 has the memory back once node 1 confirmed
-#   8 the same with node 1's link cut (tools/vm/cluster --cut
+#   9 the same with node 1's link cut (tools/vm/cluster --cut
 #     1@file:cut1), node 0's grace time 0 and node 1's 4 s: both nodes see
 #     the domain DOWN, node 0 cleans node 1 up first but keeps the memory
 #     (the reclaim fence) until node 1 revoked its import 4 s later, then
@@ -57,7 +64,7 @@ imex_channels 2
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"
-echo "1..8"
+echo "1..9"
 echo "# node $me of $nodes"
 
 start=$(date +%s)
@@ -124,6 +131,14 @@ t=$(date +%s)
 echo "# team case in $(($(date +%s) - t)) s"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 6 "a multicast team over $nodes nodes forms, broadcasts and reduces"
+
+barrier endpoint
+rc=0
+t=$(date +%s)
+"$here/fabric_le" run "$dir" || rc=1
+echo "# endpoint case in $(($(date +%s) - t)) s"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 7 "endpoint teams over $nodes nodes: imported both ways, formed, bound"
 kill -TERM "$daemon"
 wait "$daemon"
 
@@ -144,11 +159,11 @@ if [ "$me" = 0 ]; then
 	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
 	touch "$dir/h-rev.gone"
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 7 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
+	result "$rc" 8 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
 else
 	"$mem" hold "$dir/h-rev" "$size" || rc=1
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 7 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
+	result "$rc" 8 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
 fi
 
 # A link cut: node 1 is cut off from the switch while it maps node 0's
@@ -189,7 +204,7 @@ else
 	wait "$holder" || rc=1
 fi
 [ "$rc" = 0 ] || { sed 's/^/# /' "$log"; dmesg | grep -i 'fence\|revoked' | sed 's/^/# /'; }
-result "$rc" 8 "with node 1's link cut, node 0 reclaims the memory only once node 1 revoked its import (reclaim fence)"
+result "$rc" 9 "with node 1's link cut, node 0 reclaims the memory only once node 1 revoked its import (reclaim fence)"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

@@ -22,6 +22,10 @@
 #   4 in the same death, node 1's bind to a multicast team still waiting
 #     for a device of node 0 fails with CUDA_ERROR_SYSTEM_NOT_READY, and
 #     so does the next one (fabric_team half / hold)
+#   5 in the same death, node 1's endpoint of a team still waiting for a
+#     device of node 0 (home node 0): its Query fails with
+#     CUDA_ERROR_SYSTEM_NOT_READY, and so does an AddDevice (fabric_le
+#     half / hold)
 #
 # Environment (tools/vm/cluster): CUFAB_NODE_INDEX, CUFAB_NODES,
 # CUFAB_CLUSTER_DIR, CUFAB_NODE_CONFIG.
@@ -42,7 +46,7 @@ imex_channels 1
 
 echo "TAP version 13"
 echo "# cluster suite: failure"
-echo "1..4"
+echo "1..5"
 start=$(date +%s)
 start_daemon
 rc=0
@@ -83,8 +87,10 @@ barrier orphan
 
 if [ "$me" = 0 ]; then
 	"$team" half "$dir" &
+	"$here/fabric_le" half "$dir" &
 	"$mem" lend "$dir/h-kill" "$size" &&
-		wait_for "$dir/mc-kill.waiting" && touch "$dir/kill0"
+		wait_for "$dir/mc-kill.waiting" &&
+		wait_for "$dir/le-kill.waiting" && touch "$dir/kill0"
 	# killed here
 	wait
 	exit "$failed"
@@ -92,6 +98,8 @@ fi
 rc=0
 "$team" hold "$dir" &
 teamer=$!
+"$here/fabric_le" hold "$dir" &
+ler=$!
 "$mem" hold "$dir/h-kill" "$size" &
 holder=$!
 t=$(date +%s)
@@ -104,6 +112,9 @@ result "$rc" 3 "node $me's import is revoked when node 0 dies under its mapping"
 rc=0
 wait "$teamer" || rc=1
 result "$rc" 4 "node $me's bind waiting for node 0's device fails when node 0 dies"
+rc=0
+wait "$ler" || rc=1
+result "$rc" 5 "node $me's endpoint waiting for node 0's device fails its query when node 0 dies"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

@@ -109,6 +109,16 @@ enum cufab_imex_attr {
 /* what an EXPORT_GET / RESOLVED answer names */
 #define CUFAB_IMEX_KIND_MEMORY		0
 #define CUFAB_IMEX_KIND_MULTICAST	1
+/*
+ * Endpoint teams across nodes: a logical endpoint, unicast or multicast.
+ * Its answer's OFFSET is the bind alignment (a power of two, 4 KiB at
+ * least) ORed with its CUFAB_LE_FLAG_* bits; LENGTH its size; DEV a
+ * unicast endpoint's owner GPU; DEVICES its team's size; ID its number on
+ * its home node; TOKEN has bit 32 set (memory's tokens fit 32 bits). Its
+ * TEAM records are of kind 2 (Documentation/multinode.rst).
+ */
+#define CUFAB_IMEX_KIND_LE_UNICAST	2
+#define CUFAB_IMEX_KIND_LE_MULTICAST	3
 
 /* the largest TEAM record, within the daemons' 64 KiB payload */
 #define CUFAB_IMEX_TEAM_MAX		60000
