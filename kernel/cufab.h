@@ -102,41 +102,50 @@ enum cufab_object_type {
  * @type: enum cufab_object_type
  * @id: the id userspace uses, unique within @client
  * @client: owner
+ * @next_kept: next destroyed object of its type its client keeps
+ *	(object.c), under the table's lock
  */
 struct cufab_object {
 	refcount_t users;
 	enum cufab_object_type type;
 	u32 id;
 	struct cufab_client *client;
+	struct cufab_object *next_kept;
 };
 
 /**
  * struct cufab_object_ops - per-type behaviour
  * @name: type name for messages
+ * @slab: name of the type's kmem cache
+ * @size: bytes of the structure that embeds the header
  * @destroy: release what the object holds; NULL when it holds nothing.
  *	Called once, when the object can no longer be found. It must not
  *	free the object itself.
  */
 struct cufab_object_ops {
 	const char *name;
+	const char *slab;
+	size_t size;
 	void (*destroy)(struct cufab_object *obj);
 };
 
 struct cufab_object *_cufab_object_add(struct cufab_client *client,
-				       struct cufab_object *obj,
-				       enum cufab_object_type type);
+				       enum cufab_object_type type,
+				       size_t size);
 
 /*
  * Reserve an id and allocate the object that embeds struct cufab_object as
  * its first member (static_assert that next to the type). The id is not
- * visible to lookups until cufab_object_finalize(). The allocation is
- * made at the caller, where its size is a constant: kzalloc() then picks
- * its cache at compile time instead of on every create.
+ * visible to lookups until cufab_object_finalize(). The object comes
+ * zeroed, from the client's destroyed objects of its type when it keeps
+ * one (id and memory reused: no allocation, no table write), else from
+ * the type's kmem cache under a new id.
  */
 #define cufab_object_alloc(client, ptr, type)				\
-	((typeof(ptr))_cufab_object_add(client,				\
-		cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC) ? NULL :	\
-		kzalloc(sizeof(*(ptr)), GFP_KERNEL_ACCOUNT), type))
+	((typeof(ptr))_cufab_object_add(client, type, sizeof(*(ptr))))
+
+int cufab_object_caches_init(void);
+void cufab_object_caches_exit(void);
 
 void cufab_object_finalize(struct cufab_object *obj);
 void cufab_object_abort(struct cufab_object *obj);
@@ -1467,6 +1476,9 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /**
  * struct cufab_client - one open /dev/cufab
  * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
+ * @kept: per type, destroyed objects kept with their ids for the next
+ *	creates, linked through next_kept, under the table's lock (object.c)
+ * @nr_kept: their number per type, at most CUFAB_OBJ_KEPT
  * @tgid: thread group that opened the file; only it may use the file
  * @comm: name of the opener, for messages and debugfs
  * @node: entry in the global client list
@@ -1503,8 +1515,13 @@ struct cufab_hostreg_space {
 	struct maple_tree ranges;
 };
 
+/* Destroyed objects a client keeps per type for its next creates. */
+#define CUFAB_OBJ_KEPT	4
+
 struct cufab_client {
 	struct xarray objects;
+	struct cufab_object *kept[CUFAB_OBJ_MAX];
+	u8 nr_kept[CUFAB_OBJ_MAX];
 	struct pid *tgid;
 	char comm[TASK_COMM_LEN];
 	struct list_head node;
@@ -2066,6 +2083,8 @@ struct cufab_stream_space {
 	wait_queue_head_t depth_wq;	/* submitters wait for room */
 	atomic_t nr_streams;		/* made and not yet freed */
 	bool dead;
+	struct list_head kept_streams;	/* freed, with their slots (stream.c) */
+	unsigned int nr_kept;		/* on kept_streams; both under lock */
 };
 
 /**
