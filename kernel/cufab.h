@@ -136,10 +136,10 @@ struct cufab_object *_cufab_object_add(struct cufab_client *client,
 /*
  * Reserve an id and allocate the object that embeds struct cufab_object as
  * its first member (static_assert that next to the type). The id is not
- * visible to lookups until cufab_object_finalize(). The object comes
+ * visible to lookups until cufab_object_finalize(). The id follows the
+ * client's previous one (never a recently destroyed id); the memory comes
  * zeroed, from the client's destroyed objects of its type when it keeps
- * one (id and memory reused: no allocation, no table write), else from
- * the type's kmem cache under a new id.
+ * one (no allocation), else from the type's kmem cache.
  */
 #define cufab_object_alloc(client, ptr, type)				\
 	((typeof(ptr))_cufab_object_add(client, type, sizeof(*(ptr))))
@@ -1476,8 +1476,10 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /**
  * struct cufab_client - one open /dev/cufab
  * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
- * @kept: per type, destroyed objects kept with their ids for the next
- *	creates, linked through next_kept, under the table's lock (object.c)
+ * @next_id: where the search for the next id starts (xa_alloc_cyclic())
+ * @kept: per type, destroyed objects kept under their old ids (users 0)
+ *	for the next creates, linked through next_kept, under the table's
+ *	lock (object.c)
  * @nr_kept: their number per type, at most CUFAB_OBJ_KEPT
  * @tgid: thread group that opened the file; only it may use the file
  * @comm: name of the opener, for messages and debugfs
@@ -1520,6 +1522,7 @@ struct cufab_hostreg_space {
 
 struct cufab_client {
 	struct xarray objects;
+	u32 next_id;
 	struct cufab_object *kept[CUFAB_OBJ_MAX];
 	u8 nr_kept[CUFAB_OBJ_MAX];
 	struct pid *tgid;

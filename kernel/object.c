@@ -14,12 +14,20 @@
  * dependent objects take more. Destroy succeeds only when the table holds
  * the last reference, so an object something depends on is -EBUSY.
  *
- * Kept objects: a destroyed object stays in the table under its id with
- * users at 0 (as absent to every lookup as one being built) and goes on
- * its client's list of kept objects of its type, up to CUFAB_OBJ_KEPT of
- * them; the client's next create of that type takes it back, zeroed past
- * the header. A create/destroy loop then costs no allocation, no xa_alloc()
- * and no erase. The memory of objects comes from one kmem cache per type.
+ * Ids: each create takes the id after the client's last one
+ * (xa_alloc_cyclic()), so a destroyed id names nothing until the client has
+ * gone through the 2^31 - 1 others: a second destroy, or any call, with a
+ * stale id is -ENOENT and never reaches an object made since, whatever its
+ * type.
+ *
+ * Kept objects: a destroyed object stays in the table under its old id
+ * with users at 0 (as absent to every lookup as one being built) on its
+ * client's list of kept objects of its type, up to CUFAB_OBJ_KEPT of them.
+ * The client's next create of that type takes its memory back, zeroed past
+ * the header, stores it under the new id and only then erases the old one:
+ * a create/destroy loop costs no allocation (nor memcg charge), and the
+ * table's node under the ids in use is never emptied, freed and made
+ * again, as erasing first would on every pair.
  *
  * Locking: the xarray's own lock, which also guards the kept lists.
  * Nothing else is taken under it.
@@ -119,26 +127,43 @@ static void cufab_object_mem_free(struct cufab_object *obj)
 }
 
 /*
- * A kept object of @type, taken off its client's list: still in the table
- * under its id, users 0. Only the body is cleared: a lookup may read the
- * header under the table's lock meanwhile, and finds it unpublished.
+ * A kept object of @type moved to a new id, or NULL when none is kept.
+ * Stored under the new id before the old one is erased (see above). Only
+ * the body is cleared: a lookup may read the header meanwhile, and finds
+ * it unpublished.
  */
 static struct cufab_object *cufab_object_unkeep(struct cufab_client *client,
-						enum cufab_object_type type)
+						enum cufab_object_type type,
+						int *err)
 {
 	struct cufab_object *obj;
+	u32 id;
+	int ret;
 
 	xa_lock(&client->objects);
 	obj = client->kept[type];
-	if (obj) {
-		client->kept[type] = obj->next_kept;
-		client->nr_kept[type]--;
+	if (!obj) {
+		xa_unlock(&client->objects);
+		return NULL;
 	}
+	/* may drop the lock to allocate: the object is off the list */
+	client->kept[type] = obj->next_kept;
+	client->nr_kept[type]--;
+	ret = __xa_alloc_cyclic(&client->objects, &id, obj, xa_limit_31b,
+				&client->next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		obj->next_kept = client->kept[type];
+		client->kept[type] = obj;
+		client->nr_kept[type]++;
+		xa_unlock(&client->objects);
+		*err = ret;
+		return NULL;
+	}
+	__xa_erase(&client->objects, obj->id);
+	obj->id = id;
+	obj->next_kept = NULL;
 	xa_unlock(&client->objects);
-	if (obj) {
-		memset(obj + 1, 0, cufab_object_ops[type]->size - sizeof(*obj));
-		obj->next_kept = NULL;
-	}
+	memset(obj + 1, 0, cufab_object_ops[type]->size - sizeof(*obj));
 	return obj;
 }
 
@@ -168,9 +193,12 @@ struct cufab_object *_cufab_object_add(struct cufab_client *client,
 	/* before the kept list: the error path is swept either way */
 	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
 		return ERR_PTR(-ENOMEM);
-	obj = cufab_object_unkeep(client, type);
+	ret = 0;
+	obj = cufab_object_unkeep(client, type, &ret);
 	if (obj)
 		goto out;
+	if (ret)
+		goto err;
 	obj = cufab_object_mem_alloc(type);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
@@ -179,15 +207,17 @@ struct cufab_object *_cufab_object_add(struct cufab_client *client,
 	/* zeroed: users is 0, unpublished */
 
 	/* ids fit a signed int so that userspace may store them in one */
-	ret = xa_alloc(&client->objects, &obj->id, obj, xa_limit_31b,
-		       GFP_KERNEL_ACCOUNT);
-	if (ret) {
+	ret = xa_alloc_cyclic(&client->objects, &obj->id, obj, xa_limit_31b,
+			      &client->next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
 		cufab_object_mem_free(obj);
-		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+		goto err;
 	}
 out:
 	cufab_live_objects_inc();
 	return obj;
+err:
+	return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 }
 
 /**
@@ -284,8 +314,8 @@ static void cufab_object_destroy(struct cufab_object *obj)
 
 /*
  * Destroy @obj, unpublished (users 0) but still in the table, and keep it
- * with its id for its client's next create of its type, or erase and free
- * it when the client keeps enough of them.
+ * under its id for its client's next create of its type, or erase and
+ * free it when the client keeps enough of them.
  */
 static void cufab_object_destroy_keep(struct cufab_object *obj)
 {
