@@ -1387,6 +1387,20 @@ struct cufab_le_space {
 };
 
 /**
+ * struct cufab_le_alias - an associated id
+ * @le: one reference
+ * @id: the id
+ * @imported: made by LE_IMPORT
+ * @queried_ready: LE_QUERY reported the endpoint ready through this id
+ */
+struct cufab_le_alias {
+	struct cufab_le *le;
+	u32 id;
+	bool imported;
+	bool queried_ready;
+};
+
+/**
  * struct cufab_le - one endpoint
  * @ref: one per alias, one per call in progress, one per export lookup
  * @number: node-wide, never reused while the module is loaded
@@ -1402,6 +1416,8 @@ struct cufab_le_space {
  * @creator_pid: tgid of the creating process
  * @exporter_pid: tgid of the first exporter, 0 while never exported
  * @exports: struct cufab_le_export records (le_share.c), under its lock
+ * @creator_alias: the alias LE_CREATE makes, part of the endpoint's
+ *	allocation; it stays unused once that alias is destroyed
  * @team_mem: where @team is (cufab_team_init()), cufab_team_size() bytes
  */
 struct cufab_le {
@@ -1419,21 +1435,8 @@ struct cufab_le {
 	pid_t creator_pid;
 	pid_t exporter_pid;
 	struct list_head exports;
+	struct cufab_le_alias creator_alias;	/* LE_CREATE's (le.c) */
 	struct cufab_team team_mem;	/* last: its members follow */
-};
-
-/**
- * struct cufab_le_alias - an associated id
- * @le: one reference
- * @id: the id
- * @imported: made by LE_IMPORT
- * @queried_ready: LE_QUERY reported the endpoint ready through this id
- */
-struct cufab_le_alias {
-	struct cufab_le *le;
-	u32 id;
-	bool imported;
-	bool queried_ready;
 };
 
 /* le.c */
