@@ -598,6 +598,8 @@ static void cufab_mem_handle_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_mem_handle_ops = {
 	.name = "memory handle",
+	.slab = "cufab_mem_handle",
+	.size = sizeof(struct cufab_mem_handle),
 	.destroy = cufab_mem_handle_destroy,
 };
 

@@ -26,6 +26,8 @@ static void cufab_ctx_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_ctx_ops = {
 	.name = "context",
+	.slab = "cufab_ctx",
+	.size = sizeof(struct cufab_ctx),
 	.destroy = cufab_ctx_destroy,
 };
 

@@ -102,41 +102,50 @@ enum cufab_object_type {
  * @type: enum cufab_object_type
  * @id: the id userspace uses, unique within @client
  * @client: owner
+ * @next_kept: next destroyed object of its type its client keeps
+ *	(object.c), under the table's lock
  */
 struct cufab_object {
 	refcount_t users;
 	enum cufab_object_type type;
 	u32 id;
 	struct cufab_client *client;
+	struct cufab_object *next_kept;
 };
 
 /**
  * struct cufab_object_ops - per-type behaviour
  * @name: type name for messages
+ * @slab: name of the type's kmem cache
+ * @size: bytes of the structure that embeds the header
  * @destroy: release what the object holds; NULL when it holds nothing.
  *	Called once, when the object can no longer be found. It must not
  *	free the object itself.
  */
 struct cufab_object_ops {
 	const char *name;
+	const char *slab;
+	size_t size;
 	void (*destroy)(struct cufab_object *obj);
 };
 
 struct cufab_object *_cufab_object_add(struct cufab_client *client,
-				       struct cufab_object *obj,
-				       enum cufab_object_type type);
+				       enum cufab_object_type type,
+				       size_t size);
 
 /*
  * Reserve an id and allocate the object that embeds struct cufab_object as
  * its first member (static_assert that next to the type). The id is not
- * visible to lookups until cufab_object_finalize(). The allocation is
- * made at the caller, where its size is a constant: kzalloc() then picks
- * its cache at compile time instead of on every create.
+ * visible to lookups until cufab_object_finalize(). The id follows the
+ * client's previous one (never a recently destroyed id); the memory comes
+ * zeroed, from the client's destroyed objects of its type when it keeps
+ * one (no allocation), else from the type's kmem cache.
  */
 #define cufab_object_alloc(client, ptr, type)				\
-	((typeof(ptr))_cufab_object_add(client,				\
-		cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC) ? NULL :	\
-		kzalloc(sizeof(*(ptr)), GFP_KERNEL_ACCOUNT), type))
+	((typeof(ptr))_cufab_object_add(client, type, sizeof(*(ptr))))
+
+int cufab_object_caches_init(void);
+void cufab_object_caches_exit(void);
 
 void cufab_object_finalize(struct cufab_object *obj);
 void cufab_object_abort(struct cufab_object *obj);
@@ -1378,6 +1387,20 @@ struct cufab_le_space {
 };
 
 /**
+ * struct cufab_le_alias - an associated id
+ * @le: one reference
+ * @id: the id
+ * @imported: made by LE_IMPORT
+ * @queried_ready: LE_QUERY reported the endpoint ready through this id
+ */
+struct cufab_le_alias {
+	struct cufab_le *le;
+	u32 id;
+	bool imported;
+	bool queried_ready;
+};
+
+/**
  * struct cufab_le - one endpoint
  * @ref: one per alias, one per call in progress, one per export lookup
  * @number: node-wide, never reused while the module is loaded
@@ -1395,6 +1418,8 @@ struct cufab_le_space {
  * @exports: struct cufab_le_export records (le_share.c), under its lock
  * @span: an endpoint imported from another node: the fabric layer's
  *	(struct cufab_le_span_ops), NULL for one of this node
+ * @creator_alias: the alias LE_CREATE makes, part of the endpoint's
+ *	allocation; it stays unused once that alias is destroyed
  * @team_mem: where @team is (cufab_team_init()), cufab_team_size() bytes
  */
 struct cufab_le {
@@ -1413,6 +1438,7 @@ struct cufab_le {
 	pid_t exporter_pid;
 	struct list_head exports;
 	void *span;
+	struct cufab_le_alias creator_alias;	/* LE_CREATE's (le.c) */
 	struct cufab_team team_mem;	/* last: its members follow */
 };
 
@@ -1446,20 +1472,6 @@ struct cufab_le *cufab_le_create_span(u32 type, u32 owner_dev, u64 length,
 				      void *span);
 void cufab_le_get(struct cufab_le *le);
 struct cufab_le *cufab_le_fabric_lookup(const u8 *fabric, int *channel);
-
-/**
- * struct cufab_le_alias - an associated id
- * @le: one reference
- * @id: the id
- * @imported: made by LE_IMPORT
- * @queried_ready: LE_QUERY reported the endpoint ready through this id
- */
-struct cufab_le_alias {
-	struct cufab_le *le;
-	u32 id;
-	bool imported;
-	bool queried_ready;
-};
 
 /* le.c */
 void cufab_le_put(struct cufab_le *le);
@@ -1501,6 +1513,11 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 /**
  * struct cufab_client - one open /dev/cufab
  * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
+ * @next_id: where the search for the next id starts (xa_alloc_cyclic())
+ * @kept: per type, destroyed objects kept under their old ids (users 0)
+ *	for the next creates, linked through next_kept, under the table's
+ *	lock (object.c)
+ * @nr_kept: their number per type, at most CUFAB_OBJ_KEPT
  * @tgid: thread group that opened the file; only it may use the file
  * @comm: name of the opener, for messages and debugfs
  * @node: entry in the global client list
@@ -1537,8 +1554,14 @@ struct cufab_hostreg_space {
 	struct maple_tree ranges;
 };
 
+/* Destroyed objects a client keeps per type for its next creates. */
+#define CUFAB_OBJ_KEPT	4
+
 struct cufab_client {
 	struct xarray objects;
+	u32 next_id;
+	struct cufab_object *kept[CUFAB_OBJ_MAX];
+	u8 nr_kept[CUFAB_OBJ_MAX];
 	struct pid *tgid;
 	char comm[TASK_COMM_LEN];
 	struct list_head node;
@@ -2100,6 +2123,8 @@ struct cufab_stream_space {
 	wait_queue_head_t depth_wq;	/* submitters wait for room */
 	atomic_t nr_streams;		/* made and not yet freed */
 	bool dead;
+	struct list_head kept_streams;	/* freed, with their slots (stream.c) */
+	unsigned int nr_kept;		/* on kept_streams; both under lock */
 };
 
 /**

@@ -81,6 +81,8 @@ static void cufab_event_obj_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_event_ops = {
 	.name = "event",
+	.slab = "cufab_event_obj",
+	.size = sizeof(struct cufab_event_obj),
 	.destroy = cufab_event_obj_destroy,
 };
 

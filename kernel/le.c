@@ -151,21 +151,24 @@ struct cufab_le_alias *cufab_le_alias_find(struct cufab_client *client,
 	return alias;
 }
 
-/* @id must be reserved and not associated: 0 or -EINVAL (logged). */
-static int cufab_le_id_check_free(struct cufab_client *client, u32 id,
-				  const char *what)
+/*
+ * An alias for @le: the creator's is part of the endpoint's allocation
+ * (one allocation less per create), an importer's its own.
+ */
+static struct cufab_le_alias *cufab_le_alias_new(struct cufab_le *le,
+						 bool imported)
 {
-	if (!cufab_idspace_is_reserved(&client->le.ids, id, 1)) {
-		cufab_pr_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
-			      what, id);
-		return -EINVAL;
-	}
-	if (xa_load(&client->le.aliases, id)) {
-		cufab_pr_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
-			      what, id);
-		return -EINVAL;
-	}
-	return 0;
+	if (cufab_should_fail(CUFAB_FAULT_LE))
+		return NULL;
+	if (!imported)
+		return &le->creator_alias;
+	return kzalloc(sizeof(struct cufab_le_alias), GFP_KERNEL_ACCOUNT);
+}
+
+static void cufab_le_alias_free(struct cufab_le_alias *alias)
+{
+	if (alias != &alias->le->creator_alias)
+		kfree(alias);
 }
 
 /**
@@ -189,21 +192,26 @@ int cufab_le_alias_add(struct cufab_client *client, u32 id,
 	lockdep_assert_held(&client->le.lock);
 	if (client->le.dead)
 		return -EBADF;
-	ret = cufab_le_id_check_free(client, id, what);
-	if (ret)
-		return ret;
-	if (cufab_should_fail(CUFAB_FAULT_LE))
-		return -ENOMEM;
-	alias = kzalloc(sizeof(*alias), GFP_KERNEL_ACCOUNT);
+	if (!cufab_idspace_is_reserved(&client->le.ids, id, 1)) {
+		cufab_pr_info(client, "%s: endpoint id %u is not reserved (cuLogicalEndpointIdReserve first)\n",
+			      what, id);
+		return -EINVAL;
+	}
+	alias = cufab_le_alias_new(le, imported);
 	if (!alias)
 		return -ENOMEM;
 	alias->le = le;
 	alias->id = id;
 	alias->imported = imported;
+	/* the insert is the check that @id is free */
 	ret = xa_insert(&client->le.aliases, id, alias, GFP_KERNEL_ACCOUNT);
 	if (ret) {
-		kfree(alias);
-		return ret == -EBUSY ? -EINVAL : ret;
+		cufab_le_alias_free(alias);
+		if (ret != -EBUSY)
+			return ret;
+		cufab_pr_info(client, "%s: endpoint id %u is already associated with an endpoint (cuLogicalEndpointDestroy it first)\n",
+			      what, id);
+		return -EINVAL;
 	}
 	kref_get(&le->ref);
 	atomic_inc(&le->aliases);
@@ -224,7 +232,7 @@ static void cufab_le_alias_drop(struct cufab_client *client,
 	if (cufab_team_unbind_owner(le->team, client, alias))
 		cufab_le_changed(le);
 	atomic_dec(&le->aliases);
-	kfree(alias);
+	cufab_le_alias_free(alias);
 	cufab_live_objects_dec();
 	cufab_le_put(le);
 }

@@ -213,6 +213,9 @@ static int __init cufab_init(void)
 	ret = cufab_topo_build(&cufab_node, &params);
 	if (ret)
 		return ret;
+	ret = cufab_object_caches_init();
+	if (ret)
+		goto err_topo;
 	cufab_debugfs_init();
 	ret = cufab_nl_init();
 	if (ret) {
@@ -262,6 +265,8 @@ err_nl:
 	cufab_nl_exit();
 err_debugfs:
 	cufab_debugfs_exit();
+	cufab_object_caches_exit();
+err_topo:
 	cufab_topo_free(&cufab_node);
 	return ret;
 }
@@ -282,6 +287,7 @@ static void __exit cufab_exit(void)
 	cufab_debugfs_exit();
 	/* the window's pages go last: no allocation is left in it */
 	cufab_window_exit();
+	cufab_object_caches_exit();
 	cufab_topo_free(&cufab_node);
 }
 

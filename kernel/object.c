@@ -14,7 +14,23 @@
  * dependent objects take more. Destroy succeeds only when the table holds
  * the last reference, so an object something depends on is -EBUSY.
  *
- * Locking: the xarray's own lock. Nothing else is taken under it.
+ * Ids: each create takes the id after the client's last one
+ * (xa_alloc_cyclic()), so a destroyed id names nothing until the client has
+ * gone through the 2^31 - 1 others: a second destroy, or any call, with a
+ * stale id is -ENOENT and never reaches an object made since, whatever its
+ * type.
+ *
+ * Kept objects: a destroyed object stays in the table under its old id
+ * with users at 0 (as absent to every lookup as one being built) on its
+ * client's list of kept objects of its type, up to CUFAB_OBJ_KEPT of them.
+ * The client's next create of that type takes its memory back, zeroed past
+ * the header, stores it under the new id and only then erases the old one:
+ * a create/destroy loop costs no allocation (nor memcg charge), and the
+ * table's node under the ids in use is never emptied, freed and made
+ * again, as erasing first would on every pair.
+ *
+ * Locking: the xarray's own lock, which also guards the kept lists.
+ * Nothing else is taken under it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,45 +71,153 @@ u64 cufab_live_objects(void)
 	return atomic64_read(&cufab_live);
 }
 
+/*
+ * One per type, made at module init. KUnit runs before the module's init
+ * (when it is COMING), so a type without a cache yet uses kmalloc().
+ */
+static struct kmem_cache *cufab_object_caches[CUFAB_OBJ_MAX];
+
+int cufab_object_caches_init(void)
+{
+	const struct cufab_object_ops *ops;
+	unsigned int t;
+
+	for (t = 0; t < CUFAB_OBJ_MAX; t++) {
+		ops = cufab_object_ops[t];
+		if (!ops || !ops->slab)
+			continue;
+		cufab_object_caches[t] = kmem_cache_create(ops->slab, ops->size,
+							   0, SLAB_ACCOUNT,
+							   NULL);
+		if (!cufab_object_caches[t]) {
+			cufab_object_caches_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void cufab_object_caches_exit(void)
+{
+	unsigned int t;
+
+	for (t = 0; t < CUFAB_OBJ_MAX; t++) {
+		kmem_cache_destroy(cufab_object_caches[t]);
+		cufab_object_caches[t] = NULL;
+	}
+}
+
+static struct cufab_object *cufab_object_mem_alloc(enum cufab_object_type type)
+{
+	struct kmem_cache *cache = cufab_object_caches[type];
+
+	if (cache)
+		return kmem_cache_zalloc(cache, GFP_KERNEL_ACCOUNT);
+	return kzalloc(cufab_object_ops[type]->size, GFP_KERNEL_ACCOUNT);
+}
+
+static void cufab_object_mem_free(struct cufab_object *obj)
+{
+	struct kmem_cache *cache = cufab_object_caches[obj->type];
+
+	if (cache)
+		kmem_cache_free(cache, obj);
+	else
+		kfree(obj);
+}
+
+/*
+ * A kept object of @type moved to a new id, or NULL when none is kept.
+ * Stored under the new id before the old one is erased (see above). Only
+ * the body is cleared: a lookup may read the header meanwhile, and finds
+ * it unpublished.
+ */
+static struct cufab_object *cufab_object_unkeep(struct cufab_client *client,
+						enum cufab_object_type type,
+						int *err)
+{
+	struct cufab_object *obj;
+	u32 id;
+	int ret;
+
+	xa_lock(&client->objects);
+	obj = client->kept[type];
+	if (!obj) {
+		xa_unlock(&client->objects);
+		return NULL;
+	}
+	/* may drop the lock to allocate: the object is off the list */
+	client->kept[type] = obj->next_kept;
+	client->nr_kept[type]--;
+	ret = __xa_alloc_cyclic(&client->objects, &id, obj, xa_limit_31b,
+				&client->next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		obj->next_kept = client->kept[type];
+		client->kept[type] = obj;
+		client->nr_kept[type]++;
+		xa_unlock(&client->objects);
+		*err = ret;
+		return NULL;
+	}
+	__xa_erase(&client->objects, obj->id);
+	obj->id = id;
+	obj->next_kept = NULL;
+	xa_unlock(&client->objects);
+	memset(obj + 1, 0, cufab_object_ops[type]->size - sizeof(*obj));
+	return obj;
+}
+
 /**
- * _cufab_object_add() - reserve an id for a new object
+ * _cufab_object_add() - a new object under an id of its own
  * @client: owner
- * @obj: the containing structure, zeroed, from cufab_object_alloc(); NULL
- *	when that allocation failed
  * @type: a real object type
+ * @size: bytes of the containing structure (its type's ops->size)
  *
  * Use cufab_object_alloc(). The object is invisible to lookups until
- * cufab_object_finalize(). On error @obj is freed.
+ * cufab_object_finalize().
  *
  * Return: the object header (users = 0 until published), or
  * ERR_PTR(-ENOMEM) / -ENOSPC.
  */
 struct cufab_object *_cufab_object_add(struct cufab_client *client,
-				       struct cufab_object *obj,
-				       enum cufab_object_type type)
+				       enum cufab_object_type type,
+				       size_t size)
 {
+	struct cufab_object *obj;
 	int ret;
 
+	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
+		    !cufab_object_ops[type] ||
+		    cufab_object_ops[type]->size != size))
+		return ERR_PTR(-EINVAL);
+	/* before the kept list: the error path is swept either way */
+	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
+		return ERR_PTR(-ENOMEM);
+	ret = 0;
+	obj = cufab_object_unkeep(client, type, &ret);
+	if (obj)
+		goto out;
+	if (ret)
+		goto err;
+	obj = cufab_object_mem_alloc(type);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
-	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
-		    !cufab_object_ops[type])) {
-		kfree(obj);
-		return ERR_PTR(-EINVAL);
-	}
 	obj->type = type;
 	obj->client = client;
-	/* kzalloc: users is 0, unpublished */
+	/* zeroed: users is 0, unpublished */
 
 	/* ids fit a signed int so that userspace may store them in one */
-	ret = xa_alloc(&client->objects, &obj->id, obj, xa_limit_31b,
-		       GFP_KERNEL_ACCOUNT);
-	if (ret) {
-		kfree(obj);
-		return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
+	ret = xa_alloc_cyclic(&client->objects, &obj->id, obj, xa_limit_31b,
+			      &client->next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		cufab_object_mem_free(obj);
+		goto err;
 	}
+out:
 	cufab_live_objects_inc();
 	return obj;
+err:
+	return ERR_PTR(ret == -EBUSY ? -ENOSPC : ret);
 }
 
 /**
@@ -119,7 +243,7 @@ static bool cufab_object_published(const struct cufab_object *obj)
 
 static void cufab_object_free(struct cufab_object *obj)
 {
-	kfree(obj);
+	cufab_object_mem_free(obj);
 	cufab_live_objects_dec();
 }
 
@@ -188,6 +312,36 @@ static void cufab_object_destroy(struct cufab_object *obj)
 	cufab_object_free(obj);
 }
 
+/*
+ * Destroy @obj, unpublished (users 0) but still in the table, and keep it
+ * under its id for its client's next create of its type, or erase and
+ * free it when the client keeps enough of them.
+ */
+static void cufab_object_destroy_keep(struct cufab_object *obj)
+{
+	const struct cufab_object_ops *ops = cufab_object_ops[obj->type];
+	struct cufab_client *client = obj->client;
+	enum cufab_object_type type = obj->type;
+	bool keep;
+
+	if (ops->destroy)
+		ops->destroy(obj);
+	xa_lock(&client->objects);
+	keep = client->nr_kept[type] < CUFAB_OBJ_KEPT;
+	if (keep) {
+		obj->next_kept = client->kept[type];
+		client->kept[type] = obj;
+		client->nr_kept[type]++;
+	} else {
+		__xa_erase(&client->objects, obj->id);
+	}
+	xa_unlock(&client->objects);
+	if (keep)
+		cufab_live_objects_dec();
+	else
+		cufab_object_free(obj);
+}
+
 /**
  * cufab_object_destroy_user() - CUFAB_IOCTL_DESTROY: destroy by id
  * @client: owner
@@ -210,10 +364,9 @@ int cufab_object_destroy_user(struct cufab_client *client, u32 id)
 		xa_unlock(&client->objects);
 		return -EBUSY;
 	}
-	__xa_erase(&client->objects, id);
 	xa_unlock(&client->objects);
 
-	cufab_object_destroy(obj);
+	cufab_object_destroy_keep(obj);
 	return 0;
 }
 
@@ -255,10 +408,9 @@ int cufab_object_release_user(struct cufab_client *client, u32 id,
 		return -EBUSY;
 	}
 	atomic_set(count, 0);
-	__xa_erase(&client->objects, id);
 	xa_unlock(&client->objects);
 
-	cufab_object_destroy(obj);
+	cufab_object_destroy_keep(obj);
 	return 0;
 }
 
@@ -275,7 +427,17 @@ static void cufab_object_destroy_all(struct cufab_client *client)
 {
 	struct cufab_object *obj;
 	unsigned long index;
+	unsigned int t;
 
+	/* kept objects hold nothing: only their ids and memory go */
+	for (t = 0; t < CUFAB_OBJ_MAX; t++) {
+		while ((obj = client->kept[t])) {
+			client->kept[t] = obj->next_kept;
+			xa_erase(&client->objects, obj->id);
+			cufab_object_mem_free(obj);
+		}
+		client->nr_kept[t] = 0;
+	}
 	while (!xa_empty(&client->objects)) {
 		unsigned int destroyed = 0;
 

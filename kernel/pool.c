@@ -375,6 +375,8 @@ static void cufab_pool_handle_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_pool_handle_ops = {
 	.name = "memory pool",
+	.slab = "cufab_pool_handle",
+	.size = sizeof(struct cufab_pool_handle),
 	.destroy = cufab_pool_handle_destroy,
 };
 

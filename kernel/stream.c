@@ -78,6 +78,7 @@ struct cufab_stream_space *cufab_stream_space(struct cufab_client *client)
 	mutex_init(&space->lock);
 	INIT_LIST_HEAD(&space->streams);
 	ida_init(&space->slot_ida);
+	INIT_LIST_HEAD(&space->kept_streams);
 	INIT_LIST_HEAD(&space->host_queue);
 	xa_init_flags(&space->host_tokens, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	init_waitqueue_head(&space->host_wq);
@@ -94,20 +95,25 @@ err:
 	return ERR_PTR(-ENOMEM);
 }
 
+static void cufab_slot_reset(struct cufab_stream_space *space, u32 slot)
+{
+	struct cufab_seq_slot *s = &space->slots[slot];
+
+	WRITE_ONCE(s->seq, 0);
+	WRITE_ONCE(s->time_ns, 0);
+	WRITE_ONCE(s->error, 0);
+}
+
 /* A free slot, reset; -ENOSPC when all CUFAB_SEQ_SLOTS are in use. */
 int cufab_slot_alloc(struct cufab_stream_space *space)
 {
-	struct cufab_seq_slot *s;
 	int slot;
 
 	slot = ida_alloc_max(&space->slot_ida, CUFAB_SEQ_SLOTS - 1,
 			     GFP_KERNEL_ACCOUNT);
 	if (slot < 0)
 		return slot == -ENOMEM ? -ENOMEM : -ENOSPC;
-	s = &space->slots[slot];
-	WRITE_ONCE(s->seq, 0);
-	WRITE_ONCE(s->time_ns, 0);
-	WRITE_ONCE(s->error, 0);
+	cufab_slot_reset(space, slot);
 	return slot;
 }
 
@@ -124,13 +130,11 @@ void cufab_slot_free(struct cufab_stream_space *space, u32 slot)
  *
  * Return: the object, or ERR_PTR(-ENOMEM or -ENOSPC) with nothing held.
  */
-void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
-			  int *slot)
+static void *__cufab_slotted_alloc(struct cufab_stream_space *space,
+				   size_t size, int *slot)
 {
 	void *obj;
 
-	if (cufab_should_fail(CUFAB_FAULT_STREAM))
-		return ERR_PTR(-ENOMEM);
 	obj = kzalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!obj)
 		return ERR_PTR(-ENOMEM);
@@ -140,6 +144,14 @@ void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
 		return ERR_PTR(*slot);
 	}
 	return obj;
+}
+
+void *cufab_slotted_alloc(struct cufab_stream_space *space, size_t size,
+			  int *slot)
+{
+	if (cufab_should_fail(CUFAB_FAULT_STREAM))
+		return ERR_PTR(-ENOMEM);
+	return __cufab_slotted_alloc(space, size, slot);
 }
 
 /**
@@ -159,6 +171,57 @@ void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
 }
 
 /*
+ * Kept streams: a freed stream keeps its memory and its completion slot on
+ * its space's kept_streams, up to CUFAB_STREAMS_KEPT of them, and the
+ * space's next create takes it back (cufab_stream_unkeep()): a
+ * create/destroy pair then costs no allocation and no slot id. The space's
+ * release frees what is left.
+ */
+#define CUFAB_STREAMS_KEPT	4
+
+/* Keep @stream, released or never listed; true when kept. */
+static bool cufab_stream_keep(struct cufab_stream *stream)
+{
+	struct cufab_stream_space *space = stream->space;
+	bool keep;
+
+	dma_fence_put(stream->last);
+	stream->last = NULL;
+	mutex_lock(&space->lock);
+	keep = space->nr_kept < CUFAB_STREAMS_KEPT;
+	if (keep) {
+		list_add(&stream->node, &space->kept_streams);
+		space->nr_kept++;
+	}
+	mutex_unlock(&space->lock);
+	if (keep)
+		cufab_live_objects_dec();
+	return keep;
+}
+
+/* A kept stream, zeroed, with its slot reset; NULL when none is kept. */
+static struct cufab_stream *cufab_stream_unkeep(struct cufab_stream_space *space,
+						int *slot)
+{
+	struct cufab_stream *stream;
+
+	mutex_lock(&space->lock);
+	stream = list_first_entry_or_null(&space->kept_streams,
+					  struct cufab_stream, node);
+	if (stream) {
+		list_del(&stream->node);
+		space->nr_kept--;
+	}
+	mutex_unlock(&space->lock);
+	if (!stream)
+		return NULL;
+	*slot = stream->slot;
+	memset(stream, 0, sizeof(*stream));
+	cufab_slot_reset(space, *slot);
+	return stream;
+}
+
+/*
  * The end of a stream, released or never listed: its last use of the
  * space, which the client's teardown waits for (cufab_streams_client_free()).
  */
@@ -166,7 +229,8 @@ static void cufab_stream_free(struct cufab_stream *stream)
 {
 	struct cufab_stream_space *space = stream->space;
 
-	cufab_slotted_free(space, stream->slot, stream->last, stream);
+	if (!cufab_stream_keep(stream))
+		cufab_slotted_free(space, stream->slot, NULL, stream);
 	/* wakes no one but a teardown, which may free the space at once */
 	if (atomic_dec_and_test(&space->nr_streams))
 		wake_up_var(&space->nr_streams);
@@ -201,6 +265,8 @@ static void cufab_stream_obj_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_stream_ops = {
 	.name = "stream",
+	.slab = "cufab_stream_obj",
+	.size = sizeof(struct cufab_stream_obj),
 	.destroy = cufab_stream_obj_destroy,
 };
 
@@ -254,7 +320,12 @@ struct cufab_stream *cufab_stream_new(struct cufab_client *client,
 	wq = cufab_engine_get(dev, priority);
 	if (IS_ERR(wq))
 		return ERR_CAST(wq);
-	stream = cufab_slotted_alloc(space, sizeof(*stream), &slot);
+	/* before the kept list: the error path is swept either way */
+	if (cufab_should_fail(CUFAB_FAULT_STREAM))
+		return ERR_PTR(-ENOMEM);
+	stream = cufab_stream_unkeep(space, &slot);
+	if (!stream)
+		stream = __cufab_slotted_alloc(space, sizeof(*stream), &slot);
 	if (IS_ERR(stream))
 		return stream;
 	atomic_inc(&space->nr_streams);
@@ -942,9 +1013,13 @@ static void cufab_stream_space_release(struct kref *ref)
 {
 	struct cufab_stream_space *space =
 		container_of(ref, struct cufab_stream_space, ref);
+	struct cufab_stream *s, *next;
 
 	WARN_ON(!list_empty(&space->streams));
 	WARN_ON(!xa_empty(&space->host_tokens));
+	/* their slots go with the ida */
+	list_for_each_entry_safe(s, next, &space->kept_streams, node)
+		kfree(s);
 	xa_destroy(&space->host_tokens);
 	ida_destroy(&space->slot_ida);
 	vfree(space->slots);

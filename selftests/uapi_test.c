@@ -1702,6 +1702,40 @@ TEST_F(cufab, destroy_unknown_is_enoent)
 	EXPECT_EQ(ENOENT, destroy(self->fd, UINT32_MAX));
 }
 
+/*
+ * A destroyed id names nothing, not even the objects created after it (the
+ * kernel reuses their memory, never their ids): a second destroy is ENOENT
+ * and leaves the new object alone, whichever its type.
+ */
+TEST_F(cufab, destroyed_id_names_no_later_object)
+{
+	struct cufab_stream_create sc = { .size = sizeof(sc) };
+	__u32 ids[8], live;
+	unsigned int i;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &ids[0]));
+	for (i = 1; i < ARRAY_SIZE(ids); i++) {
+		ASSERT_EQ(0, destroy(self->fd, ids[i - 1]));
+		ASSERT_EQ(0, ctx_create(self->fd, 0, 0, &ids[i]));
+		EXPECT_GT(ids[i], ids[i - 1]);
+		EXPECT_EQ(ENOENT, destroy(self->fd, ids[i - 1]))
+			TH_LOG("destroyed id %u, new id %u", ids[i - 1], ids[i]);
+	}
+	live = ids[i - 1];
+	for (i = 0; i + 1 < ARRAY_SIZE(ids); i++)
+		EXPECT_EQ(ENOENT, destroy(self->fd, ids[i]));
+	/* a stream, another type, made after the destroys */
+	sc.ctx_id = live;
+	ASSERT_EQ(0, cufab_ioc(self->fd, CUFAB_IOCTL_STREAM_CREATE, &sc));
+	for (i = 0; i + 1 < ARRAY_SIZE(ids); i++)
+		EXPECT_EQ(ENOENT, destroy(self->fd, ids[i]));
+	EXPECT_EQ(0, destroy(self->fd, sc.out_stream_id));
+	EXPECT_EQ(ENOENT, destroy(self->fd, sc.out_stream_id));
+	EXPECT_EQ(0, destroy(self->fd, live));
+}
+
 /* Ids name objects of one client only. */
 TEST_F(cufab, ids_are_per_client)
 {

@@ -104,7 +104,7 @@ TEST(granularity)
 TEST(create_release)
 {
 	CUmemAllocationProp p = dev_prop(0, 0);
-	CUmemGenericAllocationHandle h = 0, h2 = 0;
+	CUmemGenericAllocationHandle h = 0, h2 = 0, h3 = 0;
 	CUcontext cur = (CUcontext)1;
 	size_t g;
 
@@ -119,6 +119,11 @@ TEST(create_release)
 	EXPECT_NE(h, h2);
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(h));
+	/* a released handle never names a later allocation */
+	ASSERT_CU(CUDA_SUCCESS, cuMemCreate(&h3, g, &p, 0));
+	EXPECT_NE(h, h3);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(h));
+	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h3));
 	EXPECT_CU(CUDA_SUCCESS, cuMemRelease(h2));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(0));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuMemRelease(~0ULL));

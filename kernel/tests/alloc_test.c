@@ -326,7 +326,10 @@ static void release_racing_lookup_keeps_retain(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
 	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), -ENOENT);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&client->objects));
+	/* kept for the next create (object.c), found by no lookup */
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(client, id, CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, client->nr_kept[CUFAB_OBJ_MEM_HANDLE], 1U);
 	cufab_client_free(client);
 	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
 }

@@ -41,6 +41,7 @@ static void test_obj_destroy(struct cufab_object *obj)
 
 const struct cufab_object_ops cufab_test_object_ops = {
 	.name = "test",
+	.size = sizeof(struct test_obj),
 	.destroy = test_obj_destroy,
 };
 
@@ -203,7 +204,96 @@ static void object_destroy_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cufab_object_destroy_user(f->client, b_id),
 			-ENOENT);
 	KUNIT_EXPECT_EQ(test, cufab_object_destroy_user(f->client, a_id), 0);
-	KUNIT_EXPECT_TRUE(test, xa_empty(&f->client->objects));
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(f->client, a_id,
+						   CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(f->client, b_id,
+						   CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+}
+
+/*
+ * A destroyed object is kept under its id, absent to every lookup, and the
+ * next create of its type gets it back zeroed under a new id, the old one
+ * erased: the old id names nothing, a second destroy of it is -ENOENT and
+ * leaves the new object alone. Past CUFAB_OBJ_KEPT of them the table lets
+ * go of the rest.
+ */
+static void object_kept_for_next_create(struct kunit *test)
+{
+	struct obj_fixture *f = test->priv;
+	struct test_obj *t[CUFAB_OBJ_KEPT + 1], *dep = new_obj(test, NULL);
+	u64 live = cufab_live_objects();
+	unsigned long index;
+	struct test_obj *u;
+	void *entry;
+	unsigned int i, n = 0;
+	u32 id;
+
+	u = new_obj(test, &dep->obj);
+	id = u->obj.id;
+	KUNIT_ASSERT_EQ(test, cufab_object_destroy_user(f->client, id), 0);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+	KUNIT_EXPECT_EQ(test, refcount_read(&dep->obj.users), 1U);
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(f->client, id,
+						   CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, cufab_object_destroy_user(f->client, id),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, f->client->nr_kept[CUFAB_OBJ_TEST], 1U);
+
+	t[0] = cufab_object_alloc(f->client, t[0], CUFAB_OBJ_TEST);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t[0]);
+	KUNIT_EXPECT_PTR_EQ(test, t[0], u);
+	KUNIT_EXPECT_GT(test, t[0]->obj.id, id);
+	KUNIT_EXPECT_NULL(test, t[0]->dep);
+	KUNIT_EXPECT_EQ(test, refcount_read(&t[0]->obj.users), 0U);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live + 1);
+	/* still unpublished until finalized */
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(f->client, t[0]->obj.id,
+						   CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_NULL(test, xa_load(&f->client->objects, id));
+	cufab_object_finalize(&t[0]->obj);
+	/* the stale id reaches neither the new object nor anything else */
+	KUNIT_EXPECT_PTR_EQ(test, cufab_object_get(f->client, id,
+						   CUFAB_OBJ_ANY),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_EQ(test, cufab_object_destroy_user(f->client, id),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, refcount_read(&t[0]->obj.users), 1U);
+	for (i = 1; i < ARRAY_SIZE(t); i++) {
+		t[i] = new_obj(test, NULL);
+		KUNIT_EXPECT_GT(test, t[i]->obj.id, t[i - 1]->obj.id);
+	}
+	for (i = 0; i < ARRAY_SIZE(t); i++)
+		KUNIT_EXPECT_EQ(test, cufab_object_destroy_user(f->client,
+								t[i]->obj.id),
+				0);
+	KUNIT_EXPECT_EQ(test, f->client->nr_kept[CUFAB_OBJ_TEST],
+			CUFAB_OBJ_KEPT);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+	/* the kept ones and dep are left in the table */
+	xa_for_each(&f->client->objects, index, entry)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, CUFAB_OBJ_KEPT + 1);
+}
+
+/*
+ * Ids go round the 31-bit space: past the last one the next create takes
+ * the lowest free id again, skipping those in use.
+ */
+static void object_ids_wrap(struct kunit *test)
+{
+	struct obj_fixture *f = test->priv;
+	struct test_obj *a = new_obj(test, NULL), *b, *c;
+
+	f->client->next_id = INT_MAX;
+	b = new_obj(test, NULL);
+	KUNIT_EXPECT_EQ(test, b->obj.id, (u32)INT_MAX);
+	c = new_obj(test, NULL);
+	/* 0 is never an id and a's is taken */
+	KUNIT_EXPECT_EQ(test, c->obj.id, a->obj.id + 1);
 }
 
 /* Closing a client destroys dependents before what they depend on. */
@@ -316,6 +406,8 @@ static struct kunit_case cufab_object_cases[] = {
 	KUNIT_CASE(object_abort_and_destroy_releases_deps),
 	KUNIT_CASE(object_typed_lookup),
 	KUNIT_CASE(object_destroy_busy),
+	KUNIT_CASE(object_kept_for_next_create),
+	KUNIT_CASE(object_ids_wrap),
 	KUNIT_CASE(client_close_destroys_leaf_first),
 	KUNIT_CASE(client_ids_are_per_client),
 	KUNIT_CASE(object_random_ops),
