@@ -2476,9 +2476,9 @@ int cufab_stream_submit_reserved(struct cufab_stream *stream,
 struct cufab_op *cufab_op_new(struct cufab_stream *stream,
 			      const struct cufab_stream_submit *cmd);
 /* memops.c: consecutive copies and sets of a batch as one operation */
-struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream,
-				      const struct cufab_stream_submit *ents,
-				      u32 n);
+struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream, u32 max);
+int cufab_op_mem_run_add(struct cufab_op *op,
+			 const struct cufab_stream_submit *e);
 
 /* stream_batch.c */
 int cufab_ioctl_stream_batch(struct cufab_ucmd *ucmd);

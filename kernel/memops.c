@@ -803,7 +803,7 @@ static int cufab_op_mem_execute(struct cufab_op *op)
 	struct cufab_charge charge;
 	int ret;
 
-	if (op->u.mem.nr == 1 && !op->u.mem.one.length)
+	if (op->u.mem.descs == &op->u.mem.one && !op->u.mem.one.length)
 		return 0;
 	if (!mmget_not_zero(mm))
 		return -ESRCH;
@@ -842,47 +842,59 @@ static const struct cufab_op_type cufab_op_mem_run = {
 };
 
 /**
- * cufab_op_mem_run_new() - consecutive copies and sets of a batch as one
- *	operation
- * @stream: the stream, whose reference the operation takes over once it
- *	is queued; on error the caller keeps it
- * @ents: @n STREAM_BATCH entries, each CUFAB_OP_COPY or CUFAB_OP_SET
- * @n: at least 1
+ * cufab_op_mem_run_new() - an operation for up to @max consecutive copies
+ *	and sets of a batch, each added by cufab_op_mem_run_add()
+ * @stream: the stream, whose reference the operation takes over: on
+ *	error the caller keeps it, else cufab_op_free() drops it
+ * @max: at least 1; the entries it has room for
  *
- * Each entry is checked as STREAM_SUBMIT checks it, and runs as it would,
- * in order; the first that fails ends the operation with its error, which
- * becomes the stream's, so the entries after it would not have run either
- * (skip_on_error). One operation costs one allocation, one fence and one
- * trip through the queue where @n would cost @n of each: what makes a
- * graph launch of many nodes cheaper than as many stream calls. It stands
- * for @n entries (op->width): @n sequence numbers and places.
+ * The entries run as STREAM_SUBMIT's would, in order; the first that
+ * fails ends the operation with its error, which becomes the stream's, so
+ * the entries after it would not have run either (skip_on_error). One
+ * operation costs one allocation, one fence and one trip through the
+ * queue where n entries would cost n of each: what makes a graph launch
+ * of many nodes cheaper than as many stream calls. It stands for its
+ * entries (op->width): as many sequence numbers and places.
  *
- * Return: the operation, or ERR_PTR(-errno).
+ * Return: the operation, with no entry yet, or ERR_PTR(-errno).
  */
-struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream,
-				      const struct cufab_stream_submit *ents,
-				      u32 n)
+struct cufab_op *cufab_op_mem_run_new(struct cufab_stream *stream, u32 max)
 {
 	struct cufab_mem_desc *descs;
 	struct cufab_op *op;
-	int ret = 0;
-	u32 i;
 
-	descs = kvmalloc_array(n, sizeof(*descs), GFP_KERNEL_ACCOUNT);
+	descs = kvmalloc_array(max, sizeof(*descs), GFP_KERNEL_ACCOUNT);
 	if (!descs)
 		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n && !ret; i++)
-		ret = cufab_mem_desc_check(stream, &ents[i], &descs[i]);
-	op = ret ? ERR_PTR(ret) : cufab_op_alloc(stream);
+	op = cufab_op_alloc(stream);
 	if (IS_ERR(op)) {
 		kvfree(descs);
 		return op;
 	}
 	op->type = &cufab_op_mem_run;
-	op->width = n;
 	op->u.mem.descs = descs;
-	op->u.mem.nr = n;
 	op->u.mem.mm = current->mm;
 	mmgrab(op->u.mem.mm);
 	return op;
+}
+
+/**
+ * cufab_op_mem_run_add() - one more copy or set of a run
+ * @op: from cufab_op_mem_run_new(), with room for one more entry
+ * @e: a STREAM_BATCH entry, CUFAB_OP_COPY or CUFAB_OP_SET
+ *
+ * @e is checked as STREAM_SUBMIT checks it.
+ *
+ * Return: 0, or -errno (with its line) and @op unchanged.
+ */
+int cufab_op_mem_run_add(struct cufab_op *op,
+			 const struct cufab_stream_submit *e)
+{
+	int ret = cufab_mem_desc_check(op->stream, e,
+				       &op->u.mem.descs[op->u.mem.nr]);
+
+	if (ret)
+		return ret;
+	op->width = ++op->u.mem.nr;
+	return 0;
 }

@@ -29,19 +29,31 @@
 
 pthread_mutex_t cufab_graph_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The program's graphs and executable graphs (cufab_graph_lock). */
+/* The program's graphs (cufab_graph_lock). */
 static struct CUgraph_st **graphs;
 static size_t ngraphs, graphs_cap;
-static struct CUgraphExec_st **execs;
-static size_t nexecs, execs_cap;
 
 struct cufab_exec_rec {
 	size_t idx;		/* its entry in ents */
 	CUevent event;
 };
 
+/*
+ * An executable graph lives in a slot that is never freed: its handle
+ * names the slot by index and generation, as a stream's does, so that
+ * cuGraphLaunch finds it with no global lock and no list scan, and a
+ * destroyed or made-up handle is refused without reading freed memory.
+ * Slots come EXEC_CHUNK at a time; a destroyed one is reused.
+ */
+#define EXEC_CHUNK	64
+#define EXEC_CHUNKS	1024	/* executable graphs alive at once: 65536 */
+
 struct CUgraphExec_st {
-	pthread_mutex_t lock;	/* one launch at a time */
+	pthread_mutex_t lock;	/* one launch at a time; @live, @gen */
+	int live;
+	__u32 gen;		/* one more at each destroy */
+	__u32 idx;		/* its slot */
+	__u32 next_free;	/* a destroyed one: the next free slot + 1 */
 	struct CUgraph_st *graph;	/* the executable's own copy */
 	size_t n;		/* operations, from ents[1] */
 	struct cufab_stream_submit *ents;
@@ -52,6 +64,10 @@ struct CUgraphExec_st {
 	struct cufab_lstream *last;	/* stream of the previous launch */
 	__u32 last_gen;
 };
+
+/* Chunks of slots, published once made; the free slots (cufab_graph_lock). */
+static struct CUgraphExec_st *exec_chunks[EXEC_CHUNKS];
+static __u32 exec_slots, exec_first_free;	/* first_free: index + 1 */
 
 static int ptr_add(void ***arr, size_t *n, size_t *cap, void *p)
 {
@@ -797,6 +813,52 @@ static CUresult exec_build(struct CUgraphExec_st *x)
 	return res;
 }
 
+static CUgraphExec exec_handle(const struct CUgraphExec_st *x)
+{
+	return (CUgraphExec)(uintptr_t)(((__u64)x->gen << 32) |
+					((__u64)(x->idx + 1) << 2));
+}
+
+/* A free slot, made if there is none; NULL without memory. */
+static struct CUgraphExec_st *exec_take_locked(void)
+{
+	struct CUgraphExec_st *x, *chunk;
+	__u32 i;
+
+	if (exec_first_free) {
+		x = &exec_chunks[(exec_first_free - 1) / EXEC_CHUNK]
+				[(exec_first_free - 1) % EXEC_CHUNK];
+		exec_first_free = x->next_free;
+		return x;
+	}
+	if (exec_slots == EXEC_CHUNK * EXEC_CHUNKS)
+		return NULL;
+	if (!(exec_slots % EXEC_CHUNK)) {
+		chunk = calloc(EXEC_CHUNK, sizeof(*chunk));
+		if (!chunk)
+			return NULL;
+		for (i = 0; i < EXEC_CHUNK; i++) {
+			pthread_mutex_init(&chunk[i].lock, NULL);
+			chunk[i].idx = exec_slots + i;
+		}
+		__atomic_store_n(&exec_chunks[exec_slots / EXEC_CHUNK], chunk,
+				 __ATOMIC_RELEASE);
+	}
+	x = &exec_chunks[exec_slots / EXEC_CHUNK][exec_slots % EXEC_CHUNK];
+	exec_slots++;
+	return x;
+}
+
+/* Put dead slot @x back among the free ones, emptied. */
+static void exec_give_locked(struct CUgraphExec_st *x)
+{
+	x->graph = NULL;
+	x->last = NULL;
+	x->last_gen = 0;
+	x->next_free = exec_first_free;
+	exec_first_free = x->idx + 1;
+}
+
 #define INSTANTIATE_FLAGS (CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | \
 			   CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY)
 
@@ -816,32 +878,31 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphInstantiateWithFlags(CUgraphExec *phGraphEx
 			      !(flags & ~(unsigned long long)INSTANTIATE_FLAGS));
 	if (res != CUDA_SUCCESS)
 		return res;
-	x = calloc(1, sizeof(*x));
-	if (!x)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	pthread_mutex_init(&x->lock, NULL);
+	x = NULL;
+	res = CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&cufab_graph_lock);
-	res = cufab_graph_live_locked(hGraph) ?
-	      cufab_graph_clone_locked(hGraph, &x->graph) :
-	      CUDA_ERROR_INVALID_VALUE;
+	if (cufab_graph_live_locked(hGraph)) {
+		x = exec_take_locked();
+		res = x ? cufab_graph_clone_locked(hGraph, &x->graph) :
+		      CUDA_ERROR_OUT_OF_MEMORY;
+	}
 	if (res == CUDA_SUCCESS) {
 		res = exec_build(x);
 		if (res != CUDA_SUCCESS)
 			cufab_graph_free_locked(x->graph);
 	}
-	if (res == CUDA_SUCCESS &&
-	    ptr_add((void ***)&execs, &nexecs, &execs_cap, x)) {
-		exec_clear(x);
-		cufab_graph_free_locked(x->graph);
-		res = CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	pthread_mutex_unlock(&cufab_graph_lock);
 	if (res != CUDA_SUCCESS) {
-		pthread_mutex_destroy(&x->lock);
-		free(x);
+		if (x)
+			exec_give_locked(x);
+		pthread_mutex_unlock(&cufab_graph_lock);
 		return res;
 	}
-	*phGraphExec = x;
+	/* a free slot: nobody else holds its lock but to find it dead */
+	pthread_mutex_lock(&x->lock);
+	x->live = 1;
+	*phGraphExec = exec_handle(x);
+	pthread_mutex_unlock(&x->lock);
+	pthread_mutex_unlock(&cufab_graph_lock);
 	return CUDA_SUCCESS;
 }
 
@@ -875,18 +936,29 @@ static int exec_pending(const struct CUgraphExec_st *x)
 	return !cufab_slot_done(x->last->slot, last);
 }
 
-/* The executable graph @h, locked, or NULL. */
+/*
+ * The executable graph @h, locked, or NULL: its slot, if @h names one,
+ * and the slot's generation, if it is live.
+ */
 static struct CUgraphExec_st *exec_get(CUgraphExec h)
 {
-	struct CUgraphExec_st *x = NULL;
+	__u64 v = (uintptr_t)h;
+	__u32 idx = (__u32)(v >> 2) & 0x3fffffff;
+	struct CUgraphExec_st *chunk, *x;
 
-	pthread_mutex_lock(&cufab_graph_lock);
-	if (ptr_has((void *const *)execs, nexecs, h)) {
-		x = h;
-		pthread_mutex_lock(&x->lock);
-	}
-	pthread_mutex_unlock(&cufab_graph_lock);
-	return x;
+	if ((v & 3) || !idx || idx > EXEC_CHUNK * EXEC_CHUNKS)
+		return NULL;
+	idx--;
+	chunk = __atomic_load_n(&exec_chunks[idx / EXEC_CHUNK],
+				__ATOMIC_ACQUIRE);
+	if (!chunk)
+		return NULL;
+	x = &chunk[idx % EXEC_CHUNK];
+	pthread_mutex_lock(&x->lock);
+	if (x->live && x->gen == (__u32)(v >> 32))
+		return x;
+	pthread_mutex_unlock(&x->lock);
+	return NULL;
 }
 
 CUFAB_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
@@ -897,17 +969,12 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 	res = cufab_call_args(1);
 	if (res != CUDA_SUCCESS)
 		return res;
-	pthread_mutex_lock(&cufab_graph_lock);
-	x = ptr_has((void *const *)execs, nexecs, hGraphExec) ? hGraphExec :
-	    NULL;
-	if (!x) {
-		pthread_mutex_unlock(&cufab_graph_lock);
+	/* a launch in progress finishes first: it holds the lock */
+	x = exec_get(hGraphExec);
+	if (!x)
 		return CUDA_ERROR_INVALID_VALUE;
-	}
-	ptr_del((void **)execs, &nexecs, x);
-	/* a launch in progress finishes first */
-	pthread_mutex_lock(&x->lock);
-	pthread_mutex_unlock(&x->lock);
+	x->live = 0;
+	x->gen++;
 	/*
 	 * Host calls of launches still queued are read by the host thread
 	 * when they run: they stay (a few bytes each) until the process
@@ -916,10 +983,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuGraphExecDestroy(CUgraphExec hGraphExec)
 	if (exec_pending(x))
 		x->nhosts = 0;
 	exec_clear(x);
+	pthread_mutex_lock(&cufab_graph_lock);
 	cufab_graph_free_locked(x->graph);
+	exec_give_locked(x);
 	pthread_mutex_unlock(&cufab_graph_lock);
-	pthread_mutex_destroy(&x->lock);
-	free(x);
+	pthread_mutex_unlock(&x->lock);
 	return CUDA_SUCCESS;
 }
 

@@ -304,7 +304,7 @@ TEST(get_nodes_and_types)
 
 TEST(instantiate_launch_errors)
 {
-	CUgraphExec x, x2;
+	CUgraphExec x, x2, x3;
 	CUgraphNode n;
 	CUcontext ctx;
 	CUstream s;
@@ -340,6 +340,16 @@ TEST(instantiate_launch_errors)
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGraphLaunch(x, s));
 	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGraphExecDestroy(NULL));
 	EXPECT_CU(CUDA_SUCCESS, cuGraphExecDestroy(x2));
+	/* a new one takes a destroyed one's place: the old handles stay refused */
+	ASSERT_CU(CUDA_SUCCESS, cuGraphCreate(&g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphInstantiate(&x3, g, 0));
+	EXPECT_NE(x2, x3);
+	EXPECT_NE(x, x3);
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGraphLaunch(x, s));
+	EXPECT_CU(CUDA_ERROR_INVALID_VALUE, cuGraphLaunch(x2, s));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphLaunch(x3, s));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphExecDestroy(x3));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphDestroy(g));
 	EXPECT_CU(CUDA_SUCCESS, cuStreamSynchronize(s));
 	EXPECT_CU(CUDA_SUCCESS, cuStreamDestroy(s));
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));

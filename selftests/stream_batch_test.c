@@ -203,6 +203,39 @@ TEST_F(batch, order_and_sequence_numbers)
 }
 
 /*
+ * More operations than a batch keeps on the stack (8): sets each followed
+ * by a record, so no two copies or sets make a run. Every entry gets its
+ * number, each record its own, and the sets run in order.
+ */
+TEST_F(batch, many_operations)
+{
+	struct cufab_stream_submit e[25];
+	__u64 seq;
+	int err, i;
+
+	SETUP_SKIPPED();
+	for (i = 0; i < 12; i++) {
+		e[2 * i] = set_op(self->page + i, i + 1, 1);
+		e[2 * i + 1] = (struct cufab_stream_submit){
+			.size = sizeof(e[0]), .op = CUFAB_OP_EVENT_RECORD,
+			.event_id = self->event,
+		};
+	}
+	e[24] = copy_op((uintptr_t)self->host, self->page, 16);
+	ASSERT_EQ(0, batch(self->fd, self->stream, e, 25, &seq));
+	for (i = 1; i < 25; i++)
+		EXPECT_EQ(e[0].out_seq + i, e[i].out_seq);
+	EXPECT_EQ(seq, e[24].out_seq);
+	for (i = 0; i < 12; i++)
+		EXPECT_EQ(i + 1, e[2 * i + 1].out_event_seq);
+	ASSERT_EQ(0, sync_stream(self->fd, self->stream, &err));
+	EXPECT_EQ(0, err);
+	for (i = 0; i < 12; i++)
+		EXPECT_EQ(i + 1, self->host[i]);
+	EXPECT_EQ(0, self->host[12]);
+}
+
+/*
  * Consecutive copies and sets run as one operation of the stream: a run
  * longer than the kernel makes at once (256) still runs every entry, in
  * order, each with its own sequence number.
