@@ -230,6 +230,21 @@ void cufab_team_apply_bindings(struct cufab_team *team,
 			       struct cufab_wire_team *w, u32 idx);
 int cufab_team_ask(unsigned int home, struct cufab_wire_team *w, size_t len);
 void cufab_team_answer(u64 id, unsigned int home, int status);
+/* what a team's home and its importers send and apply, whatever its kind */
+void cufab_team_tell(struct cufab_team *team, u64 id, u16 kind,
+		     unsigned long *nodes, int skip, int to, u64 req_id,
+		     int status);
+void cufab_team_report(struct cufab_team *team, unsigned int home, u64 id,
+		       u16 kind);
+int cufab_team_join_home(struct cufab_team *team, unsigned int home, u64 id,
+			 u16 kind, u32 gpu, const struct cufab_team_who *who);
+int cufab_team_join_member(struct cufab_team *team, unsigned int from,
+			   const struct cufab_wire_member *m);
+void cufab_team_refuse_join(struct cufab_wire_team *w, unsigned int from,
+			    const char *what);
+void cufab_team_apply_from(struct cufab_team *team, struct cufab_wire_team *w,
+			   unsigned int from);
+void cufab_team_apply_home(struct cufab_team *team, struct cufab_wire_team *w);
 
 /*
  * Endpoint teams across nodes (fabric_le.c): a logical endpoint exported

@@ -117,36 +117,13 @@ static struct cufab_le *cufab_le_imported_by(unsigned int node, u64 id)
 static void cufab_le_broadcast(struct cufab_le *le, int skip, int to,
 			       u64 req_id, int status)
 {
-	struct cufab_wire_team *w;
-	unsigned long *nodes;
-	unsigned int node;
-	size_t len;
+	unsigned long *nodes = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
 
-	nodes = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
 	if (!nodes)
 		return;
 	cufab_le_importers(le, nodes);
-	if (to >= 0)
-		__set_bit(to, nodes);
-	if (bitmap_empty(nodes, CUFAB_MAX_NODES))
-		goto out;
-	w = cufab_team_build(le->team, cufab_node.node_index, le->number,
-			     CUFAB_WIRE_KIND_LE, false, &len);
-	if (!w)
-		goto out;
-	for_each_set_bit(node, nodes, CUFAB_MAX_NODES) {
-		if (node == skip)
-			continue;
-		w->req_id = cpu_to_le64(node == to ? req_id : 0);
-		if (node == to && status)
-			w->status = cpu_to_le32(status);
-		if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, node, w, len))
-			pr_info_ratelimited("%s: node %u could not be told the team's state (no cufab-imexd)\n",
-					    le->team->name, node);
-		w->status = cpu_to_le32(READ_ONCE(le->team->broken));
-	}
-	kvfree(w);
-out:
+	cufab_team_tell(le->team, le->number, CUFAB_WIRE_KIND_LE, nodes, skip,
+			to, req_id, status);
 	bitmap_free(nodes);
 }
 
@@ -473,58 +450,22 @@ static int cufab_le_join(struct cufab_le *le, u32 gpu,
 			 const struct cufab_team_who *who)
 {
 	struct cufab_le_span *span = le->span;
-	struct {
-		struct cufab_wire_team w;
-		struct cufab_wire_member m;
-	} __packed rec = {
-		.w.id = cpu_to_le64(span->id),
-		.w.home = cpu_to_le16(span->home),
-		.w.kind = cpu_to_le16(CUFAB_WIRE_KIND_LE),
-		.w.nmembers = cpu_to_le16(1),
-		.w.size = cpu_to_le32(le->team->size),
-		.m.node = cpu_to_le16(cufab_node.node_index),
-		.m.gpu = cpu_to_le16(gpu),
-	};
-	struct cufab_gpu_facts f;
 	int ret;
 
-	if (cufab_gpu_facts(gpu, &f))
-		return -ENODEV;
-	if (READ_ONCE(le->team->broken))
-		return le->team->broken;
-	rec.m.clique = cpu_to_le32(f.clique);
-	ret = cufab_team_ask(span->home, &rec.w, sizeof(rec));
+	ret = cufab_team_join_home(le->team, span->home, span->id,
+				   CUFAB_WIRE_KIND_LE, gpu, who);
 	if (!ret)
 		WRITE_ONCE(le->ready_at, cufab_le_deadline());
-	else if (ret != -EEXIST && ret != -ENOSPC)
-		pr_info_ratelimited("pid %d (%s): %s: %s: gpu %u: home node %u answered %d\n",
-				    pid_nr(who->client->tgid), who->client->comm,
-				    who->call, le->team->name, gpu, span->home,
-				    ret);
 	return ret;
-}
-
-/* This node's members of an imported endpoint and their bindings, home. */
-static void cufab_le_report(struct cufab_le *le)
-{
-	struct cufab_le_span *span = le->span;
-	struct cufab_wire_team *w;
-	size_t len;
-
-	w = cufab_team_build(le->team, span->home, span->id,
-			     CUFAB_WIRE_KIND_LE, true, &len);
-	if (!w)
-		return;
-	if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, span->home, w, len))
-		pr_info_ratelimited("%s: home node %u could not be told this node's bindings (no cufab-imexd)\n",
-				    le->team->name, span->home);
-	kvfree(w);
 }
 
 static void cufab_le_changed_hook(struct cufab_le *le)
 {
-	if (le->span)
-		cufab_le_report(le);
+	struct cufab_le_span *span = le->span;
+
+	if (span)
+		cufab_team_report(le->team, span->home, span->id,
+				  CUFAB_WIRE_KIND_LE);
 	else
 		cufab_le_broadcast(le, -1, -1, 0, 0);
 }
@@ -558,12 +499,10 @@ static int cufab_le_join_member(struct cufab_le *le, unsigned int from,
 {
 	int ret;
 
-	if (le16_to_cpu(m->node) != from)
-		return -EPERM;
+	/* a unicast endpoint's team is its owner alone */
 	if (le->type != CUFAB_LE_TYPE_MULTICAST)
-		return -EINVAL;
-	ret = cufab_team_add_remote(le->team, from, le16_to_cpu(m->gpu),
-				    (s32)le32_to_cpu(m->clique));
+		return le16_to_cpu(m->node) != from ? -EPERM : -EINVAL;
+	ret = cufab_team_join_member(le->team, from, m);
 	/* construction restarts with every device that joins */
 	if (!ret)
 		WRITE_ONCE(le->ready_at, cufab_le_deadline());
@@ -583,13 +522,7 @@ static int cufab_le_fabric_join(struct cufab_wire_team *w, unsigned int from,
 	}
 	le = cufab_le_imported_by(from, le64_to_cpu(w->id));
 	if (!le) {
-		pr_warn_ratelimited("node %u asked to join endpoint %llu, which it has not imported\n",
-				    from, le64_to_cpu(w->id));
-		w->nmembers = 0;
-		w->nbindings = 0;
-		w->status = cpu_to_le32(-ENOENT);
-		cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, from, w,
-				     sizeof(*w));
+		cufab_team_refuse_join(w, from, "endpoint");
 		return 0;
 	}
 	if (w->nmembers)
@@ -604,14 +537,11 @@ static void cufab_le_from_importer(struct cufab_wire_team *w,
 				   unsigned int from)
 {
 	struct cufab_le *le;
-	u32 i;
 
 	le = cufab_le_imported_by(from, le64_to_cpu(w->id));
 	if (!le)
 		return;
-	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-		if (le16_to_cpu(w->members[i].node) == from)
-			cufab_team_apply_bindings(le->team, w, i);
+	cufab_team_apply_from(le->team, w, from);
 	cufab_le_broadcast(le, from, -1, 0, 0);
 	cufab_le_put(le);
 }
@@ -622,17 +552,10 @@ static void cufab_le_from_home(struct cufab_wire_team *w, unsigned int from)
 	int status = (s32)le32_to_cpu(w->status);
 	u64 req_id = le64_to_cpu(w->req_id);
 	struct cufab_le *le;
-	u32 i;
 
 	le = cufab_le_span_find(from, le64_to_cpu(w->id));
 	if (le) {
-		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-			cufab_team_apply_member(le->team, &w->members[i]);
-		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-			if (le16_to_cpu(w->members[i].node) != cufab_node.node_index)
-				cufab_team_apply_bindings(le->team, w, i);
-		if (!req_id && status < 0)
-			cufab_team_break(le->team, status);
+		cufab_team_apply_home(le->team, w);
 		cufab_le_put(le);
 	}
 	if (req_id)

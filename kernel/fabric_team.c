@@ -292,27 +292,33 @@ void cufab_team_apply_bindings(struct cufab_team *team,
 
 /* ---- sending ---- */
 
-/* TEAM_STATE of @mc (this node is its home) to every importer but @skip. */
-static void cufab_team_broadcast(struct cufab_mc *mc, int skip, int to,
-				 u64 req_id, int status)
+/**
+ * cufab_team_tell() - TEAM_STATE of a team this node is the home of
+ * @team: the team, of a multicast object or a logical endpoint
+ * @id: its id on this node
+ * @kind: CUFAB_WIRE_KIND_*
+ * @nodes: the nodes to tell (those that imported it); @to is added
+ * @skip: a node not to tell, or -1
+ * @to: the node whose request @req_id this answers, with @status, or -1
+ * @req_id: @to's request
+ * @status: the answer to @to's request
+ */
+void cufab_team_tell(struct cufab_team *team, u64 id, u16 kind,
+		     unsigned long *nodes, int skip, int to, u64 req_id,
+		     int status)
 {
-	unsigned long *nodes;
 	struct cufab_wire_team *w;
 	unsigned int node;
 	size_t len;
 
-	nodes = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
-	if (!nodes)
-		return;
-	cufab_remote_importers(mc->alloc, nodes);
 	if (to >= 0)
 		__set_bit(to, nodes);
 	if (bitmap_empty(nodes, CUFAB_MAX_NODES))
-		goto out;
-	w = cufab_team_build(mc->team, cufab_node.node_index, mc->alloc->id,
-			     CUFAB_WIRE_KIND_MC, false, &len);
+		return;
+	w = cufab_team_build(team, cufab_node.node_index, id, kind, false,
+			     &len);
 	if (!w)
-		goto out;
+		return;
 	for_each_set_bit(node, nodes, CUFAB_MAX_NODES) {
 		if (node == skip)
 			continue;
@@ -321,28 +327,45 @@ static void cufab_team_broadcast(struct cufab_mc *mc, int skip, int to,
 			w->status = cpu_to_le32(status);
 		if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, node, w, len))
 			pr_info_ratelimited("%s: node %u could not be told the team's state (no cufab-imexd)\n",
-					    mc->team->name, node);
-		w->status = cpu_to_le32(READ_ONCE(mc->team->broken));
+					    team->name, node);
+		w->status = cpu_to_le32(READ_ONCE(team->broken));
 	}
 	kvfree(w);
-out:
+}
+
+/* TEAM_STATE of @mc (this node is its home) to every importer but @skip. */
+static void cufab_team_broadcast(struct cufab_mc *mc, int skip, int to,
+				 u64 req_id, int status)
+{
+	unsigned long *nodes = bitmap_zalloc(CUFAB_MAX_NODES, GFP_KERNEL);
+
+	if (!nodes)
+		return;
+	cufab_remote_importers(mc->alloc, nodes);
+	cufab_team_tell(mc->team, mc->alloc->id, CUFAB_WIRE_KIND_MC, nodes,
+			skip, to, req_id, status);
 	bitmap_free(nodes);
 }
 
-/* This node's members of an imported object and their bindings, home. */
-static void cufab_team_report(struct cufab_mc *mc)
+/**
+ * cufab_team_report() - this node's members and bindings, to the home
+ * @team: the team of an object this node imported
+ * @home: the node the object is from
+ * @id: its id there
+ * @kind: CUFAB_WIRE_KIND_*
+ */
+void cufab_team_report(struct cufab_team *team, unsigned int home, u64 id,
+		       u16 kind)
 {
-	struct cufab_mc_span *span = mc->span;
 	struct cufab_wire_team *w;
 	size_t len;
 
-	w = cufab_team_build(mc->team, span->home, span->id,
-			     CUFAB_WIRE_KIND_MC, true, &len);
+	w = cufab_team_build(team, home, id, kind, true, &len);
 	if (!w)
 		return;
-	if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, span->home, w, len))
+	if (cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, home, w, len))
 		pr_info_ratelimited("%s: home node %u could not be told this node's bindings (no cufab-imexd)\n",
-				    mc->team->name, span->home);
+				    team->name, home);
 	kvfree(w);
 }
 
@@ -394,21 +417,29 @@ void cufab_team_answer(u64 id, unsigned int home, int status)
 	mutex_unlock(&cufab_team_fabric_lock);
 }
 
-/* ---- multicast.c's hooks ---- */
-
-static int cufab_team_join(struct cufab_mc *mc, u32 gpu,
-			   const struct cufab_team_who *who)
+/**
+ * cufab_team_join_home() - add a device of this node to an imported team
+ * @team: the team of an object this node imported
+ * @home: the node the object is from, which orders the joins
+ * @id: its id there
+ * @kind: CUFAB_WIRE_KIND_*
+ * @gpu: the device
+ * @who: the call adding it
+ *
+ * Return: 0, the home's refusal, or what cufab_team_ask() returns.
+ */
+int cufab_team_join_home(struct cufab_team *team, unsigned int home, u64 id,
+			 u16 kind, u32 gpu, const struct cufab_team_who *who)
 {
-	struct cufab_mc_span *span = mc->span;
 	struct {
 		struct cufab_wire_team w;
 		struct cufab_wire_member m;
 	} __packed rec = {
-		.w.id = cpu_to_le64(span->id),
-		.w.home = cpu_to_le16(span->home),
-		.w.kind = cpu_to_le16(CUFAB_WIRE_KIND_MC),
+		.w.id = cpu_to_le64(id),
+		.w.home = cpu_to_le16(home),
+		.w.kind = cpu_to_le16(kind),
 		.w.nmembers = cpu_to_le16(1),
-		.w.size = cpu_to_le32(mc->team->size),
+		.w.size = cpu_to_le32(team->size),
 		.m.node = cpu_to_le16(cufab_node.node_index),
 		.m.gpu = cpu_to_le16(gpu),
 	};
@@ -417,22 +448,35 @@ static int cufab_team_join(struct cufab_mc *mc, u32 gpu,
 
 	if (cufab_gpu_facts(gpu, &f))
 		return -ENODEV;
-	if (READ_ONCE(mc->team->broken))
-		return mc->team->broken;
+	if (READ_ONCE(team->broken))
+		return team->broken;
 	rec.m.clique = cpu_to_le32(f.clique);
-	ret = cufab_team_ask(span->home, &rec.w, sizeof(rec));
+	ret = cufab_team_ask(home, &rec.w, sizeof(rec));
 	if (ret && ret != -EEXIST && ret != -ENOSPC)
 		pr_info_ratelimited("pid %d (%s): %s: %s: gpu %u: home node %u answered %d\n",
 				    pid_nr(who->client->tgid), who->client->comm,
-				    who->call, mc->team->name, gpu, span->home,
-				    ret);
+				    who->call, team->name, gpu, home, ret);
 	return ret;
+}
+
+/* ---- multicast.c's hooks ---- */
+
+static int cufab_team_join(struct cufab_mc *mc, u32 gpu,
+			   const struct cufab_team_who *who)
+{
+	struct cufab_mc_span *span = mc->span;
+
+	return cufab_team_join_home(mc->team, span->home, span->id,
+				    CUFAB_WIRE_KIND_MC, gpu, who);
 }
 
 static void cufab_team_changed(struct cufab_mc *mc)
 {
-	if (mc->span)
-		cufab_team_report(mc);
+	struct cufab_mc_span *span = mc->span;
+
+	if (span)
+		cufab_team_report(mc->team, span->home, span->id,
+				  CUFAB_WIRE_KIND_MC);
 	else
 		cufab_team_broadcast(mc, -1, -1, 0, 0);
 }
@@ -626,14 +670,26 @@ static int cufab_team_no_le(struct genl_info *info)
 	return -EOPNOTSUPP;
 }
 
-/* Home: member @m of node @from asks to join. */
-static int cufab_team_join_member(struct cufab_mc *mc, unsigned int from,
-				  const struct cufab_wire_member *m)
+/* Home: member @m of node @from asks to join @team. */
+int cufab_team_join_member(struct cufab_team *team, unsigned int from,
+			   const struct cufab_wire_member *m)
 {
 	if (le16_to_cpu(m->node) != from)
 		return -EPERM;
-	return cufab_team_add_remote(mc->team, from, le16_to_cpu(m->gpu),
+	return cufab_team_add_remote(team, from, le16_to_cpu(m->gpu),
 				     (s32)le32_to_cpu(m->clique));
+}
+
+/* Home: node @from asked to join a team it has not imported: -ENOENT. */
+void cufab_team_refuse_join(struct cufab_wire_team *w, unsigned int from,
+			    const char *what)
+{
+	pr_warn_ratelimited("node %u asked to join %s %llu, which it has not imported\n",
+			    from, what, le64_to_cpu(w->id));
+	w->nmembers = 0;
+	w->nbindings = 0;
+	w->status = cpu_to_le32(-ENOENT);
+	cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, from, w, sizeof(*w));
 }
 
 int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
@@ -658,22 +714,28 @@ int cufab_imex_team_join_doit(struct sk_buff *skb, struct genl_info *info)
 	alloc = cufab_remote_imported_by(from, le64_to_cpu(w->id));
 	mc = alloc ? cufab_alloc_mc(alloc) : NULL;
 	if (!mc) {
-		pr_warn_ratelimited("node %u asked to join multicast %llu, which it has not imported\n",
-				    from, le64_to_cpu(w->id));
 		if (alloc)
 			cufab_alloc_put(alloc);
-		w->nmembers = 0;
-		w->nbindings = 0;
-		w->status = cpu_to_le32(-ENOENT);
-		cufab_remote_forward(CUFAB_IMEX_CMD_TEAM_STATE, from, w,
-				     sizeof(*w));
+		cufab_team_refuse_join(w, from, "multicast");
 		return 0;
 	}
 	if (w->nmembers)
-		status = cufab_team_join_member(mc, from, &w->members[0]);
+		status = cufab_team_join_member(mc->team, from,
+						&w->members[0]);
 	cufab_team_broadcast(mc, -1, from, le64_to_cpu(w->req_id), status);
 	cufab_alloc_put(alloc);
 	return 0;
+}
+
+/* Home: the bindings of node @from's members in @w. */
+void cufab_team_apply_from(struct cufab_team *team, struct cufab_wire_team *w,
+			   unsigned int from)
+{
+	u32 i;
+
+	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+		if (le16_to_cpu(w->members[i].node) == from)
+			cufab_team_apply_bindings(team, w, i);
 }
 
 /* Home: node @from's members and their bindings, passed on to the others. */
@@ -682,7 +744,6 @@ static void cufab_team_from_importer(struct cufab_wire_team *w,
 {
 	struct cufab_alloc *alloc;
 	struct cufab_mc *mc;
-	u32 i;
 
 	alloc = cufab_remote_imported_by(from, le64_to_cpu(w->id));
 	mc = alloc ? cufab_alloc_mc(alloc) : NULL;
@@ -691,14 +752,12 @@ static void cufab_team_from_importer(struct cufab_wire_team *w,
 			cufab_alloc_put(alloc);
 		return;
 	}
-	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-		if (le16_to_cpu(w->members[i].node) == from)
-			cufab_team_apply_bindings(mc->team, w, i);
+	cufab_team_apply_from(mc->team, w, from);
 	cufab_team_broadcast(mc, from, -1, 0, 0);
 	cufab_alloc_put(alloc);
 }
 
-/* Importer: the home's team, members first. */
+/* Importer: one member of the home's record. */
 void cufab_team_apply_member(struct cufab_team *team,
 			     const struct cufab_wire_member *m)
 {
@@ -714,22 +773,33 @@ void cufab_team_apply_member(struct cufab_team *team,
 				      (s32)le32_to_cpu(m->clique));
 }
 
+/*
+ * Importer: the home's record of @team, members first, then the others'
+ * bindings; a break the home tells of unasked (no request) breaks it here.
+ */
+void cufab_team_apply_home(struct cufab_team *team, struct cufab_wire_team *w)
+{
+	int status = (s32)le32_to_cpu(w->status);
+	u32 i;
+
+	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+		cufab_team_apply_member(team, &w->members[i]);
+	for (i = 0; i < le16_to_cpu(w->nmembers); i++)
+		if (le16_to_cpu(w->members[i].node) != cufab_node.node_index)
+			cufab_team_apply_bindings(team, w, i);
+	if (!w->req_id && status < 0)
+		cufab_team_break(team, status);
+}
+
 static void cufab_team_from_home(struct cufab_wire_team *w, unsigned int from)
 {
 	int status = (s32)le32_to_cpu(w->status);
 	u64 req_id = le64_to_cpu(w->req_id);
 	struct cufab_mc *mc;
-	u32 i;
 
 	mc = cufab_team_find(from, le64_to_cpu(w->id));
 	if (mc) {
-		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-			cufab_team_apply_member(mc->team, &w->members[i]);
-		for (i = 0; i < le16_to_cpu(w->nmembers); i++)
-			if (le16_to_cpu(w->members[i].node) != cufab_node.node_index)
-				cufab_team_apply_bindings(mc->team, w, i);
-		if (!req_id && status < 0)
-			cufab_team_break(mc->team, status);
+		cufab_team_apply_home(mc->team, w);
 		cufab_alloc_put(mc->alloc);
 	}
 	if (req_id)
