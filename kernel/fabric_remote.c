@@ -70,26 +70,14 @@ static u32 cufab_remote_next_token;
  *	@done, so completion_done() cannot tell afterwards)
  * @node: the exporting node
  * @status: 0 or a negative errno, valid once @answered
- * @offset: the allocation in the window
- * @length: its bytes
- * @token: the exporter's name of this import
- * @dev: the exporter's GPU
- * @kind: what the handle names (CUFAB_IMEX_KIND_*)
- * @devices: a multicast object's numDevices
- * @id: a multicast object's allocation id on its node
+ * @ans: what the exporter answered, valid once @answered with @status 0
  */
 struct cufab_remote_req {
 	struct completion done;
 	bool answered;
 	unsigned int node;
 	int status;
-	u64 offset;
-	u64 length;
-	u64 token;
-	u32 dev;
-	u32 kind;
-	u32 devices;
-	u64 id;
+	struct cufab_remote_answer ans;
 };
 
 /*
@@ -374,8 +362,8 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
 {
 	struct cufab_alloc_desc desc = {
 		.location_type = CUFAB_LOC_DEVICE,
-		.location_id = req->dev,
-		.length = req->length,
+		.location_id = req->ans.dev,
+		.length = req->ans.length,
 		.ops = &cufab_remote_alloc_ops,
 		.provider = &cufab_remote_pages,
 	};
@@ -385,12 +373,12 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
 
 	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
 	if (!imp) {
-		cufab_remote_release_send(req->node, req->token);
+		cufab_remote_release_send(req->node, req->ans.token);
 		return ERR_PTR(-ENOMEM);
 	}
 	imp->node = req->node;
-	imp->offset = req->offset;
-	imp->token = req->token;
+	imp->offset = req->ans.offset;
+	imp->token = req->ans.token;
 	INIT_LIST_HEAD(&imp->link);
 	/* the handle was well-formed to be sent: its id is at most 32 bits */
 	memcpy(&h, handle, sizeof(h));
@@ -401,7 +389,7 @@ static struct cufab_alloc *cufab_remote_alloc(struct cufab_remote_req *req,
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
 		kfree(imp);
-		cufab_remote_release_send(req->node, req->token);
+		cufab_remote_release_send(req->node, req->ans.token);
 		return alloc;
 	}
 	imp->alloc = alloc;
@@ -422,10 +410,10 @@ static struct cufab_alloc *cufab_remote_import_team(struct cufab_remote_req *req
 	struct cufab_alloc *alloc = ERR_PTR(-EOPNOTSUPP);
 
 	if (ops)
-		alloc = ops->import_mc(req->node, req->id, req->token,
-				       req->length, req->devices);
+		alloc = ops->import_mc(req->node, req->ans.id, req->ans.token,
+				       req->ans.length, req->ans.devices);
 	if (IS_ERR(alloc))
-		cufab_remote_release_send(req->node, req->token);
+		cufab_remote_release_send(req->node, req->ans.token);
 	return alloc;
 }
 
@@ -459,18 +447,18 @@ static struct cufab_alloc *cufab_remote_import_asked(struct cufab_client *client
 				    " (cufab-imexd not running, or node unreachable)" : "");
 		return ERR_PTR(ret);
 	}
-	if (req.kind == CUFAB_IMEX_KIND_MULTICAST)
+	if (req.ans.kind == CUFAB_IMEX_KIND_MULTICAST)
 		return cufab_remote_import_team(&req);
-	if (req.kind != CUFAB_IMEX_KIND_MEMORY) {
+	if (req.ans.kind != CUFAB_IMEX_KIND_MEMORY) {
 		pr_warn("node %u answered an import with an unknown kind %u\n",
-			node, req.kind);
-		cufab_remote_release_send(node, req.token);
+			node, req.ans.kind);
+		cufab_remote_release_send(node, req.ans.token);
 		return ERR_PTR(-EPROTO);
 	}
-	if (!cufab_window_owns(req.offset, req.length, node)) {
+	if (!cufab_window_owns(req.ans.offset, req.ans.length, node)) {
 		pr_warn("node %u answered an import with [%llu, +%llu), outside its window slice\n",
-			node, req.offset, req.length);
-		cufab_remote_release_send(node, req.token);
+			node, req.ans.offset, req.ans.length);
+		cufab_remote_release_send(node, req.ans.token);
 		return ERR_PTR(-EPROTO);
 	}
 	return cufab_remote_alloc(&req, handle, gen);
@@ -527,13 +515,7 @@ int cufab_remote_resolve(struct cufab_client *client, const u8 *handle,
 	ret = cufab_remote_ask(&req, handle, cufab_imex_channel(client));
 	if (ret)
 		return ret;
-	ans->offset = req.offset;
-	ans->length = req.length;
-	ans->token = req.token;
-	ans->dev = req.dev;
-	ans->kind = req.kind;
-	ans->devices = req.devices;
-	ans->id = req.id;
+	*ans = req.ans;
 	return 0;
 }
 
@@ -1080,11 +1062,11 @@ static void cufab_remote_resolved_kind(struct cufab_remote_req *req,
 				       struct nlattr **a)
 {
 	if (a[CUFAB_IMEX_A_KIND])
-		req->kind = nla_get_u32(a[CUFAB_IMEX_A_KIND]);
+		req->ans.kind = nla_get_u32(a[CUFAB_IMEX_A_KIND]);
 	if (a[CUFAB_IMEX_A_DEVICES])
-		req->devices = nla_get_u32(a[CUFAB_IMEX_A_DEVICES]);
+		req->ans.devices = nla_get_u32(a[CUFAB_IMEX_A_DEVICES]);
 	if (a[CUFAB_IMEX_A_ID])
-		req->id = nla_get_u64(a[CUFAB_IMEX_A_ID]);
+		req->ans.id = nla_get_u64(a[CUFAB_IMEX_A_ID]);
 }
 
 static int cufab_imex_resolved_doit(struct sk_buff *skb,
@@ -1116,10 +1098,10 @@ static int cufab_imex_resolved_doit(struct sk_buff *skb,
 		req->status = status;
 		req->answered = true;
 		if (!status) {
-			req->offset = nla_get_u64(a[CUFAB_IMEX_A_OFFSET]);
-			req->length = nla_get_u64(a[CUFAB_IMEX_A_LENGTH]);
-			req->token = nla_get_u64(a[CUFAB_IMEX_A_TOKEN]);
-			req->dev = nla_get_u32(a[CUFAB_IMEX_A_DEV]);
+			req->ans.offset = nla_get_u64(a[CUFAB_IMEX_A_OFFSET]);
+			req->ans.length = nla_get_u64(a[CUFAB_IMEX_A_LENGTH]);
+			req->ans.token = nla_get_u64(a[CUFAB_IMEX_A_TOKEN]);
+			req->ans.dev = nla_get_u32(a[CUFAB_IMEX_A_DEV]);
 			cufab_remote_resolved_kind(req, a);
 		}
 		complete(&req->done);
