@@ -340,7 +340,7 @@ $(BUILD)/cluster/fabric_le: selftests/cluster/fabric_le.c $(LIB_SO)
 	$(CC) $(APP_CFLAGS) -o $@ $< -L$(BUILD)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lcufab -lpthread
 
-$(BUILD)/cluster/%: selftests/cluster/%.c
+$(BUILD)/cluster/%: selftests/cluster/%.c $(wildcard selftests/cluster/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

@@ -43,74 +43,14 @@
 
 #include <cufab/cuda.h>
 
+#define PROG	"fabric_le"
+#define BARRIER	"le"
+#include "node.h"
+
 #define GPUS	2
 #define FABRIC	CU_LOGICAL_ENDPOINT_IPC_HANDLE_TYPE_FABRIC
 
-static int node, nodes;
-static const char *dir, *ctl, *self;
-
-static int fail(const char *what, CUresult res)
-{
-	const char *name = "?";
-
-	cuGetErrorName(res, &name);
-	fprintf(stderr, "fabric_le (node %d): %s: %s\n", node, what, name);
-	return 1;
-}
-
-#define TRY(call) do { CUresult r_ = (call); if (r_) return fail(#call, r_); } while (0)
-#define WANT(code, call) do { CUresult r_ = (call); \
-	if (r_ != (code)) return fail(#call " (want " #code ")", r_); } while (0)
-
-static double ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int wait_file(const char *name)
-{
-	char path[512];
-	int i;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (i = 0; i < 1200; i++) {
-		if (!access(path, F_OK))
-			return 0;
-		usleep(100000);
-	}
-	fprintf(stderr, "fabric_le (node %d): %s never came\n", node, path);
-	return -1;
-}
-
-static void touch(const char *name)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f)
-		fclose(f);
-}
-
-/* Every node reaches @name. */
-static int barrier(const char *name)
-{
-	char file[128];
-	int i;
-
-	snprintf(file, sizeof(file), "le-%s.%d", name, node);
-	touch(file);
-	for (i = 0; i < nodes; i++) {
-		snprintf(file, sizeof(file), "le-%s.%d", name, i);
-		if (wait_file(file))
-			return -1;
-	}
-	return 0;
-}
+static const char *ctl, *self;
 
 static int put_handle(const char *name, const CUlogicalEndpointFabricHandle *h)
 {

@@ -39,72 +39,12 @@
 #include <cufab/cuda.h>
 #include <cufab/multimem.h>
 
+#define PROG	"fabric_team"
+#define BARRIER	"team"
+#include "node.h"
+
 #define GPUS	2
 #define WORDS	256
-
-static int node, nodes;
-static const char *dir;
-
-static int fail(const char *what, CUresult res)
-{
-	const char *name = "?";
-
-	cuGetErrorName(res, &name);
-	fprintf(stderr, "fabric_team (node %d): %s: %s\n", node, what, name);
-	return 1;
-}
-
-#define TRY(call) do { CUresult r_ = (call); if (r_) return fail(#call, r_); } while (0)
-
-static double ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int wait_file(const char *name)
-{
-	char path[512];
-	int i;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	for (i = 0; i < 1200; i++) {
-		if (!access(path, F_OK))
-			return 0;
-		usleep(100000);
-	}
-	fprintf(stderr, "fabric_team (node %d): %s never came\n", node, path);
-	return -1;
-}
-
-static void touch(const char *name)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (f)
-		fclose(f);
-}
-
-/* Every node reaches @name. */
-static int barrier(const char *name)
-{
-	char file[128];
-	int i;
-
-	snprintf(file, sizeof(file), "team-%s.%d", name, node);
-	touch(file);
-	for (i = 0; i < nodes; i++) {
-		snprintf(file, sizeof(file), "team-%s.%d", name, i);
-		if (wait_file(file))
-			return -1;
-	}
-	return 0;
-}
 
 static CUresult grant(CUdeviceptr va, size_t size, int dev)
 {
