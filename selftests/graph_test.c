@@ -355,6 +355,43 @@ TEST(instantiate_launch_errors)
 	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
 }
 
+/* Executable graphs alive at once in a process (Documentation/limits.rst). */
+#define EXEC_LIMIT	65536
+
+/*
+ * The bound on executable graphs alive at once: the next instantiate is
+ * CUDA_ERROR_OUT_OF_MEMORY, and one destroyed makes room for one more.
+ */
+TEST(executable_graph_limit)
+{
+	CUgraphExec *x = calloc(EXEC_LIMIT, sizeof(*x)), extra;
+	CUcontext ctx;
+	CUgraphNode n;
+	int i, made;
+	CUgraph g;
+
+	ASSERT_NE(NULL, x);
+	CTX_OR_SKIP(ctx);
+	ASSERT_CU(CUDA_SUCCESS, cuGraphCreate(&g, 0));
+	ASSERT_CU(CUDA_SUCCESS, cuGraphAddEmptyNode(&n, g, NULL, 0));
+	for (made = 0; made < EXEC_LIMIT; made++)
+		if (cuGraphInstantiate(&x[made], g, 0))
+			break;
+	EXPECT_EQ(EXEC_LIMIT, made);
+	EXPECT_CU(CUDA_ERROR_OUT_OF_MEMORY, cuGraphInstantiate(&extra, g, 0));
+	if (made) {
+		EXPECT_CU(CUDA_SUCCESS, cuGraphExecDestroy(x[made - 1]));
+		EXPECT_CU(CUDA_SUCCESS, cuGraphInstantiate(&x[made - 1], g, 0));
+	}
+	for (i = 0; i < made; i++)
+		EXPECT_CU(CUDA_SUCCESS, cuGraphExecDestroy(x[i]));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphInstantiate(&extra, g, 0));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphExecDestroy(extra));
+	EXPECT_CU(CUDA_SUCCESS, cuGraphDestroy(g));
+	EXPECT_CU(CUDA_SUCCESS, cuCtxDestroy(ctx));
+	free(x);
+}
+
 /*
  * Ten memset and memcpy nodes in a chain: one launch is one STREAM_BATCH
  * ioctl and no STREAM_SUBMIT, and the engine runs them in order: each
