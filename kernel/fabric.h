@@ -29,10 +29,12 @@ unsigned int cufab_domain_nodes(void);
 struct page *cufab_window_page(u64 offset);
 int cufab_window_reserve(u64 length, u64 *offset);
 void cufab_window_unreserve(u64 offset, u64 length);
+void cufab_window_keep(u64 offset, u64 length);
 bool cufab_window_owns(u64 offset, u64 length, unsigned int node);
 void cufab_window_show(struct seq_file *m);
 extern const struct cufab_page_provider cufab_window_pages;
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc);
+void cufab_window_alloc_told(const struct cufab_alloc *alloc);
 
 /* fabric_domain.c: the window's domain header */
 struct cufab_domain_geometry {
@@ -54,7 +56,7 @@ struct cufab_domain_info {
 	u32 clique[CUFAB_MAX_GPUS];
 };
 
-u64 cufab_domain_header_size(unsigned int nodes, u64 unit);
+u64 cufab_domain_header_size(unsigned int nodes, u64 unit, u64 size);
 int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g);
 int cufab_domain_check(void *virt, const struct cufab_domain_geometry *g);
 void cufab_domain_leave(void);
@@ -66,6 +68,13 @@ u32 cufab_domain_link(unsigned int node);
 void cufab_domain_forget_links(void);
 void cufab_domain_set_holds(unsigned int node, bool holds);
 const char *cufab_domain_let_go(unsigned int node, u64 gen);
+/* the reclaim fence of team replicas: tags and rounds */
+u32 cufab_domain_tag(u64 offset);
+void cufab_domain_retag(u64 offset, u64 length);
+void cufab_domain_round_done(void);
+u64 cufab_domain_rounds(unsigned int node);
+const char *cufab_domain_replicas_let_go(unsigned int node, u64 gen,
+					 u64 rounds);
 int cufab_domain_slice_fenced(void);
 /*
  * Who hears that another node came back with a new generation: the
@@ -181,7 +190,7 @@ struct cufab_wire_member {
 struct cufab_wire_binding {
 	__le16 member;		/* index in the record's members */
 	__le16 reserved;
-	__le32 reserved2;
+	__le32 tag;		/* its first unit's tag (fabric_domain.c) */
 	__le64 offset;		/* in the object */
 	__le64 size;
 	__le64 window;		/* where the memory is in the window */
@@ -302,14 +311,18 @@ void cufab_remote_set_le_ops(const struct cufab_remote_le_ops *ops);
  * @join: a TEAM_JOIN of CUFAB_WIRE_KIND_LE from node @from
  * @state: a TEAM_STATE of CUFAB_WIRE_KIND_LE from node @from
  *
- * Both return what the command's doit returns. Registered by fabric_le.c,
- * the layer above, which shares the record.
+ * @unbind_replica: every endpoint team drops the bindings of @owner, a
+ *	team replica whose range its node freed
+ *
+ * @join and @state return what the command's doit returns. Registered by
+ * fabric_le.c, the layer above, which shares the record.
  */
 struct cufab_team_le_ops {
 	int (*join)(struct cufab_wire_team *w, unsigned int from,
 		    struct genl_info *info);
 	int (*state)(struct cufab_wire_team *w, unsigned int from,
 		     struct genl_info *info);
+	void (*unbind_replica)(const void *owner);
 };
 
 void cufab_team_set_le_ops(const struct cufab_team_le_ops *ops);

@@ -9,7 +9,12 @@
  *                layout version, cluster UUID, the slice geometry
  *   offset 4096  one struct cufab_domain_node per node, each written by
  *                its node only: instance id, generation, heartbeat, state,
- *                its GPUs' cliques
+ *                its GPUs' cliques, the reclaim fence's holds and rounds
+ *   then         a 32-bit tag per 2 MiB unit of the whole window, each
+ *                written only by the node whose slice holds the unit: one
+ *                more each time a range another node may have a team
+ *                replica of is freed (fabric_window.c), so that a replica
+ *                is never made of a range freed since it was described
  *
  * Every other node waits for node 0's header (CUFAB_DOMAIN_WAIT at most),
  * checks every field against its own parameters and refuses the window
@@ -41,8 +46,11 @@
 #include "fabric.h"
 
 #define CUFAB_DOMAIN_MAGIC	0x4e4d4f4442414643ULL	/* "CFABDOMN" */
-/* 2: a node's record says which nodes' memory it may still touch */
-#define CUFAB_DOMAIN_LAYOUT	2
+/*
+ * 2: a node's record says which nodes' memory it may still touch;
+ * 3: the window's units have tags, the records a round of replica checks
+ */
+#define CUFAB_DOMAIN_LAYOUT	3
 #define CUFAB_DOMAIN_TABLE	SZ_4K
 #define CUFAB_DOMAIN_RECORD	512
 /* how long a node waits for node 0's header at load */
@@ -64,7 +72,7 @@ struct cufab_domain_hdr {
 	__le64 unit;
 	__le64 table;
 	__le32 record;
-	__le32 reserved;
+	__le32 tags;		/* where the units' tags start */
 };
 
 /* node n's record, at CUFAB_DOMAIN_TABLE + n * CUFAB_DOMAIN_RECORD */
@@ -81,6 +89,13 @@ struct cufab_domain_node {
 	 * reuse what it lent this node while it is set
 	 */
 	__le64 holds[CUFAB_MAX_NODES / 64];
+	/*
+	 * one more each time this node has checked its team replicas
+	 * against the tags and every replica of a range freed before the
+	 * check is gone (fabric_team.c): a node that freed a range waits for
+	 * two more than it read after its tag moved
+	 */
+	__le64 rounds;
 };
 
 static_assert(sizeof(struct cufab_domain_hdr) <= CUFAB_DOMAIN_TABLE);
@@ -98,23 +113,34 @@ static struct cufab_domain {
 	u64 *seen_beat;
 	unsigned long *seen_at;
 	u64 *seen_gen;
+	u64 size;
+	u64 unit;
+	u64 slice_start;
+	u64 slice;
 	unsigned long joined_at;
 	bool slice_free;
 	struct delayed_work beat;
 } *cufab_domain;
 
+/* Where the units' tags start, after the records. */
+static u64 cufab_domain_tags_at(unsigned int nodes)
+{
+	return CUFAB_DOMAIN_TABLE + (u64)nodes * CUFAB_DOMAIN_RECORD;
+}
+
 /**
  * cufab_domain_header_size() - bytes the header needs for @nodes nodes
  * @nodes: the domain's size
  * @unit: the slices' allocation unit
+ * @size: the window's bytes, a tag per @unit of them
  *
  * Return: the header's size rounded up to @unit: where the first slice
  * starts.
  */
-u64 cufab_domain_header_size(unsigned int nodes, u64 unit)
+u64 cufab_domain_header_size(unsigned int nodes, u64 unit, u64 size)
 {
-	return round_up(CUFAB_DOMAIN_TABLE + (u64)nodes * CUFAB_DOMAIN_RECORD,
-			unit);
+	return round_up(cufab_domain_tags_at(nodes) +
+			div64_u64(size, unit) * sizeof(__le32), unit);
 }
 
 static struct cufab_domain_hdr *cufab_domain_hdr(void *virt)
@@ -142,6 +168,7 @@ static void cufab_domain_hdr_fill(struct cufab_domain_hdr *h,
 	h->unit = cpu_to_le64(g->unit);
 	h->table = cpu_to_le64(CUFAB_DOMAIN_TABLE);
 	h->record = cpu_to_le32(CUFAB_DOMAIN_RECORD);
+	h->tags = cpu_to_le32(cufab_domain_tags_at(g->nodes));
 }
 
 /* A little-endian field of 4 or 8 bytes. */
@@ -175,6 +202,7 @@ static int cufab_domain_hdr_check(const struct cufab_domain_hdr *h,
 		{ "unit", offsetof(struct cufab_domain_hdr, unit), 8 },
 		{ "table", offsetof(struct cufab_domain_hdr, table), 8 },
 		{ "record", offsetof(struct cufab_domain_hdr, record), 4 },
+		{ "tags", offsetof(struct cufab_domain_hdr, tags), 4 },
 	};
 	const void *a = h, *b = want;
 	unsigned int i;
@@ -205,7 +233,7 @@ static int cufab_domain_hdr_check(const struct cufab_domain_hdr *h,
  */
 static void cufab_domain_write_hdr(void *virt,
 				   const struct cufab_domain_hdr *want,
-				   unsigned int nodes)
+				   const struct cufab_domain_geometry *g)
 {
 	struct cufab_domain_hdr *h = cufab_domain_hdr(virt);
 
@@ -215,9 +243,10 @@ static void cufab_domain_write_hdr(void *virt,
 	WRITE_ONCE(h->magic, 0);
 	/* no node takes the old magic for the new fields */
 	smp_wmb();
+	/* the records and the tags: a new domain */
 	memset(virt + sizeof(*h), 0,
-	       CUFAB_DOMAIN_TABLE - sizeof(*h) +
-	       (size_t)nodes * CUFAB_DOMAIN_RECORD);
+	       cufab_domain_tags_at(g->nodes) - sizeof(*h) +
+	       div64_u64(g->size, g->unit) * sizeof(__le32));
 	memcpy((void *)h + sizeof(h->magic), (const void *)want + sizeof(h->magic),
 	       sizeof(*h) - sizeof(h->magic));
 	/* the fields before the magic that vouches for them */
@@ -284,6 +313,30 @@ static int cufab_domain_check_twin(struct cufab_domain_node *r)
 	return -EBUSY;
 }
 
+/* The tag of the unit at window offset @offset; NULL past the window. */
+static __le32 *cufab_domain_tag_at(struct cufab_domain *d, u64 offset)
+{
+	if (offset >= d->size)
+		return NULL;
+	return (__le32 *)(d->virt + cufab_domain_tags_at(d->nodes)) +
+	       div64_u64(offset, d->unit);
+}
+
+/* One more on the tag of every unit of [offset, offset + length). */
+static void cufab_domain_retag_locked(struct cufab_domain *d, u64 offset,
+				      u64 length)
+{
+	__le32 *t;
+	u64 at;
+
+	for (at = round_down(offset, d->unit); at < offset + length;
+	     at += d->unit) {
+		t = cufab_domain_tag_at(d, at);
+		if (t)
+			WRITE_ONCE(*t, cpu_to_le32(le32_to_cpu(READ_ONCE(*t)) + 1));
+	}
+}
+
 static void cufab_domain_publish(struct cufab_domain *d)
 {
 	struct cufab_domain_node *r = cufab_domain_rec(d->virt,
@@ -301,6 +354,11 @@ static void cufab_domain_publish(struct cufab_domain *d)
 	/* a new life holds nothing of anyone yet */
 	for (i = 0; i < ARRAY_SIZE(r->holds); i++)
 		WRITE_ONCE(r->holds[i], 0);
+	WRITE_ONCE(r->rounds, 0);
+	/* nothing a previous life described of its slice is there any more */
+	cufab_domain_retag_locked(d, d->slice_start +
+				  (u64)cufab_node.node_index * d->slice,
+				  d->slice);
 	down_read(&cufab_topo_rwsem);
 	for (i = 0; i < n; i++)
 		WRITE_ONCE(r->clique[i], cpu_to_le32(cufab_node.gpus[i].clique));
@@ -524,17 +582,13 @@ void cufab_domain_set_holds(unsigned int node, bool holds)
 	}
 }
 
-/**
- * cufab_domain_let_go() - has node @node let go of this node's memory?
- * @node: an importer this node cleaned up
- * @gen: its generation then
- *
- * Return: NULL while it may still touch pages this node lent it; else
- * why it no longer can, for the log line.
+/*
+ * Is node @node, of generation @gen then, gone from this node's memory
+ * (not up, another life, or its heartbeat stopped)? Why, or NULL.
  */
-const char *cufab_domain_let_go(unsigned int node, u64 gen)
+static const char *cufab_domain_gone(struct cufab_domain *d,
+				     unsigned int node, u64 gen)
 {
-	struct cufab_domain *d = cufab_domain;
 	struct cufab_domain_node *r;
 
 	if (!d || node >= d->nodes)
@@ -546,10 +600,138 @@ const char *cufab_domain_let_go(unsigned int node, u64 gen)
 	smp_rmb();
 	if (le64_to_cpu(READ_ONCE(r->generation)) != gen)
 		return "it joined again";
-	if (!cufab_domain_rec_holds(r, cufab_node.node_index))
-		return "it revoked its imports";
 	if (cufab_domain_dead(d, node))
 		return "its heartbeat stopped";
+	return NULL;
+}
+
+/**
+ * cufab_domain_let_go() - has node @node let go of this node's memory?
+ * @node: an importer this node cleaned up
+ * @gen: its generation then
+ *
+ * Return: NULL while it may still touch pages this node lent it; else
+ * why it no longer can, for the log line.
+ */
+const char *cufab_domain_let_go(unsigned int node, u64 gen)
+{
+	struct cufab_domain *d = cufab_domain;
+	const char *why = cufab_domain_gone(d, node, gen);
+
+	if (why)
+		return why;
+	if (!cufab_domain_rec_holds(cufab_domain_rec(d->virt, node),
+				    cufab_node.node_index))
+		return "it revoked its imports";
+	return NULL;
+}
+
+/**
+ * cufab_domain_tag() - the tag of the window unit at @offset
+ * @offset: any node's window offset
+ *
+ * A team record describes a binding with the tag its unit had then; a
+ * replica is made only while the tag is still that (fabric_team.c).
+ *
+ * Return: the tag, 0 without a window.
+ */
+u32 cufab_domain_tag(u64 offset)
+{
+	struct cufab_domain *d = cufab_domain;
+	__le32 *t;
+
+	t = d ? cufab_domain_tag_at(d, offset) : NULL;
+	return t ? le32_to_cpu(READ_ONCE(*t)) : 0;
+}
+
+/**
+ * cufab_domain_retag() - a range of this node's slice is freed
+ * @offset: its window offset
+ * @length: its bytes
+ *
+ * Every tag of its units moves on, before the caller reads whether other
+ * nodes may hold replicas of it (the barrier): a node that makes one
+ * after reads the new tag and does not; one that made one before has its
+ * bit for this node set, and drops the replica at its next round.
+ */
+void cufab_domain_retag(u64 offset, u64 length)
+{
+	struct cufab_domain *d = cufab_domain;
+	u64 start;
+
+	if (!d)
+		return;
+	start = d->slice_start + (u64)cufab_node.node_index * d->slice;
+	/* only this node writes its slice's tags */
+	if (offset < start || length > d->slice ||
+	    offset - start > d->slice - length)
+		return;
+	cufab_domain_retag_locked(d, offset, length);
+	/* pairs with the barrier after a holder sets its bit */
+	smp_mb();
+}
+
+/**
+ * cufab_domain_round_done() - this node checked its replicas
+ *
+ * Every replica this node held of a range whose tag had moved when the
+ * check began is gone (fabric_team.c). Callers serialise.
+ */
+void cufab_domain_round_done(void)
+{
+	struct cufab_domain *d = cufab_domain;
+	struct cufab_domain_node *r;
+
+	if (!d)
+		return;
+	r = cufab_domain_rec(d->virt, cufab_node.node_index);
+	/* the drops before the round that says they are done */
+	smp_mb();
+	WRITE_ONCE(r->rounds,
+		   cpu_to_le64(le64_to_cpu(READ_ONCE(r->rounds)) + 1));
+}
+
+/**
+ * cufab_domain_rounds() - node @node's rounds of replica checks
+ * @node: a node of the domain
+ *
+ * Return: the count in its record, 0 without a window.
+ */
+u64 cufab_domain_rounds(unsigned int node)
+{
+	struct cufab_domain *d = cufab_domain;
+
+	if (!d || node >= d->nodes)
+		return 0;
+	return le64_to_cpu(READ_ONCE(cufab_domain_rec(d->virt, node)->rounds));
+}
+
+/**
+ * cufab_domain_replicas_let_go() - may node @node still reach a range
+ *	this node freed?
+ * @node: another node
+ * @gen: its generation when the range was freed
+ * @rounds: its rounds then, read after the range's tags moved
+ *
+ * Return: NULL while it may; else why it cannot, for the log line: it
+ * holds nothing of this node, or it finished a round of checks that began
+ * after the tags moved (two more than @rounds), or it is gone as for
+ * cufab_domain_let_go().
+ */
+const char *cufab_domain_replicas_let_go(unsigned int node, u64 gen,
+					 u64 rounds)
+{
+	struct cufab_domain *d = cufab_domain;
+	const char *why = cufab_domain_gone(d, node, gen);
+	struct cufab_domain_node *r;
+
+	if (why)
+		return why;
+	r = cufab_domain_rec(d->virt, node);
+	if (!cufab_domain_rec_holds(r, cufab_node.node_index))
+		return "it holds nothing of this node";
+	if (le64_to_cpu(READ_ONCE(r->rounds)) >= rounds + 2)
+		return "it dropped its replicas";
 	return NULL;
 }
 
@@ -574,7 +756,7 @@ int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g)
 
 	if (cufab_node.node_index == 0) {
 		cufab_domain_hdr_fill(&want, g);
-		cufab_domain_write_hdr(virt, &want, g->nodes);
+		cufab_domain_write_hdr(virt, &want, g);
 	} else {
 		ret = cufab_domain_check(virt, g);
 		if (ret)
@@ -587,6 +769,10 @@ int cufab_domain_join(void *virt, const struct cufab_domain_geometry *g)
 	ret = cufab_domain_alloc(&d, virt, g->nodes);
 	if (ret)
 		return ret;
+	d->size = g->size;
+	d->unit = g->unit;
+	d->slice_start = g->slice_start;
+	d->slice = g->slice;
 	cufab_domain_publish(d);
 	cufab_domain = d;
 	pr_info("fabric window: node %u joined the domain, generation %llu, instance %016llx\n",

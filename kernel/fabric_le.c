@@ -579,11 +579,51 @@ static int cufab_le_fabric_state(struct cufab_wire_team *w,
 	return 0;
 }
 
+/*
+ * A replica whose range its node freed leaves every endpoint team: the
+ * endpoints this node is the home of (an import of them is listed) and
+ * those it imported. Under genl_mutex (fabric_team.c's round).
+ */
+static void cufab_le_unbind_replica(const void *owner)
+{
+	struct cufab_le_spans_of s = {};
+	struct cufab_le_span *span;
+	struct cufab_le_ref *ref;
+	unsigned long i;
+	size_t count = 0;
+
+	mutex_lock(&cufab_le_fabric_lock);
+	xa_for_each(&cufab_le_refs, i, ref)
+		count++;
+	list_for_each_entry(span, &cufab_le_spans, link)
+		count++;
+	mutex_unlock(&cufab_le_fabric_lock);
+	if (!count)
+		return;
+	s.les = kcalloc(count, sizeof(*s.les), GFP_KERNEL);
+	if (!s.les)
+		return;
+	mutex_lock(&cufab_le_fabric_lock);
+	xa_for_each(&cufab_le_refs, i, ref)
+		if (s.n < count && kref_get_unless_zero(&ref->le->ref))
+			s.les[s.n++] = ref->le;
+	list_for_each_entry(span, &cufab_le_spans, link)
+		if (s.n < count && kref_get_unless_zero(&span->le->ref))
+			s.les[s.n++] = span->le;
+	mutex_unlock(&cufab_le_fabric_lock);
+	for (i = 0; i < s.n; i++) {
+		cufab_team_unbind_owner(s.les[i]->team, owner, NULL);
+		cufab_le_put(s.les[i]);
+	}
+	kfree(s.les);
+}
+
 /* ---- load, unload ---- */
 
 static const struct cufab_team_le_ops cufab_le_team_ops = {
 	.join = cufab_le_fabric_join,
 	.state = cufab_le_fabric_state,
+	.unbind_replica = cufab_le_unbind_replica,
 };
 
 /* Only a node with a window shares teams: a node alone changes nothing. */

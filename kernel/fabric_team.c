@@ -21,6 +21,15 @@
  * waits, binds and adds fail with -EHOSTDOWN (CUDA_ERROR_SYSTEM_NOT_READY)
  * and its replicas leave the team.
  *
+ * The reclaim fence covers replicas (Documentation/multinode.rst
+ * "Failure"): a record describes each binding with its window unit's tag
+ * (fabric_domain.c), and a replica is made only while its node's bit for
+ * the owner is set and the tag is still that; every round (100 ms while
+ * this node holds replicas, a second otherwise) the replicas whose tags
+ * moved, ranges their node freed, leave every team, and once none of them
+ * is left the node's record counts one round more. The owner keeps a
+ * freed range until each node let go (fabric_window.c).
+ *
  * Layering: multicast.c calls in through struct cufab_mc_span_ops and
  * fabric_remote.c through struct cufab_remote_team_ops, both registered
  * here; this file calls down into both, never the other way.
@@ -33,9 +42,12 @@
 
 #include <linux/bitmap.h>
 #include <linux/completion.h>
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
 #include <linux/cufab.h>
@@ -48,6 +60,25 @@
 #define CUFAB_TEAM_TIMEOUT	(10 * HZ)
 /* bindings one TEAM_STATE carries: 32 bytes each, within the 60000 */
 #define CUFAB_TEAM_MAX_BINDINGS	1024
+/* how often replicas are checked against their tags, holding some or none */
+#define CUFAB_TEAM_ROUND_BUSY	(HZ / 10)
+#define CUFAB_TEAM_ROUND_IDLE	HZ
+
+/**
+ * struct cufab_team_replica - alloc->priv of another node's binding here
+ * @imp: where it is (first: cufab_remote_pages reads alloc->priv as it)
+ * @link: on cufab_team_replicas while the allocation lives
+ * @tag: its unit's tag when its node described it
+ * @stale: the tag moved: its node freed the range
+ * @pruned: a round took its bindings out of every team
+ */
+struct cufab_team_replica {
+	struct cufab_remote_import imp;
+	struct list_head link;
+	u32 tag;
+	bool stale;
+	bool pruned;
+};
 
 /* the state of an object imported from its home node (mc->span) */
 struct cufab_mc_span {
@@ -67,6 +98,12 @@ struct cufab_team_req {
 static DEFINE_MUTEX(cufab_team_fabric_lock);
 static DEFINE_MUTEX(cufab_team_import_lock);
 static DEFINE_XARRAY_ALLOC1(cufab_team_reqs);
+/* every live replica of this node; the lock is taken from any context */
+static DEFINE_SPINLOCK(cufab_team_replicas_lock);
+static LIST_HEAD(cufab_team_replicas);
+static bool cufab_team_rounds_live;
+static void cufab_team_round_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(cufab_team_round_work, cufab_team_round_fn);
 
 /* ---- the record ---- */
 
@@ -82,18 +119,29 @@ static struct cufab_wire_binding *cufab_wire_bindings(struct cufab_wire_team *w)
 	return (struct cufab_wire_binding *)&w->members[le16_to_cpu(w->nmembers)];
 }
 
-/* Where a binding's memory starts in the window; false: not there. */
-static bool cufab_team_window_of(const struct cufab_binding *b, u64 *off)
+/*
+ * Where a binding's memory starts in the window and its unit's tag;
+ * false: not there. This node's memory is marked told: other nodes may
+ * hold replicas of it from now on (pages_window.c keeps it when freed).
+ */
+static bool cufab_team_window_of(const struct cufab_binding *b, u64 *off,
+				 u32 *tag)
 {
 	const struct cufab_alloc *alloc = b->alloc;
+	const struct cufab_team_replica *rep;
 
-	if (alloc->provider == &cufab_window_pages)
-		*off = cufab_window_alloc_offset(alloc);
-	else if (alloc->provider == &cufab_remote_pages)
-		*off = ((const struct cufab_remote_import *)alloc->priv)->offset;
-	else
+	if (alloc->provider == &cufab_window_pages) {
+		cufab_window_alloc_told(alloc);
+		*off = cufab_window_alloc_offset(alloc) + b->mem_offset;
+		*tag = cufab_domain_tag(*off);
+		return true;
+	}
+	if (alloc->provider != &cufab_remote_pages)
 		return false;
-	*off += b->mem_offset;
+	/* another node's: the tag it was made with, never a newer one */
+	rep = alloc->priv;
+	*off = rep->imp.offset + b->mem_offset;
+	*tag = rep->tag;
 	return true;
 }
 
@@ -107,6 +155,7 @@ static void cufab_team_fill_member(struct cufab_team *team, u32 i,
 	struct cufab_gpu_facts f;
 	struct cufab_binding *b;
 	u64 window;
+	u32 tag;
 
 	w->members[idx].node = cpu_to_le16(m->node);
 	w->members[idx].gpu = cpu_to_le16(m->gpu);
@@ -121,7 +170,7 @@ static void cufab_team_fill_member(struct cufab_team *team, u32 i,
 					    team->name, max_b, max_b);
 			return;
 		}
-		if (!cufab_team_window_of(b, &window))
+		if (!cufab_team_window_of(b, &window, &tag))
 			continue;
 		/* bindings follow the members: written once these are */
 		wb = (struct cufab_wire_binding *)((u8 *)w + sizeof(*w) +
@@ -131,6 +180,7 @@ static void cufab_team_fill_member(struct cufab_team *team, u32 i,
 		wb->offset = cpu_to_le64(b->offset);
 		wb->size = cpu_to_le64(b->size);
 		wb->window = cpu_to_le64(window);
+		wb->tag = cpu_to_le32(tag);
 		le16_add_cpu(&w->nbindings, 1);
 	}
 }
@@ -207,9 +257,16 @@ struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
 
 /* ---- another node's replicas ---- */
 
+/* The last reference on a replica: its node's range is no longer held. */
 static void cufab_team_view_release(struct cufab_alloc *alloc)
 {
-	kfree(alloc->priv);
+	struct cufab_team_replica *rep = alloc->priv;
+
+	spin_lock(&cufab_team_replicas_lock);
+	list_del(&rep->link);
+	spin_unlock(&cufab_team_replicas_lock);
+	cufab_revoke_asked(rep->imp.node);
+	kfree(rep);
 }
 
 /*
@@ -222,6 +279,40 @@ static const struct cufab_alloc_ops cufab_team_view_ops = {
 	.page = cufab_alloc_store_page,
 	.release = cufab_team_view_release,
 };
+
+/*
+ * A replica of @node's range at @window, described with @tag, listed;
+ * NULL when the tag moved (the range was freed since: nothing is made of
+ * it) or on -ENOMEM. Its node's bit is set before the tag is read: the
+ * owner, which moves the tag before it reads the bit, either sees the
+ * bit or has its tag seen here (fabric_domain.c).
+ */
+static struct cufab_team_replica *cufab_team_replica_new(unsigned int node,
+							 u64 window, u32 tag)
+{
+	struct cufab_team_replica *rep;
+
+	rep = kzalloc(sizeof(*rep), GFP_KERNEL_ACCOUNT);
+	if (!rep)
+		return NULL;
+	cufab_revoke_ask(node);
+	if (cufab_domain_tag(window) != tag) {
+		cufab_revoke_asked(node);
+		kfree(rep);
+		pr_debug("node %u's binding at window 0x%llx was freed since it was described: no replica\n",
+			 node, window);
+		return NULL;
+	}
+	rep->imp.node = node;
+	rep->imp.offset = window;
+	/* the exporter's life the replica belongs to (pages_remote.c) */
+	rep->imp.generation = cufab_domain_generation(node);
+	rep->tag = tag;
+	spin_lock(&cufab_team_replicas_lock);
+	list_add_tail(&rep->link, &cufab_team_replicas);
+	spin_unlock(&cufab_team_replicas_lock);
+	return rep;
+}
 
 /* A binding of @team for another node's @wb, or NULL (logged). */
 static struct cufab_binding *cufab_team_view(struct cufab_team *team,
@@ -236,7 +327,7 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 		.ops = &cufab_team_view_ops,
 		.provider = &cufab_remote_pages,
 	};
-	struct cufab_remote_import *imp;
+	struct cufab_team_replica *rep;
 	struct cufab_binding *b;
 	struct cufab_alloc *alloc;
 
@@ -248,20 +339,22 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 				    le64_to_cpu(wb->window));
 		return NULL;
 	}
-	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
-	if (!imp)
+	rep = cufab_team_replica_new(node, le64_to_cpu(wb->window),
+				     le32_to_cpu(wb->tag));
+	if (!rep)
 		return NULL;
-	imp->node = node;
-	imp->offset = le64_to_cpu(wb->window);
-	/* the exporter's life the replica belongs to (pages_remote.c) */
-	imp->generation = cufab_domain_generation(node);
-	desc.priv = imp;
+	desc.priv = &rep->imp;
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
-		kfree(imp);
+		spin_lock(&cufab_team_replicas_lock);
+		list_del(&rep->link);
+		spin_unlock(&cufab_team_replicas_lock);
+		cufab_revoke_asked(node);
+		kfree(rep);
 		return NULL;
 	}
-	b = cufab_binding_new(off, size, alloc, 0, NULL, NULL);
+	/* the replica's owner: a round takes it out of every team by it */
+	b = cufab_binding_new(off, size, alloc, 0, rep, NULL);
 	cufab_alloc_put(alloc);		/* the binding's, if any, remains */
 	return b;
 }
@@ -831,6 +924,86 @@ int cufab_imex_team_state_doit(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* ---- rounds: replicas of ranges their node freed leave ---- */
+
+static int cufab_team_unbind_replica_mc(struct cufab_mc *mc, void *owner)
+{
+	cufab_team_unbind_owner(mc->team, owner, NULL);
+	return 0;
+}
+
+/*
+ * Mark the replicas whose tags moved; the next one not yet taken out of
+ * the teams, as an owner to compare (it may be freed meanwhile: no new
+ * replica is made while genl_mutex is held, so no other takes its
+ * address), or NULL. *@left: whether a stale one still lives.
+ */
+static const void *cufab_team_next_stale(bool *left)
+{
+	struct cufab_team_replica *rep;
+	const void *owner = NULL;
+
+	*left = false;
+	spin_lock(&cufab_team_replicas_lock);
+	list_for_each_entry(rep, &cufab_team_replicas, link) {
+		if (!rep->stale &&
+		    cufab_domain_tag(rep->imp.offset) != rep->tag)
+			rep->stale = true;
+		if (!rep->stale)
+			continue;
+		*left = true;
+		if (!rep->pruned && !owner) {
+			rep->pruned = true;
+			owner = rep;
+		}
+	}
+	spin_unlock(&cufab_team_replicas_lock);
+	return owner;
+}
+
+/*
+ * One round: every replica whose tag moved leaves every team (multicast
+ * here, endpoints through fabric_le.c); once none of them lives (a
+ * multimem operation holds one for a piece at most), the record counts
+ * the round. Under genl_mutex, as the records that make replicas.
+ */
+static bool cufab_team_round(void)
+{
+	const struct cufab_team_le_ops *le;
+	const void *owner;
+	bool left, any;
+
+	/* pairs with the barrier of the node that moved a tag (retag) */
+	smp_mb();
+	while ((owner = cufab_team_next_stale(&left))) {
+		cufab_mc_for_each(0, cufab_team_unbind_replica_mc,
+				  (void *)owner);
+		le = READ_ONCE(cufab_team_le);
+		if (le)
+			le->unbind_replica(owner);
+	}
+	cufab_team_next_stale(&left);
+	if (!left)
+		cufab_domain_round_done();
+	spin_lock(&cufab_team_replicas_lock);
+	any = !list_empty(&cufab_team_replicas);
+	spin_unlock(&cufab_team_replicas_lock);
+	return any;
+}
+
+static void cufab_team_round_fn(struct work_struct *work)
+{
+	bool busy;
+
+	genl_lock();
+	busy = cufab_team_round();
+	genl_unlock();
+	if (READ_ONCE(cufab_team_rounds_live))
+		schedule_delayed_work(&cufab_team_round_work,
+				      busy ? CUFAB_TEAM_ROUND_BUSY :
+				      CUFAB_TEAM_ROUND_IDLE);
+}
+
 /* ---- load, unload ---- */
 
 /* Only a node with a window shares teams: a node alone changes nothing. */
@@ -840,11 +1013,15 @@ void cufab_team_fabric_init(void)
 		return;
 	cufab_remote_set_team_ops(&cufab_team_remote_ops);
 	cufab_mc_set_span_ops(&cufab_team_mc_ops);
+	WRITE_ONCE(cufab_team_rounds_live, true);
+	schedule_delayed_work(&cufab_team_round_work, CUFAB_TEAM_ROUND_IDLE);
 }
 
 /* After cufab_remote_exit(): no client, no import, no request is left. */
 void cufab_team_fabric_exit(void)
 {
+	WRITE_ONCE(cufab_team_rounds_live, false);
+	cancel_delayed_work_sync(&cufab_team_round_work);
 	cufab_mc_set_span_ops(NULL);
 	cufab_remote_set_team_ops(NULL);
 	WARN_ON(!xa_empty(&cufab_team_reqs));

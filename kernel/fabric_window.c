@@ -29,6 +29,12 @@
  * there is no window and FABRIC allocations stay in local pages, as
  * always.
  *
+ * Ranges other nodes may hold team replicas of (fabric_team.c) are not
+ * freed at once: their units' tags move on (fabric_domain.c) and the
+ * range stays reserved, kept, until every node that may still reach it
+ * let go (the reclaim fence, Documentation/multinode.rst "Failure"),
+ * polled every CUFAB_WINDOW_KEPT_POLL.
+ *
  * Lifetime: the driver is bound at module load and unbound at unload only
  * (no sysfs unbind), when no allocation is left, so readers of
  * cufab_window need no lock beyond the module's own lifetime.
@@ -36,6 +42,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
+#include <linux/jiffies.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -43,6 +50,7 @@
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <linux/cufab.h>
 
 #include "cufab.h"
@@ -50,6 +58,7 @@
 
 #define CUFAB_WINDOW_BAR	2
 #define CUFAB_WINDOW_UNIT	SZ_2M
+#define CUFAB_WINDOW_KEPT_POLL	(HZ / 10)
 
 static unsigned int num_nodes = 1;
 module_param(num_nodes, uint, 0444);
@@ -217,6 +226,157 @@ void cufab_window_unreserve(u64 offset, u64 length)
 	mutex_unlock(&w->lock);
 }
 
+/*
+ * A freed range other nodes may hold team replicas of: reserved until
+ * each node of @pending let go (cufab_domain_replicas_let_go() of its
+ * generation and rounds when it was freed).
+ */
+struct cufab_window_kept {
+	struct list_head link;
+	u64 offset;
+	u64 length;
+	unsigned long since;
+	unsigned long *pending;
+	struct {
+		u64 gen;
+		u64 rounds;
+	} at[];
+};
+
+static DEFINE_MUTEX(cufab_window_kept_lock);
+static LIST_HEAD(cufab_window_kept_list);
+static void cufab_window_kept_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(cufab_window_kept_work, cufab_window_kept_fn);
+
+static void cufab_window_kept_free(struct cufab_window_kept *k)
+{
+	bitmap_free(k->pending);
+	kfree(k);
+}
+
+/**
+ * cufab_window_keep() - free a range other nodes may hold replicas of
+ * @offset: its window offset, in this node's slice
+ * @length: its bytes
+ *
+ * Its tags move on first, so that no node makes a replica of it after;
+ * the nodes that may hold one are read after that, and the range goes
+ * back to the slice once each let go. Without memory for the record, the
+ * range stays reserved for the module's life: never reused under a
+ * replica is the rule.
+ */
+void cufab_window_keep(u64 offset, u64 length)
+{
+	unsigned int me = cufab_node.node_index, n;
+	struct cufab_window_kept *k;
+
+	cufab_domain_retag(offset, length);
+	k = kzalloc(struct_size(k, at, num_nodes), GFP_KERNEL);
+	if (k)
+		k->pending = bitmap_zalloc(num_nodes, GFP_KERNEL);
+	if (!k || !k->pending) {
+		kfree(k);
+		pr_warn("fabric window: no memory to keep [0x%llx, +0x%llx) until other nodes let go of it: it stays reserved\n",
+			offset, length);
+		return;
+	}
+	k->offset = offset;
+	k->length = length;
+	k->since = jiffies;
+	for (n = 0; n < num_nodes; n++) {
+		if (n == me)
+			continue;
+		k->at[n].gen = cufab_domain_generation(n);
+		k->at[n].rounds = cufab_domain_rounds(n);
+		if (!cufab_domain_replicas_let_go(n, k->at[n].gen,
+						  k->at[n].rounds))
+			__set_bit(n, k->pending);
+	}
+	if (bitmap_empty(k->pending, num_nodes)) {
+		cufab_window_kept_free(k);
+		cufab_window_unreserve(offset, length);
+		return;
+	}
+	pr_info("fabric window: [0x%llx, +0x%llx) freed: kept until node %lu (and %u in all) let go of its team replicas (reclaim fence)\n",
+		offset, length, find_first_bit(k->pending, num_nodes),
+		bitmap_weight(k->pending, num_nodes));
+	mutex_lock(&cufab_window_kept_lock);
+	list_add_tail(&k->link, &cufab_window_kept_list);
+	mutex_unlock(&cufab_window_kept_lock);
+	mod_delayed_work(system_wq, &cufab_window_kept_work,
+			 CUFAB_WINDOW_KEPT_POLL);
+}
+
+/* Has every node of @k let go? The last reason, for the log line. */
+static bool cufab_window_kept_try(struct cufab_window_kept *k,
+				  const char **why, unsigned int *last)
+{
+	unsigned int n;
+	const char *r;
+
+	for_each_set_bit(n, k->pending, num_nodes) {
+		r = cufab_domain_replicas_let_go(n, k->at[n].gen,
+						 k->at[n].rounds);
+		if (!r)
+			continue;
+		__clear_bit(n, k->pending);
+		*why = r;
+		*last = n;
+	}
+	return bitmap_empty(k->pending, num_nodes);
+}
+
+static void cufab_window_kept_fn(struct work_struct *work)
+{
+	struct cufab_window_kept *k, *tmp;
+	unsigned int last = 0;
+	const char *why = "";
+	LIST_HEAD(done);
+	bool left;
+
+	mutex_lock(&cufab_window_kept_lock);
+	list_for_each_entry_safe(k, tmp, &cufab_window_kept_list, link)
+		if (cufab_window_kept_try(k, &why, &last))
+			list_move_tail(&k->link, &done);
+	left = !list_empty(&cufab_window_kept_list);
+	mutex_unlock(&cufab_window_kept_lock);
+	list_for_each_entry_safe(k, tmp, &done, link) {
+		pr_info("fabric window: [0x%llx, +0x%llx) back in the slice after %u ms (node %u: %s)\n",
+			k->offset, k->length,
+			jiffies_to_msecs(jiffies - k->since), last, why);
+		cufab_window_unreserve(k->offset, k->length);
+		cufab_window_kept_free(k);
+	}
+	if (left)
+		mod_delayed_work(system_wq, &cufab_window_kept_work,
+				 CUFAB_WINDOW_KEPT_POLL);
+}
+
+/* Unload: the window goes, and what it kept with it. */
+static void cufab_window_kept_drop(void)
+{
+	struct cufab_window_kept *k, *tmp;
+
+	cancel_delayed_work_sync(&cufab_window_kept_work);
+	list_for_each_entry_safe(k, tmp, &cufab_window_kept_list, link) {
+		list_del(&k->link);
+		cufab_window_kept_free(k);
+	}
+}
+
+static void cufab_window_kept_show(struct seq_file *m)
+{
+	struct cufab_window_kept *k;
+
+	mutex_lock(&cufab_window_kept_lock);
+	list_for_each_entry(k, &cufab_window_kept_list, link)
+		seq_printf(m, "kept offset %llu length %llu for %u ms, nodes %*pbl\n",
+			   k->offset, k->length,
+			   jiffies_to_msecs(jiffies - k->since), num_nodes,
+			   k->pending);
+	mutex_unlock(&cufab_window_kept_lock);
+}
+
 /* debugfs "window": the geometry and what is left of this node's slice. */
 void cufab_window_show(struct seq_file *m)
 {
@@ -231,6 +391,7 @@ void cufab_window_show(struct seq_file *m)
 		   cufab_node.node_index,
 		   cufab_window_slice_start(w, cufab_node.node_index),
 		   cufab_window_free_bytes(w));
+	cufab_window_kept_show(m);
 	cufab_domain_show(m);
 }
 
@@ -265,7 +426,8 @@ static int cufab_window_geometry(struct cufab_window *w)
 		       cufab_node.node_index, num_nodes);
 		return -EINVAL;
 	}
-	w->slice_start = cufab_domain_header_size(num_nodes, CUFAB_WINDOW_UNIT);
+	w->slice_start = cufab_domain_header_size(num_nodes, CUFAB_WINDOW_UNIT,
+						  w->size);
 	usable = w->size > w->slice_start ? w->size - w->slice_start : 0;
 	w->slice = round_down(div_u64(usable, num_nodes), CUFAB_WINDOW_UNIT);
 	if (!w->slice) {
@@ -360,6 +522,7 @@ static void cufab_window_remove(struct pci_dev *pdev)
 {
 	struct cufab_window *w = pci_get_drvdata(pdev);
 
+	cufab_window_kept_drop();
 	cufab_window = NULL;
 	cufab_domain_leave();
 	bitmap_free(w->used);

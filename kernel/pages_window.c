@@ -6,7 +6,8 @@
  * the domain maps them too. The range is reserved, zeroed, whole at
  * create, so a full slice fails the create rather than a later fault; a
  * page is then its index in the range, and the range goes whole after the
- * final put.
+ * final put; a range a team record described to other nodes goes back
+ * only once they let go of their replicas of it (cufab_window_keep()).
  *
  * Locks: none of its own; the slice's, in fabric_window.c.
  */
@@ -16,9 +17,14 @@
 #include "cufab.h"
 #include "fabric.h"
 
-/* alloc->backing of an allocation with window pages */
+/*
+ * alloc->backing of an allocation with window pages; @told: a team
+ * record described it to other nodes (fabric_team.c), which may hold
+ * replicas of it
+ */
 struct cufab_window_extent {
 	u64 offset;
+	bool told;
 };
 
 u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc)
@@ -26,6 +32,14 @@ u64 cufab_window_alloc_offset(const struct cufab_alloc *alloc)
 	const struct cufab_window_extent *ext = alloc->backing;
 
 	return ext->offset;
+}
+
+/* Other nodes may come to hold replicas of @alloc's range. */
+void cufab_window_alloc_told(const struct cufab_alloc *alloc)
+{
+	struct cufab_window_extent *ext = alloc->backing;
+
+	WRITE_ONCE(ext->told, true);
 }
 
 static int cufab_window_attach(struct cufab_alloc *alloc)
@@ -47,9 +61,13 @@ static int cufab_window_attach(struct cufab_alloc *alloc)
 
 static void cufab_window_detach(struct cufab_alloc *alloc)
 {
-	cufab_window_unreserve(cufab_window_alloc_offset(alloc),
-			       alloc->length);
-	kfree(alloc->backing);
+	struct cufab_window_extent *ext = alloc->backing;
+
+	if (READ_ONCE(ext->told))
+		cufab_window_keep(ext->offset, alloc->length);
+	else
+		cufab_window_unreserve(ext->offset, alloc->length);
+	kfree(ext);
 }
 
 /* The range was zeroed at attach: every page of it is zeroed already. */
