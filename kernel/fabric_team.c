@@ -70,14 +70,15 @@
  * @link: on cufab_team_replicas while the allocation lives
  * @tag: its unit's tag when its node described it
  * @stale: the tag moved: its node freed the range
- * @pruned: a round took its bindings out of every team
+ * @pass: the last round that took its bindings out of every team (one
+ *	still alive at the next is taken out again: nothing is assumed)
  */
 struct cufab_team_replica {
 	struct cufab_remote_import imp;
 	struct list_head link;
 	u32 tag;
 	bool stale;
-	bool pruned;
+	u64 pass;
 };
 
 /* the state of an object imported from its home node (mc->span) */
@@ -102,6 +103,8 @@ static DEFINE_XARRAY_ALLOC1(cufab_team_reqs);
 static DEFINE_SPINLOCK(cufab_team_replicas_lock);
 static LIST_HEAD(cufab_team_replicas);
 static bool cufab_team_rounds_live;
+/* rounds run so far, under genl_mutex */
+static u64 cufab_team_pass;
 static void cufab_team_round_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(cufab_team_round_work, cufab_team_round_fn);
 
@@ -952,8 +955,8 @@ static const void *cufab_team_next_stale(bool *left)
 		if (!rep->stale)
 			continue;
 		*left = true;
-		if (!rep->pruned && !owner) {
-			rep->pruned = true;
+		if (rep->pass != cufab_team_pass && !owner) {
+			rep->pass = cufab_team_pass;
 			owner = rep;
 		}
 	}
@@ -975,6 +978,7 @@ static bool cufab_team_round(void)
 
 	/* pairs with the barrier of the node that moved a tag (retag) */
 	smp_mb();
+	cufab_team_pass++;
 	while ((owner = cufab_team_next_stale(&left))) {
 		cufab_mc_for_each(0, cufab_team_unbind_replica_mc,
 				  (void *)owner);

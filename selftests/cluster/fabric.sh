@@ -28,16 +28,26 @@
 #     across the nodes (Query polls until the last device of any node
 #     joined), every node's bindings reach every node's team and its
 #     unbinds leave it
-#   8 node 1 maps memory node 0 lends (only node 1's import keeps it),
+#   8 the reclaim fence of team replicas (fabric_team fence): node 0
+#     binds X and Z to a team of one device per node, node 1 binds its
+#     own memory and reaches X and Z by broadcast; node 0 unbinds and
+#     frees X while node 1 holds its replica of Z: node 0 keeps X in its
+#     slice (logged) until node 1's record says it dropped its replicas,
+#     node 1's broadcast skips node 0's member there, and every range
+#     comes back to the slices once the team is gone
+#   9 node 1 maps memory node 0 lends (only node 1's import keeps it),
 #     and node 0's daemon stops (SIGTERM): node 1's import is revoked
 #     (fabric_mem hold: a new import SYSTEM_NOT_READY, a CPU load SIGBUS,
 #     copy, map and export ILLEGAL_STATE, unmap and release succeed), and
 #     node 0 has the memory back once node 1 confirmed
-#   9 the same with node 1's link cut (tools/vm/cluster --cut
+#  10 the same with node 1's link cut (tools/vm/cluster --cut
 #     1@file:cut1), node 0's grace time 0 and node 1's 4 s: both nodes see
 #     the domain DOWN, node 0 cleans node 1 up first but keeps the memory
 #     (the reclaim fence) until node 1 revoked its import 4 s later, then
-#     reclaims it. Last: the link stays cut
+#     reclaims it. In the same cut, a team as in 8 (fabric_team cut): node
+#     0 frees X once it cleaned node 1 up, and keeps it until node 1,
+#     which no state reaches, dropped its replica by its rounds (through
+#     the window). Last: the link stays cut
 #
 # A node killed under a mapping, and under a team bind waiting for one of
 # its devices, is selftests/cluster/kill.sh's (on the debug kernel, for
@@ -64,7 +74,7 @@ imex_channels 2
 
 echo "TAP version 13"
 echo "# cluster suite: fabric"
-echo "1..9"
+echo "1..10"
 echo "# node $me of $nodes"
 
 start=$(date +%s)
@@ -139,6 +149,26 @@ t=$(date +%s)
 echo "# endpoint case in $(($(date +%s) - t)) s"
 [ "$rc" = 0 ] || sed 's/^/# /' "$log"
 result "$rc" 7 "endpoint teams over $nodes nodes: imported both ways, formed, bound"
+
+# The reclaim fence of team replicas: what node 0 freed is not reused
+# while node 1 may still reach it through its replica.
+barrier fence
+rc=0
+free_before=$(window_free)
+seen=$(dmesg | wc -l)
+t=$(date +%s)
+"$team" fence "$dir" || rc=1
+wait_free "$free_before" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
+if [ "$me" = 0 ]; then
+	dmesg | tail -n "+$((seen + 1))" >/tmp/fence.kmsg
+	grep 'kept until node\|back in the slice' /tmp/fence.kmsg | sed 's/^[^]]*] /# /'
+	grep -q 'kept until node 1 .*(reclaim fence)' /tmp/fence.kmsg || rc=1
+	grep -q 'back in the slice after [0-9]* ms (node 1: it dropped its replicas)' \
+		/tmp/fence.kmsg || rc=1
+fi
+echo "# fence case in $(($(date +%s) - t)) s"
+[ "$rc" = 0 ] || sed 's/^/# /' "$log"
+result "$rc" 8 "a range node 0 freed stays its until node 1 dropped its team replica of it"
 kill -TERM "$daemon"
 wait "$daemon"
 
@@ -159,11 +189,11 @@ if [ "$me" = 0 ]; then
 	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
 	touch "$dir/h-rev.gone"
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 8 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
+	result "$rc" 9 "node 0's daemon stopped by SIGTERM ends its export on node 1, then has its memory back"
 else
 	"$mem" hold "$dir/h-rev" "$size" || rc=1
 	[ "$rc" = 0 ] || sed 's/^/# /' "$log"
-	result "$rc" 8 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
+	result "$rc" 9 "node 1's import of node 0's memory is revoked when node 0's daemon stops"
 fi
 
 # A link cut: node 1 is cut off from the switch while it maps node 0's
@@ -181,20 +211,35 @@ fi
 wait_state UP || rc=1
 if [ "$me" = 0 ]; then
 	free0=$(window_free)
+	"$team" cut "$dir" &
+	teamer=$!
 	"$mem" lend "$dir/h-cut" "$size" || rc=1
 	t=$(date +%s)
 	wait_state DOWN || rc=1
+	seen=$(dmesg | wc -l)
+	# node 1 cleaned up: node 0 frees X of the team, node 1 still holds
+	# its replica, and no state reaches it
+	touch "$dir/team-cut-down0"
+	wait "$teamer" || rc=1
 	wait_free "$free0" || { rc=1; echo "# window: $(cat "$dbg/window")"; }
 	echo "# node 0: node 1 cut off, its import dropped after $(($(date +%s) - t)) s"
+	dmesg | tail -n "+$((seen + 1))" >/tmp/cut.kmsg
+	grep 'kept until node\|back in the slice' /tmp/cut.kmsg | sed 's/^[^]]*] /# /'
+	grep -q 'kept until node 1 .*(reclaim fence)' /tmp/cut.kmsg || rc=1
+	grep -q 'back in the slice after [0-9]* ms (node 1: it dropped its replicas)' \
+		/tmp/cut.kmsg || rc=1
 	dmesg | grep -q "node 1: 1 imports of this node's memory are kept until" || rc=1
 	fence=$(dmesg | sed -n 's/.*node 1: reclaim fence lifted after \([0-9]*\) ms (it revoked its imports).*/\1/p' | tail -n 1)
 	echo "# node 0: reclaim fence held ${fence:-?} ms until node 1 revoked"
 	# node 1 revokes 4 s after node 0's cleanup, give or take a heartbeat
 	[ "${fence:-0}" -ge 1500 ] || rc=1
 else
+	"$team" cut "$dir" &
+	teamer=$!
 	"$mem" hold "$dir/h-cut" "$size" &
 	holder=$!
-	wait_for "$dir/h-cut.mapped" && touch "$dir/cut1"
+	wait_for "$dir/h-cut.mapped" && wait_for "$dir/team-cut-ready.0" &&
+		wait_for "$dir/team-cut-ready.1" && touch "$dir/cut1"
 	t=$(date +%s)
 	wait_state DOWN || rc=1
 	echo "# node 1: cut off, domain $(domain_state) after $(($(date +%s) - t)) s"
@@ -202,9 +247,10 @@ else
 	echo "# node 1: import revoked $(($(date +%s) - t)) s after the cut was seen (grace 4)"
 	touch "$dir/h-cut.gone"
 	wait "$holder" || rc=1
+	wait "$teamer" || rc=1
 fi
 [ "$rc" = 0 ] || { sed 's/^/# /' "$log"; dmesg | grep -i 'fence\|revoked' | sed 's/^/# /'; }
-result "$rc" 9 "with node 1's link cut, node 0 reclaims the memory only once node 1 revoked its import (reclaim fence)"
+result "$rc" 10 "with node 1's link cut, node 0 reclaims its import only once node 1 revoked it, and a team range once node 1 dropped its replica (reclaim fence)"
 kill -TERM "$daemon"
 wait "$daemon"
 exit "$failed"

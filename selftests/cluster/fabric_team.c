@@ -18,6 +18,20 @@
  *   fabric_team pool DIR   a pool whose handle types include FABRIC
  *       takes its chunk from this node's window slice
  *       (debugfs/cufab/window's free bytes shrink by the chunk)
+ *   fabric_team fence DIR  the reclaim fence of team replicas: a team of
+ *       one device per node (handle DIR/mc-fence); node 0 binds X and Z
+ *       (one granule each), every other node binds one memory over both;
+ *       a broadcast from the last node reaches X and Z (node 0 reads its
+ *       pattern there); node 0 unbinds and frees X while the others still
+ *       hold their replica of Z and touches DIR/team-fence-freed (fabric.sh
+ *       finds X kept in its slice until the others' rounds let go); the
+ *       last node's broadcast over X's range
+ *       then skips node 0's member (it reaches X no more), within 5 s
+ *   fabric_team cut DIR    the same with node 1's link cut once both
+ *       nodes touched DIR/team-cut-ready.N (the barrier after the
+ *       broadcast): node 0 frees X once fabric.sh touched
+ *       DIR/team-cut-down0 (node 0 cleaned node 1 up), and node 1 must
+ *       drop its replica through the window alone, no state reaching it
  *   fabric_team half DIR   node 0: a team of four devices of which it
  *       adds one, handle in DIR/mc-kill; waits to be killed
  *   fabric_team hold DIR   node 1: imports DIR/mc-kill, adds its two
@@ -269,6 +283,130 @@ static int run(void)
 	return ret;
 }
 
+/* Store @value over @bytes of the object from this node: 0 or 1. */
+static int fence_broadcast(CUdeviceptr va, size_t bytes, uint32_t value,
+			   unsigned int *skipped)
+{
+	size_t i, n = bytes / sizeof(uint32_t);
+	uint32_t *buf = malloc(bytes);
+	CUresult res;
+
+	if (!buf)
+		return fail("fence: no memory for the pattern", CUDA_ERROR_OUT_OF_MEMORY);
+	for (i = 0; i < n; i++)
+		buf[i] = value;
+	res = cufabMultimemBroadcast(va, buf, bytes, skipped);
+	free(buf);
+	return res ? fail("cufabMultimemBroadcast", res) : 0;
+}
+
+/* The last node's broadcast over X's range skips node 0's member. */
+static int fence_unreached(CUdeviceptr va, size_t size)
+{
+	unsigned int skipped = 0;
+	double t = ms();
+
+	do {
+		if (fence_broadcast(va, size, 0xdead, &skipped))
+			return 1;
+		if (skipped == 1)
+			break;
+		usleep(20000);
+	} while (ms() - t < 5000);
+	if (skipped != 1) {
+		fprintf(stderr, PROG " (node %d): broadcast over node 0's freed binding skipped %u members, want 1\n",
+			node, skipped);
+		return 1;
+	}
+	printf("# node %d: node 0's freed binding is out of this node's team %.0f ms after node 0 freed it\n",
+	       node, ms() - t);
+	return 0;
+}
+
+/*
+ * The fence cases: the handle is DIR/mc-NAME, the files DIR/team-NAME-*;
+ * @cut: node 1's link is cut once every node touched team-NAME-ready.N
+ * (fabric.sh), and node 0 frees X only once it cleaned node 1 up
+ * (DIR/team-NAME-down0), so that node 1 drops its replica through the
+ * window alone.
+ */
+static int fence(const char *name, int cut)
+{
+	CUmemGenericAllocationHandle mc, x, z, v;
+	size_t size = granularity();
+	CUdeviceptr va, xva;
+	unsigned int skipped = 99;
+	char file[128];
+	uint32_t *p;
+	int ret = 0;
+
+	snprintf(file, sizeof(file), "mc-%s", name);
+	TRY(share(file, nodes, 2 * size, &mc));
+	TRY(cuMulticastAddDevice(mc, 0));
+	if (node == 0) {
+		TRY(replica(0, size, &x));
+		TRY(replica(0, size, &z));
+		TRY(map(x, size, 0, &xva));
+		TRY(cuMulticastBindMem(mc, 0, x, 0, size, 0));
+		TRY(cuMulticastBindMem(mc, size, z, 0, size, 0));
+	} else {
+		TRY(replica(0, 2 * size, &v));
+		TRY(cuMulticastBindMem(mc, 0, v, 0, 2 * size, 0));
+	}
+	TRY(map(mc, 2 * size, 0, &va));
+	snprintf(file, sizeof(file), "%s-bound", name);
+	if (barrier(file))
+		return 1;
+	if (node == nodes - 1) {
+		if (fence_broadcast(va, 2 * size, 0xfe0ce, &skipped))
+			return 1;
+		if (skipped)
+			return fail("fence: broadcast skipped a member", CUDA_ERROR_UNKNOWN);
+	}
+	snprintf(file, sizeof(file), "%s-ready", name);
+	if (barrier(file))
+		return 1;
+	if (node == 0) {
+		p = (uint32_t *)(uintptr_t)xva;
+		if (p[0] != 0xfe0ce || p[size / 4 - 1] != 0xfe0ce) {
+			fprintf(stderr, PROG " (node 0): X holds 0x%x after node %d's broadcast\n",
+				p[0], nodes - 1);
+			return 1;
+		}
+		printf("# node 0: node %d's broadcast reached X through its replica there\n",
+		       nodes - 1);
+		snprintf(file, sizeof(file), "team-%s-down0", name);
+		if (cut && wait_file(file))
+			return 1;
+		TRY(cuMulticastUnbind(mc, 0, 0, size));
+		TRY(unmap(xva, size));
+		TRY(cuMemRelease(x));
+		snprintf(file, sizeof(file), "team-%s-freed", name);
+		touch(file);
+	} else {
+		snprintf(file, sizeof(file), "team-%s-freed", name);
+		if (wait_file(file))
+			return 1;
+	}
+	if (node == nodes - 1)
+		ret = fence_unreached(va, size);
+	snprintf(file, sizeof(file), "team-%s-unreached", name);
+	if (node == nodes - 1)
+		touch(file);
+	else if (wait_file(file))
+		ret = 1;
+	TRY(unmap(va, 2 * size));
+	if (node == 0) {
+		TRY(cuMulticastUnbind(mc, 0, size, size));
+		TRY(cuMemRelease(z));
+	} else {
+		TRY(cuMulticastUnbind(mc, 0, 0, 2 * size));
+		TRY(cuMemRelease(v));
+	}
+	TRY(cuMemRelease(mc));
+	return ret;
+}
+
 /* The free bytes of this node's window slice, -1 when unknown. */
 static long long window_free(void)
 {
@@ -361,7 +499,7 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 
 	if (argc != 3 || !env_node || !env_nodes) {
-		fprintf(stderr, "usage: fabric_team run|pool|half|hold DIR (under tools/vm/cluster)\n");
+		fprintf(stderr, "usage: fabric_team run|pool|fence|cut|half|hold DIR (under tools/vm/cluster)\n");
 		return 2;
 	}
 	node = atoi(env_node);
@@ -376,6 +514,10 @@ int main(int argc, char **argv)
 		return run();
 	if (!strcmp(argv[1], "pool"))
 		return pool();
+	if (!strcmp(argv[1], "fence"))
+		return fence("fence", 0);
+	if (!strcmp(argv[1], "cut"))
+		return fence("cut", 1);
 	if (!strcmp(argv[1], "half"))
 		return half();
 	if (!strcmp(argv[1], "hold"))
