@@ -228,7 +228,8 @@ if [ "$me" = 0 ]; then
 	grep -q 'kept until node 1 .*(reclaim fence)' /tmp/cut.kmsg || rc=1
 	grep -q 'back in the slice after [0-9]* ms (node 1: it dropped its replicas)' \
 		/tmp/cut.kmsg || rc=1
-	dmesg | grep -q "node 1: 1 imports of this node's memory are kept until" || rc=1
+	# the memory and the team's object node 1 imported
+	dmesg | grep -q "node 1: 2 imports of this node's memory are kept until" || rc=1
 	fence=$(dmesg | sed -n 's/.*node 1: reclaim fence lifted after \([0-9]*\) ms (it revoked its imports).*/\1/p' | tail -n 1)
 	echo "# node 0: reclaim fence held ${fence:-?} ms until node 1 revoked"
 	# node 1 revokes 4 s after node 0's cleanup, give or take a heartbeat

@@ -23,8 +23,9 @@
  *       (one granule each), every other node binds one memory over both;
  *       a broadcast from the last node reaches X and Z (node 0 reads its
  *       pattern there); node 0 unbinds and frees X while the others still
- *       hold their replica of Z and touches DIR/team-fence-freed (fabric.sh
- *       finds X kept in its slice until the others' rounds let go); the
+ *       hold their replica of Z, waits until its window keeps no freed
+ *       range (fabric.sh finds X kept in its slice until the others'
+ *       rounds let go) and touches DIR/team-fence-freed; the
  *       last node's broadcast over X's range
  *       then skips node 0's member (it reaches X no more), within 5 s
  *   fabric_team cut DIR    the same with node 1's link cut once both
@@ -300,6 +301,32 @@ static int fence_broadcast(CUdeviceptr va, size_t bytes, uint32_t value,
 	return res ? fail("cufabMultimemBroadcast", res) : 0;
 }
 
+/*
+ * Until this node's window keeps no freed range (debugfs window's "kept"
+ * lines), 10 s at most: the others let go of their replicas.
+ */
+static int fence_wait_unkept(void)
+{
+	char line[512];
+	double t = ms();
+	int kept;
+	FILE *f;
+
+	do {
+		kept = 0;
+		f = fopen("/sys/kernel/debug/cufab/window", "r");
+		if (!f)
+			return fail("fence: no debugfs window", CUDA_ERROR_UNKNOWN);
+		while (fgets(line, sizeof(line), f))
+			kept |= !strncmp(line, "kept ", 5);
+		fclose(f);
+		if (!kept)
+			return 0;
+		usleep(20000);
+	} while (ms() - t < 10000);
+	return fail("fence: a freed range still kept after 10 s", CUDA_ERROR_UNKNOWN);
+}
+
 /* The last node's broadcast over X's range skips node 0's member. */
 static int fence_unreached(CUdeviceptr va, size_t size)
 {
@@ -381,6 +408,9 @@ static int fence(const char *name, int cut)
 		TRY(cuMulticastUnbind(mc, 0, 0, size));
 		TRY(unmap(xva, size));
 		TRY(cuMemRelease(x));
+		/* the others hold their replica of Z meanwhile */
+		if (fence_wait_unkept())
+			return 1;
 		snprintf(file, sizeof(file), "team-%s-freed", name);
 		touch(file);
 	} else {
