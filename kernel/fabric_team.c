@@ -37,6 +37,10 @@
  * Locking: cufab_team_fabric_lock protects the requests waiting for an
  * answer and serializes imports (one object per team and node); it is
  * never held across a send, a wait or a call into a team.
+ * cufab_team_replicas_lock, a spinlock taken last (a replica's release
+ * takes it from wherever its last reference goes), protects the list of
+ * replicas and their @stale and @pass. Rounds run under genl_mutex, as
+ * the records that make replicas do, so no replica is made during one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -13,7 +13,8 @@
  *   [H + n * S, H + (n+1) S) the slice of node n, S = the rest / N
  *
  * in 2 MiB units, N being the module parameter num_nodes and H the
- * header's size rounded up to the unit (2 MiB up to 1024 nodes). Node 0
+ * header's size (records and unit tags) rounded up to the unit (2 MiB up
+ * to 1024 nodes and a 256 GiB window). Node 0
  * writes the geometry into the header; every other node checks it there
  * and refuses the window when it differs. A node allocates
  * only from its own slice, a bitmap of its units (the kernel's genalloc
