@@ -135,6 +135,7 @@ void cufab_fence_hold(unsigned int node, unsigned int imports);
 /* fabric_revoke.c: imports of another node's memory that end */
 u32 cufab_revoke_ask(unsigned int node);
 void cufab_revoke_asked(unsigned int node);
+void cufab_revoke_replica(unsigned int node, bool held);
 int cufab_revoke_track(struct cufab_remote_import *imp, u32 gen);
 bool cufab_revoke_untrack(struct cufab_remote_import *imp);
 unsigned int cufab_revoke_node(unsigned int node, bool lost);

@@ -35,10 +35,12 @@
  * The reclaim fence (Documentation/multinode.rst "Failure"): this node's
  * record in the window's domain header says, a bit per node, which nodes'
  * memory it may still touch: an import asked for, or one live and not yet
- * revoked and idle. The bit is set before the request goes and cleared
- * only once the last such import of the node is revoked and no copy holds
- * its pages; the exporter reclaims what it lent this node only then (or
- * once this node is dead or loaded again), whatever its own clock says.
+ * revoked and idle, or a team replica of that node's memory (fabric_team.c,
+ * through cufab_revoke_replica()). The bit is set before the request goes
+ * and cleared only once the last such import of the node is revoked and no
+ * copy holds its pages and no replica of its memory is left; the exporter
+ * reclaims what it lent this node only then (or once this node is dead or
+ * loaded again), whatever its own clock says.
  *
  * Locking: cufab_revoke_lock protects the list, each import's @revoked,
  * @released and @idle, the per-node generations and counts. It is never
@@ -110,6 +112,24 @@ void cufab_revoke_asked(unsigned int node)
 {
 	mutex_lock(&cufab_revoke_lock);
 	cufab_revoke_unhold(node);
+	mutex_unlock(&cufab_revoke_lock);
+}
+
+/**
+ * cufab_revoke_replica() - this node holds a team replica of @node's memory
+ * @node: the node whose window range it is
+ * @held: a replica is made (before its tag is read), or was released
+ *
+ * The replica counts in @node's bit as an import does: the bit is set,
+ * with a barrier, before the replica's tag is checked (fabric_team.c).
+ */
+void cufab_revoke_replica(unsigned int node, bool held)
+{
+	mutex_lock(&cufab_revoke_lock);
+	if (held)
+		cufab_revoke_hold(node);
+	else
+		cufab_revoke_unhold(node);
 	mutex_unlock(&cufab_revoke_lock);
 }
 

@@ -272,7 +272,7 @@ static void cufab_team_view_release(struct cufab_alloc *alloc)
 	spin_lock(&cufab_team_replicas_lock);
 	list_del(&rep->link);
 	spin_unlock(&cufab_team_replicas_lock);
-	cufab_revoke_asked(rep->imp.node);
+	cufab_revoke_replica(rep->imp.node, false);
 	kfree(rep);
 }
 
@@ -302,9 +302,9 @@ static struct cufab_team_replica *cufab_team_replica_new(unsigned int node,
 	rep = kzalloc(sizeof(*rep), GFP_KERNEL_ACCOUNT);
 	if (!rep)
 		return NULL;
-	cufab_revoke_ask(node);
+	cufab_revoke_replica(node, true);
 	if (cufab_domain_tag(window) != tag) {
-		cufab_revoke_asked(node);
+		cufab_revoke_replica(node, false);
 		kfree(rep);
 		pr_debug("node %u's binding at window 0x%llx was freed since it was described: no replica\n",
 			 node, window);
@@ -356,7 +356,7 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 		spin_lock(&cufab_team_replicas_lock);
 		list_del(&rep->link);
 		spin_unlock(&cufab_team_replicas_lock);
-		cufab_revoke_asked(node);
+		cufab_revoke_replica(node, false);
 		kfree(rep);
 		return NULL;
 	}
