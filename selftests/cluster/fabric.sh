@@ -87,15 +87,17 @@ echo "# domain UP after $(($(date +%s) - start)) s, -q: $ready"
 [ "$rc" = 0 ] || { "$imexd" -N | sed 's/^/# /'; sed 's/^/# /' "$log"; }
 result "$rc" 1 "node $me's cufab-imexd is READY and the domain UP"
 
+# the pool first: the export's memory goes back when the other node is
+# done with it, which must not fall inside the pool's count
+rc=0
+"$team" pool "$dir" || rc=1
 free_before=$(window_free)
 "$mem" export "$dir/h$me" "$size" &
 exporter=$!
 wait_for "$dir/h$me"
 free_after=$(window_free)
-rc=0
 [ -n "$free_before" ] && [ "$((free_before - free_after))" = "$size" ] || rc=1
 echo "# window: $(cat "$dbg/window")"
-"$team" pool "$dir" || rc=1
 result "$rc" 2 "node $me's FABRIC allocation and FABRIC pool chunk are in its window slice"
 
 t=$(date +%s)
@@ -154,6 +156,8 @@ result "$rc" 7 "endpoint teams over $nodes nodes: imported both ways, formed, bo
 # while node 1 may still reach it through its replica.
 barrier fence
 rc=0
+# what the team cases freed is back first: the count starts still
+wait_unkept || rc=1
 free_before=$(window_free)
 seen=$(dmesg | wc -l)
 t=$(date +%s)
@@ -178,6 +182,7 @@ barrier revoke
 start_daemon
 rc=0
 wait_state UP || rc=1
+wait_unkept || rc=1
 if [ "$me" = 0 ]; then
 	free0=$(window_free)
 	"$mem" lend "$dir/h-rev" "$size" || rc=1
@@ -209,6 +214,7 @@ else
 	start_daemon 4
 fi
 wait_state UP || rc=1
+wait_unkept || rc=1
 if [ "$me" = 0 ]; then
 	free0=$(window_free)
 	"$team" cut "$dir" &

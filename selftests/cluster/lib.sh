@@ -117,6 +117,20 @@ wait_free()
 	[ "$(window_free)" = "$1" ]
 }
 
+# wait_unkept: until this node's window keeps no freed range for other
+# nodes' team replicas (debugfs window's "kept" lines), 10 s at most, so
+# that its free bytes stop moving before a case counts them.
+wait_unkept()
+{
+	n=0
+	while grep -q '^kept ' /sys/kernel/debug/cufab/window &&
+	      [ "$n" -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	! grep -q '^kept ' /sys/kernel/debug/cufab/window
+}
+
 # revoked: this node holds a revoked import (debugfs fabric_remote).
 revoked()
 {
