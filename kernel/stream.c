@@ -426,6 +426,33 @@ out_ctx:
 }
 
 /*
+ * Does an operation on @stream wait for the last one of @s (legacy stream
+ * rules)? The legacy stream waits for every blocking stream of its
+ * context; the other blocking streams for it.
+ */
+static bool cufab_stream_orders_after(const struct cufab_stream *stream,
+				      const struct cufab_stream *s)
+{
+	if (s == stream || s->ctx_id != stream->ctx_id ||
+	    (s->flags & CUFAB_STREAM_NON_BLOCKING))
+		return false;
+	return (stream->flags & CUFAB_STREAM_LEGACY) ||
+	       (s->flags & CUFAB_STREAM_LEGACY);
+}
+
+/* @s's last operation, with a reference, unless it has completed. */
+static struct dma_fence *cufab_stream_last_busy(struct cufab_stream *s)
+{
+	struct dma_fence *f;
+
+	spin_lock(&s->lock);
+	f = s->last && !dma_fence_is_signaled(s->last) ?
+	    dma_fence_get(s->last) : NULL;
+	spin_unlock(&s->lock);
+	return f;
+}
+
+/*
  * The implicit dependencies of an operation on @stream (legacy stream
  * rules), with references, into @op->deps after @op->nr_deps entries
  * already there. space->lock held.
@@ -434,7 +461,6 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 				    struct cufab_op *op)
 {
 	struct cufab_stream_space *space = stream->space;
-	bool legacy = stream->flags & CUFAB_STREAM_LEGACY;
 	struct dma_fence **deps, *f;
 	struct cufab_stream *s;
 	unsigned int n = 0;
@@ -447,20 +473,58 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 		return -ENOMEM;
 	op->deps = deps;
 	list_for_each_entry(s, &space->streams, node) {
-		if (s == stream || s->ctx_id != stream->ctx_id ||
-		    (s->flags & CUFAB_STREAM_NON_BLOCKING))
+		if (!cufab_stream_orders_after(stream, s))
 			continue;
-		/* the legacy stream waits for all; the others for it */
-		if (!legacy && !(s->flags & CUFAB_STREAM_LEGACY))
-			continue;
-		spin_lock(&s->lock);
-		f = s->last && !dma_fence_is_signaled(s->last) ?
-		    dma_fence_get(s->last) : NULL;
-		spin_unlock(&s->lock);
+		f = cufab_stream_last_busy(s);
 		if (f)
 			op->deps[op->nr_deps++] = f;
 	}
 	return 0;
+}
+
+/* No operation on @stream would wait for another stream. space->lock held. */
+static bool cufab_stream_legacy_idle(struct cufab_stream *stream)
+{
+	struct cufab_stream *s;
+	struct dma_fence *f;
+
+	list_for_each_entry(s, &stream->space->streams, node) {
+		if (!cufab_stream_orders_after(stream, s))
+			continue;
+		f = cufab_stream_last_busy(s);
+		if (f) {
+			dma_fence_put(f);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * An operation that would change nothing, on an idle stream with nothing
+ * to wait for, completes at submission: no operation, no sequence number,
+ * no fence (struct cufab_op_type.settled). For a blocking stream the
+ * legacy stream rules are checked and held under space->lock: a
+ * submission they order against waits until the type has looked. Not
+ * while the race knob delays every operation, settled or not.
+ */
+static bool cufab_stream_submit_settled(struct cufab_stream *stream,
+					const struct cufab_stream_submit *cmd,
+					u64 *seq)
+{
+	const struct cufab_op_type *type = cufab_op_types[cmd->op];
+	bool implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
+	bool done;
+
+	if (!type->settled || READ_ONCE(cufab_race_delay_us))
+		return false;
+	if (!implicit)
+		return type->settled(stream, cmd, seq);
+	mutex_lock(&stream->space->lock);
+	done = cufab_stream_legacy_idle(stream) &&
+	       type->settled(stream, cmd, seq);
+	mutex_unlock(&stream->space->lock);
+	return done;
 }
 
 /* ---- operation types of the stream itself ---- */
@@ -695,6 +759,11 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);
+	if (cufab_stream_submit_settled(stream, cmd, &cmd->out_seq)) {
+		cufab_stream_put(stream);
+		cmd->out_event_seq = 0;
+		return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	}
 	op = cufab_op_new(stream, cmd);
 	if (IS_ERR(op)) {
 		cufab_stream_put(stream);
