@@ -1100,6 +1100,13 @@ static void cufab_managed_stream_gone(struct cufab_stream *stream)
 	struct cufab_managed *m, *tmp;
 	bool reverted = false;
 
+	/*
+	 * Drained: no attach of the stream's is left to add to the list, so
+	 * an empty one stays empty (a move to another stream only empties
+	 * it), and most streams never had memory attached.
+	 */
+	if (list_empty(&stream->managed_single))
+		return;
 	mutex_lock(&cufab_managed_single_lock);
 	list_for_each_entry_safe(m, tmp, &stream->managed_single, single_node) {
 		mutex_lock(&m->lock);

@@ -179,8 +179,11 @@ void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
  */
 #define CUFAB_STREAMS_KEPT	4
 
-/* Keep @stream, released or never listed; true when kept. */
-static bool cufab_stream_keep(struct cufab_stream *stream)
+/*
+ * Keep @stream, released (@listed: taken off space->streams here, in the
+ * same hold of the lock) or never listed; true when kept.
+ */
+static bool cufab_stream_keep(struct cufab_stream *stream, bool listed)
 {
 	struct cufab_stream_space *space = stream->space;
 	bool keep;
@@ -188,6 +191,8 @@ static bool cufab_stream_keep(struct cufab_stream *stream)
 	dma_fence_put(stream->last);
 	stream->last = NULL;
 	mutex_lock(&space->lock);
+	if (listed)
+		list_del(&stream->node);
 	keep = space->nr_kept < CUFAB_STREAMS_KEPT;
 	if (keep) {
 		list_add(&stream->node, &space->kept_streams);
@@ -222,14 +227,15 @@ static struct cufab_stream *cufab_stream_unkeep(struct cufab_stream_space *space
 }
 
 /*
- * The end of a stream, released or never listed: its last use of the
- * space, which the client's teardown waits for (cufab_streams_client_free()).
+ * The end of a stream, released (@listed) or never listed: its last use of
+ * the space, which the client's teardown waits for
+ * (cufab_streams_client_free()).
  */
-static void cufab_stream_free(struct cufab_stream *stream)
+static void cufab_stream_free(struct cufab_stream *stream, bool listed)
 {
 	struct cufab_stream_space *space = stream->space;
 
-	if (!cufab_stream_keep(stream))
+	if (!cufab_stream_keep(stream, listed))
 		cufab_slotted_free(space, stream->slot, NULL, stream);
 	/* wakes no one but a teardown, which may free the space at once */
 	if (atomic_dec_and_test(&space->nr_streams))
@@ -239,15 +245,10 @@ static void cufab_stream_free(struct cufab_stream *stream)
 /* The engine dropped the last reference (cufab_stream_put()). */
 static void cufab_stream_release(struct cufab_stream *stream)
 {
-	struct cufab_stream_space *space = stream->space;
-
 	trace_cufab_stream_destroy(stream);
 	/* destroyed and drained: memory attached to it reverts, and so on */
 	cufab_stream_gone(stream);
-	mutex_lock(&space->lock);
-	list_del(&stream->node);
-	mutex_unlock(&space->lock);
-	cufab_stream_free(stream);
+	cufab_stream_free(stream, true);
 }
 
 static const struct cufab_stream_ops cufab_stream_end_ops = {
@@ -419,7 +420,7 @@ err_obj:
 	cufab_object_abort(&so->obj);
 err_stream:
 	/* not on the list: undo cufab_stream_new() by hand */
-	cufab_stream_free(stream);
+	cufab_stream_free(stream, false);
 out_ctx:
 	cufab_object_put(ctx);
 	return ret;
@@ -743,6 +744,24 @@ int cufab_stream_submit_reserved(struct cufab_stream *stream,
 	return 0;
 }
 
+/*
+ * STREAM_SUBMIT's answer: its out_ fields, the rest is the caller's request
+ * unchanged. Copying back only them spares every submission the copy of
+ * the whole command, which costs most where copies cost most (TCG).
+ */
+static int cufab_stream_submit_respond(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_submit *cmd = ucmd->cmd;
+	size_t from = offsetof(struct cufab_stream_submit, out_seq);
+	size_t to = min_t(size_t, ucmd->user_size, sizeof(*cmd));
+
+	if (to <= from)
+		return 0;
+	if (copy_to_user(ucmd->ubuffer + from, &cmd->out_seq, to - from))
+		return -EFAULT;
+	return 0;
+}
+
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 {
 	struct cufab_stream_submit *cmd = ucmd->cmd;
@@ -762,7 +781,7 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	if (cufab_stream_submit_settled(stream, cmd, &cmd->out_seq)) {
 		cufab_stream_put(stream);
 		cmd->out_event_seq = 0;
-		return cufab_ucmd_respond(ucmd, sizeof(*cmd));
+		return cufab_stream_submit_respond(ucmd);
 	}
 	op = cufab_op_new(stream, cmd);
 	if (IS_ERR(op)) {
@@ -772,7 +791,7 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	/* from here the op owns the stream reference */
 	ret = cufab_stream_submit_op(stream, op, &cmd->out_seq,
 				     &cmd->out_event_seq);
-	return ret ?: cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret ?: cufab_stream_submit_respond(ucmd);
 }
 
 /*
