@@ -882,6 +882,21 @@ static int cufab_attach_pageable(struct cufab_op *op,
 	return 0;
 }
 
+static bool cufab_attach_flags_ok(u32 flags)
+{
+	return flags == CUFAB_ATTACH_GLOBAL || flags == CUFAB_ATTACH_HOST ||
+	       flags == CUFAB_ATTACH_SINGLE;
+}
+
+/* What an attach does not use is unset. */
+static bool cufab_attach_rest_unset(const struct cufab_stream_submit *cmd)
+{
+	return !cmd->src && !cmd->elem_size && !cmd->host_fn &&
+	       !cmd->host_data && !cmd->event_id &&
+	       cmd->src_dev == CUFAB_DEV_STREAM &&
+	       cmd->dst_dev == CUFAB_DEV_STREAM;
+}
+
 static int cufab_op_attach_prepare(struct cufab_op *op,
 				   const struct cufab_stream_submit *cmd)
 {
@@ -889,15 +904,12 @@ static int cufab_op_attach_prepare(struct cufab_op *op,
 	struct cufab_va *va;
 	int ret;
 
-	if (flags != CUFAB_ATTACH_GLOBAL && flags != CUFAB_ATTACH_HOST &&
-	    flags != CUFAB_ATTACH_SINGLE) {
+	if (!cufab_attach_flags_ok(flags)) {
 		cufab_attach_refused(cmd,
 				     "flags must be exactly one of CU_MEM_ATTACH_GLOBAL, _HOST, _SINGLE");
 		return -EINVAL;
 	}
-	if (cmd->src || cmd->elem_size || cmd->host_fn || cmd->host_data ||
-	    cmd->event_id || cmd->src_dev != CUFAB_DEV_STREAM ||
-	    cmd->dst_dev != CUFAB_DEV_STREAM) {
+	if (!cufab_attach_rest_unset(cmd)) {
 		cufab_attach_refused(cmd,
 				     "src, elem_size, host_fn, host_data, event_id and the devices must be unset");
 		return -EINVAL;
@@ -996,6 +1008,50 @@ static void cufab_op_attach_cleanup(struct cufab_op *op)
 }
 
 /*
+ * An attach that sets the association the allocation has, submitted to an
+ * idle stream, changes nothing and fences nothing (see
+ * cufab_attach_unchanged()): it is settled at submission, with no
+ * operation, no reference on the allocation or the mm, one lookup of the
+ * reservation. The association is read and the stream found idle under
+ * m->lock, which every change of the association holds: the attach takes
+ * effect at that instant. Anything else (another association, a busy
+ * stream, pageable memory, a request prepare refuses) is an operation.
+ * Lock order: va->lock -> m->lock -> stream->lock.
+ */
+static bool cufab_op_attach_settled(struct cufab_stream *stream,
+				    const struct cufab_stream_submit *cmd,
+				    u64 *seq)
+{
+	u32 flags = cmd->value;
+	struct cufab_va_map *map;
+	struct cufab_managed *m;
+	struct cufab_va *va;
+	bool done = false;
+
+	if (!cufab_attach_flags_ok(flags) || !cufab_attach_rest_unset(cmd))
+		return false;
+	va = cufab_va_find(stream->client, cmd->dst);
+	if (!va)
+		return false;
+	down_read(&va->lock);
+	map = va->dead || !va->linear || cmd->dst != va->start ? NULL :
+	      mtree_load(&va->maps, va->start);
+	if (map && cufab_alloc_is_managed(map->alloc) &&
+	    (!cmd->length ||
+	     PAGE_ALIGN(cmd->length) == map->alloc->length)) {
+		m = map->alloc->priv;
+		mutex_lock(&m->lock);
+		done = m->attach_now == flags &&
+		       (flags != CUFAB_ATTACH_SINGLE || m->stream == stream) &&
+		       cufab_stream_idle(stream, seq);
+		mutex_unlock(&m->lock);
+	}
+	up_read(&va->lock);
+	cufab_va_put(va);
+	return done;
+}
+
+/*
  * On an idle stream the submitter applies the association itself
  * (run_inline): it is a few locks and at most a zap of what the CPU
  * touched, less than a round trip through the engine's worker.
@@ -1007,6 +1063,7 @@ const struct cufab_op_type cufab_op_attach = {
 	.prepare = cufab_op_attach_prepare,
 	.execute = cufab_op_attach_execute,
 	.cleanup = cufab_op_attach_cleanup,
+	.settled = cufab_op_attach_settled,
 };
 
 /*
@@ -1043,6 +1100,13 @@ static void cufab_managed_stream_gone(struct cufab_stream *stream)
 	struct cufab_managed *m, *tmp;
 	bool reverted = false;
 
+	/*
+	 * Drained: no attach of the stream's is left to add to the list, so
+	 * an empty one stays empty (a move to another stream only empties
+	 * it), and most streams never had memory attached.
+	 */
+	if (list_empty(&stream->managed_single))
+		return;
 	mutex_lock(&cufab_managed_single_lock);
 	list_for_each_entry_safe(m, tmp, &stream->managed_single, single_node) {
 		mutex_lock(&m->lock);

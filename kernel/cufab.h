@@ -2252,6 +2252,13 @@ enum cufab_op_state {
  *	NULL for a type that never parks
  * @cleanup: release what @prepare took; called once, also for an
  *	operation cancelled before it ran; may be NULL
+ * @settled: optional, for a type whose operation may change nothing: is
+ *	this one settled at submission (it would change nothing and
+ *	@stream is idle, cufab_stream_idle())? Then no operation is made or
+ *	queued and the submission completes at once with *@seq, the
+ *	stream's last. Called with the legacy stream rules met and held
+ *	(cufab_stream_submit_settled()); answers false for anything its
+ *	@prepare would refuse, which then explains why
  */
 struct cufab_op_type {
 	const char *name;
@@ -2263,6 +2270,8 @@ struct cufab_op_type {
 	int (*execute)(struct cufab_op *op);
 	void (*cleanup)(struct cufab_op *op);
 	void (*unpark)(struct cufab_op *op);
+	bool (*settled)(struct cufab_stream *stream,
+			const struct cufab_stream_submit *cmd, u64 *seq);
 };
 
 /* struct cufab_op_type.execute: hold the operation until it is woken */
@@ -2399,6 +2408,7 @@ void cufab_engine_exit(void);
 struct cufab_fence *cufab_fence_create(struct cufab_stream *stream, u64 seq);
 int cufab_stream_queue(struct cufab_stream *stream, struct cufab_op *op,
 		       u64 *seq, u64 *aux);
+bool cufab_stream_idle(struct cufab_stream *stream, u64 *seq);
 int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 			     u64 *seq, u64 *aux, bool *claimed);
 void cufab_op_run(struct cufab_op *op);

@@ -23,7 +23,9 @@
  * to the host thread, an attach, a batch of value writes) submitted to an
  * idle stream with nothing to wait for runs in its submitter instead, so
  * that recording an event and synchronizing with it costs one syscall and
- * no wakeup.
+ * no wakeup. One that would change nothing there (an attach of memory to
+ * what it is attached to already) is not even made: its type says it is
+ * settled (struct cufab_op_type.settled) and the submission completes.
  *
  * Lock order: space->lock -> stream->lock -> event->lock, any fence lock,
  * the lock of space->host_tokens, space->slot_lock. Fence callbacks take
@@ -447,6 +449,27 @@ int cufab_stream_queue_claim(struct cufab_stream *stream, struct cufab_op *op,
 	if (!mine && head)
 		cufab_stream_kick(stream);
 	return 0;
+}
+
+/**
+ * cufab_stream_idle() - has @stream nothing queued or running?
+ * @stream: a referenced stream
+ * @seq: set to its last sequence number, which has completed when idle
+ *
+ * For a type's @settled (struct cufab_op_type), under its own lock: an
+ * idle stream would run an operation submitted now at once, so one that
+ * changes nothing may complete without being queued.
+ */
+bool cufab_stream_idle(struct cufab_stream *stream, u64 *seq)
+{
+	bool idle;
+
+	spin_lock(&stream->lock);
+	/* completing removes an operation and publishes it in one step */
+	idle = !stream->dead && list_empty(&stream->ops);
+	*seq = stream->submitted;
+	spin_unlock(&stream->lock);
+	return idle;
 }
 
 /* cufab_stream_queue_claim() for the engine to run @op. */

@@ -179,8 +179,11 @@ void cufab_slotted_free(struct cufab_stream_space *space, u32 slot,
  */
 #define CUFAB_STREAMS_KEPT	4
 
-/* Keep @stream, released or never listed; true when kept. */
-static bool cufab_stream_keep(struct cufab_stream *stream)
+/*
+ * Keep @stream, released (@listed: taken off space->streams here, in the
+ * same hold of the lock) or never listed; true when kept.
+ */
+static bool cufab_stream_keep(struct cufab_stream *stream, bool listed)
 {
 	struct cufab_stream_space *space = stream->space;
 	bool keep;
@@ -188,6 +191,8 @@ static bool cufab_stream_keep(struct cufab_stream *stream)
 	dma_fence_put(stream->last);
 	stream->last = NULL;
 	mutex_lock(&space->lock);
+	if (listed)
+		list_del(&stream->node);
 	keep = space->nr_kept < CUFAB_STREAMS_KEPT;
 	if (keep) {
 		list_add(&stream->node, &space->kept_streams);
@@ -222,14 +227,15 @@ static struct cufab_stream *cufab_stream_unkeep(struct cufab_stream_space *space
 }
 
 /*
- * The end of a stream, released or never listed: its last use of the
- * space, which the client's teardown waits for (cufab_streams_client_free()).
+ * The end of a stream, released (@listed) or never listed: its last use of
+ * the space, which the client's teardown waits for
+ * (cufab_streams_client_free()).
  */
-static void cufab_stream_free(struct cufab_stream *stream)
+static void cufab_stream_free(struct cufab_stream *stream, bool listed)
 {
 	struct cufab_stream_space *space = stream->space;
 
-	if (!cufab_stream_keep(stream))
+	if (!cufab_stream_keep(stream, listed))
 		cufab_slotted_free(space, stream->slot, NULL, stream);
 	/* wakes no one but a teardown, which may free the space at once */
 	if (atomic_dec_and_test(&space->nr_streams))
@@ -239,15 +245,10 @@ static void cufab_stream_free(struct cufab_stream *stream)
 /* The engine dropped the last reference (cufab_stream_put()). */
 static void cufab_stream_release(struct cufab_stream *stream)
 {
-	struct cufab_stream_space *space = stream->space;
-
 	trace_cufab_stream_destroy(stream);
 	/* destroyed and drained: memory attached to it reverts, and so on */
 	cufab_stream_gone(stream);
-	mutex_lock(&space->lock);
-	list_del(&stream->node);
-	mutex_unlock(&space->lock);
-	cufab_stream_free(stream);
+	cufab_stream_free(stream, true);
 }
 
 static const struct cufab_stream_ops cufab_stream_end_ops = {
@@ -419,10 +420,37 @@ err_obj:
 	cufab_object_abort(&so->obj);
 err_stream:
 	/* not on the list: undo cufab_stream_new() by hand */
-	cufab_stream_free(stream);
+	cufab_stream_free(stream, false);
 out_ctx:
 	cufab_object_put(ctx);
 	return ret;
+}
+
+/*
+ * Does an operation on @stream wait for the last one of @s (legacy stream
+ * rules)? The legacy stream waits for every blocking stream of its
+ * context; the other blocking streams for it.
+ */
+static bool cufab_stream_orders_after(const struct cufab_stream *stream,
+				      const struct cufab_stream *s)
+{
+	if (s == stream || s->ctx_id != stream->ctx_id ||
+	    (s->flags & CUFAB_STREAM_NON_BLOCKING))
+		return false;
+	return (stream->flags & CUFAB_STREAM_LEGACY) ||
+	       (s->flags & CUFAB_STREAM_LEGACY);
+}
+
+/* @s's last operation, with a reference, unless it has completed. */
+static struct dma_fence *cufab_stream_last_busy(struct cufab_stream *s)
+{
+	struct dma_fence *f;
+
+	spin_lock(&s->lock);
+	f = s->last && !dma_fence_is_signaled(s->last) ?
+	    dma_fence_get(s->last) : NULL;
+	spin_unlock(&s->lock);
+	return f;
 }
 
 /*
@@ -434,7 +462,6 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 				    struct cufab_op *op)
 {
 	struct cufab_stream_space *space = stream->space;
-	bool legacy = stream->flags & CUFAB_STREAM_LEGACY;
 	struct dma_fence **deps, *f;
 	struct cufab_stream *s;
 	unsigned int n = 0;
@@ -447,20 +474,58 @@ static int cufab_stream_legacy_deps(struct cufab_stream *stream,
 		return -ENOMEM;
 	op->deps = deps;
 	list_for_each_entry(s, &space->streams, node) {
-		if (s == stream || s->ctx_id != stream->ctx_id ||
-		    (s->flags & CUFAB_STREAM_NON_BLOCKING))
+		if (!cufab_stream_orders_after(stream, s))
 			continue;
-		/* the legacy stream waits for all; the others for it */
-		if (!legacy && !(s->flags & CUFAB_STREAM_LEGACY))
-			continue;
-		spin_lock(&s->lock);
-		f = s->last && !dma_fence_is_signaled(s->last) ?
-		    dma_fence_get(s->last) : NULL;
-		spin_unlock(&s->lock);
+		f = cufab_stream_last_busy(s);
 		if (f)
 			op->deps[op->nr_deps++] = f;
 	}
 	return 0;
+}
+
+/* No operation on @stream would wait for another stream. space->lock held. */
+static bool cufab_stream_legacy_idle(struct cufab_stream *stream)
+{
+	struct cufab_stream *s;
+	struct dma_fence *f;
+
+	list_for_each_entry(s, &stream->space->streams, node) {
+		if (!cufab_stream_orders_after(stream, s))
+			continue;
+		f = cufab_stream_last_busy(s);
+		if (f) {
+			dma_fence_put(f);
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * An operation that would change nothing, on an idle stream with nothing
+ * to wait for, completes at submission: no operation, no sequence number,
+ * no fence (struct cufab_op_type.settled). For a blocking stream the
+ * legacy stream rules are checked and held under space->lock: a
+ * submission they order against waits until the type has looked. Not
+ * while the race knob delays every operation, settled or not.
+ */
+static bool cufab_stream_submit_settled(struct cufab_stream *stream,
+					const struct cufab_stream_submit *cmd,
+					u64 *seq)
+{
+	const struct cufab_op_type *type = cufab_op_types[cmd->op];
+	bool implicit = !(stream->flags & CUFAB_STREAM_NON_BLOCKING);
+	bool done;
+
+	if (!type->settled || READ_ONCE(cufab_race_delay_us))
+		return false;
+	if (!implicit)
+		return type->settled(stream, cmd, seq);
+	mutex_lock(&stream->space->lock);
+	done = cufab_stream_legacy_idle(stream) &&
+	       type->settled(stream, cmd, seq);
+	mutex_unlock(&stream->space->lock);
+	return done;
 }
 
 /* ---- operation types of the stream itself ---- */
@@ -679,6 +744,24 @@ int cufab_stream_submit_reserved(struct cufab_stream *stream,
 	return 0;
 }
 
+/*
+ * STREAM_SUBMIT's answer: its out_ fields, the rest is the caller's request
+ * unchanged. Copying back only them spares every submission the copy of
+ * the whole command, which costs most where copies cost most (TCG).
+ */
+static int cufab_stream_submit_respond(struct cufab_ucmd *ucmd)
+{
+	struct cufab_stream_submit *cmd = ucmd->cmd;
+	size_t from = offsetof(struct cufab_stream_submit, out_seq);
+	size_t to = min_t(size_t, ucmd->user_size, sizeof(*cmd));
+
+	if (to <= from)
+		return 0;
+	if (copy_to_user(ucmd->ubuffer + from, &cmd->out_seq, to - from))
+		return -EFAULT;
+	return 0;
+}
+
 int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 {
 	struct cufab_stream_submit *cmd = ucmd->cmd;
@@ -695,6 +778,11 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	stream = cufab_stream_lookup(ucmd->client, cmd->stream_id);
 	if (IS_ERR(stream))
 		return PTR_ERR(stream);
+	if (cufab_stream_submit_settled(stream, cmd, &cmd->out_seq)) {
+		cufab_stream_put(stream);
+		cmd->out_event_seq = 0;
+		return cufab_stream_submit_respond(ucmd);
+	}
 	op = cufab_op_new(stream, cmd);
 	if (IS_ERR(op)) {
 		cufab_stream_put(stream);
@@ -703,7 +791,7 @@ int cufab_ioctl_stream_submit(struct cufab_ucmd *ucmd)
 	/* from here the op owns the stream reference */
 	ret = cufab_stream_submit_op(stream, op, &cmd->out_seq,
 				     &cmd->out_event_seq);
-	return ret ?: cufab_ucmd_respond(ucmd, sizeof(*cmd));
+	return ret ?: cufab_stream_submit_respond(ucmd);
 }
 
 /*

@@ -216,11 +216,14 @@ static CUresult stream_create(CUcontext ctx, __u32 ctx_kid, CUdevice dev,
 	__u32 idx;
 	int ret;
 
-	pthread_mutex_lock(&cufab_lock);
-	res = cufab_slots_map();
-	pthread_mutex_unlock(&cufab_lock);
-	if (res != CUDA_SUCCESS)
-		return res;
+	/* mapped by the first stream for good: later ones take no lock */
+	if (!__atomic_load_n(&cufab_slots, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&cufab_lock);
+		res = cufab_slots_map();
+		pthread_mutex_unlock(&cufab_lock);
+		if (res != CUDA_SUCCESS)
+			return res;
+	}
 	ret = cufab_ioctl(CUFAB_IOCTL_STREAM_CREATE, &arg);
 	if (ret)
 		return ret == -ENOSPC ? CUDA_ERROR_OUT_OF_MEMORY :
@@ -255,17 +258,10 @@ static CUresult stream_create(CUcontext ctx, __u32 ctx_kid, CUdevice dev,
 	return CUDA_SUCCESS;
 }
 
-/* The current context, its kernel id and device. */
+/* The current context, its kernel id and device: one look at the stack. */
 static CUresult current_ctx(CUcontext *ctx, __u32 *kid, CUdevice *dev)
 {
-	CUresult res;
-
-	res = cufab_ctx_current_kid(kid);
-	if (res == CUDA_SUCCESS)
-		res = cuCtxGetCurrent(ctx);
-	if (res == CUDA_SUCCESS)
-		res = cuCtxGetDevice(dev);
-	return res;
+	return cufab_ctx_current_get(ctx, kid, dev);
 }
 
 /*

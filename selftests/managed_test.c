@@ -20,6 +20,7 @@
 #include "mem_helpers.h"
 #include "cufab_uapi.h"
 #include "kselftest_harness.h"
+#include "race_helpers.h"
 
 #define PG	4096UL
 
@@ -1288,6 +1289,153 @@ TEST(uapi_attach_in_stream_order)
 	close(fd);
 }
 
+static int raw_stream_flags(int fd, __u32 ctx, __u32 flags, __u32 *id)
+{
+	struct cufab_stream_create c = {
+		.size = sizeof(c), .flags = flags, .ctx_id = ctx,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_STREAM_CREATE, &c);
+
+	*id = c.out_stream_id;
+	return ret;
+}
+
+/* raw_attach() of a whole allocation; *@seq: the operation's number. */
+static int raw_attach_seq(int fd, __u32 stream, __u64 addr, __u32 flags,
+			  __u64 *seq)
+{
+	struct cufab_stream_submit c = {
+		.size = sizeof(c), .stream_id = stream, .op = CUFAB_OP_ATTACH,
+		.dst = addr, .value = flags,
+		.src_dev = CUFAB_DEV_STREAM, .dst_dev = CUFAB_DEV_STREAM,
+		.out_seq = ~0ULL,
+	};
+	int ret = cufab_ioc(fd, CUFAB_IOCTL_STREAM_SUBMIT, &c);
+
+	*seq = c.out_seq;
+	return ret;
+}
+
+/*
+ * An attach that would change nothing, on an idle stream with nothing to
+ * wait for, is settled at submission: no operation, the stream's last
+ * sequence number. Another association, a busy stream, or a blocking
+ * stream behind busy legacy work, is an operation in stream order.
+ */
+TEST(uapi_attach_settled)
+{
+	__u64 d, e, uid, now, seq, seq2, tok;
+	__u32 ctx, a, b, legacy, blk;
+	int fd;
+
+	OPEN_OR_SKIP(fd);
+	ASSERT_EQ(0, ctx_create(fd, 0, 0, &ctx));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, PG, &d));
+	ASSERT_EQ(0, m_alloc(fd, CUFAB_ATTACH_GLOBAL, PG, &e));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &a, &uid));
+	ASSERT_EQ(0, raw_stream(fd, ctx, &b, &now));
+
+	/* a change is an operation; the same again is settled */
+	ASSERT_EQ(0, raw_attach_seq(fd, a, d, CUFAB_ATTACH_SINGLE, &seq));
+	EXPECT_EQ(1ULL, seq);
+	EXPECT_EQ(0, raw_sync(fd, a));
+	ASSERT_EQ(0, raw_attach_seq(fd, a, d, CUFAB_ATTACH_SINGLE, &seq));
+	EXPECT_EQ(1ULL, seq);
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	EXPECT_EQ(uid, now);
+	/* SINGLE to another stream is a change */
+	ASSERT_EQ(0, raw_attach_seq(fd, b, d, CUFAB_ATTACH_SINGLE, &seq));
+	EXPECT_EQ(1ULL, seq);
+	EXPECT_EQ(0, raw_sync(fd, b));
+	ASSERT_NE(0, m_attach_now(fd, d, &now));
+	EXPECT_NE(uid, now);
+	ASSERT_EQ(0, raw_attach_seq(fd, a, d, CUFAB_ATTACH_SINGLE, &seq));
+	EXPECT_EQ(2ULL, seq);
+	EXPECT_EQ(0, raw_sync(fd, a));
+	EXPECT_EQ(CUFAB_ATTACH_SINGLE, m_attach_now(fd, d, &now));
+	EXPECT_EQ(uid, now);
+	/* GLOBAL is the same from any stream */
+	ASSERT_EQ(0, raw_attach_seq(fd, b, e, CUFAB_ATTACH_GLOBAL, &seq));
+	EXPECT_EQ(1ULL, seq);
+
+	/* a busy stream: in stream order, behind the held operation */
+	ASSERT_EQ(0, raw_hold(fd, a));
+	ASSERT_EQ(0, raw_attach_seq(fd, a, d, CUFAB_ATTACH_SINGLE, &seq));
+	EXPECT_EQ(4ULL, seq);
+	tok = raw_host_take(fd);
+	ASSERT_NE(0ULL, tok);
+	ASSERT_EQ(0, raw_host_done(fd, tok));
+	EXPECT_EQ(0, raw_sync(fd, a));
+
+	/* a blocking stream waits for busy legacy work, settled or not */
+	ASSERT_EQ(0, raw_stream_flags(fd, ctx, CUFAB_STREAM_LEGACY, &legacy));
+	ASSERT_EQ(0, raw_stream_flags(fd, ctx, 0, &blk));
+	ASSERT_EQ(0, raw_hold(fd, legacy));
+	ASSERT_EQ(0, raw_attach_seq(fd, blk, e, CUFAB_ATTACH_GLOBAL, &seq));
+	EXPECT_EQ(1ULL, seq);
+	/* the non-blocking stream does not */
+	ASSERT_EQ(0, raw_attach_seq(fd, b, e, CUFAB_ATTACH_GLOBAL, &seq2));
+	EXPECT_EQ(1ULL, seq2);
+	tok = raw_host_take(fd);
+	ASSERT_NE(0ULL, tok);
+	ASSERT_EQ(0, raw_host_done(fd, tok));
+	EXPECT_EQ(0, raw_sync(fd, blk));
+	ASSERT_EQ(0, raw_attach_seq(fd, blk, e, CUFAB_ATTACH_GLOBAL, &seq));
+	EXPECT_EQ(1ULL, seq);
+	/* nor does the legacy stream wait for an idle blocking stream */
+	ASSERT_EQ(0, raw_attach_seq(fd, legacy, e, CUFAB_ATTACH_GLOBAL, &seq));
+	EXPECT_EQ(1ULL, seq);
+
+	/* what is refused stays refused: a freed allocation, a bad length */
+	EXPECT_EQ(EINVAL, raw_attach(fd, a, d, 2 * PG, CUFAB_ATTACH_SINGLE));
+	EXPECT_EQ(0, m_free(fd, e));
+	EXPECT_EQ(EINVAL, raw_attach(fd, b, e, 0, CUFAB_ATTACH_GLOBAL));
+	EXPECT_EQ(0, destroy(fd, a));
+	EXPECT_EQ(0, destroy(fd, b));
+	EXPECT_EQ(0, destroy(fd, blk));
+	EXPECT_EQ(0, destroy(fd, legacy));
+	EXPECT_EQ(0, m_free(fd, d));
+	close(fd);
+}
+
+/* Settled and queued attaches racing the destroy of their stream. */
+static void *attach_loop(void *p)
+{
+	struct racer *r = p;
+	__u64 d;
+	int ret;
+
+	ret = m_alloc(r->fd, CUFAB_ATTACH_GLOBAL, PG, &d);
+	if (ret) {
+		r->other = ret;
+		return NULL;
+	}
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		ret = raw_attach(r->fd, r->stream, d, 0, CUFAB_ATTACH_SINGLE);
+		if (ret && ret != ENOENT && !r->other)
+			r->other = ret;
+		if (ret == ENOENT)
+			break;
+	}
+	ret = m_free(r->fd, d);
+	if (ret && !r->other)
+		r->other = ret;
+	return NULL;
+}
+
+TEST(uapi_attach_race_with_destroy)
+{
+	long long before = live_objects();
+
+	if (access(CUFAB_DEV, F_OK))
+		SKIP(return, "no module");
+	EXPECT_EQ(0, stream_destroy_race(CUFAB_STREAM_NON_BLOCKING,
+					 attach_loop));
+	EXPECT_EQ(0, stream_destroy_race(0, attach_loop));
+	if (before >= 0)
+		EXPECT_EQ(before, live_objects_wait(before));
+}
+
 /* CUFAB_OP_PREFETCH: checked when submitted, recorded when reached. */
 TEST(uapi_prefetch_op)
 {
@@ -1711,6 +1859,11 @@ static int managed_scenario(const char **step)
 	if (!err) {
 		*step = "sync";
 		err = raw_sync(fd, st);
+	}
+	if (!err) {
+		/* idle, and attached so already: settled at submission */
+		*step = "attach again";
+		err = raw_attach(fd, st, d, 0, CUFAB_ATTACH_SINGLE);
 	}
 	i = m_free(fd, d);
 	/* its mapping holds the file: free it for real when the fault was the free's */

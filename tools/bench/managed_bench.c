@@ -4,7 +4,9 @@
  *
  * cuStreamAttachMemAsync is one stream operation: the row measures the
  * call on an idle stream (what NVIDIA quotes), and the call with the
- * synchronization that waits for the engine to run it.
+ * synchronization that waits for the engine to run it. From its second
+ * call on, the row attaches what is attached so already: on the idle
+ * stream the kernel settles it at submission, without an operation.
  *
  * The CPU fence of CONCURRENT_MANAGED_ACCESS 0 costs, per busy/idle
  * transition of a stream, a walk of the process's reservations zapping
