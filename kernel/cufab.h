@@ -934,6 +934,8 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
  * @client: whose call creates it, for a refusal's line
  * @call: that cu* call; NULL (a creation no call of the process makes):
  *	no line
+ * @spare_of: the calling client, whose spare allocation (the memory of
+ *	the last one its handles released) the create takes; NULL: none
  */
 struct cufab_alloc_desc {
 	const struct cufab_alloc_ops *ops;
@@ -946,12 +948,15 @@ struct cufab_alloc_desc {
 	const struct cufab_page_provider *provider;
 	const struct cufab_client *client;
 	const char *call;
+	struct cufab_client *spare_of;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
 void cufab_alloc_get(struct cufab_alloc *alloc);
 void cufab_alloc_put(struct cufab_alloc *alloc);
+void cufab_alloc_put_spare(struct cufab_alloc *alloc,
+			   struct cufab_client *client);
 
 /*
  * The page at @index (0 .. length / PAGE_SIZE - 1) through the kind's
@@ -1500,6 +1505,8 @@ void cufab_le_exports_drop(struct cufab_le *le);
 int cufab_ioctl_le_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_le_import(struct cufab_ucmd *ucmd);
 void cufab_le_share_exit(void);
+int cufab_le_cache_init(void);
+void cufab_le_cache_exit(void);
 
 /* le.c: netlink */
 int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -1512,8 +1519,9 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /**
  * struct cufab_client - one open /dev/cufab
- * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
- * @next_id: where the search for the next id starts (xa_alloc_cyclic())
+ * @objects: the client's objects by id (0 is never one)
+ * @next_id: the id the next create tries first (object.c), under the
+ *	table's lock
  * @kept: per type, destroyed objects kept under their old ids (users 0)
  *	for the next creates, linked through next_kept, under the table's
  *	lock (object.c)
@@ -1530,6 +1538,8 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @le: logical endpoint ids and aliases (le.c)
  * @streams: streams, events, completion slots; NULL until first used
  *	(stream.c)
+ * @spare_alloc: the memory of the last allocation a handle of the
+ *	client released, zeroed and reused by its next create (alloc.c)
  */
 /**
  * struct cufab_cpu_fence - what keeps a client's managed memory from its CPU
@@ -1573,6 +1583,7 @@ struct cufab_client {
 	struct cufab_stream_space *streams;
 	struct cufab_cpu_fence fence;
 	struct cufab_hostreg_space hostreg;
+	struct cufab_alloc *spare_alloc;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -1613,6 +1624,7 @@ extern const struct cufab_client_part cufab_stream_space_client_part;
 extern const struct cufab_client_part cufab_object_client_part;
 extern const struct cufab_client_part cufab_le_client_part;
 extern const struct cufab_client_part cufab_va_client_part;
+extern const struct cufab_client_part cufab_alloc_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);

@@ -279,11 +279,11 @@ static u32 cufab_mc_max_devices(u32 handle_types)
 	return n;
 }
 
+/* @gran: the multicast granularity, which the caller needs again */
 static int cufab_mc_create_check(struct cufab_client *client,
-				 const struct cufab_mc_create *cmd)
+				 const struct cufab_mc_create *cmd, u64 gran)
 {
 	u32 num_gpus = cufab_mc_max_devices(cmd->handle_types);
-	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
 		cufab_pr_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
@@ -316,11 +316,19 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	return 0;
 }
 
-/* The object with its allocation (one reference) and its team. */
+/*
+ * The object with its allocation (one reference) and its team, aligned
+ * to @gran (cufab_mc_granularity(), a walk over the node's GPUs); the
+ * allocation from @client's spare if it has one.
+ */
 static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
-					void *span)
+					void *span, u64 gran,
+					struct cufab_client *client)
 {
-	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_mc_alloc_ops,
+		.spare_of = client,
+	};
 	struct cufab_alloc *alloc;
 	struct cufab_mc *mc;
 	int ret;
@@ -346,8 +354,7 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
 	}
 	mc->alloc = alloc;
 	ret = cufab_team_init(&mc->team_mem, "multicast", alloc->id,
-			      cmd->num_devices, cmd->length,
-			      cufab_mc_granularity(false));
+			      cmd->num_devices, cmd->length, gran);
 	if (ret) {
 		mc->span = NULL;	/* the caller's still */
 		cufab_alloc_put(alloc);	/* frees mc */
@@ -363,13 +370,14 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
 int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mc_create *cmd = ucmd->cmd;
+	u64 gran = cufab_mc_granularity(false);
 	struct cufab_alloc *alloc;
 	int ret;
 
-	ret = cufab_mc_create_check(ucmd->client, cmd);
+	ret = cufab_mc_create_check(ucmd->client, cmd, gran);
 	if (ret)
 		return ret;
-	alloc = cufab_mc_new(cmd, NULL);
+	alloc = cufab_mc_new(cmd, NULL, gran, ucmd->client);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
@@ -385,7 +393,7 @@ struct cufab_alloc *cufab_mc_create_span(u64 length, u32 num_devices,
 		.handle_types = CUFAB_HANDLE_FABRIC,
 	};
 
-	return cufab_mc_new(&cmd, span);
+	return cufab_mc_new(&cmd, span, cufab_mc_granularity(false), NULL);
 }
 
 /* The multicast object a handle names, referenced; -ENOENT / -EINVAL. */

@@ -226,7 +226,9 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	pool->fabric_channel = CUFAB_IMEX_NO_CHANNEL;
 	pool->reuse = CUFAB_POOL_REUSE_ALL;
 	pool->owner_pid = task_tgid_nr(current);
-	get_task_comm(pool->owner_comm, current);
+	/* as an allocation's owner (alloc.c): no task_lock() for its own */
+	memcpy(pool->owner_comm, current->comm, sizeof(pool->owner_comm));
+	pool->owner_comm[sizeof(pool->owner_comm) - 1] = '\0';
 
 	/*
 	 * The lowest free id, not the next one cyclically: ids that only grow
