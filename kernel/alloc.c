@@ -29,6 +29,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/pid.h>
 #include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -352,7 +353,9 @@ void cufab_alloc_put(struct cufab_alloc *alloc)
 void cufab_alloc_put_spare(struct cufab_alloc *alloc,
 			   struct cufab_client *client)
 {
-	if (!refcount_dec_if_one(&alloc->ref.refcount)) {
+	/* an import's memory is charged to its exporter's cgroup: not kept */
+	if (alloc->owner_pid != pid_nr(client->tgid) ||
+	    !refcount_dec_if_one(&alloc->ref.refcount)) {
 		cufab_alloc_put(alloc);
 		return;
 	}

@@ -1540,6 +1540,7 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  *	(stream.c)
  * @spare_alloc: the memory of the last allocation a handle of the
  *	client released, zeroed and reused by its next create (alloc.c)
+ * @spare_pool: the same for a pool the client created (pool.c)
  */
 /**
  * struct cufab_cpu_fence - what keeps a client's managed memory from its CPU
@@ -1584,6 +1585,7 @@ struct cufab_client {
 	struct cufab_cpu_fence fence;
 	struct cufab_hostreg_space hostreg;
 	struct cufab_alloc *spare_alloc;
+	struct cufab_pool *spare_pool;
 };
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
@@ -1625,6 +1627,7 @@ extern const struct cufab_client_part cufab_object_client_part;
 extern const struct cufab_client_part cufab_le_client_part;
 extern const struct cufab_client_part cufab_va_client_part;
 extern const struct cufab_client_part cufab_alloc_client_part;
+extern const struct cufab_client_part cufab_pool_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);
