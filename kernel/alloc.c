@@ -309,8 +309,12 @@ static void cufab_alloc_detach(struct cufab_alloc *alloc)
 		provider->detach(alloc);
 }
 
-/* Everything the final put undoes but the allocation's own memory. */
-static void cufab_alloc_teardown(struct cufab_alloc *alloc)
+/*
+ * Everything the final put undoes but the allocation's own memory; the
+ * kind's state may go to @spare_of's spares (NULL: freed).
+ */
+static void cufab_alloc_teardown(struct cufab_alloc *alloc,
+				 struct cufab_client *spare_of)
 {
 	trace_cufab_alloc_destroy(alloc);
 	if (alloc->fabric)
@@ -319,7 +323,9 @@ static void cufab_alloc_teardown(struct cufab_alloc *alloc)
 	mutex_lock(&cufab_allocs_lock);
 	list_del(&alloc->node);
 	mutex_unlock(&cufab_allocs_lock);
-	if (alloc->ops->release)
+	if (spare_of && alloc->ops->release_to)
+		alloc->ops->release_to(alloc, spare_of);
+	else if (alloc->ops->release)
 		alloc->ops->release(alloc);
 	cufab_alloc_detach(alloc);
 	if (alloc->gpu >= 0)
@@ -331,7 +337,7 @@ static void cufab_alloc_release(struct kref *ref)
 {
 	struct cufab_alloc *alloc = container_of(ref, struct cufab_alloc, ref);
 
-	cufab_alloc_teardown(alloc);
+	cufab_alloc_teardown(alloc, NULL);
 	kfree(alloc);
 	cufab_live_objects_dec();
 }
@@ -359,16 +365,17 @@ void cufab_alloc_put_spare(struct cufab_alloc *alloc,
 		cufab_alloc_put(alloc);
 		return;
 	}
-	cufab_alloc_teardown(alloc);
+	cufab_alloc_teardown(alloc, client);
 	if (cmpxchg(&client->spare_alloc, NULL, alloc))
 		kfree(alloc);
 	cufab_live_objects_dec();
 }
 
-/* The spare goes with the client, after its handles. */
+/* The spares go with the client, after its handles. */
 static void cufab_alloc_client_gone(struct cufab_client *client)
 {
 	kfree(xchg(&client->spare_alloc, NULL));
+	kfree(xchg(&client->spare_mc, NULL));
 }
 
 const struct cufab_client_part cufab_alloc_client_part = {

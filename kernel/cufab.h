@@ -809,6 +809,9 @@ extern const struct cufab_page_provider cufab_local_pages;
  *	allocation is about to happen: check the kind's alignment rules and
  *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
  * @release: optional, from the final put: free the kind's state (@priv)
+ * @release_to: optional, instead of @release when the final put is a
+ *	handle's release in its client's call (cufab_alloc_put_spare()):
+ *	the kind may keep its state's memory as @client's spare
  * @cpu_fault: optional: may the CPU touch the allocation at @addr of @va
  *	now? 0, or VM_FAULT_SIGSEGV. Context: the fault handler, mmap_lock
  *	and va->lock (read) held
@@ -823,6 +826,8 @@ struct cufab_alloc_ops {
 	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
 			   u64 offset);
 	void (*release)(struct cufab_alloc *alloc);
+	void (*release_to)(struct cufab_alloc *alloc,
+			   struct cufab_client *client);
 	vm_fault_t (*cpu_fault)(struct cufab_alloc *alloc, struct cufab_va *va,
 				unsigned long addr);
 	int (*nl_put)(struct sk_buff *skb, struct cufab_alloc *alloc);
@@ -1540,6 +1545,8 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  *	(stream.c)
  * @spare_alloc: the memory of the last allocation a handle of the
  *	client released, zeroed and reused by its next create (alloc.c)
+ * @spare_mc: the same for a multicast object of one device, kept with
+ *	its allocation (multicast.c)
  * @spare_pool: the same for a pool the client created (pool.c)
  */
 /**
@@ -1585,6 +1592,7 @@ struct cufab_client {
 	struct cufab_cpu_fence fence;
 	struct cufab_hostreg_space hostreg;
 	struct cufab_alloc *spare_alloc;
+	struct cufab_mc *spare_mc;
 	struct cufab_pool *spare_pool;
 };
 
