@@ -222,8 +222,9 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
  */
 static struct cufab_alloc *cufab_alloc_mem(struct cufab_client *client)
 {
-	struct cufab_alloc *alloc = client ? xchg(&client->spare_alloc, NULL) :
-					     NULL;
+	struct cufab_alloc *alloc = client ?
+				    cufab_spare_take(client->spare_alloc) :
+				    NULL;
 
 	if (alloc) {
 		*alloc = (struct cufab_alloc){};
@@ -353,8 +354,8 @@ void cufab_alloc_put(struct cufab_alloc *alloc)
  * @client: the handle's client
  *
  * As cufab_alloc_put(), but when the reference is the last one the
- * allocation's memory becomes @client's spare (one at most) for its next
- * create: a create/release loop costs no allocation from the slab.
+ * allocation's memory becomes one of @client's spares for its next
+ * creates: a create/release loop costs no allocation from the slab.
  */
 void cufab_alloc_put_spare(struct cufab_alloc *alloc,
 			   struct cufab_client *client)
@@ -366,7 +367,7 @@ void cufab_alloc_put_spare(struct cufab_alloc *alloc,
 		return;
 	}
 	cufab_alloc_teardown(alloc, client);
-	if (cmpxchg(&client->spare_alloc, NULL, alloc))
+	if (!cufab_spare_keep(client->spare_alloc, alloc))
 		kfree(alloc);
 	cufab_live_objects_dec();
 }
@@ -374,8 +375,8 @@ void cufab_alloc_put_spare(struct cufab_alloc *alloc,
 /* The spares go with the client, after its handles. */
 static void cufab_alloc_client_gone(struct cufab_client *client)
 {
-	kfree(xchg(&client->spare_alloc, NULL));
-	kfree(xchg(&client->spare_mc, NULL));
+	cufab_spares_free(client->spare_alloc);
+	cufab_spares_free(client->spare_mc);
 }
 
 const struct cufab_client_part cufab_alloc_client_part = {

@@ -1543,11 +1543,12 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @le: logical endpoint ids and aliases (le.c)
  * @streams: streams, events, completion slots; NULL until first used
  *	(stream.c)
- * @spare_alloc: the memory of the last allocation a handle of the
- *	client released, zeroed and reused by its next create (alloc.c)
- * @spare_mc: the same for a multicast object of one device, kept with
- *	its allocation (multicast.c)
- * @spare_pool: the same for a pool the client created (pool.c)
+ * @spare_alloc: the memory of the last allocations handles of the client
+ *	released, zeroed and reused by its next creates (alloc.c;
+ *	cufab_spare_take())
+ * @spare_mc: the same for multicast objects of one device, kept with
+ *	their allocations (multicast.c)
+ * @spare_pool: the same for pools the client created (pool.c)
  */
 /**
  * struct cufab_cpu_fence - what keeps a client's managed memory from its CPU
@@ -1591,10 +1592,50 @@ struct cufab_client {
 	struct cufab_stream_space *streams;
 	struct cufab_cpu_fence fence;
 	struct cufab_hostreg_space hostreg;
-	struct cufab_alloc *spare_alloc;
-	struct cufab_mc *spare_mc;
-	struct cufab_pool *spare_pool;
+	void *spare_alloc[CUFAB_OBJ_KEPT];
+	void *spare_mc[CUFAB_OBJ_KEPT];
+	void *spare_pool[CUFAB_OBJ_KEPT];
 };
+
+/*
+ * A client's spares of one kind (alloc.c, multicast.c, pool.c): the memory
+ * of up to CUFAB_OBJ_KEPT released objects, as many as it keeps of a type
+ * of its own objects, for its next creates. Each slot is filled and
+ * emptied with one atomic exchange: no lock.
+ */
+static inline void *cufab_spare_take(void **slots)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++) {
+		if (!READ_ONCE(slots[i]))
+			continue;
+		p = xchg(&slots[i], NULL);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* False when every slot is full: the caller frees @p. */
+static inline bool cufab_spare_keep(void **slots, void *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		if (!READ_ONCE(slots[i]) && !cmpxchg(&slots[i], NULL, p))
+			return true;
+	return false;
+}
+
+static inline void cufab_spares_free(void **slots)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		kfree(xchg(&slots[i], NULL));
+}
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
 #define CUFAB_CLIENT_IMEX_WARNED	0

@@ -130,7 +130,7 @@ static size_t cufab_mc_size(u32 devices)
 /*
  * The final put is its handle's release (alloc.c keeps the allocation's
  * memory): an object of one device, the usual one, stays with the client
- * for its next cuMulticastCreate (one at most).
+ * for its next cuMulticastCreate.
  */
 static void cufab_mc_release_to(struct cufab_alloc *alloc,
 				struct cufab_client *client)
@@ -139,7 +139,7 @@ static void cufab_mc_release_to(struct cufab_alloc *alloc,
 	bool keep = mc->team_mem.size == 1 && !mc->span;
 
 	cufab_mc_teardown(mc);
-	if (!keep || cmpxchg(&client->spare_mc, NULL, mc))
+	if (!keep || !cufab_spare_keep(client->spare_mc, mc))
 		kfree(mc);
 }
 
@@ -155,7 +155,7 @@ static struct cufab_mc *cufab_mc_mem(u32 devices, struct cufab_client *client)
 
 	static_assert(sizeof(struct cufab_mc) % sizeof(u64) == 0);
 	if (devices == 1 && client)
-		mc = xchg(&client->spare_mc, NULL);
+		mc = cufab_spare_take(client->spare_mc);
 	if (mc) {
 		memset64((u64 *)mc, 0, size / sizeof(u64));
 		return mc;

@@ -105,8 +105,8 @@ void cufab_pool_put(struct cufab_pool *pool)
 
 /*
  * The creator's pool object drops its reference: the last one makes the
- * pool's memory @client's spare (one at most) for its next
- * cuMemPoolCreate, as alloc.c does for allocations.
+ * pool's memory one of @client's spares for its next cuMemPoolCreate,
+ * as alloc.c does for allocations.
  */
 static void cufab_pool_put_spare(struct cufab_pool *pool,
 				 struct cufab_client *client)
@@ -116,7 +116,7 @@ static void cufab_pool_put_spare(struct cufab_pool *pool,
 		return;
 	}
 	cufab_pool_teardown(pool);
-	if (cmpxchg(&client->spare_pool, NULL, pool))
+	if (!cufab_spare_keep(client->spare_pool, pool))
 		kfree(pool);
 }
 
@@ -126,7 +126,7 @@ static void cufab_pool_put_spare(struct cufab_pool *pool,
  */
 static struct cufab_pool *cufab_pool_mem(struct cufab_client *client)
 {
-	struct cufab_pool *pool = xchg(&client->spare_pool, NULL);
+	struct cufab_pool *pool = cufab_spare_take(client->spare_pool);
 
 	if (pool) {
 		*pool = (struct cufab_pool){};
@@ -138,7 +138,7 @@ static struct cufab_pool *cufab_pool_mem(struct cufab_client *client)
 /* The spare goes with the client, after its pool objects. */
 static void cufab_pool_client_gone(struct cufab_client *client)
 {
-	kfree(xchg(&client->spare_pool, NULL));
+	cufab_spares_free(client->spare_pool);
 }
 
 const struct cufab_client_part cufab_pool_client_part = {

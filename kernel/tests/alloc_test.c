@@ -337,9 +337,10 @@ static void release_racing_lookup_keeps_retain(struct kunit *test)
 
 /*
  * A handle's release that drops its allocation's last reference keeps the
- * memory as the client's spare, which the client's next create takes back
- * zeroed; a release that is not the last keeps nothing, and the client's
- * end frees a spare left over.
+ * memory as one of the client's spares, which the client's next create
+ * takes back zeroed; a release that is not the last keeps nothing, past
+ * CUFAB_OBJ_KEPT spares the memory is freed, and the client's end frees
+ * the spares left over.
  */
 static void released_alloc_is_clients_spare(struct kunit *test)
 {
@@ -351,8 +352,9 @@ static void released_alloc_is_clients_spare(struct kunit *test)
 	};
 	u64 live = cufab_live_objects(), nallocs = cufab_allocs_live();
 	struct cufab_alloc *alloc, *old;
+	u32 id, ids[CUFAB_OBJ_KEPT + 1];
 	struct cufab_client *client;
-	u32 id;
+	unsigned int i;
 
 	client = cufab_client_alloc();
 	KUNIT_ASSERT_FALSE(test, IS_ERR(client));
@@ -364,30 +366,38 @@ static void released_alloc_is_clients_spare(struct kunit *test)
 	cufab_alloc_put(alloc);
 	old = alloc;
 	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
-	KUNIT_EXPECT_PTR_EQ(test, client->spare_alloc, old);
+	KUNIT_EXPECT_PTR_EQ(test, client->spare_alloc[0], old);
 	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
 
 	alloc = cufab_alloc_create(&desc);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
 	KUNIT_EXPECT_PTR_EQ(test, alloc, old);
-	KUNIT_EXPECT_NULL(test, client->spare_alloc);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
 	KUNIT_EXPECT_TRUE(test, xa_empty(&alloc->pages));
 	KUNIT_EXPECT_EQ(test, kref_read(&alloc->ref), 1U);
 	KUNIT_EXPECT_EQ(test, alloc->length, (u64)PAGE_SIZE);
 	/* the handle's release is not the last reference: nothing kept */
 	KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc, &id), 0);
 	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
-	KUNIT_EXPECT_NULL(test, client->spare_alloc);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
 	cufab_alloc_put(alloc);
-	KUNIT_EXPECT_NULL(test, client->spare_alloc);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
 	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
 
-	alloc = cufab_alloc_create(&desc);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
-	KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc, &id), 0);
-	cufab_alloc_put(alloc);
-	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
-	KUNIT_EXPECT_PTR_EQ(test, client->spare_alloc, alloc);
+	/* as many spares as kept objects of a type; the next one is freed */
+	for (i = 0; i <= CUFAB_OBJ_KEPT; i++) {
+		alloc = cufab_alloc_create(&desc);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+		KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc,
+							      &ids[i]), 0);
+		cufab_alloc_put(alloc);
+	}
+	for (i = 0; i <= CUFAB_OBJ_KEPT; i++)
+		KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, ids[i]),
+				0);
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		KUNIT_EXPECT_NOT_NULL(test, client->spare_alloc[i]);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
 	cufab_client_free(client);
 	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
 	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
