@@ -29,6 +29,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/nodemask.h>
+#include <linux/pid.h>
 #include <linux/numa.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -197,9 +198,11 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	alloc->owner_pid = task_tgid_nr(current);
 	/*
 	 * Its own name needs no task_lock(): comm always ends in a NUL, and
-	 * a rename racing this copy at worst shows half of each name.
+	 * a rename racing this copy at worst shows half of each name. Two
+	 * word moves, not strscpy()'s scan: this runs on every create.
 	 */
-	strscpy(alloc->owner_comm, current->comm, sizeof(alloc->owner_comm));
+	memcpy(alloc->owner_comm, current->comm, sizeof(alloc->owner_comm));
+	alloc->owner_comm[sizeof(alloc->owner_comm) - 1] = '\0';
 
 	/* under the lock: the list stays in id order (cufab_allocs_for_each) */
 	mutex_lock(&cufab_allocs_lock);
@@ -209,6 +212,26 @@ static void cufab_alloc_publish(struct cufab_alloc *alloc)
 	atomic64_inc(&cufab_allocs_nr);
 	cufab_live_objects_inc();
 	trace_cufab_alloc_create(alloc);
+}
+
+/*
+ * Memory for a new allocation: @client's spare if it has one, zeroed here
+ * a word at a time, else the slab's (which zeroes it byte by byte on a
+ * kernel with init_on_alloc, as Debian's: the larger part of a create in
+ * a VM without hardware help). Either way charged to the client's cgroup.
+ */
+static struct cufab_alloc *cufab_alloc_mem(struct cufab_client *client)
+{
+	struct cufab_alloc *alloc = client ?
+				    cufab_spare_take(client->spare_alloc) :
+				    NULL;
+
+	if (alloc) {
+		*alloc = (struct cufab_alloc){};
+		return alloc;
+	}
+	/* without a line: the allocator warns of its own failures */
+	return kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 }
 
 /**
@@ -228,8 +251,7 @@ struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc)
 	/* a kind without memory injects its failures in its own create */
 	if (desc->ops->page && cufab_should_fail(CUFAB_FAULT_MEM_CREATE))
 		return ERR_PTR(-ENOMEM);
-	/* without a line: the allocator warns of its own failures */
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
+	alloc = cufab_alloc_mem(desc->spare_of);
 	if (!alloc)
 		return ERR_PTR(-ENOMEM);
 	alloc->ops = desc->ops;
@@ -288,10 +310,13 @@ static void cufab_alloc_detach(struct cufab_alloc *alloc)
 		provider->detach(alloc);
 }
 
-static void cufab_alloc_release(struct kref *ref)
+/*
+ * Everything the final put undoes but the allocation's own memory; the
+ * kind's state may go to @spare_of's spares (NULL: freed).
+ */
+static void cufab_alloc_teardown(struct cufab_alloc *alloc,
+				 struct cufab_client *spare_of)
 {
-	struct cufab_alloc *alloc = container_of(ref, struct cufab_alloc, ref);
-
 	trace_cufab_alloc_destroy(alloc);
 	if (alloc->fabric)
 		cufab_fabric_forget(alloc);
@@ -299,12 +324,21 @@ static void cufab_alloc_release(struct kref *ref)
 	mutex_lock(&cufab_allocs_lock);
 	list_del(&alloc->node);
 	mutex_unlock(&cufab_allocs_lock);
-	if (alloc->ops->release)
+	if (spare_of && alloc->ops->release_to)
+		alloc->ops->release_to(alloc, spare_of);
+	else if (alloc->ops->release)
 		alloc->ops->release(alloc);
 	cufab_alloc_detach(alloc);
 	if (alloc->gpu >= 0)
 		cufab_alloc_uncharge(alloc);
 	atomic64_dec(&cufab_allocs_nr);
+}
+
+static void cufab_alloc_release(struct kref *ref)
+{
+	struct cufab_alloc *alloc = container_of(ref, struct cufab_alloc, ref);
+
+	cufab_alloc_teardown(alloc, NULL);
 	kfree(alloc);
 	cufab_live_objects_dec();
 }
@@ -313,6 +347,42 @@ void cufab_alloc_put(struct cufab_alloc *alloc)
 {
 	kref_put(&alloc->ref, cufab_alloc_release);
 }
+
+/**
+ * cufab_alloc_put_spare() - drop a handle's reference, keeping the memory
+ * @alloc: the allocation
+ * @client: the handle's client
+ *
+ * As cufab_alloc_put(), but when the reference is the last one the
+ * allocation's memory becomes one of @client's spares for its next
+ * creates: a create/release loop costs no allocation from the slab.
+ */
+void cufab_alloc_put_spare(struct cufab_alloc *alloc,
+			   struct cufab_client *client)
+{
+	/* an import's memory is charged to its exporter's cgroup: not kept */
+	if (alloc->owner_pid != pid_nr(client->tgid) ||
+	    !refcount_dec_if_one(&alloc->ref.refcount)) {
+		cufab_alloc_put(alloc);
+		return;
+	}
+	cufab_alloc_teardown(alloc, client);
+	if (!cufab_spare_keep(client->spare_alloc, alloc))
+		kfree(alloc);
+	cufab_live_objects_dec();
+}
+
+/* The spares go with the client, after its handles. */
+static void cufab_alloc_client_gone(struct cufab_client *client)
+{
+	cufab_spares_free(client->spare_alloc);
+	cufab_spares_free(client->spare_mc);
+}
+
+const struct cufab_client_part cufab_alloc_client_part = {
+	.name = "spare allocation",
+	.teardown = cufab_alloc_client_gone,
+};
 
 struct page *cufab_alloc_page(struct cufab_alloc *alloc, pgoff_t index)
 {
@@ -593,7 +663,7 @@ static void cufab_mem_handle_destroy(struct cufab_object *obj)
 						  obj);
 
 	if (h->alloc)
-		cufab_alloc_put(h->alloc);
+		cufab_alloc_put_spare(h->alloc, obj->client);
 }
 
 const struct cufab_object_ops cufab_mem_handle_ops = {

@@ -100,6 +100,7 @@ int cufab_ioctl_mem_create(struct cufab_ucmd *ucmd)
 		.ops = &cufab_vmm_alloc_ops,
 		.client = ucmd->client,
 		.call = "cuMemCreate",
+		.spare_of = ucmd->client,
 	};
 	struct cufab_alloc *alloc;
 	int ret;

@@ -58,6 +58,8 @@ static const struct cufab_client_part *const cufab_client_parts[] = {
 	&cufab_va_client_part,
 	&cufab_managed_client_part,
 	&cufab_hostreg_client_part,
+	&cufab_alloc_client_part,
+	&cufab_pool_client_part,
 };
 
 /**

@@ -809,6 +809,9 @@ extern const struct cufab_page_provider cufab_local_pages;
  *	allocation is about to happen: check the kind's alignment rules and
  *	wait (no lock held) for whatever the mapping needs. 0 or -errno.
  * @release: optional, from the final put: free the kind's state (@priv)
+ * @release_to: optional, instead of @release when the final put is a
+ *	handle's release in its client's call (cufab_alloc_put_spare()):
+ *	the kind may keep its state's memory as @client's spare
  * @cpu_fault: optional: may the CPU touch the allocation at @addr of @va
  *	now? 0, or VM_FAULT_SIGSEGV. Context: the fault handler, mmap_lock
  *	and va->lock (read) held
@@ -823,6 +826,8 @@ struct cufab_alloc_ops {
 	int (*map_prepare)(struct cufab_alloc *alloc, u64 addr, u64 length,
 			   u64 offset);
 	void (*release)(struct cufab_alloc *alloc);
+	void (*release_to)(struct cufab_alloc *alloc,
+			   struct cufab_client *client);
 	vm_fault_t (*cpu_fault)(struct cufab_alloc *alloc, struct cufab_va *va,
 				unsigned long addr);
 	int (*nl_put)(struct sk_buff *skb, struct cufab_alloc *alloc);
@@ -934,6 +939,8 @@ extern const struct cufab_object_ops cufab_mem_handle_ops;
  * @client: whose call creates it, for a refusal's line
  * @call: that cu* call; NULL (a creation no call of the process makes):
  *	no line
+ * @spare_of: the calling client, whose spare allocation (the memory of
+ *	the last one its handles released) the create takes; NULL: none
  */
 struct cufab_alloc_desc {
 	const struct cufab_alloc_ops *ops;
@@ -946,12 +953,15 @@ struct cufab_alloc_desc {
 	const struct cufab_page_provider *provider;
 	const struct cufab_client *client;
 	const char *call;
+	struct cufab_client *spare_of;
 };
 
 /* Lifetime. Holding a reference keeps pages and capacity charge alive. */
 struct cufab_alloc *cufab_alloc_create(const struct cufab_alloc_desc *desc);
 void cufab_alloc_get(struct cufab_alloc *alloc);
 void cufab_alloc_put(struct cufab_alloc *alloc);
+void cufab_alloc_put_spare(struct cufab_alloc *alloc,
+			   struct cufab_client *client);
 
 /*
  * The page at @index (0 .. length / PAGE_SIZE - 1) through the kind's
@@ -1500,6 +1510,8 @@ void cufab_le_exports_drop(struct cufab_le *le);
 int cufab_ioctl_le_export(struct cufab_ucmd *ucmd);
 int cufab_ioctl_le_import(struct cufab_ucmd *ucmd);
 void cufab_le_share_exit(void);
+int cufab_le_cache_init(void);
+void cufab_le_cache_exit(void);
 
 /* le.c: netlink */
 int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
@@ -1512,8 +1524,9 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /**
  * struct cufab_client - one open /dev/cufab
- * @objects: the client's objects by id (XA_FLAGS_ALLOC1: id 0 is never used)
- * @next_id: where the search for the next id starts (xa_alloc_cyclic())
+ * @objects: the client's objects by id (0 is never one)
+ * @next_id: the id the next create tries first (object.c), under the
+ *	table's lock
  * @kept: per type, destroyed objects kept under their old ids (users 0)
  *	for the next creates, linked through next_kept, under the table's
  *	lock (object.c)
@@ -1530,6 +1543,12 @@ int cufab_nl_le_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
  * @le: logical endpoint ids and aliases (le.c)
  * @streams: streams, events, completion slots; NULL until first used
  *	(stream.c)
+ * @spare_alloc: the memory of the last allocations handles of the client
+ *	released, zeroed and reused by its next creates (alloc.c;
+ *	cufab_spare_take())
+ * @spare_mc: the same for multicast objects of one device, kept with
+ *	their allocations (multicast.c)
+ * @spare_pool: the same for pools the client created (pool.c)
  */
 /**
  * struct cufab_cpu_fence - what keeps a client's managed memory from its CPU
@@ -1573,7 +1592,50 @@ struct cufab_client {
 	struct cufab_stream_space *streams;
 	struct cufab_cpu_fence fence;
 	struct cufab_hostreg_space hostreg;
+	void *spare_alloc[CUFAB_OBJ_KEPT];
+	void *spare_mc[CUFAB_OBJ_KEPT];
+	void *spare_pool[CUFAB_OBJ_KEPT];
 };
+
+/*
+ * A client's spares of one kind (alloc.c, multicast.c, pool.c): the memory
+ * of up to CUFAB_OBJ_KEPT released objects, as many as it keeps of a type
+ * of its own objects, for its next creates. Each slot is filled and
+ * emptied with one atomic exchange: no lock.
+ */
+static inline void *cufab_spare_take(void **slots)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++) {
+		if (!READ_ONCE(slots[i]))
+			continue;
+		p = xchg(&slots[i], NULL);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* False when every slot is full: the caller frees @p. */
+static inline bool cufab_spare_keep(void **slots, void *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		if (!READ_ONCE(slots[i]) && !cmpxchg(&slots[i], NULL, p))
+			return true;
+	return false;
+}
+
+static inline void cufab_spares_free(void **slots)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		kfree(xchg(&slots[i], NULL));
+}
 
 /* imex_flags: the "needs an IMEX channel" hint was logged for this client */
 #define CUFAB_CLIENT_IMEX_WARNED	0
@@ -1613,6 +1675,8 @@ extern const struct cufab_client_part cufab_stream_space_client_part;
 extern const struct cufab_client_part cufab_object_client_part;
 extern const struct cufab_client_part cufab_le_client_part;
 extern const struct cufab_client_part cufab_va_client_part;
+extern const struct cufab_client_part cufab_alloc_client_part;
+extern const struct cufab_client_part cufab_pool_client_part;
 
 struct cufab_client *cufab_client_alloc(void);
 void cufab_client_free(struct cufab_client *client);

@@ -47,6 +47,48 @@ static atomic64_t cufab_le_numbers = ATOMIC64_INIT(0);
 static atomic64_t cufab_le_live = ATOMIC64_INIT(0);
 
 /*
+ * Endpoints of one device (every unicast one) come from a cache of their
+ * own size: kmalloc() would round them up to the next power of two and
+ * zero the whole of it on every create. Made at module init; KUnit runs
+ * before, with kmalloc().
+ */
+static struct kmem_cache *cufab_le_one_cache;
+
+static size_t cufab_le_size(u32 devices)
+{
+	return offsetof(struct cufab_le, team_mem) + cufab_team_size(devices);
+}
+
+int cufab_le_cache_init(void)
+{
+	cufab_le_one_cache = kmem_cache_create("cufab_le", cufab_le_size(1),
+					       0, SLAB_ACCOUNT, NULL);
+	return cufab_le_one_cache ? 0 : -ENOMEM;
+}
+
+void cufab_le_cache_exit(void)
+{
+	kmem_cache_destroy(cufab_le_one_cache);
+	cufab_le_one_cache = NULL;
+}
+
+static struct cufab_le *cufab_le_mem_alloc(u32 devices)
+{
+	if (devices == 1 && cufab_le_one_cache)
+		return kmem_cache_zalloc(cufab_le_one_cache,
+					 GFP_KERNEL_ACCOUNT);
+	return kzalloc(cufab_le_size(devices), GFP_KERNEL_ACCOUNT);
+}
+
+static void cufab_le_mem_free(struct cufab_le *le, u32 devices)
+{
+	if (devices == 1 && cufab_le_one_cache)
+		kmem_cache_free(cufab_le_one_cache, le);
+	else
+		kfree(le);
+}
+
+/*
  * Endpoint teams across nodes: the fabric layer above (fabric_le.c)
  * registers what an endpoint exportable as FABRIC does when its team may
  * span nodes. Set once at module load, before any client, and cleared at
@@ -106,7 +148,7 @@ static void cufab_le_release(struct kref *ref)
 	if (ops && le->span)
 		ops->release(le);
 	cufab_team_fini(le->team);
-	kfree(le);
+	cufab_le_mem_free(le, le->team->size);
 	atomic64_dec(&cufab_le_live);
 	cufab_live_objects_dec();
 }
@@ -487,8 +529,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align,
 	if (cufab_should_fail(CUFAB_FAULT_LE))
 		return ERR_PTR(-ENOMEM);
 	/* the team in the same allocation: one allocation less per create */
-	le = kzalloc(offsetof(struct cufab_le, team_mem) +
-		     cufab_team_size(devices), GFP_KERNEL_ACCOUNT);
+	le = cufab_le_mem_alloc(devices);
 	if (!le)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&le->ref);
@@ -504,7 +545,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align,
 	ret = cufab_team_init(&le->team_mem, "endpoint", le->number, devices,
 			      p->length, align);
 	if (ret) {
-		kfree(le);
+		cufab_le_mem_free(le, devices);
 		return ERR_PTR(ret);
 	}
 	le->team = &le->team_mem;
@@ -513,7 +554,7 @@ static struct cufab_le *cufab_le_new(const struct cufab_le_prop *p, u64 align,
 		ret = cufab_team_add_device(le->team, p->dev_or_num, NULL);
 		if (ret) {
 			cufab_team_fini(le->team);
-			kfree(le);
+			cufab_le_mem_free(le, devices);
 			return ERR_PTR(ret);
 		}
 	}

@@ -216,6 +216,9 @@ static int __init cufab_init(void)
 	ret = cufab_object_caches_init();
 	if (ret)
 		goto err_topo;
+	ret = cufab_le_cache_init();
+	if (ret)
+		goto err_caches;
 	cufab_debugfs_init();
 	ret = cufab_nl_init();
 	if (ret) {
@@ -265,6 +268,8 @@ err_nl:
 	cufab_nl_exit();
 err_debugfs:
 	cufab_debugfs_exit();
+	cufab_le_cache_exit();
+err_caches:
 	cufab_object_caches_exit();
 err_topo:
 	cufab_topo_free(&cufab_node);
@@ -287,6 +292,7 @@ static void __exit cufab_exit(void)
 	cufab_debugfs_exit();
 	/* the window's pages go last: no allocation is left in it */
 	cufab_window_exit();
+	cufab_le_cache_exit();
 	cufab_object_caches_exit();
 	cufab_topo_free(&cufab_node);
 }

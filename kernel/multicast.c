@@ -96,11 +96,9 @@ static bool cufab_mc_node_capable(void)
 
 /* ---- lifetime ---- */
 
-/* From the allocation's final put. */
-static void cufab_mc_release(struct cufab_alloc *alloc)
+/* Everything the allocation's final put undoes but @mc's memory. */
+static void cufab_mc_teardown(struct cufab_mc *mc)
 {
-	struct cufab_mc *mc = alloc->priv;
-
 	const struct cufab_mc_span_ops *ops = cufab_mc_span_of(mc);
 
 	mutex_lock(&cufab_mcs_lock);
@@ -112,7 +110,57 @@ static void cufab_mc_release(struct cufab_alloc *alloc)
 	if (mc->team)
 		cufab_team_fini(mc->team);
 	mutex_destroy(&mc->hold_lock);
+}
+
+/* From the allocation's final put. */
+static void cufab_mc_release(struct cufab_alloc *alloc)
+{
+	struct cufab_mc *mc = alloc->priv;
+
+	cufab_mc_teardown(mc);
 	kfree(mc);
+}
+
+/* The bytes of an object of @devices, its team included. */
+static size_t cufab_mc_size(u32 devices)
+{
+	return offsetof(struct cufab_mc, team_mem) + cufab_team_size(devices);
+}
+
+/*
+ * The final put is its handle's release (alloc.c keeps the allocation's
+ * memory): an object of one device, the usual one, stays with the client
+ * for its next cuMulticastCreate.
+ */
+static void cufab_mc_release_to(struct cufab_alloc *alloc,
+				struct cufab_client *client)
+{
+	struct cufab_mc *mc = alloc->priv;
+	bool keep = mc->team_mem.size == 1 && !mc->span;
+
+	cufab_mc_teardown(mc);
+	if (!keep || !cufab_spare_keep(client->spare_mc, mc))
+		kfree(mc);
+}
+
+/*
+ * Memory for an object of @devices: @client's spare for one device,
+ * zeroed a word at a time, or the slab's (zeroed byte by byte under
+ * init_on_alloc).
+ */
+static struct cufab_mc *cufab_mc_mem(u32 devices, struct cufab_client *client)
+{
+	size_t size = cufab_mc_size(devices);
+	struct cufab_mc *mc = NULL;
+
+	static_assert(sizeof(struct cufab_mc) % sizeof(u64) == 0);
+	if (devices == 1 && client)
+		mc = cufab_spare_take(client->spare_mc);
+	if (mc) {
+		memset64((u64 *)mc, 0, size / sizeof(u64));
+		return mc;
+	}
+	return kzalloc(size, GFP_KERNEL_ACCOUNT);
 }
 
 /* cuMemMap of a multicast handle */
@@ -159,6 +207,7 @@ static const struct cufab_alloc_ops cufab_mc_alloc_ops = {
 	.name = "multicast",
 	.map_prepare = cufab_mc_map_prepare,
 	.release = cufab_mc_release,
+	.release_to = cufab_mc_release_to,
 };
 
 struct cufab_mc *cufab_alloc_mc(struct cufab_alloc *alloc)
@@ -279,11 +328,11 @@ static u32 cufab_mc_max_devices(u32 handle_types)
 	return n;
 }
 
+/* @gran: the multicast granularity, which the caller needs again */
 static int cufab_mc_create_check(struct cufab_client *client,
-				 const struct cufab_mc_create *cmd)
+				 const struct cufab_mc_create *cmd, u64 gran)
 {
 	u32 num_gpus = cufab_mc_max_devices(cmd->handle_types);
-	u64 gran = cufab_mc_granularity(false);
 
 	if (cmd->flags || cmd->__reserved || cmd->mc_flags) {
 		cufab_pr_info(client, "cuMulticastCreate: flags 0x%llx: must be 0\n",
@@ -316,11 +365,19 @@ static int cufab_mc_create_check(struct cufab_client *client,
 	return 0;
 }
 
-/* The object with its allocation (one reference) and its team. */
+/*
+ * The object with its allocation (one reference) and its team, aligned
+ * to @gran (cufab_mc_granularity(), a walk over the node's GPUs); the
+ * allocation from @client's spare if it has one.
+ */
 static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
-					void *span)
+					void *span, u64 gran,
+					struct cufab_client *client)
 {
-	struct cufab_alloc_desc desc = { .ops = &cufab_mc_alloc_ops };
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_mc_alloc_ops,
+		.spare_of = client,
+	};
 	struct cufab_alloc *alloc;
 	struct cufab_mc *mc;
 	int ret;
@@ -328,8 +385,7 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
 	if (cufab_should_fail(CUFAB_FAULT_MC))
 		return ERR_PTR(-ENOMEM);
 	/* the team in the same allocation: one allocation less per create */
-	mc = kzalloc(offsetof(struct cufab_mc, team_mem) +
-		     cufab_team_size(cmd->num_devices), GFP_KERNEL_ACCOUNT);
+	mc = cufab_mc_mem(cmd->num_devices, client);
 	if (!mc)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&mc->node);
@@ -346,8 +402,7 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
 	}
 	mc->alloc = alloc;
 	ret = cufab_team_init(&mc->team_mem, "multicast", alloc->id,
-			      cmd->num_devices, cmd->length,
-			      cufab_mc_granularity(false));
+			      cmd->num_devices, cmd->length, gran);
 	if (ret) {
 		mc->span = NULL;	/* the caller's still */
 		cufab_alloc_put(alloc);	/* frees mc */
@@ -363,13 +418,14 @@ static struct cufab_alloc *cufab_mc_new(const struct cufab_mc_create *cmd,
 int cufab_ioctl_mc_create(struct cufab_ucmd *ucmd)
 {
 	struct cufab_mc_create *cmd = ucmd->cmd;
+	u64 gran = cufab_mc_granularity(false);
 	struct cufab_alloc *alloc;
 	int ret;
 
-	ret = cufab_mc_create_check(ucmd->client, cmd);
+	ret = cufab_mc_create_check(ucmd->client, cmd, gran);
 	if (ret)
 		return ret;
-	alloc = cufab_mc_new(cmd, NULL);
+	alloc = cufab_mc_new(cmd, NULL, gran, ucmd->client);
 	if (IS_ERR(alloc))
 		return PTR_ERR(alloc);
 	return cufab_mem_handle_respond_put(ucmd, alloc, &cmd->out_handle,
@@ -385,7 +441,7 @@ struct cufab_alloc *cufab_mc_create_span(u64 length, u32 num_devices,
 		.handle_types = CUFAB_HANDLE_FABRIC,
 	};
 
-	return cufab_mc_new(&cmd, span);
+	return cufab_mc_new(&cmd, span, cufab_mc_granularity(false), NULL);
 }
 
 /* The multicast object a handle names, referenced; -ENOENT / -EINVAL. */

@@ -14,11 +14,14 @@
  * dependent objects take more. Destroy succeeds only when the table holds
  * the last reference, so an object something depends on is -EBUSY.
  *
- * Ids: each create takes the id after the client's last one
- * (xa_alloc_cyclic()), so a destroyed id names nothing until the client has
- * gone through the 2^31 - 1 others: a second destroy, or any call, with a
- * stale id is -ENOENT and never reaches an object made since, whatever its
- * type.
+ * Ids: each create takes the id after the client's last one, skipping
+ * ids in use, so a destroyed id names nothing until the client has gone
+ * through the 2^31 - 1 others: a second destroy, or any call, with a stale
+ * id is -ENOENT and never reaches an object made since, whatever its type.
+ * The table is a plain xarray, not an allocating one: the next id is
+ * almost always free, so a create is one insert there, and neither it
+ * nor an erase keeps the free-slot marks xa_alloc_cyclic() searches
+ * (a third of the table's cost per create/destroy pair).
  *
  * Kept objects: a destroyed object stays in the table under its old id
  * with users at 0 (as absent to every lookup as one being built) on its
@@ -38,6 +41,7 @@
 #include <linux/bug.h>
 #include <linux/err.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/xarray.h>
 
 #include "cufab.h"
@@ -126,6 +130,77 @@ static void cufab_object_mem_free(struct cufab_object *obj)
 		kfree(obj);
 }
 
+/* Ids fit a signed int, so that userspace may store them in one; 0 is none. */
+#define CUFAB_OBJ_ID_MAX	((u32)INT_MAX)
+
+/*
+ * The first id at or after @id that no entry holds, CUFAB_OBJ_ID_MAX + 1
+ * for none. Context: the table's lock.
+ */
+static u32 cufab_object_id_after_run(struct xarray *xa, u32 id)
+{
+	XA_STATE(xas, xa, id);
+	void *entry;
+
+	xas_for_each(&xas, entry, CUFAB_OBJ_ID_MAX) {
+		if (xas.xa_index != id)
+			break;
+		id++;
+	}
+	return id;
+}
+
+/*
+ * Store @obj under the client's next id: the one after its last, or past
+ * the 31-bit space 1 again, skipping ids in use (only ever met after that
+ * wrap). Context: the table's lock, which allocating a node of the table
+ * may drop and retake.
+ *
+ * Return: 0 with *@out set, -EBUSY when every id is in use, -ENOMEM.
+ */
+static int cufab_object_id_store(struct cufab_client *client,
+				 struct cufab_object *obj, u32 *out)
+{
+	u32 id = client->next_id;
+	bool wrapped = false;
+	int ret;
+
+	if (!id || id > CUFAB_OBJ_ID_MAX)
+		id = 1;
+	for (;;) {
+		ret = __xa_insert(&client->objects, id, obj,
+				  GFP_KERNEL_ACCOUNT);
+		if (ret != -EBUSY)
+			break;
+		id = cufab_object_id_after_run(&client->objects, id);
+		if (id > CUFAB_OBJ_ID_MAX) {
+			if (wrapped)
+				return -EBUSY;
+			wrapped = true;
+			id = 1;
+		}
+	}
+	if (ret)
+		return ret;
+	*out = id;
+	client->next_id = id + 1;
+	return 0;
+}
+
+/*
+ * Zero what follows the header of a kept object of @size bytes, a word at
+ * a time: every type's struct holds pointers, so its size is a multiple of
+ * a word, and memset() of a size known only at run time goes byte by byte
+ * (rep stosb), which costs a create as much as the rest of it in a VM
+ * without hardware help (TCG).
+ */
+static void cufab_object_clear_body(struct cufab_object *obj, size_t size)
+{
+	static_assert(sizeof(*obj) % sizeof(u64) == 0);
+
+	memset64((u64 *)(obj + 1), 0, (size - sizeof(*obj)) / sizeof(u64));
+}
+
 /*
  * A kept object of @type moved to a new id, or NULL when none is kept.
  * Stored under the new id before the old one is erased (see above). Only
@@ -149,8 +224,7 @@ static struct cufab_object *cufab_object_unkeep(struct cufab_client *client,
 	/* may drop the lock to allocate: the object is off the list */
 	client->kept[type] = obj->next_kept;
 	client->nr_kept[type]--;
-	ret = __xa_alloc_cyclic(&client->objects, &id, obj, xa_limit_31b,
-				&client->next_id, GFP_KERNEL_ACCOUNT);
+	ret = cufab_object_id_store(client, obj, &id);
 	if (ret < 0) {
 		obj->next_kept = client->kept[type];
 		client->kept[type] = obj;
@@ -163,7 +237,7 @@ static struct cufab_object *cufab_object_unkeep(struct cufab_client *client,
 	obj->id = id;
 	obj->next_kept = NULL;
 	xa_unlock(&client->objects);
-	memset(obj + 1, 0, cufab_object_ops[type]->size - sizeof(*obj));
+	cufab_object_clear_body(obj, cufab_object_ops[type]->size);
 	return obj;
 }
 
@@ -188,7 +262,8 @@ struct cufab_object *_cufab_object_add(struct cufab_client *client,
 
 	if (WARN_ON(type <= CUFAB_OBJ_ANY || type >= CUFAB_OBJ_MAX ||
 		    !cufab_object_ops[type] ||
-		    cufab_object_ops[type]->size != size))
+		    cufab_object_ops[type]->size != size ||
+		    size % sizeof(u64)))
 		return ERR_PTR(-EINVAL);
 	/* before the kept list: the error path is swept either way */
 	if (cufab_should_fail(CUFAB_FAULT_OBJECT_ALLOC))
@@ -206,9 +281,9 @@ struct cufab_object *_cufab_object_add(struct cufab_client *client,
 	obj->client = client;
 	/* zeroed: users is 0, unpublished */
 
-	/* ids fit a signed int so that userspace may store them in one */
-	ret = xa_alloc_cyclic(&client->objects, &obj->id, obj, xa_limit_31b,
-			      &client->next_id, GFP_KERNEL_ACCOUNT);
+	xa_lock(&client->objects);
+	ret = cufab_object_id_store(client, obj, &obj->id);
+	xa_unlock(&client->objects);
 	if (ret < 0) {
 		cufab_object_mem_free(obj);
 		goto err;
@@ -458,7 +533,7 @@ static void cufab_object_destroy_all(struct cufab_client *client)
 
 static void cufab_objects_init(struct cufab_client *client)
 {
-	xa_init_flags(&client->objects, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	xa_init_flags(&client->objects, XA_FLAGS_ACCOUNT);
 }
 
 static void cufab_objects_teardown(struct cufab_client *client)

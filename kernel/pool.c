@@ -73,10 +73,9 @@ u64 cufab_pools_live(void)
 
 /* ---- pools ---- */
 
-static void cufab_pool_free(struct kref *ref)
+/* Everything the final put undoes but the pool's own memory. */
+static void cufab_pool_teardown(struct cufab_pool *pool)
 {
-	struct cufab_pool *pool = container_of(ref, struct cufab_pool, ref);
-
 	trace_cufab_pool_destroy(pool->id, pool->location_type,
 				 pool->location_id, pool->max_size,
 				 pool->owner_pid);
@@ -87,15 +86,65 @@ static void cufab_pool_free(struct kref *ref)
 	WARN_ON(!xa_empty(&pool->ptrs));
 	xa_destroy(&pool->ptrs);
 	mutex_destroy(&pool->lock);
-	kfree(pool);
 	atomic64_dec(&cufab_pools_nr);
 	cufab_live_objects_dec();
+}
+
+static void cufab_pool_free(struct kref *ref)
+{
+	struct cufab_pool *pool = container_of(ref, struct cufab_pool, ref);
+
+	cufab_pool_teardown(pool);
+	kfree(pool);
 }
 
 void cufab_pool_put(struct cufab_pool *pool)
 {
 	kref_put(&pool->ref, cufab_pool_free);
 }
+
+/*
+ * The creator's pool object drops its reference: the last one makes the
+ * pool's memory one of @client's spares for its next cuMemPoolCreate,
+ * as alloc.c does for allocations.
+ */
+static void cufab_pool_put_spare(struct cufab_pool *pool,
+				 struct cufab_client *client)
+{
+	if (!refcount_dec_if_one(&pool->ref.refcount)) {
+		cufab_pool_put(pool);
+		return;
+	}
+	cufab_pool_teardown(pool);
+	if (!cufab_spare_keep(client->spare_pool, pool))
+		kfree(pool);
+}
+
+/*
+ * Memory for a new pool: @client's spare, zeroed a word at a time, or
+ * the slab's (zeroed byte by byte under init_on_alloc).
+ */
+static struct cufab_pool *cufab_pool_mem(struct cufab_client *client)
+{
+	struct cufab_pool *pool = cufab_spare_take(client->spare_pool);
+
+	if (pool) {
+		*pool = (struct cufab_pool){};
+		return pool;
+	}
+	return kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+}
+
+/* The spare goes with the client, after its pool objects. */
+static void cufab_pool_client_gone(struct cufab_client *client)
+{
+	cufab_spares_free(client->spare_pool);
+}
+
+const struct cufab_client_part cufab_pool_client_part = {
+	.name = "spare pool",
+	.teardown = cufab_pool_client_gone,
+};
 
 /* Pool @id of the node with a reference, or NULL when there is none. */
 struct cufab_pool *cufab_pool_find(u32 id)
@@ -197,7 +246,8 @@ static int cufab_pool_props_check(struct cufab_client *client,
 	return 0;
 }
 
-static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
+static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd,
+					 struct cufab_client *client)
 {
 	struct cufab_pool *pool;
 	u64 loc_size, max;
@@ -210,7 +260,7 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	max = cmd->max_size ?: loc_size;
 	if (max > U64_MAX - CUFAB_POOL_CHUNK)
 		return ERR_PTR(-EINVAL);
-	pool = kzalloc(sizeof(*pool), GFP_KERNEL_ACCOUNT);
+	pool = cufab_pool_mem(client);
 	if (!pool)
 		return ERR_PTR(-ENOMEM);
 	kref_init(&pool->ref);
@@ -226,7 +276,9 @@ static struct cufab_pool *cufab_pool_new(const struct cufab_pool_create *cmd)
 	pool->fabric_channel = CUFAB_IMEX_NO_CHANNEL;
 	pool->reuse = CUFAB_POOL_REUSE_ALL;
 	pool->owner_pid = task_tgid_nr(current);
-	get_task_comm(pool->owner_comm, current);
+	/* as an allocation's owner (alloc.c): no task_lock() for its own */
+	memcpy(pool->owner_comm, current->comm, sizeof(pool->owner_comm));
+	pool->owner_comm[sizeof(pool->owner_comm) - 1] = '\0';
 
 	/*
 	 * The lowest free id, not the next one cyclically: ids that only grow
@@ -370,7 +422,11 @@ static void cufab_pool_handle_destroy(struct cufab_object *obj)
 		cufab_pool_ptrs_unexport(ph->pool);
 	}
 	mutex_destroy(&ph->lock);
-	cufab_pool_put(ph->pool);
+	/* an importer's would be charged to another process's cgroup */
+	if (ph->imported)
+		cufab_pool_put(ph->pool);
+	else
+		cufab_pool_put_spare(ph->pool, client);
 }
 
 const struct cufab_object_ops cufab_pool_handle_ops = {
@@ -432,7 +488,7 @@ int cufab_ioctl_pool_create(struct cufab_ucmd *ucmd)
 	ret = cufab_pool_props_check(ucmd->client, cmd);
 	if (ret)
 		return ret;
-	pool = cufab_pool_new(cmd);
+	pool = cufab_pool_new(cmd, ucmd->client);
 	if (IS_ERR(pool))
 		return PTR_ERR(pool);
 	cmd->out_pool_id = pool->id;

@@ -103,6 +103,9 @@ void cufab_ctx_config_forget(__u32 ctx_kid)
 {
 	struct ctx_config **pp, *cfg;
 
+	/* every cuCtxDestroy comes here; most programs never set a limit */
+	if (!__atomic_load_n(&configs, __ATOMIC_ACQUIRE))
+		return;
 	pthread_mutex_lock(&config_lock);
 	for (pp = &configs; (cfg = *pp); pp = &cfg->next)
 		if (cfg->ctx_kid == ctx_kid) {

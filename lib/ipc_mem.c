@@ -159,6 +159,9 @@ void cufab_ipc_mem_forget_ctx(__u32 ctx_kid)
 {
 	struct ipc_open **pp, *o;
 
+	/* every cuCtxDestroy comes here; most programs open no IPC memory */
+	if (!__atomic_load_n(&opened, __ATOMIC_ACQUIRE))
+		return;
 	pthread_mutex_lock(&ipc_lock);
 	for (pp = &opened; (o = *pp);) {
 		if (o->ctx_kid == ctx_kid) {

@@ -83,6 +83,7 @@ struct CUmemPoolHandle_st {
 	int opportunistic;		/* REUSE_ALLOW_OPPORTUNISTIC, as last set here */
 	int follow_events;		/* REUSE_FOLLOW_EVENT_DEPENDENCIES, likewise */
 	int internal_deps;		/* REUSE_ALLOW_INTERNAL_DEPENDENCIES, likewise */
+	int made_current;		/* some pool_current[] slot was set to it */
 	struct pool_chunk *chunks;
 	struct pool_block *free_list;
 	struct pool_block *held;	/* freed exported blocks importers map */
@@ -780,8 +781,11 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemPoolDestroy(CUmemoryPool pool)
 			  "not a live pool of this process");
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	/* a location whose current pool goes back to its default */
-	for (i = 0; i < POOL_SLOTS; i++)
+	/*
+	 * A location whose current pool goes back to its default; only a
+	 * pool cuMemPoolSetCurrent chose can be one (the slots are many).
+	 */
+	for (i = 0; p->made_current && i < POOL_SLOTS; i++)
 		if (pool_current[i] == p)
 			pool_current[i] = NULL;
 	p->destroyed = 1;
@@ -1553,6 +1557,8 @@ CUFAB_EXPORT CUresult CUDAAPI cuMemSetMemPool(CUmemLocation *location,
 		res = CUDA_ERROR_INVALID_VALUE;
 	else
 		pool_current[slot] = p;
+	if (res == CUDA_SUCCESS)
+		p->made_current = 1;
 	pool_lock_drop();
 	return res;
 }

@@ -3,8 +3,9 @@
  * KUnit: allocation accounting (kernel/alloc.c): capacity charges never
  * overshoot, uncharges return the capacity, and an allocation frees its
  * pages and its charge with its last reference; a handle's last release
- * racing with a lookup changes nothing; the page store takes its pages
- * from the allocation's provider and gives every one back.
+ * racing with a lookup changes nothing; the release that drops the last
+ * reference leaves the memory to its client's next create; the page store
+ * takes its pages from the allocation's provider and gives every one back.
  */
 #include <kunit/test.h>
 #include <linux/err.h>
@@ -334,6 +335,74 @@ static void release_racing_lookup_keeps_retain(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
 }
 
+/*
+ * A handle's release that drops its allocation's last reference keeps the
+ * memory as one of the client's spares, which the client's next create
+ * takes back zeroed; a release that is not the last keeps nothing, past
+ * CUFAB_OBJ_KEPT spares the memory is freed, and the client's end frees
+ * the spares left over.
+ */
+static void released_alloc_is_clients_spare(struct kunit *test)
+{
+	struct cufab_alloc_desc desc = {
+		.ops = &cufab_vmm_alloc_ops,
+		.location_type = CUFAB_LOC_DEVICE,
+		.location_id = 0,
+		.length = PAGE_SIZE,
+	};
+	u64 live = cufab_live_objects(), nallocs = cufab_allocs_live();
+	struct cufab_alloc *alloc, *old;
+	u32 id, ids[CUFAB_OBJ_KEPT + 1];
+	struct cufab_client *client;
+	unsigned int i;
+
+	client = cufab_client_alloc();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(client));
+	desc.spare_of = client;
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cufab_alloc_page(alloc, 0)));
+	KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc, &id), 0);
+	cufab_alloc_put(alloc);
+	old = alloc;
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
+	KUNIT_EXPECT_PTR_EQ(test, client->spare_alloc[0], old);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+
+	alloc = cufab_alloc_create(&desc);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+	KUNIT_EXPECT_PTR_EQ(test, alloc, old);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
+	KUNIT_EXPECT_TRUE(test, xa_empty(&alloc->pages));
+	KUNIT_EXPECT_EQ(test, kref_read(&alloc->ref), 1U);
+	KUNIT_EXPECT_EQ(test, alloc->length, (u64)PAGE_SIZE);
+	/* the handle's release is not the last reference: nothing kept */
+	KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc, &id), 0);
+	KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, id), 0);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
+	cufab_alloc_put(alloc);
+	KUNIT_EXPECT_NULL(test, client->spare_alloc[0]);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+
+	/* as many spares as kept objects of a type; the next one is freed */
+	for (i = 0; i <= CUFAB_OBJ_KEPT; i++) {
+		alloc = cufab_alloc_create(&desc);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(alloc));
+		KUNIT_ASSERT_EQ(test, cufab_mem_handle_create(client, alloc,
+							      &ids[i]), 0);
+		cufab_alloc_put(alloc);
+	}
+	for (i = 0; i <= CUFAB_OBJ_KEPT; i++)
+		KUNIT_EXPECT_EQ(test, cufab_mem_handle_release(client, ids[i]),
+				0);
+	for (i = 0; i < CUFAB_OBJ_KEPT; i++)
+		KUNIT_EXPECT_NOT_NULL(test, client->spare_alloc[i]);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+	cufab_client_free(client);
+	KUNIT_EXPECT_EQ(test, cufab_allocs_live(), nallocs);
+	KUNIT_EXPECT_EQ(test, cufab_live_objects(), live);
+}
+
 static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE(charge_fits_exactly),
 	KUNIT_CASE(charge_overflow_refused),
@@ -342,6 +411,7 @@ static struct kunit_case alloc_test_cases[] = {
 	KUNIT_CASE(device_alloc_bad_gpu),
 	KUNIT_CASE(device_alloc_past_capacity),
 	KUNIT_CASE(release_racing_lookup_keeps_retain),
+	KUNIT_CASE(released_alloc_is_clients_spare),
 	KUNIT_CASE(provider_gives_and_takes_back),
 	KUNIT_CASE(provider_attach_failure_uncharges),
 	KUNIT_CASE(provider_defaults_to_local),

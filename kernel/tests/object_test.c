@@ -296,6 +296,32 @@ static void object_ids_wrap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->obj.id, a->obj.id + 1);
 }
 
+/*
+ * Past the wrap a create walks over a run of ids in use, kept objects'
+ * too, to the first free one.
+ */
+static void object_ids_wrap_over_run(struct kunit *test)
+{
+	struct obj_fixture *f = test->priv;
+	struct test_obj *a = new_obj(test, NULL), *b = new_obj(test, NULL);
+	struct test_obj *c = new_obj(test, NULL), *d, *e;
+	u32 c_id = c->obj.id;
+
+	KUNIT_ASSERT_EQ(test, b->obj.id, a->obj.id + 1);
+	KUNIT_ASSERT_EQ(test, c_id, b->obj.id + 1);
+	/* c is kept under its id: the id stays in use */
+	KUNIT_ASSERT_EQ(test, cufab_object_destroy_user(f->client, c_id), 0);
+	f->client->next_id = INT_MAX;
+	d = new_obj(test, NULL);
+	/* the kept c, moved to the last id */
+	KUNIT_EXPECT_PTR_EQ(test, d, c);
+	KUNIT_EXPECT_EQ(test, d->obj.id, (u32)INT_MAX);
+	e = new_obj(test, NULL);
+	/* 1 .. b's are in use, c's old one was erased when d took c */
+	KUNIT_EXPECT_EQ(test, e->obj.id, c_id);
+	KUNIT_EXPECT_EQ(test, f->client->next_id, c_id + 1);
+}
+
 /* Closing a client destroys dependents before what they depend on. */
 static void client_close_destroys_leaf_first(struct kunit *test)
 {
@@ -408,6 +434,7 @@ static struct kunit_case cufab_object_cases[] = {
 	KUNIT_CASE(object_destroy_busy),
 	KUNIT_CASE(object_kept_for_next_create),
 	KUNIT_CASE(object_ids_wrap),
+	KUNIT_CASE(object_ids_wrap_over_run),
 	KUNIT_CASE(client_close_destroys_leaf_first),
 	KUNIT_CASE(client_ids_are_per_client),
 	KUNIT_CASE(object_random_ops),
