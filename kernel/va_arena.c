@@ -794,7 +794,7 @@ static int cufab_arena_drop(struct cufab_va *va, bool unmapped_only,
 	 * No fault maps a page of it from here on. Whoever drops it (this
 	 * call, or the close of its piece) would set this too.
 	 */
-	down_write(&va->lock);
+	cufab_va_write_lock(va);
 	mapped = va->nr_maps;
 	if (mapped && unmapped_only) {
 		up_write(&va->lock);
