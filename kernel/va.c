@@ -29,8 +29,11 @@
  * Lock order:
  *   space->reserve_lock -> mmap_lock -> space->lock
  *   mmap_lock -> va->lock -> (page allocation)
+ *   va->lock -> hit->lock (a remembered page, cufab_va_hit_fill())
  * space->lock and va->lock are never held together, and never while taking
  * mmap_lock (the fault handler and vm_ops->close run under mmap_lock).
+ * One-page copies may take a page with no lock at all: see
+ * cufab_va_hit_take().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
