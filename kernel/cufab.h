@@ -1111,7 +1111,8 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  *	holds only while @gen is still the space's
  * @addr: the page's user address (page-aligned); 0: an empty entry
  * @page: the page of a store-backed allocation mapped at @addr, no
- *	reference of its own
+ *	reference of its own; NULL: @addr is in no reservation (plain
+ *	memory, which the copy pins from the mm)
  * @gpu_read: the mapping's devices that may read (cufab_va_map)
  * @gpu_write: ... and write
  * @linear: cuMemAlloc memory: every device may copy
@@ -1145,8 +1146,8 @@ struct cufab_va_hit {
  *	in the arena's tree, for its next reservation of the same size
  *	(va_arena.c). Under @reserve_lock.
  * @gen: raised by every writer of a reservation's mappings, access or
- *	death, under its va->lock, before it frees anything: @hits older
- *	than it no longer hold
+ *	death, under its va->lock, before it frees anything, and when a
+ *	reservation joins @ranges: @hits older than it no longer hold
  * @hit_next: the entry of @hits the next new page replaces
  * @hits: pages recent one-page copies took (struct cufab_va_hit)
  */
@@ -1367,6 +1368,7 @@ struct cufab_va_first {
 };
 
 void cufab_va_write_lock(struct cufab_va *va);
+void cufab_va_ranges_grew(struct cufab_va_space *space);
 int cufab_va_check_take(struct cufab_client *client, const char *call,
 			u64 addr, u64 length, s32 dev, u32 need,
 			struct cufab_va_first *first);

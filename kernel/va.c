@@ -114,6 +114,18 @@ void cufab_va_write_lock(struct cufab_va *va)
 	smp_mb__after_atomic();
 }
 
+/**
+ * cufab_va_ranges_grew() - a reservation joined @space's tree
+ * @space: the client's
+ *
+ * Remembered plain pages (cufab_va_hit_take()) there may be cufab memory
+ * now: they no longer hold. Call after the reservation is in the tree.
+ */
+void cufab_va_ranges_grew(struct cufab_va_space *space)
+{
+	atomic_long_inc(&space->gen);
+}
+
 /* ---- reservations ---- */
 
 static void cufab_va_space_init(struct cufab_client *client)
@@ -730,6 +742,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		kref_get(&va->ref);	/* the tree's */
 		if (linear)
 			atomic_inc(&space->nr_linear);
+		cufab_va_ranges_grew(space);
 	}
 	mutex_unlock(&space->lock);
 	if (ret) {
@@ -1448,7 +1461,10 @@ static void cufab_va_first_put(struct cufab_va_first *first)
  * back, as the page cache's speculative lookups do.
  */
 
-/* Does @h grant @dev @need (as the full check would), and the CPU view the copy's side? */
+/*
+ * Does @h grant @dev @need, as the full check would, and the CPU view
+ * what cufab_va_map_pages() needs for the copy's side (@write)?
+ */
 static bool cufab_va_hit_allows(const struct cufab_va_hit *h, s32 dev,
 				u32 need, bool write)
 {
@@ -1481,17 +1497,26 @@ static bool cufab_va_hit_take(struct cufab_va_space *space, u64 addr,
 
 	if (offset_in_page(addr) + length > PAGE_SIZE || !base)
 		return false;
-	for (i = 0; i < CUFAB_VA_HITS && !page; i++) {
+	for (i = 0, ok = false; i < CUFAB_VA_HITS && !ok; i++) {
 		h = &space->hits[i];
 		do {
 			seq = read_seqbegin(&h->lock);
+			page = h->page;
 			ok = h->addr == base && h->gen == gen &&
-			     cufab_va_hit_allows(h, dev, need, first->write);
-			page = ok ? h->page : NULL;
+			     (!page ||
+			      cufab_va_hit_allows(h, dev, need, first->write));
 		} while (read_seqretry(&h->lock, seq));
 	}
-	if (!page)
+	if (!ok)
 		return false;
+	if (!page) {
+		/*
+		 * plain memory: the copy pins it from the mm, where a
+		 * reservation's VMA (VM_PFNMAP) never yields a page
+		 */
+		first->nr = -ENOENT;
+		return true;
+	}
 	rcu_read_lock();
 	ok = get_page_unless_zero(page);
 	rcu_read_unlock();
@@ -1505,6 +1530,44 @@ static bool cufab_va_hit_take(struct cufab_va_space *space, u64 addr,
 	first->pages[0] = page;
 	first->nr = 1;
 	return true;
+}
+
+/*
+ * The entry of @space for the page at @base, a new one taking the place
+ * of the oldest.
+ */
+static struct cufab_va_hit *cufab_va_hit_slot(struct cufab_va_space *space,
+					      u64 base)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_VA_HITS; i++)
+		if (READ_ONCE(space->hits[i].addr) == base)
+			return &space->hits[i];
+	i = READ_ONCE(space->hit_next) % CUFAB_VA_HITS;
+	WRITE_ONCE(space->hit_next, i + 1);
+	return &space->hits[i];
+}
+
+/*
+ * Remember that the page at @addr lies in no reservation, as a lookup
+ * that began at generation @gen found: one-page copies from or to plain
+ * memory skip the reservation tree next time.
+ */
+static void cufab_va_hit_plain(struct cufab_va_space *space,
+			       unsigned long gen, u64 addr)
+{
+	u64 base = addr & PAGE_MASK;
+	struct cufab_va_hit *h;
+
+	if (!base)
+		return;
+	h = cufab_va_hit_slot(space, base);
+	write_seqlock(&h->lock);
+	h->gen = gen;
+	h->addr = base;
+	h->page = NULL;
+	write_sequnlock(&h->lock);
 }
 
 /*
@@ -1522,20 +1585,12 @@ static void cufab_va_hit_fill(struct cufab_va_space *space,
 	const struct cufab_alloc *alloc = map->alloc;
 	u64 base = addr & PAGE_MASK;
 	struct cufab_va_hit *h;
-	unsigned int i;
 
 	if (alloc->ops->page != cufab_alloc_store_page ||
 	    alloc->provider != &cufab_local_pages ||
 	    cufab_alloc_has(alloc, CUFAB_ALLOC_MANAGED) || !base)
 		return;
-	for (i = 0; i < CUFAB_VA_HITS; i++)
-		if (READ_ONCE(space->hits[i].addr) == base)
-			break;
-	if (i == CUFAB_VA_HITS) {
-		i = READ_ONCE(space->hit_next) % CUFAB_VA_HITS;
-		WRITE_ONCE(space->hit_next, i + 1);
-	}
-	h = &space->hits[i];
+	h = cufab_va_hit_slot(space, base);
 	write_seqlock(&h->lock);
 	h->gen = gen;
 	h->addr = base;
@@ -1638,8 +1693,13 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 					cufab_va_put(va);
 				goto fault;
 			}
-			if (first)
+			if (first) {
 				first->nr = -ENOENT;
+				/* none in the page: reservations are pages */
+				if (offset_in_page(addr) + length <= PAGE_SIZE)
+					cufab_va_hit_plain(&client->va, gen,
+							   addr);
+			}
 			return 0;
 		}
 		down_read(&va->lock);

@@ -581,6 +581,7 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 	cufab_live_objects_inc();
 	mutex_lock(&space->lock);
 	va->kept = false;
+	cufab_va_ranges_grew(space);
 	mutex_unlock(&space->lock);
 	return va;
 }

@@ -962,6 +962,19 @@ TEST_F(mem, short_copy_sees_changes)
 	ASSERT_EQ(0, va_free(self->fd, a, g));
 	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
 
+	/* a page in no reservation (plain), then reserved and mapped there */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+	ASSERT_EQ(0, va_reserve(self->fd, a, g, 0, &d));
+	ASSERT_EQ(a, d);
+	ASSERT_EQ(0, dev_create(self->fd, 0, g, &h1));
+	ASSERT_EQ(0, mem_map(self->fd, a, g, 0, h1));
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 3));
+	EXPECT_EQ(0, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+	ASSERT_EQ(0, mem_unmap(self->fd, a, g));
+	ASSERT_EQ(0, mem_release(self->fd, h1));
+	ASSERT_EQ(0, va_free(self->fd, a, g));
+
 	/* cuMemAlloc memory, freed: the copy does not reach its page */
 	ASSERT_EQ(0, mem_alloc(self->fd, 0, 0, PG, &d));
 	for (i = 0; i < 3; i++)
