@@ -1110,9 +1110,10 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @gen: the space's @gen before the lookup that found @page: the entry
  *	holds only while @gen is still the space's
  * @addr: the page's user address (page-aligned); 0: an empty entry
+ * @end: the end of the page, or of the plain range (@page NULL)
  * @page: the page of a store-backed allocation mapped at @addr, no
- *	reference of its own; NULL: @addr is in no reservation (plain
- *	memory, which the copy pins from the mm)
+ *	reference of its own; NULL: [@addr, @end) is in no reservation
+ *	(plain memory, which the copy pins from the mm)
  * @gpu_read: the mapping's devices that may read (cufab_va_map)
  * @gpu_write: ... and write
  * @linear: cuMemAlloc memory: every device may copy
@@ -1122,6 +1123,7 @@ struct cufab_va_hit {
 	seqlock_t lock;
 	unsigned long gen;
 	u64 addr;
+	u64 end;
 	struct page *page;
 	u64 gpu_read;
 	u64 gpu_write;

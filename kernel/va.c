@@ -1441,7 +1441,9 @@ static void cufab_va_first_put(struct cufab_va_first *first)
  * Remembered pages (struct cufab_va_hit): a copy of at most a page checks
  * its range and takes its page with no lock, no reservation or mapping
  * lookup and no page store lookup when a copy before it took the same
- * page for the same access, which a loop of small copies always does.
+ * page for the same access, which a loop of small copies always does; a
+ * copy inside a plain range found in no reservation before skips the
+ * reservation tree.
  *
  * Why it is safe: an entry is the result of a full check made under
  * va->lock (read), tagged with the client's generation read before that
@@ -1489,22 +1491,25 @@ static bool cufab_va_hit_take(struct cufab_va_space *space, u64 addr,
 			      struct cufab_va_first *first)
 {
 	unsigned long gen = atomic_long_read(&space->gen);
+	bool one = offset_in_page(addr) + length <= PAGE_SIZE;
 	u64 base = addr & PAGE_MASK;
 	struct page *page = NULL;
 	struct cufab_va_hit *h;
 	unsigned int i, seq;
 	bool ok;
 
-	if (offset_in_page(addr) + length > PAGE_SIZE || !base)
-		return false;
 	for (i = 0, ok = false; i < CUFAB_VA_HITS && !ok; i++) {
 		h = &space->hits[i];
 		do {
 			seq = read_seqbegin(&h->lock);
 			page = h->page;
-			ok = h->addr == base && h->gen == gen &&
-			     (!page ||
-			      cufab_va_hit_allows(h, dev, need, first->write));
+			if (page)
+				ok = h->addr == base && one && h->gen == gen &&
+				     cufab_va_hit_allows(h, dev, need,
+							 first->write);
+			else
+				ok = h->addr && addr >= h->addr &&
+				     addr + length <= h->end && h->gen == gen;
 		} while (read_seqretry(&h->lock, seq));
 	}
 	if (!ok)
@@ -1550,22 +1555,24 @@ static struct cufab_va_hit *cufab_va_hit_slot(struct cufab_va_space *space,
 }
 
 /*
- * Remember that the page at @addr lies in no reservation, as a lookup
- * that began at generation @gen found: one-page copies from or to plain
- * memory skip the reservation tree next time.
+ * Remember that [addr, end) lies in no reservation, as a lookup that
+ * began at generation @gen found: copies from or to plain memory inside
+ * it skip the reservation tree next time. Reservations are whole pages,
+ * so neither do the pages the range touches.
  */
 static void cufab_va_hit_plain(struct cufab_va_space *space,
-			       unsigned long gen, u64 addr)
+			       unsigned long gen, u64 addr, u64 end)
 {
 	u64 base = addr & PAGE_MASK;
 	struct cufab_va_hit *h;
 
-	if (!base)
+	if (!base || end > PAGE_MASK)
 		return;
 	h = cufab_va_hit_slot(space, base);
 	write_seqlock(&h->lock);
 	h->gen = gen;
 	h->addr = base;
+	h->end = PAGE_ALIGN(end);
 	h->page = NULL;
 	write_sequnlock(&h->lock);
 }
@@ -1594,6 +1601,7 @@ static void cufab_va_hit_fill(struct cufab_va_space *space,
 	write_seqlock(&h->lock);
 	h->gen = gen;
 	h->addr = base;
+	h->end = base + PAGE_SIZE;
 	h->page = page;
 	h->gpu_read = map->gpu_read;
 	h->gpu_write = map->gpu_write;
@@ -1695,10 +1703,7 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 			}
 			if (first) {
 				first->nr = -ENOENT;
-				/* none in the page: reservations are pages */
-				if (offset_in_page(addr) + length <= PAGE_SIZE)
-					cufab_va_hit_plain(&client->va, gen,
-							   addr);
+				cufab_va_hit_plain(&client->va, gen, addr, end);
 			}
 			return 0;
 		}
