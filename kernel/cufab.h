@@ -32,6 +32,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -1109,6 +1110,37 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
 /* Freed arena reservations a client keeps for its next ones (va_arena.c). */
 #define CUFAB_VA_KEPT	4
 
+/* Pages short copies took that the client remembers (va.c). */
+#define CUFAB_VA_HITS	4
+
+/**
+ * struct cufab_va_hit - a page a one-page copy took, for the next copy
+ *	there (cufab_va_check_take(); Documentation/architecture.rst)
+ * @lock: writers take it; readers retry a torn read, never wait
+ * @gen: the space's @gen before the lookup that found @page: the entry
+ *	holds only while @gen is still the space's
+ * @addr: the page's user address (page-aligned); 0: an empty entry
+ * @end: the end of the page, or of the plain range (@page NULL)
+ * @page: the page of a store-backed allocation mapped at @addr, no
+ *	reference of its own; NULL: [@addr, @end) is in no reservation
+ *	(plain memory, which the copy pins from the mm)
+ * @gpu_read: the mapping's devices that may read (cufab_va_map)
+ * @gpu_write: ... and write
+ * @linear: cuMemAlloc memory: every device may copy
+ * @cpu: cufab_map_cpu_access() of the mapping
+ */
+struct cufab_va_hit {
+	seqlock_t lock;
+	unsigned long gen;
+	u64 addr;
+	u64 end;
+	struct page *page;
+	u64 gpu_read;
+	u64 gpu_write;
+	bool linear;
+	u32 cpu;
+};
+
 /**
  * struct cufab_va_space - a client's reservations
  * @lock: protects @ranges and the mmap handshake fields
@@ -1125,6 +1157,11 @@ int cufab_ioctl_mem_get_props(struct cufab_ucmd *ucmd);
  * @kept: arena reservations this client freed and keeps, in @ranges and
  *	in the arena's tree, for its next reservation of the same size
  *	(va_arena.c). Under @reserve_lock.
+ * @gen: raised by every writer of a reservation's mappings, access or
+ *	death, under its va->lock, before it frees anything, and when a
+ *	reservation joins @ranges: @hits older than it no longer hold
+ * @hit_next: the entry of @hits the next new page replaces
+ * @hits: pages recent one-page copies took (struct cufab_va_hit)
  */
 struct cufab_va_space {
 	struct mutex lock;		/* see above */
@@ -1137,6 +1174,9 @@ struct cufab_va_space {
 	atomic_t nr_linear;
 	unsigned int nr_kept;
 	struct cufab_va *kept[CUFAB_VA_KEPT];
+	atomic_long_t gen;
+	unsigned int hit_next;
+	struct cufab_va_hit hits[CUFAB_VA_HITS];
 };
 
 /**
@@ -1339,6 +1379,8 @@ struct cufab_va_first {
 	struct page **pages;
 };
 
+void cufab_va_write_lock(struct cufab_va *va);
+void cufab_va_ranges_grew(struct cufab_va_space *space);
 int cufab_va_check_take(struct cufab_client *client, const char *call,
 			u64 addr, u64 length, s32 dev, u32 need,
 			struct cufab_va_first *first);

@@ -272,6 +272,9 @@ static int cufab_move_spans(struct cufab_span *dst, struct cufab_span *src,
 		if (!fill)
 			cufab_span_advance(src, n);
 		done += n;
+		/* between pages only: a one-page copy has nothing to yield for */
+		if (done == length)
+			break;
 		if (fatal_signal_pending(current)) {
 			ret = -EINTR;
 			break;

@@ -29,8 +29,11 @@
  * Lock order:
  *   space->reserve_lock -> mmap_lock -> space->lock
  *   mmap_lock -> va->lock -> (page allocation)
+ *   va->lock -> hit->lock (a remembered page, cufab_va_hit_fill())
  * space->lock and va->lock are never held together, and never while taking
  * mmap_lock (the fault handler and vm_ops->close run under mmap_lock).
+ * One-page copies may take a page with no lock at all: see
+ * cufab_va_hit_take().
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -78,6 +81,51 @@ u32 cufab_map_cpu_access(const struct cufab_va_map *map)
 	return CUFAB_ACCESS_NONE;
 }
 
+/* ---- the pages of short copies, without a lock (cufab_va_hit_take()) ---- */
+
+static void cufab_va_hits_init(struct cufab_va_space *space)
+{
+	unsigned int i;
+
+	atomic_long_set(&space->gen, 0);
+	space->hit_next = 0;
+	for (i = 0; i < CUFAB_VA_HITS; i++) {
+		seqlock_init(&space->hits[i].lock);
+		space->hits[i].addr = 0;
+		space->hits[i].page = NULL;
+	}
+}
+
+/**
+ * cufab_va_write_lock() - take va->lock for write, to change @va
+ * @va: a reservation of a live client
+ *
+ * Every change to a reservation's mappings, their access or its death is
+ * made under va->lock for write, and every page a mapping held is given
+ * back after it, so raising the client's generation here, before the
+ * change, makes every remembered page of the client stale before any
+ * page can be freed (cufab_va_hit_take()).
+ */
+void cufab_va_write_lock(struct cufab_va *va)
+{
+	down_write(&va->lock);
+	atomic_long_inc(&va->client->va.gen);
+	/* the raise is seen before anything this writer does next */
+	smp_mb__after_atomic();
+}
+
+/**
+ * cufab_va_ranges_grew() - a reservation joined @space's tree
+ * @space: the client's
+ *
+ * Remembered plain pages (cufab_va_hit_take()) there may be cufab memory
+ * now: they no longer hold. Call after the reservation is in the tree.
+ */
+void cufab_va_ranges_grew(struct cufab_va_space *space)
+{
+	atomic_long_inc(&space->gen);
+}
+
 /* ---- reservations ---- */
 
 static void cufab_va_space_init(struct cufab_client *client)
@@ -93,6 +141,7 @@ static void cufab_va_space_init(struct cufab_client *client)
 	space->no_arena = false;
 	space->nr_kept = 0;
 	atomic_set(&space->nr_linear, 0);
+	cufab_va_hits_init(space);
 }
 
 /*
@@ -252,7 +301,7 @@ void cufab_va_teardown(struct cufab_va *va)
 	mutex_unlock(&space->lock);
 
 	/* once dead, nothing else looks at the maps: free them unlocked */
-	down_write(&va->lock);
+	cufab_va_write_lock(va);
 	va->dead = true;
 	up_write(&va->lock);
 	cufab_va_maps_free(va, true);
@@ -693,6 +742,7 @@ int cufab_va_reserve(struct cufab_client *client, u64 hint, u64 length,
 		kref_get(&va->ref);	/* the tree's */
 		if (linear)
 			atomic_inc(&space->nr_linear);
+		cufab_va_ranges_grew(space);
 	}
 	mutex_unlock(&space->lock);
 	if (ret) {
@@ -892,7 +942,7 @@ int cufab_va_map_alloc(struct cufab_client *client, u64 addr, u64 length,
 	cufab_alloc_get(alloc);
 	cufab_live_objects_inc();
 
-	down_write(&va->lock);
+	cufab_va_write_lock(va);
 	ret = va->dead ? -EINVAL : cufab_va_maps_insert(va, map);
 	if (!ret) {
 		va->nr_maps++;
@@ -924,7 +974,7 @@ static int cufab_va_locked_vma(struct mm_struct *mm, struct cufab_va *va,
 	if (vma && ((vma->vm_ops == &cufab_va_vm_ops &&
 		     vma->vm_private_data == va) ||
 		    cufab_va_arena_vma(vma, va))) {
-		down_write(&va->lock);
+		cufab_va_write_lock(va);
 		ret = va->dead ? -EINVAL : fn(va, vma, addr, length, arg);
 		up_write(&va->lock);
 	}
@@ -1054,7 +1104,7 @@ static int cufab_va_locked_zap(struct cufab_client *client, u64 addr,
 
 	if (!va)
 		return -EINVAL;
-	down_write(&va->lock);
+	cufab_va_write_lock(va);
 	if (!va->dead && cufab_va_arena_in_mm(va, mm))
 		ret = fn(va, NULL, addr, length, arg);
 	up_write(&va->lock);
@@ -1387,6 +1437,179 @@ static void cufab_va_first_put(struct cufab_va_first *first)
 		put_page(first->pages[--first->nr]);
 }
 
+/*
+ * Remembered pages (struct cufab_va_hit): a copy of at most a page checks
+ * its range and takes its page with no lock, no reservation or mapping
+ * lookup and no page store lookup when a copy before it took the same
+ * page for the same access, which a loop of small copies always does; a
+ * copy inside a plain range found in no reservation before skips the
+ * reservation tree.
+ *
+ * Why it is safe: an entry is the result of a full check made under
+ * va->lock (read), tagged with the client's generation read before that
+ * lookup. Every writer raises the generation under va->lock (write)
+ * before it changes a mapping, its access or the reservation's life, and
+ * pages leave an allocation's store only when the allocation goes, after
+ * its last mapping did (cufab_va_hit_fill() remembers no other kind). So
+ * an entry whose tag is the current generation describes what a full
+ * check would find now. The reader takes its page reference with
+ * get_page_unless_zero(), then reads the generation again: unchanged, no
+ * writer had started, so the store still held the page when the reference
+ * was taken (a fully ordered atomic on the page's count, which the final
+ * put of the store's own reference comes after), and the copy holds it as
+ * one from cufab_va_get_pages(). Changed, the reference is dropped and
+ * the full check runs. A page freed meanwhile has a count of zero and is
+ * not taken; one reused by someone else is taken for a moment and given
+ * back, as the page cache's speculative lookups do.
+ */
+
+/*
+ * Does @h grant @dev @need, as the full check would, and the CPU view
+ * what cufab_va_map_pages() needs for the copy's side (@write)?
+ */
+static bool cufab_va_hit_allows(const struct cufab_va_hit *h, s32 dev,
+				u32 need, bool write)
+{
+	u64 mask;
+
+	if (write && h->cpu != CUFAB_ACCESS_RW)
+		return false;
+	if (h->linear)
+		return true;
+	if (dev < 0 || dev >= 64)
+		return false;
+	mask = need == CUFAB_ACCESS_RW ? h->gpu_write : h->gpu_read;
+	return mask & BIT_ULL(dev);
+}
+
+/*
+ * The remembered page of @addr for a copy of @length bytes by @dev, into
+ * @first with a reference, or false: the full check decides.
+ */
+static bool cufab_va_hit_take(struct cufab_va_space *space, u64 addr,
+			      u64 length, s32 dev, u32 need,
+			      struct cufab_va_first *first)
+{
+	unsigned long gen = atomic_long_read(&space->gen);
+	bool one = offset_in_page(addr) + length <= PAGE_SIZE;
+	u64 base = addr & PAGE_MASK;
+	struct page *page = NULL;
+	struct cufab_va_hit *h;
+	unsigned int i, seq;
+	bool ok;
+
+	for (i = 0, ok = false; i < CUFAB_VA_HITS && !ok; i++) {
+		h = &space->hits[i];
+		do {
+			seq = read_seqbegin(&h->lock);
+			page = h->page;
+			if (page)
+				ok = h->addr == base && one && h->gen == gen &&
+				     cufab_va_hit_allows(h, dev, need,
+							 first->write);
+			else
+				ok = h->addr && addr >= h->addr &&
+				     addr + length <= h->end && h->gen == gen;
+		} while (read_seqretry(&h->lock, seq));
+	}
+	if (!ok)
+		return false;
+	if (!page) {
+		/*
+		 * plain memory: the copy pins it from the mm, where a
+		 * reservation's VMA (VM_PFNMAP) never yields a page
+		 */
+		first->nr = -ENOENT;
+		return true;
+	}
+	rcu_read_lock();
+	ok = get_page_unless_zero(page);
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+	/* the reference's atomic is fully ordered before this read */
+	if (atomic_long_read(&space->gen) != gen) {
+		put_page(page);
+		return false;
+	}
+	first->pages[0] = page;
+	first->nr = 1;
+	return true;
+}
+
+/*
+ * The entry of @space for the page at @base, a new one taking the place
+ * of the oldest.
+ */
+static struct cufab_va_hit *cufab_va_hit_slot(struct cufab_va_space *space,
+					      u64 base)
+{
+	unsigned int i;
+
+	for (i = 0; i < CUFAB_VA_HITS; i++)
+		if (READ_ONCE(space->hits[i].addr) == base)
+			return &space->hits[i];
+	i = READ_ONCE(space->hit_next) % CUFAB_VA_HITS;
+	WRITE_ONCE(space->hit_next, i + 1);
+	return &space->hits[i];
+}
+
+/*
+ * Remember that [addr, end) lies in no reservation, as a lookup that
+ * began at generation @gen found: copies from or to plain memory inside
+ * it skip the reservation tree next time. Reservations are whole pages,
+ * so neither do the pages the range touches.
+ */
+static void cufab_va_hit_plain(struct cufab_va_space *space,
+			       unsigned long gen, u64 addr, u64 end)
+{
+	u64 base = addr & PAGE_MASK;
+	struct cufab_va_hit *h;
+
+	if (!base || end > PAGE_MASK)
+		return;
+	h = cufab_va_hit_slot(space, base);
+	write_seqlock(&h->lock);
+	h->gen = gen;
+	h->addr = base;
+	h->end = PAGE_ALIGN(end);
+	h->page = NULL;
+	write_sequnlock(&h->lock);
+}
+
+/*
+ * Remember the page a one-page copy took at @addr from @map of @va, found
+ * by a lookup that began at generation @gen. Only pages of the local page
+ * allocator held by a page store: they stay the allocation's until it is
+ * freed (imports, windows and managed memory have their own rules).
+ * Context: va->lock held (read).
+ */
+static void cufab_va_hit_fill(struct cufab_va_space *space,
+			      unsigned long gen, const struct cufab_va *va,
+			      const struct cufab_va_map *map, u64 addr,
+			      struct page *page)
+{
+	const struct cufab_alloc *alloc = map->alloc;
+	u64 base = addr & PAGE_MASK;
+	struct cufab_va_hit *h;
+
+	if (alloc->ops->page != cufab_alloc_store_page ||
+	    alloc->provider != &cufab_local_pages ||
+	    cufab_alloc_has(alloc, CUFAB_ALLOC_MANAGED) || !base)
+		return;
+	h = cufab_va_hit_slot(space, base);
+	write_seqlock(&h->lock);
+	h->gen = gen;
+	h->addr = base;
+	h->end = base + PAGE_SIZE;
+	h->page = page;
+	h->gpu_read = map->gpu_read;
+	h->gpu_write = map->gpu_write;
+	h->linear = va->linear;
+	h->cpu = cufab_map_cpu_access(map);
+	write_sequnlock(&h->lock);
+}
+
 /* Why cufab_va_check_take() refused a range. */
 enum cufab_va_refusal {
 	CUFAB_VA_MIXED,		/* plain host memory and cufab mappings */
@@ -1443,6 +1666,8 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 			u64 addr, u64 length, s32 dev, u32 need,
 			struct cufab_va_first *first)
 {
+	/* before any lookup: see cufab_va_hit_take() */
+	unsigned long gen = atomic_long_read(&client->va.gen);
 	u64 cur = addr, end = addr + length;
 	struct cufab_va_map *map;
 	struct cufab_va *va;
@@ -1450,6 +1675,9 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 
 	if (first)
 		first->nr = 0;
+	if (first && cufab_va_hit_take(&client->va, addr, length, dev, need,
+				       first))
+		return 0;
 
 	while (cur < end && !ret) {
 		unsigned long index = cur;
@@ -1473,8 +1701,10 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 					cufab_va_put(va);
 				goto fault;
 			}
-			if (first)
+			if (first) {
 				first->nr = -ENOENT;
+				cufab_va_hit_plain(&client->va, gen, addr, end);
+			}
 			return 0;
 		}
 		down_read(&va->lock);
@@ -1491,8 +1721,14 @@ int cufab_va_check_take(struct cufab_client *client, const char *call,
 					       CUFAB_VA_NO_READ);
 			ret = -EACCES;
 		} else {
-			if (first && cur == addr)
+			if (first && cur == addr) {
 				cufab_va_first_take(map, addr, first);
+				if (first->nr == 1 &&
+				    offset_in_page(addr) + length <= PAGE_SIZE)
+					cufab_va_hit_fill(&client->va, gen, va,
+							  map, addr,
+							  first->pages[0]);
+			}
 			cur = map->start + map->length;
 		}
 		up_read(&va->lock);

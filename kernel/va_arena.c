@@ -581,6 +581,7 @@ struct cufab_va *cufab_va_arena_revive(struct cufab_client *client, u64 hint,
 	cufab_live_objects_inc();
 	mutex_lock(&space->lock);
 	va->kept = false;
+	cufab_va_ranges_grew(space);
 	mutex_unlock(&space->lock);
 	return va;
 }
@@ -794,7 +795,7 @@ static int cufab_arena_drop(struct cufab_va *va, bool unmapped_only,
 	 * No fault maps a page of it from here on. Whoever drops it (this
 	 * call, or the close of its piece) would set this too.
 	 */
-	down_write(&va->lock);
+	cufab_va_write_lock(va);
 	mapped = va->nr_maps;
 	if (mapped && unmapped_only) {
 		up_write(&va->lock);

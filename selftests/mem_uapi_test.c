@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <signal.h>
@@ -911,6 +912,149 @@ TEST_F(mem, copy_and_set)
 	EXPECT_EQ(0, mem_free(self->fd, 0, d2));
 	free(buf);
 	free(out);
+}
+
+/*
+ * One-page copies repeat at the same pages, which the kernel remembers
+ * (Documentation/architecture.rst "Copies"): every change of a mapping,
+ * its access or its reservation must be seen by the next copy there.
+ */
+TEST_F(mem, short_copy_sees_changes)
+{
+	__u64 g = self->gran, a, d, i;
+	unsigned char buf[PG], out[PG];
+	__u32 h1, h2;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, va_reserve(self->fd, 0, g, 0, &a));
+	ASSERT_EQ(0, dev_create(self->fd, 0, g, &h1));
+	ASSERT_EQ(0, dev_create(self->fd, 0, g, &h2));
+	ASSERT_EQ(0, mem_map(self->fd, a, g, 0, h1));
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 3));
+	memset(buf, 0x5a, PG);
+	for (i = 0; i < 3; i++) {
+		EXPECT_EQ(0, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+		memset(out, 0, PG);
+		EXPECT_EQ(0, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+		EXPECT_EQ(0, memcmp(buf, out, PG));
+	}
+	/* read-only for the device: its writes are refused, reads not */
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 1));
+	EXPECT_EQ(EACCES, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+	EXPECT_EQ(0, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+	if (self->num_gpus > 1)	/* another device, never granted */
+		EXPECT_EQ(EACCES, mem_copy(self->fd, 1, (uintptr_t)out, a, PG));
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 0));
+	EXPECT_EQ(EACCES, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+	/* unmapped: nothing there; mapped again, the other allocation */
+	ASSERT_EQ(0, mem_unmap(self->fd, a, g));
+	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+	ASSERT_EQ(0, mem_release(self->fd, h1));
+	ASSERT_EQ(0, mem_map(self->fd, a, g, 0, h2));
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 3));
+	memset(out, 0xff, PG);
+	EXPECT_EQ(0, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+	memset(buf, 0, PG);	/* a new allocation reads as zeroes */
+	EXPECT_EQ(0, memcmp(buf, out, PG));
+	ASSERT_EQ(0, mem_unmap(self->fd, a, g));
+	ASSERT_EQ(0, mem_release(self->fd, h2));
+	ASSERT_EQ(0, va_free(self->fd, a, g));
+	EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, (uintptr_t)out, a, PG));
+
+	/* a page in no reservation (plain), then reserved and mapped there */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(EFAULT, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+	ASSERT_EQ(0, va_reserve(self->fd, a, g, 0, &d));
+	ASSERT_EQ(a, d);
+	ASSERT_EQ(0, dev_create(self->fd, 0, g, &h1));
+	ASSERT_EQ(0, mem_map(self->fd, a, g, 0, h1));
+	ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 3));
+	EXPECT_EQ(0, mem_copy(self->fd, 0, a, (uintptr_t)buf, PG));
+	ASSERT_EQ(0, mem_unmap(self->fd, a, g));
+	ASSERT_EQ(0, mem_release(self->fd, h1));
+	ASSERT_EQ(0, va_free(self->fd, a, g));
+
+	/* cuMemAlloc memory, freed: the copy does not reach its page */
+	ASSERT_EQ(0, mem_alloc(self->fd, 0, 0, PG, &d));
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, mem_copy(self->fd, 0, d, (uintptr_t)buf, PG));
+	ASSERT_EQ(0, mem_free(self->fd, 0, d));
+	EXPECT_NE(0, mem_copy(self->fd, 0, d, (uintptr_t)buf, PG));
+	EXPECT_NE(0, mem_copy(self->fd, 0, (uintptr_t)out, d, PG));
+}
+
+struct copy_racer {
+	int fd;
+	__u64 a;	/* the VMM page the other thread maps and unmaps */
+	__u64 d;	/* a cuMemAlloc page */
+	int stop;
+	int bad;	/* an errno neither 0, EFAULT nor EACCES */
+	long ok;
+};
+
+/* One-page copies both ways between the VMM page and the linear one. */
+static void *copy_racer_loop(void *arg)
+{
+	struct copy_racer *r = arg;
+	int ret, i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE)) {
+		__u64 a = __atomic_load_n(&r->a, __ATOMIC_ACQUIRE);
+
+		ret = i++ & 1 ? mem_copy(r->fd, 0, r->d, a, PG) :
+				mem_copy(r->fd, 0, a, r->d, PG);
+		if (!ret)
+			r->ok++;
+		else if (ret != EFAULT && ret != EACCES)
+			r->bad = ret;
+	}
+	return NULL;
+}
+
+/*
+ * One-page copies racing unmap, release, access changes and the free of
+ * the reservation on another thread: each copy succeeds or is refused,
+ * and never touches a page given back (KASAN, on the debug kernel).
+ */
+TEST_F(mem, short_copy_races_unmap)
+{
+	struct copy_racer r = { .fd = self->fd };
+	__u64 g = self->gran, a;
+	pthread_t t;
+	__u32 h;
+	int i;
+
+	if (skipped(_metadata))
+		return;
+	ASSERT_EQ(0, mem_alloc(self->fd, 0, 0, PG, &r.d));
+	ASSERT_EQ(0, va_reserve(self->fd, 0, g, 0, &a));
+	r.a = a;
+	ASSERT_EQ(0, pthread_create(&t, NULL, copy_racer_loop, &r));
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, dev_create(self->fd, 0, g, &h));
+		ASSERT_EQ(0, mem_map(self->fd, a, g, 0, h));
+		ASSERT_EQ(0, set_access(self->fd, a, g, CUFAB_LOC_DEVICE, 0, 3));
+		/* the allocation goes with its last mapping */
+		ASSERT_EQ(0, mem_release(self->fd, h));
+		usleep(i % 4 * 50);
+		if (i % 3 == 1)
+			ASSERT_EQ(0, set_access(self->fd, a, g,
+						CUFAB_LOC_DEVICE, 0, 1));
+		ASSERT_EQ(0, mem_unmap(self->fd, a, g));
+		if (i % 10 == 9) {
+			/* and the reservation itself, made again */
+			ASSERT_EQ(0, va_free(self->fd, a, g));
+			ASSERT_EQ(0, va_reserve(self->fd, a, g, 0, &a));
+			__atomic_store_n(&r.a, a, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.bad);
+	EXPECT_LT(0, r.ok);
+	EXPECT_EQ(0, va_free(self->fd, a, g));
+	EXPECT_EQ(0, mem_free(self->fd, 0, r.d));
 }
 
 /* A plain page at @addr, only if nothing is mapped there. */
