@@ -1246,6 +1246,14 @@ static int raw_host_done(int fd, __u64 token)
 	return ret ?: (h.out_token ? -1 : 0);
 }
 
+/* Play the host thread for the one host operation queued: run it. */
+static int raw_host_run(int fd)
+{
+	__u64 tok = raw_host_take(fd);
+
+	return tok ? raw_host_done(fd, tok) : -1;
+}
+
 /*
  * The association changes only when the stream reaches the attach, and a
  * destroyed stream's SINGLE memory stays SINGLE until its work drained:
@@ -1324,7 +1332,7 @@ static int raw_attach_seq(int fd, __u32 stream, __u64 addr, __u32 flags,
  */
 TEST(uapi_attach_settled)
 {
-	__u64 d, e, uid, now, seq, seq2, tok;
+	__u64 d, e, uid, now, seq, seq2;
 	__u32 ctx, a, b, legacy, blk;
 	int fd;
 
@@ -1362,9 +1370,7 @@ TEST(uapi_attach_settled)
 	ASSERT_EQ(0, raw_hold(fd, a));
 	ASSERT_EQ(0, raw_attach_seq(fd, a, d, CUFAB_ATTACH_SINGLE, &seq));
 	EXPECT_EQ(4ULL, seq);
-	tok = raw_host_take(fd);
-	ASSERT_NE(0ULL, tok);
-	ASSERT_EQ(0, raw_host_done(fd, tok));
+	ASSERT_EQ(0, raw_host_run(fd));
 	EXPECT_EQ(0, raw_sync(fd, a));
 
 	/* a blocking stream waits for busy legacy work, settled or not */
@@ -1376,9 +1382,7 @@ TEST(uapi_attach_settled)
 	/* the non-blocking stream does not */
 	ASSERT_EQ(0, raw_attach_seq(fd, b, e, CUFAB_ATTACH_GLOBAL, &seq2));
 	EXPECT_EQ(1ULL, seq2);
-	tok = raw_host_take(fd);
-	ASSERT_NE(0ULL, tok);
-	ASSERT_EQ(0, raw_host_done(fd, tok));
+	ASSERT_EQ(0, raw_host_run(fd));
 	EXPECT_EQ(0, raw_sync(fd, blk));
 	ASSERT_EQ(0, raw_attach_seq(fd, blk, e, CUFAB_ATTACH_GLOBAL, &seq));
 	EXPECT_EQ(1ULL, seq);
