@@ -277,6 +277,31 @@ struct cufab_le_spans_of {
 	unsigned int n, max;
 };
 
+/*
+ * Room in @s for every endpoint this node imported (@refs: and one per
+ * import others made of this node's); false: none, or no memory.
+ */
+static bool cufab_le_spans_alloc(struct cufab_le_spans_of *s, bool refs)
+{
+	struct cufab_le_span *span;
+	struct cufab_le_ref *ref;
+	unsigned long i;
+	size_t count = 0;
+
+	mutex_lock(&cufab_le_fabric_lock);
+	if (refs)
+		xa_for_each(&cufab_le_refs, i, ref)
+			count++;
+	list_for_each_entry(span, &cufab_le_spans, link)
+		count++;
+	mutex_unlock(&cufab_le_fabric_lock);
+	if (!count)
+		return false;
+	s->max = count;
+	s->les = kcalloc(count, sizeof(*s->les), GFP_KERNEL);
+	return s->les;
+}
+
 /* Referenced endpoints of other nodes' teams that @node's loss breaks. */
 static void cufab_le_spans_lost(unsigned int node, struct cufab_le_spans_of *s)
 {
@@ -296,11 +321,9 @@ static void cufab_le_spans_lost(unsigned int node, struct cufab_le_spans_of *s)
 static void cufab_le_node_down(unsigned int node)
 {
 	struct cufab_le_spans_of s = {};
-	struct cufab_le_span *span;
 	struct cufab_le_ref *ref;
 	struct cufab_le *le;
 	unsigned int i;
-	size_t count = 0;
 
 	/* home: its imports end; the teams it was part of, or awaited, break */
 	while ((ref = cufab_le_ref_take(node))) {
@@ -311,15 +334,7 @@ static void cufab_le_node_down(unsigned int node)
 		cufab_le_ref_free(ref);
 	}
 	/* importer: the teams whose home it was, or with a member on it */
-	mutex_lock(&cufab_le_fabric_lock);
-	list_for_each_entry(span, &cufab_le_spans, link)
-		count++;
-	mutex_unlock(&cufab_le_fabric_lock);
-	if (!count)
-		return;
-	s.max = count;
-	s.les = kcalloc(count, sizeof(*s.les), GFP_KERNEL);
-	if (!s.les)
+	if (!cufab_le_spans_alloc(&s, false))
 		return;
 	cufab_le_spans_lost(node, &s);
 	for (i = 0; i < s.n; i++) {
@@ -590,25 +605,15 @@ static void cufab_le_unbind_replica(const void *owner)
 	struct cufab_le_span *span;
 	struct cufab_le_ref *ref;
 	unsigned long i;
-	size_t count = 0;
 
-	mutex_lock(&cufab_le_fabric_lock);
-	xa_for_each(&cufab_le_refs, i, ref)
-		count++;
-	list_for_each_entry(span, &cufab_le_spans, link)
-		count++;
-	mutex_unlock(&cufab_le_fabric_lock);
-	if (!count)
-		return;
-	s.les = kcalloc(count, sizeof(*s.les), GFP_KERNEL);
-	if (!s.les)
+	if (!cufab_le_spans_alloc(&s, true))
 		return;
 	mutex_lock(&cufab_le_fabric_lock);
 	xa_for_each(&cufab_le_refs, i, ref)
-		if (s.n < count && kref_get_unless_zero(&ref->le->ref))
+		if (s.n < s.max && kref_get_unless_zero(&ref->le->ref))
 			s.les[s.n++] = ref->le;
 	list_for_each_entry(span, &cufab_le_spans, link)
-		if (s.n < count && kref_get_unless_zero(&span->le->ref))
+		if (s.n < s.max && kref_get_unless_zero(&span->le->ref))
 			s.les[s.n++] = span->le;
 	mutex_unlock(&cufab_le_fabric_lock);
 	for (i = 0; i < s.n; i++) {

@@ -264,16 +264,20 @@ struct cufab_wire_team *cufab_wire_check(struct genl_info *info,
 
 /* ---- another node's replicas ---- */
 
-/* The last reference on a replica: its node's range is no longer held. */
-static void cufab_team_view_release(struct cufab_alloc *alloc)
+/* A listed replica goes: its node's range is no longer held. */
+static void cufab_team_replica_free(struct cufab_team_replica *rep)
 {
-	struct cufab_team_replica *rep = alloc->priv;
-
 	spin_lock(&cufab_team_replicas_lock);
 	list_del(&rep->link);
 	spin_unlock(&cufab_team_replicas_lock);
 	cufab_revoke_replica(rep->imp.node, false);
 	kfree(rep);
+}
+
+/* The last reference on a replica. */
+static void cufab_team_view_release(struct cufab_alloc *alloc)
+{
+	cufab_team_replica_free(alloc->priv);
 }
 
 /*
@@ -353,11 +357,7 @@ static struct cufab_binding *cufab_team_view(struct cufab_team *team,
 	desc.priv = &rep->imp;
 	alloc = cufab_alloc_create(&desc);
 	if (IS_ERR(alloc)) {
-		spin_lock(&cufab_team_replicas_lock);
-		list_del(&rep->link);
-		spin_unlock(&cufab_team_replicas_lock);
-		cufab_revoke_replica(node, false);
-		kfree(rep);
+		cufab_team_replica_free(rep);
 		return NULL;
 	}
 	/* the replica's owner: a round takes it out of every team by it */
